@@ -1,0 +1,54 @@
+//! GPU kernels for measuring what vramfit estimates, with the CPU references
+//! they are checked against.
+//!
+//! The pieces, from the bottom up:
+//!
+//! - [`GpuContext`] acquires an adapter, device and queue. Natively that is
+//!   `GpuContext::new_native` (Vulkan; lavapipe in CI; not compiled on wasm);
+//!   in a browser, await [`GpuContext::request`] with [`DEFAULT_BACKENDS`].
+//!   Nothing else differs between the two targets.
+//! - Each kernel is a struct that builds its pipeline once from a WGSL file
+//!   in the workspace's `shaders/` directory and runs it asynchronously:
+//!   [`Saxpy`] for `shaders/saxpy.wgsl`.
+//! - [`reference`](mod@reference) holds the CPU version of every kernel and
+//!   its tolerance; [`Comparison`] compares the two, and [`check`] runs both
+//!   on seeded [`data`].
+//! - `testing::gpu_or_skip` (native only) is the policy for GPU tests: fail
+//!   without an adapter unless `VRAMFIT_ALLOW_NO_GPU=1`.
+//! - [`AdapterSummary`] reports the adapter's name, backend and the optional
+//!   features (`SHADER_F16`, `TIMESTAMP_QUERY`) later kernels depend on.
+//!
+//! ```no_run
+//! # #[cfg(not(target_arch = "wasm32"))]
+//! # fn main() -> Result<(), vramfit_bench::BenchError> {
+//! use vramfit_bench::{GpuContext, Saxpy};
+//!
+//! let ctx = GpuContext::new_native()?;
+//! let saxpy = Saxpy::new(&ctx)?;
+//! let out = pollster::block_on(saxpy.run(&ctx, 2.0, &[1.0, 2.0], &[0.5, 0.5]))?;
+//! assert_eq!(out, vec![2.5, 4.5]);
+//! # Ok(())
+//! # }
+//! # #[cfg(target_arch = "wasm32")]
+//! # fn main() {}
+//! ```
+
+// Tests fail by panicking; everywhere else the workspace denies these.
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod check;
+mod compare;
+mod context;
+pub mod data;
+mod error;
+mod readback;
+pub mod reference;
+mod saxpy;
+mod scope;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod testing;
+
+pub use compare::{Comparison, MAX_REPORTED_MISMATCHES, Mismatch};
+pub use context::{AdapterSummary, DEFAULT_BACKENDS, GpuContext};
+pub use error::{BenchError, Result};
+pub use saxpy::{SAXPY_WORKGROUP_SIZE, Saxpy};

@@ -1,0 +1,251 @@
+//! Low-level graph construction: tensors, params and ops, plus the autocast
+//! casting rules every module lowering goes through.
+
+use crate::config::Precision;
+use crate::dtype::DType;
+use crate::graph::{Buffer, Graph, Numel, Op, OpKind, Param, ParamId, Tensor, TensorId};
+use std::collections::HashMap;
+
+/// Everything an op records besides its name, layer and block (filled by the builder).
+#[derive(Clone, Debug, Default)]
+pub struct OpSpec {
+    /// Tensors read.
+    pub inputs: Vec<TensorId>,
+    /// Tensors produced.
+    pub outputs: Vec<TensorId>,
+    /// Tensors kept for backward.
+    pub saved: Vec<TensorId>,
+    /// Parameters used.
+    pub params: Vec<ParamId>,
+    /// Forward workspace.
+    pub forward_temp: Numel,
+    /// Backward workspace beyond input gradients.
+    pub backward_temp: Numel,
+    /// Input gradients are views of the output gradient.
+    pub grad_passthrough: bool,
+    /// Forward FLOPs.
+    pub flops: Numel,
+}
+
+/// Builds a [`Graph`] op by op, tracking the current layer and block and
+/// applying CUDA autocast's casting rules.
+#[derive(Debug)]
+pub struct Builder {
+    graph: Graph,
+    precision: Precision,
+    layer: u32,
+    block: Option<u32>,
+    attention_core: bool,
+    /// Autocast caches the low-precision copy of each leaf parameter for the
+    /// whole autocast region (`cached_cast` in `autocast_mode.h`).
+    weight_cache: HashMap<ParamId, TensorId>,
+    prefix: String,
+}
+
+impl Builder {
+    /// A builder for a model trained at `precision`.
+    pub fn new(precision: Precision) -> Builder {
+        Builder {
+            graph: Graph { layers: vec!["input".to_string()], ..Graph::default() },
+            precision,
+            layer: 0,
+            block: None,
+            attention_core: false,
+            weight_cache: HashMap::new(),
+            prefix: String::new(),
+        }
+    }
+
+    /// The finished graph.
+    pub fn finish(self) -> Graph {
+        self.graph
+    }
+
+    /// The dtype parameters are stored in.
+    pub fn param_dtype(&self) -> DType {
+        self.precision.param_dtype()
+    }
+
+    /// The autocast compute type, if autocast is on.
+    pub fn autocast_dtype(&self) -> Option<DType> {
+        self.precision.autocast()
+    }
+
+    /// Starts a new row of the per-layer table; later ops and params are named under `name`.
+    pub fn layer(&mut self, name: &str) {
+        self.graph.layers.push(name.to_string());
+        self.layer = (self.graph.layers.len() - 1) as u32;
+        self.prefix = name.to_string();
+    }
+
+    /// Starts a checkpointable block (a transformer layer, a residual block).
+    pub fn begin_block(&mut self) {
+        self.block = Some(self.graph.blocks);
+        self.graph.blocks += 1;
+    }
+
+    /// Ends the current checkpointable block.
+    pub fn end_block(&mut self) {
+        self.block = None;
+    }
+
+    /// Marks following ops as the attention core (selective recompute drops them).
+    pub fn set_attention_core(&mut self, on: bool) {
+        self.attention_core = on;
+    }
+
+    fn full_name(&self, name: &str) -> String {
+        if self.prefix.is_empty() {
+            name.to_string()
+        } else if name.is_empty() {
+            self.prefix.clone()
+        } else {
+            format!("{}.{}", self.prefix, name)
+        }
+    }
+
+    /// Registers a trainable parameter named `name` under the current layer.
+    pub fn param(&mut self, name: &str, shape: &[u64]) -> ParamId {
+        let name = self.full_name(name);
+        self.graph.params.push(Param { name, shape: shape.to_vec(), trainable: true });
+        ParamId((self.graph.params.len() - 1) as u32)
+    }
+
+    /// Registers a buffer (not trained, lives with the model).
+    pub fn buffer(&mut self, name: &str, numel: u64, dtype: DType) {
+        let name = self.full_name(name);
+        self.graph.buffers.push(Buffer { name, numel, dtype });
+    }
+
+    /// The element count of a parameter.
+    pub fn param_numel(&self, p: ParamId) -> u64 {
+        self.graph.params.get(p.0 as usize).map(Param::numel).unwrap_or(0)
+    }
+
+    /// A new tensor.
+    pub fn tensor(&mut self, numel: Numel, dtype: DType, requires_grad: bool) -> TensorId {
+        self.graph.tensors.push(Tensor { numel, dtype, alias_of: None, requires_grad });
+        TensorId((self.graph.tensors.len() - 1) as u32)
+    }
+
+    /// A view of (or in-place result on) `base`: no new storage.
+    pub fn alias(&mut self, base: TensorId) -> TensorId {
+        let t = self.tensor_info(base);
+        self.graph.tensors.push(Tensor { alias_of: Some(base), ..t });
+        TensorId((self.graph.tensors.len() - 1) as u32)
+    }
+
+    /// Overrides a tensor's size and type (for views of part of a tensor).
+    pub fn set_numel(&mut self, id: TensorId, numel: Numel, dtype: DType) {
+        if let Some(t) = self.graph.tensors.get_mut(id.0 as usize) {
+            t.numel = numel;
+            t.dtype = dtype;
+        }
+    }
+
+    /// A copy of the tensor's description (zero-sized if unknown).
+    pub fn tensor_info(&self, id: TensorId) -> Tensor {
+        self.graph.tensor(id).cloned().unwrap_or(Tensor {
+            numel: Numel::default(),
+            dtype: DType::F32,
+            alias_of: None,
+            requires_grad: false,
+        })
+    }
+
+    /// Element type of a tensor.
+    pub fn dtype(&self, id: TensorId) -> DType {
+        self.tensor_info(id).dtype
+    }
+
+    /// Element count of a tensor.
+    pub fn numel(&self, id: TensorId) -> Numel {
+        self.tensor_info(id).numel
+    }
+
+    /// Whether gradients flow into a tensor.
+    pub fn requires_grad(&self, id: TensorId) -> bool {
+        self.tensor_info(id).requires_grad
+    }
+
+    /// Appends an op.
+    pub fn op(&mut self, name: &str, kind: OpKind, spec: OpSpec) {
+        let name = self.full_name(name);
+        self.graph.ops.push(Op {
+            name,
+            kind,
+            layer: self.layer,
+            block: self.block,
+            attention_core: self.attention_core,
+            inputs: spec.inputs,
+            outputs: spec.outputs,
+            saved: spec.saved,
+            params: spec.params,
+            forward_temp: spec.forward_temp,
+            backward_temp: spec.backward_temp,
+            grad_passthrough: spec.grad_passthrough,
+            flops: spec.flops,
+        });
+    }
+
+    /// A model input (token ids, labels, images) copied to the GPU.
+    pub fn input(&mut self, name: &str, per_sample: u64, dtype: DType) -> TensorId {
+        let t = self.tensor(Numel::per_sample(per_sample), dtype, false);
+        self.op(name, OpKind::Input, OpSpec { outputs: vec![t], ..OpSpec::default() });
+        t
+    }
+
+    /// Converts `x` to `dtype` (`x.to(dtype)`); returns `x` when already that type.
+    pub fn cast(&mut self, x: TensorId, dtype: DType) -> TensorId {
+        if self.dtype(x) == dtype {
+            return x;
+        }
+        let t = self.tensor_info(x);
+        let out = self.tensor(t.numel, dtype, t.requires_grad);
+        self.op("to", OpKind::Cast, OpSpec { inputs: vec![x], outputs: vec![out], ..OpSpec::default() });
+        out
+    }
+
+    /// Autocast's rule for matmul-class ops: a float32 input is cast to the
+    /// low-precision type (a fresh copy each time: only leaf tensors are cached).
+    pub fn autocast_lower(&mut self, x: TensorId) -> TensorId {
+        match self.precision.autocast() {
+            Some(low) if self.dtype(x) == DType::F32 => self.cast(x, low),
+            _ => x,
+        }
+    }
+
+    /// Autocast's rule for ops on its fp32 list (softmax, layer_norm, pow, losses...).
+    pub fn autocast_fp32(&mut self, x: TensorId) -> TensorId {
+        match self.precision.autocast() {
+            Some(_) if self.dtype(x) != DType::F32 => self.cast(x, DType::F32),
+            _ => x,
+        }
+    }
+
+    /// The tensor a matmul-class op reads for weight `p`: under autocast, the
+    /// cached low-precision copy (created by the first op that uses it, saved
+    /// by every op that uses it); otherwise `None` (the parameter itself).
+    pub fn autocast_weight(&mut self, p: ParamId, created: &mut Vec<TensorId>) -> Option<TensorId> {
+        let low = self.precision.autocast()?;
+        if let Some(&t) = self.weight_cache.get(&p) {
+            return Some(t);
+        }
+        let t = self.tensor(Numel::fixed(self.param_numel(p)), low, false);
+        self.weight_cache.insert(p, t);
+        created.push(t);
+        Some(t)
+    }
+
+    /// The result type of a binary elementwise op (type promotion).
+    pub fn promote(&self, a: TensorId, b: TensorId) -> DType {
+        let (da, db) = (self.dtype(a), self.dtype(b));
+        if da == db {
+            da
+        } else if da == DType::F32 || db == DType::F32 {
+            DType::F32
+        } else {
+            da
+        }
+    }
+}

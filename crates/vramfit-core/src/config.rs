@@ -1,0 +1,306 @@
+//! The training configuration a user chooses: batch, sequence, precision,
+//! optimizer, checkpointing, attention kind and gradient accumulation.
+
+use crate::dtype::DType;
+use crate::error::Error;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// Defines a user-facing enum with stable string ids, parsing and display.
+macro_rules! choice_enum {
+    ($(#[$meta:meta])* $name:ident, $flag:literal { $($(#[$vmeta:meta])* $variant:ident => $id:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vmeta])* #[serde(rename = $id)] $variant),+
+        }
+
+        impl $name {
+            /// Every variant, in display order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The stable id used in the CLI, the JSON output and share URLs.
+            pub fn id(self) -> &'static str {
+                match self { $($name::$variant => $id),+ }
+            }
+
+            /// The accepted ids joined by `|`, for error messages.
+            pub fn accepted() -> String {
+                Self::ALL.iter().map(|v| v.id()).collect::<Vec<_>>().join("|")
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.id())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = Error;
+            fn from_str(s: &str) -> Result<Self, Error> {
+                match s {
+                    $($id => Ok($name::$variant),)+
+                    _ => Err(Error::InvalidChoice { field: $flag, value: s.to_string(), accepted: Self::accepted() }),
+                }
+            }
+        }
+    };
+}
+
+choice_enum!(
+    /// Numeric precision of parameters and of the computation.
+    Precision, "precision" {
+        /// Everything in fp32.
+        Fp32 => "fp32",
+        /// Pure fp16: parameters, gradients and optimizer state in fp16, no master copy.
+        Fp16 => "fp16",
+        /// Pure bf16: parameters, gradients and optimizer state in bf16, no master copy.
+        Bf16 => "bf16",
+        /// `torch.autocast(dtype=float16)`: fp32 parameters, matmuls in fp16.
+        AmpFp16 => "amp-fp16",
+        /// `torch.autocast(dtype=bfloat16)`: fp32 parameters, matmuls in bf16.
+        AmpBf16 => "amp-bf16",
+    }
+);
+
+impl Precision {
+    /// Storage type of the parameters (and therefore of gradients and
+    /// PyTorch optimizer state, which are created `zeros_like(param)`).
+    pub fn param_dtype(self) -> DType {
+        match self {
+            Precision::Fp32 | Precision::AmpFp16 | Precision::AmpBf16 => DType::F32,
+            Precision::Fp16 => DType::F16,
+            Precision::Bf16 => DType::Bf16,
+        }
+    }
+
+    /// The autocast compute type, if autocast is on.
+    pub fn autocast(self) -> Option<DType> {
+        match self {
+            Precision::AmpFp16 => Some(DType::F16),
+            Precision::AmpBf16 => Some(DType::Bf16),
+            _ => None,
+        }
+    }
+}
+
+choice_enum!(
+    /// The optimizer, as implemented in PyTorch (`torch.optim`, `foreach=True`),
+    /// bitsandbytes (8-bit AdamW), Hugging Face (Adafactor) or lion-pytorch (Lion).
+    Optimizer, "optimizer" {
+        /// Plain SGD: no state.
+        Sgd => "sgd",
+        /// SGD with momentum: one momentum buffer per parameter.
+        SgdMomentum => "sgd-momentum",
+        /// Adam: first and second moments.
+        Adam => "adam",
+        /// AdamW: first and second moments, decoupled weight decay.
+        AdamW => "adamw",
+        /// bitsandbytes `AdamW8bit`: blockwise-quantized uint8 moments.
+        AdamW8bit => "adamw-8bit",
+        /// Hugging Face Adafactor: factored second moment, no first moment.
+        Adafactor => "adafactor",
+        /// Lion: one momentum buffer.
+        Lion => "lion",
+    }
+);
+
+choice_enum!(
+    /// Activation checkpointing mode.
+    CheckpointMode, "checkpointing" {
+        /// Keep every saved tensor.
+        None => "none",
+        /// Checkpoint every block: keep only block inputs; recompute in backward.
+        Full => "full",
+        /// Megatron-style selective recompute: drop only the attention core
+        /// (scores, softmax, dropout, context) and recompute it.
+        Selective => "selective",
+    }
+);
+
+/// Checkpointing as configured: a mode, or "every K-th block".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum Checkpointing {
+    /// One of the named modes.
+    Mode(CheckpointMode),
+    /// Checkpoint one block in every `K` (blocks 0, K, 2K, ...); the others keep everything.
+    EveryK(u32),
+}
+
+impl Checkpointing {
+    /// No checkpointing.
+    pub const NONE: Checkpointing = Checkpointing::Mode(CheckpointMode::None);
+
+    /// Whether block number `index` is fully checkpointed.
+    pub fn checkpoints_block(self, index: u32) -> bool {
+        match self {
+            Checkpointing::Mode(CheckpointMode::Full) => true,
+            Checkpointing::EveryK(k) => k > 0 && index % k == 0,
+            Checkpointing::Mode(_) => false,
+        }
+    }
+
+    /// Whether the attention core is recomputed (selective mode).
+    pub fn selective(self) -> bool {
+        self == Checkpointing::Mode(CheckpointMode::Selective)
+    }
+}
+
+impl fmt::Display for Checkpointing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Checkpointing::Mode(m) => write!(f, "{m}"),
+            Checkpointing::EveryK(k) => write!(f, "every-{k}"),
+        }
+    }
+}
+
+impl FromStr for Checkpointing {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        if let Some(k) = s.strip_prefix("every-") {
+            return match k.parse::<u32>() {
+                Ok(k) if k >= 1 => Ok(Checkpointing::EveryK(k)),
+                _ => Err(Error::InvalidChoice {
+                    field: "checkpointing",
+                    value: s.to_string(),
+                    accepted: "none|full|selective|every-K (K a whole number ≥ 1)".to_string(),
+                }),
+            };
+        }
+        s.parse::<CheckpointMode>().map(Checkpointing::Mode).map_err(|_| Error::InvalidChoice {
+            field: "checkpointing",
+            value: s.to_string(),
+            accepted: "none|full|selective|every-K (K a whole number ≥ 1)".to_string(),
+        })
+    }
+}
+
+impl From<Checkpointing> for String {
+    fn from(c: Checkpointing) -> String {
+        c.to_string()
+    }
+}
+
+impl TryFrom<String> for Checkpointing {
+    type Error = Error;
+    fn try_from(s: String) -> Result<Self, Error> {
+        s.parse()
+    }
+}
+
+choice_enum!(
+    /// How attention is computed.
+    Attention, "attention" {
+        /// Eager (math) attention: scores and probabilities are materialized and saved.
+        Eager => "eager",
+        /// `scaled_dot_product_attention` with the memory-efficient or flash backend:
+        /// only q, k, v, the output and the log-sum-exp are saved.
+        Sdpa => "sdpa",
+        /// FlashAttention-2: same saved set as SDPA-flash.
+        Flash => "flash",
+    }
+);
+
+/// Everything about one training step except the model and the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TrainConfig {
+    /// Micro-batch size (samples per forward/backward).
+    pub batch: u64,
+    /// Sequence length in tokens (transformers over text).
+    pub seq: u64,
+    /// Image side in pixels (CNNs and ViT).
+    pub image: u64,
+    /// Precision mode.
+    pub precision: Precision,
+    /// Optimizer.
+    pub optimizer: Optimizer,
+    /// Activation checkpointing.
+    pub checkpointing: Checkpointing,
+    /// Attention implementation.
+    pub attention: Attention,
+    /// Gradient-accumulation steps (micro-batches per optimizer step).
+    pub grad_accum: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            batch: 8,
+            seq: 512,
+            image: 224,
+            precision: Precision::Fp32,
+            optimizer: Optimizer::AdamW,
+            checkpointing: Checkpointing::NONE,
+            attention: Attention::Eager,
+            grad_accum: 1,
+        }
+    }
+}
+
+/// Largest accepted batch, sequence or image side: far beyond any real GPU,
+/// small enough that byte counts cannot overflow `u64` in a sane model.
+pub const MAX_DIMENSION: u64 = 1 << 24;
+
+impl TrainConfig {
+    /// Checks every field's range.
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`] naming the first field outside its range.
+    pub fn validate(&self) -> Result<(), Error> {
+        check_range("batch", self.batch, 1, MAX_DIMENSION)?;
+        check_range("seq", self.seq, 1, MAX_DIMENSION)?;
+        check_range("image", self.image, 1, MAX_DIMENSION)?;
+        check_range("grad-accum", self.grad_accum, 1, 1 << 16)?;
+        if let Checkpointing::EveryK(k) = self.checkpointing {
+            check_range("checkpointing every-K", u64::from(k), 1, 1 << 16)?;
+        }
+        Ok(())
+    }
+}
+
+/// Checks `min <= value <= max` for the named field.
+///
+/// # Errors
+/// [`Error::OutOfRange`] when it is not.
+pub fn check_range(field: &'static str, value: u64, min: u64, max: u64) -> Result<(), Error> {
+    if value < min || value > max {
+        return Err(Error::OutOfRange { field, value: value.to_string(), min, max });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices_round_trip() {
+        for p in Precision::ALL {
+            assert_eq!(p.id().parse::<Precision>().ok(), Some(*p));
+        }
+        for o in Optimizer::ALL {
+            assert_eq!(o.id().parse::<Optimizer>().ok(), Some(*o));
+        }
+        assert_eq!("every-3".parse::<Checkpointing>().ok(), Some(Checkpointing::EveryK(3)));
+        assert_eq!("full".parse::<Checkpointing>().ok(), Some(Checkpointing::Mode(CheckpointMode::Full)));
+    }
+
+    #[test]
+    fn bad_choice_names_the_field_and_accepted_values() {
+        let err = "fp64".parse::<Precision>().err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("precision"), "{err}");
+        assert!(err.contains("amp-bf16"), "{err}");
+        assert!("every-0".parse::<Checkpointing>().is_err());
+    }
+
+    #[test]
+    fn zero_batch_is_rejected() {
+        let cfg = TrainConfig { batch: 0, ..TrainConfig::default() };
+        assert!(matches!(cfg.validate(), Err(Error::OutOfRange { field: "batch", .. })));
+    }
+}

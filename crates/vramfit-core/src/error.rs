@@ -1,0 +1,61 @@
+//! The errors the core reports. Each names what was wrong and what is accepted.
+
+use thiserror::Error;
+
+/// Everything that can go wrong while building a model or estimating.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Error {
+    /// A value is not one of a fixed set of choices.
+    #[error("invalid {field} '{value}': expected one of {accepted}")]
+    InvalidChoice {
+        /// The field or flag name.
+        field: &'static str,
+        /// What was given.
+        value: String,
+        /// The accepted values, `|`-separated.
+        accepted: String,
+    },
+    /// A number is outside its accepted range.
+    #[error("{field} = {value} is out of range: expected {min}..={max}")]
+    OutOfRange {
+        /// The field or flag name.
+        field: &'static str,
+        /// What was given.
+        value: String,
+        /// Smallest accepted value.
+        min: u64,
+        /// Largest accepted value.
+        max: u64,
+    },
+    /// No model preset has this id.
+    #[error("unknown model '{0}': run `vramfit presets` for the list, or pass a Hugging Face config.json")]
+    UnknownModel(String),
+    /// No GPU preset has this id.
+    #[error("unknown GPU '{0}': run `vramfit presets` for the list")]
+    UnknownGpu(String),
+    /// A Hugging Face `config.json` could not be parsed as JSON.
+    #[error("config.json is not valid JSON: {0}")]
+    ConfigJson(String),
+    /// A Hugging Face `config.json` has a `model_type` we do not lower.
+    #[error("unsupported model_type '{model_type}': supported are {supported}")]
+    UnsupportedModelType {
+        /// The `model_type` found.
+        model_type: String,
+        /// The supported types, comma-separated.
+        supported: &'static str,
+    },
+    /// A Hugging Face `config.json` lacks a field the model needs.
+    #[error("config.json (model_type '{model_type}') is missing required field '{field}'")]
+    MissingField {
+        /// The `model_type` of the config.
+        model_type: String,
+        /// The missing field.
+        field: &'static str,
+    },
+    /// A model's dimensions are inconsistent (e.g. heads do not divide hidden).
+    #[error("invalid model: {0}")]
+    InvalidModel(String),
+    /// The input does not apply to this model (e.g. an image size for a text model).
+    #[error("{0}")]
+    NotApplicable(String),
+}

@@ -1,0 +1,261 @@
+//! The estimate: a pure function from (model, training config, overheads, GPU)
+//! to a report of peak memory, its breakdown, the step timeline and per-layer rows.
+
+use crate::config::{MAX_DIMENSION, TrainConfig};
+use crate::error::Error;
+use crate::gpus::GpuPreset;
+use crate::graph::Graph;
+use crate::models::ModelSpec;
+use crate::simulate::{self, Breakdown, Phase, Simulation};
+use crate::states;
+use crate::units::{Bytes, MIB};
+use serde::{Deserialize, Serialize};
+
+/// The schema id of [`Estimate`]'s JSON form.
+pub const SCHEMA: &str = "vramfit.estimate/1";
+
+/// Memory outside PyTorch's allocator, each a named term the user can change.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Overheads {
+    /// CUDA context and loaded kernels (driver, cuBLAS/cuDNN modules). With
+    /// lazy module loading (CUDA ≥ 11.7, PyTorch 2.x default) it is typically
+    /// 300–600 MiB; 500 MiB is the default here.
+    pub cuda_context: Bytes,
+    /// cuBLAS / cuBLASLt workspaces kept by PyTorch's handle pool. The default,
+    /// 8 MiB, is `CUBLAS_WORKSPACE_CONFIG=:4096:2:16:8` (pre-Hopper default).
+    pub workspace: Bytes,
+    /// `torch.cuda.set_per_process_memory_fraction`: share of the GPU usable (0–1].
+    pub memory_fraction: f64,
+}
+
+impl Default for Overheads {
+    fn default() -> Self {
+        Overheads { cuda_context: Bytes(500 * MIB), workspace: Bytes(8 * MIB), memory_fraction: 1.0 }
+    }
+}
+
+/// One moment of the step timeline, for charts and `--json`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimelinePoint {
+    /// Training step (1-based).
+    pub step: u32,
+    /// Phase.
+    pub phase: Phase,
+    /// The op (module path) or `optimizer.step`.
+    pub op: String,
+    /// `torch.cuda.memory_allocated()` right after the op's allocations.
+    pub allocated_bytes: Bytes,
+}
+
+/// One row of the per-layer table.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LayerRow {
+    /// Module path of the layer.
+    pub name: String,
+    /// Parameters registered by the layer.
+    pub parameters: u64,
+    /// Bytes this layer's ops keep alive at the end of the forward pass
+    /// (saved for backward, or kept as checkpoint inputs), one micro-batch.
+    pub saved_bytes: Bytes,
+    /// Forward FLOPs of the layer for one micro-batch.
+    pub forward_flops: f64,
+}
+
+/// How the configuration sits on a chosen GPU.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GpuFit {
+    /// GPU preset id.
+    pub id: String,
+    /// Its memory.
+    pub memory_bytes: Bytes,
+    /// Memory usable under the memory fraction.
+    pub usable_bytes: Bytes,
+    /// Whether `device_used_bytes` fits in the usable memory.
+    pub fits: bool,
+    /// The largest micro-batch that fits (0 when not even 1 does).
+    pub max_batch: u64,
+}
+
+/// The full report for one configuration.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Estimate {
+    /// Always [`SCHEMA`].
+    pub schema: &'static str,
+    /// Parameters, as `sum(p.numel())`.
+    pub parameter_count: u64,
+    /// Trainable parameters.
+    pub trainable_parameter_count: u64,
+    /// What `torch.cuda.max_memory_allocated()` reports over the first two steps.
+    pub peak_allocated_bytes: Bytes,
+    /// What `torch.cuda.max_memory_reserved()` reports (caching-allocator segments).
+    pub peak_reserved_bytes: Bytes,
+    /// What nvidia-smi shows: reserved + CUDA context + workspaces.
+    pub device_used_bytes: Bytes,
+    /// Phase of the peak.
+    pub peak_phase: Phase,
+    /// Op at the peak.
+    pub peak_op: String,
+    /// Training step of the peak (1 or 2).
+    pub peak_step: u32,
+    /// Memory by category at the peak.
+    pub at_peak: Breakdown,
+    /// The overhead terms used.
+    pub overheads: Overheads,
+    /// The configuration estimated.
+    pub config: TrainConfig,
+    /// The step timeline (both steps).
+    pub timeline: Vec<TimelinePoint>,
+    /// Per-layer rows.
+    pub layers: Vec<LayerRow>,
+    /// Fit on the chosen GPU.
+    pub gpu: Option<GpuFit>,
+}
+
+/// Number of steps simulated: the first step creates optimizer state lazily,
+/// the second runs forward/backward with it in place.
+pub const STEPS: u32 = 2;
+
+fn check(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Graph, Error> {
+    cfg.validate()?;
+    if !(overheads.memory_fraction > 0.0 && overheads.memory_fraction <= 1.0) {
+        return Err(Error::OutOfRange { field: "memory-fraction", value: overheads.memory_fraction.to_string(), min: 0, max: 1 });
+    }
+    spec.lower(cfg)
+}
+
+/// Device memory used = reserved + context + workspaces.
+fn device_used(sim: &Simulation, o: &Overheads) -> Bytes {
+    sim.peak_reserved + o.cuda_context + o.workspace
+}
+
+/// Usable bytes of a GPU under the memory fraction.
+pub fn usable(gpu: &GpuPreset, o: &Overheads) -> Bytes {
+    Bytes((gpu.memory_bytes.0 as f64 * o.memory_fraction) as u64)
+}
+
+/// Estimates one configuration.
+///
+/// # Errors
+/// Any [`Error`] from validating the config or lowering the model.
+///
+/// # Example
+/// ```
+/// use vramfit_core::{estimate, model_preset, Overheads, TrainConfig};
+/// let model = model_preset("resnet50").unwrap().spec;
+/// let cfg = TrainConfig { batch: 32, ..TrainConfig::default() };
+/// let e = estimate(&model, &cfg, &Overheads::default(), None).unwrap();
+/// assert!(e.peak_allocated_bytes.0 > 25_557_032 * 4);
+/// let bad = TrainConfig { batch: 0, ..cfg };
+/// assert!(estimate(&model, &bad, &Overheads::default(), None).is_err());
+/// ```
+pub fn estimate(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, gpu: Option<&GpuPreset>) -> Result<Estimate, Error> {
+    let g = check(spec, cfg, overheads)?;
+    let sim = simulate::simulate(&g, cfg, STEPS, true);
+    let op_name =
+        |i: usize| if i == usize::MAX { "optimizer.step".to_string() } else { g.ops.get(i).map(|o| o.name.clone()).unwrap_or_default() };
+    let timeline = sim
+        .timeline
+        .iter()
+        .map(|p| TimelinePoint { step: p.step, phase: p.phase, op: op_name(p.op), allocated_bytes: p.breakdown.total() })
+        .collect();
+    let device = device_used(&sim, overheads);
+    let gpu = match gpu {
+        Some(gp) => {
+            let cap = usable(gp, overheads);
+            Some(GpuFit {
+                id: gp.id.to_string(),
+                memory_bytes: gp.memory_bytes,
+                usable_bytes: cap,
+                fits: device <= cap,
+                max_batch: max_batch_for(spec, cfg, overheads, cap)?,
+            })
+        }
+        None => None,
+    };
+    Ok(Estimate {
+        schema: SCHEMA,
+        parameter_count: g.parameter_count(),
+        trainable_parameter_count: g.trainable_parameter_count(),
+        peak_allocated_bytes: sim.peak.breakdown.total(),
+        peak_reserved_bytes: sim.peak_reserved,
+        device_used_bytes: device,
+        peak_phase: sim.peak.phase,
+        peak_op: op_name(sim.peak.op),
+        peak_step: sim.peak.step,
+        at_peak: sim.peak.breakdown,
+        overheads: *overheads,
+        config: *cfg,
+        layers: layer_rows(&g, cfg),
+        timeline,
+        gpu,
+    })
+}
+
+/// The largest micro-batch whose device memory fits in `capacity`, by search
+/// over the real simulation (memory is non-decreasing in the batch).
+///
+/// # Errors
+/// As [`estimate`].
+pub fn max_batch_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<u64, Error> {
+    let g = check(spec, &TrainConfig { batch: 1, ..*cfg }, overheads)?;
+    let fits = |batch: u64| {
+        let c = TrainConfig { batch, ..*cfg };
+        device_used(&simulate::simulate(&g, &c, STEPS, false), overheads) <= capacity
+    };
+    if !fits(1) {
+        return Ok(0);
+    }
+    let mut lo = 1u64;
+    let mut hi = 2u64;
+    while hi <= MAX_DIMENSION && fits(hi) {
+        lo = hi;
+        hi *= 2;
+    }
+    if hi > MAX_DIMENSION {
+        return Ok(lo);
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(lo)
+}
+
+fn layer_rows(g: &Graph, cfg: &TrainConfig) -> Vec<LayerRow> {
+    let kept = simulate::kept_after_forward(g, cfg);
+    let mut rows: Vec<LayerRow> =
+        g.layers.iter().map(|name| LayerRow { name: name.clone(), parameters: 0, saved_bytes: Bytes::ZERO, forward_flops: 0.0 }).collect();
+    for p in &g.params {
+        // Parameters are registered while their layer is current; find it by name prefix.
+        if let Some(r) = rows.iter_mut().rev().find(|r| p.name.starts_with(&format!("{}.", r.name))) {
+            r.parameters += p.numel();
+        }
+    }
+    for op in &g.ops {
+        if let Some(r) = rows.get_mut(op.layer as usize) {
+            r.forward_flops += op.flops.at(cfg.batch) as f64;
+        }
+    }
+    for (layer, bytes) in kept {
+        if let Some(r) = rows.get_mut(layer) {
+            r.saved_bytes += bytes;
+        }
+    }
+    rows.retain(|r| r.parameters > 0 || r.saved_bytes.0 > 0);
+    rows
+}
+
+/// Steady-state model-state bytes (weights, gradients, optimizer state), for
+/// quick tables; the timeline's numbers at the peak are in [`Estimate::at_peak`].
+pub fn model_states(g: &Graph, cfg: &TrainConfig) -> (Bytes, Bytes, Bytes) {
+    let dt = cfg.precision.param_dtype();
+    let w = g.params.iter().map(|p| states::weight_bytes(p, dt)).sum();
+    let gr = g.params.iter().map(|p| states::gradient_bytes(p, dt)).sum();
+    let o = g.params.iter().map(|p| states::optimizer_state_bytes(p, dt, cfg.optimizer)).sum();
+    (w, gr, o)
+}

@@ -1,0 +1,179 @@
+//! Built-in GPU presets: memory, bandwidth and peak throughput.
+//!
+//! Values come from vendor datasheets and whitepapers as collected in
+//! `shared/research/webgpu.md` §4 (each row names its source and confidence:
+//! `datasheet` = vendor figure, `derived` = units × 2 × boost clock).
+//! `memory_bytes` is the marketed capacity in GiB; the driver reports slightly
+//! less once ECC and reserved memory are taken out.
+
+use crate::error::Error;
+use crate::units::{Bytes, GIB};
+use serde::Serialize;
+
+/// A GPU preset.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GpuPreset {
+    /// Stable id (CLI, URLs).
+    pub id: &'static str,
+    /// Display name.
+    pub name: &'static str,
+    /// Vendor (`nvidia`, `amd`, `apple`, `intel`).
+    pub vendor: &'static str,
+    /// Memory capacity.
+    pub memory_bytes: Bytes,
+    /// Memory bandwidth in GB/s.
+    pub bandwidth_gbs: f64,
+    /// Peak FP32 (non-tensor) TFLOP/s.
+    pub fp32_tflops: f64,
+    /// Peak FP16 on shader cores (what WebGPU can reach) TFLOP/s.
+    pub fp16_tflops: f64,
+    /// Peak dense FP16/BF16 tensor-core TFLOP/s (0 when none).
+    pub tensor_tflops: f64,
+    /// Where the figures come from.
+    pub source: &'static str,
+}
+
+macro_rules! gpu {
+    ($id:literal, $name:literal, $vendor:literal, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal) => {
+        GpuPreset {
+            id: $id,
+            name: $name,
+            vendor: $vendor,
+            memory_bytes: Bytes(($gib as f64 * GIB as f64) as u64),
+            bandwidth_gbs: $bw as f64,
+            fp32_tflops: $fp32 as f64,
+            fp16_tflops: $fp16 as f64,
+            tensor_tflops: $tensor as f64,
+            source: $src,
+        }
+    };
+}
+
+/// All GPU presets, consumer first, then datacenter, Apple, Intel and AMD.
+pub fn gpu_presets() -> Vec<GpuPreset> {
+    vec![
+        gpu!("gtx-1060-6gb", "GeForce GTX 1060 6GB", "nvidia", 6, 192, 4.4, 0.07, 0, "NVIDIA datasheet; FP16 at 1/64 rate (derived)"),
+        gpu!("gtx-1080-ti", "GeForce GTX 1080 Ti", "nvidia", 11, 484, 11.3, 0.18, 0, "NVIDIA datasheet; FP16 at 1/64 rate (derived)"),
+        gpu!(
+            "rtx-2080-ti",
+            "GeForce RTX 2080 Ti",
+            "nvidia",
+            11,
+            616,
+            13.4,
+            26.9,
+            53.8,
+            "NVIDIA Turing whitepaper (tensor: FP32 accumulate)"
+        ),
+        gpu!(
+            "rtx-3060-12gb",
+            "GeForce RTX 3060 12GB",
+            "nvidia",
+            12,
+            360,
+            12.7,
+            12.7,
+            25.5,
+            "derived: 3584 cores × 2 × 1.777 GHz; NVIDIA Ampere whitepaper ratios"
+        ),
+        gpu!("rtx-3080-10gb", "GeForce RTX 3080 10GB", "nvidia", 10, 760, 29.8, 29.8, 59.5, "NVIDIA Ampere GA102 whitepaper"),
+        gpu!("rtx-3090", "GeForce RTX 3090", "nvidia", 24, 936, 35.6, 35.6, 71, "NVIDIA Ampere GA102 whitepaper"),
+        gpu!("rtx-4060", "GeForce RTX 4060", "nvidia", 8, 272, 15.1, 15.1, 30, "derived: 3072 cores × 2 × 2.46 GHz; Ada whitepaper ratios"),
+        gpu!(
+            "rtx-4070",
+            "GeForce RTX 4070",
+            "nvidia",
+            12,
+            504,
+            29.1,
+            29.1,
+            58,
+            "derived: 5888 cores × 2 × 2.475 GHz; Ada whitepaper ratios"
+        ),
+        gpu!("rtx-4080", "GeForce RTX 4080", "nvidia", 16, 717, 48.7, 48.7, 97, "NVIDIA Ada Lovelace whitepaper"),
+        gpu!(
+            "rtx-4090",
+            "GeForce RTX 4090",
+            "nvidia",
+            24,
+            1008,
+            82.6,
+            82.6,
+            165,
+            "NVIDIA Ada Lovelace whitepaper (tensor: FP32 accumulate)"
+        ),
+        gpu!(
+            "rtx-5090",
+            "GeForce RTX 5090",
+            "nvidia",
+            32,
+            1792,
+            104.8,
+            104.8,
+            210,
+            "NVIDIA Blackwell datasheet; tensor FP32-accumulate figure uncertain"
+        ),
+        gpu!("t4", "Tesla T4", "nvidia", 16, 320, 8.1, 16.2, 65, "NVIDIA T4 datasheet"),
+        gpu!("v100-16gb", "Tesla V100 SXM2 16GB", "nvidia", 16, 900, 15.7, 31.4, 125, "NVIDIA V100 datasheet"),
+        gpu!("v100-32gb", "Tesla V100 SXM2 32GB", "nvidia", 32, 900, 15.7, 31.4, 125, "NVIDIA V100 datasheet"),
+        gpu!("a10", "A10", "nvidia", 24, 600, 31.2, 31.2, 125, "NVIDIA A10 datasheet"),
+        gpu!("a100-40gb", "A100 40GB SXM", "nvidia", 40, 1555, 19.5, 78, 312, "NVIDIA A100 datasheet"),
+        gpu!("a100-80gb", "A100 80GB SXM", "nvidia", 80, 2039, 19.5, 78, 312, "NVIDIA A100 datasheet"),
+        gpu!("l4", "L4", "nvidia", 24, 300, 30.3, 30.3, 121, "NVIDIA L4 datasheet"),
+        gpu!("l40s", "L40S", "nvidia", 48, 864, 91.6, 91.6, 362, "NVIDIA L40S datasheet"),
+        gpu!("h100-sxm", "H100 SXM 80GB", "nvidia", 80, 3350, 67, 134, 989, "NVIDIA H100 datasheet"),
+        gpu!("h100-pcie", "H100 PCIe 80GB", "nvidia", 80, 2000, 51, 102, 756, "NVIDIA H100 datasheet"),
+        gpu!("h200", "H200 SXM 141GB", "nvidia", 141, 4800, 67, 134, 989, "NVIDIA H200 datasheet"),
+        gpu!("b200", "B200 (HGX)", "nvidia", 180, 7700, 75, 150, 2250, "NVIDIA HGX B200 datasheet; FP16 shader rate derived"),
+        gpu!("mi250x", "AMD Instinct MI250X", "amd", 128, 3277, 47.9, 95.7, 383, "AMD MI250X datasheet (two GCDs)"),
+        gpu!(
+            "mi300x",
+            "AMD Instinct MI300X",
+            "amd",
+            192,
+            5300,
+            163.4,
+            163.4,
+            1307,
+            "AMD MI300X datasheet; FP16 shader rate assumed = vector FP32"
+        ),
+        gpu!("arc-a770-16gb", "Intel Arc A770 16GB", "intel", 16, 560, 17.2, 34.4, 138, "derived: 4096 ALUs × 2 × 2.1 GHz; XMX from Intel"),
+        gpu!(
+            "iris-xe-96eu",
+            "Intel Iris Xe (96 EU)",
+            "intel",
+            8,
+            68,
+            2.1,
+            4.2,
+            0,
+            "derived: 768 ALUs × 2 × 1.35 GHz; shared memory, 8 GiB assumed"
+        ),
+        gpu!("arc-140v", "Intel Arc 140V", "intel", 16, 136, 4, 8, 32, "derived, uncertain; shared memory, 16 GiB assumed"),
+        gpu!("radeon-780m", "AMD Radeon 780M", "amd", 8, 100, 4.1, 8.3, 0, "derived (non-dual-issue FP32); shared memory, 8 GiB assumed"),
+        gpu!("apple-m1", "Apple M1 (16 GB)", "apple", 16, 68, 2.6, 2.6, 0, "Apple; unified memory, usable share is lower"),
+        gpu!("apple-m1-max", "Apple M1 Max (64 GB)", "apple", 64, 400, 10.4, 10.4, 0, "Apple"),
+        gpu!("apple-m2", "Apple M2 (24 GB)", "apple", 24, 100, 3.6, 3.6, 0, "Apple"),
+        gpu!("apple-m2-max", "Apple M2 Max (96 GB)", "apple", 96, 400, 13.6, 13.6, 0, "Apple"),
+        gpu!("apple-m3-max", "Apple M3 Max 40c (128 GB)", "apple", 128, 400, 14.3, 14.3, 0, "derived: 5120 ALUs × 2 × 1.398 GHz"),
+        gpu!(
+            "apple-m4-max",
+            "Apple M4 Max 40c (128 GB)",
+            "apple",
+            128,
+            546,
+            17.2,
+            17.2,
+            0,
+            "derived: 5120 ALUs × 2 × 1.678 GHz (clock uncertain)"
+        ),
+    ]
+}
+
+/// Looks a GPU preset up by id.
+///
+/// # Errors
+/// [`Error::UnknownGpu`] when no preset has this id.
+pub fn gpu_preset(id: &str) -> Result<GpuPreset, Error> {
+    gpu_presets().into_iter().find(|g| g.id == id).ok_or_else(|| Error::UnknownGpu(id.to_string()))
+}

@@ -1,0 +1,39 @@
+//! # vramfit-core
+//!
+//! The pure estimation core of vramfit: it answers "how much GPU memory does
+//! one training step of this model need, and why?" without I/O, web or GPU.
+//!
+//! A model ([`ModelSpec`], from a [preset](model_preset) or a Hugging Face
+//! `config.json` via [`hf::import`]) is lowered into a dataflow [`Graph`] of
+//! ops that records, per op, what PyTorch's autograd keeps for backward and
+//! how CUDA autocast casts it. [`simulate`] replays two training steps op by
+//! op — forward, backward with checkpoint recomputation, the optimizer's lazy
+//! state and temporaries — and [`estimate`] reports the peak, its phase and
+//! op, the breakdown at that moment, the timeline and a per-layer table.
+
+pub mod builder;
+pub mod config;
+pub mod dtype;
+pub mod error;
+pub mod estimate;
+pub mod gpus;
+pub mod graph;
+pub mod hf;
+pub mod models;
+pub mod nn;
+mod nn_transformer;
+pub mod presets;
+pub mod simulate;
+pub mod states;
+pub mod units;
+
+pub use config::{Attention, CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
+pub use dtype::DType;
+pub use error::Error;
+pub use estimate::{Estimate, GpuFit, LayerRow, Overheads, SCHEMA, TimelinePoint, estimate, max_batch_for};
+pub use gpus::{GpuPreset, gpu_preset, gpu_presets};
+pub use graph::Graph;
+pub use models::ModelSpec;
+pub use presets::{ModelPreset, model_preset, model_presets};
+pub use simulate::{Breakdown, Phase};
+pub use units::Bytes;

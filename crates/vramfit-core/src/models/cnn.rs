@@ -1,0 +1,220 @@
+//! Convolutional families as torchvision implements them: ResNet (basic and
+//! bottleneck blocks, v1.5 stride placement), VGG and MobileNetV2.
+//!
+//! Sources: `torchvision/models/{resnet,vgg,mobilenetv2}.py`.
+
+use crate::builder::Builder;
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::graph::TensorId;
+use crate::nn::Conv;
+use serde::{Deserialize, Serialize};
+
+/// A torchvision ResNet.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResNetSpec {
+    /// Blocks per stage (e.g. `[3, 4, 6, 3]`).
+    pub stages: [u64; 4],
+    /// Bottleneck (ResNet-50+) or basic (ResNet-18/34) blocks.
+    pub bottleneck: bool,
+    /// Output classes.
+    pub classes: u64,
+}
+
+/// A torchvision VGG.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VggSpec {
+    /// Conv channels, with 0 standing for a max-pool (torchvision's `"M"`).
+    pub layers: Vec<u64>,
+    /// Whether each conv is followed by BatchNorm.
+    pub batch_norm: bool,
+    /// Output classes.
+    pub classes: u64,
+}
+
+/// A torchvision MobileNetV2.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MobileNetV2Spec {
+    /// Output classes.
+    pub classes: u64,
+}
+
+fn image_input(b: &mut Builder, image: u64) -> (TensorId, TensorId) {
+    b.layer("input");
+    let x = b.input("images", 3 * image * image, DType::F32);
+    let y = b.input("labels", 1, DType::I64);
+    (x, y)
+}
+
+fn classifier_loss(b: &mut Builder, x: TensorId, labels: TensorId, classes: u64) {
+    b.cross_entropy("loss", x, labels, 1, classes);
+}
+
+fn check_side(side: u64, what: &str) -> Result<(), Error> {
+    if side == 0 {
+        return Err(Error::NotApplicable(format!("the image is too small for {what}: a feature map shrinks to zero")));
+    }
+    Ok(())
+}
+
+/// Conv → BatchNorm → in-place ReLU, the torchvision pattern.
+fn conv_bn_relu(b: &mut Builder, name: &str, bn: &str, x: TensorId, c: Conv, side: u64, relu: bool) -> (TensorId, u64) {
+    let (y, side) = b.conv2d(name, x, c, side);
+    let y = b.batchnorm2d(bn, y, c.cout);
+    let y = if relu { b.relu(&format!("{name}.relu"), y, true) } else { y };
+    (y, side)
+}
+
+/// Lowers a ResNet for square images of side `image`.
+pub fn lower_resnet(b: &mut Builder, r: &ResNetSpec, image: u64) -> Result<(), Error> {
+    let (x, labels) = image_input(b, image);
+    b.layer("stem");
+    let (x, side) = conv_bn_relu(b, "conv1", "bn1", x, Conv::new(3, 64, 7, 2, 3), image, true);
+    let (mut x, mut side) = b.maxpool("maxpool", x, 64, side, 3, 2, 1);
+    check_side(side, "ResNet")?;
+    let expansion = if r.bottleneck { 4 } else { 1 };
+    let mut inplanes = 64;
+    for (stage, &blocks) in r.stages.iter().enumerate() {
+        let planes = 64u64 << stage;
+        for i in 0..blocks {
+            let stride = if stage > 0 && i == 0 { 2 } else { 1 };
+            b.layer(&format!("layer{}.{}", stage + 1, i));
+            b.begin_block();
+            let identity = x;
+            let (out, out_side) = if r.bottleneck {
+                let (y, s) = conv_bn_relu(b, "conv1", "bn1", x, Conv::new(inplanes, planes, 1, 1, 0), side, true);
+                let (y, s) = conv_bn_relu(b, "conv2", "bn2", y, Conv::new(planes, planes, 3, stride, 1), s, true);
+                conv_bn_relu(b, "conv3", "bn3", y, Conv::new(planes, planes * 4, 1, 1, 0), s, false)
+            } else {
+                let (y, s) = conv_bn_relu(b, "conv1", "bn1", x, Conv::new(inplanes, planes, 3, stride, 1), side, true);
+                conv_bn_relu(b, "conv2", "bn2", y, Conv::new(planes, planes, 3, 1, 1), s, false)
+            };
+            let identity = if stride != 1 || inplanes != planes * expansion {
+                conv_bn_relu(
+                    b,
+                    "downsample.0",
+                    "downsample.1",
+                    identity,
+                    Conv::new(inplanes, planes * expansion, 1, stride, 0),
+                    side,
+                    false,
+                )
+                .0
+            } else {
+                identity
+            };
+            // `out += identity` is in place (no new storage, saves nothing), then in-place ReLU.
+            let summed = b.alias(out);
+            b.op(
+                "add_identity",
+                crate::graph::OpKind::Add,
+                crate::builder::OpSpec { inputs: vec![out, identity], outputs: vec![summed], grad_passthrough: true, ..Default::default() },
+            );
+            x = b.relu("relu", summed, true);
+            side = out_side;
+            inplanes = planes * expansion;
+            b.end_block();
+            check_side(side, "ResNet")?;
+        }
+    }
+    b.layer("head");
+    let pooled = b.avgpool("avgpool", x, inplanes, 1);
+    let flat = b.view(pooled);
+    let logits = b.linear("fc", flat, inplanes, r.classes, true);
+    classifier_loss(b, logits, labels, r.classes);
+    Ok(())
+}
+
+/// Lowers a VGG for square images of side `image`.
+pub fn lower_vgg(b: &mut Builder, v: &VggSpec, image: u64) -> Result<(), Error> {
+    let (mut x, labels) = image_input(b, image);
+    let (mut side, mut cin) = (image, 3u64);
+    let mut idx = 0usize;
+    for &c in &v.layers {
+        b.layer(&format!("features.{idx}"));
+        if c == 0 {
+            let (y, s) = b.maxpool(&format!("features.{idx}"), x, cin, side, 2, 2, 0);
+            x = y;
+            side = s;
+            idx += 1;
+            check_side(side, "VGG")?;
+            continue;
+        }
+        let mut conv = Conv::new(cin, c, 3, 1, 1);
+        conv.bias = true;
+        let (y, s) = b.conv2d(&format!("features.{idx}"), x, conv, side);
+        x = y;
+        side = s;
+        idx += 1;
+        if v.batch_norm {
+            x = b.batchnorm2d(&format!("features.{idx}"), x, c);
+            idx += 1;
+        }
+        x = b.relu(&format!("features.{idx}"), x, true);
+        idx += 1;
+        cin = c;
+    }
+    b.layer("classifier");
+    let pooled = b.avgpool("avgpool", x, cin, 7);
+    let flat = b.view(pooled);
+    let h = b.linear("classifier.0", flat, cin * 49, 4096, true);
+    let h = b.relu("classifier.1", h, true);
+    let h = b.dropout("classifier.2", h, 0.5);
+    let h = b.linear("classifier.3", h, 4096, 4096, true);
+    let h = b.relu("classifier.4", h, true);
+    let h = b.dropout("classifier.5", h, 0.5);
+    let logits = b.linear("classifier.6", h, 4096, v.classes, true);
+    classifier_loss(b, logits, labels, v.classes);
+    Ok(())
+}
+
+/// Lowers a MobileNetV2 (width 1.0) for square images of side `image`.
+pub fn lower_mobilenet_v2(b: &mut Builder, m: &MobileNetV2Spec, image: u64) -> Result<(), Error> {
+    let (x, labels) = image_input(b, image);
+    b.layer("features.0");
+    let (x, side) = conv_bn_relu(b, "features.0.0", "features.0.1", x, Conv::new(3, 32, 3, 2, 1), image, true);
+    let (mut x, mut side, mut cin) = (x, side, 32u64);
+    // (expansion t, channels c, repeats n, first stride s), torchvision's table.
+    const SETTINGS: [(u64, u64, u64, u64); 7] =
+        [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)];
+    let mut idx = 1;
+    for (t, c, n, s) in SETTINGS {
+        for i in 0..n {
+            let stride = if i == 0 { s } else { 1 };
+            let name = format!("features.{idx}");
+            b.layer(&name);
+            b.begin_block();
+            let hidden = cin * t;
+            let input = x;
+            let mut y = x;
+            let mut y_side = side;
+            let mut j = 0;
+            if t != 1 {
+                let (z, zs) =
+                    conv_bn_relu(b, &format!("conv.{j}.0"), &format!("conv.{j}.1"), y, Conv::new(cin, hidden, 1, 1, 0), y_side, true);
+                y = z;
+                y_side = zs;
+                j += 1;
+            }
+            let dw = Conv { groups: hidden, ..Conv::new(hidden, hidden, 3, stride, 1) };
+            let (z, zs) = conv_bn_relu(b, &format!("conv.{j}.0"), &format!("conv.{j}.1"), y, dw, y_side, true);
+            j += 1;
+            let (z, zs) = conv_bn_relu(b, &format!("conv.{j}"), &format!("conv.{}", j + 1), z, Conv::new(hidden, c, 1, 1, 0), zs, false);
+            x = if stride == 1 && cin == c { b.add("residual", input, z) } else { z };
+            side = zs;
+            cin = c;
+            idx += 1;
+            b.end_block();
+            check_side(side, "MobileNetV2")?;
+        }
+    }
+    b.layer(&format!("features.{idx}"));
+    let (x, _) = conv_bn_relu(b, &format!("features.{idx}.0"), &format!("features.{idx}.1"), x, Conv::new(cin, 1280, 1, 1, 0), side, true);
+    b.layer("classifier");
+    let pooled = b.avgpool("adaptive_avg_pool2d", x, 1280, 1);
+    let flat = b.view(pooled);
+    let flat = b.dropout("classifier.0", flat, 0.2);
+    let logits = b.linear("classifier.1", flat, 1280, m.classes, true);
+    classifier_loss(b, logits, labels, m.classes);
+    Ok(())
+}

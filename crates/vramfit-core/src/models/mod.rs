@@ -1,0 +1,92 @@
+//! Model families and their lowering into the graph IR.
+
+pub mod cnn;
+pub mod transformer;
+pub mod vit;
+
+use crate::builder::Builder;
+use crate::config::TrainConfig;
+use crate::error::Error;
+use crate::graph::Graph;
+use serde::{Deserialize, Serialize};
+
+pub use cnn::{MobileNetV2Spec, ResNetSpec, VggSpec};
+pub use transformer::{Arch, Head, TransformerSpec};
+pub use vit::{MlpSpec, VitSpec};
+
+/// A model architecture with its dimensions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "family", rename_all = "snake_case")]
+pub enum ModelSpec {
+    /// BERT / GPT-2 / Llama-style transformer.
+    Transformer(TransformerSpec),
+    /// torchvision ResNet.
+    ResNet(ResNetSpec),
+    /// torchvision VGG.
+    Vgg(VggSpec),
+    /// torchvision MobileNetV2.
+    MobileNetV2(MobileNetV2Spec),
+    /// torchvision Vision Transformer.
+    Vit(VitSpec),
+    /// Multi-layer perceptron.
+    Mlp(MlpSpec),
+}
+
+/// What a model takes as input, which decides whether `seq` or `image` applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InputKind {
+    /// Token sequences.
+    Tokens,
+    /// Square images.
+    Image,
+    /// Feature vectors.
+    Features,
+}
+
+impl ModelSpec {
+    /// What the model consumes.
+    pub fn input_kind(&self) -> InputKind {
+        match self {
+            ModelSpec::Transformer(_) => InputKind::Tokens,
+            ModelSpec::Mlp(_) => InputKind::Features,
+            _ => InputKind::Image,
+        }
+    }
+
+    /// Lowers the model into a graph for the config's sequence length / image
+    /// size, precision, attention kind and checkpointing.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] for inconsistent dimensions, [`Error::NotApplicable`]
+    /// when the input size does not suit the model.
+    pub fn lower(&self, cfg: &TrainConfig) -> Result<Graph, Error> {
+        let mut b = Builder::new(cfg.precision);
+        match self {
+            ModelSpec::Transformer(t) => transformer::lower(&mut b, t, cfg.seq, cfg.attention, cfg.checkpointing)?,
+            ModelSpec::ResNet(r) => cnn::lower_resnet(&mut b, r, cfg.image)?,
+            ModelSpec::Vgg(v) => cnn::lower_vgg(&mut b, v, cfg.image)?,
+            ModelSpec::MobileNetV2(m) => cnn::lower_mobilenet_v2(&mut b, m, cfg.image)?,
+            ModelSpec::Vit(v) => vit::lower_vit(&mut b, v, cfg.image)?,
+            ModelSpec::Mlp(m) => vit::lower_mlp(&mut b, m)?,
+        }
+        Ok(b.finish())
+    }
+
+    /// A config whose sizes every model accepts, for parameter counting.
+    pub fn nominal_config(&self) -> TrainConfig {
+        let image = match self {
+            ModelSpec::Vit(v) => v.image,
+            _ => 224,
+        };
+        TrainConfig { batch: 1, seq: 8, image, ..TrainConfig::default() }
+    }
+
+    /// Exact parameter count (tied parameters once), as PyTorch reports it.
+    ///
+    /// # Errors
+    /// As [`ModelSpec::lower`].
+    pub fn parameter_count(&self) -> Result<u64, Error> {
+        Ok(self.lower(&self.nominal_config())?.parameter_count())
+    }
+}

@@ -1,0 +1,314 @@
+//! Transformer families as Hugging Face implements them: BERT encoders,
+//! GPT-2 and Llama-style decoders (Llama, Mistral, Qwen2).
+//!
+//! Sources: `transformers/models/{bert,gpt2,llama,qwen2}/modeling_*.py` and
+//! `transformers/activations.py` (eager code paths, training mode).
+
+use crate::builder::Builder;
+use crate::config::{Attention, Checkpointing};
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::graph::TensorId;
+use serde::{Deserialize, Serialize};
+
+/// Which reference implementation the transformer follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arch {
+    /// BERT encoder (post-LN, learned positions, token types, GELU).
+    Bert,
+    /// GPT-2 decoder (pre-LN, learned positions, fused qkv `Conv1D`, `gelu_new`).
+    Gpt2,
+    /// Llama-style decoder (pre-RMSNorm, rotary, GQA, SwiGLU): Llama, Mistral, Qwen2.
+    Llama,
+}
+
+/// What sits on top of the transformer body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Head {
+    /// Language-model head over the vocabulary with a cross-entropy loss.
+    CausalLm,
+    /// BERT pooler plus a classifier with `labels` outputs and a cross-entropy loss.
+    Classification {
+        /// Number of labels.
+        labels: u64,
+    },
+    /// The bare encoder (BERT with its pooler); trained with a loss on the pooled output.
+    Bare,
+}
+
+/// Dimensions of a transformer, named as in Hugging Face configs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TransformerSpec {
+    /// Reference implementation.
+    pub arch: Arch,
+    /// Vocabulary size.
+    pub vocab: u64,
+    /// Hidden size.
+    pub hidden: u64,
+    /// Number of layers.
+    pub layers: u64,
+    /// Attention heads.
+    pub heads: u64,
+    /// Key/value heads (GQA); equals `heads` for multi-head attention.
+    pub kv_heads: u64,
+    /// Per-head dimension (usually `hidden / heads`).
+    pub head_dim: u64,
+    /// MLP inner size.
+    pub intermediate: u64,
+    /// Learned position embeddings (BERT, GPT-2); 0 for rotary.
+    pub max_positions: u64,
+    /// Token-type vocabulary (BERT); 0 otherwise.
+    pub type_vocab: u64,
+    /// Whether the LM head shares the input embedding.
+    pub tie_embeddings: bool,
+    /// Bias on q/k/v projections (BERT, GPT-2, Qwen2).
+    pub qkv_bias: bool,
+    /// Bias on the output projection and MLP (BERT, GPT-2).
+    pub mlp_bias: bool,
+    /// Dropout probability on hidden states (0 for Llama).
+    pub hidden_dropout: f64,
+    /// Dropout probability on attention probabilities.
+    pub attention_dropout: f64,
+    /// The head.
+    pub head: Head,
+}
+
+impl TransformerSpec {
+    /// Checks that the dimensions are consistent.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] naming the inconsistency.
+    pub fn validate(&self) -> Result<(), Error> {
+        let positive = [
+            ("vocab_size", self.vocab),
+            ("hidden_size", self.hidden),
+            ("num_hidden_layers", self.layers),
+            ("num_attention_heads", self.heads),
+            ("num_key_value_heads", self.kv_heads),
+            ("head_dim", self.head_dim),
+            ("intermediate_size", self.intermediate),
+        ];
+        for (name, v) in positive {
+            if v == 0 || v > 1 << 32 {
+                return Err(Error::InvalidModel(format!("{name} must be between 1 and 2^32, got {v}")));
+            }
+        }
+        if self.heads % self.kv_heads != 0 {
+            return Err(Error::InvalidModel(format!(
+                "num_attention_heads ({}) must be a multiple of num_key_value_heads ({})",
+                self.heads, self.kv_heads
+            )));
+        }
+        if self.layers > 100_000 {
+            return Err(Error::InvalidModel(format!("num_hidden_layers = {} is more than 100000", self.layers)));
+        }
+        Ok(())
+    }
+}
+
+/// Lowers a transformer for sequence length `seq`.
+pub fn lower(b: &mut Builder, t: &TransformerSpec, seq: u64, attention: Attention, ckpt: Checkpointing) -> Result<(), Error> {
+    t.validate()?;
+    if t.max_positions > 0 && seq > t.max_positions {
+        return Err(Error::NotApplicable(format!("sequence length {seq} exceeds this model's {} learned positions", t.max_positions)));
+    }
+    let h = t.hidden;
+    b.layer("embeddings");
+    let ids = b.input("input_ids", seq, DType::I64);
+    let labels_per_sample = match t.head {
+        Head::CausalLm => seq,
+        Head::Classification { .. } | Head::Bare => 1,
+    };
+    let labels = b.input("labels", labels_per_sample, DType::I64);
+    let (embed_name, pos_name) = match t.arch {
+        Arch::Bert => ("word_embeddings", "position_embeddings"),
+        Arch::Gpt2 => ("wte", "wpe"),
+        Arch::Llama => ("embed_tokens", ""),
+    };
+    let wte = b.param(&format!("{embed_name}.weight"), &[t.vocab, h]);
+    let mut x = b.embedding_with(embed_name, ids, wte, h);
+    if t.arch == Arch::Bert {
+        // token_type_ids default to a zero buffer; embeddings = words + types, then += positions.
+        let types = b.embedding("token_type_embeddings", ids, t.type_vocab.max(1), h);
+        x = b.add("add_token_types", x, types);
+    }
+    if t.max_positions > 0 {
+        let pos = b.embedding(pos_name, ids, t.max_positions, h);
+        x = b.add("add_positions", x, pos);
+    }
+    if t.arch == Arch::Bert {
+        x = b.layernorm("LayerNorm", x, h, true);
+    }
+    x = b.dropout("dropout", x, t.hidden_dropout);
+
+    for i in 0..t.layers {
+        let name = match t.arch {
+            Arch::Bert => format!("encoder.layer.{i}"),
+            Arch::Gpt2 => format!("h.{i}"),
+            Arch::Llama => format!("layers.{i}"),
+        };
+        b.layer(&name);
+        b.begin_block();
+        x = match t.arch {
+            Arch::Bert => bert_layer(b, t, x, seq, attention, ckpt),
+            Arch::Gpt2 | Arch::Llama => decoder_layer(b, t, x, seq, attention, ckpt),
+        };
+        b.end_block();
+    }
+
+    b.layer("head");
+    match t.head {
+        Head::CausalLm => {
+            x = match t.arch {
+                Arch::Llama => b.rmsnorm("norm", x, h),
+                _ => b.layernorm("ln_f", x, h, true),
+            };
+            let logits = if t.tie_embeddings { lm_head_tied(b, x, wte, t) } else { b.linear("lm_head", x, h, t.vocab, false) };
+            // transformers' ForCausalLMLoss upcasts the logits (`logits.float()`) before the loss.
+            let logits = b.cast(logits, DType::F32);
+            b.cross_entropy("loss", logits, labels, seq, t.vocab);
+        }
+        Head::Classification { labels: n } => {
+            let pooled = bert_pooler(b, x, h);
+            let pooled = b.dropout("dropout", pooled, t.hidden_dropout);
+            let logits = b.linear("classifier", pooled, h, n, true);
+            b.cross_entropy("loss", logits, labels, 1, n);
+        }
+        Head::Bare => {
+            let pooled = bert_pooler(b, x, h);
+            b.cross_entropy("loss", pooled, labels, 1, h);
+        }
+    }
+    Ok(())
+}
+
+/// The LM head reusing the input embedding matrix (GPT-2's tied `lm_head`).
+fn lm_head_tied(b: &mut Builder, x: TensorId, wte: crate::graph::ParamId, t: &TransformerSpec) -> TensorId {
+    b.linear_with("lm_head", x, wte, None, t.hidden, t.vocab)
+}
+
+/// BERT's pooler: `tanh(dense(x[:, 0]))`.
+fn bert_pooler(b: &mut Builder, x: TensorId, h: u64) -> TensorId {
+    // x[:, 0] is a strided view; Linear on it reads it through a copy-free addmm.
+    let first = b.tensor(crate::graph::Numel::per_sample(h), b.dtype(x), true);
+    b.op(
+        "pooler.select",
+        crate::graph::OpKind::Copy,
+        crate::builder::OpSpec { inputs: vec![x], outputs: vec![first], ..Default::default() },
+    );
+    let d = b.linear("pooler.dense", first, h, h, true);
+    b.relu("pooler.activation", d, false)
+}
+
+/// One BERT layer (post-LN).
+fn bert_layer(b: &mut Builder, t: &TransformerSpec, x: TensorId, seq: u64, attention: Attention, ckpt: Checkpointing) -> TensorId {
+    let h = t.hidden;
+    let q = b.linear("attention.self.query", x, h, h, true);
+    let k = b.linear("attention.self.key", x, h, h, true);
+    let v = b.linear("attention.self.value", x, h, h, true);
+    let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, false);
+    let o = b.linear("attention.output.dense", ctx, h, h, true);
+    let o = b.dropout("attention.output.dropout", o, t.hidden_dropout);
+    let r = b.add("attention.output.residual", o, x);
+    let a = b.layernorm("attention.output.LayerNorm", r, h, true);
+    let i = b.linear("intermediate.dense", a, h, t.intermediate, true);
+    let i = b.activation("intermediate.gelu", i);
+    let o = b.linear("output.dense", i, t.intermediate, h, true);
+    let o = b.dropout("output.dropout", o, t.hidden_dropout);
+    let r = b.add("output.residual", o, a);
+    b.layernorm("output.LayerNorm", r, h, true)
+}
+
+/// One pre-norm decoder layer (GPT-2 or Llama).
+fn decoder_layer(b: &mut Builder, t: &TransformerSpec, x: TensorId, seq: u64, attention: Attention, ckpt: Checkpointing) -> TensorId {
+    let h = t.hidden;
+    let llama = t.arch == Arch::Llama;
+    let n = if llama { b.rmsnorm("input_layernorm", x, h) } else { b.layernorm("ln_1", x, h, true) };
+    let (q, k, v) = if llama {
+        let qd = t.heads * t.head_dim;
+        let kvd = t.kv_heads * t.head_dim;
+        let q = b.linear("self_attn.q_proj", n, h, qd, t.qkv_bias);
+        let k = b.linear("self_attn.k_proj", n, h, kvd, t.qkv_bias);
+        let v = b.linear("self_attn.v_proj", n, h, kvd, t.qkv_bias);
+        // Rotary embedding: q*cos + rotate_half(q)*sin makes new q and k tensors.
+        let q = b.rotary("self_attn.rotary_q", q);
+        let k = b.rotary("self_attn.rotary_k", k);
+        (q, k, v)
+    } else {
+        let qkv = b.linear("attn.c_attn", n, h, 3 * h, true);
+        // split + view + transpose: q, k and v are views of the fused output.
+        let per = b.numel(qkv).per_sample / 3;
+        let q = b.split_view(qkv, per);
+        let k = b.split_view(qkv, per);
+        let v = b.split_view(qkv, per);
+        (q, k, v)
+    };
+    let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, llama);
+    let o_name = if llama { "self_attn.o_proj" } else { "attn.c_proj" };
+    let o = b.linear(o_name, ctx, t.heads * t.head_dim, h, t.mlp_bias);
+    let o = b.dropout("attn.resid_dropout", o, t.hidden_dropout);
+    let x = b.add("attn.residual", x, o);
+    let n = if llama { b.rmsnorm("post_attention_layernorm", x, h) } else { b.layernorm("ln_2", x, h, true) };
+    let m = if llama {
+        let g = b.linear("mlp.gate_proj", n, h, t.intermediate, false);
+        let g = b.activation("mlp.act_fn", g);
+        let u = b.linear("mlp.up_proj", n, h, t.intermediate, false);
+        let gu = b.mul("mlp.gate_mul", g, u, b.numel(u).per_sample);
+        b.linear("mlp.down_proj", gu, t.intermediate, h, false)
+    } else {
+        let f = b.linear("mlp.c_fc", n, h, t.intermediate, true);
+        let f = b.gelu_new("mlp.act", f);
+        b.linear("mlp.c_proj", f, t.intermediate, h, true)
+    };
+    let m = b.dropout("mlp.dropout", m, t.hidden_dropout);
+    b.add("mlp.residual", x, m)
+}
+
+/// Scores, softmax, dropout and context for eager attention, or one fused
+/// kernel for SDPA / flash. Returns the context as `[batch, seq, heads·head_dim]`.
+#[allow(clippy::too_many_arguments)]
+fn attention_core(
+    b: &mut Builder,
+    t: &TransformerSpec,
+    q: TensorId,
+    k: TensorId,
+    v: TensorId,
+    seq: u64,
+    attention: Attention,
+    ckpt: Checkpointing,
+    repeat_kv: bool,
+) -> TensorId {
+    let (a, d) = (t.heads, t.head_dim);
+    let qd = a * d;
+    let ctx_numel = seq * qd;
+    // Grouped-query attention: `repeat_kv` expands k and v to all heads with a copy.
+    let expand = |b: &mut Builder, x: TensorId, name: &str| -> TensorId {
+        if repeat_kv && t.kv_heads != t.heads { b.expand_copy(name, x, ctx_numel) } else { x }
+    };
+    if attention != Attention::Eager {
+        let (k, v) = if attention == Attention::Sdpa { (expand(b, k, "attn.repeat_k"), expand(b, v, "attn.repeat_v")) } else { (k, v) };
+        return b.fused_attention("attn.sdpa", q, k, v, seq, a, d);
+    }
+    b.set_attention_core(ckpt.selective());
+    let k = expand(b, k, "attn.repeat_k");
+    let v = expand(b, v, "attn.repeat_v");
+    // matmul on transposed 4-D views reshapes through a contiguous copy, which bmm saves.
+    let qc = b.copy("attn.q_reshape", q);
+    let kc = if repeat_kv && t.kv_heads != t.heads { k } else { b.copy("attn.k_reshape", k) };
+    let s2 = a * seq * seq;
+    let scores = b.bmm("attn.scores", qc, kc, s2, 2 * s2 * d);
+    let scores = b.scale("attn.scale", scores);
+    let scores = b.scale("attn.mask", scores);
+    let probs = b.softmax("attn.softmax", scores);
+    // Llama casts the fp32 softmax back to the query dtype; GPT-2 to the value dtype.
+    let probs = b.cast(probs, b.dtype(qc));
+    let probs = b.dropout("attn.dropout", probs, t.attention_dropout);
+    let vc = if repeat_kv && t.kv_heads != t.heads { v } else { b.copy("attn.v_reshape", v) };
+    let ctx = b.bmm("attn.context", probs, vc, ctx_numel, 2 * s2 * d);
+    // transpose(1, 2).contiguous() before the output projection.
+    let ctx = b.copy("attn.merge_heads", ctx);
+    b.set_attention_core(false);
+    ctx
+}

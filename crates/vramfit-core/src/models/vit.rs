@@ -1,0 +1,144 @@
+//! Vision Transformer as torchvision implements it (`vit_b_16` and friends)
+//! and a plain MLP classifier.
+//!
+//! Sources: `torchvision/models/vision_transformer.py`;
+//! `torch/nn/functional.py::multi_head_attention_forward` (training path with
+//! `need_weights=False`: packed in-projection, a contiguous copy of q/k/v,
+//! `scaled_dot_product_attention`, a contiguous copy of the context).
+
+use crate::builder::Builder;
+use crate::dtype::DType;
+use crate::error::Error;
+use serde::{Deserialize, Serialize};
+
+/// A torchvision ViT.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VitSpec {
+    /// Image side the position embedding was built for.
+    pub image: u64,
+    /// Patch side.
+    pub patch: u64,
+    /// Hidden size.
+    pub hidden: u64,
+    /// Encoder layers.
+    pub layers: u64,
+    /// Attention heads.
+    pub heads: u64,
+    /// MLP inner size.
+    pub mlp: u64,
+    /// Output classes.
+    pub classes: u64,
+}
+
+/// A multi-layer perceptron classifier: `Linear → activation` per hidden size,
+/// then a final `Linear` to the classes and a cross-entropy loss.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MlpSpec {
+    /// Input features.
+    pub input: u64,
+    /// Hidden layer sizes.
+    pub hidden: Vec<u64>,
+    /// Output classes.
+    pub classes: u64,
+    /// GELU (true) or ReLU (false) between layers.
+    pub gelu: bool,
+}
+
+/// Lowers a ViT; the image side must match the model's position embedding.
+pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64) -> Result<(), Error> {
+    if image != v.image {
+        return Err(Error::NotApplicable(format!("this ViT's position embedding is fixed to {0}×{0} images; got {image}", v.image)));
+    }
+    if v.patch == 0 || v.hidden == 0 || v.heads == 0 || v.hidden % v.heads != 0 {
+        return Err(Error::InvalidModel("ViT hidden size must be a positive multiple of the heads".into()));
+    }
+    let h = v.hidden;
+    let grid = image / v.patch;
+    let tokens = grid * grid + 1;
+    b.layer("input");
+    let x = b.input("images", 3 * image * image, DType::F32);
+    let labels = b.input("labels", 1, DType::I64);
+    b.layer("patch_embed");
+    let conv = crate::nn::Conv { bias: true, ..crate::nn::Conv::new(3, h, v.patch, v.patch, 0) };
+    let (x, _) = b.conv2d("conv_proj", x, conv, image);
+    let cls = b.param("class_token", &[1, 1, h]);
+    let pos = b.param("encoder.pos_embedding", &[1, tokens, h]);
+    // cat([class_token.expand(n), x]) then `+ pos_embedding`: two new tensors, nothing saved.
+    let cat = b.tensor(crate::graph::Numel::per_sample(tokens * h), b.dtype(x), true);
+    b.op(
+        "cat_class_token",
+        crate::graph::OpKind::Copy,
+        crate::builder::OpSpec { inputs: vec![x], outputs: vec![cat], params: vec![cls], ..Default::default() },
+    );
+    let mut x = b.tensor(crate::graph::Numel::per_sample(tokens * h), DType::F32.max_size(b.dtype(cat)), true);
+    b.op(
+        "add_pos_embedding",
+        crate::graph::OpKind::Add,
+        crate::builder::OpSpec { inputs: vec![cat], outputs: vec![x], params: vec![pos], grad_passthrough: true, ..Default::default() },
+    );
+    let d = h / v.heads;
+    for i in 0..v.layers {
+        b.layer(&format!("encoder.layers.encoder_layer_{i}"));
+        b.begin_block();
+        let n = b.layernorm("ln_1", x, h, true);
+        // Batch-first input is transposed; linear on the transposed view reshapes through a copy.
+        let nt = b.copy("self_attention.transpose", n);
+        let qkv = b.linear("self_attention.in_proj", nt, h, 3 * h, true);
+        let qkv = b.copy("self_attention.qkv_contiguous", qkv);
+        let per = b.numel(qkv).per_sample / 3;
+        let q = b.split_view(qkv, per);
+        let k = b.split_view(qkv, per);
+        let vv = b.split_view(qkv, per);
+        let ctx = b.fused_attention("self_attention.sdpa", q, k, vv, tokens, v.heads, d);
+        let ctx = b.copy("self_attention.merge_heads", ctx);
+        let o = b.linear("self_attention.out_proj", ctx, h, h, true);
+        let r = b.add("residual_1", o, x);
+        let n2 = b.layernorm("ln_2", r, h, true);
+        let m = b.linear("mlp.0", n2, h, v.mlp, true);
+        let m = b.activation("mlp.1", m);
+        let m = b.linear("mlp.3", m, v.mlp, h, true);
+        x = b.add("residual_2", r, m);
+        b.end_block();
+    }
+    b.layer("head");
+    let x = b.layernorm("encoder.ln", x, h, true);
+    let first = b.tensor(crate::graph::Numel::per_sample(h), b.dtype(x), true);
+    b.op(
+        "select_class_token",
+        crate::graph::OpKind::Copy,
+        crate::builder::OpSpec { inputs: vec![x], outputs: vec![first], ..Default::default() },
+    );
+    let logits = b.linear("heads.head", first, h, v.classes, true);
+    b.cross_entropy("loss", logits, labels, 1, v.classes);
+    Ok(())
+}
+
+/// Lowers an MLP classifier.
+pub fn lower_mlp(b: &mut Builder, m: &MlpSpec) -> Result<(), Error> {
+    if m.input == 0 || m.classes == 0 || m.hidden.contains(&0) {
+        return Err(Error::InvalidModel("MLP sizes must be positive".into()));
+    }
+    b.layer("input");
+    let mut x = b.input("features", m.input, DType::F32);
+    let labels = b.input("labels", 1, DType::I64);
+    let mut width = m.input;
+    for (i, &hdim) in m.hidden.iter().enumerate() {
+        b.layer(&format!("layers.{i}"));
+        b.begin_block();
+        x = b.linear("linear", x, width, hdim, true);
+        x = if m.gelu { b.activation("gelu", x) } else { b.relu("relu", x, false) };
+        width = hdim;
+        b.end_block();
+    }
+    b.layer("head");
+    let logits = b.linear("linear", x, width, m.classes, true);
+    b.cross_entropy("loss", logits, labels, 1, m.classes);
+    Ok(())
+}
+
+impl DType {
+    /// The wider of two float types (mixed fp32/half arithmetic promotes to fp32).
+    pub fn max_size(self, other: DType) -> DType {
+        if self.size() >= other.size() { self } else { other }
+    }
+}

@@ -1,0 +1,487 @@
+//! PyTorch module and op semantics on top of [`Builder`]: what each op
+//! allocates, what autograd saves for its backward, and how autocast casts it.
+//!
+//! Sources: `tools/autograd/derivatives.yaml` (saved tensors per op; the
+//! generated code saves an input only when a gradient needing it is
+//! required), `aten/src/ATen/autocast_mode.cpp` (CUDA lower-precision and
+//! fp32 op lists), `aten/src/ATen/native/Dropout.cpp` (`native_dropout` keeps a
+//! bool mask; p = 0 returns the input unchanged).
+
+use crate::builder::{Builder, OpSpec};
+use crate::dtype::DType;
+use crate::graph::{Numel, OpKind, ParamId, TensorId};
+
+/// Geometry of a 2-D convolution.
+#[derive(Clone, Copy, Debug)]
+pub struct Conv {
+    /// Input channels.
+    pub cin: u64,
+    /// Output channels.
+    pub cout: u64,
+    /// Kernel side.
+    pub kernel: u64,
+    /// Stride.
+    pub stride: u64,
+    /// Zero padding on each side.
+    pub pad: u64,
+    /// Channel groups (depthwise: `groups == cin`).
+    pub groups: u64,
+    /// Whether the conv has a bias.
+    pub bias: bool,
+}
+
+impl Conv {
+    /// A square kernel without bias and one group.
+    pub fn new(cin: u64, cout: u64, kernel: u64, stride: u64, pad: u64) -> Conv {
+        Conv { cin, cout, kernel, stride, pad, groups: 1, bias: false }
+    }
+
+    /// Output side for an input side (PyTorch's floor formula).
+    pub fn out_side(&self, side: u64) -> u64 {
+        let padded = side + 2 * self.pad;
+        if padded < self.kernel || self.stride == 0 {
+            return 0;
+        }
+        (padded - self.kernel) / self.stride + 1
+    }
+}
+
+/// Bytes of `numel` elements of `dtype`, batch-affine.
+pub(crate) fn bytes(numel: Numel, dtype: DType) -> Numel {
+    Numel { fixed: numel.fixed * dtype.size(), per_sample: numel.per_sample * dtype.size() }
+}
+
+impl Builder {
+    /// A new tensor shaped like `x` (`numel` elements per sample) with `dtype`,
+    /// requiring grad if any of `from` does.
+    fn out_like(&mut self, per_sample: u64, dtype: DType, from: &[TensorId]) -> TensorId {
+        let rg = from.iter().any(|&t| self.requires_grad(t));
+        self.tensor(Numel::per_sample(per_sample), dtype, rg)
+    }
+
+    /// `nn.Linear(in_f, out_f, bias)` (or HF `Conv1D`) applied to `x` whose last
+    /// dimension is `in_f`: `addmm` on the flattened input. Saves the input
+    /// (if the weight is trained) and the weight (if the input needs a gradient).
+    pub fn linear(&mut self, name: &str, x: TensorId, in_f: u64, out_f: u64, bias: bool) -> TensorId {
+        let w = self.param(&format!("{name}.weight"), &[out_f, in_f]);
+        let b = if bias { Some(self.param(&format!("{name}.bias"), &[out_f])) } else { None };
+        self.linear_with(name, x, w, b, in_f, out_f)
+    }
+
+    /// A linear op on existing parameters (e.g. an LM head tied to the embedding).
+    pub fn linear_with(&mut self, name: &str, x: TensorId, w: ParamId, bias: Option<ParamId>, in_f: u64, out_f: u64) -> TensorId {
+        let mut params = vec![w];
+        params.extend(bias);
+        let xc = self.autocast_lower(x);
+        let rows = self.numel(xc).per_sample / in_f.max(1);
+        let mut outputs = Vec::new();
+        let wc = self.autocast_weight(w, &mut outputs);
+        let dtype = self.dtype(xc);
+        let out = self.tensor(Numel::per_sample(rows * out_f), dtype, true);
+        outputs.insert(0, out);
+        let mut saved = vec![xc];
+        if let Some(wc) = wc {
+            if self.requires_grad(xc) {
+                saved.push(wc);
+            }
+        }
+        // Under autocast the weight gradient is first computed in the low
+        // precision type, then converted to the fp32 `.grad` (ToCopyBackward).
+        let backward_temp = match self.autocast_dtype() {
+            Some(low) => Numel::fixed(self.param_numel(w) * low.size()),
+            None => Numel::default(),
+        };
+        self.op(
+            name,
+            OpKind::Linear,
+            OpSpec {
+                inputs: vec![xc],
+                outputs,
+                saved,
+                params,
+                backward_temp,
+                flops: Numel::per_sample(2 * rows * in_f * out_f),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
+    /// `nn.Conv2d` on an input of `side`×`side` pixels; returns the output and its side.
+    pub fn conv2d(&mut self, name: &str, x: TensorId, c: Conv, side: u64) -> (TensorId, u64) {
+        let w = self.param(&format!("{name}.weight"), &[c.cout, c.cin / c.groups.max(1), c.kernel, c.kernel]);
+        let mut params = vec![w];
+        if c.bias {
+            params.push(self.param(&format!("{name}.bias"), &[c.cout]));
+        }
+        let xc = self.autocast_lower(x);
+        let mut outputs = Vec::new();
+        let wc = self.autocast_weight(w, &mut outputs);
+        let out_side = c.out_side(side);
+        let dtype = self.dtype(xc);
+        let out = self.tensor(Numel::per_sample(c.cout * out_side * out_side), dtype, true);
+        outputs.insert(0, out);
+        let mut saved = vec![xc];
+        if let Some(wc) = wc {
+            if self.requires_grad(xc) {
+                saved.push(wc);
+            }
+        }
+        let backward_temp = match self.autocast_dtype() {
+            Some(low) => Numel::fixed(self.param_numel(w) * low.size()),
+            None => Numel::default(),
+        };
+        let macs = c.cout * out_side * out_side * (c.cin / c.groups.max(1)) * c.kernel * c.kernel;
+        self.op(
+            name,
+            OpKind::Conv2d,
+            OpSpec { inputs: vec![xc], outputs, saved, params, backward_temp, flops: Numel::per_sample(2 * macs), ..OpSpec::default() },
+        );
+        (out, out_side)
+    }
+
+    /// `nn.BatchNorm2d(c)` in training mode (cuDNN): saves the input plus
+    /// fp32 `save_mean` / `save_invstd` of `c` elements; running stats are buffers.
+    pub fn batchnorm2d(&mut self, name: &str, x: TensorId, c: u64) -> TensorId {
+        let w = self.param(&format!("{name}.weight"), &[c]);
+        let b = self.param(&format!("{name}.bias"), &[c]);
+        self.buffer(&format!("{name}.running_mean"), c, DType::F32);
+        self.buffer(&format!("{name}.running_var"), c, DType::F32);
+        self.buffer(&format!("{name}.num_batches_tracked"), 1, DType::I64);
+        let t = self.tensor_info(x);
+        let out = self.tensor(t.numel, t.dtype, true);
+        let mean = self.tensor(Numel::fixed(c), DType::F32, false);
+        let invstd = self.tensor(Numel::fixed(c), DType::F32, false);
+        self.op(
+            name,
+            OpKind::BatchNorm,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out, mean, invstd],
+                saved: vec![x, mean, invstd],
+                params: vec![w, b],
+                flops: Numel::per_sample(8 * t.numel.per_sample),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
+    /// `nn.LayerNorm(h)`: on autocast's fp32 list. Saves the input and fp32
+    /// mean / rstd (one per row).
+    pub fn layernorm(&mut self, name: &str, x: TensorId, h: u64, bias: bool) -> TensorId {
+        let w = self.param(&format!("{name}.weight"), &[h]);
+        let mut params = vec![w];
+        if bias {
+            params.push(self.param(&format!("{name}.bias"), &[h]));
+        }
+        let xc = self.autocast_fp32(x);
+        let t = self.tensor_info(xc);
+        let rows = t.numel.per_sample / h.max(1);
+        let out = self.tensor(t.numel, t.dtype, true);
+        let mean = self.tensor(Numel::per_sample(rows), DType::F32, false);
+        let rstd = self.tensor(Numel::per_sample(rows), DType::F32, false);
+        self.op(
+            name,
+            OpKind::LayerNorm,
+            OpSpec {
+                inputs: vec![xc],
+                outputs: vec![out, mean, rstd],
+                saved: vec![xc, mean, rstd],
+                params,
+                flops: Numel::per_sample(8 * t.numel.per_sample),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
+    /// Hugging Face `LlamaRMSNorm` (and Mistral/Qwen2), written as eager ops:
+    /// `x.to(f32)`, `pow(2)`, `mean`, `rsqrt`, `x * rstd`, `.to(dtype)`, `weight * x`.
+    pub fn rmsnorm(&mut self, name: &str, x: TensorId, h: u64) -> TensorId {
+        let w = self.param(&format!("{name}.weight"), &[h]);
+        let in_dtype = self.dtype(x);
+        let xf = self.cast(x, DType::F32);
+        let n = self.numel(xf).per_sample;
+        let rows = n / h.max(1);
+        // pow(2) saves its input; mean and +eps save nothing; rsqrt saves its output.
+        let sq = self.out_like(n, DType::F32, &[xf]);
+        let rstd = self.out_like(rows, DType::F32, &[xf]);
+        self.op(
+            &format!("{name}.pow_mean_rsqrt"),
+            OpKind::RmsNorm,
+            OpSpec {
+                inputs: vec![xf],
+                outputs: vec![rstd],
+                saved: vec![xf, rstd],
+                forward_temp: bytes(self.numel(sq), DType::F32),
+                flops: Numel::per_sample(3 * n),
+                ..OpSpec::default()
+            },
+        );
+        let xn = self.mul(&format!("{name}.mul"), xf, rstd, n);
+        let xn = self.cast(xn, in_dtype);
+        let out_dtype = if self.param_dtype() == DType::F32 { DType::F32 } else { in_dtype };
+        let out = self.tensor(Numel::per_sample(n), out_dtype, true);
+        self.op(
+            &format!("{name}.weight_mul"),
+            OpKind::RmsNorm,
+            OpSpec {
+                inputs: vec![xn],
+                outputs: vec![out],
+                saved: vec![xn],
+                params: vec![w],
+                flops: Numel::per_sample(n),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
+    /// Elementwise product of two activations (`n` elements per sample in the
+    /// result). Saves both operands (each is needed for the other's gradient).
+    pub fn mul(&mut self, name: &str, a: TensorId, b: TensorId, n: u64) -> TensorId {
+        let dtype = self.promote(a, b);
+        let out = self.out_like(n, dtype, &[a, b]);
+        let mut saved = Vec::new();
+        if self.requires_grad(b) {
+            saved.push(a);
+        }
+        if self.requires_grad(a) {
+            saved.push(b);
+        }
+        self.op(
+            name,
+            OpKind::Elementwise,
+            OpSpec { inputs: vec![a, b], outputs: vec![out], saved, flops: Numel::per_sample(n), ..OpSpec::default() },
+        );
+        out
+    }
+
+    /// Residual `a + b`: saves nothing; gradients pass through as views.
+    pub fn add(&mut self, name: &str, a: TensorId, b: TensorId) -> TensorId {
+        let dtype = self.promote(a, b);
+        let n = self.numel(a).per_sample.max(self.numel(b).per_sample);
+        let out = self.out_like(n, dtype, &[a, b]);
+        let same = self.dtype(a) == self.dtype(b);
+        self.op(
+            name,
+            OpKind::Add,
+            OpSpec { inputs: vec![a, b], outputs: vec![out], grad_passthrough: same, flops: Numel::per_sample(n), ..OpSpec::default() },
+        );
+        out
+    }
+
+    /// A unary op that saves nothing (multiply/divide by a constant, add a mask).
+    pub fn scale(&mut self, name: &str, x: TensorId) -> TensorId {
+        let t = self.tensor_info(x);
+        let out = self.tensor(t.numel, t.dtype, t.requires_grad);
+        self.op(
+            name,
+            OpKind::Elementwise,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out],
+                grad_passthrough: false,
+                flops: Numel::per_sample(t.numel.per_sample),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
+    /// `ReLU`. In place (torchvision's `ReLU(inplace=True)`): no new storage,
+    /// saves its output (the modified input). Otherwise a new output, saved.
+    pub fn relu(&mut self, name: &str, x: TensorId, inplace: bool) -> TensorId {
+        let out = if inplace {
+            self.alias(x)
+        } else {
+            let t = self.tensor_info(x);
+            self.tensor(t.numel, t.dtype, t.requires_grad)
+        };
+        let n = self.numel(x).per_sample;
+        self.op(
+            name,
+            OpKind::Elementwise,
+            OpSpec { inputs: vec![x], outputs: vec![out], saved: vec![out], flops: Numel::per_sample(n), ..OpSpec::default() },
+        );
+        out
+    }
+
+    /// `ReLU6` (MobileNetV2, in place): saves its output like ReLU.
+    pub fn relu6(&mut self, name: &str, x: TensorId) -> TensorId {
+        self.relu(name, x, true)
+    }
+
+    /// An activation that saves its input (GELU, SiLU, `tanh`-approximate GELU in one kernel).
+    pub fn activation(&mut self, name: &str, x: TensorId) -> TensorId {
+        let t = self.tensor_info(x);
+        let out = self.tensor(t.numel, t.dtype, t.requires_grad);
+        self.op(
+            name,
+            OpKind::Elementwise,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out],
+                saved: vec![x],
+                flops: Numel::per_sample(8 * t.numel.per_sample),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
+    /// Dropout with probability `p` in training mode: `native_dropout` returns the
+    /// output and a 1-byte mask and saves only the mask. `p == 0` is a no-op.
+    pub fn dropout(&mut self, name: &str, x: TensorId, p: f64) -> TensorId {
+        if p <= 0.0 {
+            return x;
+        }
+        let t = self.tensor_info(x);
+        let out = self.tensor(t.numel, t.dtype, t.requires_grad);
+        let mask = self.tensor(t.numel, DType::U8, false);
+        self.op(
+            name,
+            OpKind::Dropout,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out, mask],
+                saved: vec![mask],
+                flops: Numel::per_sample(t.numel.per_sample),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
+    /// A copy into a new contiguous tensor (`.contiguous()`, `reshape` of a
+    /// non-viewable layout). Saves nothing; the gradient is copied back.
+    pub fn copy(&mut self, name: &str, x: TensorId) -> TensorId {
+        let t = self.tensor_info(x);
+        let out = self.tensor(t.numel, t.dtype, t.requires_grad);
+        self.op(name, OpKind::Copy, OpSpec { inputs: vec![x], outputs: vec![out], ..OpSpec::default() });
+        out
+    }
+
+    /// `nn.Embedding(vocab, dim)` lookup of integer ids; saves the ids.
+    pub fn embedding(&mut self, name: &str, ids: TensorId, vocab: u64, dim: u64) -> TensorId {
+        let w = self.param(&format!("{name}.weight"), &[vocab, dim]);
+        self.embedding_with(name, ids, w, dim)
+    }
+
+    /// An embedding lookup into an existing weight (e.g. tied embeddings).
+    pub fn embedding_with(&mut self, name: &str, ids: TensorId, w: ParamId, dim: u64) -> TensorId {
+        let n = self.numel(ids).per_sample * dim;
+        let dtype = self.param_dtype();
+        let out = self.tensor(Numel::per_sample(n), dtype, true);
+        self.op(
+            name,
+            OpKind::Embedding,
+            OpSpec { inputs: vec![ids], outputs: vec![out], saved: vec![ids], params: vec![w], ..OpSpec::default() },
+        );
+        out
+    }
+
+    /// Max pooling: saves the input and an int64 index tensor of the output's size.
+    pub fn maxpool(&mut self, name: &str, x: TensorId, channels: u64, side: u64, kernel: u64, stride: u64, pad: u64) -> (TensorId, u64) {
+        let geom = Conv::new(channels, channels, kernel, stride, pad);
+        let out_side = geom.out_side(side);
+        let dtype = self.dtype(x);
+        let n = channels * out_side * out_side;
+        let out = self.out_like(n, dtype, &[x]);
+        let idx = self.tensor(Numel::per_sample(n), DType::I64, false);
+        self.op(
+            name,
+            OpKind::Pool,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out, idx],
+                saved: vec![x, idx],
+                flops: Numel::per_sample(n * kernel * kernel),
+                ..OpSpec::default()
+            },
+        );
+        (out, out_side)
+    }
+
+    /// Adaptive average pooling to `out_side`; saves nothing but the input's shape.
+    pub fn avgpool(&mut self, name: &str, x: TensorId, channels: u64, out_side: u64) -> TensorId {
+        let dtype = self.dtype(x);
+        let n = self.numel(x).per_sample;
+        let out = self.out_like(channels * out_side * out_side, dtype, &[x]);
+        self.op(name, OpKind::Pool, OpSpec { inputs: vec![x], outputs: vec![out], flops: Numel::per_sample(n), ..OpSpec::default() });
+        out
+    }
+
+    /// `torch.flatten` / `view`: a view with no new storage.
+    pub fn view(&mut self, x: TensorId) -> TensorId {
+        self.alias(x)
+    }
+
+    /// Softmax over the last dimension (on autocast's fp32 list): saves its output.
+    pub fn softmax(&mut self, name: &str, x: TensorId) -> TensorId {
+        let xc = self.autocast_fp32(x);
+        let t = self.tensor_info(xc);
+        let out = self.tensor(t.numel, t.dtype, t.requires_grad);
+        self.op(
+            name,
+            OpKind::Softmax,
+            OpSpec {
+                inputs: vec![xc],
+                outputs: vec![out],
+                saved: vec![out],
+                flops: Numel::per_sample(5 * t.numel.per_sample),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
+    /// Batched matmul between two activations (`torch.matmul` on 4-D tensors
+    /// lowers to `bmm`); saves both operands. `out_numel` per sample.
+    pub fn bmm(&mut self, name: &str, a: TensorId, b: TensorId, out_numel: u64, flops: u64) -> TensorId {
+        let a = self.autocast_lower(a);
+        let b = self.autocast_lower(b);
+        let dtype = self.promote(a, b);
+        let out = self.out_like(out_numel, dtype, &[a, b]);
+        let mut saved = Vec::new();
+        if self.requires_grad(b) {
+            saved.push(a);
+        }
+        if self.requires_grad(a) {
+            saved.push(b);
+        }
+        self.op(
+            name,
+            OpKind::Matmul,
+            OpSpec { inputs: vec![a, b], outputs: vec![out], saved, flops: Numel::per_sample(flops), ..OpSpec::default() },
+        );
+        out
+    }
+
+    /// Cross-entropy (`log_softmax` + `nll_loss`, on autocast's fp32 list) over
+    /// `rows` rows of `classes` logits per sample. Saves the fp32 log-probabilities;
+    /// backward allocates fp32 gradients of the log-probabilities and of the logits.
+    pub fn cross_entropy(&mut self, name: &str, logits: TensorId, labels: TensorId, rows: u64, classes: u64) -> TensorId {
+        let lc = self.autocast_fp32(logits);
+        let dtype = self.dtype(lc);
+        let n = rows * classes;
+        let logp = self.out_like(n, dtype, &[lc]);
+        let loss = self.tensor(Numel::fixed(1), DType::F32, true);
+        self.op(
+            name,
+            OpKind::Loss,
+            OpSpec {
+                inputs: vec![lc, labels],
+                outputs: vec![loss, logp],
+                saved: vec![logp, labels],
+                // nll_loss_backward materializes a zero-filled gradient of the
+                // log-probabilities before log_softmax_backward writes the logits' gradient.
+                backward_temp: bytes(Numel::per_sample(n), dtype),
+                flops: Numel::per_sample(4 * n),
+                ..OpSpec::default()
+            },
+        );
+        loss
+    }
+}

@@ -1,0 +1,103 @@
+//! Ops specific to Hugging Face transformer code paths: fused-QKV views,
+//! rotary embeddings, `repeat_kv`, `gelu_new` as eager ops, fused attention.
+
+use crate::builder::{Builder, OpSpec};
+use crate::dtype::DType;
+use crate::graph::{Numel, OpKind, TensorId};
+use crate::nn::bytes;
+
+impl Builder {
+    /// A view of part of `base` (q, k or v of a fused projection): no new storage.
+    pub fn split_view(&mut self, base: TensorId, per_sample: u64) -> TensorId {
+        let t = self.tensor_info(base);
+        let id = self.alias(base);
+        self.set_numel(id, Numel::per_sample(per_sample), t.dtype);
+        id
+    }
+
+    /// `apply_rotary_pos_emb`: `(x * cos) + (rotate_half(x) * sin)` makes a new
+    /// tensor and two same-sized temporaries; it saves only `cos` and `sin`.
+    pub fn rotary(&mut self, name: &str, x: TensorId) -> TensorId {
+        let t = self.tensor_info(x);
+        let out = self.tensor(t.numel, t.dtype, t.requires_grad);
+        let size = bytes(t.numel, t.dtype);
+        self.op(
+            name,
+            OpKind::Elementwise,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out],
+                forward_temp: Numel { fixed: 2 * size.fixed, per_sample: 2 * size.per_sample },
+                backward_temp: size,
+                flops: Numel::per_sample(4 * t.numel.per_sample),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
+    /// `repeat_kv`: expand key/value heads to all query heads (a copy of `numel` per sample).
+    pub fn expand_copy(&mut self, name: &str, x: TensorId, per_sample: u64) -> TensorId {
+        let t = self.tensor_info(x);
+        let out = self.tensor(Numel::per_sample(per_sample), t.dtype, t.requires_grad);
+        self.op(name, OpKind::Copy, OpSpec { inputs: vec![x], outputs: vec![out], ..OpSpec::default() });
+        out
+    }
+
+    /// `NewGELUActivation` (GPT-2's `gelu_new`), evaluated by Python as
+    /// `0.5 * x * (1 + tanh(sqrt(2/π) * (x + 0.044715 * pow(x, 3))))`: `pow`
+    /// (autocast fp32 list) saves its fp32 input, `tanh` its output, and the final
+    /// product both of its operands.
+    pub fn gelu_new(&mut self, name: &str, x: TensorId) -> TensorId {
+        let t = self.tensor_info(x);
+        let n = t.numel.per_sample;
+        let half = self.scale(&format!("{name}.half_x"), x);
+        let xf = self.autocast_fp32(x);
+        let cube = self.tensor(Numel::per_sample(n), self.dtype(xf), true);
+        self.op(
+            &format!("{name}.pow"),
+            OpKind::Elementwise,
+            OpSpec { inputs: vec![xf], outputs: vec![cube], saved: vec![xf], flops: Numel::per_sample(2 * n), ..OpSpec::default() },
+        );
+        let c = self.scale(&format!("{name}.mul_c"), cube);
+        let inner = self.add(&format!("{name}.add_x"), x, c);
+        let inner = self.scale(&format!("{name}.mul_sqrt"), inner);
+        let th_t = self.tensor_info(inner);
+        let th = self.tensor(th_t.numel, th_t.dtype, true);
+        self.op(
+            &format!("{name}.tanh"),
+            OpKind::Elementwise,
+            OpSpec { inputs: vec![inner], outputs: vec![th], saved: vec![th], flops: Numel::per_sample(4 * n), ..OpSpec::default() },
+        );
+        let one_plus = self.scale(&format!("{name}.add_one"), th);
+        self.mul(&format!("{name}.mul"), half, one_plus, n)
+    }
+
+    /// `scaled_dot_product_attention` with the flash or memory-efficient
+    /// backend: saves q, k, v, the output and the fp32 log-sum-exp; backward
+    /// needs an fp32 accumulator for dq and the softmax row sums.
+    #[allow(clippy::too_many_arguments)]
+    pub fn fused_attention(&mut self, name: &str, q: TensorId, k: TensorId, v: TensorId, seq: u64, heads: u64, head_dim: u64) -> TensorId {
+        let q = self.autocast_lower(q);
+        let k = self.autocast_lower(k);
+        let v = self.autocast_lower(v);
+        let dtype = self.dtype(q);
+        let qd = heads * head_dim;
+        let out = self.tensor(Numel::per_sample(seq * qd), dtype, true);
+        let lse = self.tensor(Numel::per_sample(heads * seq), DType::F32, false);
+        let s2 = heads * seq * seq;
+        self.op(
+            name,
+            OpKind::FusedAttention,
+            OpSpec {
+                inputs: vec![q, k, v],
+                outputs: vec![out, lse],
+                saved: vec![q, k, v, out, lse],
+                backward_temp: Numel::per_sample(4 * seq * qd + 4 * heads * seq),
+                flops: Numel::per_sample(4 * s2 * head_dim),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+}

@@ -1,0 +1,148 @@
+//! Model states: weights, gradients and optimizer state, per parameter.
+//!
+//! Every tensor is rounded up to the CUDA caching allocator's 512-byte
+//! granularity (`c10/cuda/CUDACachingAllocator.cpp`, `kMinBlockSize = 512`),
+//! because that is what `torch.cuda.memory_allocated()` counts.
+
+use crate::config::Optimizer;
+use crate::dtype::DType;
+use crate::graph::Param;
+use crate::units::Bytes;
+
+/// The CUDA caching allocator rounds every allocation up to this many bytes.
+pub const ALLOCATION_QUANTUM: u64 = 512;
+
+/// Bytes one allocation of `numel` elements of `dtype` occupies.
+pub fn allocation(numel: u64, dtype: DType) -> Bytes {
+    if numel == 0 {
+        return Bytes::ZERO;
+    }
+    Bytes::of(numel, dtype.size()).round_up(ALLOCATION_QUANTUM)
+}
+
+/// Weight bytes of one parameter stored as `dtype`.
+pub fn weight_bytes(p: &Param, dtype: DType) -> Bytes {
+    allocation(p.numel(), dtype)
+}
+
+/// Gradient bytes of one parameter: `param.grad` has the parameter's dtype
+/// (`torch/csrc/autograd/functions/accumulate_grad.h`). Frozen parameters have none.
+pub fn gradient_bytes(p: &Param, dtype: DType) -> Bytes {
+    if p.trainable { allocation(p.numel(), dtype) } else { Bytes::ZERO }
+}
+
+/// bitsandbytes keeps 32-bit state for tensors smaller than this (`min_8bit_size`).
+pub const BNB_MIN_8BIT_SIZE: u64 = 4096;
+/// bitsandbytes' block size for blockwise-quantized 8-bit optimizer state.
+pub const BNB_BLOCK: u64 = 256;
+
+/// Persistent optimizer-state bytes of one parameter.
+///
+/// - SGD: none. SGD with momentum: `momentum_buffer = clone(grad)` (`torch/optim/sgd.py`).
+/// - Adam/AdamW: `exp_avg`, `exp_avg_sq` = `zeros_like(param)`; `step` is a CPU
+///   scalar unless `capturable`/`fused` (`torch/optim/adam.py`).
+/// - AdamW8bit (bitsandbytes `Optimizer2State`): two uint8 states plus one
+///   fp32 absmax per 256-element block each, for tensors of ≥ 4096 elements;
+///   smaller tensors keep two fp32 states.
+/// - Adafactor (`transformers.optimization.Adafactor`, default `beta1=None`):
+///   factored second moment for ≥ 2-D tensors (`shape[:-1]` row and
+///   `shape[:-2] + shape[-1:]` column statistics), a full one for 1-D tensors.
+/// - Lion: one `exp_avg` (lion-pytorch).
+pub fn optimizer_state_bytes(p: &Param, dtype: DType, opt: Optimizer) -> Bytes {
+    if !p.trainable {
+        return Bytes::ZERO;
+    }
+    let n = p.numel();
+    match opt {
+        Optimizer::Sgd => Bytes::ZERO,
+        Optimizer::SgdMomentum | Optimizer::Lion => allocation(n, dtype),
+        Optimizer::Adam | Optimizer::AdamW => allocation(n, dtype) + allocation(n, dtype),
+        Optimizer::AdamW8bit => {
+            if n >= BNB_MIN_8BIT_SIZE {
+                let blocks = n.div_ceil(BNB_BLOCK);
+                allocation(n, DType::U8) + allocation(n, DType::U8) + allocation(blocks, DType::F32) + allocation(blocks, DType::F32)
+            } else {
+                allocation(n, DType::F32) + allocation(n, DType::F32)
+            }
+        }
+        Optimizer::Adafactor => {
+            let shape = &p.shape;
+            if shape.len() >= 2 {
+                let last = shape.last().copied().unwrap_or(1);
+                let rows: u64 = shape.iter().rev().skip(1).product();
+                let cols_lead: u64 = shape.iter().rev().skip(2).product();
+                allocation(rows, dtype) + allocation(cols_lead.saturating_mul(last), dtype)
+            } else {
+                allocation(n, dtype)
+            }
+        }
+    }
+}
+
+/// Transient bytes the optimizer step allocates on top of the persistent state.
+///
+/// - Adam/AdamW with `foreach=True` (the CUDA default): `_foreach_sqrt(exp_avg_sq)`
+///   materializes one parameter-sized tensor per parameter, for all parameters at once.
+/// - SGD (with or without momentum), AdamW8bit: updates in place, none.
+/// - Adafactor: per parameter, `grad**2 + eps` and the reconstructed second
+///   moment — about two copies of the largest parameter in fp32.
+/// - Lion: per parameter, `exp_avg.clone()` then `.add(grad)` — two copies of the largest.
+pub fn optimizer_step_temp(params: &[Param], dtype: DType, opt: Optimizer) -> Bytes {
+    let trainable = params.iter().filter(|p| p.trainable);
+    let largest = trainable.clone().map(Param::numel).max().unwrap_or(0);
+    match opt {
+        Optimizer::Adam | Optimizer::AdamW => trainable.map(|p| allocation(p.numel(), dtype)).sum(),
+        Optimizer::Sgd | Optimizer::SgdMomentum | Optimizer::AdamW8bit => Bytes::ZERO,
+        Optimizer::Adafactor => allocation(largest, DType::F32) + allocation(largest, DType::F32),
+        Optimizer::Lion => allocation(largest, dtype) + allocation(largest, dtype),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param(shape: &[u64]) -> Param {
+        Param { name: "w".into(), shape: shape.to_vec(), trainable: true }
+    }
+
+    #[test]
+    fn adam_keeps_two_param_sized_states() {
+        let p = param(&[1024, 1024]);
+        assert_eq!(optimizer_state_bytes(&p, DType::F32, Optimizer::AdamW), Bytes(8 << 20));
+        assert_eq!(optimizer_state_bytes(&p, DType::F32, Optimizer::SgdMomentum), Bytes(4 << 20));
+        assert_eq!(optimizer_state_bytes(&p, DType::F32, Optimizer::Sgd), Bytes(0));
+    }
+
+    #[test]
+    fn eight_bit_adam_uses_one_byte_per_state_plus_block_scales() {
+        let p = param(&[1024, 1024]);
+        let blocks = (1u64 << 20) / 256;
+        assert_eq!(optimizer_state_bytes(&p, DType::F32, Optimizer::AdamW8bit), Bytes(2 * (1 << 20) + 2 * blocks * 4));
+        // Small tensors stay in 32 bits.
+        let small = param(&[100]);
+        assert_eq!(optimizer_state_bytes(&small, DType::F32, Optimizer::AdamW8bit), Bytes(1024));
+    }
+
+    #[test]
+    fn adafactor_factors_matrices() {
+        let p = param(&[1000, 3000]);
+        assert_eq!(
+            optimizer_state_bytes(&p, DType::F32, Optimizer::Adafactor),
+            allocation(1000, DType::F32) + allocation(3000, DType::F32)
+        );
+        let conv = param(&[64, 3, 7, 7]);
+        // row: shape[:-1] = 64·3·7, col: shape[:-2] + shape[-1:] = 64·3·7
+        assert_eq!(
+            optimizer_state_bytes(&conv, DType::F32, Optimizer::Adafactor),
+            allocation(1344, DType::F32) + allocation(1344, DType::F32)
+        );
+    }
+
+    #[test]
+    fn every_allocation_is_rounded_to_512_bytes() {
+        assert_eq!(allocation(1, DType::F32), Bytes(512));
+        assert_eq!(allocation(129, DType::F32), Bytes(1024));
+        assert_eq!(allocation(0, DType::F32), Bytes(0));
+    }
+}

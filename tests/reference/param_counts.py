@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Write param_counts.csv: exact parameter counts of reference models.
+
+params = sum(p.numel() for p in model.parameters())  (tied weights counted once)
+
+Every model is built on the meta device (no memory, no weights, no downloads).
+
+Usage (from the repo root):
+    tests/reference/.venv/bin/python tests/reference/param_counts.py
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import models  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "param_counts.csv")
+
+
+def main() -> None:
+    rows = []
+    for mid in models.PARAM_COUNT_IDS:
+        with torch.device("meta"):
+            m, source = models.build(mid)
+        n = sum(p.numel() for p in m.parameters())
+        rows.append((mid, n, source))
+        print(f"{mid:20s} {n:>15,d}", flush=True)
+        del m
+    with open(OUT, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["id", "params", "source"])
+        w.writerows(rows)
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
