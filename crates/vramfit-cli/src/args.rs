@@ -1,0 +1,201 @@
+//! Command-line parsing: raw flags first, then validation into a typed command.
+
+use std::fmt;
+use vramfit_core::{Attention, Bytes, Checkpointing, Error, Optimizer, Overheads, Precision, TrainConfig, units::MIB};
+
+/// A parsed command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// `vramfit estimate ...`
+    Estimate(EstimateArgs),
+    /// `vramfit presets [--json]`
+    Presets {
+        /// Print JSON.
+        json: bool,
+    },
+    /// `vramfit help` / `--help`
+    Help,
+    /// `vramfit --version`
+    Version,
+}
+
+/// Arguments of `vramfit estimate`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EstimateArgs {
+    /// A preset id or a path to a Hugging Face `config.json`.
+    pub model: String,
+    /// The training configuration.
+    pub config: TrainConfig,
+    /// Device overheads.
+    pub overheads: Overheads,
+    /// A GPU preset id.
+    pub gpu: Option<String>,
+    /// Print JSON.
+    pub json: bool,
+}
+
+/// A CLI failure with its exit code.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad usage: unknown flag, missing or invalid value (exit 2).
+    Usage(String),
+    /// The core rejected the input (exit 2).
+    Core(Error),
+    /// A file could not be read (exit 1).
+    Io(String),
+}
+
+impl CliError {
+    /// Process exit code.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Usage(_) | CliError::Core(_) => 2,
+            CliError::Io(_) => 1,
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Usage(m) | CliError::Io(m) => f.write_str(m),
+            CliError::Core(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<Error> for CliError {
+    fn from(e: Error) -> Self {
+        CliError::Core(e)
+    }
+}
+
+/// Usage text.
+pub const USAGE: &str = "\
+vramfit — how much GPU memory does training this model need?
+
+USAGE:
+  vramfit estimate --model <preset-id|config.json> [options]
+  vramfit presets [--json]
+
+ESTIMATE OPTIONS:
+  --batch N              micro-batch size (default 8)
+  --seq N                sequence length in tokens (default 512)
+  --image N              image side in pixels (default 224)
+  --precision P          fp32|fp16|bf16|amp-fp16|amp-bf16 (default fp32)
+  --optimizer O          sgd|sgd-momentum|adam|adamw|adamw-8bit|adafactor|lion (default adamw)
+  --checkpointing C      none|full|selective|every-K (default none)
+  --attention A          eager|sdpa|flash (default eager)
+  --grad-accum N         gradient-accumulation steps (default 1)
+  --gpu ID               a GPU preset: adds fits / max_batch
+  --cuda-context-mib N   CUDA context size in MiB (default 500)
+  --memory-fraction F    torch.cuda.set_per_process_memory_fraction (default 1.0)
+  --json                 print one JSON object (schema vramfit.estimate/1)
+";
+
+fn number(flag: &str, value: &str) -> Result<u64, CliError> {
+    value.parse::<u64>().map_err(|_| CliError::Usage(format!("invalid value '{value}' for {flag}: expected a whole number")))
+}
+
+fn choice<T: std::str::FromStr<Err = Error>>(flag: &str, value: &str) -> Result<T, CliError> {
+    value.parse::<T>().map_err(|e| match e {
+        Error::InvalidChoice { accepted, .. } => CliError::Usage(format!("invalid value '{value}' for {flag}: expected {accepted}")),
+        other => CliError::Core(other),
+    })
+}
+
+/// Parses the arguments after the program name.
+///
+/// # Errors
+/// [`CliError::Usage`] naming the flag and the accepted values.
+pub fn parse(argv: &[String]) -> Result<Command, CliError> {
+    let Some(cmd) = argv.first() else { return Ok(Command::Help) };
+    let rest = argv.get(1..).unwrap_or(&[]);
+    match cmd.as_str() {
+        "estimate" => parse_estimate(rest).map(Command::Estimate),
+        "presets" => {
+            let mut json = false;
+            for a in rest {
+                match a.as_str() {
+                    "--json" => json = true,
+                    other => return Err(CliError::Usage(format!("unknown flag '{other}' for presets: expected --json"))),
+                }
+            }
+            Ok(Command::Presets { json })
+        }
+        "help" | "--help" | "-h" => Ok(Command::Help),
+        "--version" | "-V" => Ok(Command::Version),
+        other => Err(CliError::Usage(format!("unknown command '{other}': expected estimate|presets|help"))),
+    }
+}
+
+fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
+    let mut model = None;
+    let mut cfg = TrainConfig::default();
+    let mut overheads = Overheads::default();
+    let mut gpu = None;
+    let mut json = false;
+    let mut it = argv.iter();
+    while let Some(flag) = it.next() {
+        if flag == "--json" {
+            json = true;
+            continue;
+        }
+        if flag == "--help" || flag == "-h" {
+            return Err(CliError::Usage(USAGE.trim_end().to_string()));
+        }
+        let (name, inline) = match flag.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+            _ => (flag.as_str(), None),
+        };
+        const KNOWN: [&str; 12] = [
+            "--model",
+            "--batch",
+            "--seq",
+            "--image",
+            "--precision",
+            "--optimizer",
+            "--checkpointing",
+            "--attention",
+            "--grad-accum",
+            "--gpu",
+            "--cuda-context-mib",
+            "--memory-fraction",
+        ];
+        if !KNOWN.contains(&name) {
+            return Err(CliError::Usage(format!("unknown flag '{flag}' for estimate: expected one of {} or --json", KNOWN.join(", "))));
+        }
+        let value = match inline {
+            Some(v) => v,
+            None => it.next().cloned().ok_or_else(|| CliError::Usage(format!("{name} needs a value")))?,
+        };
+        match name {
+            "--model" => model = Some(value),
+            "--batch" => cfg.batch = number(name, &value)?,
+            "--seq" => cfg.seq = number(name, &value)?,
+            "--image" => cfg.image = number(name, &value)?,
+            "--precision" => cfg.precision = choice::<Precision>(name, &value)?,
+            "--optimizer" => cfg.optimizer = choice::<Optimizer>(name, &value)?,
+            "--checkpointing" => cfg.checkpointing = choice::<Checkpointing>(name, &value)?,
+            "--attention" => cfg.attention = choice::<Attention>(name, &value)?,
+            "--grad-accum" => cfg.grad_accum = number(name, &value)?,
+            "--gpu" => gpu = Some(value),
+            "--cuda-context-mib" => overheads.cuda_context = Bytes(number(name, &value)?.saturating_mul(MIB)),
+            "--memory-fraction" => {
+                overheads.memory_fraction =
+                    value.parse::<f64>().ok().filter(|f| *f > 0.0 && *f <= 1.0).ok_or_else(|| {
+                        CliError::Usage(format!("invalid value '{value}' for --memory-fraction: expected a number in (0, 1]"))
+                    })?
+            }
+            _ => {}
+        }
+    }
+    let model = model.ok_or_else(|| CliError::Usage("estimate needs --model <preset-id|config.json> (see `vramfit presets`)".into()))?;
+    cfg.validate().map_err(|e| match e {
+        Error::OutOfRange { field, value, min, max } => {
+            CliError::Usage(format!("invalid value '{value}' for --{field}: expected a whole number in {min}..={max}"))
+        }
+        other => CliError::Core(other),
+    })?;
+    Ok(EstimateArgs { model, config: cfg, overheads, gpu, json })
+}

@@ -1,0 +1,124 @@
+//! Runs a parsed command and renders its output (table or JSON).
+
+use crate::args::{CliError, Command, EstimateArgs, USAGE};
+use std::fmt::Write as _;
+use vramfit_core::models::InputKind;
+use vramfit_core::{Estimate, ModelSpec, estimate, gpu_preset, gpu_presets, hf, model_preset, model_presets};
+
+/// Runs a command, returning what to print on stdout.
+///
+/// # Errors
+/// Usage, core and I/O errors, each with its exit code.
+pub fn run(cmd: &Command) -> Result<String, CliError> {
+    match cmd {
+        Command::Help => Ok(USAGE.to_string()),
+        Command::Version => Ok(format!("vramfit {}\n", env!("CARGO_PKG_VERSION"))),
+        Command::Presets { json } => Ok(presets(*json)),
+        Command::Estimate(a) => run_estimate(a),
+    }
+}
+
+/// A preset id, or a path to a Hugging Face `config.json`.
+fn resolve_model(model: &str) -> Result<(String, ModelSpec), CliError> {
+    if let Ok(p) = model_preset(model) {
+        return Ok((p.name.to_string(), p.spec));
+    }
+    let path = std::path::Path::new(model);
+    if path.is_file() || model.ends_with(".json") {
+        let text = std::fs::read_to_string(path).map_err(|e| CliError::Io(format!("cannot read {model}: {e}")))?;
+        let imported = hf::import(&text)?;
+        return Ok((imported.name, imported.spec));
+    }
+    Err(vramfit_core::Error::UnknownModel(model.to_string()).into())
+}
+
+fn run_estimate(a: &EstimateArgs) -> Result<String, CliError> {
+    let (name, spec) = resolve_model(&a.model)?;
+    let gpu = a.gpu.as_deref().map(gpu_preset).transpose()?;
+    let e = estimate(&spec, &a.config, &a.overheads, gpu.as_ref())?;
+    if a.json {
+        let mut s = serde_json::to_string(&e).map_err(|err| CliError::Io(err.to_string()))?;
+        s.push('\n');
+        return Ok(s);
+    }
+    Ok(table(&name, spec.input_kind(), &e))
+}
+
+fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
+    let c = &e.config;
+    let mut s = String::new();
+    let _ = writeln!(s, "{name}: {} parameters", group(e.parameter_count));
+    let input = match kind {
+        InputKind::Tokens => format!("seq {}, attention {}", c.seq, c.attention),
+        InputKind::Image => format!("image {0}×{0}", c.image),
+        InputKind::Features => "feature vectors".to_string(),
+    };
+    let _ = writeln!(
+        s,
+        "batch {} × accum {}, {input}, {}, {}, checkpointing {}",
+        c.batch, c.grad_accum, c.precision, c.optimizer, c.checkpointing
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(s, "  {:<28}{:>12}", "at the peak", "");
+    let p = &e.at_peak;
+    for (label, v) in [
+        ("parameters", p.parameters),
+        ("gradients", p.gradients),
+        ("optimizer states", p.optimizer_states),
+        ("activations", p.activations),
+        ("temporary", p.temporary),
+        ("other (inputs, buffers)", p.other),
+    ] {
+        let _ = writeln!(s, "  {label:<28}{:>12}", v.to_string());
+    }
+    let _ = writeln!(s, "  {:<28}{:>12}", "peak allocated (PyTorch)", e.peak_allocated_bytes.to_string());
+    let _ = writeln!(s, "  {:<28}{:>12}", "peak reserved (allocator)", e.peak_reserved_bytes.to_string());
+    let _ = writeln!(s, "  {:<28}{:>12}", "device used (nvidia-smi)", e.device_used_bytes.to_string());
+    let phase = serde_json::to_value(e.peak_phase).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    let _ = writeln!(s, "\npeak in {phase} of step {} at {}", e.peak_step, e.peak_op);
+    if let Some(g) = &e.gpu {
+        let verdict = if g.fits { "fits" } else { "does NOT fit" };
+        let _ = writeln!(s, "{}: {verdict} in {} usable; largest micro-batch that fits: {}", g.id, g.usable_bytes, g.max_batch);
+    }
+    s
+}
+
+fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn presets(json: bool) -> String {
+    if json {
+        let models: Vec<_> = model_presets()
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "id": p.id, "name": p.name, "family": p.family,
+                    "parameter_count": p.spec.parameter_count().ok(),
+                })
+            })
+            .collect();
+        let gpus: Vec<_> = gpu_presets()
+            .iter()
+            .map(|g| serde_json::json!({"id": g.id, "name": g.name, "vendor": g.vendor, "memory_bytes": g.memory_bytes}))
+            .collect();
+        return format!("{}\n", serde_json::json!({"models": models, "gpus": gpus}));
+    }
+    let mut s = String::from("MODELS\n");
+    for p in model_presets() {
+        let _ = writeln!(s, "  {:<20} {:<40} {}", p.id, p.name, p.family);
+    }
+    s.push_str("\nGPUS\n");
+    for g in gpu_presets() {
+        let _ = writeln!(s, "  {:<16} {:<28} {}", g.id, g.name, g.memory_bytes);
+    }
+    s
+}

@@ -1,0 +1,105 @@
+//! The `vramfit` binary run as a subprocess: the JSON contract and bad input.
+
+use std::process::{Command, Output};
+
+fn vramfit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vramfit")).args(args).output().expect("run vramfit")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = vramfit(args);
+    assert!(out.status.success(), "vramfit {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
+}
+
+#[test]
+fn estimate_json_has_the_contract_fields() {
+    let v = json(&["estimate", "--model", "resnet50", "--batch", "32", "--gpu", "rtx-3060-12gb", "--json"]);
+    assert_eq!(v["schema"], "vramfit.estimate/1");
+    assert_eq!(v["parameter_count"], 25_557_032);
+    let peak = v["peak_allocated_bytes"].as_u64().unwrap();
+    let reserved = v["peak_reserved_bytes"].as_u64().unwrap();
+    let device = v["device_used_bytes"].as_u64().unwrap();
+    assert!(peak > 25_557_032 * 4 * 3, "peak {peak} below weights + grads + momentum");
+    assert!(reserved >= peak && device > reserved, "{peak} <= {reserved} < {device}");
+    assert!(["forward", "backward", "optimizer"].contains(&v["peak_phase"].as_str().unwrap()));
+    let parts = &v["at_peak"];
+    let sum: u64 = ["parameters", "gradients", "optimizer_states", "activations", "temporary", "other"]
+        .iter()
+        .map(|k| parts[*k].as_u64().unwrap_or_else(|| panic!("at_peak.{k} missing")))
+        .sum();
+    assert_eq!(sum, peak, "at_peak parts must add up to the peak");
+    assert_eq!(v["gpu"]["id"], "rtx-3060-12gb");
+    assert_eq!(v["gpu"]["memory_bytes"], 12u64 << 30);
+    assert!(v["gpu"]["fits"].is_boolean());
+    assert!(v["gpu"]["max_batch"].as_u64().unwrap() >= 32);
+    assert!(!v["timeline"].as_array().unwrap().is_empty());
+    assert!(!v["layers"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn bigger_batch_means_more_memory() {
+    let small = json(&["estimate", "--model", "gpt2", "--batch", "1", "--seq", "256", "--json"]);
+    let large = json(&["estimate", "--model", "gpt2", "--batch", "4", "--seq", "256", "--json"]);
+    assert!(large["peak_allocated_bytes"].as_u64() > small["peak_allocated_bytes"].as_u64());
+}
+
+#[test]
+fn hf_config_file_is_accepted() {
+    let dir = std::env::temp_dir().join(format!("vramfit-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.json");
+    std::fs::write(
+        &path,
+        r#"{"model_type":"llama","vocab_size":32000,"hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008}"#,
+    )
+    .unwrap();
+    let v = json(&["estimate", "--model", path.to_str().unwrap(), "--batch", "1", "--seq", "128", "--json"]);
+    assert_eq!(v["parameter_count"], 6_738_415_616u64);
+}
+
+#[test]
+fn bad_values_name_the_flag_and_accepted_values_with_exit_code_2() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["estimate", "--model", "gpt2", "--precision", "fp64"], &["--precision", "amp-bf16"]),
+        (&["estimate", "--model", "gpt2", "--optimizer", "rmsprop"], &["--optimizer", "adamw-8bit"]),
+        (&["estimate", "--model", "gpt2", "--batch", "abc"], &["--batch", "whole number"]),
+        (&["estimate", "--model", "gpt2", "--batch", "0"], &["batch", "1.."]),
+        (&["estimate", "--model", "gpt2", "--checkpointing", "every-0"], &["--checkpointing", "every-K"]),
+        (&["estimate", "--model", "gpt2", "--frobnicate", "1"], &["--frobnicate", "--model"]),
+        (&["estimate", "--model", "not-a-model"], &["not-a-model", "presets"]),
+        (&["estimate", "--model", "gpt2", "--gpu", "rtx-9090"], &["rtx-9090"]),
+        (&["estimate", "--batch", "2"], &["--model"]),
+        (&["estimate", "--model", "gpt2", "--seq", "4096"], &["4096", "positions"]),
+    ];
+    for (args, needles) in cases {
+        let out = vramfit(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?} should exit 2");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: one line expected, got {err}");
+        for n in *needles {
+            assert!(err.contains(n), "{args:?}: '{err}' should mention '{n}'");
+        }
+        assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
+    }
+}
+
+#[test]
+fn presets_lists_models_and_gpus() {
+    let v = json(&["presets", "--json"]);
+    let models = v["models"].as_array().unwrap();
+    assert!(models.iter().any(|m| m["id"] == "llama-3-70b" && m["parameter_count"] == 70_553_706_496u64));
+    assert!(v["gpus"].as_array().unwrap().iter().any(|g| g["id"] == "h100-sxm"));
+    let text = vramfit(&["presets"]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("resnet50"));
+}
+
+#[test]
+fn table_output_is_readable() {
+    let out = vramfit(&["estimate", "--model", "bert-base", "--batch", "8", "--seq", "128", "--gpu", "t4"]);
+    assert!(out.status.success());
+    let s = String::from_utf8_lossy(&out.stdout);
+    for needle in ["109,483,778 parameters", "peak allocated (PyTorch)", "device used (nvidia-smi)", "t4:"] {
+        assert!(s.contains(needle), "missing '{needle}' in:\n{s}");
+    }
+}

@@ -1,0 +1,68 @@
+//! Hugging Face `config.json` import: the real fields of each supported
+//! `model_type`, and errors that name what is wrong.
+
+use vramfit_core::Error;
+use vramfit_core::hf::import;
+
+fn count(json: &str) -> u64 {
+    import(json).unwrap().spec.parameter_count().unwrap()
+}
+
+#[test]
+fn imports_each_supported_model_type() {
+    // bert-base-uncased (BertForMaskedLM architectures -> bare encoder with pooler).
+    let bert = r#"{"architectures":["BertForMaskedLM"],"model_type":"bert","vocab_size":30522,"hidden_size":768,
+        "num_hidden_layers":12,"num_attention_heads":12,"intermediate_size":3072,"max_position_embeddings":512,"type_vocab_size":2}"#;
+    assert_eq!(count(bert), 109_482_240);
+    let bert_cls = bert.replace("BertForMaskedLM", "BertForSequenceClassification");
+    assert_eq!(count(&bert_cls), 109_483_778);
+    // gpt2-medium, n_inner null as in the published config.
+    let gpt2 = r#"{"model_type":"gpt2","vocab_size":50257,"n_embd":1024,"n_layer":24,"n_head":16,"n_inner":null,"n_positions":1024}"#;
+    assert_eq!(count(gpt2), 354_823_168);
+    // Mistral-7B-v0.1.
+    let mistral = r#"{"model_type":"mistral","vocab_size":32000,"hidden_size":4096,"num_hidden_layers":32,
+        "num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"tie_word_embeddings":false}"#;
+    assert_eq!(count(mistral), 7_241_732_096);
+    // Qwen2.5-7B: q/k/v biases are implied by the model type.
+    let qwen = r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":3584,"num_hidden_layers":28,
+        "num_attention_heads":28,"num_key_value_heads":4,"intermediate_size":18944,"tie_word_embeddings":false}"#;
+    assert_eq!(count(qwen), 7_615_616_512);
+    // Llama-3-8B.
+    let llama3 = r#"{"model_type":"llama","vocab_size":128256,"hidden_size":4096,"num_hidden_layers":32,
+        "num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336}"#;
+    assert_eq!(count(llama3), 8_030_261_248);
+}
+
+#[test]
+fn explicit_head_dim_and_tied_embeddings_are_read() {
+    // A Gemma-like shape through the llama path: head_dim differs from hidden/heads.
+    let base = r#"{"model_type":"llama","vocab_size":1000,"hidden_size":64,"num_hidden_layers":2,
+        "num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":128"#;
+    let plain = count(&format!("{base}}}"));
+    let wide = count(&format!("{base},\"head_dim\":32}}"));
+    // q: 64→4·32 and o: 4·32→64 grow by 2·64·(128−64); k, v: 64→2·32 grow by 2·64·(64−32); per layer.
+    assert_eq!(wide - plain, 2 * (2 * 64 * 64 + 2 * 64 * 32));
+    let tied = count(&format!("{base},\"tie_word_embeddings\":true}}"));
+    assert_eq!(plain - tied, 1000 * 64);
+}
+
+#[test]
+fn errors_name_the_problem() {
+    let e = import(r#"{"model_type":"t5","d_model":512}"#).unwrap_err();
+    assert!(matches!(e, Error::UnsupportedModelType { .. }));
+    let msg = e.to_string();
+    assert!(msg.contains("t5") && msg.contains("bert, gpt2, llama, mistral, qwen2"), "{msg}");
+
+    let e = import(r#"{"model_type":"llama","vocab_size":32000,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":8}"#)
+        .unwrap_err();
+    assert_eq!(e, Error::MissingField { model_type: "llama".into(), field: "hidden_size" });
+    assert!(e.to_string().contains("hidden_size"));
+
+    assert!(matches!(import("{not json"), Err(Error::ConfigJson(_))));
+    assert!(matches!(import("[1,2]"), Err(Error::ConfigJson(_))));
+    assert!(matches!(import(r#"{"vocab_size":3}"#), Err(Error::MissingField { field: "model_type", .. })));
+    let e = import(r#"{"model_type":"llama","vocab_size":32000,"hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":3,"intermediate_size":8}"#).unwrap_err();
+    assert!(e.to_string().contains("num_key_value_heads"), "{e}");
+    let e = import(r#"{"model_type":"gpt2","vocab_size":-5,"n_embd":64,"n_layer":1,"n_head":4}"#).unwrap_err();
+    assert!(e.to_string().contains("vocab_size"), "{e}");
+}
