@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every test of vramfit: lints, core/CLI/bench/web unit and property
+# tests (the bench crate's shader on a real Vulkan device: Mesa lavapipe),
+# then builds the site and drives it in headless Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh test
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "rustfmt"
+cargo fmt --all -- --check
+step "clippy (warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy -p vramfit-web -p vramfit-core -p vramfit-bench --lib --target wasm32-unknown-unknown --locked -- -D warnings
+step "native tests (core, CLI as a subprocess, bench shaders on Vulkan, web state)"
+cargo test --workspace --locked
+step "benchmarks compile"
+cargo bench -p vramfit-core --no-run --locked --quiet
+step "build the site"
+bash scripts/build-web.sh
+step "browser end-to-end tests (headless Chromium)"
+bash tests/e2e/run.sh
+step "all tests passed"
