@@ -418,16 +418,19 @@ impl Builder {
         self.alias(x)
     }
 
-    /// Softmax over the last dimension (on autocast's fp32 list): saves its output.
-    pub fn softmax(&mut self, name: &str, x: TensorId) -> TensorId {
-        let xc = self.autocast_fp32(x);
-        let t = self.tensor_info(xc);
-        let out = self.tensor(t.numel, t.dtype, t.requires_grad);
+    /// Softmax over the last dimension; saves its output. On autocast's
+    /// fp32 list with `half_to_float`: a half input gives an fp32 output
+    /// without an fp32 copy of the input. `fp32_out` forces an fp32 result
+    /// (`softmax(x, dtype=torch.float32)`, as Llama's eager attention calls it).
+    pub fn softmax(&mut self, name: &str, x: TensorId, fp32_out: bool) -> TensorId {
+        let t = self.tensor_info(x);
+        let dtype = if fp32_out || self.autocast_dtype().is_some() { DType::F32 } else { t.dtype };
+        let out = self.tensor(t.numel, dtype, t.requires_grad);
         self.op(
             name,
             OpKind::Softmax,
             OpSpec {
-                inputs: vec![xc],
+                inputs: vec![x],
                 outputs: vec![out],
                 saved: vec![out],
                 flops: Numel::per_sample(5 * t.numel.per_sample),

@@ -4,7 +4,9 @@
 //! real models with torch / torchvision / transformers.
 
 use crate::error::Error;
-use crate::models::{Arch, Head, MlpSpec, MobileNetV2Spec, ModelSpec, ResNetSpec, TransformerSpec, VggSpec, VitSpec};
+use crate::models::{
+    Arch, Head, MlpActivation, MlpLayer, MlpSpec, MobileNetV2Spec, ModelSpec, ResNetSpec, TransformerSpec, VggSpec, VitSpec,
+};
 use serde::Serialize;
 
 /// A named model preset.
@@ -89,6 +91,13 @@ pub fn llama(vocab: u64, hidden: u64, layers: u64, heads: u64, kv_heads: u64, in
     })
 }
 
+/// The reference MLP: 4 × (Linear 1024→4096, GELU, Linear 4096→1024).
+fn mlp_small_layers() -> Vec<MlpLayer> {
+    let up = MlpLayer { out: 4096, activation: MlpActivation::Gelu };
+    let down = MlpLayer { out: 1024, activation: MlpActivation::None };
+    [up, down].repeat(4)
+}
+
 /// torchvision's VGG-16 configuration "D" (0 = max-pool).
 const VGG16: [u64; 18] = [64, 64, 0, 128, 128, 0, 256, 256, 256, 0, 512, 512, 512, 0, 512, 512, 512, 0];
 
@@ -111,14 +120,9 @@ pub fn model_presets() -> Vec<ModelPreset> {
         ),
         p(
             "mlp-small",
-            "MLP 1024-4096×4 (reference)",
+            "MLP 4×(1024→4096→1024), GELU",
             "MLP",
-            ModelSpec::Mlp(MlpSpec {
-                input: 1024,
-                hidden: vec![4096, 1024, 4096, 1024, 4096, 1024, 4096, 1024],
-                classes: 1000,
-                gelu: true,
-            }),
+            ModelSpec::Mlp(MlpSpec { input: 1024, layers: mlp_small_layers(), block_size: 2, classes: 1000 }),
         ),
         p("bert-base", "BERT-base (classification, 2 labels)", "BERT", bert(768, 12, 12, Head::Classification { labels: 2 })),
         p("bert-large", "BERT-large (classification, 2 labels)", "BERT", bert(1024, 24, 16, Head::Classification { labels: 2 })),

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 pub use cnn::{MobileNetV2Spec, ResNetSpec, VggSpec};
 pub use transformer::{Arch, Head, TransformerSpec};
-pub use vit::{MlpSpec, VitSpec};
+pub use vit::{MlpActivation, MlpLayer, MlpSpec, VitSpec};
 
 /// A model architecture with its dimensions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

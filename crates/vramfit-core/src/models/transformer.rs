@@ -301,7 +301,7 @@ fn attention_core(
     let scores = b.bmm("attn.scores", qc, kc, s2, 2 * s2 * d);
     let scores = b.scale("attn.scale", scores);
     let scores = b.scale("attn.mask", scores);
-    let probs = b.softmax("attn.softmax", scores);
+    let probs = b.softmax("attn.softmax", scores, t.arch == Arch::Llama);
     // Llama casts the fp32 softmax back to the query dtype; GPT-2 to the value dtype.
     let probs = b.cast(probs, b.dtype(qc));
     let probs = b.dropout("attn.dropout", probs, t.attention_dropout);

@@ -30,18 +30,39 @@ pub struct VitSpec {
     pub classes: u64,
 }
 
-/// A multi-layer perceptron classifier: `Linear → activation` per hidden size,
-/// then a final `Linear` to the classes and a cross-entropy loss.
+/// An activation after an MLP layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MlpActivation {
+    /// No activation.
+    None,
+    /// `nn.ReLU()` (not in place).
+    Relu,
+    /// `nn.GELU()` (exact).
+    Gelu,
+}
+
+/// One `Linear` layer of an MLP and the activation after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MlpLayer {
+    /// Output features.
+    pub out: u64,
+    /// Activation applied to the output.
+    pub activation: MlpActivation,
+}
+
+/// A multi-layer perceptron classifier (`nn.Sequential` of `Linear` layers
+/// with activations), then a final `Linear` to the classes and a cross-entropy loss.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MlpSpec {
     /// Input features.
     pub input: u64,
-    /// Hidden layer sizes.
-    pub hidden: Vec<u64>,
+    /// Hidden layers.
+    pub layers: Vec<MlpLayer>,
+    /// Layers per checkpointable block.
+    pub block_size: usize,
     /// Output classes.
     pub classes: u64,
-    /// GELU (true) or ReLU (false) between layers.
-    pub gelu: bool,
 }
 
 /// Lowers a ViT; the image side must match the model's position embedding.
@@ -115,21 +136,29 @@ pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64) -> Result<(), Error> 
 
 /// Lowers an MLP classifier.
 pub fn lower_mlp(b: &mut Builder, m: &MlpSpec) -> Result<(), Error> {
-    if m.input == 0 || m.classes == 0 || m.hidden.contains(&0) {
+    if m.input == 0 || m.classes == 0 || m.layers.iter().any(|l| l.out == 0) {
         return Err(Error::InvalidModel("MLP sizes must be positive".into()));
     }
     b.layer("input");
     let mut x = b.input("features", m.input, DType::F32);
     let labels = b.input("labels", 1, DType::I64);
     let mut width = m.input;
-    for (i, &hdim) in m.hidden.iter().enumerate() {
-        b.layer(&format!("layers.{i}"));
-        b.begin_block();
-        x = b.linear("linear", x, width, hdim, true);
-        x = if m.gelu { b.activation("gelu", x) } else { b.relu("relu", x, false) };
-        width = hdim;
-        b.end_block();
+    let block = m.block_size.max(1);
+    for (i, l) in m.layers.iter().enumerate() {
+        if i % block == 0 {
+            b.end_block();
+            b.layer(&format!("block.{}", i / block));
+            b.begin_block();
+        }
+        x = b.linear(&format!("linear{}", i % block), x, width, l.out, true);
+        x = match l.activation {
+            MlpActivation::None => x,
+            MlpActivation::Relu => b.relu(&format!("relu{}", i % block), x, false),
+            MlpActivation::Gelu => b.activation(&format!("gelu{}", i % block), x),
+        };
+        width = l.out;
     }
+    b.end_block();
     b.layer("head");
     let logits = b.linear("linear", x, width, m.classes, true);
     b.cross_entropy("loss", logits, labels, 1, m.classes);
