@@ -3,6 +3,8 @@
 //! Values come from vendor datasheets and whitepapers as collected in
 //! `shared/research/webgpu.md` §4 (each row names its source and confidence:
 //! `datasheet` = vendor figure, `derived` = units × 2 × boost clock).
+//! Checked against vendor figures and reproductions on 2026-11-29; FP32 is the
+//! non-packed vector rate everywhere (the realistic ceiling of scalar shaders).
 //! `memory_bytes` is the marketed capacity in GiB; the driver reports slightly
 //! less once ECC and reserved memory are taken out.
 
@@ -90,7 +92,17 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             58,
             "derived: 5888 cores × 2 × 2.475 GHz; Ada whitepaper ratios"
         ),
-        gpu!("rtx-4080", "GeForce RTX 4080", "nvidia", 16, 717, 48.7, 48.7, 97, "NVIDIA Ada Lovelace whitepaper"),
+        gpu!(
+            "rtx-4080",
+            "GeForce RTX 4080",
+            "nvidia",
+            16,
+            717,
+            48.7,
+            48.7,
+            97.5,
+            "NVIDIA Ada Lovelace whitepaper (tensor: FP32 accumulate)"
+        ),
         gpu!(
             "rtx-4090",
             "GeForce RTX 4090",
@@ -110,8 +122,8 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             1792,
             104.8,
             104.8,
-            210,
-            "NVIDIA Blackwell datasheet; tensor FP32-accumulate figure uncertain"
+            209.5,
+            "NVIDIA RTX Blackwell whitepaper (tensor: FP32 accumulate)"
         ),
         gpu!("t4", "Tesla T4", "nvidia", 16, 320, 8.1, 16.2, 65, "NVIDIA T4 datasheet"),
         gpu!("v100-16gb", "Tesla V100 SXM2 16GB", "nvidia", 16, 900, 15.7, 31.4, 125, "NVIDIA V100 datasheet"),
@@ -124,18 +136,38 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!("h100-sxm", "H100 SXM 80GB", "nvidia", 80, 3350, 67, 134, 989, "NVIDIA H100 datasheet"),
         gpu!("h100-pcie", "H100 PCIe 80GB", "nvidia", 80, 2000, 51, 102, 756, "NVIDIA H100 datasheet"),
         gpu!("h200", "H200 SXM 141GB", "nvidia", 141, 4800, 67, 134, 989, "NVIDIA H200 datasheet"),
-        gpu!("b200", "B200 (HGX)", "nvidia", 180, 7700, 75, 150, 2250, "NVIDIA HGX B200 datasheet; FP16 shader rate derived"),
-        gpu!("mi250x", "AMD Instinct MI250X", "amd", 128, 3277, 47.9, 95.7, 383, "AMD MI250X datasheet (two GCDs)"),
+        gpu!(
+            "b200",
+            "B200 (HGX)",
+            "nvidia",
+            180,
+            7700,
+            75,
+            150,
+            2250,
+            "NVIDIA HGX B200 spec table (FP32 75; the Blackwell technical brief says 80); FP16 shader derived"
+        ),
+        gpu!(
+            "mi250x",
+            "AMD Instinct MI250X",
+            "amd",
+            128,
+            3277,
+            47.9,
+            95.7,
+            383,
+            "AMD ROCm MI250 table (two GCDs): FP32 non-packed (95.7 packed); FP16 shader derived as the packed rate"
+        ),
         gpu!(
             "mi300x",
             "AMD Instinct MI300X",
             "amd",
             192,
             5300,
-            163.4,
+            81.7,
             163.4,
             1307,
-            "AMD MI300X datasheet; FP16 shader rate assumed = vector FP32"
+            "AMD ROCm MI300 table: FP32 non-packed (163.4 packed); FP16 shader derived as the packed rate"
         ),
         gpu!("arc-a770-16gb", "Intel Arc A770 16GB", "intel", 16, 560, 17.2, 34.4, 138, "derived: 4096 ALUs × 2 × 2.1 GHz; XMX from Intel"),
         gpu!(
@@ -155,17 +187,27 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!("apple-m1-max", "Apple M1 Max (64 GB)", "apple", 64, 400, 10.4, 10.4, 0, "Apple"),
         gpu!("apple-m2", "Apple M2 (24 GB)", "apple", 24, 100, 3.6, 3.6, 0, "Apple"),
         gpu!("apple-m2-max", "Apple M2 Max (96 GB)", "apple", 96, 400, 13.6, 13.6, 0, "Apple"),
-        gpu!("apple-m3-max", "Apple M3 Max 40c (128 GB)", "apple", 128, 400, 14.3, 14.3, 0, "derived: 5120 ALUs × 2 × 1.398 GHz"),
+        gpu!(
+            "apple-m3-max",
+            "Apple M3 Max 40c (128 GB)",
+            "apple",
+            128,
+            400,
+            14.1,
+            14.1,
+            0,
+            "derived: 5120 ALUs × 2 × 1.380 GHz (powermetrics top GPU state)"
+        ),
         gpu!(
             "apple-m4-max",
             "Apple M4 Max 40c (128 GB)",
             "apple",
             128,
             546,
-            17.2,
-            17.2,
+            16.2,
+            16.2,
             0,
-            "derived: 5120 ALUs × 2 × 1.678 GHz (clock uncertain)"
+            "derived: 5120 ALUs × 2 × 1.578 GHz (powermetrics; Apple publishes no figure)"
         ),
     ]
 }
