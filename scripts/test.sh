@@ -4,7 +4,7 @@
 # then builds the site and drives it in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh test
+bash scripts/setup.sh
 
 step() { printf '\n==> %s\n' "$*"; }
 

@@ -1,23 +1,32 @@
-//! Prints a quick estimate, for development.
+//! Prints one estimate's peak and breakdown, for development:
+//! `cargo run -p vramfit-core --example params -- MODEL BATCH SEQ IMAGE PRECISION OPTIMIZER CKPT [ACCUM]`
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let id = args.get(1).map(String::as_str).unwrap_or("gpt2");
-    let batch: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(8);
-    let p = vramfit_core::model_preset(id).unwrap();
-    for prec in ["fp32", "amp-bf16"] {
-        for ck in ["none", "full"] {
-            let cfg = vramfit_core::TrainConfig {
-                batch,
-                seq: 1024,
-                precision: prec.parse().unwrap(),
-                checkpointing: ck.parse().unwrap(),
-                ..Default::default()
-            };
-            let e = vramfit_core::estimate(&p.spec, &cfg, &Default::default(), None).unwrap();
-            println!(
-                "{id} b{batch} {prec} ckpt={ck}: peak {} ({:?} step {} at {}), reserved {}, {:?}",
-                e.peak_allocated_bytes, e.peak_phase, e.peak_step, e.peak_op, e.peak_reserved_bytes, e.at_peak
-            );
-        }
-    }
+    let a: Vec<String> = std::env::args().skip(1).collect();
+    let get = |i: usize, d: &str| a.get(i).cloned().unwrap_or_else(|| d.to_string());
+    let p = vramfit_core::model_preset(&get(0, "gpt2")).unwrap();
+    let cfg = vramfit_core::TrainConfig {
+        batch: get(1, "8").parse().unwrap(),
+        seq: get(2, "128").parse().unwrap(),
+        image: get(3, "224").parse().unwrap(),
+        precision: get(4, "fp32").parse().unwrap(),
+        optimizer: get(5, "adamw").parse().unwrap(),
+        checkpointing: get(6, "none").parse().unwrap(),
+        grad_accum: get(7, "1").parse().unwrap(),
+        ..Default::default()
+    };
+    let e = vramfit_core::estimate(&p.spec, &cfg, &Default::default(), None).unwrap();
+    let b = &e.at_peak;
+    println!(
+        "peak {} ({:?} step {} at {})\n  params {} grads {} opt {} act {} temp {} other {}",
+        e.peak_allocated_bytes.0,
+        e.peak_phase,
+        e.peak_step,
+        e.peak_op,
+        b.parameters.0,
+        b.gradients.0,
+        b.optimizer_states.0,
+        b.activations.0,
+        b.temporary.0,
+        b.other.0
+    );
 }

@@ -23,6 +23,8 @@ pub struct OpSpec {
     pub backward_temp: Numel,
     /// Input gradients are views of the output gradient.
     pub grad_passthrough: bool,
+    /// Parameter gradients arrive through autocast's cast (see [`crate::graph::Op`]).
+    pub param_grad_via_cast: bool,
     /// Forward FLOPs.
     pub flops: Numel,
 }
@@ -40,6 +42,8 @@ pub struct Builder {
     /// whole autocast region (`cached_cast` in `autocast_mode.h`).
     weight_cache: HashMap<ParamId, TensorId>,
     prefix: String,
+    /// Tensors a Python local keeps alive until the current block returns.
+    scope_holds: Vec<TensorId>,
 }
 
 impl Builder {
@@ -53,6 +57,7 @@ impl Builder {
             attention_core: false,
             weight_cache: HashMap::new(),
             prefix: String::new(),
+            scope_holds: Vec::new(),
         }
     }
 
@@ -84,9 +89,25 @@ impl Builder {
         self.graph.blocks += 1;
     }
 
-    /// Ends the current checkpointable block.
+    /// Ends the current checkpointable block, releasing what its scope held.
     pub fn end_block(&mut self) {
+        if !self.scope_holds.is_empty() {
+            let held = std::mem::take(&mut self.scope_holds);
+            self.op("return", OpKind::ScopeEnd, OpSpec { inputs: held, ..OpSpec::default() });
+        }
         self.block = None;
+    }
+
+    /// Marks the point where a Python reference to `t` goes away: `t` lives
+    /// at least until here.
+    pub fn keep_alive(&mut self, t: TensorId) {
+        self.op("return", OpKind::ScopeEnd, OpSpec { inputs: vec![t], ..OpSpec::default() });
+    }
+
+    /// Keeps `t` alive until the current block ends, as a Python local
+    /// variable of the block's `forward` does (e.g. `output, _ = self.attention(...)`).
+    pub fn hold_until_block_end(&mut self, t: TensorId) {
+        self.scope_holds.push(t);
     }
 
     /// Marks following ops as the attention core (selective recompute drops them).
@@ -184,6 +205,7 @@ impl Builder {
             forward_temp: spec.forward_temp,
             backward_temp: spec.backward_temp,
             grad_passthrough: spec.grad_passthrough,
+            param_grad_via_cast: spec.param_grad_via_cast,
             flops: spec.flops,
         });
     }

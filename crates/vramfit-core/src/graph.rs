@@ -125,6 +125,10 @@ pub enum OpKind {
     Loss,
     /// A reshape that copies (e.g. `.contiguous()` after a transpose).
     Copy,
+    /// The end of a Python scope: local variables (e.g. attention weights a
+    /// module returns and its caller ignores) are released here. No compute,
+    /// no backward.
+    ScopeEnd,
 }
 
 /// One op of the forward pass.
@@ -154,6 +158,10 @@ pub struct Op {
     pub backward_temp: Numel,
     /// Whether gradients of inputs are views of the output gradient (add, views).
     pub grad_passthrough: bool,
+    /// The parameters were read through autocast's low-precision copies: their
+    /// fp32 gradient is made by a separate `ToCopyBackward` node that runs after
+    /// this op's backward has released its saved tensors.
+    pub param_grad_via_cast: bool,
     /// Floating-point operations in forward, per sample and fixed.
     pub flops: Numel,
 }

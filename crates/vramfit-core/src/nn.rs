@@ -100,6 +100,7 @@ impl Builder {
                 saved,
                 params,
                 backward_temp,
+                param_grad_via_cast: self.autocast_dtype().is_some(),
                 flops: Numel::per_sample(2 * rows * in_f * out_f),
                 ..OpSpec::default()
             },
@@ -135,7 +136,16 @@ impl Builder {
         self.op(
             name,
             OpKind::Conv2d,
-            OpSpec { inputs: vec![xc], outputs, saved, params, backward_temp, flops: Numel::per_sample(2 * macs), ..OpSpec::default() },
+            OpSpec {
+                inputs: vec![xc],
+                outputs,
+                saved,
+                params,
+                backward_temp,
+                param_grad_via_cast: self.autocast_dtype().is_some(),
+                flops: Numel::per_sample(2 * macs),
+                ..OpSpec::default()
+            },
         );
         (out, out_side)
     }
@@ -308,6 +318,11 @@ impl Builder {
         out
     }
 
+    /// `tanh`: saves its output.
+    pub fn tanh(&mut self, name: &str, x: TensorId) -> TensorId {
+        self.relu(name, x, false)
+    }
+
     /// `ReLU6` (MobileNetV2, in place): saves its output like ReLU.
     pub fn relu6(&mut self, name: &str, x: TensorId) -> TensorId {
         self.relu(name, x, true)
@@ -415,7 +430,9 @@ impl Builder {
 
     /// `torch.flatten` / `view`: a view with no new storage.
     pub fn view(&mut self, x: TensorId) -> TensorId {
-        self.alias(x)
+        let out = self.alias(x);
+        self.op("view", OpKind::Copy, OpSpec { inputs: vec![x], outputs: vec![out], grad_passthrough: true, ..OpSpec::default() });
+        out
     }
 
     /// Softmax over the last dimension; saves its output. On autocast's
@@ -462,22 +479,26 @@ impl Builder {
         out
     }
 
-    /// Cross-entropy (`log_softmax` + `nll_loss`, on autocast's fp32 list) over
-    /// `rows` rows of `classes` logits per sample. Saves the fp32 log-probabilities;
-    /// backward allocates fp32 gradients of the log-probabilities and of the logits.
+    /// Cross-entropy (`log_softmax` + `nll_loss`) over `rows` rows of
+    /// `classes` logits per sample. Under autocast `log_softmax` is on the
+    /// `fp32_set_opt_dtype` list: a half input yields fp32 log-probabilities
+    /// directly (no fp32 copy of the logits). Saves the log-probabilities;
+    /// backward allocates gradients of the log-probabilities and of the logits.
     pub fn cross_entropy(&mut self, name: &str, logits: TensorId, labels: TensorId, rows: u64, classes: u64) -> TensorId {
-        let lc = self.autocast_fp32(logits);
-        let dtype = self.dtype(lc);
+        let lc = logits;
+        let dtype = if self.autocast_dtype().is_some() { DType::F32 } else { self.dtype(logits) };
         let n = rows * classes;
         let logp = self.out_like(n, dtype, &[lc]);
         let loss = self.tensor(Numel::fixed(1), DType::F32, true);
+        // nll_loss also returns (and saves) `total_weight`, a scalar.
+        let total_weight = self.tensor(Numel::fixed(1), DType::F32, false);
         self.op(
             name,
             OpKind::Loss,
             OpSpec {
                 inputs: vec![lc, labels],
-                outputs: vec![loss, logp],
-                saved: vec![logp, labels],
+                outputs: vec![loss, logp, total_weight],
+                saved: vec![logp, labels, total_weight],
                 // nll_loss_backward materializes a zero-filled gradient of the
                 // log-probabilities before log_softmax_backward writes the logits' gradient.
                 backward_temp: bytes(Numel::per_sample(n), dtype),

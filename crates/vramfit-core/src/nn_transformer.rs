@@ -7,12 +7,24 @@ use crate::graph::{Numel, OpKind, TensorId};
 use crate::nn::bytes;
 
 impl Builder {
-    /// A view of part of `base` (q, k or v of a fused projection): no new storage.
-    pub fn split_view(&mut self, base: TensorId, per_sample: u64) -> TensorId {
+    /// Splits `base` into `parts` equal views (q, k and v of a fused
+    /// projection): no new storage in forward. Backward assembles one
+    /// full-size gradient of `base` (`SplitBackward` concatenates; with
+    /// `select` — `proj[0]`, `proj[1]`, ... — each `SelectBackward` makes a
+    /// full-size zero tensor, so one more full-size buffer is transient).
+    pub fn split(&mut self, name: &str, base: TensorId, parts: u64, select: bool) -> Vec<TensorId> {
         let t = self.tensor_info(base);
-        let id = self.alias(base);
-        self.set_numel(id, Numel::per_sample(per_sample), t.dtype);
-        id
+        let per = Numel { fixed: t.numel.fixed / parts.max(1), per_sample: t.numel.per_sample / parts.max(1) };
+        let views: Vec<TensorId> = (0..parts)
+            .map(|_| {
+                let id = self.alias(base);
+                self.set_numel(id, per, t.dtype);
+                id
+            })
+            .collect();
+        let backward_temp = if select { bytes(t.numel, t.dtype) } else { Numel::default() };
+        self.op(name, OpKind::Copy, OpSpec { inputs: vec![base], outputs: views.clone(), backward_temp, ..OpSpec::default() });
+        views
     }
 
     /// `apply_rotary_pos_emb`: `(x * cos) + (rotate_half(x) * sin)` makes a new

@@ -148,6 +148,16 @@ impl Memory {
         self.pool(bytes, false);
     }
 
+    /// Moves bytes from one category to another (a tensor changes role).
+    fn relabel(&mut self, from: Cat, to: Cat, bytes: u64) {
+        if let Some(v) = self.now.get_mut(Self::idx(from)) {
+            *v = v.saturating_sub(bytes);
+        }
+        if let Some(v) = self.now.get_mut(Self::idx(to)) {
+            *v = v.saturating_add(bytes);
+        }
+    }
+
     fn breakdown(&self) -> Breakdown {
         let [p, g, s, a, t, o] = self.now;
         Breakdown {
@@ -277,7 +287,7 @@ fn plan(g: &Graph, cfg: &TrainConfig) -> Plan {
         .ops
         .iter()
         .map(|op| {
-            op.kind != OpKind::Input
+            !matches!(op.kind, OpKind::Input | OpKind::ScopeEnd)
                 && (op.inputs.iter().any(|t| g.tensor(*t).is_some_and(|x| x.requires_grad))
                     || op.params.iter().any(|p| g.params.get(p.0 as usize).is_some_and(|p| p.trainable)))
         })
@@ -370,9 +380,6 @@ pub fn simulate(g: &Graph, cfg: &TrainConfig, steps: u32, record: bool) -> Simul
             }
             for i in (0..g.ops.len()).rev() {
                 let Some(op) = g.ops.get(i) else { continue };
-                if !plan.needs_backward.get(i).copied().unwrap_or(false) {
-                    continue;
-                }
                 // Recompute a checkpointed segment when its last op is reached.
                 if let Some(seg) = plan.op_segment.get(i).copied().flatten().and_then(|s| plan.segments.get(s)) {
                     if seg.end == i {
@@ -391,6 +398,9 @@ pub fn simulate(g: &Graph, cfg: &TrainConfig, steps: u32, record: bool) -> Simul
                             &mut timeline,
                         );
                     }
+                }
+                if !plan.needs_backward.get(i).copied().unwrap_or(false) {
+                    continue;
                 }
                 let mut transient = 0u64;
                 let out_grad = op.outputs.first().and_then(|t| grad_of.get(t.0 as usize).copied().flatten());
@@ -427,26 +437,20 @@ pub fn simulate(g: &Graph, cfg: &TrainConfig, steps: u32, record: bool) -> Simul
                         }
                     }
                 }
-                for p in &op.params {
-                    let pi = p.0 as usize;
-                    let Some(param) = g.params.get(pi) else { continue };
-                    if !param.trainable {
-                        continue;
-                    }
-                    let size = states::gradient_bytes(param, pdtype).0;
-                    if grads_allocated.get(pi).copied().unwrap_or(true) {
-                        transient += size;
-                    } else {
-                        if let Some(a) = grads_allocated.get_mut(pi) {
-                            *a = true;
-                        }
-                        mem.alloc(Cat::Gradients, size);
-                    }
+                // Without autocast, the op's backward makes the parameter gradient
+                // itself (AccumulateGrad steals it as `.grad`); with autocast a later
+                // ToCopyBackward node converts the half-precision gradient.
+                let mut fresh = 0;
+                if !op.param_grad_via_cast {
+                    let (t, f) = param_grads(g, op, pdtype, &mut grads_allocated, &mut mem);
+                    transient += t;
+                    fresh = f;
                 }
                 transient += temp_bytes(op.backward_temp);
                 mem.alloc(Cat::Temporary, transient);
                 observe(&mem, step, mb, Phase::Backward, i, &mut timeline);
                 mem.free(Cat::Temporary, transient);
+                mem.relabel(Cat::Temporary, Cat::Gradients, fresh);
                 // The output gradients are consumed.
                 for t in &op.outputs {
                     let ti = t.0 as usize;
@@ -464,6 +468,15 @@ pub fn simulate(g: &Graph, cfg: &TrainConfig, steps: u32, record: bool) -> Simul
                 }
                 // Saved tensors of this op are released.
                 release(g, &plan, i, &bytes_of, &mut alive, &mut holds, &mut mem);
+                if op.param_grad_via_cast && op.params.iter().any(|p| g.params.get(p.0 as usize).is_some_and(|p| p.trainable)) {
+                    // ToCopyBackward: the half gradient and the new fp32 one coexist.
+                    let (t, fresh) = param_grads(g, op, pdtype, &mut grads_allocated, &mut mem);
+                    let late = t + temp_bytes(op.backward_temp);
+                    mem.alloc(Cat::Temporary, late);
+                    observe(&mem, step, mb, Phase::Backward, i, &mut timeline);
+                    mem.free(Cat::Temporary, late);
+                    mem.relabel(Cat::Temporary, Cat::Gradients, fresh);
+                }
             }
             // Whatever is still alive from this micro-batch (inputs, the loss) goes now.
             for s in 0..n {
@@ -498,6 +511,33 @@ pub fn simulate(g: &Graph, cfg: &TrainConfig, steps: u32, record: bool) -> Simul
         grads_allocated.iter_mut().for_each(|a| *a = false);
     }
     Simulation { peak, timeline, peak_reserved: Bytes(mem.peak_reserved) }
+}
+
+/// Allocates the gradients of an op's trainable parameters: the first time
+/// in a step as new tensors that become `.grad` once AccumulateGrad runs
+/// (until then they are temporaries, as PyTorch's MemTracker labels them);
+/// afterwards (gradient accumulation, shared weights) as a transient that is
+/// added in place. Returns (transient bytes, new gradient bytes).
+fn param_grads(g: &Graph, op: &crate::graph::Op, pdtype: crate::dtype::DType, allocated: &mut [bool], mem: &mut Memory) -> (u64, u64) {
+    let mut transient = 0;
+    let mut fresh = 0;
+    for p in &op.params {
+        let pi = p.0 as usize;
+        let Some(param) = g.params.get(pi) else { continue };
+        if !param.trainable {
+            continue;
+        }
+        let size = states::gradient_bytes(param, pdtype).0;
+        match allocated.get_mut(pi) {
+            Some(done) if !*done => {
+                *done = true;
+                mem.alloc(Cat::Temporary, size);
+                fresh += size;
+            }
+            _ => transient += size,
+        }
+    }
+    (transient, fresh)
 }
 
 /// The distinct storages of a list of tensors.

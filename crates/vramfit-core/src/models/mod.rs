@@ -67,7 +67,7 @@ impl ModelSpec {
             ModelSpec::ResNet(r) => cnn::lower_resnet(&mut b, r, cfg.image)?,
             ModelSpec::Vgg(v) => cnn::lower_vgg(&mut b, v, cfg.image)?,
             ModelSpec::MobileNetV2(m) => cnn::lower_mobilenet_v2(&mut b, m, cfg.image)?,
-            ModelSpec::Vit(v) => vit::lower_vit(&mut b, v, cfg.image)?,
+            ModelSpec::Vit(v) => vit::lower_vit(&mut b, v, cfg.image, cfg.attention)?,
             ModelSpec::Mlp(m) => vit::lower_mlp(&mut b, m)?,
         }
         Ok(b.finish())

@@ -151,6 +151,9 @@ pub fn lower(b: &mut Builder, t: &TransformerSpec, seq: u64, attention: Attentio
         };
         b.layer(&name);
         b.begin_block();
+        // The caller's `hidden_states = layer(hidden_states)` keeps the layer's
+        // input alive until the layer returns.
+        b.hold_until_block_end(x);
         x = match t.arch {
             Arch::Bert => bert_layer(b, t, x, seq, attention, ckpt),
             Arch::Gpt2 | Arch::Llama => decoder_layer(b, t, x, seq, attention, ckpt),
@@ -167,8 +170,12 @@ pub fn lower(b: &mut Builder, t: &TransformerSpec, seq: u64, attention: Attentio
             };
             let logits = if t.tie_embeddings { lm_head_tied(b, x, wte, t) } else { b.linear("lm_head", x, h, t.vocab, false) };
             // transformers' ForCausalLMLoss upcasts the logits (`logits.float()`) before the loss.
-            let logits = b.cast(logits, DType::F32);
-            b.cross_entropy("loss", logits, labels, seq, t.vocab);
+            let upcast = b.cast(logits, DType::F32);
+            b.cross_entropy("loss", upcast, labels, seq, t.vocab);
+            // The forward's `logits` local (half precision under autocast) lives until it returns.
+            if upcast != logits {
+                b.keep_alive(logits);
+            }
         }
         Head::Classification { labels: n } => {
             let pooled = bert_pooler(b, x, h);
@@ -199,7 +206,7 @@ fn bert_pooler(b: &mut Builder, x: TensorId, h: u64) -> TensorId {
         crate::builder::OpSpec { inputs: vec![x], outputs: vec![first], ..Default::default() },
     );
     let d = b.linear("pooler.dense", first, h, h, true);
-    b.relu("pooler.activation", d, false)
+    b.tanh("pooler.activation", d)
 }
 
 /// One BERT layer (post-LN).
@@ -238,11 +245,8 @@ fn decoder_layer(b: &mut Builder, t: &TransformerSpec, x: TensorId, seq: u64, at
         (q, k, v)
     } else {
         let qkv = b.linear("attn.c_attn", n, h, 3 * h, true);
-        // split + view + transpose: q, k and v are views of the fused output.
-        let per = b.numel(qkv).per_sample / 3;
-        let q = b.split_view(qkv, per);
-        let k = b.split_view(qkv, per);
-        let v = b.split_view(qkv, per);
+        // split(dim=2) + view + transpose: q, k and v are views of the fused output.
+        let [q, k, v] = crate::models::vit::split3(b, "attn.split_qkv", qkv, false);
         (q, k, v)
     };
     let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, llama);
@@ -302,9 +306,14 @@ fn attention_core(
     let scores = b.scale("attn.scale", scores);
     let scores = b.scale("attn.mask", scores);
     let probs = b.softmax("attn.softmax", scores, t.arch == Arch::Llama);
-    // Llama casts the fp32 softmax back to the query dtype; GPT-2 to the value dtype.
-    let probs = b.cast(probs, b.dtype(qc));
+    // Llama casts the fp32 softmax back to the query dtype and GPT-2 to the
+    // value dtype before dropout; BERT applies dropout to the fp32 softmax and
+    // lets autocast cast it for the context matmul.
+    let probs = if t.arch == Arch::Bert { probs } else { b.cast(probs, b.dtype(qc)) };
     let probs = b.dropout("attn.dropout", probs, t.attention_dropout);
+    // The attention weights are returned to the layer (`attention_output, _ =
+    // self.attention(...)`), which keeps them until it returns.
+    b.hold_until_block_end(probs);
     let vc = if repeat_kv && t.kv_heads != t.heads { v } else { b.copy("attn.v_reshape", v) };
     let ctx = b.bmm("attn.context", probs, vc, ctx_numel, 2 * s2 * d);
     // transpose(1, 2).contiguous() before the output projection.

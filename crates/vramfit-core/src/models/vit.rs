@@ -66,7 +66,10 @@ pub struct MlpSpec {
 }
 
 /// Lowers a ViT; the image side must match the model's position embedding.
-pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64) -> Result<(), Error> {
+pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64, attention: crate::config::Attention) -> Result<(), Error> {
+    // torchvision always calls SDPA; CUDA picks flash for half precision, the
+    // memory-efficient kernel for fp32. `flash` forces the flash layout.
+    let flash = attention == crate::config::Attention::Flash || b.autocast_dtype().is_some() || b.param_dtype() != DType::F32;
     if image != v.image {
         return Err(Error::NotApplicable(format!("this ViT's position embedding is fixed to {0}×{0} images; got {image}", v.image)));
     }
@@ -106,12 +109,13 @@ pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64) -> Result<(), Error> 
         let nt = b.copy("self_attention.transpose", n);
         let qkv = b.linear("self_attention.in_proj", nt, h, 3 * h, true);
         let qkv = b.copy("self_attention.qkv_contiguous", qkv);
-        let per = b.numel(qkv).per_sample / 3;
-        let q = b.split_view(qkv, per);
-        let k = b.split_view(qkv, per);
-        let vv = b.split_view(qkv, per);
+        let [q, k, vv] = split3(b, "self_attention.select_qkv", qkv, true);
         let ctx = b.fused_attention("self_attention.sdpa", q, k, vv, tokens, v.heads, d);
-        let ctx = b.copy("self_attention.merge_heads", ctx);
+        // `permute(2, 0, 1, 3).contiguous()`: flash attention allocates its
+        // output like q (here laid out [tokens, batch, heads, dim]), so this is
+        // a no-op; the memory-efficient kernel (chosen for fp32 on CUDA)
+        // allocates [batch, tokens, heads, dim], which must be copied.
+        let ctx = if flash { ctx } else { b.copy("self_attention.merge_heads", ctx) };
         let o = b.linear("self_attention.out_proj", ctx, h, h, true);
         let r = b.add("residual_1", o, x);
         let n2 = b.layernorm("ln_2", r, h, true);
@@ -132,6 +136,13 @@ pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64) -> Result<(), Error> 
     let logits = b.linear("heads.head", first, h, v.classes, true);
     b.cross_entropy("loss", logits, labels, 1, v.classes);
     Ok(())
+}
+
+/// q, k and v of a fused projection (see [`Builder::split`]).
+pub(crate) fn split3(b: &mut Builder, name: &str, qkv: crate::graph::TensorId, select: bool) -> [crate::graph::TensorId; 3] {
+    let v = b.split(name, qkv, 3, select);
+    let get = |i: usize| v.get(i).copied().unwrap_or(qkv);
+    [get(0), get(1), get(2)]
 }
 
 /// Lowers an MLP classifier.

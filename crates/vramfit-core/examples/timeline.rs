@@ -1,0 +1,23 @@
+//! Prints the timeline of step 2 around its peak, for development.
+fn main() {
+    let a: Vec<String> = std::env::args().skip(1).collect();
+    let get = |i: usize, d: &str| a.get(i).cloned().unwrap_or_else(|| d.to_string());
+    let p = vramfit_core::model_preset(&get(0, "gpt2")).unwrap();
+    let cfg = vramfit_core::TrainConfig {
+        batch: get(1, "8").parse().unwrap(),
+        seq: get(2, "128").parse().unwrap(),
+        image: get(3, "224").parse().unwrap(),
+        precision: get(4, "fp32").parse().unwrap(),
+        optimizer: get(5, "adamw").parse().unwrap(),
+        checkpointing: get(6, "none").parse().unwrap(),
+        ..Default::default()
+    };
+    let e = vramfit_core::estimate(&p.spec, &cfg, &Default::default(), None).unwrap();
+    let filter = get(7, "");
+    for t in e.timeline.iter().filter(|t| t.step == 2 && t.op.contains(&filter)) {
+        println!("{:?} {:<50} {:.1}", t.phase, t.op, t.allocated_bytes.0 as f64 / 1048576.0);
+    }
+    for l in &e.layers {
+        println!("layer {:<40} {:.1} MiB", l.name, l.saved_bytes.0 as f64 / 1048576.0);
+    }
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Builds the web page into dist/ without trunk:
+#   cargo (profile `web`, wasm32) -> wasm-bindgen (--target web) -> wasm-opt -Oz
+#   -> copy www/ assets, then prints the size of the .wasm (raw and gzip -9).
+# Installs what it needs when missing: the wasm32 target, wasm-bindgen-cli at
+# the version pinned in Cargo.toml, and binaryen (wasm-opt) from www/package-lock.json.
+#
+# Environment: DIST_DIR (default dist), CARGO_TARGET_DIR (default target),
+# WASM_GZIP_BUDGET (bytes; when set, fail if the gzipped .wasm is larger).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if [ -d "$HOME/.cargo/bin" ]; then
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+
+TARGET=wasm32-unknown-unknown
+PROFILE=web
+CRATE=vramfit-web
+NAME=vramfit_web
+DIST=${DIST_DIR:-dist}
+WASM_IN="${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE/$CRATE.wasm"
+# Must equal the `wasm-bindgen = "=…"` pin in the workspace Cargo.toml.
+WASM_BINDGEN_VERSION=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)"$/\1/p' Cargo.toml)
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "Checking tools"
+if [ -z "$WASM_BINDGEN_VERSION" ]; then
+  echo "error: no exact wasm-bindgen pin (wasm-bindgen = \"=X.Y.Z\") in Cargo.toml" >&2
+  exit 1
+fi
+if ! rustup target list --installed | grep -qx "$TARGET"; then
+  rustup target add "$TARGET"
+fi
+if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
+  echo "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (takes a few minutes)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --locked
+fi
+want_binaryen=$(node -p 'require("./www/package-lock.json").packages["node_modules/binaryen"].version')
+have_binaryen=$(node -p 'try { require("./www/node_modules/binaryen/package.json").version } catch { "" }')
+if [ "$have_binaryen" != "$want_binaryen" ]; then
+  (cd www && npm ci --no-audit --no-fund)
+fi
+WASM_OPT=www/node_modules/.bin/wasm-opt
+echo "$(wasm-bindgen --version), $("$WASM_OPT" --version), $(rustc --version)"
+
+step "Compiling $CRATE for $TARGET (profile $PROFILE)"
+cargo build --profile "$PROFILE" --target "$TARGET" -p "$CRATE"
+
+step "Generating JS bindings into $DIST/"
+rm -rf "$DIST"
+mkdir -p "$DIST"
+wasm-bindgen --target web --no-typescript --out-dir "$DIST" --out-name "$NAME" "$WASM_IN"
+
+step "Optimizing with wasm-opt -Oz"
+WASM_OUT="$DIST/${NAME}_bg.wasm"
+raw_before=$(wc -c <"$WASM_OUT")
+"$WASM_OPT" -Oz --strip-debug --strip-producers "$WASM_OUT" -o "$WASM_OUT.opt"
+mv "$WASM_OUT.opt" "$WASM_OUT"
+
+step "Copying page assets"
+cp www/index.html www/style.css www/favicon.svg "$DIST/"
+
+raw=$(wc -c <"$WASM_OUT")
+gz=$(gzip -9 -c "$WASM_OUT" | wc -c)
+js_gz=$(gzip -9 -c "$DIST/$NAME.js" | wc -c)
+printf '\n%s\n' "Built $DIST/ ($(ls "$DIST" | tr '\n' ' '))"
+printf '%-28s %9s bytes raw (%s before wasm-opt), %8s bytes gzip -9\n' "$WASM_OUT" "$raw" "$raw_before" "$gz"
+printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$DIST/$NAME.js" "$(wc -c <"$DIST/$NAME.js")" "$js_gz"
+if [ -n "${WASM_GZIP_BUDGET:-}" ] && [ "$gz" -gt "$WASM_GZIP_BUDGET" ]; then
+  echo "error: gzipped wasm is $gz bytes, over the budget of $WASM_GZIP_BUDGET" >&2
+  exit 1
+fi

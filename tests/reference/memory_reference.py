@@ -1,0 +1,489 @@
+#!/usr/bin/env python3
+"""Write memory_reference.csv: PyTorch MemTracker peaks for CUDA-like training steps, run CPU-only.
+
+Every case runs TWO full training steps (forward+loss, backward, optimizer.step,
+optimizer.zero_grad(set_to_none=True); with grad_accum=k: k forward/backward
+micro-batches per step) under torch.distributed._tools.mem_tracker.MemTracker,
+inside a FakeTensorMode on device "cpu" (no real memory, no real compute).
+cuda_emulation.py makes the CPU run allocate what a CUDA run allocates
+(512-byte rounding, native_dropout, CUDA autocast op lists).  See README.md.
+
+Usage (from the repo root):
+    tests/reference/.venv/bin/python tests/reference/memory_reference.py            # all cases
+    tests/reference/.venv/bin/python tests/reference/memory_reference.py --only gpt2  # subset (no CSV write)
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gc
+import os
+import sys
+import time
+import warnings
+from contextlib import nullcontext
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: E402
+from torch.distributed._tools.mem_tracker import MemTracker, _MemRefType  # noqa: E402
+from torch.utils.checkpoint import checkpoint  # noqa: E402
+
+import cuda_emulation  # noqa: E402
+import models  # noqa: E402
+
+cuda_emulation.install()
+# HF BertForSequenceClassification builds a CrossEntropyLoss module inside forward();
+# it is gone by backward time, and ModTracker warns about it.  Harmless.
+warnings.filterwarnings("ignore", message="Module is None")
+
+OUT_CSV = os.path.join(HERE, "memory_reference.csv")
+OUT_PHASES = os.path.join(HERE, "memory_reference_phases.csv")
+TIMELINE_DIR = os.path.join(HERE, "memory_timeline")
+
+HEADER = [
+    "case", "model", "batch", "seq", "image", "precision", "optimizer", "checkpointing",
+    "attention", "grad_accum", "peak_bytes", "peak_phase", "param_bytes", "buffer_bytes",
+    "grad_bytes", "optstate_bytes", "activation_bytes", "temp_bytes", "other_bytes",
+]
+PHASE_HEADER = [
+    "case", "peak_bytes", "peak_phase", "peak_step", "peak_micro_batch",
+    "forward_max_bytes", "backward_max_bytes", "optimizer_max_bytes",
+    "after_step1_bytes", "after_step2_bytes",
+]
+CATS = [
+    ("param_bytes", _MemRefType.PARAM),
+    ("buffer_bytes", _MemRefType.BUFFER),
+    ("grad_bytes", _MemRefType.GRAD),
+    ("optstate_bytes", _MemRefType.OPT),
+    ("activation_bytes", _MemRefType.ACT),
+    ("temp_bytes", _MemRefType.TEMP),
+    ("other_bytes", _MemRefType.OTH),
+]
+DEV = torch.device("cpu")
+
+TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny"}
+IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"}
+
+
+# --------------------------------------------------------------------------
+# MemTracker with phase bookkeeping
+# --------------------------------------------------------------------------
+
+class RefMemTracker(MemTracker):
+    """MemTracker + (a) phase of the global peak, (b) optional timeline,
+    (c) CPU-resident optimizer `step` scalars excluded.
+
+    (c): with foreach=True and capturable=False, Adam/AdamW keep `state["step"]`
+    as a 0-dim float32 tensor on the CPU even when training on CUDA, and the
+    foreach update adds a CPU scalar tensor to them.  On our CPU-only run they
+    would be counted (512 B each after rounding), so 0-dim tensors produced during
+    optimizer.step() and 0-dim optimizer states are not tracked.
+    """
+
+    def __init__(self, timeline_depth: int | None = None) -> None:
+        super().__init__()
+        self.phase = "setup"
+        self.step_idx = 0
+        self.micro_idx = 0
+        self.peak_phase = None
+        self.peak_step = None
+        self.peak_micro = None
+        self.phase_max: dict[str, int] = {}
+        self.timeline_depth = timeline_depth
+        self.timeline: list[list] = []
+
+    # -- (c)
+    def _track(self, reftype, t):  # type: ignore[override]
+        if self._in_opt and t.dim() == 0:
+            return
+        super()._track(reftype, t)
+
+    def _track_optimizer_states(self, reftype, optimizer):  # type: ignore[override]
+        for states in optimizer.state.values():
+            for val in states.values():
+                if isinstance(val, torch.Tensor) and val.dim() > 0:
+                    self._update_and_maybe_create_winfos(val, reftype)
+
+    # -- (a)
+    def _update_peak_stats(self, peak_state):  # type: ignore[override]
+        before = self._peak_mem.get(DEV, 0)
+        super()._update_peak_stats(peak_state)
+        cur = self._curr_mem_snap.get(DEV, {}).get("Total", 0)
+        if cur > self.phase_max.get(self.phase, 0):
+            self.phase_max[self.phase] = cur
+        if self._peak_mem.get(DEV, 0) > before:
+            self.peak_phase = self.phase
+            self.peak_step = self.step_idx
+            self.peak_micro = self.micro_idx
+
+    def current_total(self) -> int:
+        return self._curr_mem_snap.get(DEV, {}).get("Total", 0)
+
+    # -- (b)
+    def record(self, event: str, module: str = "") -> None:
+        if self.timeline_depth is None:
+            return
+        snap = self._curr_mem_snap.get(DEV, {})
+        self.timeline.append(
+            [len(self.timeline), self.step_idx, self.micro_idx, self.phase, event, module,
+             snap.get("Total", 0)] + [snap.get(c, 0) for _, c in CATS]
+        )
+
+    def _want(self, module) -> str | None:
+        if self.timeline_depth is None:
+            return None
+        name = self._mod_tracker.get_known_fqn(module)
+        if name is None or name.count(".") + 1 > self.timeline_depth:
+            return None
+        return name
+
+    def _pre_fw_hook(self, module, inputs):  # type: ignore[override]
+        super()._pre_fw_hook(module, inputs)
+        n = self._want(module)
+        if n is not None:
+            self.record("pre_fw_ac" if self._mod_tracker.is_bw else "pre_fw", n)
+
+    def _post_fw_hook(self, module, inputs, outputs):  # type: ignore[override]
+        super()._post_fw_hook(module, inputs, outputs)
+        n = self._want(module)
+        if n is not None:
+            self.record("post_fw_ac" if self._mod_tracker.is_bw else "post_fw", n)
+
+    def _pre_bw_hook(self, module, args):  # type: ignore[override]
+        super()._pre_bw_hook(module, args)
+        n = self._want(module) if module is not None else None
+        if n is not None:
+            self.record("pre_bw", n)
+
+    def _post_bw_hook(self, module, args):  # type: ignore[override]
+        super()._post_bw_hook(module, args)
+        n = self._want(module) if module is not None else None
+        if n is not None:
+            self.record("post_bw", n)
+
+
+# --------------------------------------------------------------------------
+# models, checkpointing, optimizers, inputs
+# --------------------------------------------------------------------------
+
+class Checkpointed(nn.Module):
+    """Runs the wrapped block under torch.utils.checkpoint (non-reentrant)."""
+
+    def __init__(self, block: nn.Module) -> None:
+        super().__init__()
+        self.block = block
+
+    def forward(self, x):
+        return checkpoint(self.block, x, use_reentrant=False)
+
+
+def _fake_friendly_trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    # torch.nn.init.trunc_normal_ has a data-dependent branch (mask.any()) that FakeTensor
+    # cannot evaluate.  Initial values are irrelevant for memory accounting.
+    with torch.no_grad():
+        return tensor.normal_(mean, std).clamp_(a, b)
+
+
+def build_model(case: dict) -> nn.Module:
+    orig = nn.init.trunc_normal_
+    nn.init.trunc_normal_ = _fake_friendly_trunc_normal_
+    try:
+        return _build_model(case)
+    finally:
+        nn.init.trunc_normal_ = orig
+
+
+def _build_model(case: dict) -> nn.Module:
+    mid = case["model"]
+    if mid in TEXT_MODELS:
+        model, _ = models.build(mid, attn="eager")
+        model.config.use_cache = False
+        assert model.config._attn_implementation == "eager", model.config._attn_implementation
+        if case["checkpointing"] == "full":
+            # = the deprecated alias gradient_checkpointing_enable(gradient_checkpointing_kwargs=...)
+            model.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
+        return model
+    if mid == "mlp-small":
+        model = models.mlp_small()
+        if case["checkpointing"] == "full":
+            layers = list(model)
+            blocks = [Checkpointed(nn.Sequential(*layers[i:i + 3])) for i in range(0, 12, 3)]
+            model = nn.Sequential(*blocks, layers[12])
+        return model
+    model, _ = models.build(mid)
+    if case["checkpointing"] == "full":
+        if mid.startswith("resnet"):
+            for lname in ("layer1", "layer2", "layer3", "layer4"):
+                stage = getattr(model, lname)
+                for i in range(len(stage)):
+                    stage[i] = Checkpointed(stage[i])
+        elif mid == "vit_b_16":
+            layers = model.encoder.layers
+            for i in range(len(layers)):
+                layers[i] = Checkpointed(layers[i])
+        else:
+            raise ValueError(mid)
+    return model
+
+
+def make_optimizer(name: str, params):
+    if name == "sgd-momentum":
+        return torch.optim.SGD(params, lr=0.01, momentum=0.9, foreach=True)
+    if name == "adam":
+        return torch.optim.Adam(params, lr=1e-3, foreach=True)
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=1e-3, foreach=True)
+    raise ValueError(name)
+
+
+def make_inputs(case: dict) -> dict:
+    b, mid = case["batch"], case["model"]
+    if mid in IMAGE_MODELS:
+        r = case["image"]
+        return {"x": torch.randn(b, 3, r, r), "y": torch.randint(0, 1000, (b,))}
+    if mid == "mlp-small":
+        return {"x": torch.randn(b, 1024), "y": torch.randint(0, 1000, (b,))}
+    s = case["seq"]
+    if mid == "bert-base":
+        return {"input_ids": torch.randint(0, 30522, (b, s)), "labels": torch.randint(0, 2, (b,))}
+    vocab = {"gpt2": 50257, "llama-tiny": 32000}[mid]
+    ids = torch.randint(0, vocab, (b, s))
+    return {"input_ids": ids, "labels": ids}
+
+
+def forward_loss(model: nn.Module, case: dict, inp: dict) -> torch.Tensor:
+    if case["model"] in TEXT_MODELS:
+        return model(**inp).loss
+    return F.cross_entropy(model(inp["x"]), inp["y"])
+
+
+AMP = {"fp32": None, "amp-bf16": torch.bfloat16, "amp-fp16": torch.float16}
+
+
+# --------------------------------------------------------------------------
+# one case
+# --------------------------------------------------------------------------
+
+def run_case(case: dict, timeline: bool = False) -> tuple[dict, dict, list]:
+    torch.manual_seed(0)
+    amp_dtype = AMP[case["precision"]]
+    k = case["grad_accum"]
+    with FakeTensorMode():
+        model = build_model(case)
+        model.train()
+        opt = make_optimizer(case["optimizer"], model.parameters())
+        mt = RefMemTracker(timeline_depth=5 if timeline else None)
+        mt.track_external(model, opt)
+        after = []
+        with mt:
+            for step in range(2):
+                mt.step_idx = step + 1
+                for micro in range(k):
+                    mt.micro_idx = micro + 1
+                    mt.reset_mod_stats()
+                    mt.phase = "forward"
+                    mt.record("forward_begin")
+                    inp = make_inputs(case)
+                    mt.track_external(*inp.values())  # the batch is categorised as "Other"
+                    ctx = torch.autocast("cpu", dtype=amp_dtype) if amp_dtype is not None else nullcontext()
+                    with ctx:
+                        loss = forward_loss(model, case, inp)
+                        if k > 1:
+                            loss = loss / k
+                    mt.record("forward_end")
+                    mt.phase = "backward"
+                    loss.backward()
+                    mt.record("backward_end")
+                    del loss, inp
+                    mt.record("batch_freed")
+                mt.phase = "optimizer"
+                mt.micro_idx = 0
+                opt.step()
+                mt.record("optimizer_step_end")
+                opt.zero_grad(set_to_none=True)
+                mt.record("zero_grad_end")
+                mt.phase = "idle"
+                after.append(mt.current_total())
+        peak_snap = mt.get_tracker_snapshot("peak")[DEV]
+        peak_total = mt._peak_mem[DEV]
+        assert peak_snap["Total"] == peak_total
+    row = {h: case[h] for h in HEADER if h in case}
+    row["peak_bytes"] = peak_total
+    row["peak_phase"] = mt.peak_phase
+    for col, cat in CATS:
+        row[col] = peak_snap.get(cat, 0)
+    assert sum(row[c] for c, _ in CATS) == peak_total
+    phases = {
+        "case": case["case"],
+        "peak_bytes": peak_total,
+        "peak_phase": mt.peak_phase,
+        "peak_step": mt.peak_step,
+        "peak_micro_batch": mt.peak_micro,
+        "forward_max_bytes": mt.phase_max.get("forward", 0),
+        "backward_max_bytes": mt.phase_max.get("backward", 0),
+        "optimizer_max_bytes": mt.phase_max.get("optimizer", 0),
+        "after_step1_bytes": after[0],
+        "after_step2_bytes": after[1],
+    }
+    tl = mt.timeline
+    del mt, model, opt
+    gc.collect()
+    return row, phases, tl
+
+
+# --------------------------------------------------------------------------
+# case list
+# --------------------------------------------------------------------------
+
+def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, image=0, ga=1,
+      timeline=False):
+    if model in IMAGE_MODELS and image == 0:
+        image = 224
+    attention = {"bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "vit_b_16": "sdpa"}.get(model, "none")
+    parts = [model, f"b{batch}"]
+    if seq:
+        parts.append(f"s{seq}")
+    if image:
+        parts.append(f"i{image}")
+    parts += [precision, optimizer, f"ckpt-{ckpt}", f"ga{ga}"]
+    return {
+        "case": "_".join(parts), "model": model, "batch": batch, "seq": seq, "image": image,
+        "precision": precision, "optimizer": optimizer, "checkpointing": ckpt,
+        "attention": attention, "grad_accum": ga, "_timeline": timeline,
+    }
+
+
+CASES = [
+    # mlp-small
+    C("mlp-small", 32, "fp32", "sgd-momentum"),
+    C("mlp-small", 64, "fp32", "adamw"),
+    C("mlp-small", 256, "fp32", "sgd-momentum"),
+    C("mlp-small", 256, "fp32", "adam"),
+    C("mlp-small", 1024, "fp32", "adam"),
+    C("mlp-small", 4096, "fp32", "sgd-momentum", timeline=True),
+    C("mlp-small", 4096, "fp32", "adamw"),
+    C("mlp-small", 4096, "amp-bf16", "adamw", timeline=True),
+    C("mlp-small", 4096, "amp-fp16", "adam"),
+    C("mlp-small", 1024, "fp32", "adam", ckpt="full"),
+    C("mlp-small", 4096, "fp32", "sgd-momentum", ckpt="full"),
+    C("mlp-small", 512, "fp32", "adam", ga=4),
+    C("mlp-small", 2048, "amp-bf16", "sgd-momentum", ga=2),
+    # resnet18
+    C("resnet18", 1, "fp32", "sgd-momentum"),
+    C("resnet18", 32, "fp32", "sgd-momentum", timeline=True),
+    C("resnet18", 64, "fp32", "adam"),
+    C("resnet18", 32, "amp-bf16", "sgd-momentum"),
+    C("resnet18", 32, "amp-fp16", "adamw"),
+    C("resnet18", 64, "fp32", "sgd-momentum", ckpt="full"),
+    C("resnet18", 16, "fp32", "sgd-momentum", ga=2),
+    C("resnet18", 32, "fp32", "sgd-momentum", image=128),
+    # resnet50
+    C("resnet50", 1, "fp32", "sgd-momentum"),
+    C("resnet50", 8, "fp32", "sgd-momentum"),
+    C("resnet50", 32, "fp32", "sgd-momentum"),
+    C("resnet50", 64, "fp32", "sgd-momentum"),
+    C("resnet50", 32, "fp32", "adam"),
+    C("resnet50", 32, "fp32", "adamw"),
+    C("resnet50", 32, "amp-bf16", "sgd-momentum"),
+    C("resnet50", 32, "amp-fp16", "sgd-momentum"),
+    C("resnet50", 64, "amp-bf16", "adamw"),
+    C("resnet50", 32, "fp32", "sgd-momentum", ckpt="full"),
+    C("resnet50", 64, "amp-fp16", "adam", ckpt="full"),
+    C("resnet50", 32, "fp32", "sgd-momentum", image=128),
+    C("resnet50", 64, "fp32", "adam", image=128),
+    C("resnet50", 16, "fp32", "sgd-momentum", ga=4),
+    # vit_b_16
+    C("vit_b_16", 1, "fp32", "adamw"),
+    C("vit_b_16", 8, "fp32", "adamw"),
+    C("vit_b_16", 32, "fp32", "adamw"),
+    C("vit_b_16", 32, "amp-bf16", "adamw"),
+    C("vit_b_16", 32, "amp-fp16", "adam"),
+    C("vit_b_16", 64, "amp-bf16", "sgd-momentum"),
+    C("vit_b_16", 32, "fp32", "adamw", ckpt="full"),
+    # bert-base
+    C("bert-base", 1, "fp32", "adamw", seq=128),
+    C("bert-base", 8, "fp32", "adamw", seq=128, timeline=True),
+    C("bert-base", 32, "fp32", "adamw", seq=128),
+    C("bert-base", 8, "fp32", "adamw", seq=512),
+    C("bert-base", 16, "fp32", "adamw", seq=512),
+    C("bert-base", 32, "amp-bf16", "adamw", seq=128),
+    C("bert-base", 16, "amp-fp16", "adamw", seq=512),
+    C("bert-base", 16, "amp-bf16", "adamw", ckpt="full", seq=512),
+    C("bert-base", 32, "fp32", "adamw", ckpt="full", seq=512),
+    C("bert-base", 8, "fp32", "sgd-momentum", seq=128),
+    C("bert-base", 8, "fp32", "adam", seq=512, ga=2),
+    # gpt2
+    C("gpt2", 1, "fp32", "adamw", seq=256),
+    C("gpt2", 4, "fp32", "adamw", seq=256),
+    C("gpt2", 1, "fp32", "adamw", seq=1024),
+    C("gpt2", 8, "fp32", "adamw", seq=1024),
+    C("gpt2", 4, "amp-bf16", "adamw", seq=256, timeline=True),
+    C("gpt2", 4, "amp-bf16", "adamw", seq=1024),
+    C("gpt2", 8, "amp-fp16", "adamw", seq=1024),
+    C("gpt2", 16, "amp-bf16", "adam", seq=256),
+    C("gpt2", 8, "fp32", "adamw", ckpt="full", seq=1024),
+    C("gpt2", 16, "amp-bf16", "adamw", ckpt="full", seq=1024),
+    C("gpt2", 4, "fp32", "sgd-momentum", seq=1024),
+    C("gpt2", 4, "fp32", "adamw", seq=256, ga=4),
+    # llama-tiny
+    C("llama-tiny", 1, "fp32", "adamw", seq=256),
+    C("llama-tiny", 4, "fp32", "adamw", seq=256),
+    C("llama-tiny", 4, "fp32", "adamw", seq=1024),
+    C("llama-tiny", 16, "fp32", "adamw", seq=1024),
+    C("llama-tiny", 8, "amp-bf16", "adamw", seq=1024),
+    C("llama-tiny", 8, "amp-fp16", "adamw", seq=1024),
+    C("llama-tiny", 16, "amp-bf16", "sgd-momentum", seq=256),
+    C("llama-tiny", 4, "fp32", "adamw", ckpt="full", seq=256, timeline=True),
+    C("llama-tiny", 8, "fp32", "adamw", ckpt="full", seq=1024),
+    C("llama-tiny", 16, "amp-bf16", "adamw", ckpt="full", seq=1024),
+    C("llama-tiny", 4, "fp32", "adam", seq=1024, ga=2),
+    C("llama-tiny", 2, "amp-bf16", "adamw", seq=1024, ga=4),
+]
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=header, lineterminator="\n", extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", help="run only cases whose id contains this substring; prints, writes nothing")
+    args = ap.parse_args()
+    cases = [c for c in CASES if args.only is None or args.only in c["case"]]
+    ids = [c["case"] for c in CASES]
+    assert len(ids) == len(set(ids)), "duplicate case ids"
+    rows, phase_rows = [], []
+    t_all = time.time()
+    for c in cases:
+        t0 = time.time()
+        row, phases, tl = run_case(c, timeline=c["_timeline"] and args.only is None)
+        rows.append(row)
+        phase_rows.append(phases)
+        print(f"{c['case']:60s} peak {row['peak_bytes'] / 2**20:10.1f} MiB  {row['peak_phase']:9s} "
+              f"step {phases['peak_step']}  ({time.time() - t0:.1f}s)", flush=True)
+        if tl:
+            os.makedirs(TIMELINE_DIR, exist_ok=True)
+            with open(os.path.join(TIMELINE_DIR, f"{c['case']}.csv"), "w", newline="") as f:
+                w = csv.writer(f, lineterminator="\n")
+                w.writerow(["event_index", "step", "micro_batch", "phase", "event", "module", "total_bytes"]
+                           + [col for col, _ in CATS])
+                w.writerows(tl)
+    print(f"{len(rows)} cases in {time.time() - t_all:.0f}s")
+    print("autocast emulation policies applied:", dict(sorted(cuda_emulation.STATS.items())))
+    if args.only is None:
+        write_csv(OUT_CSV, HEADER, rows)
+        write_csv(OUT_PHASES, PHASE_HEADER, phase_rows)
+        print(f"wrote {OUT_CSV} and {OUT_PHASES}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,278 @@
+"""Model definitions shared by param_counts.py and memory_reference.py.
+
+Every model is built from a config object in code (no hub downloads).
+Each builder returns (model, source) where `source` is a human-readable
+description of the class and the config used.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+import torchvision
+import transformers
+from transformers import (
+    BertConfig,
+    BertForSequenceClassification,
+    BertModel,
+    GPT2Config,
+    GPT2LMHeadModel,
+    LlamaConfig,
+    LlamaForCausalLM,
+    MistralConfig,
+    MistralForCausalLM,
+    Qwen2Config,
+    Qwen2ForCausalLM,
+)
+
+TV = f"torchvision {torchvision.__version__.split('+')[0]}"
+TF = f"transformers {transformers.__version__}"
+TORCH = f"torch {torch.__version__.split('+')[0]}"
+
+
+# --------------------------------------------------------------------------
+# Custom models
+# --------------------------------------------------------------------------
+
+MLP_SMALL_IN = 1024
+MLP_SMALL_HIDDEN = 4096
+MLP_SMALL_BLOCKS = 4
+MLP_SMALL_CLASSES = 1000
+
+
+def mlp_small() -> nn.Sequential:
+    """mlp-small: 4 x [Linear(1024,4096), GELU(), Linear(4096,1024)] then Linear(1024,1000).
+
+    A flat nn.Sequential of 13 modules (indices 0..12):
+      0 Linear(1024,4096)  1 GELU()  2 Linear(4096,1024)   # block 0
+      3 Linear(1024,4096)  4 GELU()  5 Linear(4096,1024)   # block 1
+      6 Linear(1024,4096)  7 GELU()  8 Linear(4096,1024)   # block 2
+      9 Linear(1024,4096) 10 GELU() 11 Linear(4096,1024)   # block 3
+     12 Linear(1024,1000)                                  # head
+    All Linear layers have bias=True; GELU is exact (approximate='none').
+    No residuals, no normalisation, no dropout.
+    Input float32 [b,1024]; loss = nn.functional.cross_entropy(logits [b,1000], labels int64 [b]).
+    """
+    layers: list[nn.Module] = []
+    for _ in range(MLP_SMALL_BLOCKS):
+        layers += [
+            nn.Linear(MLP_SMALL_IN, MLP_SMALL_HIDDEN),
+            nn.GELU(),
+            nn.Linear(MLP_SMALL_HIDDEN, MLP_SMALL_IN),
+        ]
+    layers.append(nn.Linear(MLP_SMALL_IN, MLP_SMALL_CLASSES))
+    return nn.Sequential(*layers)
+
+
+def llama_tiny_config() -> LlamaConfig:
+    return LlamaConfig(
+        vocab_size=32000,
+        hidden_size=512,
+        intermediate_size=1376,
+        num_hidden_layers=4,
+        num_attention_heads=8,
+        num_key_value_heads=2,
+        max_position_embeddings=2048,
+        tie_word_embeddings=False,
+        attention_bias=False,
+        mlp_bias=False,
+    )
+
+
+# --------------------------------------------------------------------------
+# HF configs (official config.json values)
+# --------------------------------------------------------------------------
+
+def bert_config(size: str) -> BertConfig:
+    if size == "base":
+        h, L, a, i = 768, 12, 12, 3072
+    elif size == "large":
+        h, L, a, i = 1024, 24, 16, 4096
+    else:
+        raise ValueError(size)
+    return BertConfig(
+        vocab_size=30522,
+        hidden_size=h,
+        num_hidden_layers=L,
+        num_attention_heads=a,
+        intermediate_size=i,
+        max_position_embeddings=512,
+        type_vocab_size=2,
+        num_labels=2,
+    )
+
+
+GPT2_SIZES = {
+    "gpt2": (768, 12, 12),
+    "gpt2-medium": (1024, 24, 16),
+    "gpt2-large": (1280, 36, 20),
+    "gpt2-xl": (1600, 48, 25),
+}
+
+
+def gpt2_config(name: str) -> GPT2Config:
+    e, L, h = GPT2_SIZES[name]
+    return GPT2Config(vocab_size=50257, n_positions=1024, n_embd=e, n_layer=L, n_head=h)
+
+
+LLAMA_CONFIGS = {
+    # id: (vocab, hidden, layers, heads, kv_heads, intermediate, max_pos, rope_theta)
+    "llama-2-7b": (32000, 4096, 32, 32, 32, 11008, 4096, 10000.0),
+    "llama-2-13b": (32000, 5120, 40, 40, 40, 13824, 4096, 10000.0),
+    "llama-2-70b": (32000, 8192, 80, 64, 8, 28672, 4096, 10000.0),
+    "llama-3-8b": (128256, 4096, 32, 32, 8, 14336, 8192, 500000.0),
+    "llama-3-70b": (128256, 8192, 80, 64, 8, 28672, 8192, 500000.0),
+}
+
+
+def llama_config(name: str) -> LlamaConfig:
+    v, h, L, a, kv, i, mp, theta = LLAMA_CONFIGS[name]
+    return LlamaConfig(
+        vocab_size=v,
+        hidden_size=h,
+        num_hidden_layers=L,
+        num_attention_heads=a,
+        num_key_value_heads=kv,
+        intermediate_size=i,
+        max_position_embeddings=mp,
+        rope_theta=theta,
+        tie_word_embeddings=False,
+        attention_bias=False,
+        mlp_bias=False,
+    )
+
+
+def mistral_config() -> MistralConfig:
+    return MistralConfig(
+        vocab_size=32000,
+        hidden_size=4096,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        intermediate_size=14336,
+        max_position_embeddings=32768,
+        sliding_window=4096,
+        tie_word_embeddings=False,
+    )
+
+
+def qwen25_7b_config() -> Qwen2Config:
+    # Qwen2 always uses bias on q/k/v projections and none on o_proj / MLP.
+    return Qwen2Config(
+        vocab_size=152064,
+        hidden_size=3584,
+        num_hidden_layers=28,
+        num_attention_heads=28,
+        num_key_value_heads=4,
+        intermediate_size=18944,
+        max_position_embeddings=32768,
+        tie_word_embeddings=False,
+    )
+
+
+def _cfg_str(cfg, keys) -> str:
+    d = cfg.to_dict()
+    return ",".join(f"{k}={d[k]}" for k in keys)
+
+
+LLAMA_KEYS = [
+    "vocab_size",
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "intermediate_size",
+    "tie_word_embeddings",
+]
+
+
+# --------------------------------------------------------------------------
+# Registry
+# --------------------------------------------------------------------------
+
+TORCHVISION_IDS = [
+    "resnet18",
+    "resnet34",
+    "resnet50",
+    "resnet101",
+    "resnet152",
+    "vgg16",
+    "mobilenet_v2",
+    "vit_b_16",
+]
+
+
+def build(model_id: str, attn: str = "eager"):
+    """Build model `model_id` on the current default device.
+
+    Returns (model, source_string).
+    """
+    if model_id in TORCHVISION_IDS:
+        m = getattr(torchvision.models, model_id)(weights=None)
+        return m, f"{TV} torchvision.models.{model_id}(weights=None) [num_classes=1000]"
+    if model_id == "mlp-small":
+        return mlp_small(), (
+            f"{TORCH} nn.Sequential(4x[Linear(1024,4096),GELU(),Linear(4096,1024)],Linear(1024,1000))"
+        )
+    if model_id in ("bert-base", "bert-large"):
+        cfg = bert_config(model_id.split("-")[1])
+        cfg._attn_implementation = attn
+        m = BertForSequenceClassification(cfg)
+        keys = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                "intermediate_size", "max_position_embeddings", "type_vocab_size"]
+        return m, f"{TF} BertForSequenceClassification(BertConfig({_cfg_str(cfg, keys)},num_labels=2))"
+    if model_id in ("bert-base-encoder", "bert-large-encoder"):
+        cfg = bert_config(model_id.split("-")[1])
+        cfg._attn_implementation = attn
+        m = BertModel(cfg)
+        keys = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                "intermediate_size", "max_position_embeddings", "type_vocab_size"]
+        return m, f"{TF} BertModel(BertConfig({_cfg_str(cfg, keys)}),add_pooling_layer=True)"
+    if model_id in GPT2_SIZES:
+        cfg = gpt2_config(model_id)
+        cfg._attn_implementation = attn
+        m = GPT2LMHeadModel(cfg)
+        keys = ["vocab_size", "n_positions", "n_embd", "n_layer", "n_head", "tie_word_embeddings"]
+        return m, f"{TF} GPT2LMHeadModel(GPT2Config({_cfg_str(cfg, keys)}))"
+    if model_id in LLAMA_CONFIGS:
+        cfg = llama_config(model_id)
+        cfg._attn_implementation = attn
+        return LlamaForCausalLM(cfg), f"{TF} LlamaForCausalLM(LlamaConfig({_cfg_str(cfg, LLAMA_KEYS)}))"
+    if model_id == "llama-tiny":
+        cfg = llama_tiny_config()
+        cfg._attn_implementation = attn
+        return LlamaForCausalLM(cfg), (
+            f"{TF} LlamaForCausalLM(LlamaConfig({_cfg_str(cfg, LLAMA_KEYS + ['max_position_embeddings'])}))"
+        )
+    if model_id == "mistral-7b":
+        cfg = mistral_config()
+        cfg._attn_implementation = attn
+        return MistralForCausalLM(cfg), f"{TF} MistralForCausalLM(MistralConfig({_cfg_str(cfg, LLAMA_KEYS)}))"
+    if model_id == "qwen2.5-7b":
+        cfg = qwen25_7b_config()
+        cfg._attn_implementation = attn
+        return Qwen2ForCausalLM(cfg), (
+            f"{TF} Qwen2ForCausalLM(Qwen2Config({_cfg_str(cfg, LLAMA_KEYS)}) [qkv bias])"
+        )
+    raise KeyError(model_id)
+
+
+PARAM_COUNT_IDS = TORCHVISION_IDS + [
+    "bert-base",
+    "bert-large",
+    "bert-base-encoder",
+    "bert-large-encoder",
+    "gpt2",
+    "gpt2-medium",
+    "gpt2-large",
+    "gpt2-xl",
+    "llama-2-7b",
+    "llama-2-13b",
+    "llama-2-70b",
+    "llama-3-8b",
+    "llama-3-70b",
+    "mistral-7b",
+    "qwen2.5-7b",
+    "mlp-small",
+    "llama-tiny",
+]
