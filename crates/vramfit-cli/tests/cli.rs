@@ -1,4 +1,5 @@
 //! The `vramfit` binary run as a subprocess: the JSON contract and bad input.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
 
 use std::process::{Command, Output};
 

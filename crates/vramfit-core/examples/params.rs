@@ -1,4 +1,5 @@
 //! Prints one estimate's peak and breakdown, for development:
+#![allow(clippy::unwrap_used)] // A development tool: a bad argument may panic.
 //! `cargo run -p vramfit-core --example params -- MODEL BATCH SEQ IMAGE PRECISION OPTIMIZER CKPT [ACCUM]`
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();

@@ -1,4 +1,5 @@
 //! Prints the timeline of step 2 around its peak, for development.
+#![allow(clippy::unwrap_used)] // A development tool: a bad argument may panic.
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
     let get = |i: usize, d: &str| a.get(i).cloned().unwrap_or_else(|| d.to_string());

@@ -138,7 +138,7 @@ impl Checkpointing {
     pub fn checkpoints_block(self, index: u32) -> bool {
         match self {
             Checkpointing::Mode(CheckpointMode::Full) => true,
-            Checkpointing::EveryK(k) => k > 0 && index % k == 0,
+            Checkpointing::EveryK(k) => k > 0 && index.is_multiple_of(k),
             Checkpointing::Mode(_) => false,
         }
     }

@@ -398,8 +398,9 @@ impl Builder {
     }
 
     /// Max pooling: saves the input and an int64 index tensor of the output's size.
-    pub fn maxpool(&mut self, name: &str, x: TensorId, channels: u64, side: u64, kernel: u64, stride: u64, pad: u64) -> (TensorId, u64) {
-        let geom = Conv::new(channels, channels, kernel, stride, pad);
+    /// `geom` gives channels (`cin`), kernel, stride and padding.
+    pub fn maxpool(&mut self, name: &str, x: TensorId, geom: Conv, side: u64) -> (TensorId, u64) {
+        let (channels, kernel) = (geom.cin, geom.kernel);
         let out_side = geom.out_side(side);
         let dtype = self.dtype(x);
         let n = channels * out_side * out_side;

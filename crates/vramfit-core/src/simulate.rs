@@ -171,6 +171,9 @@ impl Memory {
     }
 }
 
+/// Records one moment: (memory, step, micro-batch, phase, op, timeline).
+type Observer<'a> = dyn FnMut(&Memory, u32, u32, Phase, usize, &mut Vec<Point>) + 'a;
+
 /// A run of ops whose saved tensors are dropped in forward and recomputed
 /// just before their backward (a checkpointed block, or an attention core).
 #[derive(Clone, Copy, Debug)]
@@ -587,7 +590,7 @@ fn recompute(
     mem: &mut Memory,
     step: u32,
     mb: u32,
-    observe: &mut dyn FnMut(&Memory, u32, u32, Phase, usize, &mut Vec<Point>),
+    observe: &mut Observer<'_>,
     timeline: &mut Vec<Point>,
 ) {
     // Storages saved by ops of the segment get one hold per saving op.

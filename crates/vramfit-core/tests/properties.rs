@@ -2,6 +2,7 @@
 //! smaller presets: the breakdown sums to the peak; memory never decreases
 //! with batch or sequence length; checkpointing never raises the peak; model
 //! states order fp32 ≥ AMP ≥ pure half.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
 
 use proptest::prelude::*;
 use vramfit_core::{Checkpointing, Optimizer, Overheads, Precision, TrainConfig, estimate, model_preset};

@@ -70,7 +70,7 @@ pub fn lower_resnet(b: &mut Builder, r: &ResNetSpec, image: u64) -> Result<(), E
     let (x, labels) = image_input(b, image);
     b.layer("stem");
     let (x, side) = conv_bn_relu(b, "conv1", "bn1", x, Conv::new(3, 64, 7, 2, 3), image, true);
-    let (mut x, mut side) = b.maxpool("maxpool", x, 64, side, 3, 2, 1);
+    let (mut x, mut side) = b.maxpool("maxpool", x, Conv::new(64, 64, 3, 2, 1), side);
     check_side(side, "ResNet")?;
     let expansion = if r.bottleneck { 4 } else { 1 };
     let mut inplanes = 64;
@@ -133,7 +133,7 @@ pub fn lower_vgg(b: &mut Builder, v: &VggSpec, image: u64) -> Result<(), Error> 
     for &c in &v.layers {
         b.layer(&format!("features.{idx}"));
         if c == 0 {
-            let (y, s) = b.maxpool(&format!("features.{idx}"), x, cin, side, 2, 2, 0);
+            let (y, s) = b.maxpool(&format!("features.{idx}"), x, Conv::new(cin, cin, 2, 2, 0), side);
             x = y;
             side = s;
             idx += 1;

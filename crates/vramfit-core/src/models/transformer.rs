@@ -95,7 +95,7 @@ impl TransformerSpec {
                 return Err(Error::InvalidModel(format!("{name} must be between 1 and 2^32, got {v}")));
             }
         }
-        if self.heads % self.kv_heads != 0 {
+        if !self.heads.is_multiple_of(self.kv_heads) {
             return Err(Error::InvalidModel(format!(
                 "num_attention_heads ({}) must be a multiple of num_key_value_heads ({})",
                 self.heads, self.kv_heads

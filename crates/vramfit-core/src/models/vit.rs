@@ -73,7 +73,7 @@ pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64, attention: crate::con
     if image != v.image {
         return Err(Error::NotApplicable(format!("this ViT's position embedding is fixed to {0}×{0} images; got {image}", v.image)));
     }
-    if v.patch == 0 || v.hidden == 0 || v.heads == 0 || v.hidden % v.heads != 0 {
+    if v.patch == 0 || v.hidden == 0 || v.heads == 0 || !v.hidden.is_multiple_of(v.heads) {
         return Err(Error::InvalidModel("ViT hidden size must be a positive multiple of the heads".into()));
     }
     let h = v.hidden;
