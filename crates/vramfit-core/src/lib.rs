@@ -16,6 +16,7 @@ pub mod config;
 pub mod dtype;
 pub mod error;
 pub mod estimate;
+pub mod explore;
 pub mod gpus;
 pub mod graph;
 pub mod hf;

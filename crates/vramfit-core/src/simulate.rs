@@ -23,6 +23,23 @@ pub enum Phase {
     Optimizer,
 }
 
+impl Phase {
+    /// The stable id (`forward`, `backward`, `optimizer`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Phase::Forward => "forward",
+            Phase::Backward => "backward",
+            Phase::Optimizer => "optimizer",
+        }
+    }
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
 /// Memory by category at one moment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Breakdown {

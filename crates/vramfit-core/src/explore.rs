@@ -1,0 +1,150 @@
+//! Questions around one configuration: memory across batch sizes (the batch
+//! curve) and what each common memory-saving technique would change (the
+//! comparison strip). Both re-run the real simulation; nothing is extrapolated.
+
+use crate::config::{CheckpointMode, Checkpointing, MAX_DIMENSION, Optimizer, Precision, TrainConfig};
+use crate::error::Error;
+use crate::estimate::{Overheads, STEPS};
+use crate::models::ModelSpec;
+use crate::simulate;
+use crate::units::Bytes;
+use serde::Serialize;
+
+/// Memory at one batch size.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CurvePoint {
+    /// Micro-batch size.
+    pub batch: u64,
+    /// Peak allocated (PyTorch).
+    pub allocated_bytes: Bytes,
+    /// Device memory used (nvidia-smi).
+    pub device_used_bytes: Bytes,
+}
+
+/// Peak memory at each of `batches` (lowered once, simulated per batch).
+///
+/// # Errors
+/// As [`crate::estimate`].
+pub fn batch_curve(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, batches: &[u64]) -> Result<Vec<CurvePoint>, Error> {
+    cfg.validate()?;
+    let g = spec.lower(cfg)?;
+    Ok(batches
+        .iter()
+        .filter(|&&b| (1..=MAX_DIMENSION).contains(&b))
+        .map(|&batch| {
+            let sim = simulate::simulate(&g, &TrainConfig { batch, ..*cfg }, STEPS, false);
+            CurvePoint {
+                batch,
+                allocated_bytes: sim.peak.breakdown.total(),
+                device_used_bytes: sim.peak_reserved + overheads.cuda_context + overheads.workspace,
+            }
+        })
+        .collect())
+}
+
+/// Batch sizes for a curve reaching `upto`: 1, 2, 4, ... and `upto` itself,
+/// plus `extra` (e.g. the current batch and the largest that fits).
+pub fn curve_batches(upto: u64, extra: &[u64]) -> Vec<u64> {
+    let upto = upto.clamp(1, MAX_DIMENSION);
+    let mut v: Vec<u64> = std::iter::successors(Some(1u64), |b| b.checked_mul(2)).take_while(|&b| b < upto).collect();
+    v.push(upto);
+    v.extend(extra.iter().copied().filter(|&b| (1..=upto).contains(&b)));
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// A memory-saving technique applied to the current configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Technique {
+    /// Mixed precision with bf16 autocast.
+    Amp,
+    /// Full activation checkpointing.
+    Checkpointing,
+    /// Four times the gradient accumulation at a quarter of the micro-batch (same effective batch).
+    Accumulation4,
+    /// bitsandbytes 8-bit AdamW.
+    EightBitOptimizer,
+}
+
+/// The same configuration with one technique applied.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Variant {
+    /// The technique.
+    pub technique: Technique,
+    /// The configuration it leads to.
+    pub config: TrainConfig,
+    /// Its device memory.
+    pub device_used_bytes: Bytes,
+    /// Bytes saved against the current configuration (negative: it costs memory).
+    pub saved_bytes: i128,
+}
+
+/// The comparison strip: each applicable technique's effect on device memory.
+/// Techniques already in use, or that do not apply, are left out.
+///
+/// # Errors
+/// As [`crate::estimate`].
+pub fn compare_techniques(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Vec<Variant>, Error> {
+    let base = device_used(spec, cfg, overheads)?;
+    let mut candidates = Vec::new();
+    if cfg.precision == Precision::Fp32 {
+        candidates.push((Technique::Amp, TrainConfig { precision: Precision::AmpBf16, ..*cfg }));
+    }
+    if cfg.checkpointing != Checkpointing::Mode(CheckpointMode::Full) {
+        candidates.push((Technique::Checkpointing, TrainConfig { checkpointing: Checkpointing::Mode(CheckpointMode::Full), ..*cfg }));
+    }
+    if cfg.batch >= 4 {
+        let accum = TrainConfig { batch: cfg.batch / 4, grad_accum: cfg.grad_accum.saturating_mul(4).min(1 << 16), ..*cfg };
+        candidates.push((Technique::Accumulation4, accum));
+    }
+    if matches!(cfg.optimizer, Optimizer::Adam | Optimizer::AdamW) {
+        candidates.push((Technique::EightBitOptimizer, TrainConfig { optimizer: Optimizer::AdamW8bit, ..*cfg }));
+    }
+    candidates
+        .into_iter()
+        .map(|(technique, config)| {
+            let used = device_used(spec, &config, overheads)?;
+            Ok(Variant { technique, config, device_used_bytes: used, saved_bytes: i128::from(base.0) - i128::from(used.0) })
+        })
+        .collect()
+}
+
+fn device_used(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Bytes, Error> {
+    cfg.validate()?;
+    let g = spec.lower(cfg)?;
+    let sim = simulate::simulate(&g, cfg, STEPS, false);
+    Ok(sim.peak_reserved + overheads.cuda_context + overheads.workspace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets::model_preset;
+
+    #[test]
+    fn curve_is_monotonic_and_includes_extras() {
+        let spec = model_preset("resnet18").map(|p| p.spec).unwrap();
+        let batches = curve_batches(100, &[37]);
+        assert_eq!(batches, vec![1, 2, 4, 8, 16, 32, 37, 64, 100]);
+        let curve = batch_curve(&spec, &TrainConfig::default(), &Overheads::default(), &batches).unwrap();
+        assert_eq!(curve.len(), batches.len());
+        assert!(curve.windows(2).all(|w| w[0].allocated_bytes <= w[1].allocated_bytes));
+    }
+
+    #[test]
+    fn techniques_save_memory_on_a_large_activation_config() {
+        let spec = model_preset("gpt2").map(|p| p.spec).unwrap();
+        let cfg = TrainConfig { batch: 8, seq: 1024, ..TrainConfig::default() };
+        let variants = compare_techniques(&spec, &cfg, &Overheads::default()).unwrap();
+        let kinds: Vec<Technique> = variants.iter().map(|v| v.technique).collect();
+        assert_eq!(kinds, vec![Technique::Amp, Technique::Checkpointing, Technique::Accumulation4, Technique::EightBitOptimizer]);
+        for v in &variants {
+            assert!(v.saved_bytes > 0, "{:?} should save memory here", v.technique);
+        }
+        // Checkpointing saves the most for long sequences with eager attention.
+        let best = variants.iter().max_by_key(|v| v.saved_bytes).map(|v| v.technique);
+        assert_eq!(best, Some(Technique::Checkpointing));
+    }
+}
