@@ -1,0 +1,132 @@
+//! Op-by-op simulation of training steps, as PyTorch allocates and frees:
+//! forward allocates outputs and frees what nothing needs any more; backward
+//! (in reverse order) allocates input and parameter gradients and frees each
+//! op's saved tensors once it has run; checkpointed segments are re-run just
+//! before their backward; the optimizer creates its state lazily at the first
+//! step; `zero_grad(set_to_none=True)` frees the gradients. Every allocation
+//! also goes through a model of the CUDA caching allocator for reserved memory.
+
+pub mod allocator;
+mod memory;
+mod plan;
+mod step;
+
+use crate::config::TrainConfig;
+use crate::graph::Graph;
+use crate::states;
+use crate::units::Bytes;
+use serde::Serialize;
+
+pub use step::OPTIMIZER_OP;
+
+/// Where in the training step a moment falls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// The forward pass (including the loss).
+    Forward,
+    /// The backward pass (including recomputation of checkpointed blocks).
+    Backward,
+    /// `optimizer.step()`.
+    Optimizer,
+}
+
+impl Phase {
+    /// The stable id (`forward`, `backward`, `optimizer`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Phase::Forward => "forward",
+            Phase::Backward => "backward",
+            Phase::Optimizer => "optimizer",
+        }
+    }
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// Memory by category at one moment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Breakdown {
+    /// Model weights (and their half-precision copies' originals).
+    pub parameters: Bytes,
+    /// Parameter gradients (`param.grad`).
+    pub gradients: Bytes,
+    /// Optimizer state.
+    pub optimizer_states: Bytes,
+    /// Tensors produced in forward and kept (or recomputed) for backward.
+    pub activations: Bytes,
+    /// Short-lived buffers: activation gradients, workspaces, optimizer temporaries.
+    pub temporary: Bytes,
+    /// Model inputs and buffers (e.g. BatchNorm running statistics).
+    pub other: Bytes,
+}
+
+impl Breakdown {
+    /// Sum of all categories.
+    pub fn total(&self) -> Bytes {
+        self.parameters + self.gradients + self.optimizer_states + self.activations + self.temporary + self.other
+    }
+}
+
+/// One moment of the timeline.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Point {
+    /// Training step (1-based).
+    pub step: u32,
+    /// Micro-batch within the step (1-based; 0 for the optimizer).
+    pub micro_batch: u32,
+    /// Phase.
+    pub phase: Phase,
+    /// Index of the op in [`Graph::ops`] (`usize::MAX` for the optimizer step).
+    pub op: usize,
+    /// Memory by category right after the op's allocations.
+    pub breakdown: Breakdown,
+}
+
+/// What the simulation found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Simulation {
+    /// The highest moment.
+    pub peak: Point,
+    /// Every moment, when recording was asked for.
+    pub timeline: Vec<Point>,
+    /// Peak of `torch.cuda.memory_reserved()` from the caching-allocator model ([`allocator`]).
+    pub peak_reserved: Bytes,
+}
+
+/// Simulates `steps` optimizer steps of `cfg.grad_accum` micro-batches each,
+/// recording every moment when `record` is set.
+pub fn simulate(g: &Graph, cfg: &TrainConfig, steps: u32, record: bool) -> Simulation {
+    step::Sim::new(g, cfg, record).run(steps)
+}
+
+/// Bytes each layer keeps alive at the end of the forward pass (one micro-batch):
+/// storages held for backward, attributed to the layer of the op that made them.
+pub fn kept_after_forward(g: &Graph, cfg: &TrainConfig) -> Vec<(usize, Bytes)> {
+    let plan = plan::plan(g, cfg);
+    let mut producer = vec![None; g.tensors.len()];
+    for op in &g.ops {
+        for t in &op.outputs {
+            let s = plan.storage.get(t.0 as usize).copied().unwrap_or(0);
+            if let Some(slot) = producer.get_mut(s) {
+                if slot.is_none() {
+                    *slot = Some(op.layer as usize);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (s, holders) in plan.holders.iter().enumerate() {
+        if holders.is_empty() || plan.is_input.get(s).copied().unwrap_or(false) {
+            continue;
+        }
+        if let (Some(Some(layer)), Some(t)) = (producer.get(s), g.tensors.get(s)) {
+            out.push((*layer, states::allocation(t.numel.at(cfg.batch), t.dtype)));
+        }
+    }
+    out
+}

@@ -1,0 +1,371 @@
+//! The replay itself: one `Sim` walks forward, backward (with checkpoint
+//! recomputation) and the optimizer step, allocating and freeing through
+//! [`Memory`] and recording each moment.
+
+use super::memory::{Cat, Handle, Memory};
+use super::plan::{Plan, Segment, plan, unique_storages};
+use super::{Phase, Point, Simulation};
+use crate::config::TrainConfig;
+use crate::dtype::DType;
+use crate::graph::{Graph, Numel, Op, OpKind};
+use crate::states::{self, ALLOCATION_QUANTUM};
+use crate::units::Bytes;
+
+/// Op index used for the optimizer step in [`Point::op`].
+pub const OPTIMIZER_OP: usize = usize::MAX;
+
+/// A gradient buffer shared by views (passthrough ops) until its last user.
+struct GradBuffer {
+    handle: Option<Handle>,
+    users: u32,
+}
+
+pub(super) struct Sim<'a> {
+    g: &'a Graph,
+    plan: Plan,
+    cfg: &'a TrainConfig,
+    pdtype: DType,
+    bytes: Vec<u64>,
+    mem: Memory,
+    record: bool,
+    timeline: Vec<Point>,
+    peak: Point,
+    step: u32,
+    micro: u32,
+    // Per micro-batch.
+    alive: Vec<bool>,
+    storage_handle: Vec<Option<Handle>>,
+    holds: Vec<usize>,
+    grad_of: Vec<Option<usize>>,
+    grads: Vec<GradBuffer>,
+    // Per step / run.
+    param_grad: Vec<Option<Option<Handle>>>,
+    states: Option<Vec<Option<Handle>>>,
+}
+
+impl<'a> Sim<'a> {
+    pub(super) fn new(g: &'a Graph, cfg: &'a TrainConfig, record: bool) -> Sim<'a> {
+        let plan = plan(g, cfg);
+        let bytes = g.tensors.iter().map(|t| states::allocation(t.numel.at(cfg.batch), t.dtype).0).collect();
+        let n = g.tensors.len();
+        let mut mem = Memory::default();
+        let pdtype = cfg.precision.param_dtype();
+        for p in &g.params {
+            mem.alloc(Cat::Parameters, states::weight_bytes(p, pdtype).0);
+        }
+        for b in &g.buffers {
+            mem.alloc(Cat::Other, states::allocation(b.numel, b.dtype).0);
+        }
+        let peak = Point { step: 0, micro_batch: 0, phase: Phase::Forward, op: 0, breakdown: mem.breakdown() };
+        Sim {
+            g,
+            plan,
+            cfg,
+            pdtype,
+            bytes,
+            mem,
+            record,
+            timeline: Vec::new(),
+            peak,
+            step: 0,
+            micro: 0,
+            alive: vec![false; n],
+            storage_handle: vec![None; n],
+            holds: vec![0; n],
+            grad_of: vec![None; n],
+            grads: Vec::new(),
+            param_grad: vec![None; g.params.len()],
+            states: None,
+        }
+    }
+
+    /// Runs `steps` optimizer steps of `grad_accum` micro-batches each.
+    pub(super) fn run(mut self, steps: u32) -> Simulation {
+        let micro_batches = self.cfg.grad_accum.min(u64::from(u32::MAX)) as u32;
+        for step in 1..=steps {
+            self.step = step;
+            for micro in 1..=micro_batches {
+                self.micro = micro;
+                self.forward();
+                self.backward();
+                self.end_micro_batch();
+            }
+            self.optimizer_step();
+        }
+        Simulation { peak: self.peak, timeline: self.timeline, peak_reserved: self.mem.peak_reserved() }
+    }
+
+    fn observe(&mut self, phase: Phase, op: usize) {
+        let breakdown = self.mem.breakdown();
+        let point = Point { step: self.step, micro_batch: self.micro, phase, op, breakdown };
+        if breakdown.total() > self.peak.breakdown.total() {
+            self.peak = point.clone();
+        }
+        if self.record {
+            self.timeline.push(point);
+        }
+    }
+
+    fn temp_bytes(&self, n: Numel) -> u64 {
+        match n.at(self.cfg.batch) {
+            0 => 0,
+            b => Bytes(b).round_up(ALLOCATION_QUANTUM).0,
+        }
+    }
+
+    fn storage(&self, t: crate::graph::TensorId) -> usize {
+        self.plan.storage.get(t.0 as usize).copied().unwrap_or(0)
+    }
+
+    fn is_input(&self, s: usize) -> bool {
+        self.plan.is_input.get(s).copied().unwrap_or(false)
+    }
+
+    fn category(&self, s: usize) -> Cat {
+        if self.is_input(s) { Cat::Other } else { Cat::Activations }
+    }
+
+    fn alloc_storage(&mut self, s: usize) {
+        if self.alive.get(s).copied().unwrap_or(true) {
+            return;
+        }
+        let h = self.mem.alloc(self.category(s), self.bytes.get(s).copied().unwrap_or(0));
+        if let (Some(a), Some(slot)) = (self.alive.get_mut(s), self.storage_handle.get_mut(s)) {
+            *a = true;
+            *slot = h;
+        }
+    }
+
+    fn free_storage(&mut self, s: usize) {
+        if !self.alive.get(s).copied().unwrap_or(false) {
+            return;
+        }
+        let h = self.storage_handle.get_mut(s).and_then(Option::take);
+        self.mem.free(h);
+        if let Some(a) = self.alive.get_mut(s) {
+            *a = false;
+        }
+    }
+
+    /// Runs op `i` forward: allocate outputs, note the moment, free what is done.
+    /// `last_use` says whether op `i` is a storage's last forward user.
+    fn run_forward_op(&mut self, i: usize, phase: Phase, last_use: &dyn Fn(&Self, usize) -> bool) {
+        let g = self.g;
+        let Some(op) = g.ops.get(i) else { return };
+        for t in &op.outputs {
+            self.alloc_storage(self.storage(*t));
+        }
+        let tmp = self.mem.alloc(Cat::Temporary, self.temp_bytes(op.forward_temp));
+        self.observe(phase, i);
+        self.mem.free(tmp);
+        for t in op.inputs.iter().chain(op.outputs.iter()) {
+            let s = self.storage(*t);
+            let held = self.holds.get(s).copied().unwrap_or(0) > 0 || self.is_input(s);
+            if !held && last_use(self, s) {
+                self.free_storage(s);
+            }
+        }
+    }
+
+    fn forward(&mut self) {
+        self.holds = self.plan.holders.iter().map(Vec::len).collect();
+        for i in 0..self.g.ops.len() {
+            self.run_forward_op(i, Phase::Forward, &|sim: &Self, s| sim.plan.last_forward_use.get(s).copied() == Some(i));
+        }
+    }
+
+    /// Re-runs a checkpointed segment's forward just before its backward.
+    fn recompute(&mut self, seg: Segment) {
+        let g = self.g;
+        let mut last_use = std::collections::HashMap::new();
+        for i in seg.start..=seg.end {
+            let Some(op) = g.ops.get(i) else { continue };
+            for t in op.inputs.iter().chain(op.outputs.iter()) {
+                last_use.insert(self.storage(*t), i);
+            }
+            for s in unique_storages(&op.saved, &self.plan.storage) {
+                if let Some(h) = self.holds.get_mut(s) {
+                    *h += 1;
+                }
+            }
+        }
+        for i in seg.start..=seg.end {
+            self.run_forward_op(i, Phase::Backward, &|_: &Self, s| last_use.get(&s) == Some(&i));
+        }
+    }
+
+    fn backward(&mut self) {
+        self.grad_of.iter_mut().for_each(|g| *g = None);
+        self.grads.clear();
+        // The loss's gradient: a scalar of ones.
+        if let Some(t) = self.g.ops.iter().rev().find(|o| o.kind == OpKind::Loss).and_then(|o| o.outputs.first()) {
+            let h = self.mem.alloc(Cat::Temporary, ALLOCATION_QUANTUM);
+            self.grads.push(GradBuffer { handle: h, users: 1 });
+            if let Some(slot) = self.grad_of.get_mut(t.0 as usize) {
+                *slot = Some(self.grads.len() - 1);
+            }
+        }
+        for i in (0..self.g.ops.len()).rev() {
+            let segment = self.plan.op_segment.get(i).copied().flatten().and_then(|k| self.plan.segments.get(k).copied());
+            if let Some(seg) = segment.filter(|s| s.end == i) {
+                self.recompute(seg);
+            }
+            if self.plan.needs_backward.get(i).copied().unwrap_or(false) {
+                self.backward_op(i);
+            }
+        }
+    }
+
+    fn backward_op(&mut self, i: usize) {
+        let g = self.g;
+        let Some(op) = g.ops.get(i) else { return };
+        let mut transient = Vec::new();
+        self.input_grads(op, &mut transient);
+        // Without autocast the op's backward makes the parameter gradient itself
+        // (AccumulateGrad then keeps it as `.grad`); with autocast a later
+        // ToCopyBackward node converts the half-precision gradient.
+        let mut fresh = Vec::new();
+        if !op.param_grad_via_cast {
+            self.param_grads(op, &mut transient, &mut fresh);
+        }
+        transient.push(self.mem.alloc(Cat::Temporary, self.temp_bytes(op.backward_temp)));
+        self.observe(Phase::Backward, i);
+        transient.into_iter().for_each(|h| self.mem.free(h));
+        fresh.into_iter().for_each(|h| self.mem.relabel(h, Cat::Gradients));
+        self.consume_output_grads(op);
+        self.release(i);
+        if op.param_grad_via_cast && op.params.iter().any(|p| g.params.get(p.0 as usize).is_some_and(|p| p.trainable)) {
+            // ToCopyBackward: the half gradient and the new fp32 one coexist.
+            let mut transient = vec![self.mem.alloc(Cat::Temporary, self.temp_bytes(op.backward_temp))];
+            let mut fresh = Vec::new();
+            self.param_grads(op, &mut transient, &mut fresh);
+            self.observe(Phase::Backward, i);
+            transient.into_iter().for_each(|h| self.mem.free(h));
+            fresh.into_iter().for_each(|h| self.mem.relabel(h, Cat::Gradients));
+        }
+    }
+
+    /// Gradients of the op's inputs: a new buffer, a view of the output's
+    /// gradient (passthrough ops of the same dtype), or a transient added in
+    /// place into an existing buffer.
+    fn input_grads(&mut self, op: &Op, transient: &mut Vec<Option<Handle>>) {
+        let g = self.g;
+        let out_grad = op.outputs.first().and_then(|t| self.grad_of.get(t.0 as usize).copied().flatten());
+        let out_dtype = op.outputs.first().and_then(|t| g.tensor(*t)).map(|t| t.dtype);
+        for x in &op.inputs {
+            let Some(info) = g.tensor(*x) else { continue };
+            if !info.requires_grad {
+                continue;
+            }
+            let xi = x.0 as usize;
+            let size = self.bytes.get(xi).copied().unwrap_or(0);
+            let view = op.grad_passthrough && Some(info.dtype) == out_dtype;
+            match (self.grad_of.get(xi).copied().flatten(), view, out_grad) {
+                (Some(_), true, _) => {}
+                (Some(_), false, _) => transient.push(self.mem.alloc(Cat::Temporary, size)),
+                (None, true, Some(buffer)) => {
+                    if let Some(b) = self.grads.get_mut(buffer) {
+                        b.users += 1;
+                    }
+                    if let Some(slot) = self.grad_of.get_mut(xi) {
+                        *slot = Some(buffer);
+                    }
+                }
+                (None, _, _) => {
+                    let h = self.mem.alloc(Cat::Temporary, size);
+                    self.grads.push(GradBuffer { handle: h, users: 1 });
+                    if let Some(slot) = self.grad_of.get_mut(xi) {
+                        *slot = Some(self.grads.len() - 1);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Parameter gradients: the first in a step become `.grad` (temporaries
+    /// until AccumulateGrad runs, as MemTracker labels them: `fresh`); later
+    /// ones (accumulation, shared weights) are transients added in place.
+    fn param_grads(&mut self, op: &Op, transient: &mut Vec<Option<Handle>>, fresh: &mut Vec<Option<Handle>>) {
+        for p in &op.params {
+            let pi = p.0 as usize;
+            let Some(param) = self.g.params.get(pi) else { continue };
+            if !param.trainable {
+                continue;
+            }
+            let size = states::gradient_bytes(param, self.pdtype).0;
+            let h = self.mem.alloc(Cat::Temporary, size);
+            match self.param_grad.get_mut(pi) {
+                Some(slot @ None) => {
+                    *slot = Some(h);
+                    fresh.push(h);
+                }
+                _ => transient.push(h),
+            }
+        }
+    }
+
+    fn consume_output_grads(&mut self, op: &Op) {
+        for t in &op.outputs {
+            let Some(buffer) = self.grad_of.get_mut(t.0 as usize).and_then(Option::take) else { continue };
+            if let Some(b) = self.grads.get_mut(buffer) {
+                b.users = b.users.saturating_sub(1);
+                if b.users == 0 {
+                    let h = b.handle.take();
+                    self.mem.free(h);
+                }
+            }
+        }
+    }
+
+    /// After op `i`'s backward: drop its holds on saved tensors (and, at the
+    /// start of a segment, the segment's holds on its inputs).
+    fn release(&mut self, i: usize) {
+        let Some(op) = self.g.ops.get(i) else { return };
+        let mut list = unique_storages(&op.saved, &self.plan.storage);
+        if let Some(k) = self.plan.op_segment.get(i).copied().flatten() {
+            if self.plan.segments.get(k).is_some_and(|seg| seg.start == i) {
+                list.extend(self.plan.segment_inputs.get(k).into_iter().flatten().copied());
+            }
+        }
+        for s in list {
+            if let Some(h) = self.holds.get_mut(s) {
+                *h = h.saturating_sub(1);
+                if *h == 0 && !self.is_input(s) {
+                    self.free_storage(s);
+                }
+            }
+        }
+    }
+
+    fn end_micro_batch(&mut self) {
+        for s in 0..self.alive.len() {
+            self.free_storage(s);
+        }
+        for b in &mut self.grads {
+            let h = b.handle.take();
+            self.mem.free(h);
+        }
+    }
+
+    fn optimizer_step(&mut self) {
+        if self.states.is_none() {
+            let states = self
+                .g
+                .params
+                .iter()
+                .map(|p| self.mem.alloc(Cat::States, states::optimizer_state_bytes(p, self.pdtype, self.cfg.optimizer).0))
+                .collect();
+            self.states = Some(states);
+        }
+        let tmp = self.mem.alloc(Cat::Temporary, states::optimizer_step_temp(&self.g.params, self.pdtype, self.cfg.optimizer).0);
+        self.micro = 0;
+        self.observe(Phase::Optimizer, OPTIMIZER_OP);
+        self.mem.free(tmp);
+        // zero_grad(set_to_none=True)
+        for slot in &mut self.param_grad {
+            if let Some(h) = slot.take() {
+                self.mem.free(h);
+            }
+        }
+    }
+}
