@@ -70,84 +70,60 @@ impl Builder {
 
     /// A linear op on existing parameters (e.g. an LM head tied to the embedding).
     pub fn linear_with(&mut self, name: &str, x: TensorId, w: ParamId, bias: Option<ParamId>, in_f: u64, out_f: u64) -> TensorId {
-        let mut params = vec![w];
-        params.extend(bias);
         let xc = self.autocast_lower(x);
         let rows = self.numel(xc).per_sample / in_f.max(1);
-        let mut outputs = Vec::new();
-        let wc = self.autocast_weight(w, &mut outputs);
-        let dtype = self.dtype(xc);
-        let out = self.tensor(Numel::per_sample(rows * out_f), dtype, true);
-        outputs.insert(0, out);
-        let mut saved = vec![xc];
-        if let Some(wc) = wc {
-            if self.requires_grad(xc) {
-                saved.push(wc);
-            }
-        }
-        // Under autocast the weight gradient is first computed in the low
-        // precision type, then converted to the fp32 `.grad` (ToCopyBackward).
-        let backward_temp = match self.autocast_dtype() {
-            Some(low) => Numel::fixed(self.param_numel(w) * low.size()),
-            None => Numel::default(),
-        };
-        self.op(
-            name,
-            OpKind::Linear,
-            OpSpec {
-                inputs: vec![xc],
-                outputs,
-                saved,
-                params,
-                backward_temp,
-                param_grad_via_cast: self.autocast_dtype().is_some(),
-                flops: Numel::per_sample(2 * rows * in_f * out_f),
-                ..OpSpec::default()
-            },
-        );
-        out
+        let flops = Numel::per_sample(2 * rows * in_f * out_f);
+        self.weighted_op(name, OpKind::Linear, xc, w, bias, rows * out_f, flops)
     }
 
     /// `nn.Conv2d` on an input of `side`×`side` pixels; returns the output and its side.
     pub fn conv2d(&mut self, name: &str, x: TensorId, c: Conv, side: u64) -> (TensorId, u64) {
         let w = self.param(&format!("{name}.weight"), &[c.cout, c.cin / c.groups.max(1), c.kernel, c.kernel]);
-        let mut params = vec![w];
-        if c.bias {
-            params.push(self.param(&format!("{name}.bias"), &[c.cout]));
-        }
+        let bias = if c.bias { Some(self.param(&format!("{name}.bias"), &[c.cout])) } else { None };
         let xc = self.autocast_lower(x);
+        let out_side = c.out_side(side);
+        let macs = c.cout * out_side * out_side * (c.cin / c.groups.max(1)) * c.kernel * c.kernel;
+        let out = self.weighted_op(name, OpKind::Conv2d, xc, w, bias, c.cout * out_side * out_side, Numel::per_sample(2 * macs));
+        (out, out_side)
+    }
+
+    /// A matmul-class op (linear, conv) on an already autocast input `xc` and
+    /// weight `w`: saves the input if the weight is trained and, under
+    /// autocast, the cached low-precision weight copy if the input needs a
+    /// gradient. The weight gradient is then first computed in the low
+    /// precision type and converted to the fp32 `.grad` (ToCopyBackward).
+    #[allow(clippy::too_many_arguments)]
+    fn weighted_op(
+        &mut self,
+        name: &str,
+        kind: OpKind,
+        xc: TensorId,
+        w: ParamId,
+        bias: Option<ParamId>,
+        out_per_sample: u64,
+        flops: Numel,
+    ) -> TensorId {
+        let mut params = vec![w];
+        params.extend(bias);
         let mut outputs = Vec::new();
         let wc = self.autocast_weight(w, &mut outputs);
-        let out_side = c.out_side(side);
-        let dtype = self.dtype(xc);
-        let out = self.tensor(Numel::per_sample(c.cout * out_side * out_side), dtype, true);
+        let out = self.tensor(Numel::per_sample(out_per_sample), self.dtype(xc), true);
         outputs.insert(0, out);
         let mut saved = vec![xc];
-        if let Some(wc) = wc {
-            if self.requires_grad(xc) {
-                saved.push(wc);
-            }
+        if let (Some(wc), true) = (wc, self.requires_grad(xc)) {
+            saved.push(wc);
         }
         let backward_temp = match self.autocast_dtype() {
             Some(low) => Numel::fixed(self.param_numel(w) * low.size()),
             None => Numel::default(),
         };
-        let macs = c.cout * out_side * out_side * (c.cin / c.groups.max(1)) * c.kernel * c.kernel;
+        let param_grad_via_cast = self.autocast_dtype().is_some();
         self.op(
             name,
-            OpKind::Conv2d,
-            OpSpec {
-                inputs: vec![xc],
-                outputs,
-                saved,
-                params,
-                backward_temp,
-                param_grad_via_cast: self.autocast_dtype().is_some(),
-                flops: Numel::per_sample(2 * macs),
-                ..OpSpec::default()
-            },
+            kind,
+            OpSpec { inputs: vec![xc], outputs, saved, params, backward_temp, param_grad_via_cast, flops, ..OpSpec::default() },
         );
-        (out, out_side)
+        out
     }
 
     /// `nn.BatchNorm2d(c)` in training mode (cuDNN): saves the input plus
