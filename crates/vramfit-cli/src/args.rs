@@ -1,7 +1,7 @@
 //! Command-line parsing: raw flags first, then validation into a typed command.
 
 use std::fmt;
-use vramfit_core::{Attention, Bytes, Checkpointing, Error, Optimizer, Overheads, Precision, TrainConfig, units::MIB};
+use vramfit_core::{Attention, Bytes, Checkpointing, Error, ModuleLoading, Optimizer, Overheads, Precision, TrainConfig, units::MIB};
 
 /// A parsed command.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,12 +26,45 @@ pub struct EstimateArgs {
     pub model: String,
     /// The training configuration.
     pub config: TrainConfig,
-    /// Device overheads.
-    pub overheads: Overheads,
+    /// Overrides of the device overheads (the rest follows the GPU).
+    pub overrides: OverheadArgs,
     /// A GPU preset id.
     pub gpu: Option<String>,
     /// Print JSON.
     pub json: bool,
+}
+
+/// Overhead flags; unset ones take the GPU's (or the general) default.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct OverheadArgs {
+    /// `--cuda-context-mib`.
+    pub context_mib: Option<u64>,
+    /// `--cuda-loading`.
+    pub loading: Option<ModuleLoading>,
+    /// `--cublas-workspace-kib`.
+    pub cublas_kib: Option<u64>,
+    /// `--memory-fraction`.
+    pub memory_fraction: Option<f64>,
+}
+
+impl OverheadArgs {
+    /// The overheads for an optional GPU with these overrides applied.
+    pub fn resolve(&self, gpu: Option<&vramfit_core::GpuPreset>) -> Overheads {
+        let mut o = gpu.map(Overheads::for_gpu).unwrap_or_default();
+        if let Some(l) = self.loading {
+            o.cuda_context = l.context();
+        }
+        if let Some(m) = self.context_mib {
+            o.cuda_context = Bytes(m.saturating_mul(MIB));
+        }
+        if let Some(k) = self.cublas_kib {
+            o.cublas_workspace = Bytes(k.saturating_mul(1024));
+        }
+        if let Some(f) = self.memory_fraction {
+            o.memory_fraction = f;
+        }
+        o
+    }
 }
 
 /// A CLI failure with its exit code.
@@ -88,7 +121,9 @@ ESTIMATE OPTIONS:
   --attention A          eager|sdpa|flash (default eager)
   --grad-accum N         gradient-accumulation steps (default 1)
   --gpu ID               a GPU preset: adds fits / max_batch
-  --cuda-context-mib N   CUDA context size in MiB (default 500)
+  --cuda-loading L       lazy|eager CUDA module loading: context 400 or 1000 MiB (default lazy)
+  --cuda-context-mib N   CUDA context size in MiB (overrides --cuda-loading)
+  --cublas-workspace-kib N  cuBLAS workspace per handle (default 8320, 32768 on Hopper/Blackwell)
   --memory-fraction F    torch.cuda.set_per_process_memory_fraction (default 1.0)
   --json                 print one JSON object (schema vramfit.estimate/1)
 ";
@@ -132,7 +167,7 @@ pub fn parse(argv: &[String]) -> Result<Command, CliError> {
 fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
     let mut model = None;
     let mut cfg = TrainConfig::default();
-    let mut overheads = Overheads::default();
+    let mut overrides = OverheadArgs::default();
     let mut gpu = None;
     let mut json = false;
     let mut it = argv.iter();
@@ -148,7 +183,7 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
             _ => (flag.as_str(), None),
         };
-        const KNOWN: [&str; 12] = [
+        const KNOWN: [&str; 14] = [
             "--model",
             "--batch",
             "--seq",
@@ -160,6 +195,8 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             "--grad-accum",
             "--gpu",
             "--cuda-context-mib",
+            "--cuda-loading",
+            "--cublas-workspace-kib",
             "--memory-fraction",
         ];
         if !KNOWN.contains(&name) {
@@ -180,12 +217,20 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             "--attention" => cfg.attention = choice::<Attention>(name, &value)?,
             "--grad-accum" => cfg.grad_accum = number(name, &value)?,
             "--gpu" => gpu = Some(value),
-            "--cuda-context-mib" => overheads.cuda_context = Bytes(number(name, &value)?.saturating_mul(MIB)),
+            "--cuda-context-mib" => overrides.context_mib = Some(number(name, &value)?),
+            "--cublas-workspace-kib" => overrides.cublas_kib = Some(number(name, &value)?),
+            "--cuda-loading" => {
+                overrides.loading = Some(match value.as_str() {
+                    "lazy" => ModuleLoading::Lazy,
+                    "eager" => ModuleLoading::Eager,
+                    _ => return Err(CliError::Usage(format!("invalid value '{value}' for --cuda-loading: expected lazy|eager"))),
+                })
+            }
             "--memory-fraction" => {
-                overheads.memory_fraction =
-                    value.parse::<f64>().ok().filter(|f| *f > 0.0 && *f <= 1.0).ok_or_else(|| {
-                        CliError::Usage(format!("invalid value '{value}' for --memory-fraction: expected a number in (0, 1]"))
-                    })?
+                let f = value.parse::<f64>().ok().filter(|f| *f > 0.0 && *f <= 1.0);
+                overrides.memory_fraction = Some(f.ok_or_else(|| {
+                    CliError::Usage(format!("invalid value '{value}' for --memory-fraction: expected a number in (0, 1]"))
+                })?);
             }
             _ => {}
         }
@@ -197,5 +242,5 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
         }
         other => CliError::Core(other),
     })?;
-    Ok(EstimateArgs { model, config: cfg, overheads, gpu, json })
+    Ok(EstimateArgs { model, config: cfg, overrides, gpu, json })
 }

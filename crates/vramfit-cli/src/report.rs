@@ -35,7 +35,8 @@ fn resolve_model(model: &str) -> Result<(String, ModelSpec), CliError> {
 fn run_estimate(a: &EstimateArgs) -> Result<String, CliError> {
     let (name, spec) = resolve_model(&a.model)?;
     let gpu = a.gpu.as_deref().map(gpu_preset).transpose()?;
-    let e = estimate(&spec, &a.config, &a.overheads, gpu.as_ref())?;
+    let overheads = a.overrides.resolve(gpu.as_ref());
+    let e = estimate(&spec, &a.config, &overheads, gpu.as_ref())?;
     if a.json {
         let mut s = serde_json::to_string(&e).map_err(|err| CliError::Io(err.to_string()))?;
         s.push('\n');

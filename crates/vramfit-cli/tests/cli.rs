@@ -104,3 +104,25 @@ fn table_output_is_readable() {
         assert!(s.contains(needle), "missing '{needle}' in:\n{s}");
     }
 }
+
+#[test]
+fn overheads_follow_the_gpu_and_the_flags() {
+    let base = ["estimate", "--model", "resnet18", "--batch", "4", "--json"];
+    let get = |extra: &[&str]| {
+        let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
+        json(&args)
+    };
+    let a100 = get(&["--gpu", "a100-80gb"]);
+    let h100 = get(&["--gpu", "h100-sxm"]);
+    // Two cuBLAS workspaces (forward and autograd threads): 32 MiB each on Hopper, 8.125 MiB before.
+    let delta = h100["peak_allocated_bytes"].as_u64().unwrap() - a100["peak_allocated_bytes"].as_u64().unwrap();
+    assert_eq!(delta, 2 * (32 * 1024 * 1024 - 8_519_680));
+    let eager = get(&["--gpu", "a100-80gb", "--cuda-loading", "eager"]);
+    let d = eager["device_used_bytes"].as_u64().unwrap() - a100["device_used_bytes"].as_u64().unwrap();
+    assert_eq!(d, 600 * 1024 * 1024, "eager context 1000 MiB vs lazy 400 MiB");
+    let custom = get(&["--cuda-context-mib", "123"]);
+    assert_eq!(custom["overheads"]["cuda_context"], 123u64 * 1024 * 1024);
+    let out = vramfit(&["estimate", "--model", "gpt2", "--cuda-loading", "sometimes"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lazy|eager"));
+}

@@ -14,24 +14,69 @@ use serde::{Deserialize, Serialize};
 /// The schema id of [`Estimate`]'s JSON form.
 pub const SCHEMA: &str = "vramfit.estimate/1";
 
-/// Memory outside PyTorch's allocator, each a named term the user can change.
+/// How the CUDA runtime loads kernels, which sets the context's size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModuleLoading {
+    /// `CUDA_MODULE_LOADING=LAZY`: PyTorch sets it since 1.13 (CUDA ≥ 11.7).
+    Lazy,
+    /// Eager loading (CUDA < 11.7, or `CUDA_MODULE_LOADING=EAGER`).
+    Eager,
+}
+
+impl ModuleLoading {
+    /// The default CUDA context size. Lazy: 400 MiB — PyTorch maintainers
+    /// report "~300 MB" / "around 400 MB" with lazy loading (pytorch/pytorch
+    /// #107667, #109888), measured 256 MiB on an RTX 3090 (invoke-ai/InvokeAI
+    /// #9413) and 426 MiB on an RTX 6000 Ada (unslothai/unsloth-zoo #1053).
+    /// Eager: 1000 MiB — "> 1000 MB" before CUDA 11.7 (#107667), 1001 MiB on
+    /// an RTX 3090 with CUDA 11.1 (#54564).
+    pub fn context(self) -> Bytes {
+        match self {
+            ModuleLoading::Lazy => Bytes(400 * MIB),
+            ModuleLoading::Eager => Bytes(1000 * MIB),
+        }
+    }
+}
+
+/// cuBLAS workspace per handle before Hopper: `CUBLAS_WORKSPACE_CONFIG`
+/// default `:4096:2:16:8` = 4096 KiB × 2 + 16 KiB × 8 (`aten/src/ATen/cuda/CublasHandlePool.cpp`).
+pub const CUBLAS_WORKSPACE_DEFAULT: Bytes = Bytes(4096 * 1024 * 2 + 16 * 1024 * 8);
+/// cuBLAS workspace per handle on Hopper and Blackwell (compute capability 9, 10, 12): 32 MiB.
+pub const CUBLAS_WORKSPACE_HOPPER: Bytes = Bytes(32 * MIB);
+
+/// Memory beyond the model's own tensors, each a named term the user can change.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Overheads {
-    /// CUDA context and loaded kernels (driver, cuBLAS/cuDNN modules). With
-    /// lazy module loading (CUDA ≥ 11.7, PyTorch 2.x default) it is typically
-    /// 300–600 MiB; 500 MiB is the default here.
+    /// CUDA context and loaded kernels, outside PyTorch's allocator (seen by nvidia-smi only).
     pub cuda_context: Bytes,
-    /// cuBLAS / cuBLASLt workspaces kept by PyTorch's handle pool. The default,
-    /// 8 MiB, is `CUBLAS_WORKSPACE_CONFIG=:4096:2:16:8` (pre-Hopper default).
-    pub workspace: Bytes,
+    /// Size of one cuBLAS workspace. Since PyTorch 2.0 it is taken from the
+    /// caching allocator and kept per (handle, stream), so it counts in
+    /// allocated and reserved memory.
+    pub cublas_workspace: Bytes,
+    /// cuBLAS handles holding a workspace: training uses two (the forward
+    /// thread's and the autograd engine's).
+    pub cublas_handles: u32,
     /// `torch.cuda.set_per_process_memory_fraction`: share of the GPU usable (0–1].
     pub memory_fraction: f64,
 }
 
 impl Default for Overheads {
     fn default() -> Self {
-        Overheads { cuda_context: Bytes(500 * MIB), workspace: Bytes(8 * MIB), memory_fraction: 1.0 }
+        Overheads {
+            cuda_context: ModuleLoading::Lazy.context(),
+            cublas_workspace: CUBLAS_WORKSPACE_DEFAULT,
+            cublas_handles: 2,
+            memory_fraction: 1.0,
+        }
+    }
+}
+
+impl Overheads {
+    /// The defaults for a GPU (its cuBLAS workspace size).
+    pub fn for_gpu(gpu: &GpuPreset) -> Overheads {
+        Overheads { cublas_workspace: gpu.cublas_workspace(), ..Overheads::default() }
     }
 }
 
@@ -90,7 +135,7 @@ pub struct Estimate {
     pub peak_allocated_bytes: Bytes,
     /// What `torch.cuda.max_memory_reserved()` reports (caching-allocator segments).
     pub peak_reserved_bytes: Bytes,
-    /// What nvidia-smi shows: reserved + CUDA context + workspaces.
+    /// What nvidia-smi shows: reserved (cuBLAS workspaces included) + CUDA context.
     pub device_used_bytes: Bytes,
     /// Phase of the peak.
     pub peak_phase: Phase,
@@ -124,9 +169,9 @@ fn check(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<G
     spec.lower(cfg)
 }
 
-/// Device memory used = reserved + context + workspaces.
-fn device_used(sim: &Simulation, o: &Overheads) -> Bytes {
-    sim.peak_reserved + o.cuda_context + o.workspace
+/// Device memory used = reserved (workspaces included) + CUDA context.
+pub(crate) fn device_used(sim: &Simulation, o: &Overheads) -> Bytes {
+    sim.peak_reserved + o.cuda_context
 }
 
 /// Usable bytes of a GPU under the memory fraction.
@@ -151,7 +196,7 @@ pub fn usable(gpu: &GpuPreset, o: &Overheads) -> Bytes {
 /// ```
 pub fn estimate(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, gpu: Option<&GpuPreset>) -> Result<Estimate, Error> {
     let g = check(spec, cfg, overheads)?;
-    let sim = simulate::simulate(&g, cfg, STEPS, true);
+    let sim = simulate::simulate(&g, cfg, overheads, STEPS, true);
     let op_name =
         |i: usize| if i == usize::MAX { "optimizer.step".to_string() } else { g.ops.get(i).map(|o| o.name.clone()).unwrap_or_default() };
     let timeline = sim
@@ -201,7 +246,7 @@ pub fn max_batch_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads,
     let g = check(spec, &TrainConfig { batch: 1, ..*cfg }, overheads)?;
     let fits = |batch: u64| {
         let c = TrainConfig { batch, ..*cfg };
-        device_used(&simulate::simulate(&g, &c, STEPS, false), overheads) <= capacity
+        device_used(&simulate::simulate(&g, &c, overheads, STEPS, false), overheads) <= capacity
     };
     if !fits(1) {
         return Ok(0);

@@ -4,7 +4,7 @@
 
 use crate::config::{CheckpointMode, Checkpointing, MAX_DIMENSION, Optimizer, Precision, TrainConfig};
 use crate::error::Error;
-use crate::estimate::{Overheads, STEPS};
+use crate::estimate::{Overheads, STEPS, device_used};
 use crate::models::ModelSpec;
 use crate::simulate;
 use crate::units::Bytes;
@@ -32,12 +32,8 @@ pub fn batch_curve(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, b
         .iter()
         .filter(|&&b| (1..=MAX_DIMENSION).contains(&b))
         .map(|&batch| {
-            let sim = simulate::simulate(&g, &TrainConfig { batch, ..*cfg }, STEPS, false);
-            CurvePoint {
-                batch,
-                allocated_bytes: sim.peak.breakdown.total(),
-                device_used_bytes: sim.peak_reserved + overheads.cuda_context + overheads.workspace,
-            }
+            let sim = simulate::simulate(&g, &TrainConfig { batch, ..*cfg }, overheads, STEPS, false);
+            CurvePoint { batch, allocated_bytes: sim.peak.breakdown.total(), device_used_bytes: device_used(&sim, overheads) }
         })
         .collect())
 }
@@ -125,8 +121,8 @@ pub fn compare_techniques(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overh
 fn peaks(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<(Bytes, Bytes), Error> {
     cfg.validate()?;
     let g = spec.lower(cfg)?;
-    let sim = simulate::simulate(&g, cfg, STEPS, false);
-    Ok((sim.peak.breakdown.total(), sim.peak_reserved + overheads.cuda_context + overheads.workspace))
+    let sim = simulate::simulate(&g, cfg, overheads, STEPS, false);
+    Ok((sim.peak.breakdown.total(), device_used(&sim, overheads)))
 }
 
 #[cfg(test)]

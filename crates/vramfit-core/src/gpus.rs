@@ -212,6 +212,16 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
     ]
 }
 
+impl GpuPreset {
+    /// The cuBLAS workspace PyTorch keeps per handle on this GPU: 32 MiB on
+    /// Hopper and Blackwell (H100, H200, B200, RTX 50), 8.125 MiB otherwise
+    /// (`aten/src/ATen/cuda/CublasHandlePool.cpp`).
+    pub fn cublas_workspace(&self) -> Bytes {
+        let hopper_or_newer = matches!(self.id, "h100-sxm" | "h100-pcie" | "h200" | "b200" | "rtx-5090");
+        if hopper_or_newer { crate::estimate::CUBLAS_WORKSPACE_HOPPER } else { crate::estimate::CUBLAS_WORKSPACE_DEFAULT }
+    }
+}
+
 /// Looks a GPU preset up by id.
 ///
 /// # Errors

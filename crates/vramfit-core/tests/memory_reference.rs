@@ -43,7 +43,9 @@ fn rows() -> Vec<Row> {
             grad_accum: get("grad_accum").parse().unwrap(),
         };
         let spec = model_preset(get("model")).unwrap().spec;
-        let estimate = estimate(&spec, &cfg, &Overheads::default(), None).unwrap();
+        // The CPU reference has no cuBLAS, so no cuBLAS workspaces.
+        let overheads = Overheads { cublas_handles: 0, ..Overheads::default() };
+        let estimate = estimate(&spec, &cfg, &overheads, None).unwrap();
         out.push(Row {
             case: get("case").to_string(),
             reference_peak: num("peak_bytes"),

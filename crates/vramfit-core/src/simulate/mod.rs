@@ -12,6 +12,7 @@ mod plan;
 mod step;
 
 use crate::config::TrainConfig;
+use crate::estimate::Overheads;
 use crate::graph::Graph;
 use crate::states;
 use crate::units::Bytes;
@@ -100,8 +101,8 @@ pub struct Simulation {
 
 /// Simulates `steps` optimizer steps of `cfg.grad_accum` micro-batches each,
 /// recording every moment when `record` is set.
-pub fn simulate(g: &Graph, cfg: &TrainConfig, steps: u32, record: bool) -> Simulation {
-    step::Sim::new(g, cfg, record).run(steps)
+pub fn simulate(g: &Graph, cfg: &TrainConfig, overheads: &Overheads, steps: u32, record: bool) -> Simulation {
+    step::Sim::new(g, cfg, overheads, record).run(steps)
 }
 
 /// Bytes each layer keeps alive at the end of the forward pass (one micro-batch):

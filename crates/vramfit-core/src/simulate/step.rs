@@ -7,6 +7,7 @@ use super::plan::{Plan, Segment, plan, unique_storages};
 use super::{Phase, Point, Simulation};
 use crate::config::TrainConfig;
 use crate::dtype::DType;
+use crate::estimate::Overheads;
 use crate::graph::{Graph, Numel, Op, OpKind};
 use crate::states::{self, ALLOCATION_QUANTUM};
 use crate::units::Bytes;
@@ -41,10 +42,12 @@ pub(super) struct Sim<'a> {
     // Per step / run.
     param_grad: Vec<Option<Option<Handle>>>,
     states: Option<Vec<Option<Handle>>>,
+    /// cuBLAS workspaces still to be created (size, remaining handles).
+    workspace: (u64, u32),
 }
 
 impl<'a> Sim<'a> {
-    pub(super) fn new(g: &'a Graph, cfg: &'a TrainConfig, record: bool) -> Sim<'a> {
+    pub(super) fn new(g: &'a Graph, cfg: &'a TrainConfig, overheads: &Overheads, record: bool) -> Sim<'a> {
         let plan = plan(g, cfg);
         let bytes = g.tensors.iter().map(|t| states::allocation(t.numel.at(cfg.batch), t.dtype).0).collect();
         let n = g.tensors.len();
@@ -76,6 +79,7 @@ impl<'a> Sim<'a> {
             grads: Vec::new(),
             param_grad: vec![None; g.params.len()],
             states: None,
+            workspace: (overheads.cublas_workspace.0, overheads.cublas_handles),
         }
     }
 
@@ -167,7 +171,20 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// The first matmul on a thread creates that thread's cuBLAS workspace,
+    /// kept for the rest of the run (`getCurrentCUDABlasHandle`).
+    fn cublas_workspace(&mut self) {
+        let (size, remaining) = self.workspace;
+        if remaining > 0 {
+            self.mem.alloc(Cat::Other, size);
+            self.workspace = (size, remaining - 1);
+        }
+    }
+
     fn forward(&mut self) {
+        if self.step == 1 && self.micro == 1 {
+            self.cublas_workspace();
+        }
         self.holds = self.plan.holders.iter().map(Vec::len).collect();
         for i in 0..self.g.ops.len() {
             self.run_forward_op(i, Phase::Forward, &|sim: &Self, s| sim.plan.last_forward_use.get(s).copied() == Some(i));
@@ -195,6 +212,9 @@ impl<'a> Sim<'a> {
     }
 
     fn backward(&mut self) {
+        if self.step == 1 && self.micro == 1 {
+            self.cublas_workspace();
+        }
         self.grad_of.iter_mut().for_each(|g| *g = None);
         self.grads.clear();
         // The loss's gradient: a scalar of ones.

@@ -1,0 +1,242 @@
+//! The translation table: one line per string, English then Chinese.
+//! `{0}`, `{1}` are values filled in by [`super::fill`].
+
+/// Builds [`Key`] (documented by its English text), `Key::ALL` and the
+/// lookup of both texts.
+macro_rules! table {
+    (neutral: [$($n:ident),* $(,)?]; $($key:ident => $en:literal, $zh:literal;)+) => {
+        /// A string of the page; its documentation is its English text.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Key {
+            $(#[doc = $en] $key),+
+        }
+
+        impl Key {
+            /// Every key, in table order.
+            pub const ALL: &'static [Key] = &[$(Key::$key),+];
+
+            /// The English and the Chinese text.
+            pub fn texts(self) -> (&'static str, &'static str) {
+                match self {
+                    $(Key::$key => ($en, $zh)),+
+                }
+            }
+
+            /// Whether the text is the same in both languages on purpose
+            /// (product names, symbols).
+            pub fn is_neutral(self) -> bool {
+                matches!(self, $(Key::$n)|*)
+            }
+        }
+    };
+}
+
+table! {
+    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB];
+
+    // Page frame.
+    PageTitle => "vramfit — GPU memory for neural-network training", "vramfit — 神经网络训练显存计算器";
+    Tagline => "How much GPU memory does one training step need — and why?", "训练一步需要多少显存？为什么？";
+    Footer => "Estimates replay two training steps op by op, as PyTorch's CUDA caching allocator would see them. Everything runs in your browser; nothing you enter leaves this page.", "估算按算子逐个重放两个训练步，与 PyTorch 的 CUDA 缓存分配器所见一致。全部计算都在浏览器中完成，输入的内容不会离开本页。";
+    Settings => "Display settings", "显示设置";
+    Language => "Language", "语言";
+    Units => "Units", "单位";
+    UnitsGiB => "GiB", "GiB";
+    UnitsGB => "GB", "GB";
+    UnitsGiBHelp => "Binary units: 1 GiB = 1024³ bytes, as PyTorch and nvidia-smi count", "二进制单位：1 GiB = 1024³ 字节，与 PyTorch 和 nvidia-smi 一致";
+    UnitsGBHelp => "Decimal units: 1 GB = 1000³ bytes, as disk makers count", "十进制单位：1 GB = 1000³ 字节，与硬盘厂商一致";
+    DarkMode => "Dark mode", "深色模式";
+
+    // The form.
+    Configuration => "Configuration", "配置";
+    Model => "Model", "模型";
+    ImportedGroup => "Imported", "已导入";
+    BatchSize => "Batch size", "批大小";
+    BatchHint => "Samples per forward and backward pass", "每次前向和反向传播的样本数";
+    SeqLength => "Sequence length", "序列长度";
+    SeqHint => "Tokens per sample", "每个样本的词元数";
+    UnitTokens => "tokens", "词元";
+    ImageSize => "Image size", "图像尺寸";
+    ImageHint => "Side of the square input image", "方形输入图像的边长";
+    UnitPx => "px", "像素";
+    GradAccum => "Gradient accumulation", "梯度累积";
+    GradAccumHint => "Micro-batches per optimizer step", "每次优化器更新的微批数";
+    UnitSteps => "steps", "步";
+    EffectiveBatch => "Effective batch {0} = {1} × {2}", "有效批大小 {0} = {1} × {2}";
+    EveryK => "Interval K", "间隔 K";
+    EveryKHint => "Checkpoint one block in every K", "每 K 个块对其中一个做检查点";
+    UnitBlocks => "blocks", "块";
+    Precision => "Precision", "精度";
+    Optimizer => "Optimizer", "优化器";
+    Checkpointing => "Activation checkpointing", "激活检查点";
+    Attention => "Attention", "注意力实现";
+    AttentionHint => "Transformer text models only", "仅适用于 Transformer 文本模型";
+    Gpu => "GPU", "显卡";
+    GpuHint => "Marketed memory; the driver reports a little less", "标称显存，驱动报告的会略少";
+
+    // Choices.
+    Fp32 => "fp32", "fp32";
+    Fp16Pure => "fp16 (pure)", "fp16（纯半精度）";
+    Bf16Pure => "bf16 (pure)", "bf16（纯半精度）";
+    AmpFp16 => "Mixed fp16", "混合精度 fp16";
+    AmpBf16 => "Mixed bf16", "混合精度 bf16";
+    Sgd => "SGD", "SGD";
+    SgdMomentum => "SGD with momentum", "SGD（带动量）";
+    Adam => "Adam", "Adam";
+    AdamW => "AdamW", "AdamW";
+    AdamW8bit => "AdamW 8-bit", "AdamW（8 位）";
+    Adafactor => "Adafactor", "Adafactor";
+    Lion => "Lion", "Lion";
+    CheckpointNone => "None", "不使用";
+    CheckpointFull => "Full (every block)", "完整（每个块）";
+    CheckpointSelective => "Selective (attention only)", "选择性（仅注意力）";
+    CheckpointEveryK => "Every K-th block", "每 K 个块一个";
+    AttentionEager => "Eager (materialized scores)", "标准实现（保存注意力矩阵）";
+    AttentionSdpa => "SDPA (memory-efficient)", "SDPA（省显存）";
+    AttentionFlash => "FlashAttention-2", "FlashAttention-2";
+    FamilyVit => "Vision Transformer", "视觉 Transformer";
+
+    // Field messages.
+    EmptyBatch => "Enter a batch size.", "请输入批大小。";
+    EmptySeq => "Enter a sequence length.", "请输入序列长度。";
+    EmptyImage => "Enter an image size.", "请输入图像尺寸。";
+    EmptyAccum => "Enter the number of accumulation steps.", "请输入梯度累积步数。";
+    EmptyEveryK => "Enter the interval K.", "请输入间隔 K。";
+    TooSmall => "{0} must be at least {1}.", "{0}不能小于 {1}。";
+    TooLarge => "{0} must be at most {1}.", "{0}不能大于 {1}。";
+    NotWhole => "{0} must be a whole number, like {1}.", "{0}必须是整数，例如 {1}。";
+    NotApplicable => "Not possible with this model: {0}", "此模型不支持该设置：{0}";
+    EstimatorRejected => "The estimator rejected this configuration: {0}", "估算器拒绝了此配置：{0}";
+    UnknownModel => "Unknown model “{0}”: pick one from the list.", "未知模型“{0}”，请从列表中选择。";
+    UnknownGpu => "Unknown GPU “{0}”: pick one from the list.", "未知显卡“{0}”，请从列表中选择。";
+    NoImportedModel => "No config.json imported yet: paste one below the model list.", "尚未导入 config.json，请在模型列表下方粘贴。";
+    StaleNotice => "Showing the last valid result. Fix the highlighted field to update it.", "当前显示的是上一个有效结果。修正标出的字段后即会更新。";
+    FixFields => "Fix the highlighted fields to see an estimate.", "修正标出的字段即可看到估算结果。";
+
+    // Hugging Face import.
+    ImportTitle => "Paste or drop a Hugging Face config.json", "粘贴或拖入 Hugging Face 的 config.json";
+    ImportLabel => "config.json contents", "config.json 内容";
+    ImportHint => "Supported model types: {0}. You can also drop the file on this box.", "支持的模型类型：{0}。也可以把文件拖到此框中。";
+    ImportChoose => "Choose file…", "选择文件…";
+    ImportOk => "Imported {0}: {1} parameters.", "已导入 {0}：{1} 参数。";
+    ImportKept => "Still using the last valid import, {0}.", "仍在使用上一次有效的导入：{0}。";
+    ImportNotJson => "This is not valid JSON: {0}", "这不是有效的 JSON：{0}";
+    ImportUnsupported => "model_type “{0}” is not supported; supported are {1}.", "不支持 model_type“{0}”，支持的类型：{1}。";
+    ImportMissing => "This {0} config lacks the required field “{1}”.", "此 {0} 配置缺少必需字段“{1}”。";
+    ImportInvalid => "The model's dimensions do not fit together: {0}", "模型的维度不一致：{0}";
+    ImportTooLarge => "That file is {0}; a config.json is a few kilobytes. Drop the config, not the weights.", "该文件大小为 {0}，而 config.json 只有几 KB。请拖入配置文件而不是权重。";
+    ImportUnreadable => "The file could not be read as text.", "无法以文本方式读取该文件。";
+
+    // Summary line.
+    SummaryParams => "{0} parameters", "{0} 参数";
+    SummaryBatch => "batch {0}", "批大小 {0}";
+    SummaryTokens => "batch {0} × {1} tokens", "批大小 {0} × {1} 词元";
+    SummaryImage => "batch {0} at {1}×{1} px", "批大小 {0}，{1}×{1} 像素";
+    SummaryAccum => "accumulation ×{0} (effective {1})", "梯度累积 ×{0}（有效 {1}）";
+    SummaryCheckpointing => "checkpointing: {0}", "激活检查点：{0}";
+    SummaryEveryK => "every {0} blocks", "每 {0} 个块";
+
+    // Verdict.
+    FitsOn => "Fits on {0}", "可以放入 {0}";
+    NoFitOn => "Does not fit on {0}", "无法放入 {0}";
+    FitsDetail => "{0} of {1} at the peak ({2}), {3} to spare.", "峰值占用 {0}，共 {1}（{2}），还剩 {3}。";
+    NoFitDetail => "Needs {0}: {1} more than its {2}.", "需要 {0}，比其 {2} 多出 {1}。";
+    MeterLabel => "GPU memory used at the peak", "峰值时已用的显存";
+    LargestBatch => "Largest batch that fits:", "可容纳的最大批大小：";
+    UseBatch => "Use {0}", "使用 {0}";
+    NoBatchFits => "Even a batch of 1 does not fit on this GPU.", "即使批大小为 1 也无法放入这张显卡。";
+
+    // Peak numbers.
+    PeaksTitle => "Peak memory, three ways", "峰值显存的三种口径";
+    PeaksSub => "PyTorch and nvidia-smi count the same step differently.", "PyTorch 与 nvidia-smi 对同一训练步的统计方式不同。";
+    Allocated => "Allocated", "已分配";
+    AllocatedNote => "Live tensors at the worst moment of the step.", "训练步中最紧张时刻的存活张量。";
+    Reserved => "Reserved", "已保留";
+    ReservedNote => "Held by PyTorch's caching allocator, free blocks included.", "PyTorch 缓存分配器持有的显存，包括空闲块。";
+    DeviceUsed => "Device used", "设备占用";
+    DeviceUsedNote => "Reserved plus the CUDA context and cuBLAS workspaces.", "已保留显存加上 CUDA 上下文和 cuBLAS 工作区。";
+
+    // Breakdown.
+    BreakdownTitle => "What fills memory at the peak", "峰值时显存的组成";
+    BreakdownWhen => "During the {0} of step {1}, at", "发生在第 {1} 步的{0}，位于";
+    CatParameters => "Parameters", "参数";
+    CatParametersNote => "Model weights", "模型权重";
+    CatGradients => "Gradients", "梯度";
+    CatGradientsNote => "Accumulated during backward", "反向传播中累积";
+    CatOptimizer => "Optimizer states", "优化器状态";
+    CatOptimizerNote => "Moments, momentum buffers", "一阶、二阶矩等缓冲";
+    CatActivations => "Activations", "激活值";
+    CatActivationsNote => "Saved for backward", "为反向传播保存";
+    CatTemporary => "Temporary", "临时张量";
+    CatTemporaryNote => "Activation gradients, workspaces", "激活梯度与工作区";
+    CatOther => "Other", "其他";
+    CatOtherNote => "Inputs and buffers", "输入与缓冲区";
+    ColCategory => "Category", "类别";
+    ColMemory => "Memory", "显存";
+    ColShare => "Share", "占比";
+    TotalAllocated => "Total (allocated)", "合计（已分配）";
+
+    // Phases.
+    PhaseForward => "forward pass", "前向传播";
+    PhaseBackward => "backward pass", "反向传播";
+    PhaseOptimizer => "optimizer step", "优化器更新";
+    PhaseForwardShort => "Forward", "前向";
+    PhaseBackwardShort => "Backward", "反向";
+    PhaseOptimizerShort => "Optimizer", "优化器";
+    StepN => "Step {0}", "第 {0} 步";
+
+    // Batch chart.
+    BatchChartTitle => "Memory vs batch size", "显存随批大小的变化";
+    BatchChartSub => "Each point is a full simulation at that batch size. The dashed line is what the GPU can hold.", "每个点都是该批大小下的完整模拟。虚线是显卡可用的显存。";
+    GpuLimit => "{0} usable", "{0} 可用";
+    LargestMark => "largest {0}", "最大 {0}";
+    CurrentMark => "current", "当前";
+    PointLabel => "Batch {0}: {1} device used, {2} allocated", "批大小 {0}：设备占用 {1}，已分配 {2}";
+    PointFits => "fits", "可放入";
+    PointNoFit => "does not fit", "放不下";
+    AxisBatch => "Batch size (log scale)", "批大小（对数刻度）";
+    ColBatch => "Batch size", "批大小";
+    ColFits => "Fits", "能否放入";
+    Yes => "yes", "是";
+    No => "no", "否";
+
+    // Timeline chart.
+    TimelineTitle => "One training step, op by op", "逐个算子的训练步";
+    TimelineSub => "Allocated memory after each op of two steps; the second runs with the optimizer state in place.", "两个训练步中每个算子之后的已分配显存；第二步开始时优化器状态已经存在。";
+    TimelineScrub => "Step timeline: use the arrow keys to move through the ops", "训练步时间线：用方向键逐个查看算子";
+    TimelineAt => "{0} · {1} · {2}: {3}", "{0} · {1} · {2}：{3}";
+    PeakAt => "Peak {0} at {1}", "峰值 {0}，位于 {1}";
+    AxisOps => "Ops in execution order", "按执行顺序排列的算子";
+    Downsampled => "Showing {0} of {1} points; every peak is kept.", "显示 {1} 个点中的 {0} 个，所有峰值均保留。";
+    ColStep => "Step", "步";
+    ColPhase => "Phase", "阶段";
+    ColOps => "Ops", "算子数";
+    ColHighest => "Highest", "最高";
+    ColAtEnd => "At the end", "结束时";
+
+    // Layer table.
+    LayersTitle => "Per layer", "逐层统计";
+    LayersSub => "Parameters, bytes kept for backward at the end of the forward pass, and forward FLOPs, for one micro-batch.", "每层的参数量、前向结束时为反向保留的字节数，以及一个微批的前向 FLOPs。";
+    ColLayer => "Layer", "层";
+    ColParameters => "Parameters", "参数";
+    ColSaved => "Saved for backward", "为反向保存";
+    ColFlops => "Forward FLOPs", "前向 FLOPs";
+    SortBy => "Sort by {0}", "按{0}排序";
+    ShowAllLayers => "Show all {0} layers", "显示全部 {0} 层";
+    ShowFewerLayers => "Show fewer", "收起";
+
+    // Comparison strip.
+    TechTitle => "What would help", "哪些方法能省显存";
+    TechSub => "The same configuration with one change, as device memory (nvidia-smi).", "只改动一项的同一配置，以设备占用（nvidia-smi）计。";
+    TechAmp => "Mixed precision (bf16)", "混合精度（bf16）";
+    TechCheckpointing => "Full activation checkpointing", "完整激活检查点";
+    TechAccum => "Gradient accumulation ×4", "梯度累积 ×4";
+    TechAccumDetail => "micro-batch {0}, same effective batch", "微批 {0}，有效批大小不变";
+    TechEightBit => "8-bit AdamW", "8 位 AdamW";
+    TechSaves => "saves {0} ({1})", "节省 {0}（{1}）";
+    TechCosts => "costs {0} more", "多用 {0}";
+    TechSame => "no change", "没有变化";
+    TechApply => "Apply", "应用";
+    TechApplyLabel => "Apply {0}", "应用{0}";
+    TechNone => "Every technique here is already in use or does not apply.", "这里的方法都已启用或不适用。";
+}
