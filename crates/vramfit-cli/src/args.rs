@@ -45,6 +45,8 @@ pub struct OverheadArgs {
     pub cublas_kib: Option<u64>,
     /// `--memory-fraction`.
     pub memory_fraction: Option<f64>,
+    /// `--cudnn-workspace-mib`.
+    pub cudnn_mib: Option<u64>,
 }
 
 impl OverheadArgs {
@@ -59,6 +61,9 @@ impl OverheadArgs {
         }
         if let Some(k) = self.cublas_kib {
             o.cublas_workspace = Bytes(k.saturating_mul(1024));
+        }
+        if let Some(m) = self.cudnn_mib {
+            o.cudnn_workspace = Bytes(m.saturating_mul(MIB));
         }
         if let Some(f) = self.memory_fraction {
             o.memory_fraction = f;
@@ -124,6 +129,7 @@ ESTIMATE OPTIONS:
   --cuda-loading L       lazy|eager CUDA module loading: context 400 or 1000 MiB (default lazy)
   --cuda-context-mib N   CUDA context size in MiB (overrides --cuda-loading)
   --cublas-workspace-kib N  cuBLAS workspace per handle (default 8320, 32768 on Hopper/Blackwell)
+  --cudnn-workspace-mib N  transient cuDNN workspace per convolution (default 0: unknown)
   --memory-fraction F    torch.cuda.set_per_process_memory_fraction (default 1.0)
   --json                 print one JSON object (schema vramfit.estimate/1)
 ";
@@ -183,7 +189,7 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
             _ => (flag.as_str(), None),
         };
-        const KNOWN: [&str; 14] = [
+        const KNOWN: [&str; 15] = [
             "--model",
             "--batch",
             "--seq",
@@ -197,6 +203,7 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             "--cuda-context-mib",
             "--cuda-loading",
             "--cublas-workspace-kib",
+            "--cudnn-workspace-mib",
             "--memory-fraction",
         ];
         if !KNOWN.contains(&name) {
@@ -219,6 +226,7 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             "--gpu" => gpu = Some(value),
             "--cuda-context-mib" => overrides.context_mib = Some(number(name, &value)?),
             "--cublas-workspace-kib" => overrides.cublas_kib = Some(number(name, &value)?),
+            "--cudnn-workspace-mib" => overrides.cudnn_mib = Some(number(name, &value)?),
             "--cuda-loading" => {
                 overrides.loading = Some(match value.as_str() {
                     "lazy" => ModuleLoading::Lazy,

@@ -58,6 +58,12 @@ pub struct Overheads {
     /// cuBLAS handles holding a workspace: training uses two (the forward
     /// thread's and the autograd engine's).
     pub cublas_handles: u32,
+    /// cuDNN workspace taken from the caching allocator for the duration of
+    /// each convolution (forward and backward) and returned after it. Its size
+    /// depends on the algorithm cuDNN picks (with `cudnn.benchmark=True` it may
+    /// try up to all free memory); no typical value is published, so the
+    /// default is 0 and users who know theirs can set it.
+    pub cudnn_workspace: Bytes,
     /// `torch.cuda.set_per_process_memory_fraction`: share of the GPU usable (0–1].
     pub memory_fraction: f64,
 }
@@ -68,6 +74,7 @@ impl Default for Overheads {
             cuda_context: ModuleLoading::Lazy.context(),
             cublas_workspace: CUBLAS_WORKSPACE_DEFAULT,
             cublas_handles: 2,
+            cudnn_workspace: Bytes::ZERO,
             memory_fraction: 1.0,
         }
     }

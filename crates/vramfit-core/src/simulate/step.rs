@@ -44,6 +44,8 @@ pub(super) struct Sim<'a> {
     states: Option<Vec<Option<Handle>>>,
     /// cuBLAS workspaces still to be created (size, remaining handles).
     workspace: (u64, u32),
+    /// Transient cuDNN workspace per convolution call.
+    conv_workspace: u64,
 }
 
 impl<'a> Sim<'a> {
@@ -80,6 +82,7 @@ impl<'a> Sim<'a> {
             param_grad: vec![None; g.params.len()],
             states: None,
             workspace: (overheads.cublas_workspace.0, overheads.cublas_handles),
+            conv_workspace: overheads.cudnn_workspace.0,
         }
     }
 
@@ -108,6 +111,12 @@ impl<'a> Sim<'a> {
         if self.record {
             self.timeline.push(point);
         }
+    }
+
+    /// An op's transient bytes: its own workspace plus cuDNN's for convolutions.
+    fn op_temp(&self, op: &Op, n: Numel) -> u64 {
+        let conv = if op.kind == OpKind::Conv2d { self.conv_workspace } else { 0 };
+        self.temp_bytes(n).saturating_add(conv)
     }
 
     fn temp_bytes(&self, n: Numel) -> u64 {
@@ -159,7 +168,7 @@ impl<'a> Sim<'a> {
         for t in &op.outputs {
             self.alloc_storage(self.storage(*t));
         }
-        let tmp = self.mem.alloc(Cat::Temporary, self.temp_bytes(op.forward_temp));
+        let tmp = self.mem.alloc(Cat::Temporary, self.op_temp(op, op.forward_temp));
         self.observe(phase, i);
         self.mem.free(tmp);
         for t in op.inputs.iter().chain(op.outputs.iter()) {
@@ -248,7 +257,7 @@ impl<'a> Sim<'a> {
         if !op.param_grad_via_cast {
             self.param_grads(op, &mut transient, &mut fresh);
         }
-        transient.push(self.mem.alloc(Cat::Temporary, self.temp_bytes(op.backward_temp)));
+        transient.push(self.mem.alloc(Cat::Temporary, self.op_temp(op, op.backward_temp)));
         self.observe(Phase::Backward, i);
         transient.into_iter().for_each(|h| self.mem.free(h));
         fresh.into_iter().for_each(|h| self.mem.relabel(h, Cat::Gradients));
