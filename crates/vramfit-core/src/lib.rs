@@ -13,6 +13,7 @@
 
 pub mod builder;
 pub mod config;
+pub mod deepspeed;
 pub mod dtype;
 pub mod error;
 pub mod estimate;

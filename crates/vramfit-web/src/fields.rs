@@ -1,8 +1,14 @@
-//! The count fields of the form (batch, sequence length, image size): their
-//! labels, how typed text is parsed into a number, and their messages.
+//! The count fields of the form (batch, sequence length, image size,
+//! gradient accumulation, checkpoint interval): their ids, ranges, how typed
+//! text is parsed, and what is wrong with it as data ([`FieldError`]), so the
+//! message can be written in whichever language is chosen.
 
+use crate::i18n::{Key, Lang, t, tf};
 use crate::present::group_digits;
 use vramfit_core::config::MAX_DIMENSION;
+
+/// Largest gradient-accumulation count and checkpoint interval the core accepts.
+pub const MAX_STEPS: u64 = 1 << 16;
 
 /// A numeric field of the form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -13,42 +19,62 @@ pub enum Field {
     Seq,
     /// Image side in pixels (vision models).
     Image,
+    /// Gradient-accumulation steps.
+    Accum,
+    /// Checkpoint one block in every K.
+    EveryK,
 }
 
 impl Field {
-    /// The element id of the field's input (`batch`, `seq`, `image`).
+    /// The element id of the field's input.
     pub fn id(self) -> &'static str {
         match self {
             Field::Batch => "batch",
             Field::Seq => "seq",
             Field::Image => "image",
+            Field::Accum => "accum",
+            Field::EveryK => "every-k",
         }
     }
 
     /// The field's label, which also starts its error messages.
-    pub fn label(self) -> &'static str {
+    pub fn label(self) -> Key {
         match self {
-            Field::Batch => "Batch size",
-            Field::Seq => "Sequence length",
-            Field::Image => "Image size",
+            Field::Batch => Key::BatchSize,
+            Field::Seq => Key::SeqLength,
+            Field::Image => Key::ImageSize,
+            Field::Accum => Key::GradAccum,
+            Field::EveryK => Key::EveryK,
         }
     }
 
     /// Help shown under the field.
-    pub fn hint(self) -> &'static str {
+    pub fn hint(self) -> Key {
         match self {
-            Field::Batch => "Samples per step",
-            Field::Seq => "Tokens per sample",
-            Field::Image => "Side of the square input image",
+            Field::Batch => Key::BatchHint,
+            Field::Seq => Key::SeqHint,
+            Field::Image => Key::ImageHint,
+            Field::Accum => Key::GradAccumHint,
+            Field::EveryK => Key::EveryKHint,
         }
     }
 
     /// The unit shown inside the field, if any.
-    pub fn unit(self) -> Option<&'static str> {
+    pub fn unit(self) -> Option<Key> {
         match self {
             Field::Batch => None,
-            Field::Seq => Some("tokens"),
-            Field::Image => Some("px"),
+            Field::Seq => Some(Key::UnitTokens),
+            Field::Image => Some(Key::UnitPx),
+            Field::Accum => Some(Key::UnitSteps),
+            Field::EveryK => Some(Key::UnitBlocks),
+        }
+    }
+
+    /// The accepted values.
+    pub fn range(self) -> (u64, u64) {
+        match self {
+            Field::Batch | Field::Seq | Field::Image => (1, MAX_DIMENSION),
+            Field::Accum | Field::EveryK => (1, MAX_STEPS),
         }
     }
 
@@ -58,6 +84,18 @@ impl Field {
             Field::Batch => 8,
             Field::Seq => 512,
             Field::Image => 224,
+            Field::Accum => 4,
+            Field::EveryK => 2,
+        }
+    }
+
+    fn empty(self) -> Key {
+        match self {
+            Field::Batch => Key::EmptyBatch,
+            Field::Seq => Key::EmptySeq,
+            Field::Image => Key::EmptyImage,
+            Field::Accum => Key::EmptyAccum,
+            Field::EveryK => Key::EmptyEveryK,
         }
     }
 
@@ -67,73 +105,123 @@ impl Field {
             "batch" => Some(Field::Batch),
             "seq" => Some(Field::Seq),
             "image" => Some(Field::Image),
+            "grad-accum" => Some(Field::Accum),
+            "checkpointing every-K" => Some(Field::EveryK),
             _ => None,
         }
     }
 }
 
-/// Parses what the user typed into a count field: a whole number in
-/// `1..=MAX_DIMENSION`, surrounding spaces allowed.
+/// What is wrong with a field's text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldError {
+    /// Nothing typed.
+    Empty,
+    /// Not a whole number.
+    NotWhole,
+    /// Below the smallest accepted value.
+    TooSmall(u64),
+    /// Above the largest accepted value.
+    TooLarge(u64),
+    /// The estimator says this value does not apply to the model (its
+    /// message, which stays in English).
+    NotApplicable(String),
+}
+
+impl FieldError {
+    /// The message shown under `field`, as a sentence in `lang`.
+    pub fn message(&self, field: Field, lang: Lang) -> String {
+        let label = t(lang, field.label());
+        match self {
+            FieldError::Empty => t(lang, field.empty()).to_string(),
+            FieldError::NotWhole => tf(lang, Key::NotWhole, &[label, &field.example().to_string()]),
+            FieldError::TooSmall(min) => tf(lang, Key::TooSmall, &[label, &group_digits(*min)]),
+            FieldError::TooLarge(max) => tf(lang, Key::TooLarge, &[label, &group_digits(*max)]),
+            FieldError::NotApplicable(why) => tf(lang, Key::NotApplicable, &[&sentence(why)]),
+        }
+    }
+}
+
+/// Parses what the user typed into a count field: a whole number in the
+/// field's range, surrounding spaces allowed, scientific notation (`1e3`)
+/// accepted when it names a whole number.
 ///
 /// # Errors
-/// A message for the user naming the field and what is accepted.
-pub fn parse_count(field: Field, raw: &str) -> Result<u64, String> {
+/// What is wrong, as a [`FieldError`].
+pub fn parse_count(field: Field, raw: &str) -> Result<u64, FieldError> {
     let s = raw.trim();
-    let label = field.label();
     if s.is_empty() {
-        return Err(format!("Enter a {}.", label.to_lowercase()));
+        return Err(FieldError::Empty);
     }
-    let negative = s.strip_prefix('-').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
-    if negative {
-        return Err(format!("{label} must be at least 1."));
+    let (min, max) = field.range();
+    let (negative, digits) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let value = whole_number(digits).ok_or(FieldError::NotWhole)?;
+    if negative && value > 0.0 {
+        return Err(FieldError::TooSmall(min));
     }
-    if !s.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("{label} must be a whole number, like {}.", field.example()));
-    }
-    // Only digits are left, so parsing fails only on overflow: too large either way.
-    let n = s.parse::<u64>().unwrap_or(u64::MAX);
-    if n < 1 {
-        Err(format!("{label} must be at least 1."))
-    } else if n > MAX_DIMENSION {
-        Err(format!("{label} must be at most {}.", group_digits(MAX_DIMENSION)))
+    if value < min as f64 {
+        Err(FieldError::TooSmall(min))
+    } else if value > max as f64 {
+        Err(FieldError::TooLarge(max))
     } else {
-        Ok(n)
+        // In range, so at most 2^24: exact as f64.
+        Ok(value as u64)
     }
 }
 
-/// One message per invalid count field.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FieldErrors {
-    /// Batch size message.
-    pub batch: Option<String>,
-    /// Sequence length message.
-    pub seq: Option<String>,
-    /// Image size message.
-    pub image: Option<String>,
+/// `123`, `1e3` or `2.5e2` as a number, if it is a whole one.
+fn whole_number(s: &str) -> Option<f64> {
+    let (mantissa, exponent) = match s.split_once(['e', 'E']) {
+        Some((m, e)) => (m, Some(e.strip_prefix('+').unwrap_or(e))),
+        None => (s, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    let well_formed = digits(int)
+        && (frac.is_empty() || digits(frac))
+        && (exponent.is_some() || frac.is_empty())
+        && exponent.is_none_or(digits);
+    if !well_formed {
+        return None;
+    }
+    // Only digits, a dot and an exponent are left: parsing succeeds, and
+    // overflows to infinity, which is "too large".
+    let v = s.parse::<f64>().ok()?;
+    (v.is_infinite() || v.fract() == 0.0).then_some(v)
 }
+
+/// Capitalises a core message and ends it with a full stop.
+pub(crate) fn sentence(message: &str) -> String {
+    let mut chars = message.chars();
+    let mut out: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
+    if !out.is_empty() && !out.ends_with(['.', '!', '?', '。']) {
+        out.push('.');
+    }
+    out
+}
+
+/// The invalid fields and why, in the order they were found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FieldErrors(Vec<(Field, FieldError)>);
 
 impl FieldErrors {
-    /// The message for a field, if it is invalid.
-    pub fn get(&self, field: Field) -> Option<&str> {
-        match field {
-            Field::Batch => self.batch.as_deref(),
-            Field::Seq => self.seq.as_deref(),
-            Field::Image => self.image.as_deref(),
-        }
+    /// Why a field is invalid, if it is.
+    pub fn get(&self, field: Field) -> Option<&FieldError> {
+        self.0.iter().find(|(f, _)| *f == field).map(|(_, e)| e)
     }
 
     /// Whether every field is valid.
     pub fn is_empty(&self) -> bool {
-        self.batch.is_none() && self.seq.is_none() && self.image.is_none()
+        self.0.is_empty()
     }
 
-    pub(crate) fn set(&mut self, field: Field, message: String) {
-        let slot = match field {
-            Field::Batch => &mut self.batch,
-            Field::Seq => &mut self.seq,
-            Field::Image => &mut self.image,
-        };
-        *slot = Some(message);
+    /// Records why `field` is invalid, replacing an earlier reason.
+    pub(crate) fn set(&mut self, field: Field, error: FieldError) {
+        self.0.retain(|(f, _)| *f != field);
+        self.0.push((field, error));
     }
 }
 
@@ -141,11 +229,57 @@ impl FieldErrors {
 mod tests {
     use super::*;
 
+    fn en(field: Field, raw: &str) -> Result<u64, String> {
+        parse_count(field, raw).map_err(|e| e.message(field, Lang::En))
+    }
+
     #[test]
     fn counts_parse_with_specific_messages() {
-        assert_eq!(parse_count(Field::Seq, " 2048 "), Ok(2048));
-        assert_eq!(parse_count(Field::Image, "x"), Err("Image size must be a whole number, like 224.".to_string()));
-        assert_eq!(parse_count(Field::Seq, ""), Err("Enter a sequence length.".to_string()));
-        assert_eq!(parse_count(Field::Batch, "16777216"), Ok(MAX_DIMENSION));
+        assert_eq!(en(Field::Seq, " 2048 "), Ok(2048));
+        assert_eq!(en(Field::Image, "x"), Err("Image size must be a whole number, like 224.".to_string()));
+        assert_eq!(en(Field::Seq, ""), Err("Enter a sequence length.".to_string()));
+        assert_eq!(en(Field::Image, " "), Err("Enter an image size.".to_string()));
+        assert_eq!(en(Field::Batch, "16777216"), Ok(MAX_DIMENSION));
+        assert_eq!(en(Field::Accum, "65537"), Err("Gradient accumulation must be at most 65,536.".to_string()));
+        assert_eq!(en(Field::EveryK, "0"), Err("Interval K must be at least 1.".to_string()));
+    }
+
+    #[test]
+    fn scientific_notation_is_read_when_whole() {
+        assert_eq!(parse_count(Field::Batch, "1e3"), Ok(1000));
+        assert_eq!(parse_count(Field::Batch, "2.5e1"), Ok(25));
+        assert_eq!(parse_count(Field::Batch, "1e12"), Err(FieldError::TooLarge(MAX_DIMENSION)));
+        assert_eq!(parse_count(Field::Batch, "1e999"), Err(FieldError::TooLarge(MAX_DIMENSION)));
+        assert_eq!(parse_count(Field::Batch, "2.55e1"), Err(FieldError::NotWhole));
+        assert_eq!(parse_count(Field::Batch, "1.5"), Err(FieldError::NotWhole));
+        assert_eq!(parse_count(Field::Batch, "e3"), Err(FieldError::NotWhole));
+        assert_eq!(parse_count(Field::Batch, "1e"), Err(FieldError::NotWhole));
+        assert_eq!(parse_count(Field::Batch, "1e-3"), Err(FieldError::NotWhole));
+        assert_eq!(parse_count(Field::Batch, "inf"), Err(FieldError::NotWhole));
+        assert_eq!(parse_count(Field::Batch, "NaN"), Err(FieldError::NotWhole));
+    }
+
+    #[test]
+    fn negative_and_zero_are_too_small() {
+        assert_eq!(parse_count(Field::Batch, "-3"), Err(FieldError::TooSmall(1)));
+        assert_eq!(parse_count(Field::Batch, "0"), Err(FieldError::TooSmall(1)));
+        assert_eq!(parse_count(Field::Batch, "-0"), Err(FieldError::TooSmall(1)));
+        assert_eq!(parse_count(Field::Batch, "--3"), Err(FieldError::NotWhole));
+        assert_eq!(parse_count(Field::Batch, "+16"), Ok(16));
+    }
+
+    #[test]
+    fn messages_are_translated() {
+        let e = parse_count(Field::Batch, "abc").err().map(|e| e.message(Field::Batch, Lang::Zh));
+        assert_eq!(e.as_deref(), Some("批大小必须是整数，例如 8。"));
+        let e = parse_count(Field::Batch, "").err().map(|e| e.message(Field::Batch, Lang::Zh));
+        assert_eq!(e.as_deref(), Some("请输入批大小。"));
+    }
+
+    #[test]
+    fn core_messages_become_sentences() {
+        assert_eq!(sentence("sequence length 9 exceeds"), "Sequence length 9 exceeds.");
+        assert_eq!(sentence("Done."), "Done.");
+        assert_eq!(sentence(""), "");
     }
 }

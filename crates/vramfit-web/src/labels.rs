@@ -1,30 +1,74 @@
-//! Display names for the core's choice enums and vendor ids. The ids stay the
-//! core's (they are what URLs and the CLI use); only the text shown differs.
+//! Display names for the core's choice enums, phases and techniques. The ids
+//! stay the core's (they are what URLs and the CLI use); only the text shown
+//! differs, and it comes from the translation table.
 
-use vramfit_core::{Optimizer, Phase, Precision};
+use crate::i18n::{Key, Lang, t};
+use crate::inputs::CheckpointChoice;
+use vramfit_core::explore::Technique;
+use vramfit_core::{Attention, Optimizer, Phase, Precision};
 
-/// How a precision mode is shown in the form. "Mixed" is `torch.autocast`:
-/// fp32 weights, matmuls in half precision; "pure" keeps everything in half.
-pub fn precision(p: Precision) -> &'static str {
-    match p {
-        Precision::Fp32 => "fp32",
-        Precision::Fp16 => "fp16 (pure)",
-        Precision::Bf16 => "bf16 (pure)",
-        Precision::AmpFp16 => "Mixed fp16",
-        Precision::AmpBf16 => "Mixed bf16",
-    }
+/// How a precision mode is shown. "Mixed" is `torch.autocast`: fp32
+/// weights, matmuls in half precision; "pure" keeps everything in half.
+pub fn precision(p: Precision, lang: Lang) -> &'static str {
+    t(
+        lang,
+        match p {
+            Precision::Fp32 => Key::Fp32,
+            Precision::Fp16 => Key::Fp16Pure,
+            Precision::Bf16 => Key::Bf16Pure,
+            Precision::AmpFp16 => Key::AmpFp16,
+            Precision::AmpBf16 => Key::AmpBf16,
+        },
+    )
 }
 
-/// How an optimizer is shown in the form (8-bit AdamW is bitsandbytes').
-pub fn optimizer(o: Optimizer) -> &'static str {
-    match o {
-        Optimizer::Sgd => "SGD",
-        Optimizer::SgdMomentum => "SGD with momentum",
-        Optimizer::Adam => "Adam",
-        Optimizer::AdamW => "AdamW",
-        Optimizer::AdamW8bit => "AdamW 8-bit",
-        Optimizer::Adafactor => "Adafactor",
-        Optimizer::Lion => "Lion",
+/// How an optimizer is shown (8-bit AdamW is bitsandbytes').
+pub fn optimizer(o: Optimizer, lang: Lang) -> &'static str {
+    t(
+        lang,
+        match o {
+            Optimizer::Sgd => Key::Sgd,
+            Optimizer::SgdMomentum => Key::SgdMomentum,
+            Optimizer::Adam => Key::Adam,
+            Optimizer::AdamW => Key::AdamW,
+            Optimizer::AdamW8bit => Key::AdamW8bit,
+            Optimizer::Adafactor => Key::Adafactor,
+            Optimizer::Lion => Key::Lion,
+        },
+    )
+}
+
+/// How a checkpointing choice is shown.
+pub fn checkpointing(c: CheckpointChoice, lang: Lang) -> &'static str {
+    t(
+        lang,
+        match c {
+            CheckpointChoice::None => Key::CheckpointNone,
+            CheckpointChoice::Full => Key::CheckpointFull,
+            CheckpointChoice::Selective => Key::CheckpointSelective,
+            CheckpointChoice::EveryK => Key::CheckpointEveryK,
+        },
+    )
+}
+
+/// How an attention implementation is shown.
+pub fn attention(a: Attention, lang: Lang) -> &'static str {
+    t(
+        lang,
+        match a {
+            Attention::Eager => Key::AttentionEager,
+            Attention::Sdpa => Key::AttentionSdpa,
+            Attention::Flash => Key::AttentionFlash,
+        },
+    )
+}
+
+/// How a model family is shown as a group heading; families are mostly
+/// architecture names, which stay as they are.
+pub fn family(name: &str, lang: Lang) -> &str {
+    match name {
+        "Vision Transformer" => t(lang, Key::FamilyVit),
+        other => other,
     }
 }
 
@@ -39,11 +83,49 @@ pub fn vendor(id: &str) -> &str {
     }
 }
 
-/// The phase of the training step, as words.
-pub fn phase(p: Phase) -> &'static str {
-    match p {
-        Phase::Forward => "forward pass",
-        Phase::Backward => "backward pass",
-        Phase::Optimizer => "optimizer step",
+/// The phase of the training step, in a sentence ("the backward pass").
+pub fn phase(p: Phase, lang: Lang) -> &'static str {
+    t(
+        lang,
+        match p {
+            Phase::Forward => Key::PhaseForward,
+            Phase::Backward => Key::PhaseBackward,
+            Phase::Optimizer => Key::PhaseOptimizer,
+        },
+    )
+}
+
+/// The phase as a short label ("Backward").
+pub fn phase_short(p: Phase, lang: Lang) -> &'static str {
+    t(
+        lang,
+        match p {
+            Phase::Forward => Key::PhaseForwardShort,
+            Phase::Backward => Key::PhaseBackwardShort,
+            Phase::Optimizer => Key::PhaseOptimizerShort,
+        },
+    )
+}
+
+/// A technique of the comparison strip.
+pub fn technique(tech: Technique, lang: Lang) -> &'static str {
+    t(
+        lang,
+        match tech {
+            Technique::Amp => Key::TechAmp,
+            Technique::Checkpointing => Key::TechCheckpointing,
+            Technique::Accumulation4 => Key::TechAccum,
+            Technique::EightBitOptimizer => Key::TechEightBit,
+        },
+    )
+}
+
+/// The stable id of a technique, for CSS classes and test ids.
+pub fn technique_id(tech: Technique) -> &'static str {
+    match tech {
+        Technique::Amp => "amp",
+        Technique::Checkpointing => "checkpointing",
+        Technique::Accumulation4 => "accumulation",
+        Technique::EightBitOptimizer => "optimizer-8bit",
     }
 }

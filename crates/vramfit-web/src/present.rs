@@ -1,7 +1,10 @@
-//! Display values derived from a report: shares, percentages, rounded counts
-//! and the rows of the breakdown. Byte formatting itself is the core's
-//! (`Bytes`'s `Display`); this module only adds what the page needs on top.
+//! Display values: byte counts in the chosen units, shares, percentages,
+//! rounded counts and the rows of the breakdown. This is the web crate's one
+//! place for number formatting; binary units reuse the core's `Bytes`
+//! formatting so the page and the CLI print the same figures.
 
+use crate::i18n::{Key, Lang};
+use crate::prefs::Units;
 use vramfit_core::units::GIB;
 use vramfit_core::{Breakdown, Bytes};
 
@@ -10,10 +13,10 @@ use vramfit_core::{Breakdown, Bytes};
 pub struct BreakdownRow {
     /// Stable key, used for CSS classes and test ids (`parameters`, `optimizer-states`, ...).
     pub key: &'static str,
-    /// What the user reads.
-    pub label: &'static str,
+    /// Its name.
+    pub label: Key,
     /// What the category holds, in a few words.
-    pub note: &'static str,
+    pub note: Key,
     /// Its bytes at the peak.
     pub bytes: Bytes,
     /// Its share of the peak, in `[0, 1]`.
@@ -25,12 +28,12 @@ pub fn breakdown_rows(b: &Breakdown) -> Vec<BreakdownRow> {
     let total = b.total();
     let row = |key, label, note, bytes: Bytes| BreakdownRow { key, label, note, bytes, share: share(bytes, total) };
     vec![
-        row("parameters", "Parameters", "Model weights", b.parameters),
-        row("gradients", "Gradients", "Accumulated during backward", b.gradients),
-        row("optimizer-states", "Optimizer states", "Moments, momentum buffers", b.optimizer_states),
-        row("activations", "Activations", "Saved for backward", b.activations),
-        row("temporary", "Temporary", "Activation gradients, workspaces", b.temporary),
-        row("other", "Other", "Inputs and buffers", b.other),
+        row("parameters", Key::CatParameters, Key::CatParametersNote, b.parameters),
+        row("gradients", Key::CatGradients, Key::CatGradientsNote, b.gradients),
+        row("optimizer-states", Key::CatOptimizer, Key::CatOptimizerNote, b.optimizer_states),
+        row("activations", Key::CatActivations, Key::CatActivationsNote, b.activations),
+        row("temporary", Key::CatTemporary, Key::CatTemporaryNote, b.temporary),
+        row("other", Key::CatOther, Key::CatOtherNote, b.other),
     ]
 }
 
@@ -58,28 +61,85 @@ pub fn css_width(share: f64) -> String {
     format!("width: {:.3}%", share.clamp(0.0, 1.0) * 100.0)
 }
 
-/// A GPU's capacity: whole GiB without decimals (`24 GiB`), anything else as `Bytes` shows it.
-pub fn capacity(b: Bytes) -> String {
-    if b.0 > 0 && b.0.is_multiple_of(GIB) { format!("{} GiB", b.0 / GIB) } else { b.to_string() }
-}
-
-/// A parameter count rounded for reading: `124M`, `6.74B`, `25.6M`, `930K`.
-pub fn count(n: u64) -> String {
-    let units = [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")];
-    let x = n as f64;
-    for (scale, suffix) in units {
-        if x >= scale {
-            let v = x / scale;
-            return if v >= 100.0 {
-                format!("{v:.0}{suffix}")
-            } else if v >= 10.0 {
-                format!("{v:.1}{suffix}")
-            } else {
-                format!("{v:.2}{suffix}")
-            };
+/// Bytes in the chosen units, three significant digits: `8.93 GiB` or `9.59 GB`.
+pub fn bytes(b: Bytes, units: Units) -> String {
+    match units {
+        Units::Binary => b.to_string(),
+        Units::Decimal => {
+            const NAMES: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
+            let mut value = b.0 as f64;
+            let mut unit = 0;
+            while value >= 1000.0 && unit + 1 < NAMES.len() {
+                value /= 1000.0;
+                unit += 1;
+            }
+            let name = NAMES.get(unit).copied().unwrap_or("B");
+            if unit == 0 { format!("{} B", b.0) } else { format!("{} {name}", three_digits(value)) }
         }
     }
-    n.to_string()
+}
+
+/// The unit name and divisor a chart axis uses for values up to `max`.
+pub fn axis_unit(max: Bytes, units: Units) -> (&'static str, f64) {
+    let (base, names): (f64, [&'static str; 4]) = match units {
+        Units::Binary => (1024.0, ["B", "KiB", "MiB", "GiB"]),
+        Units::Decimal => (1000.0, ["B", "kB", "MB", "GB"]),
+    };
+    let mut divisor = 1.0;
+    let mut name = names[0];
+    for n in names.iter().skip(1) {
+        if max.0 as f64 >= divisor * base {
+            divisor *= base;
+            name = n;
+        }
+    }
+    (name, divisor)
+}
+
+/// A GPU's capacity: whole units without decimals (`24 GiB`, `80 GB`),
+/// anything else as [`bytes`] writes it.
+pub fn capacity(b: Bytes, units: Units) -> String {
+    match units {
+        Units::Binary if b.0 > 0 && b.0.is_multiple_of(GIB) => format!("{} GiB", b.0 / GIB),
+        Units::Decimal if b.0 > 0 && b.0.is_multiple_of(1_000_000_000) => format!("{} GB", b.0 / 1_000_000_000),
+        _ => bytes(b, units),
+    }
+}
+
+/// A parameter count rounded for reading: `124M`, `6.74B` in English;
+/// `1.24 亿`, `2556 万` in Chinese, which groups by ten thousands.
+pub fn count(n: u64, lang: Lang) -> String {
+    let units: &[(f64, &str)] = match lang {
+        Lang::En => &[(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")],
+        Lang::Zh => &[(1e12, " 万亿"), (1e8, " 亿"), (1e4, " 万")],
+    };
+    let x = n as f64;
+    units
+        .iter()
+        .find(|(scale, _)| x >= *scale)
+        .map(|(scale, suffix)| format!("{}{suffix}", three_digits(x / scale)))
+        .unwrap_or_else(|| n.to_string())
+}
+
+/// FLOPs with an SI prefix: `64.8 G`, `1.20 T`, `512`.
+pub fn flops(f: f64) -> String {
+    let units = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
+    units
+        .iter()
+        .find(|(scale, _)| f >= *scale)
+        .map(|(scale, suffix)| format!("{} {suffix}", three_digits(f / scale)))
+        .unwrap_or_else(|| format!("{f:.0}"))
+}
+
+/// Three significant digits for values from 1 to 999: `1.24`, `25.6`, `124`.
+fn three_digits(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
 }
 
 /// A whole number with thousands separators: `16,777,216`.
@@ -132,13 +192,30 @@ mod tests {
     }
 
     #[test]
-    fn counts_and_capacities_read_naturally() {
-        assert_eq!(count(124_439_808), "124M");
-        assert_eq!(count(6_738_415_616), "6.74B");
-        assert_eq!(count(25_557_032), "25.6M");
-        assert_eq!(count(999), "999");
-        assert_eq!(capacity(Bytes(24 * GIB)), "24 GiB");
-        assert_eq!(capacity(Bytes(GIB + GIB / 2)), "1.50 GiB");
+    fn bytes_follow_the_unit_choice() {
+        assert_eq!(bytes(Bytes(24 * GIB), Units::Binary), "24.0 GiB");
+        assert_eq!(bytes(Bytes(24 * GIB), Units::Decimal), "25.8 GB");
+        assert_eq!(bytes(Bytes(1536), Units::Decimal), "1.54 kB");
+        assert_eq!(bytes(Bytes(999), Units::Decimal), "999 B");
+        assert_eq!(capacity(Bytes(24 * GIB), Units::Binary), "24 GiB");
+        assert_eq!(capacity(Bytes(GIB + GIB / 2), Units::Binary), "1.50 GiB");
+        assert_eq!(capacity(Bytes(80_000_000_000), Units::Decimal), "80 GB");
+        assert_eq!(axis_unit(Bytes(24 * GIB), Units::Binary), ("GiB", GIB as f64));
+        assert_eq!(axis_unit(Bytes(300_000_000), Units::Decimal), ("MB", 1e6));
+    }
+
+    #[test]
+    fn counts_read_naturally_in_both_languages() {
+        assert_eq!(count(124_439_808, Lang::En), "124M");
+        assert_eq!(count(6_738_415_616, Lang::En), "6.74B");
+        assert_eq!(count(25_557_032, Lang::En), "25.6M");
+        assert_eq!(count(999, Lang::En), "999");
+        assert_eq!(count(124_439_808, Lang::Zh), "1.24 亿");
+        assert_eq!(count(6_738_415_616, Lang::Zh), "67.4 亿");
+        assert_eq!(count(25_557_032, Lang::Zh), "2556 万");
+        assert_eq!(count(9_999, Lang::Zh), "9999");
+        assert_eq!(flops(64_839_745_536.0), "64.8 G");
+        assert_eq!(flops(512.0), "512");
         assert_eq!(group_digits(16_777_216), "16,777,216");
         assert_eq!(group_digits(512), "512");
     }

@@ -1,0 +1,228 @@
+//! What the user has entered, kept as typed so an invalid field stays
+//! editable, and its validation into a [`TrainConfig`].
+
+use crate::fields::{Field, FieldErrors, parse_count};
+use vramfit_core::models::InputKind;
+use vramfit_core::{Attention, CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
+
+/// The model id under which an imported `config.json` is offered.
+pub const IMPORTED_MODEL: &str = "hf-import";
+
+/// The checkpointing choice of the form; "every K-th block" takes its K from
+/// a separate field.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CheckpointChoice {
+    /// Keep every saved tensor.
+    #[default]
+    None,
+    /// Checkpoint every block.
+    Full,
+    /// Recompute only the attention core.
+    Selective,
+    /// Checkpoint one block in every K.
+    EveryK,
+}
+
+impl CheckpointChoice {
+    /// Every choice, in the order offered.
+    pub const ALL: &'static [CheckpointChoice] =
+        &[CheckpointChoice::None, CheckpointChoice::Full, CheckpointChoice::Selective, CheckpointChoice::EveryK];
+
+    /// The `<option>` value.
+    pub fn id(self) -> &'static str {
+        match self {
+            CheckpointChoice::None => "none",
+            CheckpointChoice::Full => "full",
+            CheckpointChoice::Selective => "selective",
+            CheckpointChoice::EveryK => "every-k",
+        }
+    }
+
+    /// The choice with this `<option>` value.
+    pub fn parse(id: &str) -> Option<CheckpointChoice> {
+        CheckpointChoice::ALL.iter().copied().find(|c| c.id() == id)
+    }
+
+    /// The choice (and K, for every-K) a core setting corresponds to.
+    pub fn of(c: Checkpointing) -> (CheckpointChoice, Option<u32>) {
+        match c {
+            Checkpointing::Mode(CheckpointMode::None) => (CheckpointChoice::None, None),
+            Checkpointing::Mode(CheckpointMode::Full) => (CheckpointChoice::Full, None),
+            Checkpointing::Mode(CheckpointMode::Selective) => (CheckpointChoice::Selective, None),
+            Checkpointing::EveryK(k) => (CheckpointChoice::EveryK, Some(k)),
+        }
+    }
+}
+
+/// The form's values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inputs {
+    /// Model preset id, or [`IMPORTED_MODEL`].
+    pub model: String,
+    /// Micro-batch size, as typed.
+    pub batch: String,
+    /// Sequence length, as typed (used by text models).
+    pub seq: String,
+    /// Image size, as typed (used by vision models).
+    pub image: String,
+    /// Gradient-accumulation steps, as typed.
+    pub accum: String,
+    /// Precision mode.
+    pub precision: Precision,
+    /// Optimizer.
+    pub optimizer: Optimizer,
+    /// Checkpointing choice.
+    pub checkpointing: CheckpointChoice,
+    /// K of "every K-th block", as typed.
+    pub every_k: String,
+    /// Attention implementation (text models).
+    pub attention: Attention,
+    /// GPU preset id.
+    pub gpu: String,
+}
+
+impl Default for Inputs {
+    fn default() -> Self {
+        Inputs {
+            model: "gpt2".to_string(),
+            batch: "8".to_string(),
+            seq: "512".to_string(),
+            image: "224".to_string(),
+            accum: "1".to_string(),
+            precision: Precision::AmpBf16,
+            optimizer: Optimizer::AdamW,
+            checkpointing: CheckpointChoice::None,
+            every_k: "2".to_string(),
+            attention: Attention::Eager,
+            gpu: "rtx-4090".to_string(),
+        }
+    }
+}
+
+impl Inputs {
+    /// The raw text of a count field.
+    pub fn get(&self, field: Field) -> &str {
+        match field {
+            Field::Batch => &self.batch,
+            Field::Seq => &self.seq,
+            Field::Image => &self.image,
+            Field::Accum => &self.accum,
+            Field::EveryK => &self.every_k,
+        }
+    }
+
+    /// Replaces the raw text of a count field.
+    pub fn set(&mut self, field: Field, value: String) {
+        let slot = match field {
+            Field::Batch => &mut self.batch,
+            Field::Seq => &mut self.seq,
+            Field::Image => &mut self.image,
+            Field::Accum => &mut self.accum,
+            Field::EveryK => &mut self.every_k,
+        };
+        *slot = value;
+    }
+
+    /// Takes over what a [`TrainConfig`] sets (a technique the user applies):
+    /// batch, accumulation, precision, optimizer, checkpointing, attention.
+    pub fn adopt(&mut self, cfg: &TrainConfig) {
+        self.batch = cfg.batch.to_string();
+        self.accum = cfg.grad_accum.to_string();
+        self.precision = cfg.precision;
+        self.optimizer = cfg.optimizer;
+        self.attention = cfg.attention;
+        let (choice, k) = CheckpointChoice::of(cfg.checkpointing);
+        self.checkpointing = choice;
+        if let Some(k) = k {
+            self.every_k = k.to_string();
+        }
+    }
+
+    /// The count fields a model with this input kind uses, in form order.
+    pub fn fields(&self, kind: InputKind) -> Vec<Field> {
+        let size = match kind {
+            InputKind::Tokens => Some(Field::Seq),
+            InputKind::Image => Some(Field::Image),
+            InputKind::Features => None,
+        };
+        let every_k = (self.checkpointing == CheckpointChoice::EveryK).then_some(Field::EveryK);
+        [Some(Field::Batch), size, Some(Field::Accum), every_k].into_iter().flatten().collect()
+    }
+
+    /// Validates the fields a model with this input kind uses.
+    ///
+    /// # Errors
+    /// Why each invalid field is invalid.
+    pub fn config(&self, kind: InputKind) -> Result<TrainConfig, FieldErrors> {
+        let mut cfg = TrainConfig {
+            precision: self.precision,
+            optimizer: self.optimizer,
+            attention: if kind == InputKind::Tokens { self.attention } else { Attention::Eager },
+            ..TrainConfig::default()
+        };
+        cfg.checkpointing = match self.checkpointing {
+            CheckpointChoice::None => Checkpointing::Mode(CheckpointMode::None),
+            CheckpointChoice::Full => Checkpointing::Mode(CheckpointMode::Full),
+            CheckpointChoice::Selective => Checkpointing::Mode(CheckpointMode::Selective),
+            CheckpointChoice::EveryK => Checkpointing::EveryK(1),
+        };
+        let mut errors = FieldErrors::default();
+        for field in self.fields(kind) {
+            match parse_count(field, self.get(field)) {
+                Ok(n) => match field {
+                    Field::Batch => cfg.batch = n,
+                    Field::Seq => cfg.seq = n,
+                    Field::Image => cfg.image = n,
+                    Field::Accum => cfg.grad_accum = n,
+                    // In range, so at most 2^16.
+                    Field::EveryK => cfg.checkpointing = Checkpointing::EveryK(u32::try_from(n).unwrap_or(u32::MAX)),
+                },
+                Err(e) => errors.set(field, e),
+            }
+        }
+        if errors.is_empty() { Ok(cfg) } else { Err(errors) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_follow_the_model_and_the_checkpointing_choice() {
+        let mut i = Inputs::default();
+        assert_eq!(i.fields(InputKind::Tokens), vec![Field::Batch, Field::Seq, Field::Accum]);
+        assert_eq!(i.fields(InputKind::Features), vec![Field::Batch, Field::Accum]);
+        i.checkpointing = CheckpointChoice::EveryK;
+        assert_eq!(i.fields(InputKind::Image), vec![Field::Batch, Field::Image, Field::Accum, Field::EveryK]);
+    }
+
+    #[test]
+    fn config_carries_every_choice() {
+        let mut i = Inputs { accum: "4".into(), checkpointing: CheckpointChoice::EveryK, every_k: "3".into(), ..Inputs::default() };
+        i.attention = Attention::Flash;
+        let cfg = i.config(InputKind::Tokens).unwrap_or_default();
+        assert_eq!((cfg.batch, cfg.seq, cfg.grad_accum), (8, 512, 4));
+        assert_eq!(cfg.checkpointing, Checkpointing::EveryK(3));
+        assert_eq!(cfg.attention, Attention::Flash);
+        // Attention only applies to text models.
+        assert_eq!(i.config(InputKind::Image).map(|c| c.attention), Ok(Attention::Eager));
+    }
+
+    #[test]
+    fn adopting_a_config_round_trips() {
+        let cfg = TrainConfig { batch: 2, grad_accum: 16, checkpointing: Checkpointing::EveryK(5), ..TrainConfig::default() };
+        let mut i = Inputs::default();
+        i.adopt(&cfg);
+        let back = i.config(InputKind::Tokens).unwrap_or_default();
+        assert_eq!(back, TrainConfig { seq: 512, ..cfg });
+    }
+
+    #[test]
+    fn checkpoint_choices_have_unique_ids() {
+        for &c in CheckpointChoice::ALL {
+            assert_eq!(CheckpointChoice::parse(c.id()), Some(c));
+        }
+        assert_eq!(CheckpointChoice::parse("bogus"), None);
+    }
+}
