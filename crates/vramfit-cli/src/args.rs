@@ -126,6 +126,10 @@ ESTIMATE OPTIONS:
   --attention A          eager|sdpa|flash (default eager)
   --grad-accum N         gradient-accumulation steps (default 1)
   --gpu ID               a GPU preset: adds fits / max_batch
+  --strategy S           single|ddp|zero1|zero2|zero3|fsdp-full|fsdp-grad-op|fsdp-hybrid|fsdp-no-shard
+  --gpus-per-node N      GPUs per node (default 1)
+  --nodes N              nodes (default 1)
+  --offload O            none|optimizer|optimizer+params (ZeRO / FSDP)
   --cuda-loading L       lazy|eager CUDA module loading: context 400 or 1000 MiB (default lazy)
   --cuda-context-mib N   CUDA context size in MiB (overrides --cuda-loading)
   --cublas-workspace-kib N  cuBLAS workspace per handle (default 8320, 32768 on Hopper/Blackwell)
@@ -189,7 +193,7 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
             _ => (flag.as_str(), None),
         };
-        const KNOWN: [&str; 15] = [
+        const KNOWN: [&str; 19] = [
             "--model",
             "--batch",
             "--seq",
@@ -200,6 +204,10 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             "--attention",
             "--grad-accum",
             "--gpu",
+            "--strategy",
+            "--gpus-per-node",
+            "--nodes",
+            "--offload",
             "--cuda-context-mib",
             "--cuda-loading",
             "--cublas-workspace-kib",
@@ -224,6 +232,10 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             "--attention" => cfg.attention = choice::<Attention>(name, &value)?,
             "--grad-accum" => cfg.grad_accum = number(name, &value)?,
             "--gpu" => gpu = Some(value),
+            "--strategy" => cfg.parallel.strategy = choice::<vramfit_core::parallel::Strategy>(name, &value)?,
+            "--offload" => cfg.parallel.offload = choice::<vramfit_core::parallel::Offload>(name, &value)?,
+            "--gpus-per-node" => cfg.parallel.gpus_per_node = number(name, &value)?,
+            "--nodes" => cfg.parallel.nodes = number(name, &value)?,
             "--cuda-context-mib" => overrides.context_mib = Some(number(name, &value)?),
             "--cublas-workspace-kib" => overrides.cublas_kib = Some(number(name, &value)?),
             "--cudnn-workspace-mib" => overrides.cudnn_mib = Some(number(name, &value)?),

@@ -126,3 +126,31 @@ fn overheads_follow_the_gpu_and_the_flags() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("lazy|eager"));
 }
+
+#[test]
+fn data_parallel_flags_shard_memory_and_report_host_ram() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["estimate", "--model", "gpt2-medium", "--batch", "2", "--seq", "256", "--precision", "bf16", "--json"];
+        args.extend_from_slice(extra);
+        json(&args)
+    };
+    let single = run(&[]);
+    let zero2 = run(&["--strategy", "zero2", "--gpus-per-node", "8"]);
+    let offload = run(&["--strategy", "zero3", "--gpus-per-node", "8", "--offload", "optimizer+params"]);
+    assert!(zero2["peak_allocated_bytes"].as_u64() < single["peak_allocated_bytes"].as_u64());
+    assert_eq!(zero2["config"]["parallel"]["strategy"], "zero2");
+    assert!(zero2["deepspeed_estimate"]["gpu_bytes"].as_u64().unwrap() > 0);
+    assert_eq!(single["host_ram_bytes"], 0);
+    assert!(offload["host_ram_bytes"].as_u64().unwrap() > 0);
+    for (args, needle) in [
+        (vec!["--strategy", "zero4"], "--strategy"),
+        (vec!["--strategy", "ddp", "--gpus-per-node", "4", "--offload", "optimizer"], "offload"),
+        (vec!["--nodes", "0"], "nodes"),
+    ] {
+        let mut full = vec!["estimate", "--model", "gpt2"];
+        full.extend(args.iter());
+        let out = vramfit(&full);
+        assert_eq!(out.status.code(), Some(2), "{full:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(needle), "{full:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

@@ -225,6 +225,8 @@ pub struct TrainConfig {
     pub attention: Attention,
     /// Gradient-accumulation steps (micro-batches per optimizer step).
     pub grad_accum: u64,
+    /// Data-parallel layout across GPUs.
+    pub parallel: crate::parallel::Parallel,
 }
 
 impl Default for TrainConfig {
@@ -238,6 +240,7 @@ impl Default for TrainConfig {
             checkpointing: Checkpointing::NONE,
             attention: Attention::Eager,
             grad_accum: 1,
+            parallel: crate::parallel::Parallel::default(),
         }
     }
 }
@@ -256,6 +259,7 @@ impl TrainConfig {
         check_range("seq", self.seq, 1, MAX_DIMENSION)?;
         check_range("image", self.image, 1, MAX_DIMENSION)?;
         check_range("grad-accum", self.grad_accum, 1, 1 << 16)?;
+        self.parallel.validate()?;
         if let Checkpointing::EveryK(k) = self.checkpointing {
             check_range("checkpointing every-K", u64::from(k), 1, 1 << 16)?;
         }

@@ -51,7 +51,14 @@ pub fn zero2(total_params: u64, gpus_per_node: u64, nodes: u64, cpu_offload: boo
 /// `estimate_zero3_model_states_mem_needs(total_params, largest_layer_params,
 /// num_gpus_per_node, num_nodes, cpu_offload, cpu_offload_params, zero_init,
 /// additional_buffer_factor=1.5)`.
-pub fn zero3(total_params: u64, largest_layer_params: u64, gpus_per_node: u64, nodes: u64, offload: ZeroOffload, zero_init: bool) -> ZeroEstimate {
+pub fn zero3(
+    total_params: u64,
+    largest_layer_params: u64,
+    gpus_per_node: u64,
+    nodes: u64,
+    offload: ZeroOffload,
+    zero_init: bool,
+) -> ZeroEstimate {
     let p = total_params as f64;
     let nodes_f = nodes.max(1) as f64;
     let gpus_factor = 1.0 / nodes_f;

@@ -162,6 +162,11 @@ pub struct Estimate {
     pub layers: Vec<LayerRow>,
     /// Fit on the chosen GPU.
     pub gpu: Option<GpuFit>,
+    /// Host memory per node used by offloading.
+    pub host_ram_bytes: Bytes,
+    /// DeepSpeed's own model-state estimate for ZeRO-2/3 configurations
+    /// (it leaves out activations, temporaries and overheads).
+    pub deepspeed_estimate: Option<crate::deepspeed::ZeroEstimate>,
 }
 
 /// Number of steps simulated: the first step creates optimizer state lazily,
@@ -241,7 +246,33 @@ pub fn estimate(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, gpu:
         layers: layer_rows(&g, cfg),
         timeline,
         gpu,
+        host_ram_bytes: sim.host_ram,
+        deepspeed_estimate: deepspeed_estimate(&g, cfg),
     })
+}
+
+/// What DeepSpeed's `estimate_zero{2,3}_model_states_mem_needs_all_live`
+/// would print for this model and layout (its "largest layer" is the module
+/// with the most direct parameters; here, the op with the most).
+fn deepspeed_estimate(g: &Graph, cfg: &TrainConfig) -> Option<crate::deepspeed::ZeroEstimate> {
+    use crate::parallel::{Offload, Strategy};
+    let p = &cfg.parallel;
+    let total = g.parameter_count();
+    match p.strategy {
+        Strategy::Zero2 => Some(crate::deepspeed::zero2(total, p.gpus_per_node, p.nodes, p.offload != Offload::None)),
+        Strategy::Zero3 => {
+            let largest = g
+                .ops
+                .iter()
+                .map(|op| op.params.iter().filter_map(|id| g.params.get(id.0 as usize)).map(|p| p.numel()).sum::<u64>())
+                .max()
+                .unwrap_or(0);
+            let offload =
+                crate::deepspeed::ZeroOffload { optimizer: p.offload != Offload::None, params: p.offload == Offload::OptimizerParams };
+            Some(crate::deepspeed::zero3(total, largest, p.gpus_per_node, p.nodes, offload, true))
+        }
+        _ => None,
+    }
 }
 
 /// The largest micro-batch whose device memory fits in `capacity`, by search

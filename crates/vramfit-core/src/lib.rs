@@ -24,6 +24,7 @@ pub mod hf;
 pub mod models;
 pub mod nn;
 mod nn_transformer;
+pub mod parallel;
 pub mod presets;
 pub mod simulate;
 pub mod states;

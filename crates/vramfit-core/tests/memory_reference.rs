@@ -41,6 +41,7 @@ fn rows() -> Vec<Row> {
             checkpointing: get("checkpointing").parse().unwrap(),
             attention: attention.parse().unwrap(),
             grad_accum: get("grad_accum").parse().unwrap(),
+            ..TrainConfig::default()
         };
         let spec = model_preset(get("model")).unwrap().spec;
         // The CPU reference has no cuBLAS, so no cuBLAS workspaces.

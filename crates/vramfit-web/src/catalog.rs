@@ -1,10 +1,13 @@
 //! The choices offered by the form: model and GPU presets from the core,
-//! loaded once and grouped for `<optgroup>`s, plus precision and optimizer.
+//! loaded once, and the option lists built from them in the chosen language
+//! and units (grouped for `<optgroup>`s).
 
+use crate::i18n::{Key, Lang, t};
+use crate::inputs::{CheckpointChoice, IMPORTED_MODEL};
 use crate::labels;
+use crate::prefs::Units;
 use crate::present;
-use std::rc::Rc;
-use vramfit_core::{GpuPreset, ModelPreset, Optimizer, Precision, gpu_presets, model_presets};
+use vramfit_core::{Attention, GpuPreset, ModelPreset, Optimizer, Precision, gpu_presets, model_presets};
 
 /// One `<option>`: the value sent back on change and the text shown.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,46 +27,19 @@ pub struct ChoiceGroup {
     pub choices: Vec<Choice>,
 }
 
-/// Every preset and choice list the page offers.
+/// Every preset the page offers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Catalog {
     /// Model presets, in the core's display order.
     pub models: Vec<ModelPreset>,
     /// GPU presets, in the core's display order.
     pub gpus: Vec<GpuPreset>,
-    /// Models grouped by family.
-    pub model_groups: Rc<Vec<ChoiceGroup>>,
-    /// GPUs grouped by vendor, each labelled with its memory.
-    pub gpu_groups: Rc<Vec<ChoiceGroup>>,
-    /// Precision modes (one ungrouped list).
-    pub precisions: Rc<Vec<ChoiceGroup>>,
-    /// Optimizers (one ungrouped list).
-    pub optimizers: Rc<Vec<ChoiceGroup>>,
 }
 
 impl Catalog {
-    /// Loads the presets from the core and builds the choice lists.
+    /// Loads the presets from the core.
     pub fn load() -> Catalog {
-        let models = model_presets();
-        let gpus = gpu_presets();
-        let model_groups = group(&models, |m| m.family.to_string(), |m| Choice { value: m.id.to_string(), label: m.name.to_string() });
-        let gpu_groups = group(
-            &gpus,
-            |g| labels::vendor(g.vendor).to_string(),
-            |g| Choice { value: g.id.to_string(), label: format!("{} · {}", g.name, present::capacity(g.memory_bytes)) },
-        );
-        let precisions =
-            ungrouped(Precision::ALL.iter().map(|p| Choice { value: p.id().to_string(), label: labels::precision(*p).to_string() }));
-        let optimizers =
-            ungrouped(Optimizer::ALL.iter().map(|o| Choice { value: o.id().to_string(), label: labels::optimizer(*o).to_string() }));
-        Catalog {
-            models,
-            gpus,
-            model_groups: Rc::new(model_groups),
-            gpu_groups: Rc::new(gpu_groups),
-            precisions: Rc::new(precisions),
-            optimizers: Rc::new(optimizers),
-        }
+        Catalog { models: model_presets(), gpus: gpu_presets() }
     }
 
     /// The model preset with this id.
@@ -75,6 +51,49 @@ impl Catalog {
     pub fn gpu(&self, id: &str) -> Option<&GpuPreset> {
         self.gpus.iter().find(|g| g.id == id)
     }
+
+    /// Models grouped by family, then the imported model (if any) in its own group.
+    pub fn model_groups(&self, imported: Option<&str>, lang: Lang) -> Vec<ChoiceGroup> {
+        let mut groups = group(
+            &self.models,
+            |m| labels::family(m.family, lang).to_string(),
+            |m| Choice { value: m.id.to_string(), label: m.name.to_string() },
+        );
+        if let Some(name) = imported {
+            let choice = Choice { value: IMPORTED_MODEL.to_string(), label: name.to_string() };
+            groups.push(ChoiceGroup { label: t(lang, Key::ImportedGroup).to_string(), choices: vec![choice] });
+        }
+        groups
+    }
+
+    /// GPUs grouped by vendor, each labelled with its memory in `units`.
+    pub fn gpu_groups(&self, units: Units) -> Vec<ChoiceGroup> {
+        group(
+            &self.gpus,
+            |g| labels::vendor(g.vendor).to_string(),
+            |g| Choice { value: g.id.to_string(), label: format!("{} · {}", g.name, present::capacity(g.memory_bytes, units)) },
+        )
+    }
+}
+
+/// Precision modes.
+pub fn precisions(lang: Lang) -> Vec<ChoiceGroup> {
+    ungrouped(Precision::ALL.iter().map(|p| (p.id(), labels::precision(*p, lang))))
+}
+
+/// Optimizers.
+pub fn optimizers(lang: Lang) -> Vec<ChoiceGroup> {
+    ungrouped(Optimizer::ALL.iter().map(|o| (o.id(), labels::optimizer(*o, lang))))
+}
+
+/// Checkpointing choices.
+pub fn checkpointing(lang: Lang) -> Vec<ChoiceGroup> {
+    ungrouped(CheckpointChoice::ALL.iter().map(|c| (c.id(), labels::checkpointing(*c, lang))))
+}
+
+/// Attention implementations.
+pub fn attentions(lang: Lang) -> Vec<ChoiceGroup> {
+    ungrouped(Attention::ALL.iter().map(|a| (a.id(), labels::attention(*a, lang))))
 }
 
 /// Groups items by a key, groups ordered by first appearance, items keeping
@@ -91,8 +110,9 @@ fn group<T>(items: &[T], key: impl Fn(&T) -> String, choice: impl Fn(&T) -> Choi
     groups
 }
 
-fn ungrouped(choices: impl Iterator<Item = Choice>) -> Vec<ChoiceGroup> {
-    vec![ChoiceGroup { label: String::new(), choices: choices.collect() }]
+fn ungrouped<'a>(choices: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<ChoiceGroup> {
+    let choices = choices.map(|(value, label)| Choice { value: value.to_string(), label: label.to_string() }).collect();
+    vec![ChoiceGroup { label: String::new(), choices }]
 }
 
 #[cfg(test)]
@@ -102,21 +122,34 @@ mod tests {
     #[test]
     fn every_preset_appears_once_in_its_group() {
         let c = Catalog::load();
-        let models: usize = c.model_groups.iter().map(|g| g.choices.len()).sum();
-        let gpus: usize = c.gpu_groups.iter().map(|g| g.choices.len()).sum();
+        let model_groups = c.model_groups(None, Lang::En);
+        let gpu_groups = c.gpu_groups(Units::Binary);
+        let models: usize = model_groups.iter().map(|g| g.choices.len()).sum();
+        let gpus: usize = gpu_groups.iter().map(|g| g.choices.len()).sum();
         assert_eq!(models, c.models.len());
         assert_eq!(gpus, c.gpus.len());
-        let labels: Vec<&str> = c.gpu_groups.iter().map(|g| g.label.as_str()).collect();
+        let labels: Vec<&str> = gpu_groups.iter().map(|g| g.label.as_str()).collect();
         let mut unique = labels.clone();
         unique.dedup();
         assert_eq!(labels, unique, "a vendor got two groups");
-        assert!(c.model_groups.iter().any(|g| g.label == "CNN" && g.choices.iter().any(|m| m.value == "resnet50")));
+        assert!(model_groups.iter().any(|g| g.label == "CNN" && g.choices.iter().any(|m| m.value == "resnet50")));
     }
 
     #[test]
-    fn gpu_labels_carry_their_memory() {
+    fn gpu_labels_carry_their_memory_in_the_chosen_units() {
         let c = Catalog::load();
-        let label = c.gpu_groups.iter().flat_map(|g| &g.choices).find(|o| o.value == "rtx-4090").map(|o| o.label.clone());
-        assert_eq!(label.as_deref(), Some("GeForce RTX 4090 · 24 GiB"));
+        let label = |units| c.gpu_groups(units).iter().flat_map(|g| g.choices.clone()).find(|o| o.value == "rtx-4090").map(|o| o.label);
+        assert_eq!(label(Units::Binary).as_deref(), Some("GeForce RTX 4090 · 24 GiB"));
+        assert_eq!(label(Units::Decimal).as_deref(), Some("GeForce RTX 4090 · 25.8 GB"));
+    }
+
+    #[test]
+    fn an_imported_model_gets_its_own_group() {
+        let c = Catalog::load();
+        let groups = c.model_groups(Some("my-llama"), Lang::Zh);
+        let last = groups.last().cloned();
+        assert_eq!(last.as_ref().map(|g| g.label.as_str()), Some("已导入"));
+        assert_eq!(last.and_then(|g| g.choices.first().cloned()).map(|c| c.value), Some(IMPORTED_MODEL.to_string()));
+        assert!(groups.iter().any(|g| g.label == "视觉 Transformer"));
     }
 }

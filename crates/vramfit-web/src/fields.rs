@@ -180,10 +180,8 @@ fn whole_number(s: &str) -> Option<f64> {
     };
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
-    let well_formed = digits(int)
-        && (frac.is_empty() || digits(frac))
-        && (exponent.is_some() || frac.is_empty())
-        && exponent.is_none_or(digits);
+    let well_formed =
+        digits(int) && (frac.is_empty() || digits(frac)) && (exponent.is_some() || frac.is_empty()) && exponent.is_none_or(digits);
     if !well_formed {
         return None;
     }

@@ -1,108 +1,55 @@
-//! The app state: what the user typed, a message per invalid field, and the
-//! last valid report. [`Action`]s change one input; the reducer re-validates
-//! and re-estimates. An invalid input never clears the report on screen: the
-//! report is marked stale instead, so the page keeps showing the last result
-//! next to a specific message.
+//! The app state: what the user typed, why any of it is invalid, the
+//! imported `config.json`, the display preferences and the last valid
+//! report. [`Action`]s change one thing; the reducer re-validates and
+//! re-estimates when an input changed. An invalid input never clears the
+//! report on screen: the report is marked stale instead, so the page keeps
+//! showing the last result next to a specific message.
 
-pub use crate::fields::{Field, FieldErrors, parse_count};
+pub use crate::fields::{Field, FieldError, FieldErrors, parse_count};
+pub use crate::inputs::{CheckpointChoice, IMPORTED_MODEL, Inputs};
 
 use crate::catalog::Catalog;
-use crate::labels;
-use crate::present;
+use crate::fields::sentence;
+use crate::i18n::{Key, Lang, t, tf};
+use crate::import::{ImportError, ImportState};
+use crate::layers::{LayerColumn, LayerSort};
+use crate::prefs::{Prefs, Theme, Units};
+use crate::report::Report;
 use std::rc::Rc;
 use vramfit_core::models::InputKind;
-use vramfit_core::{Error, Estimate, Optimizer, Overheads, Precision, TrainConfig, estimate};
+use vramfit_core::{Attention, Error, ModelSpec, Optimizer, Precision, TrainConfig};
 use yew::Reducible;
 
-/// What the user has entered, kept as typed so an invalid field stays editable.
+/// A problem not tied to one field.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Inputs {
-    /// Model preset id.
-    pub model: String,
-    /// Batch size, as typed.
-    pub batch: String,
-    /// Sequence length, as typed (used by text models).
-    pub seq: String,
-    /// Image size, as typed (used by vision models).
-    pub image: String,
-    /// Precision mode.
-    pub precision: Precision,
-    /// Optimizer.
-    pub optimizer: Optimizer,
-    /// GPU preset id.
-    pub gpu: String,
+pub enum Problem {
+    /// No model preset has this id.
+    UnknownModel(String),
+    /// No GPU preset has this id.
+    UnknownGpu(String),
+    /// The imported model is selected but nothing was imported.
+    NoImportedModel,
+    /// The estimator rejected the configuration.
+    Core(Error),
 }
 
-impl Default for Inputs {
-    fn default() -> Self {
-        Inputs {
-            model: "gpt2".to_string(),
-            batch: "8".to_string(),
-            seq: "512".to_string(),
-            image: "224".to_string(),
-            precision: Precision::AmpBf16,
-            optimizer: Optimizer::AdamW,
-            gpu: "rtx-4090".to_string(),
+impl Problem {
+    /// The problem as a sentence in `lang`; core messages keep their English
+    /// text after a translated explanation.
+    pub fn message(&self, lang: Lang) -> String {
+        match self {
+            Problem::UnknownModel(id) => tf(lang, Key::UnknownModel, &[id]),
+            Problem::UnknownGpu(id) => tf(lang, Key::UnknownGpu, &[id]),
+            Problem::NoImportedModel => t(lang, Key::NoImportedModel).to_string(),
+            Problem::Core(e) => tf(lang, Key::EstimatorRejected, &[&sentence(&e.to_string())]),
         }
-    }
-}
-
-impl Inputs {
-    /// The raw text of a count field.
-    pub fn get(&self, field: Field) -> &str {
-        match field {
-            Field::Batch => &self.batch,
-            Field::Seq => &self.seq,
-            Field::Image => &self.image,
-        }
-    }
-
-    fn set(&mut self, field: Field, value: String) {
-        match field {
-            Field::Batch => self.batch = value,
-            Field::Seq => self.seq = value,
-            Field::Image => self.image = value,
-        }
-    }
-}
-
-/// An estimate together with the names of what it was made for.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Report {
-    /// The core's report.
-    pub estimate: Estimate,
-    /// Display name of the model.
-    pub model_name: String,
-    /// Display name of the GPU.
-    pub gpu_name: String,
-    /// The input-size field the model used, if any.
-    pub input: Option<Field>,
-}
-
-impl Report {
-    /// One line naming the configuration: model, parameters, batch and input
-    /// size, precision and optimizer.
-    pub fn summary(&self) -> String {
-        let cfg = &self.estimate.config;
-        let shape = match self.input {
-            Some(Field::Seq) => format!("batch {} × {} tokens", cfg.batch, cfg.seq),
-            Some(Field::Image) => format!("batch {} at {}×{} px", cfg.batch, cfg.image, cfg.image),
-            _ => format!("batch {}", cfg.batch),
-        };
-        format!(
-            "{} · {} parameters · {shape} · {} · {}",
-            self.model_name,
-            present::count(self.estimate.parameter_count),
-            labels::precision(cfg.precision),
-            labels::optimizer(cfg.optimizer),
-        )
     }
 }
 
 /// A change the user made.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    /// Pick a model preset by id.
+    /// Pick a model preset by id (or [`IMPORTED_MODEL`]).
     SetModel(String),
     /// Type into a count field.
     SetField(Field, String),
@@ -110,30 +57,54 @@ pub enum Action {
     SetPrecision(Precision),
     /// Pick an optimizer.
     SetOptimizer(Optimizer),
+    /// Pick a checkpointing choice.
+    SetCheckpointing(CheckpointChoice),
+    /// Pick an attention implementation.
+    SetAttention(Attention),
     /// Pick a GPU preset by id.
     SetGpu(String),
+    /// Paste, type or drop `config.json` text.
+    ImportConfig(String),
+    /// A dropped or chosen file could not be used.
+    ImportFailed(ImportError),
+    /// Take over a configuration (a technique of the comparison strip).
+    Adopt(TrainConfig),
+    /// Switch the language.
+    SetLang(Lang),
+    /// Switch byte units.
+    SetUnits(Units),
+    /// Switch the colour theme.
+    SetTheme(Theme),
+    /// Sort the per-layer table by a column (again: reverse it).
+    SortLayers(LayerColumn),
 }
 
 /// Everything the page shows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AppState {
-    /// The presets and choices offered.
+    /// The presets offered.
     pub catalog: Rc<Catalog>,
     /// What the user entered.
     pub inputs: Inputs,
-    /// Messages for invalid fields.
+    /// The `config.json` box.
+    pub import: ImportState,
+    /// Language, units and theme.
+    pub prefs: Prefs,
+    /// Why fields are invalid.
     pub errors: FieldErrors,
-    /// A problem not tied to one field (an estimator error), as a sentence.
-    pub problem: Option<String>,
+    /// A problem not tied to a field.
+    pub problem: Option<Problem>,
     /// The last valid report.
     pub report: Option<Rc<Report>>,
     /// Whether `report` is older than the current inputs (they are invalid).
     pub stale: bool,
+    /// How the per-layer table is sorted.
+    pub layer_sort: LayerSort,
 }
 
 impl Default for AppState {
     fn default() -> Self {
-        AppState::new(Inputs::default())
+        AppState::new(Inputs::default(), Prefs::default())
     }
 }
 
@@ -148,46 +119,81 @@ impl Reducible for AppState {
 }
 
 impl AppState {
-    /// A state for these inputs, estimated.
-    pub fn new(inputs: Inputs) -> AppState {
+    /// A state for these inputs and preferences, estimated.
+    pub fn new(inputs: Inputs, prefs: Prefs) -> AppState {
         let mut s = AppState {
             catalog: Rc::new(Catalog::load()),
             inputs,
+            import: ImportState::default(),
+            prefs,
             errors: FieldErrors::default(),
             problem: None,
             report: None,
             stale: false,
+            layer_sort: LayerSort::default(),
         };
         s.recompute();
         s
     }
 
-    /// Applies one change and re-estimates.
+    /// Applies one change; re-estimates when it changed an input.
     pub fn apply(&mut self, action: Action) {
         match action {
             Action::SetModel(id) => self.inputs.model = id,
             Action::SetField(field, value) => self.inputs.set(field, value),
             Action::SetPrecision(p) => self.inputs.precision = p,
             Action::SetOptimizer(o) => self.inputs.optimizer = o,
+            Action::SetCheckpointing(c) => self.inputs.checkpointing = c,
+            Action::SetAttention(a) => self.inputs.attention = a,
             Action::SetGpu(id) => self.inputs.gpu = id,
+            Action::Adopt(cfg) => self.inputs.adopt(&cfg),
+            Action::ImportConfig(text) => {
+                if self.import.set_text(text) {
+                    self.inputs.model = IMPORTED_MODEL.to_string();
+                } else {
+                    // The last valid import (if selected) is still what is estimated.
+                    return;
+                }
+            }
+            Action::ImportFailed(e) => return self.import.fail(e),
+            Action::SetLang(lang) => return self.prefs.lang = lang,
+            Action::SetUnits(units) => return self.prefs.units = units,
+            Action::SetTheme(theme) => return self.prefs.theme = theme,
+            Action::SortLayers(column) => return self.layer_sort = self.layer_sort.toggled(column),
         }
         self.recompute();
+    }
+
+    /// The selected model: its name and architecture, if it exists.
+    fn model(&self) -> Result<(String, ModelSpec), Problem> {
+        if self.inputs.model == IMPORTED_MODEL {
+            return self.import.model.as_ref().map(|m| (m.name.clone(), m.spec.clone())).ok_or(Problem::NoImportedModel);
+        }
+        self.catalog
+            .model(&self.inputs.model)
+            .map(|m| (m.name.to_string(), m.spec.clone()))
+            .ok_or_else(|| Problem::UnknownModel(self.inputs.model.clone()))
+    }
+
+    /// What the selected model takes as input (text for an unknown model,
+    /// whose error is shown anyway).
+    pub fn input_kind(&self) -> InputKind {
+        self.model().map_or(InputKind::Tokens, |(_, spec)| spec.input_kind())
+    }
+
+    /// The count fields shown for the selected model, in form order.
+    pub fn visible_fields(&self) -> Vec<Field> {
+        self.inputs.fields(self.input_kind())
     }
 
     /// The input-size field the selected model uses: sequence length for
     /// text, image size for vision, none for feature vectors.
     pub fn input_field(&self) -> Option<Field> {
-        let model = self.catalog.model(&self.inputs.model)?;
-        match model.spec.input_kind() {
+        match self.input_kind() {
             InputKind::Tokens => Some(Field::Seq),
             InputKind::Image => Some(Field::Image),
             InputKind::Features => None,
         }
-    }
-
-    /// The count fields shown for the selected model, in form order.
-    pub fn visible_fields(&self) -> Vec<Field> {
-        std::iter::once(Field::Batch).chain(self.input_field()).collect()
     }
 
     fn recompute(&mut self) {
@@ -202,67 +208,57 @@ impl AppState {
         }
     }
 
-    /// Validates the visible fields and estimates; on failure records why
-    /// (in `errors` or `problem`) and returns `None`.
+    /// Validates and estimates; on failure records why (in `errors` or
+    /// `problem`) and returns `None`.
     fn try_report(&mut self) -> Option<Report> {
-        let mut cfg = TrainConfig { precision: self.inputs.precision, optimizer: self.inputs.optimizer, ..TrainConfig::default() };
-        for field in self.visible_fields() {
-            match parse_count(field, self.inputs.get(field)) {
-                Ok(n) => match field {
-                    Field::Batch => cfg.batch = n,
-                    Field::Seq => cfg.seq = n,
-                    Field::Image => cfg.image = n,
-                },
-                Err(message) => self.errors.set(field, message),
+        let kind = self.input_kind();
+        let cfg = match self.inputs.config(kind) {
+            Ok(cfg) => cfg,
+            Err(errors) => {
+                self.errors = errors;
+                return None;
             }
-        }
-        if !self.errors.is_empty() {
-            return None;
-        }
+        };
+        let (name, spec) = match self.model() {
+            Ok(m) => m,
+            Err(p) => {
+                self.problem = Some(p);
+                return None;
+            }
+        };
         let catalog = Rc::clone(&self.catalog);
-        let Some(model) = catalog.model(&self.inputs.model) else {
-            self.problem = Some(format!("Unknown model “{}”: pick one from the list.", self.inputs.model));
-            return None;
-        };
         let Some(gpu) = catalog.gpu(&self.inputs.gpu) else {
-            self.problem = Some(format!("Unknown GPU “{}”: pick one from the list.", self.inputs.gpu));
+            self.problem = Some(Problem::UnknownGpu(self.inputs.gpu.clone()));
             return None;
         };
-        match estimate(&model.spec, &cfg, &Overheads::default(), Some(gpu)) {
-            Ok(estimate) => {
-                Some(Report { estimate, model_name: model.name.to_string(), gpu_name: gpu.name.to_string(), input: self.input_field() })
-            }
+        match Report::compute(&spec, &cfg, gpu, &name, self.input_field()) {
+            Ok(report) => Some(report),
             Err(e) => {
-                self.place(&e);
+                self.place(e);
                 None
             }
         }
     }
 
     /// Shows a core error next to the field it is about, else as a problem.
-    fn place(&mut self, e: &Error) {
-        let field = match e {
-            Error::OutOfRange { field, .. } => Field::from_core(field),
-            // The only inputs a preset model can reject are its input size.
-            Error::NotApplicable(_) => self.input_field(),
-            _ => None,
-        };
-        let message = sentence(&e.to_string());
-        match field {
-            Some(f) => self.errors.set(f, message),
-            None => self.problem = Some(message),
+    fn place(&mut self, e: Error) {
+        match &e {
+            Error::OutOfRange { field, min, max, value } => {
+                if let Some(f) = Field::from_core(field) {
+                    let too_small = value.parse::<u64>().is_ok_and(|v| v < *min);
+                    return self.errors.set(f, if too_small { FieldError::TooSmall(*min) } else { FieldError::TooLarge(*max) });
+                }
+            }
+            // The only input a model can reject as not applicable is its input size.
+            Error::NotApplicable(why) => {
+                if let Some(f) = self.input_field() {
+                    return self.errors.set(f, FieldError::NotApplicable(why.clone()));
+                }
+            }
+            _ => {}
         }
+        self.problem = Some(Problem::Core(e));
     }
-}
-
-/// Capitalises a core message and ends it with a full stop.
-fn sentence(message: &str) -> String {
-    let mut chars = message.chars();
-    let mut out: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
-    if !out.is_empty() && !out.ends_with(['.', '!', '?']) {
-        out.push('.');
-    }
-    out
 }
 
 #[cfg(test)]

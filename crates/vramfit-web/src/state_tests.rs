@@ -1,6 +1,7 @@
 //! Reducer tests: they run natively, no browser needed.
 
 use super::*;
+use vramfit_core::explore::Technique;
 
 fn reduce(state: Rc<AppState>, action: Action) -> Rc<AppState> {
     state.reduce(action)
@@ -14,6 +15,14 @@ fn peak(state: &AppState) -> u64 {
     state.report.as_ref().map(|r| r.estimate.peak_allocated_bytes.0).unwrap_or(0)
 }
 
+fn message(state: &AppState, field: Field) -> Option<String> {
+    state.errors.get(field).map(|e| e.message(field, Lang::En))
+}
+
+const LLAMA: &str = r#"{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+    "intermediate_size": 11008, "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32,
+    "vocab_size": 32000, "max_position_embeddings": 4096, "rms_norm_eps": 1e-05, "tie_word_embeddings": false}"#;
+
 #[test]
 fn default_state_is_estimated_and_fresh() {
     let s = AppState::default();
@@ -23,7 +32,9 @@ fn default_state_is_estimated_and_fresh() {
     let report = s.report.as_ref().expect("default inputs are valid");
     assert_eq!(report.model_name, "GPT-2 (124M)");
     assert!(report.estimate.gpu.is_some(), "the verdict needs a GPU fit");
-    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Seq]);
+    assert!(report.curve.len() >= 3, "the batch curve has points");
+    assert!(!report.variants.is_empty(), "the comparison strip has techniques");
+    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Seq, Field::Accum]);
 }
 
 #[test]
@@ -33,6 +44,8 @@ fn larger_batch_raises_the_peak() {
     let s = reduce(s, set(Field::Batch, "32"));
     assert!(!s.stale);
     assert!(peak(&s) > before, "{} <= {before}", peak(&s));
+    let curve = &s.report.as_ref().unwrap().curve;
+    assert!(curve.iter().any(|p| p.batch == 32), "the curve includes the current batch");
 }
 
 #[test]
@@ -41,16 +54,17 @@ fn invalid_batch_keeps_the_last_report_and_names_the_problem() {
     let last = s.report.clone();
     for (typed, expected) in [
         ("0", "Batch size must be at least 1."),
+        ("-3", "Batch size must be at least 1."),
         ("", "Enter a batch size."),
         ("   ", "Enter a batch size."),
         ("abc", "Batch size must be a whole number, like 8."),
         ("1.5", "Batch size must be a whole number, like 8."),
-        ("-4", "Batch size must be at least 1."),
+        ("1e12", "Batch size must be at most 16,777,216."),
         ("99999999999999999999999", "Batch size must be at most 16,777,216."),
         ("16777217", "Batch size must be at most 16,777,216."),
     ] {
         let next = reduce(Rc::clone(&s), set(Field::Batch, typed));
-        assert_eq!(next.errors.get(Field::Batch), Some(expected), "typed {typed:?}");
+        assert_eq!(message(&next, Field::Batch).as_deref(), Some(expected), "typed {typed:?}");
         assert!(next.stale, "typed {typed:?}");
         assert_eq!(next.report, last, "typed {typed:?} changed the report on screen");
         assert_eq!(next.inputs.batch, typed, "what was typed stays in the field");
@@ -71,18 +85,19 @@ fn cnn_uses_image_size_and_ignores_a_bad_sequence_length() {
     let s = reduce(Rc::new(AppState::default()), set(Field::Seq, "oops"));
     assert!(s.stale);
     let s = reduce(s, Action::SetModel("resnet50".to_string()));
-    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Image]);
+    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Image, Field::Accum]);
     assert!(s.errors.is_empty(), "{:?}", s.errors);
     assert!(!s.stale);
-    assert_eq!(s.report.as_ref().map(|r| r.model_name.as_str()), Some("ResNet-50"));
-    let summary = s.report.as_ref().map(|r| r.summary()).unwrap_or_default();
-    assert_eq!(summary, "ResNet-50 · 25.6M parameters · batch 8 at 224×224 px · Mixed bf16 · AdamW");
+    let report = s.report.as_ref().unwrap();
+    assert_eq!(report.model_name, "ResNet-50");
+    assert_eq!(report.details(Lang::En), "25.6M parameters · batch 8 at 224×224 px · Mixed bf16 · AdamW");
+    assert_eq!(report.details(Lang::Zh), "2556 万 参数 · 批大小 8，224×224 像素 · 混合精度 bf16 · AdamW");
 }
 
 #[test]
 fn mlp_needs_no_input_size() {
     let s = reduce(Rc::new(AppState::default()), Action::SetModel("mlp-small".to_string()));
-    assert_eq!(s.visible_fields(), vec![Field::Batch]);
+    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Accum]);
     assert!(!s.stale);
 }
 
@@ -91,23 +106,27 @@ fn core_rejection_is_shown_next_to_the_input_size() {
     let s = Rc::new(AppState::default());
     let last = s.report.clone();
     let s = reduce(s, set(Field::Seq, "2048"));
-    let message = s.errors.get(Field::Seq).unwrap_or_default();
-    assert!(message.starts_with("Sequence length 2048 exceeds") && message.ends_with('.'), "{message}");
+    let m = message(&s, Field::Seq).unwrap_or_default();
+    assert!(m.starts_with("Not possible with this model: Sequence length 2048 exceeds") && m.ends_with('.'), "{m}");
     assert_eq!(s.report, last);
+    let zh = s.errors.get(Field::Seq).map(|e| e.message(Field::Seq, Lang::Zh)).unwrap_or_default();
+    assert!(zh.starts_with("此模型不支持该设置："), "{zh}");
 
     let s = reduce(Rc::new(AppState::default()), Action::SetModel("vit_b_16".to_string()));
     let s = reduce(s, set(Field::Image, "256"));
-    assert!(s.errors.get(Field::Image).is_some_and(|m| m.contains("224")), "{:?}", s.errors);
+    assert!(message(&s, Field::Image).is_some_and(|m| m.contains("224")), "{:?}", s.errors);
 }
 
 #[test]
 fn unknown_presets_are_problems_not_panics() {
     let s = reduce(Rc::new(AppState::default()), Action::SetGpu("gtx-9999".to_string()));
-    assert!(s.problem.as_deref().is_some_and(|p| p.contains("gtx-9999")));
+    assert!(s.problem.as_ref().is_some_and(|p| p.message(Lang::En).contains("gtx-9999")));
     assert!(s.stale && s.report.is_some());
     let s = reduce(s, Action::SetGpu("h100-sxm".to_string()));
     let s = reduce(s, Action::SetModel("no-such-model".to_string()));
-    assert!(s.problem.as_deref().is_some_and(|p| p.contains("no-such-model")));
+    assert!(s.problem.as_ref().is_some_and(|p| p.message(Lang::En).contains("no-such-model")));
+    let s = reduce(s, Action::SetModel(IMPORTED_MODEL.to_string()));
+    assert_eq!(s.problem, Some(Problem::NoImportedModel));
 }
 
 #[test]
@@ -123,8 +142,64 @@ fn verdict_follows_the_gpu() {
 }
 
 #[test]
-fn core_messages_become_sentences() {
-    assert_eq!(sentence("sequence length 9 exceeds"), "Sequence length 9 exceeds.");
-    assert_eq!(sentence("Done."), "Done.");
-    assert_eq!(sentence(""), "");
+fn accumulation_multiplies_the_effective_batch_and_checkpointing_lowers_the_peak() {
+    let s = reduce(Rc::new(AppState::default()), set(Field::Accum, "4"));
+    let r = s.report.clone().unwrap();
+    assert_eq!((r.estimate.config.grad_accum, r.effective_batch()), (4, 32));
+    assert!(r.details(Lang::En).contains("accumulation ×4 (effective 32)"), "{}", r.details(Lang::En));
+    let before = peak(&s);
+    let s = reduce(s, Action::SetCheckpointing(CheckpointChoice::Full));
+    assert!(peak(&s) < before, "full checkpointing should lower GPT-2's peak");
+    let s = reduce(s, Action::SetCheckpointing(CheckpointChoice::EveryK));
+    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Seq, Field::Accum, Field::EveryK]);
+    let s = reduce(s, set(Field::EveryK, "0"));
+    assert_eq!(message(&s, Field::EveryK).as_deref(), Some("Interval K must be at least 1."));
+    let s = reduce(s, set(Field::EveryK, "3"));
+    assert!(!s.stale);
+    let s = reduce(s, Action::SetAttention(Attention::Flash));
+    assert_eq!(s.report.as_ref().map(|r| r.estimate.config.attention), Some(Attention::Flash));
+}
+
+#[test]
+fn importing_a_config_selects_it_and_a_bad_one_keeps_it() {
+    let s = reduce(Rc::new(AppState::default()), Action::ImportConfig(LLAMA.to_string()));
+    assert_eq!(s.inputs.model, IMPORTED_MODEL);
+    assert!(!s.stale && s.import.error.is_none());
+    let r = s.report.clone().unwrap();
+    assert_eq!(r.model_name, "llama");
+    assert_eq!(r.estimate.parameter_count, 6_738_415_616, "Llama-2-7B has 6.74B parameters");
+    let s = reduce(s, Action::ImportConfig(LLAMA.replace("\"hidden_size\": 4096,", "")));
+    assert!(s.import.error.is_some());
+    assert_eq!(s.report.as_ref().map(|r| r.estimate.parameter_count), Some(6_738_415_616), "the last valid import stays");
+    let s = reduce(s, Action::ImportFailed(ImportError::TooLarge(1 << 30)));
+    assert_eq!(s.import.error, Some(ImportError::TooLarge(1 << 30)));
+    // A preset can still be chosen, and the import offered again.
+    let s = reduce(s, Action::SetModel("gpt2".to_string()));
+    let s = reduce(s, Action::SetModel(IMPORTED_MODEL.to_string()));
+    assert_eq!(s.report.as_ref().map(|r| r.estimate.parameter_count), Some(6_738_415_616));
+}
+
+#[test]
+fn adopting_a_technique_reproduces_its_memory() {
+    let s = Rc::new(AppState::new(Inputs { precision: Precision::Fp32, ..Inputs::default() }, Prefs::default()));
+    let r = s.report.clone().unwrap();
+    for v in &r.variants {
+        let next = reduce(Rc::clone(&s), Action::Adopt(v.config));
+        let used = next.report.as_ref().map(|r| r.estimate.device_used_bytes);
+        assert_eq!(used, Some(v.device_used_bytes), "{:?}", v.technique);
+    }
+    assert!(r.variants.iter().any(|v| v.technique == Technique::Amp));
+}
+
+#[test]
+fn display_preferences_do_not_re_estimate() {
+    let s = Rc::new(AppState::default());
+    let report = s.report.clone();
+    let s = reduce(s, Action::SetLang(Lang::Zh));
+    let s = reduce(s, Action::SetUnits(Units::Decimal));
+    let s = reduce(s, Action::SetTheme(Theme::Dark));
+    let s = reduce(s, Action::SortLayers(LayerColumn::Saved));
+    assert_eq!(s.prefs, Prefs { lang: Lang::Zh, units: Units::Decimal, theme: Theme::Dark });
+    assert!(s.layer_sort.descending);
+    assert!(s.report.as_ref().zip(report.as_ref()).is_some_and(|(a, b)| Rc::ptr_eq(a, b)), "the report was recomputed");
 }

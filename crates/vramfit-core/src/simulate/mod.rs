@@ -9,6 +9,7 @@
 pub mod allocator;
 mod memory;
 mod plan;
+mod shard;
 mod step;
 
 use crate::config::TrainConfig;
@@ -97,6 +98,8 @@ pub struct Simulation {
     pub timeline: Vec<Point>,
     /// Peak of `torch.cuda.memory_reserved()` from the caching-allocator model ([`allocator`]).
     pub peak_reserved: Bytes,
+    /// Host memory per node used by offloading.
+    pub host_ram: Bytes,
 }
 
 /// Simulates `steps` optimizer steps of `cfg.grad_accum` micro-batches each,

@@ -4,9 +4,9 @@
 
 use super::memory::{Cat, Handle, Memory};
 use super::plan::{Plan, Segment, plan, unique_storages};
+use super::shard::Shards;
 use super::{Phase, Point, Simulation};
 use crate::config::TrainConfig;
-use crate::dtype::DType;
 use crate::estimate::Overheads;
 use crate::graph::{Graph, Numel, Op, OpKind};
 use crate::states::{self, ALLOCATION_QUANTUM};
@@ -14,6 +14,13 @@ use crate::units::Bytes;
 
 /// Op index used for the optimizer step in [`Point::op`].
 pub const OPTIMIZER_OP: usize = usize::MAX;
+
+/// A parameter gradient made by an op: a full `.grad` to relabel, or a shard
+/// (parameter index, bytes) to allocate once the reduce-scatter has run.
+enum Fresh {
+    Grad(Option<Handle>),
+    Shard(usize, u64),
+}
 
 /// A gradient buffer shared by views (passthrough ops) until its last user.
 struct GradBuffer {
@@ -25,7 +32,6 @@ pub(super) struct Sim<'a> {
     g: &'a Graph,
     plan: Plan,
     cfg: &'a TrainConfig,
-    pdtype: DType,
     bytes: Vec<u64>,
     mem: Memory,
     record: bool,
@@ -46,6 +52,12 @@ pub(super) struct Sim<'a> {
     workspace: (u64, u32),
     /// Transient cuDNN workspace per convolution call.
     conv_workspace: u64,
+    /// Per-GPU sizes under the data-parallel strategy.
+    shards: Shards,
+    /// Gathered parameters of blocks (ZeRO-3 / FSDP full shard), by block.
+    gathered: Vec<Option<Handle>>,
+    /// Gathered parameters outside blocks, from forward until backward ends.
+    root_gathered: Option<Handle>,
 }
 
 impl<'a> Sim<'a> {
@@ -54,10 +66,11 @@ impl<'a> Sim<'a> {
         let bytes = g.tensors.iter().map(|t| states::allocation(t.numel.at(cfg.batch), t.dtype).0).collect();
         let n = g.tensors.len();
         let mut mem = Memory::default();
-        let pdtype = cfg.precision.param_dtype();
+        let shards = Shards::new(g, cfg);
         for p in &g.params {
-            mem.alloc(Cat::Parameters, states::weight_bytes(p, pdtype).0);
+            mem.alloc(Cat::Parameters, shards.weight(p));
         }
+        mem.alloc(Cat::Gradients, shards.buckets(g));
         for b in &g.buffers {
             mem.alloc(Cat::Other, states::allocation(b.numel, b.dtype).0);
         }
@@ -66,7 +79,6 @@ impl<'a> Sim<'a> {
             g,
             plan,
             cfg,
-            pdtype,
             bytes,
             mem,
             record,
@@ -83,6 +95,9 @@ impl<'a> Sim<'a> {
             states: None,
             workspace: (overheads.cublas_workspace.0, overheads.cublas_handles),
             conv_workspace: overheads.cudnn_workspace.0,
+            gathered: vec![None; g.blocks as usize],
+            root_gathered: None,
+            shards,
         }
     }
 
@@ -99,7 +114,8 @@ impl<'a> Sim<'a> {
             }
             self.optimizer_step();
         }
-        Simulation { peak: self.peak, timeline: self.timeline, peak_reserved: self.mem.peak_reserved() }
+        let host_ram = Bytes(self.shards.host_bytes(self.g, self.cfg));
+        Simulation { peak: self.peak, timeline: self.timeline, peak_reserved: self.mem.peak_reserved(), host_ram }
     }
 
     fn observe(&mut self, phase: Phase, op: usize) {
@@ -169,7 +185,9 @@ impl<'a> Sim<'a> {
             self.alloc_storage(self.storage(*t));
         }
         let tmp = self.mem.alloc(Cat::Temporary, self.op_temp(op, op.forward_temp));
+        let gathered = self.op_gather(op);
         self.observe(phase, i);
+        self.mem.free(gathered);
         self.mem.free(tmp);
         for t in op.inputs.iter().chain(op.outputs.iter()) {
             let s = self.storage(*t);
@@ -195,9 +213,55 @@ impl<'a> Sim<'a> {
             self.cublas_workspace();
         }
         self.holds = self.plan.holders.iter().map(Vec::len).collect();
+        // FSDP's root unit (parameters outside the wrapped blocks) stays
+        // gathered from forward until backward ends; ZeRO-3 gathers each
+        // module's parameters only while it runs (see `op_gather`).
+        if self.shards.parallel.shards_params() && self.shards.parallel.strategy != crate::parallel::Strategy::Zero3 {
+            self.root_gathered = self.mem.alloc(Cat::Parameters, self.shards.root_gather);
+        }
+        let mut current = None;
         for i in 0..self.g.ops.len() {
+            let block = self.g.ops.get(i).and_then(|o| o.block);
+            if block != current {
+                // Leaving a block reshards it (reshard_after_forward); entering one gathers it.
+                self.release_gather(current);
+                self.gather(block);
+                current = block;
+            }
             self.run_forward_op(i, Phase::Forward, &|sim: &Self, s| sim.plan.last_forward_use.get(s).copied() == Some(i));
         }
+        self.release_gather(current);
+    }
+
+    /// ZeRO-3 gathers the parameters of a module outside the blocks just for
+    /// its own forward or backward.
+    fn op_gather(&mut self, op: &Op) -> Option<Handle> {
+        if op.block.is_some() || op.params.is_empty() || self.shards.parallel.strategy != crate::parallel::Strategy::Zero3 {
+            return None;
+        }
+        if !self.shards.parallel.shards_params() {
+            return None;
+        }
+        let bytes: u64 = op.params.iter().filter_map(|p| self.g.params.get(p.0 as usize)).map(|p| self.shards.full_weight(p)).sum();
+        self.mem.alloc(Cat::Parameters, bytes)
+    }
+
+    /// All-gathers a block's parameters (ZeRO-3 / FSDP full shard).
+    fn gather(&mut self, block: Option<u32>) {
+        let Some(b) = block.map(|b| b as usize) else { return };
+        if !self.shards.parallel.shards_params() || self.gathered.get(b).is_none_or(Option::is_some) {
+            return;
+        }
+        let bytes = self.shards.block_gather.get(b).copied().unwrap_or(0);
+        let h = self.mem.alloc(Cat::Parameters, bytes);
+        if let Some(slot) = self.gathered.get_mut(b) {
+            *slot = h;
+        }
+    }
+
+    fn release_gather(&mut self, block: Option<u32>) {
+        let h = block.and_then(|b| self.gathered.get_mut(b as usize)).and_then(Option::take);
+        self.mem.free(h);
     }
 
     /// Re-runs a checkpointed segment's forward just before its backward.
@@ -234,7 +298,17 @@ impl<'a> Sim<'a> {
                 *slot = Some(self.grads.len() - 1);
             }
         }
+        let mut current = None;
         for i in (0..self.g.ops.len()).rev() {
+            let block = self.g.ops.get(i).and_then(|o| o.block);
+            if block != current {
+                // Backward gathers the block again and prefetches the next one
+                // (FSDP's BACKWARD_PRE default, ZeRO-3's prefetch bucket).
+                self.release_gather(current);
+                self.gather(block);
+                self.gather(block.and_then(|b| b.checked_sub(1)));
+                current = block;
+            }
             let segment = self.plan.op_segment.get(i).copied().flatten().and_then(|k| self.plan.segments.get(k).copied());
             if let Some(seg) = segment.filter(|s| s.end == i) {
                 self.recompute(seg);
@@ -243,6 +317,9 @@ impl<'a> Sim<'a> {
                 self.backward_op(i);
             }
         }
+        self.release_gather(current);
+        let root = self.root_gathered.take();
+        self.mem.free(root);
     }
 
     fn backward_op(&mut self, i: usize) {
@@ -258,9 +335,10 @@ impl<'a> Sim<'a> {
             self.param_grads(op, &mut transient, &mut fresh);
         }
         transient.push(self.mem.alloc(Cat::Temporary, self.op_temp(op, op.backward_temp)));
+        transient.push(self.op_gather(op));
         self.observe(Phase::Backward, i);
         transient.into_iter().for_each(|h| self.mem.free(h));
-        fresh.into_iter().for_each(|h| self.mem.relabel(h, Cat::Gradients));
+        self.settle(fresh);
         self.consume_output_grads(op);
         self.release(i);
         if op.param_grad_via_cast && op.params.iter().any(|p| g.params.get(p.0 as usize).is_some_and(|p| p.trainable)) {
@@ -270,7 +348,7 @@ impl<'a> Sim<'a> {
             self.param_grads(op, &mut transient, &mut fresh);
             self.observe(Phase::Backward, i);
             transient.into_iter().for_each(|h| self.mem.free(h));
-            fresh.into_iter().for_each(|h| self.mem.relabel(h, Cat::Gradients));
+            self.settle(fresh);
         }
     }
 
@@ -314,21 +392,44 @@ impl<'a> Sim<'a> {
     /// Parameter gradients: the first in a step become `.grad` (temporaries
     /// until AccumulateGrad runs, as MemTracker labels them: `fresh`); later
     /// ones (accumulation, shared weights) are transients added in place.
-    fn param_grads(&mut self, op: &Op, transient: &mut Vec<Option<Handle>>, fresh: &mut Vec<Option<Handle>>) {
+    fn param_grads(&mut self, op: &Op, transient: &mut Vec<Option<Handle>>, fresh: &mut Vec<Fresh>) {
         for p in &op.params {
             let pi = p.0 as usize;
             let Some(param) = self.g.params.get(pi) else { continue };
             if !param.trainable {
                 continue;
             }
-            let size = states::gradient_bytes(param, self.pdtype).0;
-            let h = self.mem.alloc(Cat::Temporary, size);
-            match self.param_grad.get_mut(pi) {
-                Some(slot @ None) => {
-                    *slot = Some(h);
-                    fresh.push(h);
+            let (full, kept) = (self.shards.full_grad(param), self.shards.grad(param));
+            let first = self.param_grad.get(pi).is_some_and(Option::is_none);
+            if full != kept {
+                // Computed full-size, then reduce-scattered: the shard appears after this op.
+                transient.push(self.mem.alloc(Cat::Temporary, full));
+                if first {
+                    fresh.push(Fresh::Shard(pi, kept));
                 }
-                _ => transient.push(h),
+            } else if first {
+                let h = self.mem.alloc(Cat::Temporary, full);
+                if let Some(slot) = self.param_grad.get_mut(pi) {
+                    *slot = Some(h);
+                }
+                fresh.push(Fresh::Grad(h));
+            } else {
+                transient.push(self.mem.alloc(Cat::Temporary, full));
+            }
+        }
+    }
+
+    /// After an op's moment: new gradients become `.grad`; sharded ones are allocated.
+    fn settle(&mut self, fresh: Vec<Fresh>) {
+        for f in fresh {
+            match f {
+                Fresh::Grad(h) => self.mem.relabel(h, Cat::Gradients),
+                Fresh::Shard(pi, bytes) => {
+                    let h = self.mem.alloc(Cat::Gradients, bytes);
+                    if let Some(slot) = self.param_grad.get_mut(pi) {
+                        *slot = Some(h);
+                    }
+                }
             }
         }
     }
@@ -378,15 +479,10 @@ impl<'a> Sim<'a> {
 
     fn optimizer_step(&mut self) {
         if self.states.is_none() {
-            let states = self
-                .g
-                .params
-                .iter()
-                .map(|p| self.mem.alloc(Cat::States, states::optimizer_state_bytes(p, self.pdtype, self.cfg.optimizer).0))
-                .collect();
+            let states = self.g.params.iter().map(|p| self.mem.alloc(Cat::States, self.shards.state(p, self.cfg))).collect();
             self.states = Some(states);
         }
-        let tmp = self.mem.alloc(Cat::Temporary, states::optimizer_step_temp(&self.g.params, self.pdtype, self.cfg.optimizer).0);
+        let tmp = self.mem.alloc(Cat::Temporary, self.shards.step_temp(self.g, self.cfg));
         self.micro = 0;
         self.observe(Phase::Optimizer, OPTIMIZER_OP);
         self.mem.free(tmp);

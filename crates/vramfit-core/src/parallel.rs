@@ -1,0 +1,215 @@
+//! Data-parallel training across GPUs: DDP, DeepSpeed ZeRO 1-3 and PyTorch
+//! FSDP, with CPU offload. Memory is reported per GPU (and host RAM per node).
+//!
+//! What each strategy keeps on a GPU (sources: `torch/nn/parallel/distributed.py`
+//! and `torch/csrc/distributed/c10d/reducer.cpp` for DDP;
+//! `deepspeed/runtime/zero/stage_1_and_2.py`, `stage3.py`; `torch/distributed/fsdp/`):
+//! - DDP: a full replica, plus flat gradient buckets as large as all gradients
+//!   (`gradient_as_bucket_view=False`, the default), allocated at construction.
+//! - ZeRO-1: optimizer state (and the fp32 master copy) sharded over the GPUs.
+//! - ZeRO-2, FSDP `SHARD_GRAD_OP`: also gradients sharded (each is computed
+//!   full-size, reduce-scattered, and only the shard kept).
+//! - ZeRO-3, FSDP `FULL_SHARD`: also parameters sharded; each block's full
+//!   parameters are gathered for its forward and again for its backward, with
+//!   the next block prefetched during backward.
+//! - FSDP `HYBRID_SHARD`: `FULL_SHARD` within a node, replicated across nodes.
+//! - FSDP `NO_SHARD`: like DDP without separate buckets.
+//!
+//! With half-precision parameters, ZeRO keeps an fp32 master copy and an fp32
+//! gradient partition in the optimizer: DeepSpeed's own estimate for Adam
+//! counts 2 bytes of half parameters plus 18 sharded bytes per parameter
+//! (2 half gradient + 4 fp32 gradient + 4 fp32 master + 8 Adam state).
+
+use crate::error::Error;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// A data-parallel strategy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// One GPU (or plain replicas without communication buffers).
+    #[default]
+    Single,
+    /// `DistributedDataParallel`.
+    Ddp,
+    /// DeepSpeed ZeRO stage 1.
+    Zero1,
+    /// DeepSpeed ZeRO stage 2.
+    Zero2,
+    /// DeepSpeed ZeRO stage 3.
+    Zero3,
+    /// FSDP `FULL_SHARD`.
+    FsdpFull,
+    /// FSDP `SHARD_GRAD_OP`.
+    FsdpGradOp,
+    /// FSDP `HYBRID_SHARD`.
+    FsdpHybrid,
+    /// FSDP `NO_SHARD`.
+    FsdpNoShard,
+}
+
+impl Strategy {
+    /// Every strategy, in display order.
+    pub const ALL: &'static [Strategy] = &[
+        Strategy::Single,
+        Strategy::Ddp,
+        Strategy::Zero1,
+        Strategy::Zero2,
+        Strategy::Zero3,
+        Strategy::FsdpFull,
+        Strategy::FsdpGradOp,
+        Strategy::FsdpHybrid,
+        Strategy::FsdpNoShard,
+    ];
+
+    /// The stable id (CLI, URLs).
+    pub fn id(self) -> &'static str {
+        match self {
+            Strategy::Single => "single",
+            Strategy::Ddp => "ddp",
+            Strategy::Zero1 => "zero1",
+            Strategy::Zero2 => "zero2",
+            Strategy::Zero3 => "zero3",
+            Strategy::FsdpFull => "fsdp-full",
+            Strategy::FsdpGradOp => "fsdp-grad-op",
+            Strategy::FsdpHybrid => "fsdp-hybrid",
+            Strategy::FsdpNoShard => "fsdp-no-shard",
+        }
+    }
+
+    /// Whether this is a DeepSpeed ZeRO stage.
+    pub fn is_zero(self) -> bool {
+        matches!(self, Strategy::Zero1 | Strategy::Zero2 | Strategy::Zero3)
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Strategy::ALL.iter().copied().find(|v| v.id() == s).ok_or_else(|| Error::InvalidChoice {
+            field: "strategy",
+            value: s.to_string(),
+            accepted: Strategy::ALL.iter().map(|v| v.id()).collect::<Vec<_>>().join("|"),
+        })
+    }
+}
+
+/// What is moved to host memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Offload {
+    /// Nothing.
+    #[default]
+    None,
+    /// Optimizer state (and the fp32 master copy) on the CPU (ZeRO-Offload, FSDP `CPUOffload`).
+    Optimizer,
+    /// Optimizer state and parameters on the CPU (ZeRO-Infinity to CPU; ZeRO-3 / FSDP full shard only).
+    OptimizerParams,
+}
+
+impl Offload {
+    /// The stable id.
+    pub fn id(self) -> &'static str {
+        match self {
+            Offload::None => "none",
+            Offload::Optimizer => "optimizer",
+            Offload::OptimizerParams => "optimizer+params",
+        }
+    }
+}
+
+impl FromStr for Offload {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        [Offload::None, Offload::Optimizer, Offload::OptimizerParams].into_iter().find(|v| v.id() == s).ok_or_else(|| {
+            Error::InvalidChoice { field: "offload", value: s.to_string(), accepted: "none|optimizer|optimizer+params".to_string() }
+        })
+    }
+}
+
+/// Data-parallel layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Parallel {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// GPUs per node.
+    pub gpus_per_node: u64,
+    /// Nodes.
+    pub nodes: u64,
+    /// Offload to host memory.
+    pub offload: Offload,
+}
+
+impl Default for Parallel {
+    fn default() -> Self {
+        Parallel { strategy: Strategy::Single, gpus_per_node: 1, nodes: 1, offload: Offload::None }
+    }
+}
+
+impl Parallel {
+    /// Total GPUs.
+    pub fn world(&self) -> u64 {
+        self.gpus_per_node.saturating_mul(self.nodes).max(1)
+    }
+
+    /// GPUs that share one copy of the sharded state.
+    pub fn shard_group(&self) -> u64 {
+        match self.strategy {
+            Strategy::Single | Strategy::Ddp | Strategy::FsdpNoShard => 1,
+            Strategy::FsdpHybrid => self.gpus_per_node.max(1),
+            _ => self.world(),
+        }
+    }
+
+    /// Parameters are sharded (gathered per block when used).
+    pub fn shards_params(&self) -> bool {
+        matches!(self.strategy, Strategy::Zero3 | Strategy::FsdpFull | Strategy::FsdpHybrid) && self.shard_group() > 1
+    }
+
+    /// Gradients are sharded after reduce-scatter.
+    pub fn shards_grads(&self) -> bool {
+        matches!(self.strategy, Strategy::Zero2 | Strategy::Zero3 | Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid)
+            && self.shard_group() > 1
+    }
+
+    /// Optimizer state is sharded.
+    pub fn shards_states(&self) -> bool {
+        self.strategy.is_zero() || matches!(self.strategy, Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid)
+    }
+
+    /// DDP's separate gradient buckets.
+    pub fn has_buckets(&self) -> bool {
+        self.strategy == Strategy::Ddp && self.world() > 1
+    }
+
+    /// Checks the combination.
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`] for GPU counts, [`Error::NotApplicable`] for an
+    /// offload the strategy does not support.
+    pub fn validate(&self) -> Result<(), Error> {
+        crate::config::check_range("gpus-per-node", self.gpus_per_node, 1, 1024)?;
+        crate::config::check_range("nodes", self.nodes, 1, 1 << 16)?;
+        match (self.offload, self.strategy) {
+            (Offload::None, _) => Ok(()),
+            (Offload::Optimizer, s) if s.is_zero() || matches!(s, Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid) => {
+                Ok(())
+            }
+            (Offload::OptimizerParams, Strategy::Zero3 | Strategy::FsdpFull | Strategy::FsdpHybrid) => Ok(()),
+            (o, s) => Err(Error::NotApplicable(format!(
+                "offload '{}' needs a sharded strategy ({}), not '{s}'",
+                o.id(),
+                if o == Offload::OptimizerParams { "zero3, fsdp-full or fsdp-hybrid" } else { "zero1-3 or fsdp" }
+            ))),
+        }
+    }
+}

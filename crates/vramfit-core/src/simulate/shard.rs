@@ -1,0 +1,140 @@
+//! How a data-parallel strategy divides model states over GPUs: the bytes of
+//! each parameter's weight, gradient and optimizer state one GPU keeps, the
+//! gathered parameters of each block (ZeRO-3 / FSDP), DDP's buckets and the
+//! host memory that offloading uses.
+
+use crate::config::TrainConfig;
+use crate::dtype::DType;
+use crate::graph::{Graph, Param};
+use crate::parallel::{Offload, Parallel};
+use crate::states;
+
+/// Per-GPU sizes of model states under a strategy.
+pub(super) struct Shards {
+    pub parallel: Parallel,
+    pub pdtype: DType,
+    /// Bytes of each block's parameters when gathered (index = block).
+    pub block_gather: Vec<u64>,
+    /// Bytes of the parameters outside any block (embeddings, head) when gathered.
+    pub root_gather: u64,
+}
+
+impl Shards {
+    pub fn new(g: &Graph, cfg: &TrainConfig) -> Shards {
+        let pdtype = cfg.precision.param_dtype();
+        let mut in_block = vec![None; g.params.len()];
+        for op in &g.ops {
+            for p in &op.params {
+                if let (Some(slot), Some(b)) = (in_block.get_mut(p.0 as usize), op.block) {
+                    slot.get_or_insert(b);
+                }
+            }
+        }
+        let mut block_gather = vec![0u64; g.blocks as usize];
+        let mut root_gather = 0u64;
+        for (p, b) in g.params.iter().zip(&in_block) {
+            let bytes = states::weight_bytes(p, pdtype).0;
+            match b.and_then(|b| block_gather.get_mut(b as usize)) {
+                Some(slot) => *slot += bytes,
+                None => root_gather += bytes,
+            }
+        }
+        Shards { parallel: cfg.parallel, pdtype, block_gather, root_gather }
+    }
+
+    fn split(&self, bytes: u64, sharded: bool) -> u64 {
+        if !sharded || bytes == 0 {
+            return bytes;
+        }
+        let n = self.parallel.shard_group().max(1);
+        bytes.div_ceil(n).div_ceil(states::ALLOCATION_QUANTUM) * states::ALLOCATION_QUANTUM
+    }
+
+    /// Weight bytes one GPU keeps for a parameter.
+    pub fn weight(&self, p: &Param) -> u64 {
+        if self.parallel.offload == Offload::OptimizerParams {
+            return 0;
+        }
+        self.split(states::weight_bytes(p, self.pdtype).0, self.parallel.shards_params())
+    }
+
+    /// Full weight bytes (as gathered).
+    pub fn full_weight(&self, p: &Param) -> u64 {
+        states::weight_bytes(p, self.pdtype).0
+    }
+
+    /// Full-size gradient bytes (as the op computes it).
+    pub fn full_grad(&self, p: &Param) -> u64 {
+        states::gradient_bytes(p, self.pdtype).0
+    }
+
+    /// Gradient bytes one GPU keeps as `.grad` (a shard after reduce-scatter).
+    pub fn grad(&self, p: &Param) -> u64 {
+        self.split(self.full_grad(p), self.parallel.shards_grads())
+    }
+
+    /// Optimizer-state bytes one GPU keeps (0 when offloaded). ZeRO with
+    /// half-precision parameters adds an fp32 master copy and an fp32 gradient partition.
+    pub fn state(&self, p: &Param, cfg: &TrainConfig) -> u64 {
+        if self.parallel.offload != Offload::None {
+            return 0;
+        }
+        self.split(self.full_state(p, cfg), self.parallel.shards_states())
+    }
+
+    fn full_state(&self, p: &Param, cfg: &TrainConfig) -> u64 {
+        if !self.zero_master() {
+            return states::optimizer_state_bytes(p, self.pdtype, cfg.optimizer).0;
+        }
+        // ZeRO with half-precision parameters: the optimizer works on an fp32
+        // master copy (so its state is fp32); stages 1-2 also keep an fp32
+        // gradient partition (`single_partition_of_fp32_groups` + its grad).
+        let fp32 = states::allocation(p.numel(), DType::F32).0;
+        let fp32_grad = if self.parallel.strategy == crate::parallel::Strategy::Zero3 { 0 } else { fp32 };
+        let master = if p.trainable { fp32 + fp32_grad } else { 0 };
+        states::optimizer_state_bytes(p, DType::F32, cfg.optimizer).0 + master
+    }
+
+    /// ZeRO keeps fp32 master weights when the parameters are half precision.
+    fn zero_master(&self) -> bool {
+        self.parallel.strategy.is_zero() && self.pdtype != DType::F32
+    }
+
+    /// The optimizer step's temporaries on one GPU.
+    /// ZeRO-3 converts each sub-group's half gradient partition to fp32 for the step.
+    pub fn step_temp(&self, g: &Graph, cfg: &TrainConfig) -> u64 {
+        if self.parallel.offload != Offload::None {
+            return 0;
+        }
+        let dtype = if self.zero_master() { DType::F32 } else { self.pdtype };
+        let mut temp = states::optimizer_step_temp(&g.params, dtype, cfg.optimizer).0;
+        if self.zero_master() && self.parallel.strategy == crate::parallel::Strategy::Zero3 {
+            temp += g.params.iter().filter(|p| p.trainable).map(|p| states::allocation(p.numel(), DType::F32).0).sum::<u64>();
+        }
+        self.split(temp, self.parallel.shards_states())
+    }
+
+    /// DDP's flat gradient buckets (as large as all gradients).
+    pub fn buckets(&self, g: &Graph) -> u64 {
+        if !self.parallel.has_buckets() {
+            return 0;
+        }
+        g.params.iter().map(|p| self.full_grad(p)).sum()
+    }
+
+    /// Host memory per node used by offloading: this node's shards of the
+    /// optimizer state (with master copies) and, for parameter offload, of the weights.
+    pub fn host_bytes(&self, g: &Graph, cfg: &TrainConfig) -> u64 {
+        if self.parallel.offload == Offload::None {
+            return 0;
+        }
+        let states: u64 = g.params.iter().map(|p| self.full_state(p, cfg)).sum();
+        let weights: u64 = match self.parallel.offload {
+            Offload::OptimizerParams => g.params.iter().map(|p| states::weight_bytes(p, self.pdtype).0).sum(),
+            _ => 0,
+        };
+        let local = self.parallel.gpus_per_node.min(self.parallel.shard_group()).max(1);
+        let group = self.parallel.shard_group().max(1);
+        ((states + weights) as u128 * local as u128 / group as u128) as u64
+    }
+}

@@ -1,0 +1,124 @@
+//! The Hugging Face `config.json` box: the text as pasted, why it does not
+//! import (if it does not), and the last model that did, which stays in use
+//! while the user edits the text into something invalid.
+
+use crate::i18n::{Key, Lang, t, tf};
+use crate::prefs::Units;
+use crate::present;
+use std::rc::Rc;
+use vramfit_core::Error;
+use vramfit_core::hf::{Imported, SUPPORTED, import};
+
+/// Largest file accepted by drop or file choice; real `config.json` files
+/// are a few kilobytes, so anything this large is the wrong file.
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// Why a `config.json` did not import.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ImportError {
+    /// The core rejected the text.
+    Core(Error),
+    /// A dropped or chosen file is larger than [`MAX_FILE_BYTES`] (its size).
+    TooLarge(u64),
+    /// A dropped or chosen file could not be read as text.
+    Unreadable,
+}
+
+impl ImportError {
+    /// The message shown under the box, in `lang`. Core details that quote
+    /// the JSON parser stay in English after a translated explanation.
+    pub fn message(&self, lang: Lang, units: Units) -> String {
+        match self {
+            ImportError::Core(Error::ConfigJson(why)) => tf(lang, Key::ImportNotJson, &[why]),
+            ImportError::Core(Error::UnsupportedModelType { model_type, supported }) => {
+                tf(lang, Key::ImportUnsupported, &[model_type, supported])
+            }
+            ImportError::Core(Error::MissingField { model_type, field }) => tf(lang, Key::ImportMissing, &[model_type, field]),
+            ImportError::Core(Error::InvalidModel(why)) => tf(lang, Key::ImportInvalid, &[why]),
+            ImportError::Core(other) => tf(lang, Key::EstimatorRejected, &[&other.to_string()]),
+            ImportError::TooLarge(size) => tf(lang, Key::ImportTooLarge, &[&present::bytes(vramfit_core::Bytes(*size), units)]),
+            ImportError::Unreadable => t(lang, Key::ImportUnreadable).to_string(),
+        }
+    }
+}
+
+/// The state of the import box.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ImportState {
+    /// The text as pasted or read from a file.
+    pub text: String,
+    /// Why `text` does not import; `None` when it does or is empty.
+    pub error: Option<ImportError>,
+    /// The last model that imported.
+    pub model: Option<Rc<Imported>>,
+}
+
+impl ImportState {
+    /// Takes new text; returns whether it imported a model (which then
+    /// replaces the previous one). Empty text clears the message only.
+    pub fn set_text(&mut self, text: String) -> bool {
+        let imported = if text.trim().is_empty() {
+            self.error = None;
+            false
+        } else {
+            match import(&text) {
+                Ok(m) => {
+                    self.model = Some(Rc::new(m));
+                    self.error = None;
+                    true
+                }
+                Err(e) => {
+                    self.error = Some(ImportError::Core(e));
+                    false
+                }
+            }
+        };
+        self.text = text;
+        imported
+    }
+
+    /// Records a file that could not be used; the previous model stays.
+    pub fn fail(&mut self, error: ImportError) {
+        self.error = Some(error);
+    }
+
+    /// The types that import, for the hint under the box.
+    pub fn supported() -> &'static str {
+        SUPPORTED
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LLAMA: &str = r#"{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_attention_heads": 32,
+        "num_hidden_layers": 32, "num_key_value_heads": 32, "vocab_size": 32000, "_name_or_path": "meta-llama/Llama-2-7b-hf"}"#;
+
+    #[test]
+    fn a_valid_config_imports_and_an_invalid_one_keeps_it() {
+        let mut s = ImportState::default();
+        assert!(s.set_text(LLAMA.to_string()));
+        let name = s.model.as_ref().map(|m| m.name.clone());
+        assert_eq!(name.as_deref(), Some("meta-llama/Llama-2-7b-hf"));
+        assert!(!s.set_text("{\"model_type\": \"llama\"".to_string()));
+        let message = s.error.as_ref().map(|e| e.message(Lang::En, Units::Binary)).unwrap_or_default();
+        assert!(message.starts_with("This is not valid JSON: "), "{message}");
+        assert_eq!(s.model.as_ref().map(|m| m.name.clone()), name, "the last valid import is kept");
+        assert!(!s.set_text("  ".to_string()));
+        assert_eq!(s.error, None);
+    }
+
+    #[test]
+    fn messages_name_the_problem_in_both_languages() {
+        let mut s = ImportState::default();
+        s.set_text(r#"{"model_type": "t5"}"#.to_string());
+        let e = s.error.clone().unwrap_or(ImportError::Unreadable);
+        assert_eq!(e.message(Lang::En, Units::Binary), format!("model_type “t5” is not supported; supported are {SUPPORTED}."));
+        assert!(e.message(Lang::Zh, Units::Binary).starts_with("不支持 model_type“t5”"));
+        s.set_text(r#"{"model_type": "llama", "vocab_size": 32000}"#.to_string());
+        let m = s.error.as_ref().map(|e| e.message(Lang::En, Units::Binary)).unwrap_or_default();
+        assert!(m.starts_with("This llama config lacks the required field “"), "{m}");
+        assert_eq!(ImportError::TooLarge(5 << 30).message(Lang::En, Units::Binary).split(';').next(), Some("That file is 5.00 GiB"));
+    }
+}
