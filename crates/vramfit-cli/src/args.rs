@@ -7,7 +7,7 @@ use vramfit_core::{Attention, Bytes, Checkpointing, Error, ModuleLoading, Optimi
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     /// `vramfit estimate ...`
-    Estimate(EstimateArgs),
+    Estimate(Box<EstimateArgs>),
     /// `vramfit presets [--json]`
     Presets {
         /// Print JSON.
@@ -126,6 +126,10 @@ ESTIMATE OPTIONS:
   --attention A          eager|sdpa|flash (default eager)
   --grad-accum N         gradient-accumulation steps (default 1)
   --gpu ID               a GPU preset: adds fits / max_batch
+  --mode M               train|finetune-lora|finetune-qlora|inference (default train)
+  --lora-rank N          LoRA rank on every linear layer in the blocks (default 16)
+  --weights W            native|int8|int4 storage of block linear weights (frozen modes)
+  --context N            KV-cache tokens for inference (default: the sequence length)
   --strategy S           single|ddp|zero1|zero2|zero3|fsdp-full|fsdp-grad-op|fsdp-hybrid|fsdp-no-shard
   --gpus-per-node N      GPUs per node (default 1)
   --nodes N              nodes (default 1)
@@ -157,7 +161,7 @@ pub fn parse(argv: &[String]) -> Result<Command, CliError> {
     let Some(cmd) = argv.first() else { return Ok(Command::Help) };
     let rest = argv.get(1..).unwrap_or(&[]);
     match cmd.as_str() {
-        "estimate" => parse_estimate(rest).map(Command::Estimate),
+        "estimate" => parse_estimate(rest).map(|a| Command::Estimate(Box::new(a))),
         "presets" => {
             let mut json = false;
             for a in rest {
@@ -193,7 +197,7 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
             _ => (flag.as_str(), None),
         };
-        const KNOWN: [&str; 19] = [
+        const KNOWN: [&str; 23] = [
             "--model",
             "--batch",
             "--seq",
@@ -204,6 +208,10 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             "--attention",
             "--grad-accum",
             "--gpu",
+            "--mode",
+            "--lora-rank",
+            "--weights",
+            "--context",
             "--strategy",
             "--gpus-per-node",
             "--nodes",
@@ -232,6 +240,10 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             "--attention" => cfg.attention = choice::<Attention>(name, &value)?,
             "--grad-accum" => cfg.grad_accum = number(name, &value)?,
             "--gpu" => gpu = Some(value),
+            "--mode" => cfg.mode = choice::<vramfit_core::config::Mode>(name, &value)?,
+            "--lora-rank" => cfg.lora_rank = number(name, &value)?,
+            "--weights" => cfg.weights = choice::<vramfit_core::config::WeightFormat>(name, &value)?,
+            "--context" => cfg.context = number(name, &value)?,
             "--strategy" => cfg.parallel.strategy = choice::<vramfit_core::parallel::Strategy>(name, &value)?,
             "--offload" => cfg.parallel.offload = choice::<vramfit_core::parallel::Offload>(name, &value)?,
             "--gpus-per-node" => cfg.parallel.gpus_per_node = number(name, &value)?,

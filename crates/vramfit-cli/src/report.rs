@@ -69,6 +69,7 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
         ("activations", p.activations),
         ("temporary", p.temporary),
         ("other (inputs, buffers)", p.other),
+        ("KV cache", p.kv_cache),
     ] {
         let _ = writeln!(s, "  {label:<28}{:>12}", v.to_string());
     }

@@ -154,3 +154,45 @@ fn data_parallel_flags_shard_memory_and_report_host_ram() {
         assert!(String::from_utf8_lossy(&out.stderr).contains(needle), "{full:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+#[test]
+fn inference_and_lora_modes() {
+    let v = json(&[
+        "estimate",
+        "--model",
+        "llama-2-7b",
+        "--mode",
+        "inference",
+        "--precision",
+        "fp16",
+        "--batch",
+        "1",
+        "--seq",
+        "4096",
+        "--json",
+    ]);
+    // 0.5 MiB of fp16 K and V per token for Llama-2-7B.
+    assert_eq!(v["at_peak"]["kv_cache"], 4096u64 * 512 * 1024);
+    assert_eq!(v["peak_phase"], "forward");
+    let lora = json(&[
+        "estimate",
+        "--model",
+        "llama-2-7b",
+        "--mode",
+        "finetune-lora",
+        "--lora-rank",
+        "8",
+        "--precision",
+        "bf16",
+        "--batch",
+        "1",
+        "--seq",
+        "256",
+        "--json",
+    ]);
+    assert_eq!(lora["trainable_parameter_count"], 19_988_480u64);
+    let out = vramfit(&["estimate", "--model", "gpt2", "--weights", "int4"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = vramfit(&["estimate", "--model", "gpt2", "--mode", "serve"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("inference"));
+}

@@ -44,6 +44,12 @@ pub struct Builder {
     prefix: String,
     /// Tensors a Python local keeps alive until the current block returns.
     scope_holds: Vec<TensorId>,
+    /// Inference: nothing requires grad, nothing is saved (`torch.inference_mode()`).
+    pub inference: bool,
+    /// New parameters are frozen (LoRA's base model, inference).
+    pub frozen: bool,
+    /// LoRA rank for the linear layers inside blocks (0: no adapters).
+    pub lora_rank: u64,
 }
 
 impl Builder {
@@ -58,6 +64,9 @@ impl Builder {
             weight_cache: HashMap::new(),
             prefix: String::new(),
             scope_holds: Vec::new(),
+            inference: false,
+            frozen: false,
+            lora_rank: 0,
         }
     }
 
@@ -128,7 +137,8 @@ impl Builder {
     /// Registers a trainable parameter named `name` under the current layer.
     pub fn param(&mut self, name: &str, shape: &[u64]) -> ParamId {
         let name = self.full_name(name);
-        self.graph.params.push(Param { name, shape: shape.to_vec(), trainable: true });
+        let trainable = !self.frozen;
+        self.graph.params.push(Param { name, shape: shape.to_vec(), trainable, quantizable: false, dtype: None });
         ParamId((self.graph.params.len() - 1) as u32)
     }
 
@@ -138,6 +148,45 @@ impl Builder {
         self.graph.buffers.push(Buffer { name, numel, dtype });
     }
 
+    /// Whether a parameter is trained.
+    pub fn param_trainable(&self, p: ParamId) -> bool {
+        self.graph.params.get(p.0 as usize).is_some_and(|p| p.trainable)
+    }
+
+    /// Marks a parameter as a block linear weight that int8 / NF4 formats quantize.
+    pub fn mark_quantizable(&mut self, p: ParamId) {
+        if let Some(p) = self.graph.params.get_mut(p.0 as usize) {
+            p.quantizable = true;
+        }
+    }
+
+    /// Registers a trainable fp32 parameter even when the model is frozen
+    /// (LoRA adapters: PEFT keeps them in fp32, `autocast_adapter_dtype=True`).
+    pub fn adapter_param(&mut self, name: &str, shape: &[u64]) -> ParamId {
+        let frozen = std::mem::replace(&mut self.frozen, false);
+        let p = self.param(name, shape);
+        self.frozen = frozen;
+        if let Some(param) = self.graph.params.get_mut(p.0 as usize) {
+            param.dtype = Some(DType::F32);
+        }
+        p
+    }
+
+    /// The storage type of a parameter.
+    pub fn param_storage_dtype(&self, p: ParamId) -> DType {
+        self.graph.params.get(p.0 as usize).and_then(|p| p.dtype).unwrap_or_else(|| self.param_dtype())
+    }
+
+    /// Sets the KV cache's size per sample in bytes.
+    pub fn set_kv_cache(&mut self, bytes_per_sample: u64) {
+        self.graph.kv_cache = Numel::per_sample(bytes_per_sample);
+    }
+
+    /// Whether the op being built sits inside a block.
+    pub fn in_block(&self) -> bool {
+        self.block.is_some()
+    }
+
     /// The element count of a parameter.
     pub fn param_numel(&self, p: ParamId) -> u64 {
         self.graph.params.get(p.0 as usize).map(Param::numel).unwrap_or(0)
@@ -145,6 +194,7 @@ impl Builder {
 
     /// A new tensor.
     pub fn tensor(&mut self, numel: Numel, dtype: DType, requires_grad: bool) -> TensorId {
+        let requires_grad = requires_grad && !self.inference;
         self.graph.tensors.push(Tensor { numel, dtype, alias_of: None, requires_grad });
         TensorId((self.graph.tensors.len() - 1) as u32)
     }
@@ -190,8 +240,12 @@ impl Builder {
     }
 
     /// Appends an op.
-    pub fn op(&mut self, name: &str, kind: OpKind, spec: OpSpec) {
+    pub fn op(&mut self, name: &str, kind: OpKind, mut spec: OpSpec) {
         let name = self.full_name(name);
+        if self.inference {
+            spec.saved.clear();
+            spec.backward_temp = Numel::default();
+        }
         self.graph.ops.push(Op {
             name,
             kind,

@@ -120,6 +120,32 @@ choice_enum!(
     }
 );
 
+choice_enum!(
+    /// What the GPU does.
+    Mode, "mode" {
+        /// Full training: every parameter trained.
+        Train => "train",
+        /// LoRA fine-tuning: frozen base, trainable low-rank adapters.
+        FinetuneLora => "finetune-lora",
+        /// QLoRA: LoRA on a 4-bit NF4 base (bitsandbytes), bf16 compute.
+        FinetuneQlora => "finetune-qlora",
+        /// Inference: one forward without autograd, with a KV cache.
+        Inference => "inference",
+    }
+);
+
+choice_enum!(
+    /// Storage of the (frozen) linear weights inside the transformer blocks.
+    WeightFormat, "weights" {
+        /// As the precision says.
+        Native => "native",
+        /// bitsandbytes LLM.int8: int8 weights plus an fp32 scale per output row.
+        Int8 => "int8",
+        /// bitsandbytes NF4 with double quantization (QLoRA's format).
+        Int4 => "int4",
+    }
+);
+
 /// Checkpointing as configured: a mode, or "every K-th block".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
@@ -227,6 +253,14 @@ pub struct TrainConfig {
     pub grad_accum: u64,
     /// Data-parallel layout across GPUs.
     pub parallel: crate::parallel::Parallel,
+    /// Training, fine-tuning or inference.
+    pub mode: Mode,
+    /// LoRA rank (fine-tuning modes).
+    pub lora_rank: u64,
+    /// Storage of the block linear weights.
+    pub weights: WeightFormat,
+    /// KV-cache length in tokens (inference); 0 means the sequence length.
+    pub context: u64,
 }
 
 impl Default for TrainConfig {
@@ -241,6 +275,10 @@ impl Default for TrainConfig {
             attention: Attention::Eager,
             grad_accum: 1,
             parallel: crate::parallel::Parallel::default(),
+            mode: Mode::Train,
+            lora_rank: 16,
+            weights: WeightFormat::Native,
+            context: 0,
         }
     }
 }
@@ -250,6 +288,16 @@ impl Default for TrainConfig {
 pub const MAX_DIMENSION: u64 = 1 << 24;
 
 impl TrainConfig {
+    /// Tokens the KV cache holds (inference).
+    pub fn cache_tokens(&self) -> u64 {
+        if self.context == 0 { self.seq } else { self.context.max(self.seq) }
+    }
+
+    /// The weight format in effect: QLoRA implies NF4.
+    pub fn weight_format(&self) -> WeightFormat {
+        if self.mode == Mode::FinetuneQlora { WeightFormat::Int4 } else { self.weights }
+    }
+
     /// Checks every field's range.
     ///
     /// # Errors
@@ -260,6 +308,8 @@ impl TrainConfig {
         check_range("image", self.image, 1, MAX_DIMENSION)?;
         check_range("grad-accum", self.grad_accum, 1, 1 << 16)?;
         self.parallel.validate()?;
+        check_range("lora-rank", self.lora_rank, 1, 1 << 16)?;
+        check_range("context", self.context, 0, MAX_DIMENSION)?;
         if let Checkpointing::EveryK(k) = self.checkpointing {
             check_range("checkpointing every-K", u64::from(k), 1, 1 << 16)?;
         }

@@ -54,6 +54,12 @@ pub struct Param {
     pub shape: Vec<u64>,
     /// Whether it receives gradients and optimizer state.
     pub trainable: bool,
+    /// A linear weight inside a block, which int8 / NF4 formats quantize.
+    #[serde(default)]
+    pub quantizable: bool,
+    /// Storage type when it differs from the model's (LoRA adapters stay fp32).
+    #[serde(default)]
+    pub dtype: Option<crate::dtype::DType>,
 }
 
 impl Param {
@@ -181,6 +187,8 @@ pub struct Graph {
     pub layers: Vec<String>,
     /// Number of checkpointable blocks.
     pub blocks: u32,
+    /// KV-cache bytes per sample (inference of decoders).
+    pub kv_cache: Numel,
 }
 
 impl Graph {

@@ -52,6 +52,11 @@ pub(crate) fn bytes(numel: Numel, dtype: DType) -> Numel {
 }
 
 impl Builder {
+    /// Whether an op's output needs a gradient: an input does, or a parameter is trained.
+    pub fn grad_flows(&self, inputs: &[TensorId], params: &[ParamId]) -> bool {
+        inputs.iter().any(|&t| self.requires_grad(t)) || params.iter().any(|&p| self.param_trainable(p))
+    }
+
     /// A new tensor shaped like `x` (`numel` elements per sample) with `dtype`,
     /// requiring grad if any of `from` does.
     fn out_like(&mut self, per_sample: u64, dtype: DType, from: &[TensorId]) -> TensorId {
@@ -64,8 +69,31 @@ impl Builder {
     /// (if the weight is trained) and the weight (if the input needs a gradient).
     pub fn linear(&mut self, name: &str, x: TensorId, in_f: u64, out_f: u64, bias: bool) -> TensorId {
         let w = self.param(&format!("{name}.weight"), &[out_f, in_f]);
+        if self.in_block() {
+            self.mark_quantizable(w);
+        }
         let b = if bias { Some(self.param(&format!("{name}.bias"), &[out_f])) } else { None };
-        self.linear_with(name, x, w, b, in_f, out_f)
+        let base = self.linear_with(name, x, w, b, in_f, out_f);
+        if self.lora_rank == 0 || !self.in_block() {
+            return base;
+        }
+        self.lora_adapter(name, x, base, in_f, out_f)
+    }
+
+    /// PEFT's LoRA on a linear layer (every linear inside the blocks, as QLoRA
+    /// recommends): `base(x) + lora_B(lora_A(x.to(fp32))) * scaling`, then
+    /// cast back to the base output's dtype. The adapters are fp32 and trained;
+    /// `lora_dropout` is 0 (PEFT's default), so no mask.
+    fn lora_adapter(&mut self, name: &str, x: TensorId, base: TensorId, in_f: u64, out_f: u64) -> TensorId {
+        let r = self.lora_rank;
+        let xa = self.cast(x, DType::F32);
+        let a = self.adapter_param(&format!("{name}.lora_A.default.weight"), &[r, in_f]);
+        let ha = self.linear_with(&format!("{name}.lora_A"), xa, a, None, in_f, r);
+        let b = self.adapter_param(&format!("{name}.lora_B.default.weight"), &[out_f, r]);
+        let hb = self.linear_with(&format!("{name}.lora_B"), ha, b, None, r, out_f);
+        let scaled = self.scale(&format!("{name}.lora_scaling"), hb);
+        let sum = self.add(&format!("{name}.lora_add"), base, scaled);
+        self.cast(sum, self.dtype(base))
     }
 
     /// A linear op on existing parameters (e.g. an LM head tied to the embedding).
@@ -107,15 +135,16 @@ impl Builder {
         params.extend(bias);
         let mut outputs = Vec::new();
         let wc = self.autocast_weight(w, &mut outputs);
-        let out = self.tensor(Numel::per_sample(out_per_sample), self.dtype(xc), true);
+        let out = self.tensor(Numel::per_sample(out_per_sample), self.dtype(xc), self.grad_flows(&[xc], &params));
         outputs.insert(0, out);
-        let mut saved = vec![xc];
+        // The input is kept only to compute the weight's gradient.
+        let mut saved = if self.param_trainable(w) { vec![xc] } else { Vec::new() };
         if let (Some(wc), true) = (wc, self.requires_grad(xc)) {
             saved.push(wc);
         }
-        let backward_temp = match self.autocast_dtype() {
-            Some(low) => Numel::fixed(self.param_numel(w) * low.size()),
-            None => Numel::default(),
+        let backward_temp = match (self.autocast_dtype(), self.param_trainable(w)) {
+            (Some(low), true) => Numel::fixed(self.param_numel(w) * low.size()),
+            _ => Numel::default(),
         };
         let param_grad_via_cast = self.autocast_dtype().is_some();
         self.op(
@@ -135,7 +164,7 @@ impl Builder {
         self.buffer(&format!("{name}.running_var"), c, DType::F32);
         self.buffer(&format!("{name}.num_batches_tracked"), 1, DType::I64);
         let t = self.tensor_info(x);
-        let out = self.tensor(t.numel, t.dtype, true);
+        let out = self.tensor(t.numel, t.dtype, self.grad_flows(&[x], &[w, b]));
         let mean = self.tensor(Numel::fixed(c), DType::F32, false);
         let invstd = self.tensor(Numel::fixed(c), DType::F32, false);
         self.op(
@@ -164,7 +193,7 @@ impl Builder {
         let xc = self.autocast_fp32(x);
         let t = self.tensor_info(xc);
         let rows = t.numel.per_sample / h.max(1);
-        let out = self.tensor(t.numel, t.dtype, true);
+        let out = self.tensor(t.numel, t.dtype, self.grad_flows(&[xc], &params));
         let mean = self.tensor(Numel::per_sample(rows), DType::F32, false);
         let rstd = self.tensor(Numel::per_sample(rows), DType::F32, false);
         self.op(
@@ -208,7 +237,7 @@ impl Builder {
         let xn = self.mul(&format!("{name}.mul"), xf, rstd, n);
         let xn = self.cast(xn, in_dtype);
         let out_dtype = if self.param_dtype() == DType::F32 { DType::F32 } else { in_dtype };
-        let out = self.tensor(Numel::per_sample(n), out_dtype, true);
+        let out = self.tensor(Numel::per_sample(n), out_dtype, self.grad_flows(&[xn], &[w]));
         self.op(
             &format!("{name}.weight_mul"),
             OpKind::RmsNorm,
@@ -364,7 +393,7 @@ impl Builder {
     pub fn embedding_with(&mut self, name: &str, ids: TensorId, w: ParamId, dim: u64) -> TensorId {
         let n = self.numel(ids).per_sample * dim;
         let dtype = self.param_dtype();
-        let out = self.tensor(Numel::per_sample(n), dtype, true);
+        let out = self.tensor(Numel::per_sample(n), dtype, self.grad_flows(&[], &[w]));
         self.op(
             name,
             OpKind::Embedding,
@@ -462,6 +491,11 @@ impl Builder {
     /// directly (no fp32 copy of the logits). Saves the log-probabilities;
     /// backward allocates gradients of the log-probabilities and of the logits.
     pub fn cross_entropy(&mut self, name: &str, logits: TensorId, labels: TensorId, rows: u64, classes: u64) -> TensorId {
+        if self.inference {
+            // No loss in inference: the logits are the result.
+            self.keep_alive(logits);
+            return logits;
+        }
         let lc = logits;
         let dtype = if self.autocast_dtype().is_some() { DType::F32 } else { self.dtype(logits) };
         let n = rows * classes;

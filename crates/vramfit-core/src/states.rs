@@ -22,13 +22,31 @@ pub fn allocation(numel: u64, dtype: DType) -> Bytes {
 
 /// Weight bytes of one parameter stored as `dtype`.
 pub fn weight_bytes(p: &Param, dtype: DType) -> Bytes {
-    allocation(p.numel(), dtype)
+    allocation(p.numel(), p.dtype.unwrap_or(dtype))
+}
+
+/// Weight bytes as stored under a weight format: int8 (bitsandbytes
+/// `Int8Params`: one byte per weight plus an fp32 scale per output row) or
+/// NF4 (`Params4bit` with double quantization: half a byte per weight, one
+/// 8-bit absmax per 64 weights, one fp32 absmax per 256 of those). Only block
+/// linear weights are quantized; everything else keeps `dtype`.
+pub fn stored_weight_bytes(p: &Param, dtype: DType, format: crate::config::WeightFormat) -> Bytes {
+    use crate::config::WeightFormat;
+    let n = p.numel();
+    match format {
+        WeightFormat::Int8 if p.quantizable => allocation(n, DType::U8) + allocation(p.shape.first().copied().unwrap_or(1), DType::F32),
+        WeightFormat::Int4 if p.quantizable => {
+            let blocks = n.div_ceil(64);
+            allocation(n.div_ceil(2), DType::U8) + allocation(blocks, DType::U8) + allocation(blocks.div_ceil(256), DType::F32)
+        }
+        _ => weight_bytes(p, dtype),
+    }
 }
 
 /// Gradient bytes of one parameter: `param.grad` has the parameter's dtype
 /// (`torch/csrc/autograd/functions/accumulate_grad.h`). Frozen parameters have none.
 pub fn gradient_bytes(p: &Param, dtype: DType) -> Bytes {
-    if p.trainable { allocation(p.numel(), dtype) } else { Bytes::ZERO }
+    if p.trainable { allocation(p.numel(), p.dtype.unwrap_or(dtype)) } else { Bytes::ZERO }
 }
 
 /// bitsandbytes keeps 32-bit state for tensors smaller than this (`min_8bit_size`).
@@ -52,6 +70,7 @@ pub fn optimizer_state_bytes(p: &Param, dtype: DType, opt: Optimizer) -> Bytes {
     if !p.trainable {
         return Bytes::ZERO;
     }
+    let dtype = p.dtype.unwrap_or(dtype);
     let n = p.numel();
     match opt {
         Optimizer::Sgd => Bytes::ZERO,
@@ -91,7 +110,7 @@ pub fn optimizer_step_temp(params: &[Param], dtype: DType, opt: Optimizer) -> By
     let trainable = params.iter().filter(|p| p.trainable);
     let largest = trainable.clone().map(Param::numel).max().unwrap_or(0);
     match opt {
-        Optimizer::Adam | Optimizer::AdamW => trainable.map(|p| allocation(p.numel(), dtype)).sum(),
+        Optimizer::Adam | Optimizer::AdamW => trainable.map(|p| allocation(p.numel(), p.dtype.unwrap_or(dtype))).sum(),
         Optimizer::Sgd | Optimizer::SgdMomentum | Optimizer::AdamW8bit => Bytes::ZERO,
         Optimizer::Adafactor => allocation(largest, DType::F32) + allocation(largest, DType::F32),
         Optimizer::Lion => allocation(largest, dtype) + allocation(largest, dtype),
@@ -103,7 +122,7 @@ mod tests {
     use super::*;
 
     fn param(shape: &[u64]) -> Param {
-        Param { name: "w".into(), shape: shape.to_vec(), trainable: true }
+        Param { name: "w".into(), shape: shape.to_vec(), trainable: true, quantizable: false, dtype: None }
     }
 
     #[test]

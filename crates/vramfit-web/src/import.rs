@@ -51,6 +51,19 @@ pub struct ImportState {
     pub error: Option<ImportError>,
     /// The last model that imported.
     pub model: Option<Rc<Imported>>,
+    /// Its parameter count.
+    pub parameters: u64,
+}
+
+/// How the line under the import box reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    /// Help (nothing imported yet).
+    Hint,
+    /// A model is imported from the current text.
+    Ok,
+    /// The current text does not import.
+    Error,
 }
 
 impl ImportState {
@@ -63,6 +76,7 @@ impl ImportState {
         } else {
             match import(&text) {
                 Ok(m) => {
+                    self.parameters = m.spec.parameter_count().unwrap_or(0);
                     self.model = Some(Rc::new(m));
                     self.error = None;
                     true
@@ -82,9 +96,16 @@ impl ImportState {
         self.error = Some(error);
     }
 
-    /// The types that import, for the hint under the box.
-    pub fn supported() -> &'static str {
-        SUPPORTED
+    /// The line under the box: why the text does not import (and which
+    /// model is still used), what was imported, or which types import.
+    pub fn status(&self, lang: Lang, units: Units) -> (Tone, String) {
+        let name = self.model.as_ref().map(|m| m.name.as_str());
+        match (&self.error, name) {
+            (Some(e), Some(name)) => (Tone::Error, format!("{} {}", e.message(lang, units), tf(lang, Key::ImportKept, &[name]))),
+            (Some(e), None) => (Tone::Error, e.message(lang, units)),
+            (None, Some(name)) => (Tone::Ok, tf(lang, Key::ImportOk, &[name, &present::count(self.parameters, lang)])),
+            (None, None) => (Tone::Hint, tf(lang, Key::ImportHint, &[SUPPORTED])),
+        }
     }
 }
 
@@ -105,8 +126,13 @@ mod tests {
         let message = s.error.as_ref().map(|e| e.message(Lang::En, Units::Binary)).unwrap_or_default();
         assert!(message.starts_with("This is not valid JSON: "), "{message}");
         assert_eq!(s.model.as_ref().map(|m| m.name.clone()), name, "the last valid import is kept");
+        let (tone, line) = s.status(Lang::En, Units::Binary);
+        assert_eq!(tone, Tone::Error);
+        assert!(line.ends_with("Still using the last valid import, meta-llama/Llama-2-7b-hf."), "{line}");
         assert!(!s.set_text("  ".to_string()));
         assert_eq!(s.error, None);
+        assert_eq!(s.status(Lang::En, Units::Binary), (Tone::Ok, "Imported meta-llama/Llama-2-7b-hf: 6.74B parameters.".to_string()));
+        assert_eq!(ImportState::default().status(Lang::Zh, Units::Binary).0, Tone::Hint);
     }
 
     #[test]

@@ -123,6 +123,13 @@ impl Inputs {
         *slot = value;
     }
 
+    /// Micro-batch × accumulation steps, when both fields are valid.
+    pub fn effective_batch(&self) -> Option<(u64, u64, u64)> {
+        let batch = parse_count(Field::Batch, &self.batch).ok()?;
+        let accum = parse_count(Field::Accum, &self.accum).ok()?;
+        Some((batch.saturating_mul(accum), batch, accum))
+    }
+
     /// Takes over what a [`TrainConfig`] sets (a technique the user applies):
     /// batch, accumulation, precision, optimizer, checkpointing, attention.
     pub fn adopt(&mut self, cfg: &TrainConfig) {
@@ -216,6 +223,13 @@ mod tests {
         i.adopt(&cfg);
         let back = i.config(InputKind::Tokens).unwrap_or_default();
         assert_eq!(back, TrainConfig { seq: 512, ..cfg });
+    }
+
+    #[test]
+    fn effective_batch_needs_both_fields() {
+        let i = Inputs { batch: "8".into(), accum: "4".into(), ..Inputs::default() };
+        assert_eq!(i.effective_batch(), Some((32, 8, 4)));
+        assert_eq!(Inputs { accum: "x".into(), ..i }.effective_batch(), None);
     }
 
     #[test]

@@ -61,9 +61,21 @@ impl ModelSpec {
     /// [`Error::InvalidModel`] for inconsistent dimensions, [`Error::NotApplicable`]
     /// when the input size does not suit the model.
     pub fn lower(&self, cfg: &TrainConfig) -> Result<Graph, Error> {
+        use crate::config::{Mode, WeightFormat};
         let mut b = Builder::new(cfg.precision);
+        b.inference = cfg.mode == Mode::Inference;
+        b.frozen = cfg.mode != Mode::Train;
+        if matches!(cfg.mode, Mode::FinetuneLora | Mode::FinetuneQlora) {
+            b.lora_rank = cfg.lora_rank;
+        }
+        if cfg.mode == Mode::Train && cfg.weight_format() != WeightFormat::Native {
+            return Err(Error::NotApplicable(format!(
+                "{} weights are frozen: use --mode finetune-lora, finetune-qlora or inference",
+                cfg.weight_format()
+            )));
+        }
         match self {
-            ModelSpec::Transformer(t) => transformer::lower(&mut b, t, cfg.seq, cfg.attention, cfg.checkpointing)?,
+            ModelSpec::Transformer(t) => transformer::lower(&mut b, t, cfg)?,
             ModelSpec::ResNet(r) => cnn::lower_resnet(&mut b, r, cfg.image)?,
             ModelSpec::Vgg(v) => cnn::lower_vgg(&mut b, v, cfg.image)?,
             ModelSpec::MobileNetV2(m) => cnn::lower_mobilenet_v2(&mut b, m, cfg.image)?,

@@ -109,7 +109,8 @@ impl TransformerSpec {
 }
 
 /// Lowers a transformer for sequence length `seq`.
-pub fn lower(b: &mut Builder, t: &TransformerSpec, seq: u64, attention: Attention, ckpt: Checkpointing) -> Result<(), Error> {
+pub fn lower(b: &mut Builder, t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<(), Error> {
+    let (seq, attention, ckpt) = (cfg.seq, cfg.attention, cfg.checkpointing);
     t.validate()?;
     if t.max_positions > 0 && seq > t.max_positions {
         return Err(Error::NotApplicable(format!("sequence length {seq} exceeds this model's {} learned positions", t.max_positions)));
@@ -121,7 +122,7 @@ pub fn lower(b: &mut Builder, t: &TransformerSpec, seq: u64, attention: Attentio
         Head::CausalLm => seq,
         Head::Classification { .. } | Head::Bare => 1,
     };
-    let labels = b.input("labels", labels_per_sample, DType::I64);
+    let labels = if b.inference { ids } else { b.input("labels", labels_per_sample, DType::I64) };
     let (embed_name, pos_name) = match t.arch {
         Arch::Bert => ("word_embeddings", "position_embeddings"),
         Arch::Gpt2 => ("wte", "wpe"),
@@ -162,6 +163,10 @@ pub fn lower(b: &mut Builder, t: &TransformerSpec, seq: u64, attention: Attentio
     }
 
     b.layer("head");
+    if b.inference {
+        lower_inference_head(b, t, x, wte, cfg.cache_tokens());
+        return Ok(());
+    }
     match t.head {
         Head::CausalLm => {
             x = match t.arch {
@@ -189,6 +194,42 @@ pub fn lower(b: &mut Builder, t: &TransformerSpec, seq: u64, attention: Attentio
         }
     }
     Ok(())
+}
+
+/// The head in inference: a decoder's LM head sees only the last position
+/// (generation asks for `logits_to_keep=1`) and is upcast to fp32; the KV
+/// cache holds keys and values of every layer for `cache_tokens` positions.
+fn lower_inference_head(b: &mut Builder, t: &TransformerSpec, x: TensorId, wte: crate::graph::ParamId, cache_tokens: u64) {
+    let h = t.hidden;
+    match t.head {
+        Head::CausalLm => {
+            let x = match t.arch {
+                Arch::Llama => b.rmsnorm("norm", x, h),
+                _ => b.layernorm("ln_f", x, h, true),
+            };
+            let last = b.tensor(crate::graph::Numel::per_sample(h), b.dtype(x), false);
+            b.op(
+                "select_last",
+                crate::graph::OpKind::Copy,
+                crate::builder::OpSpec { inputs: vec![x], outputs: vec![last], ..Default::default() },
+            );
+            let logits = if t.tie_embeddings { lm_head_tied(b, last, wte, t) } else { b.linear("lm_head", last, h, t.vocab, false) };
+            let up = b.cast(logits, DType::F32);
+            b.keep_alive(up);
+            let kv_dtype = b.autocast_dtype().unwrap_or(b.param_dtype()).size();
+            let per_token = 2 * t.layers * t.kv_heads * t.head_dim * kv_dtype;
+            b.set_kv_cache(per_token * cache_tokens);
+        }
+        Head::Classification { labels } => {
+            let pooled = bert_pooler(b, x, h);
+            let logits = b.linear("classifier", pooled, h, labels, true);
+            b.keep_alive(logits);
+        }
+        Head::Bare => {
+            let pooled = bert_pooler(b, x, h);
+            b.keep_alive(pooled);
+        }
+    }
 }
 
 /// The LM head reusing the input embedding matrix (GPT-2's tied `lm_head`).

@@ -21,6 +21,8 @@ pub enum Cat {
     Temporary,
     /// Inputs and buffers.
     Other,
+    /// The KV cache.
+    KvCache,
 }
 
 impl Cat {
@@ -32,6 +34,7 @@ impl Cat {
             Cat::Activations => 3,
             Cat::Temporary => 4,
             Cat::Other => 5,
+            Cat::KvCache => 6,
         }
     }
 }
@@ -43,7 +46,7 @@ pub struct Handle(usize);
 /// Allocated bytes by category, plus the allocator model.
 #[derive(Debug, Default)]
 pub struct Memory {
-    now: [u64; 6],
+    now: [u64; 7],
     allocator: CachingAllocator,
     peak_reserved: u64,
     live: Vec<Option<(Cat, u64, Block)>>,
@@ -106,7 +109,7 @@ impl Memory {
 
     /// Allocated bytes by category now.
     pub fn breakdown(&self) -> Breakdown {
-        let [p, g, s, a, t, o] = self.now;
+        let [p, g, s, a, t, o, kv] = self.now;
         Breakdown {
             parameters: Bytes(p),
             gradients: Bytes(g),
@@ -114,6 +117,7 @@ impl Memory {
             activations: Bytes(a),
             temporary: Bytes(t),
             other: Bytes(o),
+            kv_cache: Bytes(kv),
         }
     }
 

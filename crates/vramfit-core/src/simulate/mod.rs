@@ -63,14 +63,16 @@ pub struct Breakdown {
     pub activations: Bytes,
     /// Short-lived buffers: activation gradients, workspaces, optimizer temporaries.
     pub temporary: Bytes,
-    /// Model inputs and buffers (e.g. BatchNorm running statistics).
+    /// Model inputs, buffers (e.g. BatchNorm running statistics) and cuBLAS workspaces.
     pub other: Bytes,
+    /// The KV cache (inference).
+    pub kv_cache: Bytes,
 }
 
 impl Breakdown {
     /// Sum of all categories.
     pub fn total(&self) -> Bytes {
-        self.parameters + self.gradients + self.optimizer_states + self.activations + self.temporary + self.other
+        self.parameters + self.gradients + self.optimizer_states + self.activations + self.temporary + self.other + self.kv_cache
     }
 }
 

@@ -13,6 +13,7 @@ use crate::states;
 pub(super) struct Shards {
     pub parallel: Parallel,
     pub pdtype: DType,
+    pub format: crate::config::WeightFormat,
     /// Bytes of each block's parameters when gathered (index = block).
     pub block_gather: Vec<u64>,
     /// Bytes of the parameters outside any block (embeddings, head) when gathered.
@@ -39,7 +40,7 @@ impl Shards {
                 None => root_gather += bytes,
             }
         }
-        Shards { parallel: cfg.parallel, pdtype, block_gather, root_gather }
+        Shards { parallel: cfg.parallel, pdtype, format: cfg.weight_format(), block_gather, root_gather }
     }
 
     fn split(&self, bytes: u64, sharded: bool) -> u64 {
@@ -55,7 +56,7 @@ impl Shards {
         if self.parallel.offload == Offload::OptimizerParams {
             return 0;
         }
-        self.split(states::weight_bytes(p, self.pdtype).0, self.parallel.shards_params())
+        self.split(states::stored_weight_bytes(p, self.pdtype, self.format).0, self.parallel.shards_params())
     }
 
     /// Full weight bytes (as gathered).

@@ -7,6 +7,7 @@ use super::plan::{Plan, Segment, plan, unique_storages};
 use super::shard::Shards;
 use super::{Phase, Point, Simulation};
 use crate::config::TrainConfig;
+use crate::dtype::DType;
 use crate::estimate::Overheads;
 use crate::graph::{Graph, Numel, Op, OpKind};
 use crate::states::{self, ALLOCATION_QUANTUM};
@@ -93,7 +94,11 @@ impl<'a> Sim<'a> {
             grads: Vec::new(),
             param_grad: vec![None; g.params.len()],
             states: None,
-            workspace: (overheads.cublas_workspace.0, overheads.cublas_handles),
+            // Inference runs no autograd thread: one cuBLAS handle at most.
+            workspace: (
+                overheads.cublas_workspace.0,
+                if cfg.mode == crate::config::Mode::Inference { overheads.cublas_handles.min(1) } else { overheads.cublas_handles },
+            ),
             conv_workspace: overheads.cudnn_workspace.0,
             gathered: vec![None; g.blocks as usize],
             root_gathered: None,
@@ -103,6 +108,15 @@ impl<'a> Sim<'a> {
 
     /// Runs `steps` optimizer steps of `grad_accum` micro-batches each.
     pub(super) fn run(mut self, steps: u32) -> Simulation {
+        if self.cfg.mode == crate::config::Mode::Inference {
+            // One forward under `torch.inference_mode()`; the KV cache is preallocated.
+            self.step = 1;
+            self.micro = 1;
+            self.mem.alloc(Cat::KvCache, self.g.kv_cache.at(self.cfg.batch));
+            self.forward();
+            let host_ram = Bytes(0);
+            return Simulation { peak: self.peak, timeline: self.timeline, peak_reserved: self.mem.peak_reserved(), host_ram };
+        }
         let micro_batches = self.cfg.grad_accum.min(u64::from(u32::MAX)) as u32;
         for step in 1..=steps {
             self.step = step;
@@ -129,10 +143,25 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// An op's transient bytes: its own workspace plus cuDNN's for convolutions.
+    /// An op's transient bytes: its own workspace, cuDNN's for convolutions,
+    /// and for quantized weights the dequantized copy (NF4: bitsandbytes
+    /// dequantizes to the compute dtype for each matmul) or the int32
+    /// accumulator of LLM.int8's matmul.
     fn op_temp(&self, op: &Op, n: Numel) -> u64 {
         let conv = if op.kind == OpKind::Conv2d { self.conv_workspace } else { 0 };
-        self.temp_bytes(n).saturating_add(conv)
+        let quant = match (op.kind, op.params.first().and_then(|p| self.g.params.get(p.0 as usize))) {
+            (OpKind::Linear, Some(w)) if w.quantizable => match self.shards.format {
+                crate::config::WeightFormat::Int4 => states::allocation(w.numel(), DType::Bf16).0,
+                crate::config::WeightFormat::Int8 => op
+                    .outputs
+                    .first()
+                    .and_then(|t| self.g.tensor(*t))
+                    .map_or(0, |t| states::allocation(t.numel.at(self.cfg.batch), DType::F32).0),
+                crate::config::WeightFormat::Native => 0,
+            },
+            _ => 0,
+        };
+        self.temp_bytes(n).saturating_add(conv).saturating_add(quant)
     }
 
     fn temp_bytes(&self, n: Numel) -> u64 {

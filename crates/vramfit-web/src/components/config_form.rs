@@ -1,22 +1,31 @@
-//! The configuration card: model, batch, input size, precision, optimizer, GPU.
+//! The configuration card: model (or an imported `config.json`), batch,
+//! input size, accumulation, precision, optimizer, checkpointing, attention
+//! and GPU.
 
-use super::{NumberField, SelectField};
-use crate::catalog::Catalog;
-use crate::state::{Action, Field, FieldErrors, Inputs};
+use super::{ImportBox, NumberField, SelectField};
+use crate::catalog::{self, Catalog};
+use crate::hooks::use_prefs;
+use crate::i18n::{Key, t, tf};
+use crate::import::ImportState;
+use crate::state::{Action, CheckpointChoice, Field, FieldErrors, IMPORTED_MODEL, Inputs};
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// Props of [`ConfigForm`].
 #[derive(Properties, PartialEq)]
 pub struct ConfigFormProps {
-    /// The choices offered.
+    /// The presets offered.
     pub catalog: Rc<Catalog>,
     /// What the user entered.
     pub inputs: Inputs,
-    /// Messages for invalid fields.
+    /// The `config.json` box.
+    pub import: ImportState,
+    /// Why fields are invalid.
     pub errors: FieldErrors,
     /// The count fields the selected model uses, in order.
     pub fields: Vec<Field>,
+    /// Whether the model reads tokens (attention applies).
+    pub tokens: bool,
     /// Emits each change.
     pub on_action: Callback<Action>,
 }
@@ -25,7 +34,27 @@ pub struct ConfigFormProps {
 /// Enter in a lone text field would otherwise reload the page.
 #[function_component]
 pub fn ConfigForm(props: &ConfigFormProps) -> Html {
-    // Turns a select's or field's new text into an action; `None` ignores it.
+    let prefs = use_prefs();
+    let lang = prefs.lang;
+    let imported = props.import.model.as_ref().map(|m| m.name.clone());
+    let models = {
+        let catalog = props.catalog.clone();
+        use_memo((lang, imported), move |(lang, imported)| catalog.model_groups(imported.as_deref(), *lang))
+    };
+    let gpus = {
+        let catalog = props.catalog.clone();
+        use_memo(prefs.units, move |units| catalog.gpu_groups(*units))
+    };
+    let choices = use_memo(lang, |lang| {
+        (
+            Rc::new(catalog::precisions(*lang)),
+            Rc::new(catalog::optimizers(*lang)),
+            Rc::new(catalog::checkpointing(*lang)),
+            Rc::new(catalog::attentions(*lang)),
+        )
+    });
+    let (precisions, optimizers, checkpointing, attentions) = (*choices).clone();
+    // Turns a select's new value into an action; `None` ignores it.
     let emit = |make: fn(String) -> Option<Action>| {
         let on_action = props.on_action.clone();
         Callback::from(move |value: String| {
@@ -36,52 +65,89 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
     };
     let number = |field: Field| {
         let on_action = props.on_action.clone();
+        let hint = match (field, props.inputs.effective_batch()) {
+            (Field::Accum, Some((effective, batch, accum))) => {
+                tf(lang, Key::EffectiveBatch, &[&effective.to_string(), &batch.to_string(), &accum.to_string()])
+            }
+            _ => t(lang, field.hint()).to_string(),
+        };
         html! {
             <NumberField
                 id={field.id()}
-                label={field.label()}
-                hint={field.hint()}
-                unit={field.unit().map(AttrValue::from)}
+                label={t(lang, field.label())}
+                {hint}
+                unit={field.unit().map(|u| AttrValue::from(t(lang, u)))}
                 value={props.inputs.get(field).to_string()}
-                error={props.errors.get(field).map(|e| AttrValue::from(e.to_string()))}
+                error={props.errors.get(field).map(|e| AttrValue::from(e.message(field, lang)))}
                 oninput={Callback::from(move |v: String| on_action.emit(Action::SetField(field, v)))}
             />
         }
     };
-    let c = &props.catalog;
+    let shown = |f: Field| props.fields.contains(&f);
+    let size = [Field::Seq, Field::Image].into_iter().find(|f| shown(*f));
+    let import_open = props.inputs.model == IMPORTED_MODEL || props.import.error.is_some();
     html! {
         <section class="card config" aria-labelledby="config-title">
-            <h2 id="config-title" class="card-title">{ "Configuration" }</h2>
+            <h2 id="config-title" class="card-title">{ t(lang, Key::Configuration) }</h2>
             <SelectField
                 id="model"
-                label="Model"
-                groups={c.model_groups.clone()}
+                label={t(lang, Key::Model)}
+                groups={models}
+                proper_names=true
                 value={props.inputs.model.clone()}
                 onchange={emit(|v| Some(Action::SetModel(v)))}
             />
-            <div class="field-row">{ for props.fields.iter().copied().map(number) }</div>
+            <ImportBox import={props.import.clone()} open={import_open} on_action={props.on_action.clone()} />
+            <div class="field-row">
+                { number(Field::Batch) }
+                { for size.map(number) }
+            </div>
+            { number(Field::Accum) }
             <div class="field-row">
                 <SelectField
                     id="precision"
-                    label="Precision"
-                    groups={c.precisions.clone()}
+                    label={t(lang, Key::Precision)}
+                    groups={precisions}
                     value={props.inputs.precision.id()}
                     onchange={emit(|v| v.parse().ok().map(Action::SetPrecision))}
                 />
                 <SelectField
                     id="optimizer"
-                    label="Optimizer"
-                    groups={c.optimizers.clone()}
+                    label={t(lang, Key::Optimizer)}
+                    groups={optimizers}
                     value={props.inputs.optimizer.id()}
                     onchange={emit(|v| v.parse().ok().map(Action::SetOptimizer))}
                 />
             </div>
+            <div class="field-row">
+                <SelectField
+                    id="checkpointing"
+                    label={t(lang, Key::Checkpointing)}
+                    groups={checkpointing}
+                    value={props.inputs.checkpointing.id()}
+                    onchange={emit(|v| CheckpointChoice::parse(&v).map(Action::SetCheckpointing))}
+                />
+                if shown(Field::EveryK) {
+                    { number(Field::EveryK) }
+                }
+            </div>
+            if props.tokens {
+                <SelectField
+                    id="attention"
+                    label={t(lang, Key::Attention)}
+                    groups={attentions}
+                    value={props.inputs.attention.id()}
+                    hint={AttrValue::from(t(lang, Key::AttentionHint))}
+                    onchange={emit(|v| v.parse().ok().map(Action::SetAttention))}
+                />
+            }
             <SelectField
                 id="gpu"
-                label="GPU"
-                groups={c.gpu_groups.clone()}
+                label={t(lang, Key::Gpu)}
+                groups={gpus}
+                proper_names=true
                 value={props.inputs.gpu.clone()}
-                hint="Marketed memory; the driver reports a little less"
+                hint={AttrValue::from(t(lang, Key::GpuHint))}
                 onchange={emit(|v| Some(Action::SetGpu(v)))}
             />
         </section>

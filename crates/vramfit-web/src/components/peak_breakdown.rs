@@ -1,7 +1,9 @@
 //! What fills memory at the peak: a stacked bar and a table of the six categories.
 
+use crate::hooks::use_prefs;
+use crate::i18n::{Key, t, tf};
 use crate::labels;
-use crate::present::{breakdown_rows, css_width, percent};
+use crate::present::{breakdown_rows, bytes, css_width, percent};
 use vramfit_core::{Breakdown, Phase};
 use yew::prelude::*;
 
@@ -21,46 +23,53 @@ pub struct PeakBreakdownProps {
 /// The breakdown card.
 #[function_component]
 pub fn PeakBreakdown(props: &PeakBreakdownProps) -> Html {
+    let prefs = use_prefs();
+    let (lang, units) = (prefs.lang, prefs.units);
     let rows = breakdown_rows(&props.at_peak);
     let total = props.at_peak.total();
-    let label = rows.iter().map(|r| format!("{} {}", r.label, percent(r.share))).collect::<Vec<_>>().join(", ");
+    let label = rows.iter().map(|r| format!("{} {}", t(lang, r.label), percent(r.share))).collect::<Vec<_>>().join(", ");
     html! {
         <section class="card" id="breakdown" aria-labelledby="breakdown-title">
-            <h2 id="breakdown-title" class="card-title">{ "What fills memory at the peak" }</h2>
+            <h2 id="breakdown-title" class="card-title">{ t(lang, Key::BreakdownTitle) }</h2>
             <p class="card-sub">
-                { format!("During the {} of step {}, at ", labels::phase(props.phase), props.step) }
-                <code class="op">{ props.op.clone() }</code>
+                { tf(lang, Key::BreakdownWhen, &[labels::phase(props.phase, lang), &props.step.to_string()]) }
+                { " " }
+                <code class="op" translate="no">{ props.op.clone() }</code>
             </p>
             <div class="stack" role="img" aria-label={label}>
                 { for rows.iter().filter(|r| r.share > 0.0).map(|r| html! {
                     <div
                         class={classes!("stack-seg", format!("cat-{}", r.key))}
                         style={css_width(r.share)}
-                        title={format!("{}: {} ({})", r.label, r.bytes, percent(r.share))}
+                        title={format!("{}: {} ({})", t(lang, r.label), bytes(r.bytes, units), percent(r.share))}
                     ></div>
                 }) }
             </div>
             <table class="breakdown-table">
                 <thead>
-                    <tr><th scope="col">{ "Category" }</th><th scope="col" class="num">{ "Memory" }</th><th scope="col" class="num">{ "Share" }</th></tr>
+                    <tr>
+                        <th scope="col">{ t(lang, Key::ColCategory) }</th>
+                        <th scope="col" class="num">{ t(lang, Key::ColMemory) }</th>
+                        <th scope="col" class="num">{ t(lang, Key::ColShare) }</th>
+                    </tr>
                 </thead>
                 <tbody>
                     { for rows.iter().map(|r| html! {
                         <tr id={format!("row-{}", r.key)} data-bytes={r.bytes.0.to_string()}>
                             <th scope="row">
                                 <span class={classes!("swatch", format!("cat-{}", r.key))} aria-hidden="true"></span>
-                                <span class="cat-name">{ r.label }</span>
-                                <span class="cat-note">{ r.note }</span>
+                                <span class="cat-name">{ t(lang, r.label) }</span>
+                                <span class="cat-note">{ t(lang, r.note) }</span>
                             </th>
-                            <td class="num">{ r.bytes.to_string() }</td>
+                            <td class="num">{ bytes(r.bytes, units) }</td>
                             <td class="num">{ percent(r.share) }</td>
                         </tr>
                     }) }
                 </tbody>
                 <tfoot>
                     <tr>
-                        <th scope="row">{ "Total (allocated)" }</th>
-                        <td class="num">{ total.to_string() }</td>
+                        <th scope="row">{ t(lang, Key::TotalAllocated) }</th>
+                        <td class="num">{ bytes(total, units) }</td>
                         <td class="num">{ "100%" }</td>
                     </tr>
                 </tfoot>

@@ -1,5 +1,8 @@
 //! The three peak numbers users confuse: allocated, reserved, device used.
 
+use crate::hooks::use_prefs;
+use crate::i18n::{Key, t};
+use crate::present::bytes;
 use vramfit_core::Bytes;
 use yew::prelude::*;
 
@@ -17,25 +20,27 @@ pub struct PeakNumbersProps {
 /// Three stat tiles, each saying which tool reports it.
 #[function_component]
 pub fn PeakNumbers(props: &PeakNumbersProps) -> Html {
-    let stat = |id: &'static str, label: &'static str, bytes: Bytes, source: &'static str, note: &'static str| {
+    let prefs = use_prefs();
+    let lang = prefs.lang;
+    let stat = |id: &'static str, label: Key, value: Bytes, source: &'static str, note: Key| {
         html! {
-            <div class="stat" id={id} data-bytes={bytes.0.to_string()}>
-                <div class="stat-label">{ label }</div>
-                <div class="stat-value">{ bytes.to_string() }</div>
+            <div class="stat" id={id} data-bytes={value.0.to_string()}>
+                <div class="stat-label">{ t(lang, label) }</div>
+                <div class="stat-value">{ bytes(value, prefs.units) }</div>
                 // Break long API names only after a dot.
-                <code class="stat-source">{ for source.split_inclusive('.').map(|part| html! { <>{ part }<wbr /></> }) }</code>
-                <p class="stat-note">{ note }</p>
+                <code class="stat-source" translate="no">{ for source.split_inclusive('.').map(|part| html! { <>{ part }<wbr /></> }) }</code>
+                <p class="stat-note">{ t(lang, note) }</p>
             </div>
         }
     };
     html! {
         <section class="card" aria-labelledby="peaks-title">
-            <h2 id="peaks-title" class="card-title">{ "Peak memory, three ways" }</h2>
-            <p class="card-sub">{ "PyTorch and nvidia-smi count the same step differently." }</p>
+            <h2 id="peaks-title" class="card-title">{ t(lang, Key::PeaksTitle) }</h2>
+            <p class="card-sub">{ t(lang, Key::PeaksSub) }</p>
             <div class="stats">
-                { stat("peak-allocated", "Allocated", props.allocated, "torch.cuda.max_memory_allocated()", "Live tensors at the worst moment of the step.") }
-                { stat("peak-reserved", "Reserved", props.reserved, "torch.cuda.max_memory_reserved()", "Held by PyTorch's caching allocator, free blocks included.") }
-                { stat("device-used", "Device used", props.device, "nvidia-smi", "Reserved plus the CUDA context and cuBLAS workspaces.") }
+                { stat("peak-allocated", Key::Allocated, props.allocated, "torch.cuda.max_memory_allocated()", Key::AllocatedNote) }
+                { stat("peak-reserved", Key::Reserved, props.reserved, "torch.cuda.max_memory_reserved()", Key::ReservedNote) }
+                { stat("device-used", Key::DeviceUsed, props.device, "nvidia-smi", Key::DeviceUsedNote) }
             </div>
         </section>
     }

@@ -1,8 +1,13 @@
-//! The results column: a notice when the inputs are invalid, the summary line,
-//! the verdict, the three peak numbers and the breakdown.
+//! The results column: a notice when the inputs are invalid, the summary
+//! line, the verdict, the three peak numbers, the breakdown, the comparison
+//! strip, the two charts and the per-layer table.
 
-use super::{Notice, PeakBreakdown, PeakNumbers, Verdict};
-use crate::state::{Action, Field, Report};
+use super::{BatchChart, LayerTable, Notice, PeakBreakdown, PeakNumbers, Techniques, TimelineChart, Verdict};
+use crate::hooks::use_prefs;
+use crate::i18n::{Key, t};
+use crate::layers::LayerSort;
+use crate::report::Report;
+use crate::state::{Action, Field, Problem};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -15,18 +20,23 @@ pub struct ResultsProps {
     pub stale: bool,
     /// A problem not tied to a field, if any.
     #[prop_or_default]
-    pub problem: Option<String>,
-    /// Emits changes made from the results (the "use largest batch" button).
+    pub problem: Option<Problem>,
+    /// How the per-layer table is sorted.
+    pub layer_sort: LayerSort,
+    /// Emits changes made from the results (use the largest batch, apply a
+    /// technique, sort the table).
     pub on_action: Callback<Action>,
 }
 
 /// Everything right of (or below) the form.
 #[function_component]
 pub fn Results(props: &ResultsProps) -> Html {
-    let e = &props.report.estimate;
+    let lang = use_prefs().lang;
+    let r = &props.report;
+    let e = &r.estimate;
     let notice = match (&props.problem, props.stale) {
-        (Some(problem), _) => html! { <Notice kind="error" text={problem.clone()} /> },
-        (None, true) => html! { <Notice kind="info" text="Showing the last valid result. Fix the highlighted field to update it." /> },
+        (Some(problem), _) => html! { <Notice kind="error" text={problem.message(lang)} /> },
+        (None, true) => html! { <Notice kind="info" text={t(lang, Key::StaleNotice)} /> },
         (None, false) => html! {},
     };
     let on_use_batch = {
@@ -41,10 +51,13 @@ pub fn Results(props: &ResultsProps) -> Html {
                 class={classes!("results", props.stale.then_some("stale"))}
                 data-state={if props.stale { "stale" } else { "fresh" }}
             >
-                <p class="summary" id="summary">{ props.report.summary() }</p>
+                <p class="summary" id="summary">
+                    <span class="model-name" translate="no">{ r.model_name.clone() }</span>
+                    { " · " }{ r.details(lang) }
+                </p>
                 if let Some(fit) = &e.gpu {
                     <Verdict
-                        gpu_name={props.report.gpu_name.clone()}
+                        gpu_name={r.gpu_name.clone()}
                         fit={fit.clone()}
                         device_used={e.device_used_bytes}
                         batch={e.config.batch}
@@ -53,6 +66,10 @@ pub fn Results(props: &ResultsProps) -> Html {
                 }
                 <PeakNumbers allocated={e.peak_allocated_bytes} reserved={e.peak_reserved_bytes} device={e.device_used_bytes} />
                 <PeakBreakdown at_peak={e.at_peak} phase={e.peak_phase} step={e.peak_step} op={e.peak_op.clone()} />
+                <Techniques report={r.clone()} on_action={props.on_action.clone()} />
+                <BatchChart report={r.clone()} />
+                <TimelineChart report={r.clone()} />
+                <LayerTable report={r.clone()} sort={props.layer_sort} on_action={props.on_action.clone()} />
             </div>
         </>
     }

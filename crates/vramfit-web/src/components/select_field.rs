@@ -16,6 +16,10 @@ pub struct SelectFieldProps {
     pub groups: Rc<Vec<ChoiceGroup>>,
     /// The selected value.
     pub value: AttrValue,
+    /// Whether the options are product names, which translation tools and
+    /// the language switch leave alone.
+    #[prop_or_default]
+    pub proper_names: bool,
     /// Help shown under the field, if any.
     #[prop_or_default]
     pub hint: Option<AttrValue>,
@@ -34,8 +38,9 @@ pub fn SelectField(props: &SelectFieldProps) -> Html {
             }
         })
     };
+    let translate = props.proper_names.then_some("no");
     let option = |c: &Choice| {
-        html! { <option value={c.value.clone()} selected={c.value == props.value.as_str()}>{ c.label.clone() }</option> }
+        html! { <option value={c.value.clone()} {translate} selected={c.value == props.value.as_str()}>{ c.label.clone() }</option> }
     };
     let hint_id = format!("{}-hint", props.id);
     html! {

@@ -1,7 +1,9 @@
 //! The verdict card: fits or not, a bar of the GPU's memory filled by what
 //! nvidia-smi would show, and the largest batch that fits.
 
-use crate::present::{capacity, css_width, group_digits, percent, share};
+use crate::hooks::use_prefs;
+use crate::i18n::{Key, t, tf};
+use crate::present::{bytes, capacity, css_width, group_digits, percent, share};
 use vramfit_core::{Bytes, GpuFit};
 use yew::prelude::*;
 
@@ -23,32 +25,36 @@ pub struct VerdictProps {
 /// Fits / does not fit.
 #[function_component]
 pub fn Verdict(props: &VerdictProps) -> Html {
+    let prefs = use_prefs();
+    let (lang, units) = (prefs.lang, prefs.units);
     let fit = &props.fit;
-    let cap = capacity(fit.usable_bytes);
+    let cap = capacity(fit.usable_bytes, units);
     let filled = share(props.device_used, fit.usable_bytes);
-    let (title, detail) = if fit.fits {
-        (
-            format!("Fits on {}", props.gpu_name),
-            format!("{} of {cap} at the peak ({}), {} to spare.", props.device_used, percent(filled), fit.usable_bytes - props.device_used),
-        )
+    let used = bytes(props.device_used, units);
+    let gpu = html! { <span translate="no">{ props.gpu_name.clone() }</span> };
+    // The GPU's name is a product name: split the sentence around it.
+    let title = {
+        let template = t(lang, if fit.fits { Key::FitsOn } else { Key::NoFitOn });
+        let (before, after) = template.split_once("{0}").unwrap_or((template, ""));
+        html! { <>{ before }{ gpu }{ after }</> }
+    };
+    let detail = if fit.fits {
+        tf(lang, Key::FitsDetail, &[&used, &cap, &percent(filled), &bytes(fit.usable_bytes - props.device_used, units)])
     } else {
-        (
-            format!("Does not fit on {}", props.gpu_name),
-            format!("Needs {}: {} more than its {cap}.", props.device_used, props.device_used - fit.usable_bytes),
-        )
+        tf(lang, Key::NoFitDetail, &[&used, &bytes(props.device_used - fit.usable_bytes, units), &cap])
     };
     let max_batch = if fit.max_batch == 0 {
-        html! { <p class="max-batch" id="max-batch" data-value="0">{ "Even a batch of 1 does not fit on this GPU." }</p> }
+        html! { <p class="max-batch" id="max-batch" data-value="0">{ t(lang, Key::NoBatchFits) }</p> }
     } else {
         let max = fit.max_batch;
         let on_use = props.on_use_batch.clone();
         html! {
             <p class="max-batch">
-                { "Largest batch that fits: " }
+                { t(lang, Key::LargestBatch) }
                 <strong id="max-batch" data-value={max.to_string()}>{ group_digits(max) }</strong>
                 if max != props.batch {
                     <button type="button" class="link-button" onclick={Callback::from(move |_| on_use.emit(max))}>
-                        { format!("Use {}", group_digits(max)) }
+                        { tf(lang, Key::UseBatch, &[&group_digits(max)]) }
                     </button>
                 }
             </p>
@@ -71,7 +77,7 @@ pub fn Verdict(props: &VerdictProps) -> Html {
             <div
                 class="meter"
                 role="meter"
-                aria-label="GPU memory used at the peak"
+                aria-label={t(lang, Key::MeterLabel)}
                 aria-valuemin="0"
                 aria-valuemax="100"
                 aria-valuenow={format!("{:.0}", filled * 100.0)}

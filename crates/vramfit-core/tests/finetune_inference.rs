@@ -1,0 +1,66 @@
+//! LoRA / QLoRA fine-tuning and inference: adapter counts as PEFT reports
+//! them, quantized storage, and a KV cache that respects GQA.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+
+use vramfit_core::config::{Mode, WeightFormat};
+use vramfit_core::{Attention, Overheads, Precision, TrainConfig, estimate, model_preset};
+
+fn run(model: &str, cfg: TrainConfig) -> vramfit_core::Estimate {
+    let spec = model_preset(model).unwrap().spec;
+    estimate(&spec, &cfg, &Overheads::default(), None).unwrap()
+}
+
+fn base(mode: Mode) -> TrainConfig {
+    TrainConfig { mode, batch: 1, seq: 512, precision: Precision::Bf16, attention: Attention::Flash, ..TrainConfig::default() }
+}
+
+#[test]
+fn lora_on_every_linear_matches_peft_counts() {
+    // PEFT, LoraConfig(r=16, target_modules="all-linear") on Llama-2-7B prints
+    // "trainable params: 39,976,960 || all params: 6,778,392,576".
+    let e = run("llama-2-7b", TrainConfig { lora_rank: 16, ..base(Mode::FinetuneLora) });
+    assert_eq!(e.trainable_parameter_count, 39_976_960);
+    assert_eq!(e.parameter_count, 6_778_392_576);
+    // Adapters are fp32: gradients and Adam state only for them.
+    assert!(e.at_peak.optimizer_states.0 <= 2 * 39_976_960 * 4 + 512 * 2 * 7 * 32 * 2);
+}
+
+#[test]
+fn qlora_stores_the_base_in_nf4() {
+    let lora = run("llama-2-7b", base(Mode::FinetuneLora));
+    let qlora = run("llama-2-7b", base(Mode::FinetuneQlora));
+    // Block linear weights go from 2 bytes to ~0.52 bytes per weight.
+    let ratio = qlora.at_peak.parameters.0 as f64 / lora.at_peak.parameters.0 as f64;
+    assert!((0.25..0.35).contains(&ratio), "ratio {ratio}");
+    assert_eq!(lora.trainable_parameter_count, qlora.trainable_parameter_count);
+}
+
+#[test]
+fn quantized_weights_cannot_be_fully_trained() {
+    let spec = model_preset("gpt2").unwrap().spec;
+    let cfg = TrainConfig { weights: WeightFormat::Int4, ..TrainConfig::default() };
+    let err = estimate(&spec, &cfg, &Overheads::default(), None).unwrap_err().to_string();
+    assert!(err.contains("finetune-qlora") || err.contains("inference"), "{err}");
+}
+
+#[test]
+fn inference_has_no_gradients_and_a_gqa_kv_cache() {
+    let cfg = TrainConfig { context: 8192, ..base(Mode::Inference) };
+    let e = run("llama-3-8b", cfg);
+    // 2 (K, V) × 32 layers × 8 KV heads × 128 dims × 2 bytes = 128 KiB per token.
+    assert_eq!(e.at_peak.kv_cache.0, 128 * 1024 * 8192);
+    assert_eq!(e.at_peak.gradients.0 + e.at_peak.optimizer_states.0, 0);
+    assert_eq!(e.peak_phase, vramfit_core::Phase::Forward);
+    // Weights: 8,030,261,248 bf16 parameters.
+    assert!(e.at_peak.parameters.0 >= 2 * 8_030_261_248);
+    // More context, more cache.
+    let longer = run("llama-3-8b", TrainConfig { context: 16384, ..base(Mode::Inference) });
+    assert_eq!(longer.at_peak.kv_cache.0, 2 * e.at_peak.kv_cache.0);
+}
+
+#[test]
+fn inference_needs_far_less_than_training() {
+    let train = run("gpt2", TrainConfig { precision: Precision::Fp32, ..base(Mode::Train) });
+    let infer = run("gpt2", TrainConfig { precision: Precision::Fp32, ..base(Mode::Inference) });
+    assert!(infer.peak_allocated_bytes.0 * 3 < train.peak_allocated_bytes.0);
+}

@@ -1,0 +1,68 @@
+//! The few places the app touches the browser outside Yew's rendering:
+//! reading the browser's language and colour-scheme preference, reflecting
+//! the preferences on `<html>`, reading a dropped file, and moving focus.
+//! Every call degrades to a no-op when an API is missing (old browsers,
+//! native tests), so none of them can stop the page.
+
+use crate::i18n::{Key, t};
+use crate::import::{ImportError, MAX_FILE_BYTES};
+use crate::prefs::Prefs;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
+use yew::Callback;
+
+/// The preferences the browser asks for (`navigator.language`,
+/// `prefers-color-scheme`); the defaults when they cannot be read.
+pub fn initial_prefs() -> Prefs {
+    let Some(window) = web_sys::window() else { return Prefs::default() };
+    let language = window.navigator().language().unwrap_or_default();
+    let dark = window.match_media("(prefers-color-scheme: dark)").ok().flatten().is_some_and(|m| m.matches());
+    Prefs::from_browser(&language, dark)
+}
+
+/// Sets `<html lang>`, `<html data-theme>` and the document title.
+pub fn reflect(prefs: Prefs) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    if let Some(html) = document.document_element() {
+        // Failing to set an attribute only loses styling hints; nothing to report.
+        let _ = html.set_attribute("lang", prefs.lang.tag());
+        let _ = html.set_attribute("data-theme", prefs.theme.id());
+    }
+    document.set_title(t(prefs.lang, Key::PageTitle));
+}
+
+/// Reads `file` as text and emits it, or why it could not be used (too
+/// large for a `config.json`, unreadable).
+pub fn read_text(file: web_sys::File, done: Callback<Result<String, ImportError>>) {
+    let size = file.size() as u64;
+    if size > MAX_FILE_BYTES {
+        return done.emit(Err(ImportError::TooLarge(size)));
+    }
+    let Ok(reader) = web_sys::FileReader::new() else { return done.emit(Err(ImportError::Unreadable)) };
+    let on_load = {
+        let reader = reader.clone();
+        let done = done.clone();
+        Closure::once_into_js(move || {
+            let text = reader.result().ok().and_then(|r| r.as_string());
+            done.emit(text.ok_or(ImportError::Unreadable));
+        })
+    };
+    let on_error = Closure::once_into_js(move || done.emit(Err(ImportError::Unreadable)));
+    reader.set_onload(Some(on_load.unchecked_ref()));
+    reader.set_onerror(Some(on_error.unchecked_ref()));
+    if reader.read_as_text(&file).is_err() {
+        reader.set_onload(None);
+    }
+}
+
+/// Moves keyboard focus to the element with this id, if it can take focus.
+pub fn focus(id: &str) {
+    let element = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id));
+    if let Some(el) = element {
+        if let Some(svg) = el.dyn_ref::<web_sys::SvgElement>() {
+            let _ = svg.focus();
+        } else if let Some(html) = el.dyn_ref::<web_sys::HtmlElement>() {
+            let _ = html.focus();
+        }
+    }
+}

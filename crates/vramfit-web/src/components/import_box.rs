@@ -1,0 +1,110 @@
+//! The "paste or drop a Hugging Face config.json" box under the model list.
+
+use crate::browser;
+use crate::hooks::use_prefs;
+use crate::i18n::{Key, t};
+use crate::import::{ImportError, ImportState, Tone};
+use crate::state::Action;
+use web_sys::{HtmlInputElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+/// Props of [`ImportBox`].
+#[derive(Properties, PartialEq)]
+pub struct ImportBoxProps {
+    /// The box's state.
+    pub import: ImportState,
+    /// Whether it starts expanded (an imported model is selected, or there is an error).
+    pub open: bool,
+    /// Emits the text, or why a file could not be used.
+    pub on_action: Callback<Action>,
+}
+
+/// A collapsible text box that imports as you type, and takes a dropped or
+/// chosen file.
+#[function_component]
+pub fn ImportBox(props: &ImportBoxProps) -> Html {
+    let prefs = use_prefs();
+    let lang = prefs.lang;
+    let dragging = use_state_eq(|| false);
+    let on_text = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |r: Result<String, ImportError>| {
+            on_action.emit(match r {
+                Ok(text) => Action::ImportConfig(text),
+                Err(e) => Action::ImportFailed(e),
+            })
+        })
+    };
+    let oninput = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Some(area) = e.target_dyn_into::<HtmlTextAreaElement>() {
+                on_action.emit(Action::ImportConfig(area.value()));
+            }
+        })
+    };
+    let ondragover = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: DragEvent| {
+            // Accepting the drag is what makes the element a drop target.
+            e.prevent_default();
+            dragging.set(true);
+        })
+    };
+    let ondragleave = {
+        let dragging = dragging.clone();
+        Callback::from(move |_: DragEvent| dragging.set(false))
+    };
+    let ondrop = {
+        let dragging = dragging.clone();
+        let on_text = on_text.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            dragging.set(false);
+            if let Some(file) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) {
+                browser::read_text(file, on_text.clone());
+            }
+        })
+    };
+    let onchange = Callback::from(move |e: Event| {
+        if let Some(file) = e.target_dyn_into::<HtmlInputElement>().and_then(|i| i.files()).and_then(|f| f.get(0)) {
+            browser::read_text(file, on_text.clone());
+        }
+    });
+    let (tone, status) = props.import.status(lang, prefs.units);
+    let status_class = match tone {
+        Tone::Hint => "field-hint",
+        Tone::Ok => "field-ok",
+        Tone::Error => "field-error",
+    };
+    html! {
+        <details class="import" open={props.open}>
+            <summary>{ t(lang, Key::ImportTitle) }</summary>
+            <div
+                class={classes!("field", "import-body", (*dragging).then_some("dragging"), (tone == Tone::Error).then_some("invalid"))}
+                {ondragover}
+                {ondragleave}
+                {ondrop}
+            >
+                <label for="hf-config">{ t(lang, Key::ImportLabel) }</label>
+                <textarea
+                    id="hf-config"
+                    rows="5"
+                    spellcheck="false"
+                    autocomplete="off"
+                    translate="no"
+                    placeholder="{ \"model_type\": \"llama\", … }"
+                    value={props.import.text.clone()}
+                    aria-invalid={(tone == Tone::Error).then_some("true")}
+                    aria-describedby="hf-config-status"
+                    {oninput}
+                />
+                <p class={status_class} id="hf-config-status" role="status">{ status }</p>
+                <label class="file-button">
+                    { t(lang, Key::ImportChoose) }
+                    <input type="file" accept=".json,application/json" class="visually-hidden" {onchange} />
+                </label>
+            </div>
+        </details>
+    }
+}

@@ -1,0 +1,42 @@
+//! Hooks that connect components to the browser: the measured width of an
+//! element (charts draw at their real size, so text stays readable from a
+//! phone to a wide screen).
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
+use yew::prelude::*;
+
+/// The width in CSS pixels of the element behind `node`, kept current with a
+/// `ResizeObserver`; `None` until it is first measured.
+#[hook]
+pub fn use_width(node: NodeRef) -> Option<u32> {
+    let width = use_state_eq(|| None::<u32>);
+    {
+        let width = width.clone();
+        use_effect_with(node, move |node| {
+            let observed = node.cast::<web_sys::Element>().and_then(|el| {
+                let measure = {
+                    let el = el.clone();
+                    move || width.set(u32::try_from(el.client_width()).ok().filter(|w| *w > 0))
+                };
+                measure();
+                let closure = Closure::<dyn FnMut()>::new(measure);
+                let observer = web_sys::ResizeObserver::new(closure.as_ref().unchecked_ref()).ok()?;
+                observer.observe(&el);
+                Some((observer, closure))
+            });
+            move || {
+                if let Some((observer, _closure)) = observed {
+                    observer.disconnect();
+                }
+            }
+        });
+    }
+    *width
+}
+
+/// The display preferences provided by the app (defaults outside it).
+#[hook]
+pub fn use_prefs() -> crate::prefs::Prefs {
+    use_context::<crate::prefs::Prefs>().unwrap_or_default()
+}
