@@ -50,6 +50,8 @@ pub struct Builder {
     pub frozen: bool,
     /// LoRA rank for the linear layers inside blocks (0: no adapters).
     pub lora_rank: u64,
+    /// Sequence-parallel factor (1: off).
+    pub sp: u64,
 }
 
 impl Builder {
@@ -67,6 +69,7 @@ impl Builder {
             inference: false,
             frozen: false,
             lora_rank: 0,
+            sp: 1,
         }
     }
 
@@ -175,6 +178,55 @@ impl Builder {
     /// The storage type of a parameter.
     pub fn param_storage_dtype(&self, p: ParamId) -> DType {
         self.graph.params.get(p.0 as usize).and_then(|p| p.dtype).unwrap_or_else(|| self.param_dtype())
+    }
+
+    /// Sequence parallelism: all-gathers a sequence-sharded tensor before a
+    /// tensor-parallel region (a transient full-sequence copy).
+    pub fn sp_gather(&mut self, x: TensorId) -> TensorId {
+        if self.sp <= 1 {
+            return x;
+        }
+        let t = self.tensor_info(x);
+        let out = self.tensor(Numel { fixed: t.numel.fixed * self.sp, per_sample: t.numel.per_sample * self.sp }, t.dtype, t.requires_grad);
+        self.op("sp_all_gather", OpKind::Copy, OpSpec { inputs: vec![x], outputs: vec![out], ..OpSpec::default() });
+        out
+    }
+
+    /// Sequence parallelism: reduce-scatters a tensor-parallel region's output
+    /// back to this rank's part of the sequence.
+    pub fn sp_scatter(&mut self, x: TensorId) -> TensorId {
+        if self.sp <= 1 {
+            return x;
+        }
+        let t = self.tensor_info(x);
+        let out = self.tensor(Numel { fixed: t.numel.fixed / self.sp, per_sample: t.numel.per_sample / self.sp }, t.dtype, t.requires_grad);
+        self.op("sp_reduce_scatter", OpKind::Copy, OpSpec { inputs: vec![x], outputs: vec![out], ..OpSpec::default() });
+        out
+    }
+
+    /// Megatron's sequence-parallel linears save their sharded input and
+    /// all-gather it again in backward: ops from `since` on that save `from` save `to` instead.
+    pub fn resave(&mut self, since: usize, from: TensorId, to: TensorId) {
+        if from == to {
+            return;
+        }
+        for op in self.graph.ops.iter_mut().skip(since) {
+            for s in op.saved.iter_mut().filter(|s| **s == from) {
+                *s = to;
+            }
+        }
+    }
+
+    /// Number of ops so far (a marker for [`Builder::resave`]).
+    pub fn op_count(&self) -> usize {
+        self.graph.ops.len()
+    }
+
+    /// Ends a pipeline stage: the activation is sent to the next stage, whose
+    /// gradient comes back as this stage's starting gradient.
+    pub fn pipeline_send(&mut self, x: TensorId) {
+        let grad_seed = self.tensor(Numel::fixed(1), DType::F32, true);
+        self.op("pipeline_send", OpKind::Loss, OpSpec { inputs: vec![x], outputs: vec![grad_seed], ..OpSpec::default() });
     }
 
     /// Sets the KV cache's size per sample in bytes.

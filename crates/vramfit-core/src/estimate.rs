@@ -209,6 +209,15 @@ pub fn usable(gpu: &GpuPreset, o: &Overheads) -> Bytes {
 pub fn estimate(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, gpu: Option<&GpuPreset>) -> Result<Estimate, Error> {
     let g = check(spec, cfg, overheads)?;
     let sim = simulate::simulate(&g, cfg, overheads, STEPS, true);
+    // Under tensor or pipeline parallelism the graph is one rank's share; counts are of the whole model.
+    let whole_model;
+    let whole = if cfg.parallel.tp > 1 || cfg.parallel.pp > 1 {
+        let one = crate::parallel::Parallel { tp: 1, pp: 1, sp: false, ..cfg.parallel };
+        whole_model = spec.lower(&TrainConfig { parallel: one, ..*cfg })?;
+        &whole_model
+    } else {
+        &g
+    };
     let op_name =
         |i: usize| if i == usize::MAX { "optimizer.step".to_string() } else { g.ops.get(i).map(|o| o.name.clone()).unwrap_or_default() };
     let timeline = sim
@@ -232,8 +241,8 @@ pub fn estimate(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, gpu:
     };
     Ok(Estimate {
         schema: SCHEMA,
-        parameter_count: g.parameter_count(),
-        trainable_parameter_count: g.trainable_parameter_count(),
+        parameter_count: whole.parameter_count(),
+        trainable_parameter_count: whole.trainable_parameter_count(),
         peak_allocated_bytes: sim.peak.breakdown.total(),
         peak_reserved_bytes: sim.peak_reserved,
         device_used_bytes: device,

@@ -120,6 +120,7 @@ fn bert(f: &Fields) -> Result<TransformerSpec, Error> {
         hidden_dropout: f.f64_or("hidden_dropout_prob", 0.1),
         attention_dropout: f.f64_or("attention_probs_dropout_prob", 0.1),
         head,
+        fused_gelu: false,
     })
 }
 
@@ -143,6 +144,7 @@ fn gpt2(f: &Fields) -> Result<TransformerSpec, Error> {
         hidden_dropout: f.f64_or("resid_pdrop", 0.1),
         attention_dropout: f.f64_or("attn_pdrop", 0.1),
         head: Head::CausalLm,
+        fused_gelu: false,
     })
 }
 
@@ -168,5 +170,6 @@ fn llama(f: &Fields) -> Result<TransformerSpec, Error> {
         hidden_dropout: 0.0,
         attention_dropout: f.f64_or("attention_dropout", 0.0),
         head: Head::CausalLm,
+        fused_gelu: false,
     })
 }

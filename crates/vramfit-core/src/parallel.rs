@@ -147,11 +147,19 @@ pub struct Parallel {
     pub nodes: u64,
     /// Offload to host memory.
     pub offload: Offload,
+    /// Megatron tensor-parallel size (attention heads, MLP columns and the
+    /// vocabulary split over `tp` GPUs).
+    pub tp: u64,
+    /// Pipeline-parallel stages (1F1B schedule).
+    pub pp: u64,
+    /// Megatron sequence parallelism (with `tp > 1`): the norms, dropouts and
+    /// residuals outside the tensor-parallel regions are split along the sequence.
+    pub sp: bool,
 }
 
 impl Default for Parallel {
     fn default() -> Self {
-        Parallel { strategy: Strategy::Single, gpus_per_node: 1, nodes: 1, offload: Offload::None }
+        Parallel { strategy: Strategy::Single, gpus_per_node: 1, nodes: 1, offload: Offload::None, tp: 1, pp: 1, sp: false }
     }
 }
 
@@ -161,12 +169,17 @@ impl Parallel {
         self.gpus_per_node.saturating_mul(self.nodes).max(1)
     }
 
-    /// GPUs that share one copy of the sharded state.
+    /// Data-parallel replicas: the GPUs left after tensor and pipeline parallelism.
+    pub fn dp(&self) -> u64 {
+        (self.world() / (self.tp.max(1) * self.pp.max(1))).max(1)
+    }
+
+    /// GPUs that share one copy of the sharded state (within the data-parallel group).
     pub fn shard_group(&self) -> u64 {
         match self.strategy {
             Strategy::Single | Strategy::Ddp | Strategy::FsdpNoShard => 1,
-            Strategy::FsdpHybrid => self.gpus_per_node.max(1),
-            _ => self.world(),
+            Strategy::FsdpHybrid => (self.gpus_per_node / (self.tp.max(1) * self.pp.max(1))).max(1),
+            _ => self.dp(),
         }
     }
 
@@ -188,7 +201,7 @@ impl Parallel {
 
     /// DDP's separate gradient buckets.
     pub fn has_buckets(&self) -> bool {
-        self.strategy == Strategy::Ddp && self.world() > 1
+        self.strategy == Strategy::Ddp && self.dp() > 1
     }
 
     /// Checks the combination.
@@ -199,6 +212,18 @@ impl Parallel {
     pub fn validate(&self) -> Result<(), Error> {
         crate::config::check_range("gpus-per-node", self.gpus_per_node, 1, 1024)?;
         crate::config::check_range("nodes", self.nodes, 1, 1 << 16)?;
+        crate::config::check_range("tp", self.tp, 1, 1024)?;
+        crate::config::check_range("pp", self.pp, 1, 1024)?;
+        if !self.world().is_multiple_of(self.tp * self.pp) {
+            return Err(Error::NotApplicable(format!(
+                "tp × pp = {} must divide the {} GPUs (gpus-per-node × nodes)",
+                self.tp * self.pp,
+                self.world()
+            )));
+        }
+        if self.sp && self.tp == 1 {
+            return Err(Error::NotApplicable("sequence parallelism needs tensor parallelism (--tp > 1)".into()));
+        }
         match (self.offload, self.strategy) {
             (Offload::None, _) => Ok(()),
             (Offload::Optimizer, s) if s.is_zero() || matches!(s, Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid) => {

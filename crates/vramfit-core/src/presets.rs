@@ -44,6 +44,7 @@ fn bert(hidden: u64, layers: u64, heads: u64, head: Head) -> ModelSpec {
         hidden_dropout: 0.1,
         attention_dropout: 0.1,
         head,
+        fused_gelu: false,
     })
 }
 
@@ -65,6 +66,30 @@ fn gpt2(hidden: u64, layers: u64, heads: u64) -> ModelSpec {
         hidden_dropout: 0.1,
         attention_dropout: 0.1,
         head: Head::CausalLm,
+        fused_gelu: false,
+    })
+}
+
+/// A Megatron-LM GPT (learned positions, fused bias-GeLU, tied output layer).
+fn megatron_gpt(vocab: u64, hidden: u64, layers: u64, heads: u64, positions: u64) -> ModelSpec {
+    ModelSpec::Transformer(TransformerSpec {
+        arch: Arch::Gpt2,
+        vocab,
+        hidden,
+        layers,
+        heads,
+        kv_heads: heads,
+        head_dim: hidden / heads,
+        intermediate: 4 * hidden,
+        max_positions: positions,
+        type_vocab: 0,
+        tie_embeddings: true,
+        qkv_bias: true,
+        mlp_bias: true,
+        hidden_dropout: 0.1,
+        attention_dropout: 0.1,
+        head: Head::CausalLm,
+        fused_gelu: true,
     })
 }
 
@@ -88,6 +113,7 @@ pub fn llama(vocab: u64, hidden: u64, layers: u64, heads: u64, kv_heads: u64, in
         hidden_dropout: 0.0,
         attention_dropout: 0.0,
         head: Head::CausalLm,
+        fused_gelu: false,
     })
 }
 
@@ -132,6 +158,7 @@ pub fn model_presets() -> Vec<ModelPreset> {
         p("gpt2-medium", "GPT-2 Medium (355M)", "GPT-2", gpt2(1024, 24, 16)),
         p("gpt2-large", "GPT-2 Large (774M)", "GPT-2", gpt2(1280, 36, 20)),
         p("gpt2-xl", "GPT-2 XL (1.5B)", "GPT-2", gpt2(1600, 48, 25)),
+        p("gpt3-175b", "GPT-3 175B (Megatron-LM)", "GPT-2", megatron_gpt(51200, 12288, 96, 96, 2048)),
         p("llama-tiny", "Llama-style tiny (reference)", "Llama", llama(32000, 512, 4, 8, 2, 1376, false, false)),
         p("llama-2-7b", "Llama-2-7B", "Llama", llama(32000, 4096, 32, 32, 32, 11008, false, false)),
         p("llama-2-13b", "Llama-2-13B", "Llama", llama(32000, 5120, 40, 40, 40, 13824, false, false)),

@@ -13,7 +13,7 @@ fn cfg(strategy: Strategy, gpus: u64, offload: Offload) -> TrainConfig {
         batch: 2,
         seq: 256,
         precision: Precision::Bf16,
-        parallel: Parallel { strategy, gpus_per_node: gpus, nodes: 1, offload },
+        parallel: Parallel { strategy, gpus_per_node: gpus, nodes: 1, offload, ..Parallel::default() },
         ..TrainConfig::default()
     }
 }

@@ -50,11 +50,7 @@ impl Prefs {
     /// (`navigator.language`) and whether it prefers a dark scheme. Units
     /// start binary everywhere: GPU memory is sold and reported in GiB.
     pub fn from_browser(language: &str, prefers_dark: bool) -> Prefs {
-        Prefs {
-            lang: Lang::from_tag(language),
-            units: Units::Binary,
-            theme: if prefers_dark { Theme::Dark } else { Theme::Light },
-        }
+        Prefs { lang: Lang::from_tag(language), units: Units::Binary, theme: if prefers_dark { Theme::Dark } else { Theme::Light } }
     }
 }
 

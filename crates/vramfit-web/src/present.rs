@@ -23,18 +23,22 @@ pub struct BreakdownRow {
     pub share: f64,
 }
 
-/// The six categories of `at_peak`, in the order they are stacked.
+/// The categories of `at_peak`, in the order they are stacked: the six of
+/// a training step, and the KV cache when there is one (inference).
 pub fn breakdown_rows(b: &Breakdown) -> Vec<BreakdownRow> {
     let total = b.total();
     let row = |key, label, note, bytes: Bytes| BreakdownRow { key, label, note, bytes, share: share(bytes, total) };
-    vec![
+    let kv_cache = (b.kv_cache.0 > 0).then(|| row("kv-cache", Key::CatKvCache, Key::CatKvCacheNote, b.kv_cache));
+    let mut rows = vec![
         row("parameters", Key::CatParameters, Key::CatParametersNote, b.parameters),
         row("gradients", Key::CatGradients, Key::CatGradientsNote, b.gradients),
         row("optimizer-states", Key::CatOptimizer, Key::CatOptimizerNote, b.optimizer_states),
         row("activations", Key::CatActivations, Key::CatActivationsNote, b.activations),
         row("temporary", Key::CatTemporary, Key::CatTemporaryNote, b.temporary),
         row("other", Key::CatOther, Key::CatOtherNote, b.other),
-    ]
+    ];
+    rows.extend(kv_cache);
+    rows
 }
 
 /// `part / whole`, clamped to `[0, 1]`; zero when `whole` is zero.
@@ -168,12 +172,15 @@ mod tests {
             activations: Bytes(300),
             temporary: Bytes(100),
             other: Bytes(0),
+            kv_cache: Bytes(0),
         };
         let rows = breakdown_rows(&b);
         assert_eq!(rows.len(), 6);
         let sum: f64 = rows.iter().map(|r| r.share).sum();
         assert!((sum - 1.0).abs() < 1e-12, "{sum}");
         assert_eq!(rows.iter().find(|r| r.key == "optimizer-states").map(|r| r.share), Some(0.4));
+        let with_cache = Breakdown { kv_cache: Bytes(1000), ..b };
+        assert_eq!(breakdown_rows(&with_cache).last().map(|r| r.key), Some("kv-cache"));
     }
 
     #[test]

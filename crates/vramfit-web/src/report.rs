@@ -32,14 +32,8 @@ impl Report {
     ///
     /// # Errors
     /// Any error of [`vramfit_core::estimate()`].
-    pub fn compute(
-        spec: &ModelSpec,
-        cfg: &TrainConfig,
-        gpu: &GpuPreset,
-        model_name: &str,
-        input: Option<Field>,
-    ) -> Result<Report, Error> {
-        let overheads = Overheads::default();
+    pub fn compute(spec: &ModelSpec, cfg: &TrainConfig, gpu: &GpuPreset, model_name: &str, input: Option<Field>) -> Result<Report, Error> {
+        let overheads = Overheads::for_gpu(gpu);
         let estimate = estimate(spec, cfg, &overheads, Some(gpu))?;
         let max = estimate.gpu.as_ref().map_or(0, |g| g.max_batch);
         let upto = max.max(cfg.batch).saturating_mul(2);
@@ -64,10 +58,7 @@ impl Report {
             Some(Field::Image) => tf(lang, Key::SummaryImage, &[&batch, &cfg.image.to_string()]),
             _ => tf(lang, Key::SummaryBatch, &[&batch]),
         };
-        let mut parts = vec![
-            tf(lang, Key::SummaryParams, &[&present::count(self.estimate.parameter_count, lang)]),
-            shape,
-        ];
+        let mut parts = vec![tf(lang, Key::SummaryParams, &[&present::count(self.estimate.parameter_count, lang)]), shape];
         if cfg.grad_accum > 1 {
             parts.push(tf(lang, Key::SummaryAccum, &[&cfg.grad_accum.to_string(), &self.effective_batch().to_string()]));
         }

@@ -73,6 +73,10 @@ pub struct TransformerSpec {
     pub attention_dropout: f64,
     /// The head.
     pub head: Head,
+    /// GeLU as one fused kernel that saves only its input (Megatron-LM's
+    /// `bias_gelu_fusion`) instead of GPT-2's `gelu_new` written as eager ops.
+    #[serde(default)]
+    pub fused_gelu: bool,
 }
 
 impl TransformerSpec {
@@ -108,10 +112,46 @@ impl TransformerSpec {
     }
 }
 
+/// One tensor-parallel rank's share (Megatron-LM): attention heads, key/value
+/// heads and MLP columns split over `tp`; the vocabulary padded to a multiple
+/// of 128 · tp (`make_vocab_size_divisible_by`) and split.
+fn tensor_parallel_shard(t: &TransformerSpec, tp: u64) -> Result<TransformerSpec, Error> {
+    if tp <= 1 {
+        return Ok(t.clone());
+    }
+    for (name, v) in [("num_attention_heads", t.heads), ("num_key_value_heads", t.kv_heads), ("intermediate_size", t.intermediate)] {
+        if !v.is_multiple_of(tp) {
+            return Err(Error::NotApplicable(format!("tensor parallelism needs {name} ({v}) divisible by tp = {tp}")));
+        }
+    }
+    let padded = t.vocab.div_ceil(128 * tp) * 128 * tp;
+    Ok(TransformerSpec {
+        heads: t.heads / tp,
+        kv_heads: t.kv_heads / tp,
+        intermediate: t.intermediate / tp,
+        vocab: padded / tp,
+        ..t.clone()
+    })
+}
+
 /// Lowers a transformer for sequence length `seq`.
 pub fn lower(b: &mut Builder, t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<(), Error> {
     let (seq, attention, ckpt) = (cfg.seq, cfg.attention, cfg.checkpointing);
     t.validate()?;
+    let par = cfg.parallel;
+    let local = tensor_parallel_shard(t, par.tp)?;
+    let t = &local;
+    if par.sp {
+        if t.arch == Arch::Bert || !seq.is_multiple_of(par.tp) {
+            return Err(Error::NotApplicable(format!(
+                "sequence parallelism needs a decoder and a sequence length divisible by tp = {}",
+                par.tp
+            )));
+        }
+        b.sp = par.tp;
+    }
+    // Pipeline stage 0 holds the embeddings and the first ⌈L/pp⌉ layers.
+    let stage_layers = t.layers.div_ceil(par.pp.max(1));
     if t.max_positions > 0 && seq > t.max_positions {
         return Err(Error::NotApplicable(format!("sequence length {seq} exceeds this model's {} learned positions", t.max_positions)));
     }
@@ -142,9 +182,10 @@ pub fn lower(b: &mut Builder, t: &TransformerSpec, cfg: &crate::config::TrainCon
     if t.arch == Arch::Bert {
         x = b.layernorm("LayerNorm", x, h, true);
     }
-    x = b.dropout("dropout", x, t.hidden_dropout);
+    let x_sp = b.sp_scatter(x);
+    x = b.dropout("dropout", x_sp, t.hidden_dropout);
 
-    for i in 0..t.layers {
+    for i in 0..stage_layers {
         let name = match t.arch {
             Arch::Bert => format!("encoder.layer.{i}"),
             Arch::Gpt2 => format!("h.{i}"),
@@ -162,6 +203,11 @@ pub fn lower(b: &mut Builder, t: &TransformerSpec, cfg: &crate::config::TrainCon
         b.end_block();
     }
 
+    if par.pp > 1 {
+        b.layer("pipeline");
+        b.pipeline_send(x);
+        return Ok(());
+    }
     b.layer("head");
     if b.inference {
         lower_inference_head(b, t, x, wte, cfg.cache_tokens());
@@ -173,9 +219,12 @@ pub fn lower(b: &mut Builder, t: &TransformerSpec, cfg: &crate::config::TrainCon
                 Arch::Llama => b.rmsnorm("norm", x, h),
                 _ => b.layernorm("ln_f", x, h, true),
             };
+            x = b.sp_gather(x);
+            let seq = seq / b.sp;
             let logits = if t.tie_embeddings { lm_head_tied(b, x, wte, t) } else { b.linear("lm_head", x, h, t.vocab, false) };
             // transformers' ForCausalLMLoss upcasts the logits (`logits.float()`) before the loss.
             let upcast = b.cast(logits, DType::F32);
+            let seq = seq * b.sp;
             b.cross_entropy("loss", upcast, labels, seq, t.vocab);
             // The forward's `logits` local (half precision under autocast) lives until it returns.
             if upcast != logits {
@@ -273,7 +322,9 @@ fn bert_layer(b: &mut Builder, t: &TransformerSpec, x: TensorId, seq: u64, atten
 fn decoder_layer(b: &mut Builder, t: &TransformerSpec, x: TensorId, seq: u64, attention: Attention, ckpt: Checkpointing) -> TensorId {
     let h = t.hidden;
     let llama = t.arch == Arch::Llama;
-    let n = if llama { b.rmsnorm("input_layernorm", x, h) } else { b.layernorm("ln_1", x, h, true) };
+    let n_local = if llama { b.rmsnorm("input_layernorm", x, h) } else { b.layernorm("ln_1", x, h, true) };
+    let mark = b.op_count();
+    let n = b.sp_gather(n_local);
     let (q, k, v) = if llama {
         let qd = t.heads * t.head_dim;
         let kvd = t.kv_heads * t.head_dim;
@@ -285,17 +336,21 @@ fn decoder_layer(b: &mut Builder, t: &TransformerSpec, x: TensorId, seq: u64, at
         let k = b.rotary("self_attn.rotary_k", k);
         (q, k, v)
     } else {
-        let qkv = b.linear("attn.c_attn", n, h, 3 * h, true);
+        let qkv = b.linear("attn.c_attn", n, h, 3 * t.heads * t.head_dim, true);
         // split(dim=2) + view + transpose: q, k and v are views of the fused output.
         let [q, k, v] = crate::models::vit::split3(b, "attn.split_qkv", qkv, false);
         (q, k, v)
     };
+    b.resave(mark, n, n_local);
     let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, llama);
     let o_name = if llama { "self_attn.o_proj" } else { "attn.c_proj" };
     let o = b.linear(o_name, ctx, t.heads * t.head_dim, h, t.mlp_bias);
+    let o = b.sp_scatter(o);
     let o = b.dropout("attn.resid_dropout", o, t.hidden_dropout);
     let x = b.add("attn.residual", x, o);
-    let n = if llama { b.rmsnorm("post_attention_layernorm", x, h) } else { b.layernorm("ln_2", x, h, true) };
+    let n_local = if llama { b.rmsnorm("post_attention_layernorm", x, h) } else { b.layernorm("ln_2", x, h, true) };
+    let mark = b.op_count();
+    let n = b.sp_gather(n_local);
     let m = if llama {
         let g = b.linear("mlp.gate_proj", n, h, t.intermediate, false);
         let g = b.activation("mlp.act_fn", g);
@@ -304,9 +359,11 @@ fn decoder_layer(b: &mut Builder, t: &TransformerSpec, x: TensorId, seq: u64, at
         b.linear("mlp.down_proj", gu, t.intermediate, h, false)
     } else {
         let f = b.linear("mlp.c_fc", n, h, t.intermediate, true);
-        let f = b.gelu_new("mlp.act", f);
+        let f = if t.fused_gelu { b.activation("mlp.act", f) } else { b.gelu_new("mlp.act", f) };
         b.linear("mlp.c_proj", f, t.intermediate, h, true)
     };
+    b.resave(mark, n, n_local);
+    let m = b.sp_scatter(m);
     let m = b.dropout("mlp.dropout", m, t.hidden_dropout);
     b.add("mlp.residual", x, m)
 }

@@ -13,6 +13,19 @@ use crate::graph::{Graph, Numel, Op, OpKind};
 use crate::states::{self, ALLOCATION_QUANTUM};
 use crate::units::Bytes;
 
+/// Bytes the first pipeline stage keeps for the micro-batches in flight
+/// beside the current one: min(pp, micro-batches) − 1 times one micro-batch's
+/// saved activations (the 1F1B schedule of Narayanan et al. 2021).
+fn in_flight_bytes(g: &Graph, cfg: &TrainConfig) -> u64 {
+    let pp = cfg.parallel.pp;
+    if pp <= 1 {
+        return 0;
+    }
+    let extra = pp.min(cfg.grad_accum).saturating_sub(1);
+    let one: u64 = super::kept_after_forward(g, cfg).iter().map(|(_, b)| b.0).sum();
+    one.saturating_mul(extra)
+}
+
 /// Op index used for the optimizer step in [`Point::op`].
 pub const OPTIMIZER_OP: usize = usize::MAX;
 
@@ -59,6 +72,8 @@ pub(super) struct Sim<'a> {
     gathered: Vec<Option<Handle>>,
     /// Gathered parameters outside blocks, from forward until backward ends.
     root_gathered: Option<Handle>,
+    /// Pipeline stage 0 under 1F1B: activations of the other micro-batches in flight.
+    in_flight: (u64, Option<Handle>),
 }
 
 impl<'a> Sim<'a> {
@@ -102,6 +117,7 @@ impl<'a> Sim<'a> {
             conv_workspace: overheads.cudnn_workspace.0,
             gathered: vec![None; g.blocks as usize],
             root_gathered: None,
+            in_flight: (in_flight_bytes(g, cfg), None),
             shards,
         }
     }
@@ -122,10 +138,17 @@ impl<'a> Sim<'a> {
             self.step = step;
             for micro in 1..=micro_batches {
                 self.micro = micro;
+                if micro == 1 {
+                    // 1F1B: the first stage runs the warm-up forwards of the other
+                    // micro-batches before the first backward and keeps their activations.
+                    self.in_flight.1 = self.mem.alloc(Cat::Activations, self.in_flight.0);
+                }
                 self.forward();
                 self.backward();
                 self.end_micro_batch();
             }
+            let warm = self.in_flight.1.take();
+            self.mem.free(warm);
             self.optimizer_step();
         }
         let host_ram = Bytes(self.shards.host_bytes(self.g, self.cfg));

@@ -76,6 +76,10 @@ pub struct TimelineSample {
     pub y: f64,
     /// Step, phase, op and value, as one line.
     pub label: String,
+    /// Step and phase ("Step 2 · Backward").
+    pub context: String,
+    /// The memory after the op.
+    pub value: String,
 }
 
 /// Everything the timeline chart draws.
@@ -99,6 +103,8 @@ pub struct TimelinePlot {
     pub peak: usize,
     /// The peak's label ("Peak 8.93 GiB at head.loss").
     pub peak_label: String,
+    /// The peak's value.
+    pub peak_value: String,
     /// Points in the full timeline.
     pub total: usize,
 }
@@ -121,6 +127,8 @@ pub fn timeline_plot(e: &Estimate, width: f64, prefs: Prefs) -> TimelinePlot {
             x: x_of(i),
             y: frame.y(p.allocated_bytes.0 as f64, axis_max),
             label: point_label(p, prefs),
+            context: format!("{} · {}", tf(lang, Key::StepN, &[&p.step.to_string()]), labels::phase_short(p.phase, lang)),
+            value: present::bytes(p.allocated_bytes, prefs.units),
         })
         .collect();
     // The first highest point; the core's peak is the same moment.
@@ -138,12 +146,7 @@ pub fn timeline_plot(e: &Estimate, width: f64, prefs: Prefs) -> TimelinePlot {
                 x1,
                 phase: s.phase,
                 label: fits.then_some(short),
-                title: format!(
-                    "{} · {}: {}",
-                    tf(lang, Key::StepN, &[&s.step.to_string()]),
-                    short,
-                    present::bytes(s.highest, prefs.units)
-                ),
+                title: format!("{} · {}: {}", tf(lang, Key::StepN, &[&s.step.to_string()]), short, present::bytes(s.highest, prefs.units)),
             }
         })
         .collect();
@@ -167,6 +170,7 @@ pub fn timeline_plot(e: &Estimate, width: f64, prefs: Prefs) -> TimelinePlot {
         y_ticks,
         peak,
         peak_label: tf(lang, Key::PeakAt, &[&present::bytes(e.peak_allocated_bytes, prefs.units), &e.peak_op]),
+        peak_value: present::bytes(e.peak_allocated_bytes, prefs.units),
         total: tl.len(),
         samples,
     }
@@ -218,7 +222,14 @@ mod tests {
         let order: Vec<(u32, Phase)> = spans.iter().map(|s| (s.step, s.phase)).collect();
         assert_eq!(
             order,
-            [(1, Phase::Forward), (1, Phase::Backward), (1, Phase::Optimizer), (2, Phase::Forward), (2, Phase::Backward), (2, Phase::Optimizer)]
+            [
+                (1, Phase::Forward),
+                (1, Phase::Backward),
+                (1, Phase::Optimizer),
+                (2, Phase::Forward),
+                (2, Phase::Backward),
+                (2, Phase::Optimizer)
+            ]
         );
         assert_eq!(spans.first().map(|s| s.start), Some(0));
         assert_eq!(spans.last().map(|s| s.end), Some(e.timeline.len()));

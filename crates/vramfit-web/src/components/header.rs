@@ -51,7 +51,7 @@ pub fn Header(props: &HeaderProps) -> Html {
     html! {
         <header class="site-header">
             <div class="wrap header-inner">
-                <p class="brand" translate="no"><img src="favicon.svg" alt="" width="24" height="24" />{ "vramfit" }</p>
+                <h1 class="brand" translate="no"><img src="favicon.svg" alt="" width="24" height="24" />{ "vramfit" }</h1>
                 <p class="tagline">{ t(lang, Key::Tagline) }</p>
                 <div class="settings" role="group" aria-label={t(lang, Key::Settings)}>
                     <label class="visually-hidden" for="lang">{ t(lang, Key::Language) }</label>

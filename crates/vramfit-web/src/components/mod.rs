@@ -1,23 +1,35 @@
 //! The page's components, one per file. They render props and emit
 //! callbacks; validation, estimation and formatting live in
-//! [`crate::state`], [`crate::present`] and [`crate::labels`].
+//! [`crate::state`], [`crate::present`], [`crate::chart`] and [`crate::i18n`].
 
 mod app;
+mod batch_chart;
 mod config_form;
+mod header;
+mod import_box;
+mod layer_table;
 mod notice;
 mod number_field;
 mod peak_breakdown;
 mod peak_numbers;
 mod results;
 mod select_field;
+mod techniques;
+mod timeline_chart;
 mod verdict;
 
 pub use app::App;
+pub use batch_chart::BatchChart;
 pub use config_form::ConfigForm;
+pub use header::Header;
+pub use import_box::ImportBox;
+pub use layer_table::LayerTable;
 pub use notice::Notice;
 pub use number_field::NumberField;
 pub use peak_breakdown::PeakBreakdown;
 pub use peak_numbers::PeakNumbers;
 pub use results::Results;
 pub use select_field::SelectField;
+pub use techniques::Techniques;
+pub use timeline_chart::TimelineChart;
 pub use verdict::Verdict;

@@ -170,7 +170,9 @@ table! {
     CatTemporary => "Temporary", "临时张量";
     CatTemporaryNote => "Activation gradients, workspaces", "激活梯度与工作区";
     CatOther => "Other", "其他";
-    CatOtherNote => "Inputs and buffers", "输入与缓冲区";
+    CatOtherNote => "Inputs, buffers and cuBLAS workspaces", "输入、缓冲区与 cuBLAS 工作区";
+    CatKvCache => "KV cache", "KV 缓存";
+    CatKvCacheNote => "Keys and values kept for generation", "生成时保留的键和值";
     ColCategory => "Category", "类别";
     ColMemory => "Memory", "显存";
     ColShare => "Share", "占比";

@@ -1,0 +1,78 @@
+//! Tensor and sequence parallelism against the activation formulas of
+//! Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+//! Transformer Models" (arXiv:2205.05198), Table 2, for GPT-3 175B
+//! (s = 2048, b = 1, h = 12288, a = 96, t = 8, 16-bit activations):
+//! per layer, none sbh(10 + 24/t) + 5as²b/t; sequence parallel 34sbh/t +
+//! 5as²b/t; selective recompute sbh(10 + 24/t); both 34sbh/t; full recompute 2sbh.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+
+use vramfit_core::parallel::Parallel;
+use vramfit_core::{Attention, Checkpointing, Optimizer, Overheads, Precision, TrainConfig, estimate, model_preset};
+
+const S: f64 = 2048.0;
+const H: f64 = 12288.0;
+const A: f64 = 96.0;
+const T: f64 = 8.0;
+
+/// Saved bytes of a middle layer (layer 1 of the 4 on stage 0 of a
+/// 24-stage pipeline: 4 layers, which keeps the run small).
+fn layer_bytes(sp: bool, ckpt: &str) -> f64 {
+    let spec = model_preset("gpt3-175b").unwrap().spec;
+    let cfg = TrainConfig {
+        batch: 1,
+        seq: 2048,
+        precision: Precision::Fp16,
+        optimizer: Optimizer::Sgd,
+        attention: Attention::Eager,
+        checkpointing: ckpt.parse::<Checkpointing>().unwrap(),
+        parallel: Parallel { gpus_per_node: 8, nodes: 24, tp: 8, pp: 24, sp, ..Parallel::default() },
+        ..TrainConfig::default()
+    };
+    let e = estimate(&spec, &cfg, &Overheads::default(), None).unwrap();
+    let row = e.layers.iter().find(|l| l.name == "h.1").expect("layer h.1");
+    row.saved_bytes.0 as f64
+}
+
+fn close(ours: f64, formula: f64, what: &str) {
+    let err = (ours - formula) / formula;
+    println!("{what}: ours {:.1} MiB, Korthikanti {:.1} MiB ({:+.3} %)", ours / 1048576.0, formula / 1048576.0, 100.0 * err);
+    // LayerNorm statistics and 512-byte rounding are not in the paper's count.
+    assert!(err.abs() < 0.002, "{what}: {err}");
+}
+
+#[test]
+fn table2_no_recompute() {
+    close(layer_bytes(false, "none"), S * H * (10.0 + 24.0 / T) * 1.0 + 5.0 * A * S * S / T, "tensor parallel");
+    close(layer_bytes(true, "none"), 34.0 * S * H / T + 5.0 * A * S * S / T, "tensor + sequence parallel");
+}
+
+#[test]
+fn table2_selective_recompute() {
+    close(layer_bytes(false, "selective"), S * H * (10.0 + 24.0 / T), "selective");
+    close(layer_bytes(true, "selective"), 34.0 * S * H / T, "selective + sequence parallel");
+}
+
+#[test]
+fn table2_full_recompute() {
+    close(layer_bytes(false, "full"), 2.0 * S * H, "full recompute");
+}
+
+#[test]
+fn parameter_count_is_of_the_whole_model_under_tensor_parallelism() {
+    // Megatron GPT-3 175B with a 51200 vocabulary and 2048 learned positions: 174.6 B parameters.
+    let spec = model_preset("gpt3-175b").unwrap().spec;
+    let whole = spec.parameter_count().unwrap();
+    let cfg = TrainConfig {
+        batch: 1,
+        seq: 256,
+        precision: Precision::Fp16,
+        parallel: Parallel { gpus_per_node: 8, nodes: 8, tp: 8, pp: 8, ..Parallel::default() },
+        ..TrainConfig::default()
+    };
+    let e = estimate(&spec, &cfg, &Overheads::default(), None).unwrap();
+    assert_eq!(e.parameter_count, whole);
+    assert!((174e9..175e9).contains(&(whole as f64)), "{whole}");
+    // One rank holds about 1/64 of the weights: 12 of 96 layers, 1/8 of each.
+    let per_rank = e.at_peak.parameters.0 as f64 / 2.0;
+    assert!(per_rank > whole as f64 / 64.0 * 0.95 && per_rank < whole as f64 / 64.0 * 1.2, "{per_rank}");
+}

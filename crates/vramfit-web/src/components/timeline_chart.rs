@@ -1,0 +1,193 @@
+//! The step timeline, as SVG: allocated memory after each op of the two
+//! simulated steps over bands for the forward pass, the backward pass and
+//! the optimizer step, with the peak marked at its op. The chart is a
+//! slider: hovering or the arrow keys move a cursor through the ops and the
+//! readout above names the op and its memory; a visually hidden table gives
+//! each phase's figures.
+
+use crate::chart::{phase_spans, timeline_plot};
+use crate::hooks::{use_prefs, use_width};
+use crate::i18n::{Key, t, tf};
+use crate::labels;
+use crate::present::{bytes, group_digits};
+use crate::report::Report;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Props of [`TimelineChart`].
+#[derive(Properties, PartialEq)]
+pub struct TimelineChartProps {
+    /// The report whose timeline is drawn.
+    pub report: Rc<Report>,
+}
+
+/// The timeline card.
+#[function_component]
+pub fn TimelineChart(props: &TimelineChartProps) -> Html {
+    let prefs = use_prefs();
+    let lang = prefs.lang;
+    let node = use_node_ref();
+    let width = use_width(node.clone()).unwrap_or(640);
+    let plot = use_memo((props.report.clone(), width, prefs), |(r, w, p)| timeline_plot(&r.estimate, f64::from(*w), *p));
+    let spans = use_memo(props.report.clone(), |r| phase_spans(&r.estimate.timeline));
+    let cursor = use_state_eq(|| None::<usize>);
+    let last = plot.samples.len().saturating_sub(1);
+    let shown = cursor.filter(|i| *i <= last).unwrap_or(plot.peak);
+    let f = plot.frame;
+    let onkeydown = {
+        let cursor = cursor.clone();
+        let page = (plot.samples.len() / 10).max(1);
+        let peak = plot.peak;
+        Callback::from(move |e: KeyboardEvent| {
+            let next = match e.key().as_str() {
+                "ArrowRight" | "ArrowUp" => (shown + 1).min(last),
+                "ArrowLeft" | "ArrowDown" => shown.saturating_sub(1),
+                "PageUp" => (shown + page).min(last),
+                "PageDown" => shown.saturating_sub(page),
+                "Home" => 0,
+                "End" => last,
+                "p" | "P" => peak,
+                _ => return,
+            };
+            e.prevent_default();
+            cursor.set(Some(next));
+        })
+    };
+    let onmousemove = {
+        let cursor = cursor.clone();
+        let node = node.clone();
+        let xs: Vec<f64> = plot.samples.iter().map(|s| s.x).collect();
+        let width = f.width;
+        Callback::from(move |e: MouseEvent| {
+            let Some(el) = node.cast::<web_sys::Element>() else { return };
+            let rect = el.get_bounding_client_rect();
+            if rect.width() <= 0.0 {
+                return;
+            }
+            let x = (f64::from(e.client_x()) - rect.left()) * width / rect.width();
+            // The nearest drawn point (xs is sorted).
+            let i = xs.partition_point(|&v| v < x);
+            let nearest = match (i.checked_sub(1).and_then(|j| xs.get(j)), xs.get(i)) {
+                (Some(&a), Some(&b)) if x - a < b - x => i - 1,
+                (Some(_), None) => i - 1,
+                _ => i,
+            };
+            cursor.set(Some(nearest));
+        })
+    };
+    let onmouseleave = {
+        let cursor = cursor.clone();
+        Callback::from(move |_: MouseEvent| cursor.set(None))
+    };
+    let sample = plot.samples.get(shown);
+    let timeline = &props.report.estimate.timeline;
+    let op = |i: usize| timeline.get(i).map(|p| p.op.clone()).unwrap_or_default();
+    // Op names are code: keep them out of translation, in a <code>.
+    let readout = sample.map_or_else(Html::default, |s| {
+        html! { <>{ s.context.clone() }{ " · " }<code translate="no">{ op(s.index) }</code>{ " " }<strong>{ s.value.clone() }</strong></> }
+    });
+    let peak_legend = {
+        let template = tf(lang, Key::PeakAt, &[&plot.peak_value, "{1}"]);
+        let (before, after) = template.split_once("{1}").map_or((template.clone(), String::new()), |(a, b)| (a.to_string(), b.to_string()));
+        html! { <>{ before }<code translate="no">{ props.report.estimate.peak_op.clone() }</code>{ after }</> }
+    };
+    let peak = plot.samples.get(plot.peak);
+    html! {
+        <section class="card chart-card" id="timeline" aria-labelledby="timeline-title">
+            <h2 id="timeline-title" class="card-title">{ t(lang, Key::TimelineTitle) }</h2>
+            <p class="card-sub">{ t(lang, Key::TimelineSub) }</p>
+            <ul class="legend" aria-hidden="true">
+                <li><span class="key band-forward"></span>{ labels::phase_short(vramfit_core::Phase::Forward, lang) }</li>
+                <li><span class="key band-backward"></span>{ labels::phase_short(vramfit_core::Phase::Backward, lang) }</li>
+                <li><span class="key band-optimizer"></span>{ labels::phase_short(vramfit_core::Phase::Optimizer, lang) }</li>
+                <li><span class="key key-peak"></span>{ peak_legend }</li>
+            </ul>
+            <p class="chart-readout" id="timeline-readout" aria-hidden="true">{ readout }</p>
+            <div
+                class="chart scrub"
+                ref={node}
+                tabindex="0"
+                role="slider"
+                aria-label={t(lang, Key::TimelineScrub)}
+                aria-describedby="timeline-table"
+                aria-valuemin="0"
+                aria-valuemax={last.to_string()}
+                aria-valuenow={shown.to_string()}
+                aria-valuetext={sample.map(|s| s.label.clone()).unwrap_or_default()}
+                data-peak-op={props.report.estimate.peak_op.clone()}
+                data-bytes={props.report.estimate.peak_allocated_bytes.0.to_string()}
+                data-points={plot.samples.len().to_string()}
+                {onkeydown}
+                {onmousemove}
+                {onmouseleave}
+            >
+                <svg class="chart-svg" viewBox={f.view_box()} aria-hidden="true" focusable="false">
+                    { for plot.bands.iter().map(|b| html! {
+                        <g class={classes!("band", format!("band-{}", b.phase.id()))}>
+                            <title>{ b.title.clone() }</title>
+                            <rect x={num(b.x0)} y={num(f.y0())} width={num(b.x1 - b.x0)} height={num(f.y1() - f.y0())} />
+                            if let Some(label) = b.label {
+                                <text class="band-label" x={num(b.x0 + 4.0)} y={num(f.y0() - 7.0)}>{ label }</text>
+                            }
+                        </g>
+                    }) }
+                    { for plot.y_ticks.iter().map(|tick| html! {
+                        <g class="tick">
+                            <line class="grid" x1={num(f.x0())} x2={num(f.x1())} y1={num(tick.pos)} y2={num(tick.pos)} />
+                            <text class="axis-label" x={num(f.x0() - 8.0)} y={num(tick.pos)} text-anchor="end" dominant-baseline="middle">{ tick.label.clone() }</text>
+                        </g>
+                    }) }
+                    { for plot.steps.iter().map(|s| html! {
+                        <g class="step-mark">
+                            <line x1={num(s.pos)} x2={num(s.pos)} y1={num(f.y0())} y2={num(f.y1() + 6.0)} />
+                            <text class="axis-label" x={num(s.pos + 4.0)} y={num(f.y1() + 18.0)}>{ s.label.clone() }</text>
+                        </g>
+                    }) }
+                    <path class="area" d={plot.area_path.clone()} />
+                    <path class="series-line" d={plot.line_path.clone()} />
+                    if let Some(p) = peak {
+                        <g class="peak">
+                            <title>{ plot.peak_label.clone() }</title>
+                            <circle cx={num(p.x)} cy={num(p.y)} r="5" />
+                        </g>
+                    }
+                    if let Some(s) = sample {
+                        <line class="cursor" x1={num(s.x)} x2={num(s.x)} y1={num(f.y0())} y2={num(f.y1())} />
+                        <circle class="cursor-dot" cx={num(s.x)} cy={num(s.y)} r="3.5" />
+                    }
+                </svg>
+            </div>
+            if plot.samples.len() < plot.total {
+                <p class="chart-note">{ tf(lang, Key::Downsampled, &[&group_digits(plot.samples.len() as u64), &group_digits(plot.total as u64)]) }</p>
+            }
+            <table class="visually-hidden" id="timeline-table">
+                <caption>{ t(lang, Key::TimelineTitle) }</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">{ t(lang, Key::ColStep) }</th>
+                        <th scope="col">{ t(lang, Key::ColPhase) }</th>
+                        <th scope="col">{ t(lang, Key::ColOps) }</th>
+                        <th scope="col">{ t(lang, Key::ColHighest) }</th>
+                        <th scope="col">{ t(lang, Key::ColAtEnd) }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for spans.iter().map(|s| html! {
+                        <tr>
+                            <td>{ s.step }</td>
+                            <th scope="row">{ labels::phase_short(s.phase, lang) }</th>
+                            <td>{ s.end - s.start }</td>
+                            <td>{ bytes(s.highest, prefs.units) }</td>
+                            <td>{ bytes(s.at_end, prefs.units) }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </section>
+    }
+}
+
+/// An SVG coordinate with one decimal.
+fn num(v: f64) -> String {
+    format!("{v:.1}")
+}
