@@ -128,12 +128,17 @@ ESTIMATE OPTIONS:
   --gpu ID               a GPU preset: adds fits / max_batch
   --mode M               train|finetune-lora|finetune-qlora|inference (default train)
   --lora-rank N          LoRA rank on every linear layer in the blocks (default 16)
-  --weights W            native|int8|int4 storage of block linear weights (frozen modes)
+  --weights W            fp32|fp16|bf16|int8|int4 weights (int8/int4: block linears, frozen modes)
   --context N            KV-cache tokens for inference (default: the sequence length)
   --strategy S           single|ddp|zero1|zero2|zero3|fsdp-full|fsdp-grad-op|fsdp-hybrid|fsdp-no-shard
   --gpus-per-node N      GPUs per node (default 1)
   --nodes N              nodes (default 1)
   --offload O            none|optimizer|optimizer+params (ZeRO / FSDP)
+  --tp N / --pp N        Megatron tensor / pipeline parallel sizes (default 1)
+  --sp on|off            Megatron sequence parallelism (needs --tp > 1)
+  --freeze N             freeze the embeddings and the first N blocks
+  --keep-attention F     structured pruning: kept fraction of attention heads
+  --keep-mlp F           structured pruning: kept fraction of MLP neurons
   --cuda-loading L       lazy|eager CUDA module loading: context 400 or 1000 MiB (default lazy)
   --cuda-context-mib N   CUDA context size in MiB (overrides --cuda-loading)
   --cublas-workspace-kib N  cuBLAS workspace per handle (default 8320, 32768 on Hopper/Blackwell)
@@ -197,7 +202,7 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
             _ => (flag.as_str(), None),
         };
-        const KNOWN: [&str; 23] = [
+        const KNOWN: [&str; 29] = [
             "--model",
             "--batch",
             "--seq",
@@ -212,6 +217,12 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             "--lora-rank",
             "--weights",
             "--context",
+            "--tp",
+            "--pp",
+            "--sp",
+            "--freeze",
+            "--keep-attention",
+            "--keep-mlp",
             "--strategy",
             "--gpus-per-node",
             "--nodes",
@@ -242,7 +253,39 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             "--gpu" => gpu = Some(value),
             "--mode" => cfg.mode = choice::<vramfit_core::config::Mode>(name, &value)?,
             "--lora-rank" => cfg.lora_rank = number(name, &value)?,
-            "--weights" => cfg.weights = choice::<vramfit_core::config::WeightFormat>(name, &value)?,
+            "--weights" => match value.as_str() {
+                // A plain floating-point format is the model's precision.
+                "fp32" | "fp16" | "bf16" => {
+                    cfg.precision = choice::<Precision>(name, &value)?;
+                    cfg.weights = vramfit_core::config::WeightFormat::Native;
+                }
+                _ => {
+                    cfg.weights = choice::<vramfit_core::config::WeightFormat>(name, &value)
+                        .map_err(|_| CliError::Usage(format!("invalid value '{value}' for --weights: expected fp32|fp16|bf16|int8|int4")))?
+                }
+            },
+            "--tp" => cfg.parallel.tp = number(name, &value)?,
+            "--pp" => cfg.parallel.pp = number(name, &value)?,
+            "--sp" => {
+                cfg.parallel.sp = match value.as_str() {
+                    "on" | "true" | "1" => true,
+                    "off" | "false" | "0" => false,
+                    _ => return Err(CliError::Usage(format!("invalid value '{value}' for --sp: expected on|off"))),
+                }
+            }
+            "--freeze" => cfg.frozen_blocks = number(name, &value)?,
+            "--keep-attention" | "--keep-mlp" => {
+                let f = value
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|f| *f > 0.0 && *f <= 1.0)
+                    .ok_or_else(|| CliError::Usage(format!("invalid value '{value}' for {name}: expected a fraction in (0, 1]")))?;
+                if name == "--keep-attention" {
+                    cfg.keep_attention = f;
+                } else {
+                    cfg.keep_mlp = f;
+                }
+            }
             "--context" => cfg.context = number(name, &value)?,
             "--strategy" => cfg.parallel.strategy = choice::<vramfit_core::parallel::Strategy>(name, &value)?,
             "--offload" => cfg.parallel.offload = choice::<vramfit_core::parallel::Offload>(name, &value)?,

@@ -78,6 +78,20 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
     let _ = writeln!(s, "  {:<28}{:>12}", "device used (nvidia-smi)", e.device_used_bytes.to_string());
     let phase = serde_json::to_value(e.peak_phase).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     let _ = writeln!(s, "\npeak in {phase} of step {} at {}", e.peak_step, e.peak_op);
+    if e.host_ram_bytes.0 > 0 {
+        let _ = writeln!(s, "host RAM per node for offloading: {}", e.host_ram_bytes);
+    }
+    if let Some(ds) = &e.deepspeed_estimate {
+        let _ = writeln!(
+            s,
+            "DeepSpeed's own estimator: {} per GPU, {} CPU (model states only: it leaves out activations and temporaries)",
+            vramfit_core::Bytes(ds.gpu_bytes),
+            vramfit_core::Bytes(ds.cpu_bytes)
+        );
+    }
+    if let Some(note) = &e.rank_note {
+        let _ = writeln!(s, "per GPU: {note}");
+    }
     if let Some(g) = &e.gpu {
         let verdict = if g.fits { "fits" } else { "does NOT fit" };
         let _ = writeln!(s, "{}: {verdict} in {} usable; largest micro-batch that fits: {}", g.id, g.usable_bytes, g.max_batch);

@@ -196,3 +196,51 @@ fn inference_and_lora_modes() {
     let out = vramfit(&["estimate", "--model", "gpt2", "--mode", "serve"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("inference"));
 }
+
+#[test]
+fn megatron_and_fine_tuning_flags() {
+    let v = json(&[
+        "estimate",
+        "--model",
+        "llama-2-7b",
+        "--batch",
+        "1",
+        "--seq",
+        "1024",
+        "--precision",
+        "bf16",
+        "--gpus-per-node",
+        "8",
+        "--tp",
+        "4",
+        "--pp",
+        "2",
+        "--sp",
+        "on",
+        "--grad-accum",
+        "4",
+        "--json",
+    ]);
+    assert_eq!(v["parameter_count"], 6_738_415_616u64);
+    assert!(v["rank_note"].as_str().unwrap().contains("stage 0 of 2"));
+    let frozen = json(&["estimate", "--model", "gpt2", "--freeze", "6", "--keep-mlp", "0.5", "--json"]);
+    assert!(frozen["trainable_parameter_count"].as_u64() < frozen["parameter_count"].as_u64());
+    let inf = json(&["estimate", "--model", "gpt2", "--mode", "inference", "--weights", "fp16", "--json"]);
+    assert_eq!(inf["config"]["precision"], "fp16");
+    let table = vramfit(&["estimate", "--model", "gpt2", "--strategy", "zero3", "--gpus-per-node", "4", "--offload", "optimizer"]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(text.contains("DeepSpeed's own estimator") && text.contains("leaves out activations"), "{text}");
+    assert!(text.contains("host RAM"), "{text}");
+    for (args, needle) in [
+        (vec!["--tp", "3", "--gpus-per-node", "8"], "tp"),
+        (vec!["--sp", "on"], "tensor parallelism"),
+        (vec!["--keep-attention", "1.5"], "--keep-attention"),
+        (vec!["--weights", "int3"], "--weights"),
+    ] {
+        let mut full = vec!["estimate", "--model", "gpt2"];
+        full.extend(args.iter());
+        let out = vramfit(&full);
+        assert_eq!(out.status.code(), Some(2), "{full:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(needle), "{full:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

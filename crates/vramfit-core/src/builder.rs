@@ -52,6 +52,10 @@ pub struct Builder {
     pub lora_rank: u64,
     /// Sequence-parallel factor (1: off).
     pub sp: u64,
+    /// Blocks below this index are frozen.
+    pub frozen_blocks: u64,
+    /// Whether the whole model is frozen (set by the mode).
+    base_frozen: bool,
 }
 
 impl Builder {
@@ -70,6 +74,8 @@ impl Builder {
             frozen: false,
             lora_rank: 0,
             sp: 1,
+            frozen_blocks: 0,
+            base_frozen: false,
         }
     }
 
@@ -98,7 +104,15 @@ impl Builder {
     /// Starts a checkpointable block (a transformer layer, a residual block).
     pub fn begin_block(&mut self) {
         self.block = Some(self.graph.blocks);
+        // Freezing the first blocks: their parameters are created frozen.
+        self.frozen = self.base_frozen || u64::from(self.graph.blocks) < self.frozen_blocks;
         self.graph.blocks += 1;
+    }
+
+    /// Freezes every parameter created from now on (and remembers it for blocks).
+    pub fn freeze_all(&mut self, frozen: bool) {
+        self.base_frozen = frozen;
+        self.frozen = frozen;
     }
 
     /// Ends the current checkpointable block, releasing what its scope held.
@@ -108,6 +122,7 @@ impl Builder {
             self.op("return", OpKind::ScopeEnd, OpSpec { inputs: held, ..OpSpec::default() });
         }
         self.block = None;
+        self.frozen = self.base_frozen;
     }
 
     /// Marks the point where a Python reference to `t` goes away: `t` lives

@@ -261,6 +261,14 @@ pub struct TrainConfig {
     pub weights: WeightFormat,
     /// KV-cache length in tokens (inference); 0 means the sequence length.
     pub context: u64,
+    /// Blocks frozen from the input side (no gradients or optimizer state;
+    /// activations are still kept where later layers need them for backward).
+    pub frozen_blocks: u64,
+    /// Structured pruning: the kept fraction of attention heads and of MLP
+    /// neurons in transformers (1 = unpruned).
+    pub keep_attention: f64,
+    /// Kept fraction of MLP neurons (transformers, MLPs).
+    pub keep_mlp: f64,
 }
 
 impl Default for TrainConfig {
@@ -279,6 +287,9 @@ impl Default for TrainConfig {
             lora_rank: 16,
             weights: WeightFormat::Native,
             context: 0,
+            frozen_blocks: 0,
+            keep_attention: 1.0,
+            keep_mlp: 1.0,
         }
     }
 }
@@ -310,6 +321,12 @@ impl TrainConfig {
         self.parallel.validate()?;
         check_range("lora-rank", self.lora_rank, 1, 1 << 16)?;
         check_range("context", self.context, 0, MAX_DIMENSION)?;
+        check_range("freeze", self.frozen_blocks, 0, 100_000)?;
+        for (field, v) in [("keep-attention", self.keep_attention), ("keep-mlp", self.keep_mlp)] {
+            if !(v > 0.0 && v <= 1.0) {
+                return Err(Error::OutOfRange { field, value: v.to_string(), min: 0, max: 1 });
+            }
+        }
         if let Checkpointing::EveryK(k) = self.checkpointing {
             check_range("checkpointing every-K", u64::from(k), 1, 1 << 16)?;
         }

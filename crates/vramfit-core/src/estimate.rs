@@ -167,6 +167,8 @@ pub struct Estimate {
     /// DeepSpeed's own model-state estimate for ZeRO-2/3 configurations
     /// (it leaves out activations, temporaries and overheads).
     pub deepspeed_estimate: Option<crate::deepspeed::ZeroEstimate>,
+    /// Which GPU the numbers describe when GPUs differ (pipeline stages).
+    pub rank_note: Option<String>,
 }
 
 /// Number of steps simulated: the first step creates optimizer state lazily,
@@ -257,7 +259,28 @@ pub fn estimate(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, gpu:
         gpu,
         host_ram_bytes: sim.host_ram,
         deepspeed_estimate: deepspeed_estimate(&g, cfg),
+        rank_note: rank_note(cfg, spec),
     })
+}
+
+/// With pipeline parallelism the first stage is the fullest: it holds the
+/// embeddings and keeps the most micro-batches in flight under 1F1B.
+fn rank_note(cfg: &TrainConfig, spec: &ModelSpec) -> Option<String> {
+    let p = &cfg.parallel;
+    if p.pp <= 1 {
+        return None;
+    }
+    let layers = match spec {
+        ModelSpec::Transformer(t) => t.layers,
+        _ => return None,
+    };
+    let per = layers.div_ceil(p.pp);
+    Some(format!(
+        "pipeline stage 0 of {} (embeddings and layers 0–{}), the largest: it keeps {} micro-batches in flight under 1F1B",
+        p.pp,
+        per.saturating_sub(1),
+        p.pp.min(cfg.grad_accum)
+    ))
 }
 
 /// What DeepSpeed's `estimate_zero{2,3}_model_states_mem_needs_all_live`

@@ -76,3 +76,67 @@ fn parameter_count_is_of_the_whole_model_under_tensor_parallelism() {
     let per_rank = e.at_peak.parameters.0 as f64 / 2.0;
     assert!(per_rank > whole as f64 / 64.0 * 0.95 && per_rank < whole as f64 / 64.0 * 1.2, "{per_rank}");
 }
+
+fn llama_cfg(tp: u64, pp: u64, accum: u64) -> TrainConfig {
+    TrainConfig {
+        batch: 1,
+        seq: 1024,
+        precision: Precision::Bf16,
+        attention: Attention::Flash,
+        grad_accum: accum,
+        parallel: Parallel { gpus_per_node: 8, nodes: 1, tp, pp, ..Parallel::default() },
+        ..TrainConfig::default()
+    }
+}
+
+fn peak(model: &str, cfg: &TrainConfig) -> u64 {
+    let spec = model_preset(model).unwrap().spec;
+    estimate(&spec, cfg, &Overheads::default(), None).unwrap().peak_allocated_bytes.0
+}
+
+#[test]
+fn per_gpu_memory_never_grows_with_tensor_parallelism() {
+    for model in ["llama-2-7b", "gpt2-medium", "mistral-7b"] {
+        let p: Vec<u64> = [1, 2, 4, 8].iter().map(|&tp| peak(model, &llama_cfg(tp, 1, 1))).collect();
+        assert!(p.windows(2).all(|w| w[1] <= w[0]), "{model}: {p:?}");
+    }
+}
+
+#[test]
+fn first_pipeline_stage_holds_up_to_pp_micro_batches() {
+    let spec = model_preset("llama-2-7b").unwrap().spec;
+    let at = |accum: u64| estimate(&spec, &llama_cfg(1, 4, accum), &Overheads::default(), None).unwrap();
+    let (one, four, eight) = (at(1), at(4), at(8));
+    assert!(four.at_peak.activations > one.at_peak.activations);
+    // Beyond pp micro-batches the warm-up no longer grows.
+    assert_eq!(four.at_peak.activations, eight.at_peak.activations);
+    assert!(four.rank_note.as_deref().unwrap_or("").contains("stage 0 of 4"));
+    // A quarter of the layers: about a quarter of the weights.
+    let whole = 2 * 6_738_415_616u64;
+    assert!(one.at_peak.parameters.0 < whole / 3);
+}
+
+#[test]
+fn frozen_blocks_have_no_gradients_or_state() {
+    let spec = model_preset("gpt2").unwrap().spec;
+    let base = TrainConfig { batch: 2, seq: 256, ..TrainConfig::default() };
+    let full = estimate(&spec, &base, &Overheads::default(), None).unwrap();
+    let frozen = estimate(&spec, &TrainConfig { frozen_blocks: 6, ..base }, &Overheads::default(), None).unwrap();
+    assert!(frozen.trainable_parameter_count < full.trainable_parameter_count);
+    assert_eq!(frozen.parameter_count, full.parameter_count);
+    assert!(frozen.peak_allocated_bytes < full.peak_allocated_bytes);
+}
+
+#[test]
+fn structured_pruning_shrinks_parameters_and_activations() {
+    let spec = model_preset("llama-2-7b").unwrap().spec;
+    let base = TrainConfig { batch: 1, seq: 512, precision: Precision::Bf16, ..TrainConfig::default() };
+    let full = estimate(&spec, &base, &Overheads::default(), None).unwrap();
+    let half = estimate(&spec, &TrainConfig { keep_attention: 0.5, keep_mlp: 0.5, ..base }, &Overheads::default(), None).unwrap();
+    // Attention and MLP weights halve; embeddings and norms stay.
+    let ratio = half.parameter_count as f64 / full.parameter_count as f64;
+    assert!((0.5..0.6).contains(&ratio), "{ratio}");
+    assert!(half.peak_allocated_bytes < full.peak_allocated_bytes);
+    let cnn = model_preset("resnet18").unwrap().spec;
+    assert!(estimate(&cnn, &TrainConfig { keep_mlp: 0.5, ..TrainConfig::default() }, &Overheads::default(), None).is_err());
+}

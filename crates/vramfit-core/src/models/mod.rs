@@ -64,7 +64,12 @@ impl ModelSpec {
         use crate::config::{Mode, WeightFormat};
         let mut b = Builder::new(cfg.precision);
         b.inference = cfg.mode == Mode::Inference;
-        b.frozen = cfg.mode != Mode::Train;
+        b.freeze_all(cfg.mode != Mode::Train);
+        b.frozen_blocks = cfg.frozen_blocks;
+        if cfg.frozen_blocks > 0 {
+            // Freezing the bottom blocks freezes the embeddings below them too.
+            b.frozen = true;
+        }
         if matches!(cfg.mode, Mode::FinetuneLora | Mode::FinetuneQlora) {
             b.lora_rank = cfg.lora_rank;
         }
@@ -74,13 +79,17 @@ impl ModelSpec {
                 cfg.weight_format()
             )));
         }
+        let pruning = cfg.keep_attention < 1.0 || cfg.keep_mlp < 1.0;
+        if pruning && !matches!(self, ModelSpec::Transformer(_) | ModelSpec::Mlp(_)) {
+            return Err(Error::NotApplicable("structured pruning applies to transformers (heads, MLP neurons) and MLPs".into()));
+        }
         match self {
-            ModelSpec::Transformer(t) => transformer::lower(&mut b, t, cfg)?,
+            ModelSpec::Transformer(t) => transformer::lower(&mut b, &transformer::pruned(t, cfg)?, cfg)?,
             ModelSpec::ResNet(r) => cnn::lower_resnet(&mut b, r, cfg.image)?,
             ModelSpec::Vgg(v) => cnn::lower_vgg(&mut b, v, cfg.image)?,
             ModelSpec::MobileNetV2(m) => cnn::lower_mobilenet_v2(&mut b, m, cfg.image)?,
             ModelSpec::Vit(v) => vit::lower_vit(&mut b, v, cfg.image, cfg.attention)?,
-            ModelSpec::Mlp(m) => vit::lower_mlp(&mut b, m)?,
+            ModelSpec::Mlp(m) => vit::lower_mlp(&mut b, &vit::pruned_mlp(m, cfg.keep_mlp))?,
         }
         Ok(b.finish())
     }

@@ -112,6 +112,19 @@ impl TransformerSpec {
     }
 }
 
+/// Structured pruning: keep `keep_attention` of the attention heads (whole
+/// key/value groups with GQA) and `keep_mlp` of the MLP neurons, rounded to
+/// at least one.
+pub fn pruned(t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<TransformerSpec, Error> {
+    if cfg.keep_attention >= 1.0 && cfg.keep_mlp >= 1.0 {
+        return Ok(t.clone());
+    }
+    let group = (t.heads / t.kv_heads.max(1)).max(1);
+    let kv_heads = ((t.kv_heads as f64 * cfg.keep_attention).round() as u64).clamp(1, t.kv_heads);
+    let intermediate = ((t.intermediate as f64 * cfg.keep_mlp).round() as u64).clamp(1, t.intermediate);
+    Ok(TransformerSpec { kv_heads, heads: kv_heads * group, intermediate, ..t.clone() })
+}
+
 /// One tensor-parallel rank's share (Megatron-LM): attention heads, key/value
 /// heads and MLP columns split over `tp`; the vocabulary padded to a multiple
 /// of 128 · tp (`make_vocab_size_divisible_by`) and split.

@@ -145,6 +145,15 @@ pub(crate) fn split3(b: &mut Builder, name: &str, qkv: crate::graph::TensorId, s
     [get(0), get(1), get(2)]
 }
 
+/// Structured pruning of an MLP: keep `keep` of each hidden layer's neurons.
+pub fn pruned_mlp(m: &MlpSpec, keep: f64) -> MlpSpec {
+    if keep >= 1.0 {
+        return m.clone();
+    }
+    let layers = m.layers.iter().map(|l| MlpLayer { out: ((l.out as f64 * keep).round() as u64).max(1), ..*l }).collect();
+    MlpSpec { layers, ..m.clone() }
+}
+
 /// Lowers an MLP classifier.
 pub fn lower_mlp(b: &mut Builder, m: &MlpSpec) -> Result<(), Error> {
     if m.input == 0 || m.classes == 0 || m.layers.iter().any(|l| l.out == 0) {
