@@ -134,6 +134,7 @@ ESTIMATE OPTIONS:
   --gpus-per-node N      GPUs per node (default 1)
   --nodes N              nodes (default 1)
   --offload O            none|optimizer|optimizer+params (ZeRO / FSDP)
+  --ddp-bucket-view      DDP with gradient_as_bucket_view=True (no bucket copy)
   --tp N / --pp N        Megatron tensor / pipeline parallel sizes (default 1)
   --sp on|off            Megatron sequence parallelism (needs --tp > 1)
   --freeze N             freeze the embeddings and the first N blocks
@@ -193,6 +194,10 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
     while let Some(flag) = it.next() {
         if flag == "--json" {
             json = true;
+            continue;
+        }
+        if flag == "--ddp-bucket-view" {
+            cfg.parallel.bucket_view = true;
             continue;
         }
         if flag == "--help" || flag == "-h" {

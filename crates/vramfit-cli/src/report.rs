@@ -95,6 +95,9 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
     if let Some(g) = &e.gpu {
         let verdict = if g.fits { "fits" } else { "does NOT fit" };
         let _ = writeln!(s, "{}: {verdict} in {} usable; largest micro-batch that fits: {}", g.id, g.usable_bytes, g.max_batch);
+        if let Some(c) = g.max_context {
+            let _ = writeln!(s, "longest context (KV-cache tokens) that fits at this batch: {c}");
+        }
     }
     s
 }

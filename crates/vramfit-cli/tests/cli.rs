@@ -244,3 +244,33 @@ fn megatron_and_fine_tuning_flags() {
         assert!(String::from_utf8_lossy(&out.stderr).contains(needle), "{full:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+#[test]
+fn inference_reports_the_longest_context_and_ddp_bucket_views_save_a_copy() {
+    let v = json(&[
+        "estimate",
+        "--model",
+        "llama-3-8b",
+        "--mode",
+        "inference",
+        "--precision",
+        "bf16",
+        "--batch",
+        "1",
+        "--seq",
+        "1024",
+        "--attention",
+        "flash",
+        "--gpu",
+        "rtx-4090",
+        "--json",
+    ]);
+    let ctx = v["gpu"]["max_context"].as_u64().unwrap();
+    // 24 GiB minus 15 GiB of bf16 weights leaves roughly 8 GiB for 128 KiB per token.
+    assert!((50_000..80_000).contains(&ctx), "{ctx}");
+    let ddp = json(&["estimate", "--model", "gpt2", "--strategy", "ddp", "--gpus-per-node", "4", "--json"]);
+    let view = json(&["estimate", "--model", "gpt2", "--strategy", "ddp", "--gpus-per-node", "4", "--ddp-bucket-view", "--json"]);
+    let saved = ddp["peak_allocated_bytes"].as_u64().unwrap() - view["peak_allocated_bytes"].as_u64().unwrap();
+    // One fp32 copy of GPT-2's gradients (124,439,808 parameters, each tensor rounded to 512 B).
+    assert!((124_439_808 * 4..124_439_808 * 4 + 200 * 512).contains(&saved), "{saved}");
+}

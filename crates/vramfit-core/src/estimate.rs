@@ -127,6 +127,8 @@ pub struct GpuFit {
     pub fits: bool,
     /// The largest micro-batch that fits (0 when not even 1 does).
     pub max_batch: u64,
+    /// Inference: the longest context (KV-cache tokens) that fits at this batch.
+    pub max_context: Option<u64>,
 }
 
 /// The full report for one configuration.
@@ -237,6 +239,11 @@ pub fn estimate(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, gpu:
                 usable_bytes: cap,
                 fits: device <= cap,
                 max_batch: max_batch_for(spec, cfg, overheads, cap)?,
+                max_context: if cfg.mode == crate::config::Mode::Inference {
+                    Some(max_context_for(spec, cfg, overheads, cap)?)
+                } else {
+                    None
+                },
             })
         }
         None => None,
@@ -318,17 +325,44 @@ pub fn max_batch_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads,
         let c = TrainConfig { batch, ..*cfg };
         device_used(&simulate::simulate(&g, &c, overheads, STEPS, false), overheads) <= capacity
     };
-    if !fits(1) {
+    Ok(largest(1, fits))
+}
+
+/// Inference: the longest KV cache (prompt plus generated tokens) that fits,
+/// at the configured batch and prompt length. Only decoders have one.
+///
+/// # Errors
+/// As [`estimate`].
+pub fn max_context_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<u64, Error> {
+    let g = check(spec, cfg, overheads)?;
+    if g.kv_cache.per_sample == 0 {
         return Ok(0);
     }
-    let mut lo = 1u64;
-    let mut hi = 2u64;
+    // The graph holds the cache for `cache_tokens()`; its size is linear in the tokens.
+    let per_token = g.kv_cache.per_sample / cfg.cache_tokens().max(1);
+    let fits = |context: u64| {
+        let mut graph = g.clone();
+        graph.kv_cache = crate::graph::Numel::per_sample(per_token.saturating_mul(context));
+        let c = TrainConfig { context, ..*cfg };
+        device_used(&simulate::simulate(&graph, &c, overheads, STEPS, false), overheads) <= capacity
+    };
+    Ok(largest(cfg.seq, fits))
+}
+
+/// The largest value from `start` up to [`MAX_DIMENSION`] for which `fits`
+/// holds (`fits` non-increasing), by doubling then bisection; 0 if not even `start` fits.
+fn largest(start: u64, fits: impl Fn(u64) -> bool) -> u64 {
+    if !fits(start) {
+        return 0;
+    }
+    let mut lo = start;
+    let mut hi = start.saturating_mul(2).max(start + 1);
     while hi <= MAX_DIMENSION && fits(hi) {
         lo = hi;
-        hi *= 2;
+        hi = hi.saturating_mul(2);
     }
     if hi > MAX_DIMENSION {
-        return Ok(lo);
+        return lo;
     }
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
@@ -338,7 +372,7 @@ pub fn max_batch_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads,
             hi = mid;
         }
     }
-    Ok(lo)
+    lo
 }
 
 fn layer_rows(g: &Graph, cfg: &TrainConfig) -> Vec<LayerRow> {

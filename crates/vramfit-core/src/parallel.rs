@@ -48,6 +48,9 @@ pub enum Strategy {
     FsdpHybrid,
     /// FSDP `NO_SHARD`.
     FsdpNoShard,
+    /// Megatron-LM's distributed optimizer: fp32 main gradients kept whole,
+    /// fp32 master weights and Adam state sharded over the data-parallel group.
+    MegatronDistOpt,
 }
 
 impl Strategy {
@@ -62,6 +65,7 @@ impl Strategy {
         Strategy::FsdpGradOp,
         Strategy::FsdpHybrid,
         Strategy::FsdpNoShard,
+        Strategy::MegatronDistOpt,
     ];
 
     /// The stable id (CLI, URLs).
@@ -76,6 +80,7 @@ impl Strategy {
             Strategy::FsdpGradOp => "fsdp-grad-op",
             Strategy::FsdpHybrid => "fsdp-hybrid",
             Strategy::FsdpNoShard => "fsdp-no-shard",
+            Strategy::MegatronDistOpt => "megatron-distopt",
         }
     }
 
@@ -155,11 +160,22 @@ pub struct Parallel {
     /// Megatron sequence parallelism (with `tp > 1`): the norms, dropouts and
     /// residuals outside the tensor-parallel regions are split along the sequence.
     pub sp: bool,
+    /// DDP with `gradient_as_bucket_view=True`: gradients live in the buckets, no copy.
+    pub bucket_view: bool,
 }
 
 impl Default for Parallel {
     fn default() -> Self {
-        Parallel { strategy: Strategy::Single, gpus_per_node: 1, nodes: 1, offload: Offload::None, tp: 1, pp: 1, sp: false }
+        Parallel {
+            strategy: Strategy::Single,
+            gpus_per_node: 1,
+            nodes: 1,
+            offload: Offload::None,
+            tp: 1,
+            pp: 1,
+            sp: false,
+            bucket_view: false,
+        }
     }
 }
 
@@ -196,12 +212,13 @@ impl Parallel {
 
     /// Optimizer state is sharded.
     pub fn shards_states(&self) -> bool {
-        self.strategy.is_zero() || matches!(self.strategy, Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid)
+        self.strategy.is_zero()
+            || matches!(self.strategy, Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid | Strategy::MegatronDistOpt)
     }
 
-    /// DDP's separate gradient buckets.
+    /// DDP's separate gradient buckets (none with `gradient_as_bucket_view=True`).
     pub fn has_buckets(&self) -> bool {
-        self.strategy == Strategy::Ddp && self.dp() > 1
+        self.strategy == Strategy::Ddp && self.dp() > 1 && !self.bucket_view
     }
 
     /// Checks the combination.

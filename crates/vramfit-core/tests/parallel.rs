@@ -99,3 +99,22 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn megatron_distributed_optimizer_matches_its_bytes_per_parameter_table() {
+    // Megatron-LM docs/user-guide/features/dist_optimizer.md: bytes per
+    // parameter with the distributed optimizer over d data-parallel GPUs:
+    // bf16 6 + 12/d, fp16 4 + 16/d, fp32 8 + 8/d.
+    let spec = model_preset("gpt2-medium").unwrap().spec;
+    for (precision, fixed, sharded) in [(Precision::Bf16, 6.0, 12.0), (Precision::Fp16, 4.0, 16.0), (Precision::Fp32, 8.0, 8.0)] {
+        let d = 8u64;
+        let c = TrainConfig { precision, ..cfg(Strategy::MegatronDistOpt, d, Offload::None) };
+        let g = spec.lower(&c).unwrap();
+        let sim = simulate(&g, &c, &Overheads { cublas_handles: 0, ..Overheads::default() }, 2, true);
+        let step = sim.timeline.iter().rev().find(|p| p.phase == Phase::Optimizer).unwrap();
+        let b = step.breakdown;
+        let per_param = (b.parameters + b.gradients + b.optimizer_states).0 as f64 / g.parameter_count() as f64;
+        let expected = fixed + sharded / d as f64;
+        assert!((per_param - expected).abs() < 0.01, "{precision:?}: {per_param} vs {expected}");
+    }
+}

@@ -70,7 +70,11 @@ impl Shards {
     }
 
     /// Gradient bytes one GPU keeps as `.grad` (a shard after reduce-scatter).
+    /// Megatron keeps a whole `main_grad` per parameter, fp32 with bf16 parameters.
     pub fn grad(&self, p: &Param) -> u64 {
+        if self.parallel.strategy == crate::parallel::Strategy::MegatronDistOpt && p.trainable && self.pdtype == DType::Bf16 {
+            return states::allocation(p.numel(), DType::F32).0;
+        }
         self.split(self.full_grad(p), self.parallel.shards_grads())
     }
 
@@ -91,14 +95,22 @@ impl Shards {
         // master copy (so its state is fp32); stages 1-2 also keep an fp32
         // gradient partition (`single_partition_of_fp32_groups` + its grad).
         let fp32 = states::allocation(p.numel(), DType::F32).0;
-        let fp32_grad = if self.parallel.strategy == crate::parallel::Strategy::Zero3 { 0 } else { fp32 };
+        // Megatron: bf16 keeps only the fp32 master beside Adam (main grads are
+        // already fp32, see `grad`); fp16 also keeps an fp32 gradient copy.
+        let fp32_grad = match self.parallel.strategy {
+            crate::parallel::Strategy::Zero3 => 0,
+            crate::parallel::Strategy::MegatronDistOpt if self.pdtype == DType::Bf16 => 0,
+            _ => fp32,
+        };
         let master = if p.trainable { fp32 + fp32_grad } else { 0 };
         states::optimizer_state_bytes(p, DType::F32, cfg.optimizer).0 + master
     }
 
-    /// ZeRO keeps fp32 master weights when the parameters are half precision.
+    /// ZeRO and Megatron's distributed optimizer keep fp32 master weights when
+    /// the parameters are half precision.
     fn zero_master(&self) -> bool {
-        self.parallel.strategy.is_zero() && self.pdtype != DType::F32
+        (self.parallel.strategy.is_zero() || self.parallel.strategy == crate::parallel::Strategy::MegatronDistOpt)
+            && self.pdtype != DType::F32
     }
 
     /// The optimizer step's temporaries on one GPU.
