@@ -134,6 +134,7 @@ ESTIMATE OPTIONS:
   --gpus-per-node N      GPUs per node (default 1)
   --nodes N              nodes (default 1)
   --offload O            none|optimizer|optimizer+params (ZeRO / FSDP)
+  --zero-bucket N        DeepSpeed reduce_bucket_size in elements (default 500000000)
   --ddp-bucket-view      DDP with gradient_as_bucket_view=True (no bucket copy)
   --tp N / --pp N        Megatron tensor / pipeline parallel sizes (default 1)
   --sp on|off            Megatron sequence parallelism (needs --tp > 1)
@@ -207,7 +208,7 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
             _ => (flag.as_str(), None),
         };
-        const KNOWN: [&str; 29] = [
+        const KNOWN: [&str; 30] = [
             "--model",
             "--batch",
             "--seq",
@@ -228,6 +229,7 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
             "--freeze",
             "--keep-attention",
             "--keep-mlp",
+            "--zero-bucket",
             "--strategy",
             "--gpus-per-node",
             "--nodes",
@@ -270,6 +272,7 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
                 }
             },
             "--tp" => cfg.parallel.tp = number(name, &value)?,
+            "--zero-bucket" => cfg.parallel.zero_bucket = number(name, &value)?,
             "--pp" => cfg.parallel.pp = number(name, &value)?,
             "--sp" => {
                 cfg.parallel.sp = match value.as_str() {

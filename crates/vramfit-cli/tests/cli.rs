@@ -135,7 +135,7 @@ fn data_parallel_flags_shard_memory_and_report_host_ram() {
         json(&args)
     };
     let single = run(&[]);
-    let zero2 = run(&["--strategy", "zero2", "--gpus-per-node", "8"]);
+    let zero2 = run(&["--strategy", "zero2", "--gpus-per-node", "8", "--zero-bucket", "1048576"]);
     let offload = run(&["--strategy", "zero3", "--gpus-per-node", "8", "--offload", "optimizer+params"]);
     assert!(zero2["peak_allocated_bytes"].as_u64() < single["peak_allocated_bytes"].as_u64());
     assert_eq!(zero2["config"]["parallel"]["strategy"], "zero2");

@@ -162,6 +162,10 @@ pub struct Parallel {
     pub sp: bool,
     /// DDP with `gradient_as_bucket_view=True`: gradients live in the buckets, no copy.
     pub bucket_view: bool,
+    /// DeepSpeed `reduce_bucket_size` in elements (default 5e8): ZeRO-1/2
+    /// allocate a contiguous gradient bucket of this size (two with
+    /// `overlap_comm`, the ZeRO-3 default) in the parameters' dtype.
+    pub zero_bucket: u64,
 }
 
 impl Default for Parallel {
@@ -175,6 +179,7 @@ impl Default for Parallel {
             pp: 1,
             sp: false,
             bucket_view: false,
+            zero_bucket: 500_000_000,
         }
     }
 }

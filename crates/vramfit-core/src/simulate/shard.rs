@@ -127,6 +127,17 @@ impl Shards {
         self.split(temp, self.parallel.shards_states())
     }
 
+    /// DeepSpeed's contiguous gradient buckets during backward: `reduce_bucket_size`
+    /// elements in the parameter dtype, doubled by `overlap_comm` (on by default in ZeRO-3).
+    /// `torch.empty(reduce_bucket_size)` is allocated whatever the model's size.
+    pub fn zero_buckets(&self) -> u64 {
+        if !self.parallel.strategy.is_zero() || self.parallel.dp() <= 1 {
+            return 0;
+        }
+        let count = if self.parallel.strategy == crate::parallel::Strategy::Zero3 { 2 } else { 1 };
+        count * states::allocation(self.parallel.zero_bucket, self.pdtype).0
+    }
+
     /// DDP's flat gradient buckets (as large as all gradients).
     pub fn buckets(&self, g: &Graph) -> u64 {
         if !self.parallel.has_buckets() {

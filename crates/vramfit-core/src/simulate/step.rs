@@ -340,6 +340,12 @@ impl<'a> Sim<'a> {
         if self.step == 1 && self.micro == 1 {
             self.cublas_workspace();
         }
+        let buckets = self.mem.alloc(Cat::Temporary, self.shards.zero_buckets());
+        self.backward_ops();
+        self.mem.free(buckets);
+    }
+
+    fn backward_ops(&mut self) {
         self.grad_of.iter_mut().for_each(|g| *g = None);
         self.grads.clear();
         // The loss's gradient: a scalar of ones.
