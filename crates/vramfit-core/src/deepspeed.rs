@@ -137,3 +137,29 @@ mod tests {
         assert_eq!(gib(old), "15.93");
     }
 }
+
+#[cfg(test)]
+mod reference {
+    use super::*;
+
+    /// `tests/reference/deepspeed_estimates.csv`: DeepSpeed's estimator
+    /// functions run from the PyPI package (see `tests/reference/README.md`).
+    const CSV: &str = include_str!("../../../tests/reference/deepspeed_estimates.csv");
+
+    #[test]
+    fn every_row_of_deepspeeds_own_output_is_reproduced_exactly() {
+        let mut rows = 0;
+        for line in CSV.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+            let f: Vec<u64> = line.split(',').map(|x| x.trim().parse().unwrap()).collect();
+            let [stage, p, largest, gpn, nodes, off_opt, off_par, zero_init, cpu, gpu] = f[..] else { panic!("bad row {line}") };
+            let ours = if stage == 2 {
+                zero2(p, gpn, nodes, off_opt == 1)
+            } else {
+                zero3(p, largest, gpn, nodes, ZeroOffload { optimizer: off_opt == 1, params: off_par == 1 }, zero_init == 1)
+            };
+            assert_eq!((ours.cpu_bytes, ours.gpu_bytes), (cpu, gpu), "row {line}");
+            rows += 1;
+        }
+        assert!(rows >= 100, "{rows} rows");
+    }
+}
