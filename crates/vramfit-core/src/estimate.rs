@@ -321,11 +321,71 @@ fn deepspeed_estimate(g: &Graph, cfg: &TrainConfig) -> Option<crate::deepspeed::
 /// As [`estimate`].
 pub fn max_batch_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<u64, Error> {
     let g = check(spec, &TrainConfig { batch: 1, ..*cfg }, overheads)?;
-    let fits = |batch: u64| {
-        let c = TrainConfig { batch, ..*cfg };
-        device_used(&simulate::simulate(&g, &c, overheads, STEPS, false), overheads) <= capacity
-    };
-    Ok(largest(1, fits))
+    let prepared = simulate::Prepared::new(&g, cfg);
+    let used = |batch: u64| device_used(&prepared.run(&TrainConfig { batch, ..*cfg }, overheads, STEPS, false), overheads).0;
+    Ok(largest_guided(used, capacity.0))
+}
+
+/// The largest batch whose `used(batch)` fits in `capacity`. Memory is
+/// non-decreasing and nearly affine in the batch (tensor sizes are; rounding
+/// and allocator segments are not), so a line through two simulations gives a
+/// first guess, and a doubling-then-bisection search from there makes it exact
+/// with a handful of further simulations.
+fn largest_guided(used: impl Fn(u64) -> u64, capacity: u64) -> u64 {
+    let u1 = used(1);
+    if u1 > capacity {
+        return 0;
+    }
+    const PROBE: u64 = 16;
+    let u16 = used(PROBE);
+    if u16 <= u1 {
+        // Nothing grows with the batch (or it saturated): the search below still bounds it.
+        return largest(PROBE, |b| used(b) <= capacity).max(1);
+    }
+    let slope = (u16 - u1) as f64 / (PROBE - 1) as f64;
+    let guess = (1.0 + (capacity - u1) as f64 / slope).clamp(1.0, MAX_DIMENSION as f64) as u64;
+    let fits = |b: u64| used(b) <= capacity;
+    if fits(guess) {
+        // Gallop up from the guess.
+        let (mut lo, mut step) = (guess, 1u64);
+        loop {
+            let hi = lo.saturating_add(step).min(MAX_DIMENSION);
+            if hi == lo {
+                return lo;
+            }
+            if !fits(hi) {
+                return bisect(lo, hi, fits);
+            }
+            lo = hi;
+            step = step.saturating_mul(2);
+        }
+    }
+    // Gallop down from the guess.
+    let (mut hi, mut step) = (guess, 1u64);
+    loop {
+        let lo = hi.saturating_sub(step).max(1);
+        if fits(lo) {
+            return bisect(lo, hi, fits);
+        }
+        if lo == 1 {
+            return 0;
+        }
+        hi = lo;
+        step = step.saturating_mul(2);
+    }
+}
+
+/// Largest value in `[lo, hi)` that fits, given `fits(lo)` and `!fits(hi)`.
+fn bisect(mut lo: u64, mut hi: u64, fits: impl Fn(u64) -> bool) -> u64 {
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// Inference: the longest KV cache (prompt plus generated tokens) that fits,
@@ -364,15 +424,7 @@ fn largest(start: u64, fits: impl Fn(u64) -> bool) -> u64 {
     if hi > MAX_DIMENSION {
         return lo;
     }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
+    bisect(lo, hi, fits)
 }
 
 fn layer_rows(g: &Graph, cfg: &TrainConfig) -> Vec<LayerRow> {

@@ -28,11 +28,12 @@ pub struct CurvePoint {
 pub fn batch_curve(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, batches: &[u64]) -> Result<Vec<CurvePoint>, Error> {
     cfg.validate()?;
     let g = spec.lower(cfg)?;
+    let prepared = simulate::Prepared::new(&g, cfg);
     Ok(batches
         .iter()
         .filter(|&&b| (1..=MAX_DIMENSION).contains(&b))
         .map(|&batch| {
-            let sim = simulate::simulate(&g, &TrainConfig { batch, ..*cfg }, overheads, STEPS, false);
+            let sim = prepared.run(&TrainConfig { batch, ..*cfg }, overheads, STEPS, false);
             CurvePoint { batch, allocated_bytes: sim.peak.breakdown.total(), device_used_bytes: device_used(&sim, overheads) }
         })
         .collect())

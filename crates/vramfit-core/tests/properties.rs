@@ -91,3 +91,21 @@ fn adam_first_step_peaks_with_one_param_sized_temporary() {
     assert_eq!(e.at_peak.optimizer_states.0, 2 * p);
     assert_eq!(e.at_peak.temporary.0, p);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// The guided search returns exactly the largest fitting batch: it fits and one more does not.
+    #[test]
+    fn max_batch_is_exact((m, cfg) in cfg_strategy(), gib in 2u64..40) {
+        let spec = model_preset(MODELS[m]).unwrap().spec;
+        let o = Overheads::default();
+        let cap = vramfit_core::Bytes(gib << 30);
+        let best = vramfit_core::max_batch_for(&spec, &cfg, &o, cap).unwrap();
+        let used = |b: u64| estimate(&spec, &TrainConfig { batch: b, ..cfg }, &o, None).unwrap().device_used_bytes;
+        if best > 0 {
+            prop_assert!(used(best) <= cap, "{} b{best} does not fit", MODELS[m]);
+        }
+        prop_assert!(used(best + 1) > cap, "{} b{} fits too", MODELS[m], best + 1);
+    }
+}

@@ -107,13 +107,36 @@ pub struct Simulation {
 /// Simulates `steps` optimizer steps of `cfg.grad_accum` micro-batches each,
 /// recording every moment when `record` is set.
 pub fn simulate(g: &Graph, cfg: &TrainConfig, overheads: &Overheads, steps: u32, record: bool) -> Simulation {
-    step::Sim::new(g, cfg, overheads, record).run(steps)
+    Prepared::new(g, cfg).run(cfg, overheads, steps, record)
+}
+
+/// The batch-independent analysis of a graph, reusable across batch sizes
+/// (the largest-batch search and the batch curve run many simulations).
+pub struct Prepared<'g> {
+    g: &'g Graph,
+    plan: plan::Plan,
+    shards: shard::Shards,
+}
+
+impl<'g> Prepared<'g> {
+    /// Analyses `g` for everything in `cfg` except the batch size.
+    pub fn new(g: &'g Graph, cfg: &TrainConfig) -> Prepared<'g> {
+        Prepared { g, plan: plan::plan(g, cfg), shards: shard::Shards::new(g, cfg) }
+    }
+
+    /// Simulates at `cfg` (which must differ from the prepared one only in batch size).
+    pub fn run(&self, cfg: &TrainConfig, overheads: &Overheads, steps: u32, record: bool) -> Simulation {
+        step::Sim::new(self.g, &self.plan, &self.shards, cfg, overheads, record).run(steps)
+    }
 }
 
 /// Bytes each layer keeps alive at the end of the forward pass (one micro-batch):
 /// storages held for backward, attributed to the layer of the op that made them.
 pub fn kept_after_forward(g: &Graph, cfg: &TrainConfig) -> Vec<(usize, Bytes)> {
-    let plan = plan::plan(g, cfg);
+    kept_with(g, &plan::plan(g, cfg), cfg)
+}
+
+fn kept_with(g: &Graph, plan: &plan::Plan, cfg: &TrainConfig) -> Vec<(usize, Bytes)> {
     let mut producer = vec![None; g.tensors.len()];
     for op in &g.ops {
         for t in &op.outputs {

@@ -3,7 +3,7 @@
 //! [`Memory`] and recording each moment.
 
 use super::memory::{Cat, Handle, Memory};
-use super::plan::{Plan, Segment, plan, unique_storages};
+use super::plan::{Plan, Segment, unique_storages};
 use super::shard::Shards;
 use super::{Phase, Point, Simulation};
 use crate::config::TrainConfig;
@@ -16,13 +16,13 @@ use crate::units::Bytes;
 /// Bytes the first pipeline stage keeps for the micro-batches in flight
 /// beside the current one: min(pp, micro-batches) − 1 times one micro-batch's
 /// saved activations (the 1F1B schedule of Narayanan et al. 2021).
-fn in_flight_bytes(g: &Graph, cfg: &TrainConfig) -> u64 {
+fn in_flight_bytes(g: &Graph, plan: &Plan, cfg: &TrainConfig) -> u64 {
     let pp = cfg.parallel.pp;
     if pp <= 1 {
         return 0;
     }
     let extra = pp.min(cfg.grad_accum).saturating_sub(1);
-    let one: u64 = super::kept_after_forward(g, cfg).iter().map(|(_, b)| b.0).sum();
+    let one: u64 = super::kept_with(g, plan, cfg).iter().map(|(_, b)| b.0).sum();
     one.saturating_mul(extra)
 }
 
@@ -44,7 +44,7 @@ struct GradBuffer {
 
 pub(super) struct Sim<'a> {
     g: &'a Graph,
-    plan: Plan,
+    plan: &'a Plan,
     cfg: &'a TrainConfig,
     bytes: Vec<u64>,
     mem: Memory,
@@ -67,7 +67,7 @@ pub(super) struct Sim<'a> {
     /// Transient cuDNN workspace per convolution call.
     conv_workspace: u64,
     /// Per-GPU sizes under the data-parallel strategy.
-    shards: Shards,
+    shards: &'a Shards,
     /// Gathered parameters of blocks (ZeRO-3 / FSDP full shard), by block.
     gathered: Vec<Option<Handle>>,
     /// Gathered parameters outside blocks, from forward until backward ends.
@@ -77,12 +77,17 @@ pub(super) struct Sim<'a> {
 }
 
 impl<'a> Sim<'a> {
-    pub(super) fn new(g: &'a Graph, cfg: &'a TrainConfig, overheads: &Overheads, record: bool) -> Sim<'a> {
-        let plan = plan(g, cfg);
+    pub(super) fn new(
+        g: &'a Graph,
+        plan: &'a Plan,
+        shards: &'a Shards,
+        cfg: &'a TrainConfig,
+        overheads: &Overheads,
+        record: bool,
+    ) -> Sim<'a> {
         let bytes = g.tensors.iter().map(|t| states::allocation(t.numel.at(cfg.batch), t.dtype).0).collect();
         let n = g.tensors.len();
         let mut mem = Memory::default();
-        let shards = Shards::new(g, cfg);
         for p in &g.params {
             mem.alloc(Cat::Parameters, shards.weight(p));
         }
@@ -117,7 +122,7 @@ impl<'a> Sim<'a> {
             conv_workspace: overheads.cudnn_workspace.0,
             gathered: vec![None; g.blocks as usize],
             root_gathered: None,
-            in_flight: (in_flight_bytes(g, cfg), None),
+            in_flight: (in_flight_bytes(g, plan, cfg), None),
             shards,
         }
     }
