@@ -8,6 +8,10 @@ use vramfit_core::{Attention, Bytes, Checkpointing, Error, ModuleLoading, Optimi
 pub enum Command {
     /// `vramfit estimate ...`
     Estimate(Box<EstimateArgs>),
+    /// `vramfit plan ...`: rank configurations that reach a target batch.
+    Plan(Box<EstimateArgs>),
+    /// `vramfit max-batch ...`: the largest micro-batch that fits.
+    MaxBatch(Box<EstimateArgs>),
     /// `vramfit presets [--json]`
     Presets {
         /// Print JSON.
@@ -32,6 +36,14 @@ pub struct EstimateArgs {
     pub gpu: Option<String>,
     /// Print JSON.
     pub json: bool,
+    /// `plan`: samples per optimizer step across all GPUs.
+    pub target_batch: Option<u64>,
+    /// `plan`: export the best plan (`deepspeed|hf|accelerate|pytorch`).
+    pub export: Option<String>,
+    /// `plan`: fraction of GPU memory kept free.
+    pub margin: f64,
+    /// `plan`: samples per epoch.
+    pub dataset_samples: u64,
 }
 
 /// Overhead flags; unset ones take the GPU's (or the general) default.
@@ -114,6 +126,9 @@ vramfit — how much GPU memory does training this model need?
 
 USAGE:
   vramfit estimate --model <preset-id|config.json> [options]
+  vramfit plan --model M --gpu G --target-batch N [--gpus N] [--margin F] [--dataset-samples N]
+               [--export deepspeed|hf|accelerate|pytorch] [options] [--json]
+  vramfit max-batch --model M --gpu G [options] [--json]
   vramfit presets [--json]
 
 ESTIMATE OPTIONS:
@@ -168,7 +183,21 @@ pub fn parse(argv: &[String]) -> Result<Command, CliError> {
     let Some(cmd) = argv.first() else { return Ok(Command::Help) };
     let rest = argv.get(1..).unwrap_or(&[]);
     match cmd.as_str() {
-        "estimate" => parse_estimate(rest).map(|a| Command::Estimate(Box::new(a))),
+        "estimate" => parse_estimate(rest, false).map(|a| Command::Estimate(Box::new(a))),
+        "plan" => {
+            let a = parse_estimate(rest, true)?;
+            if a.target_batch.is_none() || a.gpu.is_none() {
+                return Err(CliError::Usage("plan needs --gpu <gpu-id> and --target-batch N".into()));
+            }
+            Ok(Command::Plan(Box::new(a)))
+        }
+        "max-batch" => {
+            let a = parse_estimate(rest, false)?;
+            if a.gpu.is_none() {
+                return Err(CliError::Usage("max-batch needs --gpu <gpu-id>".into()));
+            }
+            Ok(Command::MaxBatch(Box::new(a)))
+        }
         "presets" => {
             let mut json = false;
             for a in rest {
@@ -181,11 +210,15 @@ pub fn parse(argv: &[String]) -> Result<Command, CliError> {
         }
         "help" | "--help" | "-h" => Ok(Command::Help),
         "--version" | "-V" => Ok(Command::Version),
-        other => Err(CliError::Usage(format!("unknown command '{other}': expected estimate|presets|help"))),
+        other => Err(CliError::Usage(format!("unknown command '{other}': expected estimate|plan|max-batch|presets|help"))),
     }
 }
 
-fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
+fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliError> {
+    let mut target_batch = None;
+    let mut export = None;
+    let mut margin = 0.05;
+    let mut dataset_samples = 0;
     let mut model = None;
     let mut cfg = TrainConfig::default();
     let mut overrides = OverheadArgs::default();
@@ -196,6 +229,37 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
         if flag == "--json" {
             json = true;
             continue;
+        }
+        if planning {
+            let (name, inline) = match flag.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (flag.as_str(), None),
+            };
+            if ["--target-batch", "--gpus", "--export", "--margin", "--dataset-samples"].contains(&name) {
+                let value = match inline {
+                    Some(v) => v,
+                    None => it.next().cloned().ok_or_else(|| CliError::Usage(format!("{name} needs a value")))?,
+                };
+                match name {
+                    "--target-batch" => target_batch = Some(number(name, &value)?),
+                    "--gpus" => cfg.parallel.gpus_per_node = number(name, &value)?,
+                    "--dataset-samples" => dataset_samples = number(name, &value)?,
+                    "--margin" => {
+                        margin = value.parse::<f64>().ok().filter(|m| (0.0..0.9).contains(m)).ok_or_else(|| {
+                            CliError::Usage(format!("invalid value '{value}' for --margin: expected a fraction in [0, 0.9)"))
+                        })?
+                    }
+                    _ => {
+                        if !["deepspeed", "hf", "accelerate", "pytorch"].contains(&value.as_str()) {
+                            return Err(CliError::Usage(format!(
+                                "invalid value '{value}' for --export: expected deepspeed|hf|accelerate|pytorch"
+                            )));
+                        }
+                        export = Some(value);
+                    }
+                }
+                continue;
+            }
         }
         if flag == "--ddp-bucket-view" {
             cfg.parallel.bucket_view = true;
@@ -325,5 +389,5 @@ fn parse_estimate(argv: &[String]) -> Result<EstimateArgs, CliError> {
         }
         other => CliError::Core(other),
     })?;
-    Ok(EstimateArgs { model, config: cfg, overrides, gpu, json })
+    Ok(EstimateArgs { model, config: cfg, overrides, gpu, json, target_batch, export, margin, dataset_samples })
 }

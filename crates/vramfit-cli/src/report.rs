@@ -15,6 +15,8 @@ pub fn run(cmd: &Command) -> Result<String, CliError> {
         Command::Version => Ok(format!("vramfit {}\n", env!("CARGO_PKG_VERSION"))),
         Command::Presets { json } => Ok(presets(*json)),
         Command::Estimate(a) => run_estimate(a),
+        Command::Plan(a) => run_plan(a),
+        Command::MaxBatch(a) => run_max_batch(a),
     }
 }
 
@@ -43,6 +45,92 @@ fn run_estimate(a: &EstimateArgs) -> Result<String, CliError> {
         return Ok(s);
     }
     Ok(table(&name, spec.input_kind(), &e))
+}
+
+fn run_max_batch(a: &EstimateArgs) -> Result<String, CliError> {
+    let (name, spec) = resolve_model(&a.model)?;
+    let gpu = gpu_preset(a.gpu.as_deref().unwrap_or_default())?;
+    let overheads = a.overrides.resolve(Some(&gpu));
+    let cap = vramfit_core::estimate::usable(&gpu, &overheads);
+    let best = vramfit_core::max_batch_for(&spec, &a.config, &overheads, cap)?;
+    if a.json {
+        return Ok(format!(
+            "{}\n",
+            serde_json::json!({"schema": "vramfit.max-batch/1", "model": name, "gpu": gpu.id, "usable_bytes": cap, "max_batch": best})
+        ));
+    }
+    Ok(format!("{name} on {}: largest micro-batch that fits in {cap}: {best}\n", gpu.name))
+}
+
+fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
+    let (name, spec) = resolve_model(&a.model)?;
+    let gpu = gpu_preset(a.gpu.as_deref().unwrap_or_default())?;
+    let overheads = a.overrides.resolve(Some(&gpu));
+    let req = vramfit_core::plan::PlanRequest {
+        base: a.config,
+        target_batch: a.target_batch.unwrap_or(1),
+        gpus_per_node: a.config.parallel.gpus_per_node,
+        nodes: a.config.parallel.nodes,
+        margin: a.margin,
+        dataset_samples: a.dataset_samples,
+    };
+    let result = vramfit_core::plan::plan(&spec, &gpu, &overheads, &req)?;
+    let best = result.plans.first();
+    if let (Some(kind), Some(p)) = (a.export.as_deref(), best) {
+        let c = &p.config;
+        return Ok(match kind {
+            "deepspeed" => format!("{}\n", serde_json::to_string_pretty(&vramfit_core::export::deepspeed(c)).unwrap_or_default()),
+            "hf" => format!("{}\n", serde_json::to_string_pretty(&vramfit_core::export::hf_training_arguments(c)).unwrap_or_default()),
+            "accelerate" => vramfit_core::export::accelerate_yaml(c),
+            _ => vramfit_core::export::pytorch_snippet(c),
+        });
+    }
+    if a.export.is_some() {
+        return Err(CliError::Usage("no plan fits: nothing to export".into()));
+    }
+    let has_bn = matches!(spec, ModelSpec::ResNet(_) | ModelSpec::MobileNetV2(_)) || matches!(&spec, ModelSpec::Vgg(v) if v.batch_norm);
+    let advice = vramfit_core::plan::advice(req.target_batch, best.map_or(1, |p| p.config.batch), has_bn);
+    if a.json {
+        let v = serde_json::json!({"schema": "vramfit.plan/1", "model": name, "gpu": gpu.id, "result": result, "advice": advice});
+        return Ok(format!("{v}\n"));
+    }
+    let mut s = format!(
+        "{name} on {} × {}: target batch {} ({} per GPU), {} configurations tried\n",
+        gpu.name,
+        req.gpus_per_node * req.nodes,
+        req.target_batch,
+        result.per_gpu_batch,
+        result.tried
+    );
+    if let Some(w) = &result.warning {
+        let _ = writeln!(s, "warning: {w}");
+    }
+    if result.plans.is_empty() {
+        let _ = writeln!(s, "no configuration fits; try more GPUs, offloading or a smaller model");
+    }
+    for (i, p) in result.plans.iter().take(8).enumerate() {
+        let c = &p.config;
+        let _ = writeln!(
+            s,
+            "{:>2}. {:>8.3} s/step{}  {:>9}  micro {} × accum {}, {}, {}, checkpointing {}, {}",
+            i + 1,
+            p.step_seconds,
+            if p.epoch_seconds > 0.0 { format!(" ({:.1} h/epoch)", p.epoch_seconds / 3600.0) } else { String::new() },
+            p.device_used_bytes.to_string(),
+            c.batch,
+            c.grad_accum,
+            c.precision,
+            c.optimizer,
+            c.checkpointing,
+            c.parallel.strategy
+        );
+        let _ = writeln!(s, "      {}", p.tradeoff);
+    }
+    let _ = writeln!(s, "\nadvice:");
+    for a in advice {
+        let _ = writeln!(s, "  - {}", a.text);
+    }
+    Ok(s)
 }
 
 fn table(name: &str, kind: InputKind, e: &Estimate) -> String {

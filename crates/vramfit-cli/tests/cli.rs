@@ -274,3 +274,23 @@ fn inference_reports_the_longest_context_and_ddp_bucket_views_save_a_copy() {
     // One fp32 copy of GPT-2's gradients (124,439,808 parameters, each tensor rounded to 512 B).
     assert!((124_439_808 * 4..124_439_808 * 4 + 200 * 512).contains(&saved), "{saved}");
 }
+
+#[test]
+fn plan_and_max_batch_commands() {
+    let v = json(&["plan", "--model", "bert-base", "--seq", "128", "--gpu", "t4", "--target-batch", "64", "--json"]);
+    assert_eq!(v["schema"], "vramfit.plan/1");
+    assert!(!v["result"]["plans"].as_array().unwrap().is_empty());
+    assert!(v["advice"].as_array().unwrap().iter().any(|a| a["id"] == "lr-scaling"));
+    let ds = vramfit(&["plan", "--model", "bert-base", "--seq", "128", "--gpu", "t4", "--target-batch", "64", "--export", "deepspeed"]);
+    let cfg: serde_json::Value = serde_json::from_slice(&ds.stdout).expect("ds_config.json parses");
+    assert_eq!(cfg["train_batch_size"], 64);
+    let py = vramfit(&["plan", "--model", "bert-base", "--seq", "128", "--gpu", "t4", "--target-batch", "64", "--export", "pytorch"]);
+    assert!(String::from_utf8_lossy(&py.stdout).contains("optimizer.zero_grad(set_to_none=True)"));
+    let mb = json(&["max-batch", "--model", "resnet50", "--gpu", "a100-80gb", "--json"]);
+    assert!(mb["max_batch"].as_u64().unwrap() > 64);
+    let out = vramfit(&["plan", "--model", "gpt2", "--gpu", "t4"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--target-batch"));
+    let out = vramfit(&["plan", "--model", "gpt2", "--gpu", "t4", "--target-batch", "8", "--export", "yaml"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("deepspeed|hf|accelerate|pytorch"));
+}

@@ -1,5 +1,6 @@
 //! Criterion benchmarks: one full estimate of Llama-2-70B, and the
-//! largest-batch search for it on an 80 GB GPU.
+//! largest-batch search for ResNet-50 on an 80 GB GPU, and the planner for
+//! Llama-2-7B on 8 GPUs.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -20,5 +21,18 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench);
+fn bench_planner(c: &mut Criterion) {
+    let (Ok(model), Ok(gpu)) = (model_preset("llama-2-7b"), gpu_preset("a100-80gb")) else { return };
+    let base = TrainConfig { seq: 1024, precision: Precision::Bf16, attention: vramfit_core::Attention::Flash, ..TrainConfig::default() };
+    let req = vramfit_core::plan::PlanRequest { base, target_batch: 64, gpus_per_node: 8, nodes: 1, margin: 0.05, dataset_samples: 0 };
+    let o = Overheads::for_gpu(&gpu);
+    let mut group = c.benchmark_group("planner");
+    group.sample_size(10);
+    group.bench_function("plan llama-2-7b on 8 × a100-80gb, target batch 64", |b| {
+        b.iter(|| vramfit_core::plan::plan(black_box(&model.spec), &gpu, &o, black_box(&req)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_planner);
 criterion_main!(benches);

@@ -1,0 +1,218 @@
+//! Exports of a plan to the tools that run it: a DeepSpeed `ds_config.json`,
+//! Hugging Face `TrainingArguments` keyword arguments, an Accelerate FSDP
+//! config and a plain PyTorch training loop.
+
+use crate::config::{CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
+use crate::parallel::{Offload, Strategy};
+use serde_json::{Value, json};
+
+/// DeepSpeed `ds_config.json` keys (DeepSpeed docs, "Configuration JSON").
+pub fn deepspeed(c: &TrainConfig) -> Value {
+    let stage = match c.parallel.strategy {
+        Strategy::Zero1 => 1,
+        Strategy::Zero2 => 2,
+        Strategy::Zero3 | Strategy::FsdpFull | Strategy::FsdpHybrid => 3,
+        Strategy::FsdpGradOp => 2,
+        _ => 0,
+    };
+    let mut zero = json!({ "stage": stage, "reduce_bucket_size": c.parallel.zero_bucket, "contiguous_gradients": true });
+    if c.parallel.offload != Offload::None {
+        zero["offload_optimizer"] = json!({ "device": "cpu", "pin_memory": true });
+    }
+    if c.parallel.offload == Offload::OptimizerParams {
+        zero["offload_param"] = json!({ "device": "cpu", "pin_memory": true });
+    }
+    let half = matches!(c.precision, Precision::Fp16 | Precision::AmpFp16);
+    let bf16 = matches!(c.precision, Precision::Bf16 | Precision::AmpBf16);
+    let world = c.parallel.dp();
+    json!({
+        "train_batch_size": c.batch * c.grad_accum * world,
+        "train_micro_batch_size_per_gpu": c.batch,
+        "gradient_accumulation_steps": c.grad_accum,
+        "fp16": { "enabled": half },
+        "bf16": { "enabled": bf16 },
+        "zero_optimization": zero,
+    })
+}
+
+/// Hugging Face `TrainingArguments` keyword arguments.
+pub fn hf_training_arguments(c: &TrainConfig) -> Value {
+    let optim = match c.optimizer {
+        Optimizer::AdamW | Optimizer::Adam => "adamw_torch",
+        Optimizer::AdamW8bit => "adamw_bnb_8bit",
+        Optimizer::Adafactor => "adafactor",
+        Optimizer::Sgd | Optimizer::SgdMomentum => "sgd",
+        Optimizer::Lion => "lion_32bit",
+    };
+    let mut args = json!({
+        "per_device_train_batch_size": c.batch,
+        "gradient_accumulation_steps": c.grad_accum,
+        "bf16": matches!(c.precision, Precision::Bf16 | Precision::AmpBf16),
+        "fp16": matches!(c.precision, Precision::Fp16 | Precision::AmpFp16),
+        "gradient_checkpointing": c.checkpointing != Checkpointing::NONE,
+        "optim": optim,
+    });
+    if c.parallel.strategy.is_zero() {
+        args["deepspeed"] = json!("ds_config.json");
+    }
+    if matches!(c.parallel.strategy, Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid) {
+        let mode = match c.parallel.strategy {
+            Strategy::FsdpGradOp => "shard_grad_op",
+            Strategy::FsdpHybrid => "hybrid_shard",
+            _ => "full_shard",
+        };
+        let offload = if c.parallel.offload != Offload::None { " offload" } else { "" };
+        args["fsdp"] = json!(format!("{mode} auto_wrap{offload}"));
+    }
+    args
+}
+
+/// An Accelerate config (`accelerate launch --config_file`), as YAML.
+pub fn accelerate_yaml(c: &TrainConfig) -> String {
+    let mixed = match c.precision {
+        Precision::AmpBf16 | Precision::Bf16 => "bf16",
+        Precision::AmpFp16 | Precision::Fp16 => "fp16",
+        Precision::Fp32 => "no",
+    };
+    let p = &c.parallel;
+    let mut y = format!(
+        "compute_environment: LOCAL_MACHINE\nmixed_precision: {mixed}\nnum_machines: {}\nnum_processes: {}\n",
+        p.nodes,
+        p.gpus_per_node * p.nodes
+    );
+    match p.strategy {
+        Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid | Strategy::FsdpNoShard => {
+            let sharding = match p.strategy {
+                Strategy::FsdpGradOp => "SHARD_GRAD_OP",
+                Strategy::FsdpHybrid => "HYBRID_SHARD",
+                Strategy::FsdpNoShard => "NO_SHARD",
+                _ => "FULL_SHARD",
+            };
+            y.push_str(&format!(
+                "distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: {sharding}\n  fsdp_offload_params: {}\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n  fsdp_activation_checkpointing: {}\n",
+                p.offload != Offload::None,
+                c.checkpointing != Checkpointing::NONE
+            ));
+        }
+        s if s.is_zero() => y.push_str("distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: ds_config.json\n"),
+        _ if p.world() > 1 => y.push_str("distributed_type: MULTI_GPU\n"),
+        _ => y.push_str("distributed_type: 'NO'\n"),
+    }
+    y
+}
+
+/// A plain PyTorch training loop with the plan's micro-batch, accumulation,
+/// autocast (+ GradScaler for fp16) and checkpointing.
+pub fn pytorch_snippet(c: &TrainConfig) -> String {
+    let amp = match c.precision {
+        Precision::AmpBf16 => Some("torch.bfloat16"),
+        Precision::AmpFp16 => Some("torch.float16"),
+        _ => None,
+    };
+    let optimizer = match c.optimizer {
+        Optimizer::AdamW8bit => "bnb.optim.AdamW8bit(model.parameters(), lr=lr)",
+        Optimizer::Adam => "torch.optim.Adam(model.parameters(), lr=lr, foreach=True)",
+        Optimizer::Sgd => "torch.optim.SGD(model.parameters(), lr=lr)",
+        Optimizer::SgdMomentum => "torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)",
+        _ => "torch.optim.AdamW(model.parameters(), lr=lr, foreach=True)",
+    };
+    let mut s = String::from("import torch\n");
+    if c.optimizer == Optimizer::AdamW8bit {
+        s.push_str("import bitsandbytes as bnb\n");
+    }
+    s.push_str(&format!("\nmicro_batch, accumulation = {}, {}\n", c.batch, c.grad_accum));
+    s.push_str("loader = torch.utils.data.DataLoader(dataset, batch_size=micro_batch, shuffle=True, pin_memory=True)\n");
+    if c.checkpointing == Checkpointing::Mode(CheckpointMode::Full) {
+        s.push_str(
+            "model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={\"use_reentrant\": False})  # Hugging Face models\n",
+        );
+    }
+    if matches!(c.precision, Precision::Bf16) {
+        s.push_str("model = model.to(torch.bfloat16)\n");
+    } else if matches!(c.precision, Precision::Fp16) {
+        s.push_str("model = model.to(torch.float16)\n");
+    }
+    s.push_str(&format!("optimizer = {optimizer}\n"));
+    if c.precision == Precision::AmpFp16 {
+        s.push_str("scaler = torch.amp.GradScaler(\"cuda\")\n");
+    }
+    s.push_str("\nmodel.train()\nfor i, batch in enumerate(loader):\n");
+    match amp {
+        Some(dtype) => {
+            s.push_str(&format!("    with torch.autocast(\"cuda\", dtype={dtype}):\n        loss = model(**batch).loss / accumulation\n"))
+        }
+        None => s.push_str("    loss = model(**batch).loss / accumulation\n"),
+    }
+    if c.precision == Precision::AmpFp16 {
+        s.push_str("    scaler.scale(loss).backward()\n    if (i + 1) % accumulation == 0:\n        scaler.step(optimizer)\n        scaler.update()\n        optimizer.zero_grad(set_to_none=True)\n");
+    } else {
+        s.push_str("    loss.backward()\n    if (i + 1) % accumulation == 0:\n        optimizer.step()\n        optimizer.zero_grad(set_to_none=True)\n");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parallel::Parallel;
+
+    /// Top-level and `zero_optimization` keys DeepSpeed's config accepts
+    /// (deepspeed/runtime/config.py, zero/config.py).
+    const DS_KEYS: &[&str] =
+        &["train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "fp16", "bf16", "zero_optimization"];
+    const ZERO_KEYS: &[&str] = &["stage", "reduce_bucket_size", "contiguous_gradients", "offload_optimizer", "offload_param"];
+    /// `transformers.TrainingArguments` fields used.
+    const HF_KEYS: &[&str] = &[
+        "per_device_train_batch_size",
+        "gradient_accumulation_steps",
+        "bf16",
+        "fp16",
+        "gradient_checkpointing",
+        "optim",
+        "deepspeed",
+        "fsdp",
+    ];
+
+    fn cfg(strategy: Strategy, offload: Offload) -> TrainConfig {
+        TrainConfig {
+            batch: 4,
+            grad_accum: 8,
+            precision: Precision::AmpBf16,
+            parallel: Parallel { strategy, offload, gpus_per_node: 8, ..Parallel::default() },
+            ..TrainConfig::default()
+        }
+    }
+
+    #[test]
+    fn deepspeed_config_uses_only_known_keys_and_consistent_batches() {
+        let v = deepspeed(&cfg(Strategy::Zero3, Offload::OptimizerParams));
+        let text = serde_json::to_string(&v).unwrap_or_default();
+        let back: Value = serde_json::from_str(&text).unwrap_or_default();
+        let obj = back.as_object().cloned().unwrap_or_default();
+        assert!(obj.keys().all(|k| DS_KEYS.contains(&k.as_str())), "{obj:?}");
+        let zero = obj["zero_optimization"].as_object().cloned().unwrap_or_default();
+        assert!(zero.keys().all(|k| ZERO_KEYS.contains(&k.as_str())));
+        assert_eq!(obj["train_batch_size"], 4 * 8 * 8);
+        assert_eq!(zero["stage"], 3);
+        assert_eq!(zero["offload_param"]["device"], "cpu");
+        assert_eq!(obj["bf16"]["enabled"], true);
+    }
+
+    #[test]
+    fn hf_arguments_use_training_arguments_fields() {
+        let v = hf_training_arguments(&cfg(Strategy::FsdpFull, Offload::Optimizer));
+        let obj = v.as_object().cloned().unwrap_or_default();
+        assert!(obj.keys().all(|k| HF_KEYS.contains(&k.as_str())), "{obj:?}");
+        assert_eq!(obj["fsdp"], "full_shard auto_wrap offload");
+        assert_eq!(obj["per_device_train_batch_size"], 4);
+    }
+
+    #[test]
+    fn accelerate_and_pytorch_exports_carry_the_plan() {
+        let y = accelerate_yaml(&cfg(Strategy::FsdpFull, Offload::None));
+        assert!(y.contains("distributed_type: FSDP") && y.contains("fsdp_sharding_strategy: FULL_SHARD") && y.contains("num_processes: 8"));
+        let fp16 = TrainConfig { precision: Precision::AmpFp16, ..cfg(Strategy::Single, Offload::None) };
+        let py = pytorch_snippet(&fp16);
+        assert!(py.contains("GradScaler") && py.contains("torch.float16") && py.contains("micro_batch, accumulation = 4, 8"));
+    }
+}

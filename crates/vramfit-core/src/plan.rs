@@ -1,0 +1,327 @@
+//! "Make it fit": enumerate training configurations that reach a target
+//! effective batch, keep those that fit the GPUs, and rank them by an
+//! estimated step time from a simple, documented cost model.
+
+use crate::config::{CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
+use crate::error::Error;
+use crate::estimate::{Overheads, STEPS, device_used};
+use crate::gpus::GpuPreset;
+use crate::models::ModelSpec;
+use crate::parallel::{Offload, Parallel, Strategy};
+use crate::simulate;
+use crate::units::Bytes;
+use serde::Serialize;
+
+/// Fraction of peak throughput a well-fed training step reaches (model FLOPs
+/// utilization). PaLM reports 46 % MFU (Chowdhery et al. 2022, Table 3) and
+/// Megatron-LM 52 % for GPT-3 175B (Narayanan et al. 2021); 40 % is a
+/// conservative figure for a single node without hand tuning.
+pub const MFU: f64 = 0.40;
+/// Work per micro-batch (tokens; for images, 16×16-pixel patches; for feature
+/// vectors, samples) below which kernels are too small to fill the GPU;
+/// efficiency falls with the square root of the shortfall. Reasoning: a GEMM
+/// over 2048 rows at hidden size ~1024 gives each SM of a ~100-SM GPU at least
+/// one 128×128 output tile (cuBLAS's common tile). An assumption of this
+/// model, to be replaced by measured throughput from the benchmark mode.
+pub const FULL_EFFICIENCY_WORK: f64 = 2048.0;
+/// Effective host↔device bandwidth for offloaded state, bytes/s: PCIe 4.0 ×16
+/// is 32 GB/s per direction in theory; 25 GB/s is typical in practice.
+pub const PCIE_BYTES_PER_S: f64 = 25e9;
+/// DeepSpeed's CPU Adam updates about 1e9 parameters per second on a modern
+/// server CPU (order of magnitude from the ZeRO-Offload paper, Ren et al. 2021).
+pub const CPU_ADAM_PARAMS_PER_S: f64 = 1e9;
+
+/// What the user asks the planner.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlanRequest {
+    /// The starting configuration (sequence length, image size, attention, mode...).
+    pub base: TrainConfig,
+    /// Samples per optimizer step across all GPUs.
+    pub target_batch: u64,
+    /// GPUs per node and nodes (strategies are enumerated when more than one).
+    pub gpus_per_node: u64,
+    /// Nodes.
+    pub nodes: u64,
+    /// Safety margin kept free on each GPU, as a fraction of its memory.
+    pub margin: f64,
+    /// Samples per epoch, for the epoch time (0: not shown).
+    pub dataset_samples: u64,
+}
+
+/// One configuration that fits.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Plan {
+    /// The configuration (micro-batch, accumulation, precision, ...).
+    pub config: TrainConfig,
+    /// Device memory per GPU.
+    pub device_used_bytes: Bytes,
+    /// Estimated seconds per optimizer step.
+    pub step_seconds: f64,
+    /// Estimated seconds per epoch (0 when the dataset size is unknown).
+    pub epoch_seconds: f64,
+    /// One sentence on the trade-off this plan makes.
+    pub tradeoff: String,
+}
+
+/// Ranked plans (fastest first) and the configurations that did not fit.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlanResult {
+    /// Plans that fit, fastest first.
+    pub plans: Vec<Plan>,
+    /// How many configurations were tried.
+    pub tried: usize,
+    /// The data-parallel split: samples per GPU per step, and whether it divides evenly.
+    pub per_gpu_batch: u64,
+    /// Set when the target batch does not divide evenly over the GPUs.
+    pub warning: Option<String>,
+}
+
+/// Enumerates, checks and ranks configurations for `req` on `gpu`.
+///
+/// # Errors
+/// Invalid sizes, or a model that cannot be lowered for the base configuration.
+pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &PlanRequest) -> Result<PlanResult, Error> {
+    crate::config::check_range("target-batch", req.target_batch, 1, crate::config::MAX_DIMENSION)?;
+    if !(0.0..0.9).contains(&req.margin) {
+        return Err(Error::OutOfRange { field: "margin", value: req.margin.to_string(), min: 0, max: 0 });
+    }
+    let world = req.gpus_per_node.max(1) * req.nodes.max(1);
+    let per_gpu = req.target_batch.div_ceil(world);
+    let warning = (!req.target_batch.is_multiple_of(world)).then(|| {
+        format!(
+            "the target batch {} does not divide over {world} GPUs: each GPU takes {per_gpu}, {} in all",
+            req.target_batch,
+            per_gpu * world
+        )
+    });
+    let capacity = (gpu.memory_bytes.0 as f64 * overheads.memory_fraction * (1.0 - req.margin)) as u64;
+    let mut plans = Vec::new();
+    let mut tried = 0;
+    for parallel in strategies(req, world) {
+        for precision in [Precision::AmpBf16, Precision::Fp32, Precision::Bf16] {
+            for checkpointing in [Checkpointing::NONE, Checkpointing::Mode(CheckpointMode::Full)] {
+                for optimizer in optimizers(req.base.optimizer) {
+                    let base = TrainConfig { precision, checkpointing, optimizer, parallel, ..req.base };
+                    tried += 1;
+                    if let Some(p) = best_micro_batch(spec, gpu, overheads, &base, per_gpu, capacity, req)? {
+                        plans.push(p);
+                    }
+                }
+            }
+        }
+    }
+    // Fastest first; among equals, the plan that changes less: AMP before pure
+    // half precision, the chosen optimizer before 8-bit, then less memory.
+    let rank = |p: &Plan| {
+        (
+            u8::from(!matches!(p.config.precision, Precision::AmpBf16 | Precision::AmpFp16)),
+            u8::from(p.config.optimizer == Optimizer::AdamW8bit),
+        )
+    };
+    plans.sort_by(|a, b| {
+        a.step_seconds.total_cmp(&b.step_seconds).then(rank(a).cmp(&rank(b))).then(a.device_used_bytes.cmp(&b.device_used_bytes))
+    });
+    Ok(PlanResult { plans, tried, per_gpu_batch: per_gpu, warning })
+}
+
+fn strategies(req: &PlanRequest, world: u64) -> Vec<Parallel> {
+    let layout = |strategy, offload| Parallel {
+        strategy,
+        offload,
+        gpus_per_node: req.gpus_per_node.max(1),
+        nodes: req.nodes.max(1),
+        ..Parallel::default()
+    };
+    if world <= 1 {
+        return vec![layout(Strategy::Single, Offload::None)];
+    }
+    vec![
+        layout(Strategy::Ddp, Offload::None),
+        layout(Strategy::Zero1, Offload::None),
+        layout(Strategy::Zero2, Offload::None),
+        layout(Strategy::Zero3, Offload::None),
+        layout(Strategy::Zero3, Offload::Optimizer),
+        layout(Strategy::FsdpFull, Offload::None),
+    ]
+}
+
+fn optimizers(chosen: Optimizer) -> Vec<Optimizer> {
+    match chosen {
+        Optimizer::Adam | Optimizer::AdamW => vec![chosen, Optimizer::AdamW8bit],
+        other => vec![other],
+    }
+}
+
+/// The largest micro-batch dividing the per-GPU batch that fits, with the
+/// accumulation making up the rest; `None` when not even 1 fits.
+fn best_micro_batch(
+    spec: &ModelSpec,
+    gpu: &GpuPreset,
+    overheads: &Overheads,
+    base: &TrainConfig,
+    per_gpu: u64,
+    capacity: u64,
+    req: &PlanRequest,
+) -> Result<Option<Plan>, Error> {
+    let probe = TrainConfig { batch: 1, grad_accum: 1, ..*base };
+    if probe.validate().is_err() {
+        return Ok(None);
+    }
+    let g = match spec.lower(&probe) {
+        Ok(g) => g,
+        Err(Error::NotApplicable(_)) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let prepared = simulate::Prepared::new(&g, &probe);
+    let used = |micro: u64, accum: u64| {
+        let c = TrainConfig { batch: micro, grad_accum: accum, ..probe };
+        device_used(&prepared.run(&c, overheads, STEPS, false), overheads)
+    };
+    let mut divisors: Vec<u64> = (1..=per_gpu.min(4096)).filter(|d| per_gpu.is_multiple_of(*d)).collect();
+    divisors.reverse();
+    for micro in divisors {
+        let accum = per_gpu / micro;
+        let device = used(micro, accum);
+        if device.0 <= capacity {
+            let config = TrainConfig { batch: micro, grad_accum: accum, ..probe };
+            let step = step_seconds(&g, &config, gpu, spec.input_kind());
+            let samples = req.dataset_samples as f64;
+            let world = (req.gpus_per_node.max(1) * req.nodes.max(1)) as f64;
+            let epoch = if samples > 0.0 { step * samples / (per_gpu as f64 * world) } else { 0.0 };
+            return Ok(Some(Plan {
+                config,
+                device_used_bytes: device,
+                step_seconds: step,
+                epoch_seconds: epoch,
+                tradeoff: tradeoff(&config),
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// Seconds per optimizer step: forward + backward FLOPs (3 × forward, plus one
+/// more forward of the recomputed blocks) at the GPU's peak for the compute
+/// type × [`MFU`] × the small-micro-batch efficiency, plus offload traffic.
+pub fn step_seconds(g: &crate::graph::Graph, cfg: &TrainConfig, gpu: &GpuPreset, kind: crate::models::InputKind) -> f64 {
+    let forward: f64 = g.ops.iter().map(|op| op.flops.at(cfg.batch) as f64).sum();
+    let recompute: f64 = g
+        .ops
+        .iter()
+        .filter(|op| {
+            op.block.is_some_and(|b| cfg.checkpointing.checkpoints_block(b)) || (cfg.checkpointing.selective() && op.attention_core)
+        })
+        .map(|op| op.flops.at(cfg.batch) as f64)
+        .sum();
+    let flops = (3.0 * forward + recompute) * cfg.grad_accum as f64;
+    let half = cfg.precision != Precision::Fp32;
+    let peak = if half && gpu.tensor_tflops > 0.0 {
+        gpu.tensor_tflops
+    } else if half {
+        gpu.fp16_tflops
+    } else {
+        gpu.fp32_tflops
+    } * 1e12;
+    let per_sample = match kind {
+        crate::models::InputKind::Tokens => cfg.seq,
+        crate::models::InputKind::Image => (cfg.image / 16).max(1).pow(2),
+        crate::models::InputKind::Features => 1,
+    };
+    let work = (cfg.batch * per_sample) as f64;
+    let efficiency = MFU * (work / FULL_EFFICIENCY_WORK).min(1.0).sqrt();
+    let compute = flops / (peak.max(1.0) * efficiency.max(1e-6));
+    let offload = match cfg.parallel.offload {
+        Offload::None => 0.0,
+        o => {
+            let p = g.trainable_parameter_count() as f64;
+            let world = cfg.parallel.shard_group().max(1) as f64;
+            // Gradients down and parameters back up in half precision; plus the CPU optimizer.
+            let bytes = if o == Offload::OptimizerParams { 8.0 } else { 4.0 } * p / world;
+            bytes / PCIE_BYTES_PER_S + p / world / CPU_ADAM_PARAMS_PER_S
+        }
+    };
+    compute + offload
+}
+
+fn tradeoff(c: &TrainConfig) -> String {
+    let mut parts = Vec::new();
+    if c.grad_accum > 1 {
+        parts.push(format!("micro-batch {} × {} accumulation steps: same effective batch, smaller kernels", c.batch, c.grad_accum));
+    } else {
+        parts.push(format!("micro-batch {} without accumulation", c.batch));
+    }
+    match c.precision {
+        Precision::Fp32 => parts.push("fp32: no tensor-core speed-up".into()),
+        Precision::AmpBf16 | Precision::AmpFp16 => parts.push("AMP: tensor-core speed, fp32 master weights".into()),
+        _ => parts.push("pure half precision: least memory, no fp32 master copy".into()),
+    }
+    if c.checkpointing != Checkpointing::NONE {
+        parts.push("checkpointing re-runs each block's forward (about a third more compute)".into());
+    }
+    if c.optimizer == Optimizer::AdamW8bit {
+        parts.push("8-bit AdamW: a quarter of the optimizer memory".into());
+    }
+    if c.parallel.strategy != Strategy::Single {
+        parts.push(format!("{} across GPUs", c.parallel.strategy));
+    }
+    if c.parallel.offload != Offload::None {
+        parts.push("offloading to the CPU costs PCIe traffic and CPU optimizer time".into());
+    }
+    parts.join("; ")
+}
+
+/// A piece of batch-size advice, shown where it applies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Advice {
+    /// Stable id (the web page translates by it).
+    pub id: &'static str,
+    /// The advice in English.
+    pub text: String,
+}
+
+/// Advice for an effective batch, a micro-batch and a model: the linear
+/// learning-rate scaling rule (Goyal et al. 2017: lr = base_lr × batch / 256,
+/// with warmup for large batches), the generalization gap of very large
+/// batches (Keskar et al. 2017), noisy gradients of small ones, BatchNorm
+/// statistics over the micro-batch, and the memory myths of evaluation,
+/// `pin_memory` and `empty_cache()`.
+pub fn advice(effective_batch: u64, micro_batch: u64, has_batchnorm: bool) -> Vec<Advice> {
+    let mut out = vec![Advice {
+        id: "lr-scaling",
+        text: format!(
+            "Scale the learning rate with the effective batch: lr = base_lr × {effective_batch} / 256 (the linear scaling rule){}.",
+            if effective_batch > 256 { ", with a few epochs of warmup at this size" } else { "" }
+        ),
+    }];
+    if effective_batch > 256 {
+        out.push(Advice {
+            id: "large-batch",
+            text: "Above ~256 samples per step, models often generalize worse unless learning rate, warmup and regularization are retuned."
+                .into(),
+        });
+    }
+    if effective_batch < 32 {
+        out.push(Advice {
+            id: "small-batch",
+            text: "Below ~32 samples per step, gradients are noisy: use gradient accumulation to raise the effective batch, or lower the learning rate.".into(),
+        });
+    }
+    if has_batchnorm && micro_batch < 16 {
+        out.push(Advice {
+            id: "batchnorm",
+            text: format!(
+                "BatchNorm computes its statistics over the micro-batch ({micro_batch}), and accumulation does not change that: use SyncBatchNorm across GPUs, GroupNorm, or a larger micro-batch."
+            ),
+        });
+    }
+    out.push(Advice {
+        id: "eval",
+        text: "Evaluate under torch.no_grad() (or torch.inference_mode()): nothing is kept for backward, so evaluation fits much larger batches.".into(),
+    });
+    out.push(Advice { id: "pin-memory", text: "pin_memory=True in the DataLoader costs host RAM, not GPU memory.".into() });
+    out.push(Advice {
+        id: "empty-cache",
+        text: "torch.cuda.empty_cache() returns cached blocks to the driver but does not lower the peak a step needs; it cannot fix an out-of-memory error.".into(),
+    });
+    out
+}

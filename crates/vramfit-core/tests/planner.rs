@@ -1,0 +1,67 @@
+//! The planner: every plan it returns fits, the first is the fastest by its
+//! cost model, and the known trade-offs come out in the expected order.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+
+use vramfit_core::plan::{PlanRequest, advice, plan};
+use vramfit_core::{Checkpointing, Overheads, Precision, TrainConfig, estimate, gpu_preset, model_preset};
+
+fn request(base: TrainConfig, target: u64, gpus: u64) -> PlanRequest {
+    PlanRequest { base, target_batch: target, gpus_per_node: gpus, nodes: 1, margin: 0.05, dataset_samples: 0 }
+}
+
+#[test]
+fn bert_large_on_12_gb_prefers_amp_with_accumulation_over_full_recompute() {
+    let spec = model_preset("bert-large").unwrap().spec;
+    let gpu = gpu_preset("rtx-3060-12gb").unwrap();
+    let o = Overheads::for_gpu(&gpu);
+    let base = TrainConfig { seq: 512, ..TrainConfig::default() };
+    let r = plan(&spec, &gpu, &o, &request(base, 32, 1)).unwrap();
+    assert!(!r.plans.is_empty());
+    let position = |f: &dyn Fn(&TrainConfig) -> bool| r.plans.iter().position(|p| f(&p.config));
+    let amp_accum = position(&|c| c.precision == Precision::AmpBf16 && c.grad_accum > 1 && c.checkpointing == Checkpointing::NONE).unwrap();
+    let recompute = position(&|c| c.checkpointing != Checkpointing::NONE).unwrap();
+    assert!(amp_accum < recompute, "AMP + accumulation at {amp_accum}, full recompute at {recompute}");
+    // Plain fp32 at micro-batch 32 does not fit: the planner had to change something.
+    let fp32_32 = estimate(&spec, &TrainConfig { batch: 32, ..base }, &o, Some(&gpu)).unwrap();
+    assert!(!fp32_32.gpu.unwrap().fits);
+}
+
+#[test]
+fn every_plan_fits_and_the_first_is_fastest() {
+    for (model, gpu_id, gpus, target) in
+        [("gpt2-medium", "rtx-4090", 1, 64), ("llama-tiny", "t4", 4, 32), ("resnet50", "rtx-3060-12gb", 1, 256)]
+    {
+        let spec = model_preset(model).unwrap().spec;
+        let gpu = gpu_preset(gpu_id).unwrap();
+        let o = Overheads::for_gpu(&gpu);
+        let base = TrainConfig { seq: 512, ..TrainConfig::default() };
+        let r = plan(&spec, &gpu, &o, &request(base, target, gpus)).unwrap();
+        assert!(!r.plans.is_empty(), "{model}");
+        let limit = (gpu.memory_bytes.0 as f64 * 0.95) as u64;
+        for p in &r.plans {
+            assert!(p.device_used_bytes.0 <= limit, "{model}: a plan does not fit");
+            assert_eq!(p.config.batch * p.config.grad_accum, r.per_gpu_batch, "{model}: effective batch changed");
+            let again = estimate(&spec, &p.config, &o, None).unwrap();
+            assert_eq!(again.device_used_bytes, p.device_used_bytes, "{model}: plan memory is the estimator's");
+            assert!(p.step_seconds >= r.plans[0].step_seconds);
+        }
+    }
+}
+
+#[test]
+fn uneven_global_batches_are_flagged() {
+    let spec = model_preset("gpt2").unwrap().spec;
+    let gpu = gpu_preset("a100-80gb").unwrap();
+    let r = plan(&spec, &gpu, &Overheads::for_gpu(&gpu), &request(TrainConfig { seq: 256, ..TrainConfig::default() }, 30, 8)).unwrap();
+    assert_eq!(r.per_gpu_batch, 4);
+    assert!(r.warning.unwrap().contains("does not divide"));
+}
+
+#[test]
+fn advice_appears_where_it_applies() {
+    let ids = |v: Vec<vramfit_core::plan::Advice>| v.into_iter().map(|a| a.id).collect::<Vec<_>>();
+    let small = ids(advice(16, 4, true));
+    assert!(small.contains(&"small-batch") && small.contains(&"batchnorm") && !small.contains(&"large-batch"));
+    let large = ids(advice(1024, 64, false));
+    assert!(large.contains(&"large-batch") && !large.contains(&"batchnorm") && large.contains(&"lr-scaling"));
+}
