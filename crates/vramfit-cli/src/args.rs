@@ -152,6 +152,7 @@ ESTIMATE OPTIONS:
   --zero-bucket N        DeepSpeed reduce_bucket_size in elements (default 500000000)
   --ddp-bucket-view      DDP with gradient_as_bucket_view=True (no bucket copy)
   --tp N / --pp N        Megatron tensor / pipeline parallel sizes (default 1)
+  --vpp N                virtual pipeline stages (interleaved 1F1B, default 1)
   --sp on|off            Megatron sequence parallelism (needs --tp > 1)
   --freeze N             freeze the embeddings and the first N blocks
   --keep-attention F     structured pruning: kept fraction of attention heads
@@ -272,7 +273,7 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
             Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
             _ => (flag.as_str(), None),
         };
-        const KNOWN: [&str; 30] = [
+        const KNOWN: [&str; 31] = [
             "--model",
             "--batch",
             "--seq",
@@ -294,6 +295,7 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
             "--keep-attention",
             "--keep-mlp",
             "--zero-bucket",
+            "--vpp",
             "--strategy",
             "--gpus-per-node",
             "--nodes",
@@ -337,6 +339,7 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
             },
             "--tp" => cfg.parallel.tp = number(name, &value)?,
             "--zero-bucket" => cfg.parallel.zero_bucket = number(name, &value)?,
+            "--vpp" => cfg.parallel.vpp = number(name, &value)?,
             "--pp" => cfg.parallel.pp = number(name, &value)?,
             "--sp" => {
                 cfg.parallel.sp = match value.as_str() {

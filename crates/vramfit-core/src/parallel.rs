@@ -162,6 +162,8 @@ pub struct Parallel {
     pub sp: bool,
     /// DDP with `gradient_as_bucket_view=True`: gradients live in the buckets, no copy.
     pub bucket_view: bool,
+    /// Virtual pipeline stages per GPU (Megatron's interleaved 1F1B); 1: plain 1F1B.
+    pub vpp: u64,
     /// DeepSpeed `reduce_bucket_size` in elements (default 5e8): ZeRO-1/2
     /// allocate a contiguous gradient bucket of this size (two with
     /// `overlap_comm`, the ZeRO-3 default) in the parameters' dtype.
@@ -180,6 +182,7 @@ impl Default for Parallel {
             sp: false,
             bucket_view: false,
             zero_bucket: 500_000_000,
+            vpp: 1,
         }
     }
 }
@@ -236,6 +239,7 @@ impl Parallel {
         crate::config::check_range("nodes", self.nodes, 1, 1 << 16)?;
         crate::config::check_range("tp", self.tp, 1, 1024)?;
         crate::config::check_range("pp", self.pp, 1, 1024)?;
+        crate::config::check_range("vpp", self.vpp, 1, 1024)?;
         if !self.world().is_multiple_of(self.tp * self.pp) {
             return Err(Error::NotApplicable(format!(
                 "tp × pp = {} must divide the {} GPUs (gpus-per-node × nodes)",

@@ -140,3 +140,17 @@ fn structured_pruning_shrinks_parameters_and_activations() {
     let cnn = model_preset("resnet18").unwrap().spec;
     assert!(estimate(&cnn, &TrainConfig { keep_mlp: 0.5, ..TrainConfig::default() }, &Overheads::default(), None).is_err());
 }
+
+#[test]
+fn interleaved_schedule_adds_megatrons_penalty() {
+    // Megatron-LM theoretical_memory_usage.py: interleaving scales the first
+    // stage's in-flight activations by 1 + (pp - 1) / (pp · vpp).
+    let spec = model_preset("llama-2-7b").unwrap().spec;
+    let plain = llama_cfg(1, 4, 8);
+    let interleaved = TrainConfig { parallel: Parallel { vpp: 2, ..plain.parallel }, ..plain };
+    let a = estimate(&spec, &plain, &Overheads::default(), None).unwrap().at_peak.activations.0 as f64;
+    let b = estimate(&spec, &interleaved, &Overheads::default(), None).unwrap().at_peak.activations.0 as f64;
+    let one = a / 4.0;
+    // 4 micro-batches become 4 × (1 + 3/8) = 5.5.
+    assert!(((b - a) / one - 1.5).abs() < 0.05, "{}", (b - a) / one);
+}

@@ -15,15 +15,21 @@ use crate::units::Bytes;
 
 /// Bytes the first pipeline stage keeps for the micro-batches in flight
 /// beside the current one: min(pp, micro-batches) − 1 times one micro-batch's
-/// saved activations (the 1F1B schedule of Narayanan et al. 2021).
+/// saved activations (the 1F1B schedule of Narayanan et al. 2021). With `vpp`
+/// virtual stages (interleaved 1F1B) Megatron-LM's `theoretical_memory_usage.py`
+/// scales the pp micro-batches by 1 + (pp − 1)/(pp · vpp).
 fn in_flight_bytes(g: &Graph, plan: &Plan, cfg: &TrainConfig) -> u64 {
-    let pp = cfg.parallel.pp;
+    let (pp, vpp) = (cfg.parallel.pp, cfg.parallel.vpp.max(1));
     if pp <= 1 {
         return 0;
     }
-    let extra = pp.min(cfg.grad_accum).saturating_sub(1);
     let one: u64 = super::kept_with(g, plan, cfg).iter().map(|(_, b)| b.0).sum();
-    one.saturating_mul(extra)
+    let in_flight = if vpp > 1 && cfg.grad_accum >= pp {
+        pp as f64 * (1.0 + (pp - 1) as f64 / (pp * vpp) as f64)
+    } else {
+        pp.min(cfg.grad_accum) as f64
+    };
+    (one as f64 * (in_flight - 1.0).max(0.0)).ceil() as u64
 }
 
 /// Op index used for the optimizer step in [`Point::op`].
