@@ -107,13 +107,20 @@ pub fn optimizer_state_bytes(p: &Param, dtype: DType, opt: Optimizer) -> Bytes {
 ///   moment — about two copies of the largest parameter in fp32.
 /// - Lion: per parameter, `exp_avg.clone()` then `.add(grad)` — two copies of the largest.
 pub fn optimizer_step_temp(params: &[Param], dtype: DType, opt: Optimizer) -> Bytes {
+    optimizer_step_temps(params, dtype, opt).into_iter().sum()
+}
+
+/// The optimizer step's temporaries as the separate tensors they are (one per
+/// parameter for `foreach` Adam; two of the largest parameter for the
+/// per-parameter loops of Adafactor and Lion).
+pub fn optimizer_step_temps(params: &[Param], dtype: DType, opt: Optimizer) -> Vec<Bytes> {
     let trainable = params.iter().filter(|p| p.trainable);
     let largest = trainable.clone().map(Param::numel).max().unwrap_or(0);
     match opt {
-        Optimizer::Adam | Optimizer::AdamW => trainable.map(|p| allocation(p.numel(), p.dtype.unwrap_or(dtype))).sum(),
-        Optimizer::Sgd | Optimizer::SgdMomentum | Optimizer::AdamW8bit => Bytes::ZERO,
-        Optimizer::Adafactor => allocation(largest, DType::F32) + allocation(largest, DType::F32),
-        Optimizer::Lion => allocation(largest, dtype) + allocation(largest, dtype),
+        Optimizer::Adam | Optimizer::AdamW => trainable.map(|p| allocation(p.numel(), p.dtype.unwrap_or(dtype))).collect(),
+        Optimizer::Sgd | Optimizer::SgdMomentum | Optimizer::AdamW8bit => Vec::new(),
+        Optimizer::Adafactor => vec![allocation(largest, DType::F32); 2],
+        Optimizer::Lion => vec![allocation(largest, dtype); 2],
     }
 }
 

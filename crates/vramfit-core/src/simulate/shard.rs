@@ -115,16 +115,16 @@ impl Shards {
 
     /// The optimizer step's temporaries on one GPU.
     /// ZeRO-3 converts each sub-group's half gradient partition to fp32 for the step.
-    pub fn step_temp(&self, g: &Graph, cfg: &TrainConfig) -> u64 {
+    pub fn step_temps(&self, g: &Graph, cfg: &TrainConfig) -> Vec<u64> {
         if self.parallel.offload != Offload::None {
-            return 0;
+            return Vec::new();
         }
         let dtype = if self.zero_master() { DType::F32 } else { self.pdtype };
-        let mut temp = states::optimizer_step_temp(&g.params, dtype, cfg.optimizer).0;
+        let mut temps: Vec<u64> = states::optimizer_step_temps(&g.params, dtype, cfg.optimizer).into_iter().map(|b| b.0).collect();
         if self.zero_master() && self.parallel.strategy == crate::parallel::Strategy::Zero3 {
-            temp += g.params.iter().filter(|p| p.trainable).map(|p| states::allocation(p.numel(), DType::F32).0).sum::<u64>();
+            temps.extend(g.params.iter().filter(|p| p.trainable).map(|p| states::allocation(p.numel(), DType::F32).0));
         }
-        self.split(temp, self.parallel.shards_states())
+        temps.into_iter().map(|t| self.split(t, self.parallel.shards_states())).collect()
     }
 
     /// DeepSpeed's contiguous gradient buckets during backward: `reduce_bucket_size`

@@ -551,10 +551,11 @@ impl<'a> Sim<'a> {
             let states = self.g.params.iter().map(|p| self.mem.alloc(Cat::States, self.shards.state(p, self.cfg))).collect();
             self.states = Some(states);
         }
-        let tmp = self.mem.alloc(Cat::Temporary, self.shards.step_temp(self.g, self.cfg));
+        let temps: Vec<Option<Handle>> =
+            self.shards.step_temps(self.g, self.cfg).into_iter().map(|b| self.mem.alloc(Cat::Temporary, b)).collect();
         self.micro = 0;
         self.observe(Phase::Optimizer, OPTIMIZER_OP);
-        self.mem.free(tmp);
+        temps.into_iter().for_each(|h| self.mem.free(h));
         // zero_grad(set_to_none=True)
         for slot in &mut self.param_grad {
             if let Some(h) = slot.take() {
