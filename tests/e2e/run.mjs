@@ -1,7 +1,10 @@
 // Browser test of the built page (dist/, made by scripts/build-web.sh) in
 // headless Chromium, driven by playwright-core. It serves dist/ itself on a
 // free 127.0.0.1 port, checks what a user would check, fails on any console
-// error, page error or failed request, and saves screenshots to out/.
+// error, page error or failed request, scans with axe-core, saves
+// screenshots to out/, and prints the size and speed budgets. The checks are
+// in checks.mjs, the axe and language scans in audit.mjs, the measurements in
+// budgets.mjs, shared helpers in helpers.mjs.
 //
 // Usage: node tests/e2e/run.mjs   (env: DIST_DIR, CHROMIUM, E2E_TIMEOUT_MS)
 // Exits 0 when every check passes, 1 otherwise, with one line per check.
@@ -11,13 +14,15 @@ import { createServer } from "node:http";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { firstLoadSizes, firstVerdictTimes, printBudgets, recomputeTimes } from "./budgets.mjs";
+import { checks } from "./checks.mjs";
+import { CheckFailed, expect, outDir, text, watch } from "./helpers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..", "..");
 const dist = path.resolve(repo, process.env.DIST_DIR ?? "dist");
-const outDir = path.join(here, "out");
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const overallTimeout = Number(process.env.E2E_TIMEOUT_MS ?? 180_000);
+const overallTimeout = Number(process.env.E2E_TIMEOUT_MS ?? 300_000);
 const LAUNCH_ARGS = [
   "--headless=new",
   "--no-sandbox",
@@ -35,12 +40,6 @@ const MIME = {
   ".svg": "image/svg+xml",
   ".wasm": "application/wasm",
 };
-
-class CheckFailed extends Error {}
-
-function expect(condition, message) {
-  if (!condition) throw new CheckFailed(message);
-}
 
 /** Serves `root` on 127.0.0.1 at a free port; resolves to { server, url }. */
 async function serve(root) {
@@ -69,149 +68,36 @@ async function serve(root) {
   return { server, url: `http://127.0.0.1:${port}/` };
 }
 
-/** Records console errors, page errors and failed or 4xx/5xx requests of a page. */
-function watch(page) {
-  const problems = [];
-  page.on("console", (msg) => {
-    if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
-  });
-  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-  page.on("requestfailed", (req) => problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
-  page.on("response", (res) => {
-    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
-    if (res.url().endsWith(".wasm") && res.headers()["content-type"] !== "application/wasm") {
-      problems.push(`${res.url()} served as ${res.headers()["content-type"]}, not application/wasm`);
-    }
-  });
-  return problems;
-}
-
-const bytesOf = async (page, selector) => Number(await page.getAttribute(selector, "data-bytes"));
-
-/** Waits until `selector`'s data-bytes differs from `before`; returns the new value. */
-async function nextBytes(page, selector, before) {
-  await page.waitForFunction(
-    ([sel, old]) => {
-      const v = document.querySelector(sel)?.getAttribute("data-bytes");
-      return v !== undefined && v !== null && v !== String(old);
-    },
-    [selector, before],
-    { timeout: 10_000 },
-  );
-  return bytesOf(page, selector);
-}
-
-async function text(page, selector) {
-  return ((await page.textContent(selector)) ?? "").trim();
-}
-
-/** The checks on a working page, in order; each gets the shared page. */
-const checks = [
-  ["page loads and shows an estimate", async (page) => {
-    await page.waitForSelector("#peak-allocated[data-bytes]", { timeout: 30_000 });
-    expect((await page.locator("#load-error").count()) === 0, "the load-error message is shown");
-    const allocated = await bytesOf(page, "#peak-allocated");
-    const reserved = await bytesOf(page, "#peak-reserved");
-    const device = await bytesOf(page, "#device-used");
-    expect(allocated > 0, `peak allocated is ${allocated}`);
-    expect(allocated <= reserved && reserved < device, `expected allocated ≤ reserved < device used, got ${allocated}, ${reserved}, ${device}`);
-    expect(["true", "false"].includes(await page.getAttribute("#verdict", "data-fits")), "#verdict has no data-fits");
-    expect(Number(await page.getAttribute("#max-batch", "data-value")) >= 0, "#max-batch has no data-value");
-    const rows = await page.$$eval("#breakdown tbody tr[data-bytes]", (trs) => trs.map((tr) => Number(tr.dataset.bytes)));
-    expect(rows.length === 6, `the breakdown has ${rows.length} rows, not 6`);
-    const sum = rows.reduce((a, b) => a + b, 0);
-    expect(sum === allocated, `breakdown rows add up to ${sum}, peak allocated is ${allocated}`);
-    expect((await page.getAttribute("#results", "data-state")) === "fresh", "the first result is marked stale");
-  }],
-
-  ["a larger batch raises peak allocated", async (page) => {
-    const before = await bytesOf(page, "#peak-allocated");
-    await page.fill("#batch", "32");
-    const after = await nextBytes(page, "#peak-allocated", before);
-    expect(after > before, `batch 8 → 32 changed peak allocated from ${before} to ${after}, not upward`);
-    expect((await text(page, "#summary")).includes("batch 32"), `summary does not say batch 32: ${await text(page, "#summary")}`);
-  }],
-
-  ["an invalid batch shows a message and keeps the last result", async (page) => {
-    const shown = await bytesOf(page, "#peak-allocated");
-    for (const [typed, message] of [["abc", "whole number"], ["0", "at least 1"], ["", "Enter a batch size"]]) {
-      await page.fill("#batch", typed);
-      await page.waitForSelector("#batch-error", { state: "visible", timeout: 5_000 });
-      const error = await text(page, "#batch-error");
-      expect(error.includes(message), `typed ${JSON.stringify(typed)}: message is ${JSON.stringify(error)}, expected it to mention ${JSON.stringify(message)}`);
-      expect((await page.getAttribute("#batch", "aria-invalid")) === "true", `typed ${JSON.stringify(typed)}: #batch is not aria-invalid`);
-      expect((await bytesOf(page, "#peak-allocated")) === shown, `typed ${JSON.stringify(typed)}: the result on screen changed`);
-      expect((await page.getAttribute("#results", "data-state")) === "stale", `typed ${JSON.stringify(typed)}: result not marked stale`);
-      expect(await page.isVisible("#notice"), `typed ${JSON.stringify(typed)}: no notice that the result is the last valid one`);
-    }
-    await page.fill("#batch", "32");
-    await page.waitForSelector("#batch-error", { state: "detached", timeout: 5_000 });
-    expect((await page.getAttribute("#results", "data-state")) === "fresh", "fixing the batch did not refresh the result");
-  }],
-
-  ["the estimator's rejection shows next to the sequence length", async (page) => {
-    await page.fill("#seq", "4096");
-    await page.waitForSelector("#seq-error", { state: "visible", timeout: 5_000 });
-    const error = await text(page, "#seq-error");
-    expect(error.includes("1024"), `expected GPT-2's 1024 positions in the message, got ${JSON.stringify(error)}`);
-    await page.fill("#seq", "512");
-    await page.waitForSelector("#seq-error", { state: "detached", timeout: 5_000 });
-  }],
-
-  ["a CNN replaces the sequence length with the image size", async (page) => {
-    const before = await bytesOf(page, "#peak-allocated");
-    await page.selectOption("#model", "resnet50");
-    await page.waitForSelector("#image", { timeout: 5_000 });
-    expect((await page.locator("#seq").count()) === 0, "#seq is still shown for ResNet-50");
-    expect((await page.inputValue("#image")) === "224", `image size is ${await page.inputValue("#image")}, expected 224`);
-    const group = await page.$eval("#model option:checked", (o) => o.parentElement?.getAttribute("label"));
-    expect(group === "CNN", `ResNet-50 is in optgroup ${JSON.stringify(group)}, expected "CNN"`);
-    await nextBytes(page, "#peak-allocated", before);
-    expect((await text(page, "#summary")).startsWith("ResNet-50"), `summary: ${await text(page, "#summary")}`);
-  }],
-
-  ["a GPU too small says it does not fit", async (page) => {
-    await page.selectOption("#model", "llama-2-7b");
-    await page.selectOption("#precision", "fp32");
-    await page.waitForSelector('#verdict[data-fits="false"]', { timeout: 10_000 });
-    expect((await text(page, "#verdict")).includes("Does not fit"), `verdict: ${await text(page, "#verdict")}`);
-    await page.fill("#batch", "1");
-    await page.selectOption("#gpu", "h200");
-    await page.waitForSelector('#verdict[data-fits="true"]', { timeout: 10_000 });
-  }],
-
-  ["'Use' sets the batch to the largest that fits", async (page) => {
-    await page.selectOption("#model", "gpt2");
-    await page.selectOption("#precision", "amp-bf16");
-    await page.selectOption("#gpu", "rtx-4090");
-    await page.fill("#batch", "8");
-    await page.waitForSelector("#verdict .link-button", { timeout: 5_000 });
-    const max = await page.getAttribute("#max-batch", "data-value");
-    await page.click("#verdict .link-button");
-    await page.waitForFunction((m) => document.querySelector("#batch")?.value === m, max, { timeout: 5_000 });
-    expect((await page.getAttribute("#verdict", "data-fits")) === "true", "the largest batch that fits does not fit");
-    await page.fill("#batch", "8");
-    await page.waitForSelector("#verdict .link-button", { timeout: 5_000 });
-  }],
+const SHOTS = [
+  ["desktop", { viewport: { width: 1280, height: 900 } }],
+  ["mobile", { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }],
 ];
 
 async function screenshots(browser, url) {
-  const shots = [
-    ["desktop.png", { viewport: { width: 1280, height: 900 } }],
-    ["mobile.png", { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }],
-    ["desktop-dark.png", { viewport: { width: 1280, height: 900 }, colorScheme: "dark" }],
-    ["mobile-dark.png", { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, colorScheme: "dark" }],
-  ];
   const problems = [];
-  for (const [name, options] of shots) {
-    const context = await browser.newContext({ colorScheme: "light", ...options });
-    const page = await context.newPage();
-    const seen = watch(page);
-    await page.goto(url);
-    await page.waitForSelector("#peak-allocated[data-bytes]", { timeout: 30_000 });
-    await page.screenshot({ path: path.join(outDir, name), fullPage: true });
-    await context.close();
-    problems.push(...seen.map((p) => `${name}: ${p}`));
+  for (const [size, options] of SHOTS) {
+    for (const [variant, extra] of [["", {}], ["-dark", { colorScheme: "dark" }], ["-zh", { locale: "zh-CN" }]]) {
+      const name = `${size}${variant}.png`;
+      const context = await browser.newContext({ colorScheme: "light", locale: "en-US", ...options, ...extra });
+      const page = await context.newPage();
+      const seen = watch(page);
+      await page.goto(url);
+      await page.waitForSelector("#peak-allocated[data-bytes]", { timeout: 30_000 });
+      if (variant === "-zh") {
+        expect((await page.getAttribute("html", "lang")) === "zh-CN", "a zh-CN browser did not get the Chinese page");
+      }
+      if (variant === "-dark") {
+        expect((await page.getAttribute("html", "data-theme")) === "dark", "a dark-scheme browser did not get the dark theme");
+      }
+      await page.screenshot({ path: path.join(outDir, name), fullPage: true });
+      if (size === "desktop" && variant === "") {
+        for (const id of ["verdict", "techniques", "batch-chart", "timeline", "layers"]) {
+          await page.locator(`#${id}`).screenshot({ path: path.join(outDir, `card-${id}.png`) });
+        }
+      }
+      await context.close();
+      problems.push(...seen.map((p) => `${name}: ${p}`));
+    }
   }
   expect(problems.length === 0, problems.join("\n  "));
 }
@@ -268,7 +154,7 @@ async function main() {
   };
   try {
     console.log(`serving ${dist} at ${url}; ${await browser.version()} at ${executablePath}`);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-US", colorScheme: "light" });
     const page = await context.newPage();
     const problems = watch(page);
     let reported = 0;
@@ -295,11 +181,18 @@ async function main() {
       });
     }
     await page.screenshot({ path: path.join(outDir, "after-checks.png"), fullPage: true });
+    const budgets = {};
+    await run("budgets are measured", async () => {
+      budgets.recompute = await recomputeTimes(page);
+      budgets.sizes = await firstLoadSizes(browser, url);
+      budgets.first = await firstVerdictTimes(browser, url);
+    });
     await context.close();
     await run("no console error, page error or failed request after the checks", async () => noNewProblems());
     await run("a wasm that fails to load shows an error, not a blank page", () => failureIsVisible(browser, url));
     await run("without JavaScript the page says it needs it", () => noscriptIsVisible(browser, url));
-    await run("screenshots (desktop 1280, mobile 390, light and dark) have no errors", () => screenshots(browser, url));
+    await run("screenshots (desktop 1280, mobile 390; light, dark, 简体中文) have no errors", () => screenshots(browser, url));
+    printBudgets(budgets);
   } finally {
     await browser.close();
     server.close();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the browser test (run.mjs) against dist/. Installs playwright-core from
-# package-lock.json when missing and Chromium (Debian package) when absent.
+# Runs the browser test (run.mjs) against dist/. Installs playwright-core and
+# axe-core from package-lock.json when missing, and Chromium (and a CJK font
+# for the Chinese screenshots) as Debian packages when absent.
 # Build the page first: scripts/build-web.sh.
 set -euo pipefail
 
@@ -11,9 +12,19 @@ if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
   apt-get update -qq
   apt-get install -y -qq chromium
 fi
-want=$(node -p 'require("./package-lock.json").packages["node_modules/playwright-core"].version')
-have=$(node -p 'try { require("./node_modules/playwright-core/package.json").version } catch { "" }')
-if [ "$have" != "$want" ]; then
-  npm ci --no-audit --no-fund
+# Screenshots of the Chinese page need a CJK font; the checks do not.
+if command -v fc-list >/dev/null && [ -z "$(fc-list :lang=zh 2>/dev/null)" ]; then
+  echo "No CJK font; installing fonts-wqy-microhei (Debian package) for the Chinese screenshots"
+  { apt-get install -y -qq fonts-wqy-microhei >/dev/null 2>&1 ||
+    { apt-get update -qq && apt-get install -y -qq fonts-wqy-microhei >/dev/null; }; } ||
+    echo "warning: could not install a CJK font; Chinese screenshots will show boxes"
 fi
+for pkg in playwright-core axe-core; do
+  want=$(node -p "require('./package-lock.json').packages['node_modules/$pkg'].version")
+  have=$(node -p "try { require('./node_modules/$pkg/package.json').version } catch { '' }")
+  if [ "$have" != "$want" ]; then
+    npm ci --no-audit --no-fund
+    break
+  fi
+done
 exec node run.mjs "$@"

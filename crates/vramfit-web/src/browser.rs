@@ -66,3 +66,12 @@ pub fn focus(id: &str) {
         }
     }
 }
+
+/// Runs `f` in a later task (`setTimeout(f, 0)`), after the browser has had
+/// the chance to show what was just rendered; at once when there is no window.
+pub fn soon(f: impl FnOnce() + 'static) {
+    let Some(window) = web_sys::window() else { return f() };
+    let callback = Closure::once_into_js(f);
+    // A refused timer leaves the curve and comparison pending; nothing else breaks.
+    let _ = window.set_timeout_with_callback(callback.unchecked_ref());
+}

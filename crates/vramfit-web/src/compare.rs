@@ -79,7 +79,7 @@ pub fn technique_rows(report: &Report, prefs: Prefs) -> Vec<TechniqueRow> {
             }
         })
         .collect();
-    rows.sort_by(|a, b| b.saved.cmp(&a.saved));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.saved));
     rows
 }
 
@@ -95,7 +95,7 @@ mod tests {
         let spec = model_preset("gpt2").map(|m| m.spec).unwrap();
         let gpu = gpu_preset("rtx-4090").unwrap();
         let cfg = TrainConfig { batch: 8, seq: 1024, precision: Precision::Fp32, ..TrainConfig::default() };
-        let report = Report::compute(&spec, &cfg, &gpu, "GPT-2", Some(Field::Seq)).unwrap();
+        let report = Report::compute(&spec, &cfg, &gpu, "GPT-2", Some(Field::Seq), &mut crate::report::Memo::default()).unwrap();
         let rows = technique_rows(&report, Prefs::default());
         assert_eq!(rows.len(), 4);
         assert!(rows.windows(2).all(|w| w[0].saved >= w[1].saved));

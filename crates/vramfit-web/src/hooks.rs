@@ -40,3 +40,18 @@ pub fn use_width(node: NodeRef) -> Option<u32> {
 pub fn use_prefs() -> crate::prefs::Prefs {
     use_context::<crate::prefs::Prefs>().unwrap_or_default()
 }
+
+/// Keeps a `<select>`'s selection equal to `value`. Re-rendering `selected`
+/// attributes is not enough: once the user has picked an option the browser
+/// stops following the attribute, so a change made elsewhere (a technique
+/// applied, a batch adopted) would not show.
+#[hook]
+pub fn use_select_value(node: NodeRef, value: AttrValue) {
+    use_effect_with(value, move |value| {
+        if let Some(select) = node.cast::<web_sys::HtmlSelectElement>() {
+            if select.value() != value.as_str() {
+                select.set_value(value);
+            }
+        }
+    });
+}

@@ -60,7 +60,7 @@ impl LayerSort {
     }
 
     /// The rows in this order; ties keep the model's order.
-    pub fn apply<'a>(self, rows: &'a [LayerRow]) -> Vec<&'a LayerRow> {
+    pub fn apply(self, rows: &[LayerRow]) -> Vec<&LayerRow> {
         let mut sorted: Vec<&LayerRow> = rows.iter().collect();
         sorted.sort_by(|a, b| {
             let o = match self.column {

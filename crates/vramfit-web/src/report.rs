@@ -7,7 +7,40 @@ use crate::i18n::{Key, Lang, t, tf};
 use crate::labels;
 use crate::present;
 use vramfit_core::explore::{CurvePoint, Variant, batch_curve, compare_techniques, curve_batches};
-use vramfit_core::{CheckpointMode, Checkpointing, Error, Estimate, GpuPreset, ModelSpec, Overheads, TrainConfig, estimate};
+use vramfit_core::{CheckpointMode, Checkpointing, Error, Estimate, GpuFit, GpuPreset, ModelSpec, Overheads, TrainConfig, estimate};
+
+/// Results that do not depend on the micro-batch, kept between recomputes:
+/// the GPU fit's largest batch and the points of the batch curve. Changing
+/// the batch (the most common edit) then costs the estimate, the new curve
+/// point and the comparison, instead of every simulation again.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Memo {
+    /// What the kept results are for: model, configuration at batch 1, GPU id.
+    key: Option<(ModelSpec, TrainConfig, String)>,
+    /// The core's fit on the GPU at some batch (its largest batch holds for all).
+    fit: Option<GpuFit>,
+    /// Curve points simulated so far, by batch.
+    points: Vec<CurvePoint>,
+}
+
+impl Memo {
+    /// Forgets everything unless it was computed for this model, configuration and GPU.
+    fn keep_only_for(&mut self, spec: &ModelSpec, cfg: &TrainConfig, gpu: &GpuPreset) {
+        let key = (spec.clone(), TrainConfig { batch: 1, ..*cfg }, gpu.id.to_string());
+        if self.key.as_ref() != Some(&key) {
+            *self = Memo { key: Some(key), ..Memo::default() };
+        }
+    }
+
+    /// The curve at `batches`, simulating only the batches not seen before.
+    fn curve(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, batches: &[u64]) -> Result<Vec<CurvePoint>, Error> {
+        let missing: Vec<u64> = batches.iter().copied().filter(|b| !self.points.iter().any(|p| p.batch == *b)).collect();
+        if !missing.is_empty() {
+            self.points.extend(batch_curve(spec, cfg, overheads, &missing)?);
+        }
+        Ok(batches.iter().filter_map(|b| self.points.iter().find(|p| p.batch == *b).copied()).collect())
+    }
+}
 
 /// An estimate together with what surrounds it on the page.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,6 +58,10 @@ pub struct Report {
     pub gpu_name: String,
     /// The input-size field the model used, if any.
     pub input: Option<Field>,
+    /// Whether `curve` and `variants` belong to this estimate. While they
+    /// are computed (after the verdict is on screen) they are the previous
+    /// report's, or empty.
+    pub complete: bool,
 }
 
 impl Report {
@@ -32,14 +69,73 @@ impl Report {
     ///
     /// # Errors
     /// Any error of [`vramfit_core::estimate()`].
-    pub fn compute(spec: &ModelSpec, cfg: &TrainConfig, gpu: &GpuPreset, model_name: &str, input: Option<Field>) -> Result<Report, Error> {
+    pub fn compute(
+        spec: &ModelSpec,
+        cfg: &TrainConfig,
+        gpu: &GpuPreset,
+        model_name: &str,
+        input: Option<Field>,
+        memo: &mut Memo,
+    ) -> Result<Report, Error> {
+        Report::first(spec, cfg, gpu, model_name, input, memo, None)?.completed(spec, gpu, memo)
+    }
+
+    /// The estimate and the GPU fit, reusing what `memo` kept for the same
+    /// model, configuration and GPU; the estimate equals
+    /// `estimate(spec, cfg, overheads, Some(gpu))`. The curve and the
+    /// comparison are `previous`'s until [`Report::completed`] replaces them.
+    ///
+    /// # Errors
+    /// Any error of [`vramfit_core::estimate()`].
+    pub fn first(
+        spec: &ModelSpec,
+        cfg: &TrainConfig,
+        gpu: &GpuPreset,
+        model_name: &str,
+        input: Option<Field>,
+        memo: &mut Memo,
+        previous: Option<&Report>,
+    ) -> Result<Report, Error> {
         let overheads = Overheads::for_gpu(gpu);
-        let estimate = estimate(spec, cfg, &overheads, Some(gpu))?;
-        let max = estimate.gpu.as_ref().map_or(0, |g| g.max_batch);
+        memo.keep_only_for(spec, cfg, gpu);
+        let estimate = match &memo.fit {
+            // Only whether this batch fits changes with the batch.
+            Some(fit) => {
+                let mut e = estimate(spec, cfg, &overheads, None)?;
+                e.gpu = Some(GpuFit { fits: e.device_used_bytes <= fit.usable_bytes, ..fit.clone() });
+                e
+            }
+            None => {
+                let e = estimate(spec, cfg, &overheads, Some(gpu))?;
+                memo.fit = e.gpu.clone();
+                e
+            }
+        };
+        Ok(Report {
+            estimate,
+            curve: previous.map(|p| p.curve.clone()).unwrap_or_default(),
+            variants: previous.map(|p| p.variants.clone()).unwrap_or_default(),
+            model_name: model_name.to_string(),
+            gpu_name: gpu.name.to_string(),
+            input,
+            complete: false,
+        })
+    }
+
+    /// This report with its batch curve (from 1 to twice the larger of the
+    /// batch and the largest that fits, both included) and the comparison
+    /// of techniques.
+    ///
+    /// # Errors
+    /// Any error of [`vramfit_core::estimate()`].
+    pub fn completed(&self, spec: &ModelSpec, gpu: &GpuPreset, memo: &mut Memo) -> Result<Report, Error> {
+        let cfg = &self.estimate.config;
+        let overheads = Overheads::for_gpu(gpu);
+        let max = self.estimate.gpu.as_ref().map_or(0, |g| g.max_batch);
         let upto = max.max(cfg.batch).saturating_mul(2);
-        let curve = batch_curve(spec, cfg, &overheads, &curve_batches(upto, &[cfg.batch, max]))?;
+        let curve = memo.curve(spec, cfg, &overheads, &curve_batches(upto, &[cfg.batch, max]))?;
         let variants = compare_techniques(spec, cfg, &overheads)?;
-        Ok(Report { estimate, curve, variants, model_name: model_name.to_string(), gpu_name: gpu.name.to_string(), input })
+        Ok(Report { curve, variants, complete: true, ..self.clone() })
     }
 
     /// The effective batch: micro-batch × accumulation steps.
@@ -74,5 +170,31 @@ impl Report {
         parts.push(labels::precision(cfg.precision, lang).to_string());
         parts.push(labels::optimizer(cfg.optimizer, lang).to_string());
         parts.join(" · ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vramfit_core::{Precision, gpu_preset, model_preset};
+
+    #[test]
+    fn memoized_reports_equal_the_cores_estimate_and_fresh_curves() {
+        let spec = model_preset("gpt2").map(|m| m.spec).unwrap();
+        let gpu = gpu_preset("rtx-4090").unwrap();
+        let mut memo = Memo::default();
+        for batch in [8, 16, 3, 8, 40] {
+            let cfg = TrainConfig { batch, seq: 512, precision: Precision::AmpBf16, ..TrainConfig::default() };
+            let r = Report::compute(&spec, &cfg, &gpu, "GPT-2", Some(Field::Seq), &mut memo).unwrap();
+            let core = estimate(&spec, &cfg, &Overheads::for_gpu(&gpu), Some(&gpu)).unwrap();
+            assert_eq!(r.estimate, core, "batch {batch}");
+            let batches: Vec<u64> = r.curve.iter().map(|p| p.batch).collect();
+            let fresh = batch_curve(&spec, &cfg, &Overheads::for_gpu(&gpu), &batches).unwrap();
+            assert_eq!(r.curve, fresh, "batch {batch}");
+        }
+        // A different configuration forgets what was kept.
+        let cfg = TrainConfig { batch: 8, seq: 256, precision: Precision::AmpBf16, ..TrainConfig::default() };
+        let r = Report::compute(&spec, &cfg, &gpu, "GPT-2", Some(Field::Seq), &mut memo).unwrap();
+        assert_eq!(Some(r.estimate), estimate(&spec, &cfg, &Overheads::for_gpu(&gpu), Some(&gpu)).ok());
     }
 }

@@ -14,7 +14,7 @@ use crate::i18n::{Key, Lang, t, tf};
 use crate::import::{ImportError, ImportState};
 use crate::layers::{LayerColumn, LayerSort};
 use crate::prefs::{Prefs, Theme, Units};
-use crate::report::Report;
+use crate::report::{Memo, Report};
 use std::rc::Rc;
 use vramfit_core::models::InputKind;
 use vramfit_core::{Attention, Error, ModelSpec, Optimizer, Precision, TrainConfig};
@@ -77,6 +77,9 @@ pub enum Action {
     SetTheme(Theme),
     /// Sort the per-layer table by a column (again: reverse it).
     SortLayers(LayerColumn),
+    /// Add the batch curve and the comparison to the report on screen (sent
+    /// once it is shown, so the verdict never waits for them).
+    CompleteReport,
 }
 
 /// Everything the page shows.
@@ -100,6 +103,10 @@ pub struct AppState {
     pub stale: bool,
     /// How the per-layer table is sorted.
     pub layer_sort: LayerSort,
+    /// Simulations kept between recomputes.
+    memo: Memo,
+    /// Counts recomputes, so each new report gets its completion scheduled.
+    pub generation: u64,
 }
 
 impl Default for AppState {
@@ -131,6 +138,8 @@ impl AppState {
             report: None,
             stale: false,
             layer_sort: LayerSort::default(),
+            memo: Memo::default(),
+            generation: 0,
         };
         s.recompute();
         s
@@ -160,8 +169,26 @@ impl AppState {
             Action::SetUnits(units) => return self.prefs.units = units,
             Action::SetTheme(theme) => return self.prefs.theme = theme,
             Action::SortLayers(column) => return self.layer_sort = self.layer_sort.toggled(column),
+            Action::CompleteReport => return self.complete_report(),
         }
         self.recompute();
+    }
+
+    /// Whether the report on screen still waits for its curve and comparison.
+    pub fn incomplete(&self) -> bool {
+        self.report.as_ref().is_some_and(|r| !r.complete)
+    }
+
+    fn complete_report(&mut self) {
+        let Some(report) = self.report.clone().filter(|r| !r.complete) else { return };
+        let catalog = Rc::clone(&self.catalog);
+        let (Ok((_, spec)), Some(gpu)) = (self.model(), catalog.gpu(report.estimate.gpu.as_ref().map_or("", |g| g.id.as_str()))) else {
+            return;
+        };
+        match report.completed(&spec, gpu, &mut self.memo) {
+            Ok(r) => self.report = Some(Rc::new(r)),
+            Err(e) => self.problem = Some(Problem::Core(e)),
+        }
     }
 
     /// The selected model: its name and architecture, if it exists.
@@ -197,6 +224,7 @@ impl AppState {
     }
 
     fn recompute(&mut self) {
+        self.generation += 1;
         self.errors = FieldErrors::default();
         self.problem = None;
         match self.try_report() {
@@ -231,7 +259,8 @@ impl AppState {
             self.problem = Some(Problem::UnknownGpu(self.inputs.gpu.clone()));
             return None;
         };
-        match Report::compute(&spec, &cfg, gpu, &name, self.input_field()) {
+        let previous = self.report.clone();
+        match Report::first(&spec, &cfg, gpu, &name, self.input_field(), &mut self.memo, previous.as_deref()) {
             Ok(report) => Some(report),
             Err(e) => {
                 self.place(e);

@@ -3,8 +3,13 @@
 use super::*;
 use vramfit_core::explore::Technique;
 
+/// Applies an action and, as the app does once the verdict is shown, completes the report.
 fn reduce(state: Rc<AppState>, action: Action) -> Rc<AppState> {
-    state.reduce(action)
+    state.reduce(action).reduce(Action::CompleteReport)
+}
+
+fn initial() -> Rc<AppState> {
+    Rc::new(AppState::default()).reduce(Action::CompleteReport)
 }
 
 fn set(field: Field, value: &str) -> Action {
@@ -25,7 +30,11 @@ const LLAMA: &str = r#"{"architectures": ["LlamaForCausalLM"], "model_type": "ll
 
 #[test]
 fn default_state_is_estimated_and_fresh() {
-    let s = AppState::default();
+    let first = AppState::default();
+    assert!(first.incomplete(), "the first report waits for its curve");
+    assert!(first.report.as_ref().is_some_and(|r| r.curve.is_empty() && r.estimate.gpu.is_some()));
+    let s = initial();
+    assert!(!s.incomplete());
     assert!(s.errors.is_empty());
     assert_eq!(s.problem, None);
     assert!(!s.stale);
@@ -39,7 +48,7 @@ fn default_state_is_estimated_and_fresh() {
 
 #[test]
 fn larger_batch_raises_the_peak() {
-    let s = Rc::new(AppState::default());
+    let s = initial();
     let before = peak(&s);
     let s = reduce(s, set(Field::Batch, "32"));
     assert!(!s.stale);
@@ -50,7 +59,7 @@ fn larger_batch_raises_the_peak() {
 
 #[test]
 fn invalid_batch_keeps_the_last_report_and_names_the_problem() {
-    let s = Rc::new(AppState::default());
+    let s = initial();
     let last = s.report.clone();
     for (typed, expected) in [
         ("0", "Batch size must be at least 1."),
@@ -73,7 +82,7 @@ fn invalid_batch_keeps_the_last_report_and_names_the_problem() {
 
 #[test]
 fn fixing_the_field_clears_the_message() {
-    let s = reduce(Rc::new(AppState::default()), set(Field::Batch, "abc"));
+    let s = reduce(initial(), set(Field::Batch, "abc"));
     let s = reduce(s, set(Field::Batch, " 16 "));
     assert_eq!(s.errors, FieldErrors::default());
     assert!(!s.stale);
@@ -82,7 +91,7 @@ fn fixing_the_field_clears_the_message() {
 
 #[test]
 fn cnn_uses_image_size_and_ignores_a_bad_sequence_length() {
-    let s = reduce(Rc::new(AppState::default()), set(Field::Seq, "oops"));
+    let s = reduce(initial(), set(Field::Seq, "oops"));
     assert!(s.stale);
     let s = reduce(s, Action::SetModel("resnet50".to_string()));
     assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Image, Field::Accum]);
@@ -91,19 +100,19 @@ fn cnn_uses_image_size_and_ignores_a_bad_sequence_length() {
     let report = s.report.as_ref().unwrap();
     assert_eq!(report.model_name, "ResNet-50");
     assert_eq!(report.details(Lang::En), "25.6M parameters · batch 8 at 224×224 px · Mixed bf16 · AdamW");
-    assert_eq!(report.details(Lang::Zh), "2556 万 参数 · 批大小 8，224×224 像素 · 混合精度 bf16 · AdamW");
+    assert_eq!(report.details(Lang::Zh), "2556 万参数 · 批大小 8，224×224 像素 · 混合精度 bf16 · AdamW");
 }
 
 #[test]
 fn mlp_needs_no_input_size() {
-    let s = reduce(Rc::new(AppState::default()), Action::SetModel("mlp-small".to_string()));
+    let s = reduce(initial(), Action::SetModel("mlp-small".to_string()));
     assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Accum]);
     assert!(!s.stale);
 }
 
 #[test]
 fn core_rejection_is_shown_next_to_the_input_size() {
-    let s = Rc::new(AppState::default());
+    let s = initial();
     let last = s.report.clone();
     let s = reduce(s, set(Field::Seq, "2048"));
     let m = message(&s, Field::Seq).unwrap_or_default();
@@ -112,14 +121,14 @@ fn core_rejection_is_shown_next_to_the_input_size() {
     let zh = s.errors.get(Field::Seq).map(|e| e.message(Field::Seq, Lang::Zh)).unwrap_or_default();
     assert!(zh.starts_with("此模型不支持该设置："), "{zh}");
 
-    let s = reduce(Rc::new(AppState::default()), Action::SetModel("vit_b_16".to_string()));
+    let s = reduce(initial(), Action::SetModel("vit_b_16".to_string()));
     let s = reduce(s, set(Field::Image, "256"));
     assert!(message(&s, Field::Image).is_some_and(|m| m.contains("224")), "{:?}", s.errors);
 }
 
 #[test]
 fn unknown_presets_are_problems_not_panics() {
-    let s = reduce(Rc::new(AppState::default()), Action::SetGpu("gtx-9999".to_string()));
+    let s = reduce(initial(), Action::SetGpu("gtx-9999".to_string()));
     assert!(s.problem.as_ref().is_some_and(|p| p.message(Lang::En).contains("gtx-9999")));
     assert!(s.stale && s.report.is_some());
     let s = reduce(s, Action::SetGpu("h100-sxm".to_string()));
@@ -131,7 +140,7 @@ fn unknown_presets_are_problems_not_panics() {
 
 #[test]
 fn verdict_follows_the_gpu() {
-    let s = reduce(Rc::new(AppState::default()), Action::SetModel("llama-2-7b".to_string()));
+    let s = reduce(initial(), Action::SetModel("llama-2-7b".to_string()));
     let s = reduce(s, Action::SetPrecision(Precision::Fp32));
     let fit = s.report.as_ref().and_then(|r| r.estimate.gpu.clone()).expect("a GPU was chosen");
     assert!(!fit.fits, "Llama-2-7B in fp32 with AdamW cannot fit 24 GiB");
@@ -143,7 +152,7 @@ fn verdict_follows_the_gpu() {
 
 #[test]
 fn accumulation_multiplies_the_effective_batch_and_checkpointing_lowers_the_peak() {
-    let s = reduce(Rc::new(AppState::default()), set(Field::Accum, "4"));
+    let s = reduce(initial(), set(Field::Accum, "4"));
     let r = s.report.clone().unwrap();
     assert_eq!((r.estimate.config.grad_accum, r.effective_batch()), (4, 32));
     assert!(r.details(Lang::En).contains("accumulation ×4 (effective 32)"), "{}", r.details(Lang::En));
@@ -162,7 +171,7 @@ fn accumulation_multiplies_the_effective_batch_and_checkpointing_lowers_the_peak
 
 #[test]
 fn importing_a_config_selects_it_and_a_bad_one_keeps_it() {
-    let s = reduce(Rc::new(AppState::default()), Action::ImportConfig(LLAMA.to_string()));
+    let s = reduce(initial(), Action::ImportConfig(LLAMA.to_string()));
     assert_eq!(s.inputs.model, IMPORTED_MODEL);
     assert!(!s.stale && s.import.error.is_none());
     let r = s.report.clone().unwrap();
@@ -182,6 +191,7 @@ fn importing_a_config_selects_it_and_a_bad_one_keeps_it() {
 #[test]
 fn adopting_a_technique_reproduces_its_memory() {
     let s = Rc::new(AppState::new(Inputs { precision: Precision::Fp32, ..Inputs::default() }, Prefs::default()));
+    let s = s.reduce(Action::CompleteReport);
     let r = s.report.clone().unwrap();
     for v in &r.variants {
         let next = reduce(Rc::clone(&s), Action::Adopt(v.config));
@@ -193,7 +203,7 @@ fn adopting_a_technique_reproduces_its_memory() {
 
 #[test]
 fn display_preferences_do_not_re_estimate() {
-    let s = Rc::new(AppState::default());
+    let s = initial();
     let report = s.report.clone();
     let s = reduce(s, Action::SetLang(Lang::Zh));
     let s = reduce(s, Action::SetUnits(Units::Decimal));
@@ -202,4 +212,19 @@ fn display_preferences_do_not_re_estimate() {
     assert_eq!(s.prefs, Prefs { lang: Lang::Zh, units: Units::Decimal, theme: Theme::Dark });
     assert!(s.layer_sort.descending);
     assert!(s.report.as_ref().zip(report.as_ref()).is_some_and(|(a, b)| Rc::ptr_eq(a, b)), "the report was recomputed");
+}
+
+#[test]
+fn a_new_report_keeps_the_previous_curve_until_completed() {
+    let s = initial();
+    let curve = s.report.as_ref().map(|r| r.curve.clone());
+    let next = s.reduce(set(Field::Batch, "32"));
+    assert!(next.incomplete());
+    assert_eq!(next.report.as_ref().map(|r| r.curve.clone()), curve, "no empty chart while the curve is computed");
+    let done = next.reduce(Action::CompleteReport);
+    assert!(!done.incomplete());
+    assert!(done.report.as_ref().is_some_and(|r| r.curve.iter().any(|p| p.batch == 32)));
+    // Completing twice changes nothing.
+    let again = Rc::clone(&done).reduce(Action::CompleteReport);
+    assert!(Rc::ptr_eq(again.report.as_ref().unwrap(), done.report.as_ref().unwrap()));
 }

@@ -58,7 +58,7 @@ pub struct BatchPlot {
 /// Lays out the batch chart of `report` at `width` pixels.
 pub fn batch_plot(report: &Report, width: f64, prefs: Prefs) -> BatchPlot {
     let lang = prefs.lang;
-    let frame = Frame { width: width.max(240.0), height: 240.0, left: 60.0, right: 16.0, top: 16.0, bottom: 30.0 };
+    let frame = Frame { width: width.max(240.0), height: 260.0, left: 60.0, right: 16.0, top: 16.0, bottom: 30.0 };
     let fit = report.estimate.gpu.as_ref();
     let usable = fit.map_or(Bytes::ZERO, |g| g.usable_bytes);
     let max_batch = fit.map_or(0, |g| g.max_batch);
@@ -138,7 +138,7 @@ mod tests {
         let spec = model_preset(model).map(|m| m.spec).unwrap();
         let gpu = gpu_preset("rtx-4090").unwrap();
         let cfg = TrainConfig { batch, seq: 512, ..TrainConfig::default() };
-        Report::compute(&spec, &cfg, &gpu, model, Some(Field::Seq)).unwrap()
+        Report::compute(&spec, &cfg, &gpu, model, Some(Field::Seq), &mut crate::report::Memo::default()).unwrap()
     }
 
     #[test]

@@ -4,9 +4,11 @@
 //! pixels (the components size the `viewBox` to the measured width).
 
 mod batch;
+mod svg;
 mod timeline;
 
 pub use batch::{BatchPlot, BatchPoint, batch_plot};
+pub use svg::{batch_svg, escape, timeline_svg};
 pub use timeline::{Band, PhaseSpan, TimelinePlot, TimelineSample, phase_spans, timeline_plot};
 
 use crate::prefs::Units;
@@ -88,7 +90,8 @@ pub fn byte_axis(max: Bytes, frame: &Frame, units: Units) -> (f64, Vec<Tick>) {
     let step = nice_step(top / 4.0);
     let count = (top / step).ceil().max(1.0) as usize;
     let axis_max = step * count as f64;
-    let decimals = if step >= 1.0 { 0 } else { 1 };
+    // As many decimals as the step needs: 10, 2.5, 0.25.
+    let decimals = (0..3).find(|d| (step * 10f64.powi(*d)).fract().abs() < 1e-9).unwrap_or(3) as usize;
     let ticks = (0..=count)
         .map(|i| {
             let v = step * i as f64;
@@ -191,6 +194,9 @@ mod tests {
         assert_eq!(ticks.last().map(|t| t.pos), Some(frame.y0()));
         let (_, ticks) = byte_axis(Bytes(GIB + GIB / 3), &frame, Units::Binary);
         assert_eq!(ticks.get(1).map(|t| t.label.as_str()), Some("0.5 GiB"));
+        let (_, ticks) = byte_axis(Bytes(9 * GIB), &frame, Units::Binary);
+        let labels: Vec<&str> = ticks.iter().map(|t| t.label.as_str()).collect();
+        assert_eq!(labels, ["0", "2.5 GiB", "5.0 GiB", "7.5 GiB", "10.0 GiB"]);
     }
 
     #[test]

@@ -14,6 +14,15 @@ pub fn App() -> Html {
     let state = use_reducer(|| AppState::new(Inputs::default(), browser::initial_prefs()));
     let prefs = state.prefs;
     use_effect_with(prefs, |prefs| browser::reflect(*prefs));
+    // Once a new verdict is on screen, add the batch curve and the comparison.
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((state.generation, state.incomplete()), move |(_, incomplete)| {
+            if *incomplete {
+                browser::soon(move || dispatcher.dispatch(Action::CompleteReport));
+            }
+        });
+    }
     let on_action = {
         let dispatcher = state.dispatcher();
         Callback::from(move |action: Action| dispatcher.dispatch(action))

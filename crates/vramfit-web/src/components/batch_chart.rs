@@ -4,7 +4,7 @@
 //! focus; a visually hidden table carries the same numbers.
 
 use crate::browser;
-use crate::chart::batch_plot;
+use crate::chart::{batch_plot, batch_svg};
 use crate::hooks::{use_prefs, use_width};
 use crate::i18n::{Key, t};
 use crate::present::{bytes, group_digits};
@@ -27,6 +27,8 @@ pub fn BatchChart(props: &BatchChartProps) -> Html {
     let node = use_node_ref();
     let width = use_width(node.clone()).unwrap_or(640);
     let plot = use_memo((props.report.clone(), width, prefs), |(r, w, p)| batch_plot(r, f64::from(*w), *p));
+    // The static drawing, as one SVG string (see `chart::svg`).
+    let background = use_memo(plot.clone(), |plot| Html::from_html_unchecked(AttrValue::from(batch_svg(plot))));
     let current = plot.points.iter().position(|p| p.current).unwrap_or(0);
     let active = use_state_eq(|| None::<usize>);
     let shown = active.filter(|i| *i < plot.points.len()).unwrap_or(current);
@@ -62,38 +64,16 @@ pub fn BatchChart(props: &BatchChartProps) -> Html {
                 <li><span class="key key-limit"></span>{ plot.limit_label.clone() }</li>
             </ul>
             <p class="chart-readout" id="batch-readout" aria-hidden="true">{ readout }</p>
-            <div class="chart" ref={node}>
+            <div class="chart" ref={node} {onmouseleave}>
+                { (*background).clone() }
                 <svg
-                    class="chart-svg"
+                    class="chart-svg chart-overlay"
                     viewBox={f.view_box()}
                     role="group"
                     aria-labelledby="batch-chart-title"
                     aria-describedby="batch-chart-table"
                     {onkeydown}
-                    {onmouseleave}
                 >
-                    <rect class="over-limit" x={num(f.x0())} y={num(f.y0())} width={num(f.x1() - f.x0())} height={num((plot.limit_y - f.y0()).max(0.0))} />
-                    { for plot.y_ticks.iter().map(|tick| html! {
-                        <g class="tick">
-                            <line class="grid" x1={num(f.x0())} x2={num(f.x1())} y1={num(tick.pos)} y2={num(tick.pos)} />
-                            <text class="axis-label" x={num(f.x0() - 8.0)} y={num(tick.pos)} text-anchor="end" dominant-baseline="middle">{ tick.label.clone() }</text>
-                        </g>
-                    }) }
-                    { for plot.x_ticks.iter().map(|tick| html! {
-                        <text class="axis-label" x={num(tick.pos)} y={num(f.y1() + 18.0)} text-anchor="middle">{ tick.label.clone() }</text>
-                    }) }
-                    <line class="limit" x1={num(f.x0())} x2={num(f.x1())} y1={num(plot.limit_y)} y2={num(plot.limit_y)} />
-                    if let Some((x, label)) = &plot.max_marker {
-                        <line class="max-line" x1={num(*x)} x2={num(*x)} y1={num(f.y0())} y2={num(f.y1())} />
-                        <text
-                            class="marker-label"
-                            x={num(if *x > f.x0() + 0.7 * (f.x1() - f.x0()) { x - 6.0 } else { x + 6.0 })}
-                            y={num(f.y0() + 12.0)}
-                            text-anchor={if *x > f.x0() + 0.7 * (f.x1() - f.x0()) { "end" } else { "start" }}
-                        >{ label.clone() }</text>
-                    }
-                    <path class="series-allocated" d={plot.allocated_path.clone()} />
-                    <path class="series-device" d={plot.device_path.clone()} />
                     if let Some(p) = plot.points.get(shown) {
                         <line class="cursor" x1={num(p.x)} x2={num(p.x)} y1={num(f.y0())} y2={num(f.y1())} />
                     }
@@ -125,8 +105,8 @@ pub fn BatchChart(props: &BatchChartProps) -> Html {
                         }
                     }) }
                 </svg>
-                <p class="axis-title" aria-hidden="true">{ t(lang, Key::AxisBatch) }</p>
             </div>
+            <p class="axis-title" aria-hidden="true">{ t(lang, Key::AxisBatch) }</p>
             <table class="visually-hidden" id="batch-chart-table">
                 <caption>{ t(lang, Key::BatchChartTitle) }</caption>
                 <thead>

@@ -66,7 +66,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
     let number = |field: Field| {
         let on_action = props.on_action.clone();
         let hint = match (field, props.inputs.effective_batch()) {
-            (Field::Accum, Some((effective, batch, accum))) => {
+            (Field::Accum, Some((effective, batch, accum))) if accum > 1 => {
                 tf(lang, Key::EffectiveBatch, &[&effective.to_string(), &batch.to_string(), &accum.to_string()])
             }
             _ => t(lang, field.hint()).to_string(),

@@ -50,6 +50,7 @@ pub fn Results(props: &ResultsProps) -> Html {
                 id="results"
                 class={classes!("results", props.stale.then_some("stale"))}
                 data-state={if props.stale { "stale" } else { "fresh" }}
+                data-complete={r.complete.to_string()}
             >
                 <p class="summary" id="summary">
                     <span class="model-name" translate="no">{ r.model_name.clone() }</span>

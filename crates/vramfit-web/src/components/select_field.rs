@@ -1,6 +1,7 @@
 //! A labelled `<select>` whose options may be grouped with `<optgroup>`.
 
 use crate::catalog::{Choice, ChoiceGroup};
+use crate::hooks::use_select_value;
 use std::rc::Rc;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
@@ -30,6 +31,8 @@ pub struct SelectFieldProps {
 /// A select box.
 #[function_component]
 pub fn SelectField(props: &SelectFieldProps) -> Html {
+    let node = use_node_ref();
+    use_select_value(node.clone(), props.value.clone());
     let onchange = {
         let emit = props.onchange.clone();
         Callback::from(move |e: Event| {
@@ -47,6 +50,7 @@ pub fn SelectField(props: &SelectFieldProps) -> Html {
         <div class="field">
             <label for={props.id.clone()}>{ props.label.clone() }</label>
             <select
+                ref={node}
                 id={props.id.clone()}
                 name={props.id.clone()}
                 aria-describedby={props.hint.as_ref().map(|_| hint_id.clone())}

@@ -5,7 +5,7 @@
 //! readout above names the op and its memory; a visually hidden table gives
 //! each phase's figures.
 
-use crate::chart::{phase_spans, timeline_plot};
+use crate::chart::{phase_spans, timeline_plot, timeline_svg};
 use crate::hooks::{use_prefs, use_width};
 use crate::i18n::{Key, t, tf};
 use crate::labels;
@@ -29,6 +29,8 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
     let node = use_node_ref();
     let width = use_width(node.clone()).unwrap_or(640);
     let plot = use_memo((props.report.clone(), width, prefs), |(r, w, p)| timeline_plot(&r.estimate, f64::from(*w), *p));
+    // The static drawing, as one SVG string (see `chart::svg`).
+    let background = use_memo(plot.clone(), |plot| Html::from_html_unchecked(AttrValue::from(timeline_svg(plot))));
     let spans = use_memo(props.report.clone(), |r| phase_spans(&r.estimate.timeline));
     let cursor = use_state_eq(|| None::<usize>);
     let last = plot.samples.len().saturating_sub(1);
@@ -91,7 +93,6 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
         let (before, after) = template.split_once("{1}").map_or((template.clone(), String::new()), |(a, b)| (a.to_string(), b.to_string()));
         html! { <>{ before }<code translate="no">{ props.report.estimate.peak_op.clone() }</code>{ after }</> }
     };
-    let peak = plot.samples.get(plot.peak);
     html! {
         <section class="card chart-card" id="timeline" aria-labelledby="timeline-title">
             <h2 id="timeline-title" class="card-title">{ t(lang, Key::TimelineTitle) }</h2>
@@ -121,39 +122,13 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
                 {onmousemove}
                 {onmouseleave}
             >
-                <svg class="chart-svg" viewBox={f.view_box()} aria-hidden="true" focusable="false">
-                    { for plot.bands.iter().map(|b| html! {
-                        <g class={classes!("band", format!("band-{}", b.phase.id()))}>
-                            <title>{ b.title.clone() }</title>
-                            <rect x={num(b.x0)} y={num(f.y0())} width={num(b.x1 - b.x0)} height={num(f.y1() - f.y0())} />
-                            if let Some(label) = b.label {
-                                <text class="band-label" x={num(b.x0 + 4.0)} y={num(f.y0() - 7.0)}>{ label }</text>
-                            }
-                        </g>
-                    }) }
-                    { for plot.y_ticks.iter().map(|tick| html! {
-                        <g class="tick">
-                            <line class="grid" x1={num(f.x0())} x2={num(f.x1())} y1={num(tick.pos)} y2={num(tick.pos)} />
-                            <text class="axis-label" x={num(f.x0() - 8.0)} y={num(tick.pos)} text-anchor="end" dominant-baseline="middle">{ tick.label.clone() }</text>
-                        </g>
-                    }) }
-                    { for plot.steps.iter().map(|s| html! {
-                        <g class="step-mark">
-                            <line x1={num(s.pos)} x2={num(s.pos)} y1={num(f.y0())} y2={num(f.y1() + 6.0)} />
-                            <text class="axis-label" x={num(s.pos + 4.0)} y={num(f.y1() + 18.0)}>{ s.label.clone() }</text>
-                        </g>
-                    }) }
-                    <path class="area" d={plot.area_path.clone()} />
-                    <path class="series-line" d={plot.line_path.clone()} />
-                    if let Some(p) = peak {
-                        <g class="peak">
-                            <title>{ plot.peak_label.clone() }</title>
-                            <circle cx={num(p.x)} cy={num(p.y)} r="5" />
-                        </g>
-                    }
+                { (*background).clone() }
+                <svg class="chart-svg chart-overlay" viewBox={f.view_box()} aria-hidden="true" focusable="false">
                     if let Some(s) = sample {
                         <line class="cursor" x1={num(s.x)} x2={num(s.x)} y1={num(f.y0())} y2={num(f.y1())} />
-                        <circle class="cursor-dot" cx={num(s.x)} cy={num(s.y)} r="3.5" />
+                        if shown != plot.peak {
+                            <circle class="cursor-dot" cx={num(s.x)} cy={num(s.y)} r="3.5" />
+                        }
                     }
                 </svg>
             </div>

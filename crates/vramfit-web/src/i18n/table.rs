@@ -118,7 +118,7 @@ table! {
     ImportLabel => "config.json contents", "config.json 内容";
     ImportHint => "Supported model types: {0}. You can also drop the file on this box.", "支持的模型类型：{0}。也可以把文件拖到此框中。";
     ImportChoose => "Choose file…", "选择文件…";
-    ImportOk => "Imported {0}: {1} parameters.", "已导入 {0}：{1} 参数。";
+    ImportOk => "Imported {0}: {1} parameters.", "已导入 {0}：{1}参数。";
     ImportKept => "Still using the last valid import, {0}.", "仍在使用上一次有效的导入：{0}。";
     ImportNotJson => "This is not valid JSON: {0}", "这不是有效的 JSON：{0}";
     ImportUnsupported => "model_type “{0}” is not supported; supported are {1}.", "不支持 model_type“{0}”，支持的类型：{1}。";
@@ -128,7 +128,7 @@ table! {
     ImportUnreadable => "The file could not be read as text.", "无法以文本方式读取该文件。";
 
     // Summary line.
-    SummaryParams => "{0} parameters", "{0} 参数";
+    SummaryParams => "{0} parameters", "{0}参数";
     SummaryBatch => "batch {0}", "批大小 {0}";
     SummaryTokens => "batch {0} × {1} tokens", "批大小 {0} × {1} 词元";
     SummaryImage => "batch {0} at {1}×{1} px", "批大小 {0}，{1}×{1} 像素";

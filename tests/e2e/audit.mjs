@@ -1,0 +1,105 @@
+// Page audits used by run.mjs: an axe-core accessibility scan, and a scan
+// for English left on the page when it is shown in Chinese.
+
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const AXE_PATH = require.resolve("axe-core/axe.min.js");
+
+/** Runs axe-core in the page; returns { blocking, other } violations (serious/critical vs the rest). */
+export async function axeScan(page) {
+  if (!(await page.evaluate(() => typeof window.axe === "object"))) {
+    await page.addScriptTag({ path: AXE_PATH });
+  }
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")),
+      count: v.nodes.length,
+    }));
+  });
+  const blocking = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  const other = violations.filter((v) => !blocking.includes(v));
+  return { blocking, other };
+}
+
+/** One line per violation. */
+export function describeViolations(list) {
+  return list.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.count}×, e.g. ${v.targets.join(" | ")})`);
+}
+
+// English phrases the page shows in English mode; none may survive the switch to Chinese.
+export const KNOWN_ENGLISH = [
+  "How much GPU memory", "Display settings", "Dark mode", "Configuration", "Model", "Batch size", "Samples per",
+  "Sequence length", "Tokens per sample", "tokens", "Gradient accumulation", "Micro-batches per", "Effective batch",
+  "Precision", "Optimizer", "Mixed bf16", "SGD with momentum", "Activation checkpointing", "None", "Full (every block)",
+  "Attention", "Eager", "Transformer text models only", "Marketed memory", "Paste or drop", "config.json contents",
+  "Supported model types", "Choose file", "Fits on", "Does not fit", "at the peak", "to spare", "Largest batch",
+  "Use ", "Peak memory, three ways", "count the same step", "Allocated", "Reserved", "Device used", "Live tensors",
+  "caching allocator", "CUDA context and", "What fills memory", "During the", "backward pass", "forward pass", "Category",
+  "Memory", "Share", "Parameters", "Model weights", "Gradients", "Optimizer states", "Activations", "Saved for backward",
+  "Temporary", "Other", "Total (allocated)", "What would help", "same configuration", "saves", "Apply",
+  "Gradient accumulation ×4", "Full activation checkpointing", "8-bit AdamW", "micro-batch", "Memory vs batch size",
+  "Each point is", "usable", "largest", "log scale", "Batch ", "fits", "One training step", "op by op", "Forward",
+  "Backward", "Step 1", "Step 2", "Peak ", "Showing ", "Per layer", "Layer", "Forward FLOPs", "Sort by", "Show all",
+  "Estimates replay", "nothing you enter", "parameters", "Fits",
+];
+
+// Latin-script words allowed in Chinese mode: units, product and format names, acronyms.
+const ALLOWED_WORDS = new Set(
+  [
+    "GiB", "GB", "MiB", "MB", "KiB", "kB", "TiB", "TB", "px", "vramfit", "PyTorch", "CUDA", "cuBLAS", "nvidia", "smi",
+    "torch", "SGD", "Adam", "AdamW", "Adafactor", "Lion", "SDPA", "FlashAttention", "Transformer", "Hugging", "Face",
+    "config", "json", "JSON", "model_type", "bf16", "fp16", "fp32", "FLOPs", "KV", "CNN", "BERT", "GPT", "MLP", "Llama",
+    "Mistral", "Qwen", "NVIDIA", "AMD", "Intel", "Apple", "bert", "gpt2", "llama", "mistral", "qwen2",
+  ].map((w) => w.toLowerCase()),
+);
+
+/**
+ * Collects what a reader can meet on the page — text nodes (visually hidden
+ * ones too), titles, aria labels and values, placeholders, alt texts and
+ * <optgroup> labels — leaving out anything inside translate="no" (product
+ * names, op names, code) and scripts.
+ */
+export async function pageStrings(page) {
+  return page.evaluate(() => {
+    const out = [];
+    const skip = (el) => !el || el.closest('[translate="no"], script, style, noscript');
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent.trim();
+      if (text && !skip(node.parentElement)) out.push(text);
+    }
+    for (const el of document.body.querySelectorAll("*")) {
+      if (skip(el)) continue;
+      for (const attr of ["title", "aria-label", "aria-valuetext", "placeholder", "alt", "label"]) {
+        const v = el.getAttribute(attr);
+        if (v && v.trim()) out.push(v.trim());
+      }
+    }
+    out.push(document.title);
+    return out;
+  });
+}
+
+/** English phrases and words left in `strings` (the page in Chinese). */
+export function englishLeft(strings) {
+  // A phrase counts as a whole word: "Attention" is not in "FlashAttention-2".
+  const escape = (p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const phrases = KNOWN_ENGLISH.filter((p) => {
+    const re = new RegExp(`(?<![A-Za-z])${escape(p)}(?![a-z])`);
+    return strings.some((s) => re.test(s));
+  });
+  const words = new Set();
+  for (const s of strings) {
+    for (const token of s.match(/[A-Za-z][A-Za-z0-9._\-]*/g) ?? []) {
+      // Identifiers (op names, ids, versions) carry dots, digits, dashes or underscores.
+      if (/[._\-0-9]/.test(token) || token.length < 3) continue;
+      if (!ALLOWED_WORDS.has(token.toLowerCase())) words.add(token);
+    }
+  }
+  return { phrases, words: [...words] };
+}

@@ -1,0 +1,137 @@
+// Budget measurements printed by run.mjs (reported, not asserted):
+//   - first-load size: every file the page fetches until the first verdict, raw and gzip -9;
+//   - time from navigation to the first verdict with inputs working (cold cache, median of 5);
+//   - a full recompute after an input change, measured in the page (median of 10).
+
+import { gzipSync } from "node:zlib";
+
+export const BUDGET_GZIP_BYTES = 200 * 1024;
+export const BUDGET_FIRST_VERDICT_MS = 250;
+export const BUDGET_RECOMPUTE_MS = 4;
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+
+/** Loads the page in a fresh context; returns [{ file, raw, gzip }] of everything fetched. */
+export async function firstLoadSizes(browser, url) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const bodies = [];
+  page.on("response", (res) => {
+    if (res.status() === 200) bodies.push(res.body().then((b) => ({ file: new URL(res.url()).pathname, body: b })));
+  });
+  await page.goto(url);
+  await page.waitForSelector("#verdict", { timeout: 30_000 });
+  await page.waitForLoadState("networkidle");
+  const seen = new Set();
+  const files = (await Promise.all(bodies)).filter(({ file }) => !seen.has(file) && seen.add(file)).map(({ file, body }) => ({
+    file: file === "/" ? "/index.html" : file,
+    raw: body.length,
+    gzip: gzipSync(body, { level: 9 }).length,
+  }));
+  await context.close();
+  return files;
+}
+
+// Installed before the page's own scripts: records when #verdict first
+// appears, types a batch size right then, and records when the summary
+// shows it — the moment the inputs are known to work.
+const FIRST_VERDICT_PROBE = `
+  window.__probe = {};
+  new MutationObserver((_, observer) => {
+    const p = window.__probe;
+    if (!p.verdict && document.querySelector("#verdict")) {
+      p.verdict = performance.now();
+      const batch = document.querySelector("#batch");
+      batch.value = "9";
+      batch.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+    if (p.verdict && !p.working && /batch 9 /.test(document.querySelector("#summary")?.textContent ?? "")) {
+      p.working = performance.now();
+      observer.disconnect();
+    }
+  }).observe(document, { subtree: true, childList: true, characterData: true });
+`;
+
+/** Navigation → first verdict, and → inputs working, each in a fresh (cold-cache) context. */
+export async function firstVerdictTimes(browser, url, runs = 5) {
+  const verdict = [];
+  const working = [];
+  for (let i = 0; i < runs; i += 1) {
+    const context = await browser.newContext({ locale: "en-US" });
+    const page = await context.newPage();
+    await page.addInitScript(FIRST_VERDICT_PROBE);
+    await page.goto(url);
+    await page.waitForFunction(() => window.__probe?.working, null, { timeout: 30_000 });
+    const p = await page.evaluate(() => window.__probe);
+    verdict.push(p.verdict);
+    working.push(p.working);
+    await context.close();
+  }
+  return { verdict, working, medianVerdict: median(verdict), medianWorking: median(working) };
+}
+
+/**
+ * Changes the batch size `runs` times in `page` and measures with
+ * performance.now(), from the input event: until the verdict shows the new
+ * batch, and until the last DOM mutation it caused (the estimate, then the
+ * batch curve and the comparison strip, every component re-rendered).
+ */
+export async function recomputeTimes(page, runs = 10) {
+  const samples = await page.evaluate(async (n) => {
+    const input = document.querySelector("#batch");
+    const out = [];
+    for (let i = 0; i < n; i += 1) {
+      const value = String(10 + i);
+      let last = 0;
+      let verdict = 0;
+      const observer = new MutationObserver(() => {
+        last = performance.now();
+        if (!verdict && document.querySelector("#summary")?.textContent.includes(`batch ${value} `)) verdict = last;
+      });
+      observer.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+      const start = performance.now();
+      input.value = value;
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+      // The verdict renders in microtasks, the curve and comparison in the
+      // next task: 200 ms later every mutation is done.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      observer.disconnect();
+      if (document.querySelector("#results")?.dataset.complete !== "true") throw new Error("the report did not complete");
+      out.push([verdict - start, last - start]);
+    }
+    return out;
+  }, runs);
+  const verdict = samples.map((s) => s[0]);
+  const times = samples.map((s) => s[1]);
+  return { times, median: median(times), verdict, medianVerdict: median(verdict) };
+}
+
+/** Prints the budgets. */
+export function printBudgets({ sizes, first, recompute }) {
+  console.log("\nbudgets (reported, not asserted):");
+  if (sizes) {
+    const total = sizes.reduce((a, f) => a + f.gzip, 0);
+    const raw = sizes.reduce((a, f) => a + f.raw, 0);
+    for (const f of sizes) console.log(`  ${f.file.padEnd(28)} ${kb(f.raw).padStart(10)} raw ${kb(f.gzip).padStart(10)} gzip`);
+    const verdict = total <= BUDGET_GZIP_BYTES ? "within" : "OVER";
+    console.log(`  ${"first load, total".padEnd(28)} ${kb(raw).padStart(10)} raw ${kb(total).padStart(10)} gzip  (${verdict} the ${kb(BUDGET_GZIP_BYTES)} budget)`);
+  }
+  if (first) {
+    const ms = (xs) => xs.map((x) => x.toFixed(0)).join(", ");
+    console.log(`  first verdict after navigation: median ${first.medianVerdict.toFixed(0)} ms (${ms(first.verdict)})`);
+    const verdict = first.medianWorking <= BUDGET_FIRST_VERDICT_MS ? "within" : "OVER";
+    console.log(`  inputs working (typed batch shown): median ${first.medianWorking.toFixed(0)} ms (${ms(first.working)}; ${verdict} the ${BUDGET_FIRST_VERDICT_MS} ms budget)`);
+  }
+  if (recompute) {
+    const verdict = recompute.median <= BUDGET_RECOMPUTE_MS ? "within" : "OVER";
+    const ms = (xs) => xs.map((x) => x.toFixed(1)).join(", ");
+    console.log(`  batch change → verdict updated: median ${recompute.medianVerdict.toFixed(1)} ms (${ms(recompute.verdict)})`);
+    console.log(`  batch change → full recompute (estimate, curve, comparison, DOM): median ${recompute.median.toFixed(1)} ms (${ms(recompute.times)}; ${verdict} the ${BUDGET_RECOMPUTE_MS} ms budget)`);
+  }
+}

@@ -1,0 +1,342 @@
+// The checks run.mjs makes on one page, in order: each gets the shared page
+// (desktop, English, light) and leaves it as it found it.
+
+import path from "node:path";
+import { axeScan, describeViolations, englishLeft, pageStrings } from "./audit.mjs";
+import { bytesOf, expect, nextBytes, outDir, text } from "./helpers.mjs";
+
+const LLAMA_CONFIG = JSON.stringify({
+  _name_or_path: "meta-llama/Llama-2-7b-hf",
+  architectures: ["LlamaForCausalLM"],
+  bos_token_id: 1,
+  eos_token_id: 2,
+  hidden_act: "silu",
+  hidden_size: 4096,
+  initializer_range: 0.02,
+  intermediate_size: 11008,
+  max_position_embeddings: 4096,
+  model_type: "llama",
+  num_attention_heads: 32,
+  num_hidden_layers: 32,
+  num_key_value_heads: 32,
+  pretraining_tp: 1,
+  rms_norm_eps: 1e-05,
+  rope_scaling: null,
+  tie_word_embeddings: false,
+  torch_dtype: "float16",
+  transformers_version: "4.31.0.dev0",
+  use_cache: true,
+  vocab_size: 32000,
+}, null, 2);
+
+const GPT2_CONFIG = JSON.stringify({ model_type: "gpt2", n_embd: 768, n_layer: 12, n_head: 12, vocab_size: 50257, _name_or_path: "gpt2" });
+
+/** Waits until the batch curve and the comparison follow the estimate on screen. */
+async function settled(page) {
+  await page.waitForSelector('#results[data-complete="true"]', { timeout: 10_000 });
+}
+
+/** The current batch marked on the batch chart, and the peak drawn on the timeline. */
+async function chartState(page) {
+  await settled(page);
+  return page.evaluate(() => ({
+    current: document.querySelector("#batch-chart .point.current")?.dataset.batch,
+    points: document.querySelectorAll("#batch-chart .point").length,
+    timelinePeak: document.querySelector("#timeline .scrub")?.dataset.bytes,
+    timelinePoints: Number(document.querySelector("#timeline .scrub")?.dataset.points),
+  }));
+}
+
+async function setBatch(page, value) {
+  await page.fill("#batch", value);
+}
+
+/** The checks on a working page, in order; each gets the shared page. */
+export const checks = [
+  ["page loads and shows an estimate with charts, table and comparison", async (page) => {
+    await page.waitForSelector("#peak-allocated[data-bytes]", { timeout: 30_000 });
+    expect((await page.locator("#load-error").count()) === 0, "the load-error message is shown");
+    const allocated = await bytesOf(page, "#peak-allocated");
+    const reserved = await bytesOf(page, "#peak-reserved");
+    const device = await bytesOf(page, "#device-used");
+    expect(allocated > 0, `peak allocated is ${allocated}`);
+    expect(allocated <= reserved && reserved < device, `expected allocated ≤ reserved < device used, got ${allocated}, ${reserved}, ${device}`);
+    expect(["true", "false"].includes(await page.getAttribute("#verdict", "data-fits")), "#verdict has no data-fits");
+    expect(Number(await page.getAttribute("#max-batch", "data-value")) >= 0, "#max-batch has no data-value");
+    const rows = await page.$$eval("#breakdown tbody tr[data-bytes]", (trs) => trs.map((tr) => Number(tr.dataset.bytes)));
+    expect(rows.length === 6, `the breakdown has ${rows.length} rows, not 6`);
+    const sum = rows.reduce((a, b) => a + b, 0);
+    expect(sum === allocated, `breakdown rows add up to ${sum}, peak allocated is ${allocated}`);
+    expect((await page.getAttribute("#results", "data-state")) === "fresh", "the first result is marked stale");
+    const charts = await chartState(page);
+    expect(charts.current === "8", `the batch chart marks batch ${charts.current}, not 8`);
+    expect(charts.points >= 4, `the batch chart has ${charts.points} points`);
+    expect(Number(charts.timelinePeak) === allocated, `the timeline's peak is ${charts.timelinePeak}, peak allocated ${allocated}`);
+    expect(charts.timelinePoints > 0 && charts.timelinePoints <= 600, `the timeline draws ${charts.timelinePoints} points (at most 600)`);
+    expect((await page.locator("#layer-table tbody tr").count()) > 0, "the per-layer table is empty");
+    expect((await page.locator("#techniques .tech").count()) >= 2, "the comparison strip has fewer than 2 techniques");
+    const svgText = await page.$$eval("#batch-chart svg .axis-label", (ts) => ts.length);
+    expect(svgText > 4, "the batch chart has no axis labels");
+  }],
+
+  ["a larger batch updates the verdict and both charts", async (page) => {
+    const before = await bytesOf(page, "#peak-allocated");
+    const detail = await text(page, "#verdict .verdict-detail");
+    const charts = await chartState(page);
+    await setBatch(page, "32");
+    const after = await nextBytes(page, "#peak-allocated", before);
+    expect(after > before, `batch 8 → 32 changed peak allocated from ${before} to ${after}, not upward`);
+    expect((await text(page, "#summary")).includes("batch 32"), `summary does not say batch 32: ${await text(page, "#summary")}`);
+    expect((await text(page, "#verdict .verdict-detail")) !== detail, "the verdict's detail did not change");
+    expect((await page.getAttribute("#verdict", "data-fits")) === "false", "batch 32 of GPT-2 should not fit a 24 GiB GPU");
+    const now = await chartState(page);
+    expect(now.current === "32", `the batch chart marks batch ${now.current}, not 32`);
+    expect(now.timelinePeak !== charts.timelinePeak && Number(now.timelinePeak) === after, "the timeline did not follow the new peak");
+    await setBatch(page, "8");
+    await nextBytes(page, "#peak-allocated", after);
+  }],
+
+  ["an invalid batch shows a message and keeps the last result", async (page) => {
+    const shown = await bytesOf(page, "#peak-allocated");
+    const charts = await chartState(page);
+    const complete = () => page.getAttribute("#results", "data-complete");
+    for (const [typed, message] of [
+      ["0", "at least 1"],
+      ["-3", "at least 1"],
+      ["1e12", "at most 16,777,216"],
+      ["abc", "whole number"],
+      ["", "Enter a batch size"],
+    ]) {
+      await page.fill("#batch", typed);
+      await page.waitForSelector("#batch-error", { state: "visible", timeout: 5_000 });
+      const error = await text(page, "#batch-error");
+      expect(error.includes(message), `typed ${JSON.stringify(typed)}: message is ${JSON.stringify(error)}, expected it to mention ${JSON.stringify(message)}`);
+      expect((await page.getAttribute("#batch", "aria-invalid")) === "true", `typed ${JSON.stringify(typed)}: #batch is not aria-invalid`);
+      expect((await bytesOf(page, "#peak-allocated")) === shown, `typed ${JSON.stringify(typed)}: the result on screen changed`);
+      expect((await complete()) === "true", `typed ${JSON.stringify(typed)}: the charts were recomputed`);
+      expect((await page.getAttribute("#results", "data-state")) === "stale", `typed ${JSON.stringify(typed)}: result not marked stale`);
+      expect(await page.isVisible("#notice"), `typed ${JSON.stringify(typed)}: no notice that the result is the last valid one`);
+    }
+    await page.screenshot({ path: path.join(outDir, "invalid-batch.png") });
+    await page.fill("#batch", "8");
+    await page.waitForSelector("#batch-error", { state: "detached", timeout: 5_000 });
+    expect((await page.getAttribute("#results", "data-state")) === "fresh", "fixing the batch did not refresh the result");
+  }],
+
+  ["the estimator's rejection shows next to the sequence length", async (page) => {
+    await page.fill("#seq", "4096");
+    await page.waitForSelector("#seq-error", { state: "visible", timeout: 5_000 });
+    const error = await text(page, "#seq-error");
+    expect(error.includes("1024"), `expected GPT-2's 1024 positions in the message, got ${JSON.stringify(error)}`);
+    await page.fill("#seq", "512");
+    await page.waitForSelector("#seq-error", { state: "detached", timeout: 5_000 });
+  }],
+
+  ["accumulation shows the effective batch; checkpointing and attention change the estimate", async (page) => {
+    await page.fill("#accum", "4");
+    await page.waitForFunction(() => document.querySelector("#accum-hint")?.textContent.includes("Effective batch 32 = 8 × 4"), null, { timeout: 5_000 });
+    expect((await text(page, "#summary")).includes("accumulation ×4 (effective 32)"), `summary: ${await text(page, "#summary")}`);
+    await page.fill("#accum", "0");
+    await page.waitForSelector("#accum-error", { state: "visible", timeout: 5_000 });
+    await page.fill("#accum", "1");
+    await page.waitForSelector("#accum-error", { state: "detached", timeout: 5_000 });
+    const before = await bytesOf(page, "#peak-allocated");
+    await page.selectOption("#checkpointing", "full");
+    const full = await nextBytes(page, "#peak-allocated", before);
+    expect(full < before, `full checkpointing raised the peak from ${before} to ${full}`);
+    await page.selectOption("#checkpointing", "every-k");
+    await page.waitForSelector("#every-k", { timeout: 5_000 });
+    await page.fill("#every-k", "x");
+    await page.waitForSelector("#every-k-error", { state: "visible", timeout: 5_000 });
+    await page.fill("#every-k", "3");
+    await page.waitForSelector("#every-k-error", { state: "detached", timeout: 5_000 });
+    await page.selectOption("#checkpointing", "none");
+    await page.waitForFunction((b) => document.querySelector("#peak-allocated")?.dataset.bytes === String(b), before, { timeout: 5_000 });
+    await page.selectOption("#attention", "flash");
+    const flash = await nextBytes(page, "#peak-allocated", before);
+    expect(flash < before, `flash attention raised the peak from ${before} to ${flash}`);
+    await page.selectOption("#attention", "eager");
+    await nextBytes(page, "#peak-allocated", flash);
+  }],
+
+  ["applying a technique from the comparison strip sets it in the form", async (page) => {
+    await settled(page);
+    const saved = Number(await page.getAttribute("#tech-checkpointing", "data-saved"));
+    const before = await bytesOf(page, "#device-used");
+    expect(saved > 0, `checkpointing saves ${saved} bytes`);
+    await page.click("#tech-checkpointing button");
+    await page.waitForFunction(() => document.querySelector("#checkpointing")?.value === "full", null, { timeout: 5_000 });
+    const after = await nextBytes(page, "#device-used", before);
+    expect(before - after === saved, `the strip promised ${saved} bytes saved, applying it saved ${before - after}`);
+    await page.selectOption("#checkpointing", "none");
+    await nextBytes(page, "#device-used", after);
+  }],
+
+  ["the per-layer table sorts from the mouse and the keyboard", async (page) => {
+    await page.click("#sort-saved");
+    expect((await page.getAttribute("#sort-saved >> xpath=..", "aria-sort")) === "descending", "saved bytes are not sorted descending");
+    const saved = await page.$$eval("#layer-table tbody tr", (trs) => trs.map((tr) => Number(tr.dataset.saved)));
+    expect(saved.every((v, i) => i === 0 || saved[i - 1] >= v), `rows are not in descending saved bytes: ${saved}`);
+    await page.focus("#sort-name");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.querySelector("#sort-name")?.parentElement?.getAttribute("aria-sort") === "ascending", null, { timeout: 5_000 });
+    const names = await page.$$eval("#layer-table tbody tr", (trs) => trs.map((tr) => tr.dataset.layer));
+    expect(names[0] === "embeddings" && names[1] === "h.0" && names[2] === "h.1", `names are not in natural order: ${names.slice(0, 4)}`);
+  }],
+
+  ["chart values show on keyboard focus and hover", async (page) => {
+    await page.focus("#batch-chart .point[tabindex='0']");
+    const first = await text(page, "#batch-readout");
+    await page.keyboard.press("Home");
+    await page.waitForFunction((t) => document.querySelector("#batch-readout")?.textContent !== t, first, { timeout: 5_000 });
+    const focused = await page.evaluate(() => document.activeElement?.id);
+    expect(focused === "batch-point-0", `Home moved focus to ${focused}, not the first point`);
+    expect((await text(page, "#batch-readout")).startsWith("Batch 1:"), `readout: ${await text(page, "#batch-readout")}`);
+    await page.focus("#timeline .scrub");
+    await page.keyboard.press("Home");
+    await page.waitForFunction(() => document.querySelector("#timeline .scrub")?.getAttribute("aria-valuenow") === "0", null, { timeout: 5_000 });
+    expect((await text(page, "#timeline-readout")).startsWith("Step 1 · Forward"), `readout: ${await text(page, "#timeline-readout")}`);
+    await page.keyboard.press("p");
+    const peak = await page.getAttribute("#timeline .scrub", "aria-valuetext");
+    expect(peak.includes(await page.getAttribute("#timeline .scrub", "data-peak-op")), `P did not jump to the peak: ${peak}`);
+    const box = await page.locator("#timeline .scrub").boundingBox();
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+    await page.waitForFunction((v) => document.querySelector("#timeline .scrub")?.getAttribute("aria-valuetext") !== v, peak, { timeout: 5_000 });
+    await page.mouse.move(0, 0);
+  }],
+
+  ["a pasted Llama config.json imports; a malformed one explains why and keeps it", async (page) => {
+    await page.click("details.import summary");
+    await page.fill("#hf-config", LLAMA_CONFIG);
+    await page.waitForFunction(() => document.querySelector("#model")?.value === "hf-import", null, { timeout: 10_000 });
+    expect((await text(page, "#summary")).startsWith("meta-llama/Llama-2-7b-hf · 6.74B parameters"), `summary: ${await text(page, "#summary")}`);
+    expect((await text(page, "#hf-config-status")).startsWith("Imported meta-llama/Llama-2-7b-hf"), `status: ${await text(page, "#hf-config-status")}`);
+    const imported = await bytesOf(page, "#peak-allocated");
+    for (const [bad, message] of [
+      [LLAMA_CONFIG.slice(0, -20), "not valid JSON"],
+      ['{"model_type": "t5"}', "is not supported"],
+      [LLAMA_CONFIG.replace('"hidden_size": 4096,', ""), "lacks the required field “hidden_size”"],
+    ]) {
+      await page.fill("#hf-config", bad);
+      await page.waitForFunction((m) => document.querySelector("#hf-config-status")?.textContent.includes(m), message, { timeout: 5_000 })
+        .catch(() => {});
+      const status = await text(page, "#hf-config-status");
+      expect(status.includes(message), `pasted ${JSON.stringify(bad.slice(0, 40))}…: status ${JSON.stringify(status)} should mention ${JSON.stringify(message)}`);
+      expect(status.includes("Still using the last valid import"), `status does not say the last import is kept: ${status}`);
+      expect((await page.getAttribute("#hf-config", "aria-invalid")) === "true", "the config box is not aria-invalid");
+      expect((await bytesOf(page, "#peak-allocated")) === imported, "a malformed config changed the result");
+      expect((await page.inputValue("#model")) === "hf-import", "a malformed config deselected the import");
+    }
+    await page.screenshot({ path: path.join(outDir, "import-error.png") });
+    // A dropped file imports too.
+    await page.evaluate((json) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([json], "config.json", { type: "application/json" }));
+      document.querySelector(".import-body").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, GPT2_CONFIG);
+    await page.waitForFunction(() => document.querySelector("#summary")?.textContent.startsWith("gpt2 · 124M parameters"), null, { timeout: 5_000 });
+    await page.fill("#hf-config", LLAMA_CONFIG);
+    await page.waitForFunction(() => document.querySelector("#summary")?.textContent.startsWith("meta-llama"), null, { timeout: 5_000 });
+    await page.screenshot({ path: path.join(outDir, "imported.png"), fullPage: true });
+    await page.selectOption("#model", "gpt2");
+    await page.waitForFunction(() => document.querySelector("#summary")?.textContent.startsWith("GPT-2 (124M)"), null, { timeout: 5_000 });
+  }],
+
+  ["a CNN replaces the sequence length with the image size and drops attention", async (page) => {
+    const before = await bytesOf(page, "#peak-allocated");
+    await page.selectOption("#model", "resnet50");
+    await page.waitForSelector("#image", { timeout: 5_000 });
+    expect((await page.locator("#seq").count()) === 0, "#seq is still shown for ResNet-50");
+    expect((await page.locator("#attention").count()) === 0, "#attention is still shown for ResNet-50");
+    expect((await page.inputValue("#image")) === "224", `image size is ${await page.inputValue("#image")}, expected 224`);
+    const group = await page.$eval("#model option:checked", (o) => o.parentElement?.getAttribute("label"));
+    expect(group === "CNN", `ResNet-50 is in optgroup ${JSON.stringify(group)}, expected "CNN"`);
+    await nextBytes(page, "#peak-allocated", before);
+    expect((await text(page, "#summary")).startsWith("ResNet-50"), `summary: ${await text(page, "#summary")}`);
+  }],
+
+  ["a GPU too small says it does not fit", async (page) => {
+    await page.selectOption("#model", "llama-2-7b");
+    await page.selectOption("#precision", "fp32");
+    await page.waitForSelector('#verdict[data-fits="false"]', { timeout: 10_000 });
+    expect((await text(page, "#verdict")).includes("Does not fit"), `verdict: ${await text(page, "#verdict")}`);
+    await page.fill("#batch", "1");
+    await page.selectOption("#gpu", "h200");
+    await page.waitForSelector('#verdict[data-fits="true"]', { timeout: 10_000 });
+  }],
+
+  ["'Use' sets the batch to the largest that fits", async (page) => {
+    await page.selectOption("#model", "gpt2");
+    await page.selectOption("#precision", "amp-bf16");
+    await page.selectOption("#gpu", "rtx-4090");
+    await page.fill("#batch", "8");
+    await page.waitForSelector("#verdict .link-button", { timeout: 5_000 });
+    const max = await page.getAttribute("#max-batch", "data-value");
+    await page.click("#verdict .link-button");
+    await page.waitForFunction((m) => document.querySelector("#batch")?.value === m, max, { timeout: 5_000 });
+    expect((await page.getAttribute("#verdict", "data-fits")) === "true", "the largest batch that fits does not fit");
+    expect((await chartState(page)).current === max, "the batch chart does not mark the largest batch as current");
+    await page.fill("#batch", "8");
+    await page.waitForSelector("#verdict .link-button", { timeout: 5_000 });
+  }],
+
+  ["the unit toggle switches every figure between GiB and GB", async (page) => {
+    expect((await text(page, "#device-used .stat-value")).endsWith(" GiB"), "device used is not in GiB by default");
+    await page.click("#units-gb");
+    await page.waitForFunction(() => document.querySelector("#device-used .stat-value")?.textContent.endsWith(" GB"), null, { timeout: 5_000 });
+    const body = await page.innerText("#results");
+    expect(!/\bGiB\b|\bMiB\b|\bKiB\b/.test(body), "binary units left in decimal mode");
+    expect((await page.$eval("#gpu option:checked", (o) => o.textContent)).endsWith("25.8 GB"), "the GPU list is not in GB");
+    await page.click("#units-gib");
+    await page.waitForFunction(() => document.querySelector("#device-used .stat-value")?.textContent.endsWith(" GiB"), null, { timeout: 5_000 });
+  }],
+
+  ["switching to 简体中文 changes every visible string; back to English restores them", async (page) => {
+    await page.selectOption("#lang", "zh-CN");
+    await page.waitForFunction(() => document.documentElement.lang === "zh-CN", null, { timeout: 5_000 });
+    // Show every state that has text: the import box open, the long table expanded.
+    await page.click("#layers-more").catch(() => {});
+    const left = englishLeft(await pageStrings(page));
+    expect(left.phrases.length === 0, `English phrases left in Chinese mode: ${left.phrases.join(" | ")}`);
+    expect(left.words.length === 0, `English words left in Chinese mode: ${left.words.join(", ")}`);
+    expect((await text(page, "#verdict-title")).startsWith("可以放入"), `verdict: ${await text(page, "#verdict-title")}`);
+    expect((await page.title()).includes("显存"), `title: ${await page.title()}`);
+    await page.fill("#batch", "abc");
+    await page.waitForSelector("#batch-error", { state: "visible", timeout: 5_000 });
+    expect((await text(page, "#batch-error")) === "批大小必须是整数，例如 8。", `error: ${await text(page, "#batch-error")}`);
+    const errorLeft = englishLeft(await pageStrings(page));
+    expect(errorLeft.phrases.length + errorLeft.words.length === 0, `English in the error state: ${[...errorLeft.phrases, ...errorLeft.words]}`);
+    await page.fill("#batch", "8");
+    await page.waitForSelector("#batch-error", { state: "detached", timeout: 5_000 });
+    await page.selectOption("#lang", "en");
+    await page.waitForFunction(() => document.documentElement.lang === "en", null, { timeout: 5_000 });
+    expect((await text(page, "#config-title")) === "Configuration", "English did not come back");
+    await page.click("#layers-more").catch(() => {});
+  }],
+
+  ["the dark-mode toggle switches the palette", async (page) => {
+    const light = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await page.click("#theme");
+    await page.waitForFunction(() => document.documentElement.dataset.theme === "dark", null, { timeout: 5_000 });
+    const dark = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const lum = (rgb) => rgb.match(/\d+/g).slice(0, 3).reduce((a, b) => a + Number(b), 0);
+    expect(lum(dark) < 150 && lum(light) > 600, `backgrounds: light ${light}, dark ${dark}`);
+    expect((await page.getAttribute("#theme", "aria-pressed")) === "true", "the toggle is not pressed");
+    const { blocking } = await axeScan(page);
+    expect(blocking.length === 0, `axe in dark mode:\n  ${describeViolations(blocking).join("\n  ")}`);
+    await page.click("#theme");
+    await page.waitForFunction(() => document.documentElement.dataset.theme === "light", null, { timeout: 5_000 });
+  }],
+
+  ["axe-core finds no serious or critical violations (English and Chinese)", async (page) => {
+    const en = await axeScan(page);
+    for (const line of describeViolations(en.other)) console.log(`     note: ${line}`);
+    await page.selectOption("#lang", "zh-CN");
+    await page.waitForFunction(() => document.documentElement.lang === "zh-CN", null, { timeout: 5_000 });
+    const zh = await axeScan(page);
+    await page.selectOption("#lang", "en");
+    await page.waitForFunction(() => document.documentElement.lang === "en", null, { timeout: 5_000 });
+    const blocking = [...en.blocking, ...zh.blocking];
+    expect(blocking.length === 0, describeViolations(blocking).join("\n  "));
+  }],
+];
