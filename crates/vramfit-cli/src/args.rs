@@ -157,6 +157,8 @@ ESTIMATE OPTIONS:
   --freeze N             freeze the embeddings and the first N blocks
   --keep-attention F     structured pruning: kept fraction of attention heads
   --keep-mlp F           structured pruning: kept fraction of MLP neurons
+  --keep-conv F          structured pruning: kept fraction of CNN block channels
+  --lora-fp32 on|off     LoRA adapters in fp32 (PEFT default, on) or the model's dtype
   --cuda-loading L       lazy|eager CUDA module loading: context 400 or 1000 MiB (default lazy)
   --cuda-context-mib N   CUDA context size in MiB (overrides --cuda-loading)
   --cublas-workspace-kib N  cuBLAS workspace per handle (default 8320, 32768 on Hopper/Blackwell)
@@ -273,7 +275,7 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
             Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
             _ => (flag.as_str(), None),
         };
-        const KNOWN: [&str; 31] = [
+        const KNOWN: [&str; 33] = [
             "--model",
             "--batch",
             "--seq",
@@ -294,6 +296,8 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
             "--freeze",
             "--keep-attention",
             "--keep-mlp",
+            "--keep-conv",
+            "--lora-fp32",
             "--zero-bucket",
             "--vpp",
             "--strategy",
@@ -349,16 +353,23 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
                 }
             }
             "--freeze" => cfg.frozen_blocks = number(name, &value)?,
-            "--keep-attention" | "--keep-mlp" => {
+            "--lora-fp32" => {
+                cfg.lora_fp32 = match value.as_str() {
+                    "on" | "true" | "1" => true,
+                    "off" | "false" | "0" => false,
+                    _ => return Err(CliError::Usage(format!("invalid value '{value}' for --lora-fp32: expected on|off"))),
+                }
+            }
+            "--keep-attention" | "--keep-mlp" | "--keep-conv" => {
                 let f = value
                     .parse::<f64>()
                     .ok()
                     .filter(|f| *f > 0.0 && *f <= 1.0)
                     .ok_or_else(|| CliError::Usage(format!("invalid value '{value}' for {name}: expected a fraction in (0, 1]")))?;
-                if name == "--keep-attention" {
-                    cfg.keep_attention = f;
-                } else {
-                    cfg.keep_mlp = f;
+                match name {
+                    "--keep-attention" => cfg.keep_attention = f,
+                    "--keep-mlp" => cfg.keep_mlp = f,
+                    _ => cfg.keep_conv = f,
                 }
             }
             "--context" => cfg.context = number(name, &value)?,

@@ -54,6 +54,8 @@ pub struct Builder {
     pub sp: u64,
     /// Blocks below this index are frozen.
     pub frozen_blocks: u64,
+    /// LoRA adapters in fp32 (else in the model's dtype).
+    pub lora_fp32: bool,
     /// Whether the whole model is frozen (set by the mode).
     base_frozen: bool,
 }
@@ -75,6 +77,7 @@ impl Builder {
             lora_rank: 0,
             sp: 1,
             frozen_blocks: 0,
+            lora_fp32: true,
             base_frozen: false,
         }
     }
@@ -184,8 +187,10 @@ impl Builder {
         let frozen = std::mem::replace(&mut self.frozen, false);
         let p = self.param(name, shape);
         self.frozen = frozen;
-        if let Some(param) = self.graph.params.get_mut(p.0 as usize) {
-            param.dtype = Some(DType::F32);
+        if self.lora_fp32 {
+            if let Some(param) = self.graph.params.get_mut(p.0 as usize) {
+                param.dtype = Some(DType::F32);
+            }
         }
         p
     }

@@ -269,6 +269,12 @@ pub struct TrainConfig {
     pub keep_attention: f64,
     /// Kept fraction of MLP neurons (transformers, MLPs).
     pub keep_mlp: f64,
+    /// Kept fraction of convolution channels inside residual / inverted-residual
+    /// blocks (ResNet inner width, MobileNetV2 expansion) and of every VGG conv.
+    pub keep_conv: f64,
+    /// LoRA adapters in fp32 (PEFT's `autocast_adapter_dtype=True` default) or,
+    /// when false, in the model's dtype.
+    pub lora_fp32: bool,
 }
 
 impl Default for TrainConfig {
@@ -290,6 +296,8 @@ impl Default for TrainConfig {
             frozen_blocks: 0,
             keep_attention: 1.0,
             keep_mlp: 1.0,
+            keep_conv: 1.0,
+            lora_fp32: true,
         }
     }
 }
@@ -322,7 +330,7 @@ impl TrainConfig {
         check_range("lora-rank", self.lora_rank, 1, 1 << 16)?;
         check_range("context", self.context, 0, MAX_DIMENSION)?;
         check_range("freeze", self.frozen_blocks, 0, 100_000)?;
-        for (field, v) in [("keep-attention", self.keep_attention), ("keep-mlp", self.keep_mlp)] {
+        for (field, v) in [("keep-attention", self.keep_attention), ("keep-mlp", self.keep_mlp), ("keep-conv", self.keep_conv)] {
             if !(v > 0.0 && v <= 1.0) {
                 return Err(Error::OutOfRange { field, value: v.to_string(), min: 0, max: 1 });
             }

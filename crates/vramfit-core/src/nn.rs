@@ -86,7 +86,7 @@ impl Builder {
     /// `lora_dropout` is 0 (PEFT's default), so no mask.
     fn lora_adapter(&mut self, name: &str, x: TensorId, base: TensorId, in_f: u64, out_f: u64) -> TensorId {
         let r = self.lora_rank;
-        let xa = self.cast(x, DType::F32);
+        let xa = if self.lora_fp32 { self.cast(x, DType::F32) } else { x };
         let a = self.adapter_param(&format!("{name}.lora_A.default.weight"), &[r, in_f]);
         let ha = self.linear_with(&format!("{name}.lora_A"), xa, a, None, in_f, r);
         let b = self.adapter_param(&format!("{name}.lora_B.default.weight"), &[out_f, r]);

@@ -154,3 +154,24 @@ fn interleaved_schedule_adds_megatrons_penalty() {
     // 4 micro-batches become 4 × (1 + 3/8) = 5.5.
     assert!(((b - a) / one - 1.5).abs() < 0.05, "{}", (b - a) / one);
 }
+
+#[test]
+fn cnn_channel_pruning_and_half_precision_adapters() {
+    let cnn = model_preset("resnet50").unwrap().spec;
+    let base = TrainConfig { batch: 16, ..TrainConfig::default() };
+    let full = estimate(&cnn, &base, &Overheads::default(), None).unwrap();
+    let half = estimate(&cnn, &TrainConfig { keep_conv: 0.5, ..base }, &Overheads::default(), None).unwrap();
+    assert!(half.parameter_count < full.parameter_count && half.peak_allocated_bytes < full.peak_allocated_bytes);
+    // Adapters in bf16 take half the adapter memory of fp32 adapters.
+    let llama = model_preset("llama-2-7b").unwrap().spec;
+    let lora = TrainConfig {
+        mode: vramfit_core::config::Mode::FinetuneLora,
+        batch: 1,
+        seq: 256,
+        precision: Precision::Bf16,
+        ..TrainConfig::default()
+    };
+    let fp32 = estimate(&llama, &lora, &Overheads::default(), None).unwrap();
+    let bf16 = estimate(&llama, &TrainConfig { lora_fp32: false, ..lora }, &Overheads::default(), None).unwrap();
+    assert!(bf16.at_peak.optimizer_states.0 * 2 <= fp32.at_peak.optimizer_states.0 + 1_000_000);
+}

@@ -65,8 +65,14 @@ fn conv_bn_relu(b: &mut Builder, name: &str, bn: &str, x: TensorId, c: Conv, sid
     (y, side)
 }
 
-/// Lowers a ResNet for square images of side `image`.
-pub fn lower_resnet(b: &mut Builder, r: &ResNetSpec, image: u64) -> Result<(), Error> {
+/// `channels` scaled by the kept fraction, at least one.
+fn pruned(channels: u64, keep: f64) -> u64 {
+    ((channels as f64 * keep).round() as u64).clamp(1, channels.max(1))
+}
+
+/// Lowers a ResNet for square images of side `image`, keeping `keep` of each
+/// block's inner channels (structured pruning; 1 = unpruned).
+pub fn lower_resnet(b: &mut Builder, r: &ResNetSpec, image: u64, keep: f64) -> Result<(), Error> {
     let (x, labels) = image_input(b, image);
     b.layer("stem");
     let (x, side) = conv_bn_relu(b, "conv1", "bn1", x, Conv::new(3, 64, 7, 2, 3), image, true);
@@ -81,13 +87,14 @@ pub fn lower_resnet(b: &mut Builder, r: &ResNetSpec, image: u64) -> Result<(), E
             b.layer(&format!("layer{}.{}", stage + 1, i));
             b.begin_block();
             let identity = x;
+            let inner = pruned(planes, keep);
             let (out, out_side) = if r.bottleneck {
-                let (y, s) = conv_bn_relu(b, "conv1", "bn1", x, Conv::new(inplanes, planes, 1, 1, 0), side, true);
-                let (y, s) = conv_bn_relu(b, "conv2", "bn2", y, Conv::new(planes, planes, 3, stride, 1), s, true);
-                conv_bn_relu(b, "conv3", "bn3", y, Conv::new(planes, planes * 4, 1, 1, 0), s, false)
+                let (y, s) = conv_bn_relu(b, "conv1", "bn1", x, Conv::new(inplanes, inner, 1, 1, 0), side, true);
+                let (y, s) = conv_bn_relu(b, "conv2", "bn2", y, Conv::new(inner, inner, 3, stride, 1), s, true);
+                conv_bn_relu(b, "conv3", "bn3", y, Conv::new(inner, planes * 4, 1, 1, 0), s, false)
             } else {
-                let (y, s) = conv_bn_relu(b, "conv1", "bn1", x, Conv::new(inplanes, planes, 3, stride, 1), side, true);
-                conv_bn_relu(b, "conv2", "bn2", y, Conv::new(planes, planes, 3, 1, 1), s, false)
+                let (y, s) = conv_bn_relu(b, "conv1", "bn1", x, Conv::new(inplanes, inner, 3, stride, 1), side, true);
+                conv_bn_relu(b, "conv2", "bn2", y, Conv::new(inner, planes, 3, 1, 1), s, false)
             };
             let identity = if stride != 1 || inplanes != planes * expansion {
                 conv_bn_relu(
@@ -125,12 +132,13 @@ pub fn lower_resnet(b: &mut Builder, r: &ResNetSpec, image: u64) -> Result<(), E
     Ok(())
 }
 
-/// Lowers a VGG for square images of side `image`.
-pub fn lower_vgg(b: &mut Builder, v: &VggSpec, image: u64) -> Result<(), Error> {
+/// Lowers a VGG for square images of side `image`, keeping `keep` of each conv's channels.
+pub fn lower_vgg(b: &mut Builder, v: &VggSpec, image: u64, keep: f64) -> Result<(), Error> {
     let (mut x, labels) = image_input(b, image);
     let (mut side, mut cin) = (image, 3u64);
     let mut idx = 0usize;
     for &c in &v.layers {
+        let c = if c == 0 { 0 } else { pruned(c, keep) };
         b.layer(&format!("features.{idx}"));
         if c == 0 {
             let (y, s) = b.maxpool(&format!("features.{idx}"), x, Conv::new(cin, cin, 2, 2, 0), side);
@@ -168,8 +176,9 @@ pub fn lower_vgg(b: &mut Builder, v: &VggSpec, image: u64) -> Result<(), Error> 
     Ok(())
 }
 
-/// Lowers a MobileNetV2 (width 1.0) for square images of side `image`.
-pub fn lower_mobilenet_v2(b: &mut Builder, m: &MobileNetV2Spec, image: u64) -> Result<(), Error> {
+/// Lowers a MobileNetV2 (width 1.0) for square images of side `image`,
+/// keeping `keep` of each block's expansion channels.
+pub fn lower_mobilenet_v2(b: &mut Builder, m: &MobileNetV2Spec, image: u64, keep: f64) -> Result<(), Error> {
     let (x, labels) = image_input(b, image);
     b.layer("features.0");
     let (x, side) = conv_bn_relu(b, "features.0.0", "features.0.1", x, Conv::new(3, 32, 3, 2, 1), image, true);
@@ -184,7 +193,7 @@ pub fn lower_mobilenet_v2(b: &mut Builder, m: &MobileNetV2Spec, image: u64) -> R
             let name = format!("features.{idx}");
             b.layer(&name);
             b.begin_block();
-            let hidden = cin * t;
+            let hidden = if t == 1 { cin } else { pruned(cin * t, keep) };
             let input = x;
             let mut y = x;
             let mut y_side = side;

@@ -79,15 +79,19 @@ impl ModelSpec {
                 cfg.weight_format()
             )));
         }
-        let pruning = cfg.keep_attention < 1.0 || cfg.keep_mlp < 1.0;
-        if pruning && !matches!(self, ModelSpec::Transformer(_) | ModelSpec::Mlp(_)) {
-            return Err(Error::NotApplicable("structured pruning applies to transformers (heads, MLP neurons) and MLPs".into()));
+        let cnn = matches!(self, ModelSpec::ResNet(_) | ModelSpec::Vgg(_) | ModelSpec::MobileNetV2(_));
+        if (cfg.keep_attention < 1.0 || cfg.keep_mlp < 1.0) && cnn {
+            return Err(Error::NotApplicable("this CNN has no attention heads or MLP blocks to prune: use keep-conv".into()));
         }
+        if cfg.keep_conv < 1.0 && !cnn {
+            return Err(Error::NotApplicable("keep-conv prunes convolution channels of CNNs (ResNet, VGG, MobileNetV2)".into()));
+        }
+        b.lora_fp32 = cfg.lora_fp32;
         match self {
             ModelSpec::Transformer(t) => transformer::lower(&mut b, &transformer::pruned(t, cfg)?, cfg)?,
-            ModelSpec::ResNet(r) => cnn::lower_resnet(&mut b, r, cfg.image)?,
-            ModelSpec::Vgg(v) => cnn::lower_vgg(&mut b, v, cfg.image)?,
-            ModelSpec::MobileNetV2(m) => cnn::lower_mobilenet_v2(&mut b, m, cfg.image)?,
+            ModelSpec::ResNet(r) => cnn::lower_resnet(&mut b, r, cfg.image, cfg.keep_conv)?,
+            ModelSpec::Vgg(v) => cnn::lower_vgg(&mut b, v, cfg.image, cfg.keep_conv)?,
+            ModelSpec::MobileNetV2(m) => cnn::lower_mobilenet_v2(&mut b, m, cfg.image, cfg.keep_conv)?,
             ModelSpec::Vit(v) => vit::lower_vit(&mut b, v, cfg.image, cfg.attention)?,
             ModelSpec::Mlp(m) => vit::lower_mlp(&mut b, &vit::pruned_mlp(m, cfg.keep_mlp))?,
         }
