@@ -12,6 +12,8 @@ pub enum Command {
     Plan(Box<EstimateArgs>),
     /// `vramfit max-batch ...`: the largest micro-batch that fits.
     MaxBatch(Box<EstimateArgs>),
+    /// `vramfit gpus ...`: which GPUs (and how many) the configuration fits on.
+    Gpus(Box<EstimateArgs>),
     /// `vramfit presets [--json]`
     Presets {
         /// Print JSON.
@@ -129,6 +131,7 @@ USAGE:
   vramfit plan --model M --gpu G --target-batch N [--gpus N] [--margin F] [--dataset-samples N]
                [--export deepspeed|hf|accelerate|pytorch] [options] [--json]
   vramfit max-batch --model M --gpu G [options] [--json]
+  vramfit gpus --model M [options] [--json]     which GPUs, and how many, it fits on
   vramfit presets [--json]
 
 ESTIMATE OPTIONS:
@@ -194,6 +197,7 @@ pub fn parse(argv: &[String]) -> Result<Command, CliError> {
             }
             Ok(Command::Plan(Box::new(a)))
         }
+        "gpus" => parse_estimate(rest, false).map(|a| Command::Gpus(Box::new(a))),
         "max-batch" => {
             let a = parse_estimate(rest, false)?;
             if a.gpu.is_none() {
@@ -213,7 +217,7 @@ pub fn parse(argv: &[String]) -> Result<Command, CliError> {
         }
         "help" | "--help" | "-h" => Ok(Command::Help),
         "--version" | "-V" => Ok(Command::Version),
-        other => Err(CliError::Usage(format!("unknown command '{other}': expected estimate|plan|max-batch|presets|help"))),
+        other => Err(CliError::Usage(format!("unknown command '{other}': expected estimate|plan|max-batch|gpus|presets|help"))),
     }
 }
 

@@ -17,6 +17,7 @@ pub fn run(cmd: &Command) -> Result<String, CliError> {
         Command::Estimate(a) => run_estimate(a),
         Command::Plan(a) => run_plan(a),
         Command::MaxBatch(a) => run_max_batch(a),
+        Command::Gpus(a) => run_gpus(a),
     }
 }
 
@@ -60,6 +61,32 @@ fn run_max_batch(a: &EstimateArgs) -> Result<String, CliError> {
         ));
     }
     Ok(format!("{name} on {}: largest micro-batch that fits in {cap}: {best}\n", gpu.name))
+}
+
+fn run_gpus(a: &EstimateArgs) -> Result<String, CliError> {
+    let (name, spec) = resolve_model(&a.model)?;
+    let overheads = a.overrides.resolve(None);
+    let options = vramfit_core::plan::which_gpus(&spec, &a.config, &overheads)?;
+    if a.json {
+        return Ok(format!("{}\n", serde_json::json!({"schema": "vramfit.gpus/1", "model": name, "options": options})));
+    }
+    let mut s = format!("{name}, micro-batch {}: GPUs it fits on, smallest first\n", a.config.batch);
+    if options.is_empty() {
+        s.push_str("none of the presets, even with 8 GPUs\n");
+    }
+    for o in &options {
+        let _ = writeln!(
+            s,
+            "  {:>2} × {:<28} {:>9} per GPU at batch {}{}; largest micro-batch {}",
+            o.gpus,
+            o.name,
+            o.device_used_bytes.to_string(),
+            a.config.batch,
+            if o.fits { "" } else { " (too much)" },
+            o.max_batch
+        );
+    }
+    Ok(s)
 }
 
 fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {

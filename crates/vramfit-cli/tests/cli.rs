@@ -294,3 +294,16 @@ fn plan_and_max_batch_commands() {
     let out = vramfit(&["plan", "--model", "gpt2", "--gpu", "t4", "--target-batch", "8", "--export", "yaml"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("deepspeed|hf|accelerate|pytorch"));
 }
+
+#[test]
+fn gpus_lists_where_a_config_fits_smallest_first() {
+    let v =
+        json(&["gpus", "--model", "llama-2-7b", "--precision", "bf16", "--batch", "1", "--seq", "512", "--attention", "flash", "--json"]);
+    let opts = v["options"].as_array().unwrap();
+    assert!(!opts.is_empty());
+    // Full bf16 training of a 7B model needs more than one 24 GB card.
+    assert!(!opts.iter().any(|o| o["gpu"] == "rtx-4090" && o["gpus"] == 1));
+    assert!(opts.iter().any(|o| o["gpu"] == "a100-80gb" && o["gpus"] == 1));
+    let mem: Vec<u64> = opts.iter().map(|o| o["memory_bytes"].as_u64().unwrap() * o["gpus"].as_u64().unwrap()).collect();
+    assert!(mem.windows(2).all(|w| w[0] <= w[1]), "smallest first");
+}

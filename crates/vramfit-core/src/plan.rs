@@ -95,15 +95,31 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
         )
     });
     let capacity = (gpu.memory_bytes.0 as f64 * overheads.memory_fraction * (1.0 - req.margin)) as u64;
-    let mut plans = Vec::new();
+    let mut plans: Vec<Plan> = Vec::new();
     let mut tried = 0;
     for parallel in strategies(req, world) {
         for precision in [Precision::AmpBf16, Precision::Fp32, Precision::Bf16] {
             for checkpointing in [Checkpointing::NONE, Checkpointing::Mode(CheckpointMode::Full)] {
+                // The graph depends on precision and layout, not on the optimizer: lower once.
+                let probe = TrainConfig { precision, checkpointing, parallel, batch: 1, grad_accum: 1, ..req.base };
+                if probe.validate().is_err() {
+                    continue;
+                }
+                let g = match spec.lower(&probe) {
+                    Ok(g) => g,
+                    Err(Error::NotApplicable(_)) => continue,
+                    Err(e) => return Err(e),
+                };
                 for optimizer in optimizers(req.base.optimizer) {
-                    let base = TrainConfig { precision, checkpointing, optimizer, parallel, ..req.base };
                     tried += 1;
-                    if let Some(p) = best_micro_batch(spec, gpu, overheads, &base, per_gpu, capacity, req)? {
+                    let base = TrainConfig { optimizer, ..probe };
+                    // Skip what cannot reach the shown list: its best case (one
+                    // micro-batch of the whole per-GPU batch) is already slower.
+                    let best_case = step_seconds(&g, &TrainConfig { batch: per_gpu, ..base }, gpu, spec.input_kind());
+                    if plans.len() >= SHOWN && plans.iter().all(|p| p.step_seconds <= best_case) {
+                        continue;
+                    }
+                    if let Some(p) = best_micro_batch(spec, &g, gpu, overheads, &base, per_gpu, capacity, req) {
                         plans.push(p);
                     }
                 }
@@ -123,6 +139,9 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
     });
     Ok(PlanResult { plans, tried, per_gpu_batch: per_gpu, warning })
 }
+
+/// Plans the planner keeps searching to fill (it may return more).
+pub const SHOWN: usize = 8;
 
 fn strategies(req: &PlanRequest, world: u64) -> Vec<Parallel> {
     let layout = |strategy, offload| Parallel {
@@ -153,51 +172,41 @@ fn optimizers(chosen: Optimizer) -> Vec<Optimizer> {
 }
 
 /// The largest micro-batch dividing the per-GPU batch that fits, with the
-/// accumulation making up the rest; `None` when not even 1 fits.
+/// accumulation making up the rest (bisection over the divisors: memory grows
+/// with the micro-batch); `None` when not even 1 fits.
+#[allow(clippy::too_many_arguments)]
 fn best_micro_batch(
     spec: &ModelSpec,
+    g: &crate::graph::Graph,
     gpu: &GpuPreset,
     overheads: &Overheads,
     base: &TrainConfig,
     per_gpu: u64,
     capacity: u64,
     req: &PlanRequest,
-) -> Result<Option<Plan>, Error> {
-    let probe = TrainConfig { batch: 1, grad_accum: 1, ..*base };
-    if probe.validate().is_err() {
-        return Ok(None);
-    }
-    let g = match spec.lower(&probe) {
-        Ok(g) => g,
-        Err(Error::NotApplicable(_)) => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    let prepared = simulate::Prepared::new(&g, &probe);
-    let used = |micro: u64, accum: u64| {
-        let c = TrainConfig { batch: micro, grad_accum: accum, ..probe };
+) -> Option<Plan> {
+    let prepared = simulate::Prepared::new(g, base);
+    let used = |micro: u64| {
+        let c = TrainConfig { batch: micro, grad_accum: per_gpu / micro, ..*base };
         device_used(&prepared.run(&c, overheads, STEPS, false), overheads)
     };
-    let mut divisors: Vec<u64> = (1..=per_gpu.min(4096)).filter(|d| per_gpu.is_multiple_of(*d)).collect();
-    divisors.reverse();
-    for micro in divisors {
-        let accum = per_gpu / micro;
-        let device = used(micro, accum);
-        if device.0 <= capacity {
-            let config = TrainConfig { batch: micro, grad_accum: accum, ..probe };
-            let step = step_seconds(&g, &config, gpu, spec.input_kind());
-            let samples = req.dataset_samples as f64;
-            let world = (req.gpus_per_node.max(1) * req.nodes.max(1)) as f64;
-            let epoch = if samples > 0.0 { step * samples / (per_gpu as f64 * world) } else { 0.0 };
-            return Ok(Some(Plan {
-                config,
-                device_used_bytes: device,
-                step_seconds: step,
-                epoch_seconds: epoch,
-                tradeoff: tradeoff(&config),
-            }));
-        }
+    let divisors: Vec<u64> = (1..=per_gpu.min(4096)).filter(|d| per_gpu.is_multiple_of(*d)).collect();
+    let fits = |i: usize| divisors.get(i).is_some_and(|&m| used(m).0 <= capacity);
+    if !fits(0) {
+        return None;
     }
-    Ok(None)
+    let (mut lo, mut hi) = (0usize, divisors.len());
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) { lo = mid } else { hi = mid }
+    }
+    let micro = divisors.get(lo).copied().unwrap_or(1);
+    let config = TrainConfig { batch: micro, grad_accum: per_gpu / micro, ..*base };
+    let device = used(micro);
+    let step = step_seconds(g, &config, gpu, spec.input_kind());
+    let world = (req.gpus_per_node.max(1) * req.nodes.max(1)) as f64;
+    let epoch = if req.dataset_samples > 0 { step * req.dataset_samples as f64 / (per_gpu as f64 * world) } else { 0.0 };
+    Some(Plan { config, device_used_bytes: device, step_seconds: step, epoch_seconds: epoch, tradeoff: tradeoff(&config) })
 }
 
 /// Seconds per optimizer step: forward + backward FLOPs (3 × forward, plus one
@@ -324,4 +333,89 @@ pub fn advice(effective_batch: u64, micro_batch: u64, has_batchnorm: bool) -> Ve
         text: "torch.cuda.empty_cache() returns cached blocks to the driver but does not lower the peak a step needs; it cannot fix an out-of-memory error.".into(),
     });
     out
+}
+
+/// One GPU option for a configuration.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GpuOption {
+    /// GPU preset id.
+    pub gpu: &'static str,
+    /// Display name.
+    pub name: &'static str,
+    /// Number of GPUs (one node).
+    pub gpus: u64,
+    /// The largest micro-batch that fits per GPU (0: does not fit).
+    pub max_batch: u64,
+    /// Device memory per GPU at the configured micro-batch.
+    pub device_used_bytes: Bytes,
+    /// Whether the configured micro-batch fits.
+    pub fits: bool,
+    /// Memory per GPU.
+    pub memory_bytes: Bytes,
+}
+
+/// "Which GPU do I need": every GPU preset and GPU count (1, 2, 4, 8; more
+/// than one uses the configured strategy, or FSDP full sharding) on which the
+/// configuration fits, with its largest micro-batch, smallest memory first.
+/// Device memory at a batch does not depend on the GPU except through the
+/// cuBLAS workspace size, so each (count, workspace) curve is simulated once
+/// and shared by every GPU.
+///
+/// # Errors
+/// As [`crate::estimate`].
+pub fn which_gpus(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Vec<GpuOption>, Error> {
+    let mut out = Vec::new();
+    for gpus in [1u64, 2, 4, 8] {
+        let mut parallel = Parallel { gpus_per_node: gpus, nodes: 1, ..cfg.parallel };
+        if gpus > 1 && parallel.strategy == Strategy::Single {
+            parallel.strategy = Strategy::FsdpFull;
+        }
+        if gpus == 1 {
+            parallel = Parallel { strategy: Strategy::Single, offload: Offload::None, ..parallel };
+        }
+        let base = TrainConfig { parallel, ..*cfg };
+        if base.validate().is_err() {
+            continue;
+        }
+        let g = spec.lower(&TrainConfig { batch: 1, ..base })?;
+        let prepared = simulate::Prepared::new(&g, &base);
+        let mut cache: std::collections::HashMap<(u64, u64), u64> = std::collections::HashMap::new();
+        for gpu in crate::gpus::gpu_presets() {
+            let o = Overheads { cublas_workspace: gpu.cublas_workspace(), ..*overheads };
+            let cap = crate::estimate::usable(&gpu, &o).0;
+            let mut used = |b: u64| -> u64 {
+                *cache
+                    .entry((b, o.cublas_workspace.0))
+                    .or_insert_with(|| device_used(&prepared.run(&TrainConfig { batch: b, ..base }, &o, STEPS, false), &o).0)
+            };
+            let at_config = used(cfg.batch);
+            let max_batch = if used(1) > cap {
+                0
+            } else {
+                let (mut lo, mut hi) = (1u64, 2u64);
+                while hi <= crate::config::MAX_DIMENSION && used(hi) <= cap {
+                    lo = hi;
+                    hi *= 2;
+                }
+                while hi - lo > 1 && hi <= crate::config::MAX_DIMENSION {
+                    let mid = lo + (hi - lo) / 2;
+                    if used(mid) <= cap { lo = mid } else { hi = mid }
+                }
+                lo
+            };
+            if max_batch > 0 {
+                out.push(GpuOption {
+                    gpu: gpu.id,
+                    name: gpu.name,
+                    gpus,
+                    max_batch,
+                    device_used_bytes: Bytes(at_config),
+                    fits: at_config <= cap,
+                    memory_bytes: gpu.memory_bytes,
+                });
+            }
+        }
+    }
+    out.sort_by_key(|o| (o.memory_bytes.0.saturating_mul(o.gpus), o.gpus));
+    Ok(out)
 }
