@@ -8,7 +8,32 @@
 //! so reserved memory only grows; the gap to allocated memory is
 //! fragmentation plus cached free blocks.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiplicative hasher for the allocator's small integer keys (the
+/// standard SipHash is several times slower and needs no DoS resistance here).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+type KeyMap<V> = HashMap<(usize, u64), V, BuildHasherDefault<KeyHasher>>;
 
 /// Requests up to this size use the small pool (`kSmallSize`).
 pub const SMALL_SIZE: u64 = 1 << 20;
@@ -31,25 +56,18 @@ pub struct Block {
     size: u64,
 }
 
-#[derive(Debug, Default)]
-struct Pool {
-    /// Free blocks ordered by (size, segment, offset) for best fit.
-    free: BTreeSet<(u64, usize, u64)>,
-}
-
-#[derive(Debug)]
-struct SegmentBlocks {
-    small: bool,
-    /// offset -> (size, is_free)
-    blocks: BTreeMap<u64, (u64, bool)>,
-}
-
-/// The allocator's state.
+/// The allocator's state: free blocks indexed for best fit (per pool, by
+/// size) and for merging (by start and by end within their segment).
 #[derive(Debug, Default)]
 pub struct CachingAllocator {
-    small: Pool,
-    large: Pool,
-    segments: Vec<SegmentBlocks>,
+    small: BTreeSet<(u64, usize, u64)>,
+    large: BTreeSet<(u64, usize, u64)>,
+    /// (segment, offset) -> size of a free block.
+    free_start: KeyMap<u64>,
+    /// (segment, end) -> offset of a free block.
+    free_end: KeyMap<u64>,
+    /// Whether each segment belongs to the small pool.
+    segment_small: Vec<bool>,
     reserved: u64,
 }
 
@@ -59,19 +77,33 @@ impl CachingAllocator {
         self.reserved
     }
 
-    fn pool(&mut self, small: bool) -> &mut Pool {
+    fn pool(&mut self, small: bool) -> &mut BTreeSet<(u64, usize, u64)> {
         if small { &mut self.small } else { &mut self.large }
+    }
+
+    fn add_free(&mut self, segment: usize, offset: u64, size: u64) {
+        let small = self.segment_small.get(segment).copied().unwrap_or(false);
+        self.pool(small).insert((size, segment, offset));
+        self.free_start.insert((segment, offset), size);
+        self.free_end.insert((segment, offset + size), offset);
+    }
+
+    fn remove_free(&mut self, segment: usize, offset: u64, size: u64) {
+        let small = self.segment_small.get(segment).copied().unwrap_or(false);
+        self.pool(small).remove(&(size, segment, offset));
+        self.free_start.remove(&(segment, offset));
+        self.free_end.remove(&(segment, offset + size));
     }
 
     /// Allocates `size` bytes (already rounded to 512) and returns the block.
     pub fn alloc(&mut self, size: u64) -> Block {
         let size = size.max(MIN_BLOCK);
         let small = size <= SMALL_SIZE;
-        let found = self.pool(small).free.range((size, 0, 0)..).next().copied();
+        let found = self.pool(small).range((size, 0, 0)..).next().copied();
         let (bsize, segment, offset) = match found {
-            Some(f) => {
-                self.pool(small).free.remove(&f);
-                f
+            Some((bsize, segment, offset)) => {
+                self.remove_free(segment, offset, bsize);
+                (bsize, segment, offset)
             }
             None => {
                 let seg_size = if small {
@@ -82,53 +114,33 @@ impl CachingAllocator {
                     size.div_ceil(ROUND_LARGE).saturating_mul(ROUND_LARGE)
                 };
                 self.reserved = self.reserved.saturating_add(seg_size);
-                let mut blocks = BTreeMap::new();
-                blocks.insert(0, (seg_size, false));
-                self.segments.push(SegmentBlocks { small, blocks });
-                (seg_size, self.segments.len() - 1, 0)
+                self.segment_small.push(small);
+                (seg_size, self.segment_small.len() - 1, 0)
             }
         };
         let remaining = bsize - size;
         let split = if small { remaining >= MIN_BLOCK } else { remaining > SMALL_SIZE };
         let used = if split { size } else { bsize };
-        if let Some(seg) = self.segments.get_mut(segment) {
-            seg.blocks.insert(offset, (used, false));
-            if split {
-                seg.blocks.insert(offset + used, (remaining, true));
-            }
-        }
         if split {
-            self.pool(small).free.insert((remaining, segment, offset + used));
+            self.add_free(segment, offset + used, remaining);
         }
         Block { segment, offset, size: used }
     }
 
     /// Returns a block to its pool, merging it with free neighbours.
     pub fn free(&mut self, block: Block) {
-        let Some(seg) = self.segments.get_mut(block.segment) else { return };
-        let small = seg.small;
-        let mut offset = block.offset;
-        let mut size = block.size;
-        let mut merged = Vec::new();
-        if let Some((&prev_off, &(prev_size, true))) = seg.blocks.range(..offset).next_back() {
-            if prev_off + prev_size == offset {
-                merged.push((prev_size, block.segment, prev_off));
-                seg.blocks.remove(&offset);
-                offset = prev_off;
-                size += prev_size;
-            }
+        let (segment, mut offset, mut size) = (block.segment, block.offset, block.size);
+        if let Some(&prev) = self.free_end.get(&(segment, offset)) {
+            let prev_size = offset - prev;
+            self.remove_free(segment, prev, prev_size);
+            offset = prev;
+            size += prev_size;
         }
-        if let Some(&(next_size, true)) = seg.blocks.get(&(block.offset + block.size)) {
-            merged.push((next_size, block.segment, block.offset + block.size));
-            seg.blocks.remove(&(block.offset + block.size));
+        if let Some(&next_size) = self.free_start.get(&(segment, offset + size)) {
+            self.remove_free(segment, offset + size, next_size);
             size += next_size;
         }
-        seg.blocks.insert(offset, (size, true));
-        let pool = if small { &mut self.small } else { &mut self.large };
-        for m in merged {
-            pool.free.remove(&m);
-        }
-        pool.free.insert((size, block.segment, offset));
+        self.add_free(segment, offset, size);
     }
 }
 
