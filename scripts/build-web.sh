@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Builds the web page into dist/ without trunk:
 #   cargo (profile `web`, wasm32) -> wasm-bindgen (--target web) -> wasm-opt -Oz
-#   -> copy www/ assets, then prints the size of the .wasm (raw and gzip -9).
+#   -> copy www/ assets (the page, the embeddable widget and its script, the
+#   demo docs page), then prints the size of the .wasm (raw and gzip -9).
 # Installs what it needs when missing: the wasm32 target, wasm-bindgen-cli at
 # the version pinned in Cargo.toml, and binaryen (wasm-opt) from www/package-lock.json.
 #
 # Environment: DIST_DIR (default dist), CARGO_TARGET_DIR (default target),
-# WASM_GZIP_BUDGET (bytes; when set, fail if the gzipped .wasm is larger).
+# WASM_GZIP_BUDGET (bytes; when set, fail if the gzipped .wasm is larger),
+# PUBLIC_BASE_URL (the site's public address, ending in /, written into the
+# pages' {{BASE_URL}} for share links, embed code and Open Graph tags; empty:
+# links use wherever the page is served from). scripts/publish.sh sets it.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -60,7 +64,17 @@ raw_before=$(wc -c <"$WASM_OUT")
 mv "$WASM_OUT.opt" "$WASM_OUT"
 
 step "Copying page assets"
-cp www/index.html www/style.css www/favicon.svg "$DIST/"
+BASE_URL=${PUBLIC_BASE_URL:-}
+# The value lands in HTML attributes: only a plain http(s) URL ending in / is accepted.
+if [ -n "$BASE_URL" ] && ! printf '%s' "$BASE_URL" | grep -Eq '^https?://[A-Za-z0-9._~:@!$()*+,;=/%-]+/$'; then
+  echo "error: PUBLIC_BASE_URL '$BASE_URL' must be an http(s):// URL ending in /, without quotes or spaces" >&2
+  exit 1
+fi
+for f in index.html embed.html demo.html; do
+  sed "s|{{BASE_URL}}|$BASE_URL|g" "www/$f" >"$DIST/$f"
+done
+cp www/style.css www/demo.css www/noscript.css www/favicon.svg www/boot.js www/nomodule.js www/embed.js "$DIST/"
+if [ -f www/og-image.png ]; then cp www/og-image.png "$DIST/"; fi
 
 raw=$(wc -c <"$WASM_OUT")
 gz=$(gzip -9 -c "$WASM_OUT" | wc -c)

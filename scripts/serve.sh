@@ -18,6 +18,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         ".js": "text/javascript; charset=utf-8",
         ".css": "text/css; charset=utf-8",
         ".svg": "image/svg+xml",
+        ".png": "image/png",
         ".wasm": "application/wasm",
     }
 port, root = int(sys.argv[1]), sys.argv[2]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of vramfit: lints, core/CLI/bench/web unit and property
 # tests (the bench crate's shader on a real Vulkan device: Mesa lavapipe),
-# then builds the site and drives it in headless Chromium.
+# then builds the site and drives it in headless Chromium. The share-link
+# decoder's fuzz target (fuzz/, nightly) is run by hand, not here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -17,8 +18,8 @@ step "native tests (core, CLI as a subprocess, bench shaders on Vulkan, web stat
 cargo test --workspace --locked
 step "benchmarks compile"
 cargo bench -p vramfit-core --no-run --locked --quiet
-step "build the site"
-bash scripts/build-web.sh
+step "build the site (scripts/publish.sh: build-web.sh, then the published folder's checks)"
+bash scripts/publish.sh --out dist
 step "browser end-to-end tests (headless Chromium)"
 bash tests/e2e/run.sh
 step "all tests passed"

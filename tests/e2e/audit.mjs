@@ -45,7 +45,7 @@ export const KNOWN_ENGLISH = [
   "Gradient accumulation ×4", "Full activation checkpointing", "8-bit AdamW", "micro-batch", "Memory vs batch size",
   "Each point is", "usable", "largest", "log scale", "Batch ", "fits", "One training step", "op by op", "Forward",
   "Backward", "Step 1", "Step 2", "Peak ", "Showing ", "Per layer", "Layer", "Forward FLOPs", "Sort by", "Show all",
-  "Estimates replay", "nothing you enter", "parameters", "Fits",
+  "Estimates replay", "kept in the page", "Share and embed", "Copy link", "Copy embed code", "Embed code", "parameters", "Fits",
 ];
 
 // Latin-script words allowed in Chinese mode: units, product and format names, acronyms.

@@ -339,4 +339,35 @@ export const checks = [
     const blocking = [...en.blocking, ...zh.blocking];
     expect(blocking.length === 0, describeViolations(blocking).join("\n  "));
   }],
+
+  ["the address follows the inputs without new history entries; Copy link and Copy embed code copy them", async (page) => {
+    const entries = await page.evaluate(() => history.length);
+    await page.fill("#batch", "12");
+    await page.waitForFunction(() => new URLSearchParams(location.search).get("b") === "12", null, { timeout: 5_000 });
+    await page.selectOption("#checkpointing", "full");
+    await page.waitForFunction(() => new URLSearchParams(location.search).get("c") === "full", null, { timeout: 5_000 });
+    const search = await page.evaluate(() => location.search);
+    expect(search.startsWith("?v=1&"), `the address is ${search}`);
+    expect((await page.evaluate(() => history.length)) === entries, "edits added history entries (replaceState expected)");
+    const link = await page.inputValue("#share-link");
+    expect(link === (await page.evaluate(() => location.href)), `the link field ${link} is not the address`);
+    await page.click("#copy-link");
+    await page.waitForFunction(() => document.querySelector("#share-link-status")?.textContent === "Copied.", null, { timeout: 5_000 });
+    expect((await page.evaluate(() => navigator.clipboard.readText())) === link, "Copy link did not copy the link");
+    await page.click("#copy-embed");
+    await page.waitForFunction(() => document.querySelector("#embed-code-status")?.textContent === "Copied.", null, { timeout: 5_000 });
+    const snippet = await page.evaluate(() => navigator.clipboard.readText());
+    const query = search.slice(1).replaceAll("&", "&amp;");
+    expect(snippet.includes(`<div data-vramfit="${query}"></div>`) && /<script src="http:\/\/127\.0\.0\.1:\d+\/embed\.js" async><\/script>/.test(snippet),
+      `embed code: ${snippet}`);
+    // A reload reproduces the state from the address.
+    const before = await bytesOf(page, "#peak-allocated");
+    await page.reload();
+    await page.waitForSelector("#peak-allocated[data-bytes]", { timeout: 30_000 });
+    expect((await page.inputValue("#batch")) === "12" && (await page.inputValue("#checkpointing")) === "full", "a reload lost the inputs");
+    expect((await bytesOf(page, "#peak-allocated")) === before, "a reload changed the result");
+    await page.fill("#batch", "8");
+    await page.selectOption("#checkpointing", "none");
+    await page.waitForFunction(() => location.search === "?v=1", null, { timeout: 5_000 });
+  }],
 ];

@@ -1,6 +1,8 @@
 // Shared by run.mjs and checks.mjs: the failure type, assertions, reading
 // values off the page, and where screenshots go.
 
+import { createServer } from "node:http";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -50,3 +52,55 @@ export async function text(page, selector) {
 }
 
 // A real Hugging Face config (meta-llama/Llama-2-7b-hf), as downloaded.
+
+const MIME = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".wasm": "application/wasm",
+};
+
+/** The Content-Security-Policy of index.html and embed.html (their <meta>), read from the file. */
+export async function pageCsp(root) {
+  const html = await readFile(path.join(root, "index.html"), "utf8");
+  return html.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)?.[1] ?? "";
+}
+
+/**
+ * Serves `root` on `host` at a free port; resolves to { server, url }.
+ * `extra` maps a path ("/host.html") to a page to serve instead of a file;
+ * `csp`, when given, is sent as a header with every HTML file.
+ */
+export async function serve(root, { host = "127.0.0.1", csp = "", extra = {} } = {}) {
+  const server = createServer(async (req, res) => {
+    try {
+      const { pathname } = new URL(req.url ?? "/", "http://127.0.0.1");
+      if (extra[pathname] !== undefined) {
+        res.writeHead(200, { "content-type": MIME[".html"], "cache-control": "no-store" }).end(extra[pathname]);
+        return;
+      }
+      const rel = decodeURIComponent(pathname).replace(/^\/+/, "") || "index.html";
+      const file = path.resolve(root, rel);
+      const type = MIME[path.extname(file)];
+      if (!file.startsWith(root + path.sep) || !type || !["GET", "HEAD"].includes(req.method ?? "")) {
+        res.writeHead(404).end();
+        return;
+      }
+      const body = await readFile(file);
+      const headers = { "content-type": type, "content-length": body.length, "cache-control": "no-store" };
+      if (csp && type.startsWith("text/html")) headers["content-security-policy"] = csp;
+      res.writeHead(200, headers);
+      res.end(req.method === "HEAD" ? undefined : body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, host, resolve);
+  });
+  const { port } = server.address();
+  return { server, url: `http://${host}:${port}/` };
+}

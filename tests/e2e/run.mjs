@@ -1,22 +1,26 @@
-// Browser test of the built page (dist/, made by scripts/build-web.sh) in
+// Browser test of the built site (dist/, made by scripts/build-web.sh) in
 // headless Chromium, driven by playwright-core. It serves dist/ itself on a
-// free 127.0.0.1 port, checks what a user would check, fails on any console
-// error, page error or failed request, scans with axe-core, saves
-// screenshots to out/, and prints the size and speed budgets. The checks are
-// in checks.mjs, the axe and language scans in audit.mjs, the measurements in
-// budgets.mjs, shared helpers in helpers.mjs.
+// free 127.0.0.1 port (with the pages' Content-Security-Policy also sent as
+// a header), checks what a user would check, fails on any console error,
+// page error or failed request, scans with axe-core, saves screenshots to
+// out/, and prints the size and speed budgets. The checks of the calculator
+// are in checks.mjs, share links, the CSP, XSS probes and publishing in
+// links.mjs, the embeddable widget and the demo docs page in embed.mjs, the
+// axe and language scans in audit.mjs, the measurements in budgets.mjs,
+// shared helpers (and the test server) in helpers.mjs.
 //
 // Usage: node tests/e2e/run.mjs   (env: DIST_DIR, CHROMIUM, E2E_TIMEOUT_MS)
 // Exits 0 when every check passes, 1 otherwise, with one line per check.
 
 import { chromium } from "playwright-core";
-import { createServer } from "node:http";
-import { mkdir, readFile, stat } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { firstLoadSizes, firstVerdictTimes, printBudgets, recomputeTimes } from "./budgets.mjs";
 import { checks } from "./checks.mjs";
-import { CheckFailed, expect, outDir, text, watch } from "./helpers.mjs";
+import { embedChecks } from "./embed.mjs";
+import { CheckFailed, expect, outDir, pageCsp, serve, text, watch } from "./helpers.mjs";
+import { linkChecks } from "./links.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..", "..");
@@ -33,41 +37,6 @@ const LAUNCH_ARGS = [
   "--no-first-run",
   "--disable-quic",
 ];
-const MIME = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".wasm": "application/wasm",
-};
-
-/** Serves `root` on 127.0.0.1 at a free port; resolves to { server, url }. */
-async function serve(root) {
-  const server = createServer(async (req, res) => {
-    try {
-      const { pathname } = new URL(req.url ?? "/", "http://127.0.0.1");
-      const rel = decodeURIComponent(pathname).replace(/^\/+/, "") || "index.html";
-      const file = path.resolve(root, rel);
-      const type = MIME[path.extname(file)];
-      if (!file.startsWith(root + path.sep) || !type || !["GET", "HEAD"].includes(req.method ?? "")) {
-        res.writeHead(404).end();
-        return;
-      }
-      const body = await readFile(file);
-      res.writeHead(200, { "content-type": type, "content-length": body.length, "cache-control": "no-store" });
-      res.end(req.method === "HEAD" ? undefined : body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  const { port } = server.address();
-  return { server, url: `http://127.0.0.1:${port}/` };
-}
-
 const SHOTS = [
   ["desktop", { viewport: { width: 1280, height: 900 } }],
   ["mobile", { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }],
@@ -138,7 +107,7 @@ async function main() {
     throw new CheckFailed(`no Chromium at ${executablePath} (apt-get install -y chromium, or set CHROMIUM)`);
   }
   await mkdir(outDir, { recursive: true });
-  const { server, url } = await serve(dist);
+  const { server, url } = await serve(dist, { csp: await pageCsp(dist) });
   const browser = await chromium.launch({ executablePath, args: LAUNCH_ARGS });
   let passed = 0;
   let failed = 0;
@@ -154,7 +123,15 @@ async function main() {
   };
   try {
     console.log(`serving ${dist} at ${url}; ${await browser.version()} at ${executablePath}`);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-US", colorScheme: "light" });
+    // The shared page lets axe-core be injected as an inline script; the CSP
+    // itself is tested in links.mjs with a context that enforces it.
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      locale: "en-US",
+      colorScheme: "light",
+      bypassCSP: true,
+      permissions: ["clipboard-read", "clipboard-write"],
+    });
     const page = await context.newPage();
     const problems = watch(page);
     let reported = 0;
@@ -189,6 +166,10 @@ async function main() {
     });
     await context.close();
     await run("no console error, page error or failed request after the checks", async () => noNewProblems());
+    const env = { browser, url, dist, repo };
+    for (const [name, fn] of [...linkChecks, ...embedChecks]) {
+      await run(name, () => fn(env));
+    }
     await run("a wasm that fails to load shows an error, not a blank page", () => failureIsVisible(browser, url));
     await run("without JavaScript the page says it needs it", () => noscriptIsVisible(browser, url));
     await run("screenshots (desktop 1280, mobile 390; light, dark, 简体中文) have no errors", () => screenshots(browser, url));

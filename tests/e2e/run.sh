@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the browser test (run.mjs) against dist/. Installs playwright-core and
 # axe-core from package-lock.json when missing, and Chromium (and a CJK font
-# for the Chinese screenshots) as Debian packages when absent.
+# for the Chinese screenshots) as Debian packages when absent. Builds the
+# `vramfit` CLI, which the share-link checks compare the page with.
 # Build the page first: scripts/build-web.sh.
 set -euo pipefail
 
@@ -27,4 +28,9 @@ for pkg in playwright-core axe-core; do
     break
   fi
 done
+# The page must show what `vramfit estimate --from-url` prints for the same link.
+(cd ../.. && cargo build -q -p vramfit-cli)
+target=${CARGO_TARGET_DIR:-target}
+case "$target" in /*) ;; *) target="$(cd ../.. && pwd)/$target" ;; esac
+export VRAMFIT_BIN="${VRAMFIT_BIN:-$target/debug/vramfit}"
 exec node run.mjs "$@"

@@ -1,6 +1,7 @@
 //! Command-line parsing: raw flags first, then validation into a typed command.
 
 use std::fmt;
+use vramfit_core::share::{self, IMPORTED_MODEL};
 use vramfit_core::{Attention, Bytes, Checkpointing, Error, ModuleLoading, Optimizer, Overheads, Precision, TrainConfig, units::MIB};
 
 /// A parsed command.
@@ -25,6 +26,17 @@ pub enum Command {
     Version,
 }
 
+impl Command {
+    /// What the command's arguments had that could not be used (a `--from-url`
+    /// link's ignored parts), one message each, for stderr.
+    pub fn warnings(&self) -> &[String] {
+        match self {
+            Command::Estimate(a) | Command::Plan(a) | Command::MaxBatch(a) | Command::Gpus(a) => &a.warnings,
+            _ => &[],
+        }
+    }
+}
+
 /// Arguments of `vramfit estimate`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EstimateArgs {
@@ -46,6 +58,14 @@ pub struct EstimateArgs {
     pub margin: f64,
     /// `plan`: samples per epoch.
     pub dataset_samples: u64,
+    /// The `config.json` text a `--from-url` link carried (the model is then [`IMPORTED_MODEL`]).
+    pub model_json: Option<String>,
+    /// `--url`: print the share link instead of the estimate.
+    pub url: bool,
+    /// `--base-url`: where the calculator the link opens is published.
+    pub base_url: String,
+    /// What a `--from-url` link had that could not be used, one message each.
+    pub warnings: Vec<String>,
 }
 
 /// Overhead flags; unset ones take the GPU's (or the general) default.
@@ -64,6 +84,11 @@ pub struct OverheadArgs {
 }
 
 impl OverheadArgs {
+    /// Whether any overhead flag was given (a share link cannot carry them).
+    pub fn any(&self) -> bool {
+        *self != OverheadArgs::default()
+    }
+
     /// The overheads for an optional GPU with these overrides applied.
     pub fn resolve(&self, gpu: Option<&vramfit_core::GpuPreset>) -> Overheads {
         let mut o = gpu.map(Overheads::for_gpu).unwrap_or_default();
@@ -168,6 +193,12 @@ ESTIMATE OPTIONS:
   --cudnn-workspace-mib N  transient cuDNN workspace per convolution (default 0: unknown)
   --memory-fraction F    torch.cuda.set_per_process_memory_fraction (default 1.0)
   --json                 print one JSON object (schema vramfit.estimate/1)
+
+SHARE LINKS (the web calculator's URL: same model, GPU and settings, same numbers):
+  --url                  print the share link for this configuration instead of the estimate
+                         (without --gpu the link uses the page's default GPU, rtx-4090)
+  --base-url URL         where the calculator is published (default https://vramfit.github.io/vramfit/)
+  --from-url LINK        start from a share link; other flags override what it sets
 ";
 
 fn number(flag: &str, value: &str) -> Result<u64, CliError> {
@@ -190,6 +221,9 @@ pub fn parse(argv: &[String]) -> Result<Command, CliError> {
     let rest = argv.get(1..).unwrap_or(&[]);
     match cmd.as_str() {
         "estimate" => parse_estimate(rest, false).map(|a| Command::Estimate(Box::new(a))),
+        "plan" | "max-batch" | "gpus" if rest.iter().any(|a| a == "--url") => {
+            Err(CliError::Usage(format!("--url is for estimate, not {cmd}: run `vramfit estimate ... --url`")))
+        }
         "plan" => {
             let a = parse_estimate(rest, true)?;
             if a.target_batch.is_none() || a.gpu.is_none() {
@@ -231,10 +265,35 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
     let mut overrides = OverheadArgs::default();
     let mut gpu = None;
     let mut json = false;
+    let mut url = false;
+    let mut base_url = share::DEFAULT_BASE_URL.to_string();
+    let mut model_json = None;
+    let mut warnings = Vec::new();
+    // A link sets the starting point, wherever it stands; the other flags override it.
+    if let Some(link) = flag_value(argv, "--from-url")? {
+        let decoded = share::decode(&link);
+        warnings = decoded.warnings.iter().map(|w| format!("the link's {w}")).collect();
+        let state = decoded.state;
+        cfg = state.train;
+        gpu = Some(state.gpu);
+        model_json = state.config_json.filter(|_| state.model == IMPORTED_MODEL);
+        model = Some(state.model);
+    }
     let mut it = argv.iter();
     while let Some(flag) = it.next() {
         if flag == "--json" {
             json = true;
+            continue;
+        }
+        if flag == "--url" {
+            url = true;
+            continue;
+        }
+        if flag == "--from-url" {
+            it.next();
+            continue;
+        }
+        if flag.starts_with("--from-url=") {
             continue;
         }
         if planning {
@@ -279,8 +338,9 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
             Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
             _ => (flag.as_str(), None),
         };
-        const KNOWN: [&str; 33] = [
+        const KNOWN: [&str; 34] = [
             "--model",
+            "--base-url",
             "--batch",
             "--seq",
             "--image",
@@ -322,7 +382,16 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
             None => it.next().cloned().ok_or_else(|| CliError::Usage(format!("{name} needs a value")))?,
         };
         match name {
-            "--model" => model = Some(value),
+            "--model" => {
+                model = Some(value);
+                model_json = None;
+            }
+            "--base-url" => {
+                if !(value.starts_with("https://") || value.starts_with("http://")) {
+                    return Err(CliError::Usage(format!("invalid value '{value}' for --base-url: expected an http(s):// URL")));
+                }
+                base_url = value;
+            }
             "--batch" => cfg.batch = number(name, &value)?,
             "--seq" => cfg.seq = number(name, &value)?,
             "--image" => cfg.image = number(name, &value)?,
@@ -407,5 +476,39 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
         }
         other => CliError::Core(other),
     })?;
-    Ok(EstimateArgs { model, config: cfg, overrides, gpu, json, target_batch, export, margin, dataset_samples })
+    if url && json {
+        return Err(CliError::Usage("--url prints a link, --json an estimate: choose one".into()));
+    }
+    Ok(EstimateArgs {
+        model,
+        config: cfg,
+        overrides,
+        gpu,
+        json,
+        target_batch,
+        export,
+        margin,
+        dataset_samples,
+        model_json,
+        url,
+        base_url,
+        warnings,
+    })
+}
+
+/// The value of `flag` (`--flag V` or `--flag=V`), if given.
+///
+/// # Errors
+/// [`CliError::Usage`] when the flag has no value.
+fn flag_value(argv: &[String], flag: &str) -> Result<Option<String>, CliError> {
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        if a == flag {
+            return it.next().cloned().map(Some).ok_or_else(|| CliError::Usage(format!("{flag} needs a value")));
+        }
+        if let Some(v) = a.strip_prefix(flag).and_then(|rest| rest.strip_prefix('=')) {
+            return Ok(Some(v.to_string()));
+        }
+    }
+    Ok(None)
 }

@@ -7,7 +7,13 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    match args::parse(&argv).and_then(|cmd| report::run(&cmd)) {
+    let run = |cmd: args::Command| {
+        for w in cmd.warnings() {
+            eprintln!("vramfit: warning: {w}");
+        }
+        report::run(&cmd)
+    };
+    match args::parse(&argv).and_then(run) {
         Ok(out) => {
             print!("{out}");
             ExitCode::SUCCESS

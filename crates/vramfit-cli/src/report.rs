@@ -3,6 +3,7 @@
 use crate::args::{CliError, Command, EstimateArgs, USAGE};
 use std::fmt::Write as _;
 use vramfit_core::models::InputKind;
+use vramfit_core::share::{IMPORTED_MODEL, ShareState};
 use vramfit_core::{Estimate, ModelSpec, estimate, gpu_preset, gpu_presets, hf, model_preset, model_presets};
 
 /// Runs a command, returning what to print on stdout.
@@ -21,22 +22,63 @@ pub fn run(cmd: &Command) -> Result<String, CliError> {
     }
 }
 
-/// A preset id, or a path to a Hugging Face `config.json`.
-fn resolve_model(model: &str) -> Result<(String, ModelSpec), CliError> {
+/// A resolved model: its display name, architecture and, when it came from
+/// a `config.json`, that text (which a share link carries).
+struct Model {
+    name: String,
+    spec: ModelSpec,
+    json: Option<String>,
+}
+
+/// A preset id, a path to a Hugging Face `config.json`, or the `config.json`
+/// a `--from-url` link carried.
+fn resolve_model(a: &EstimateArgs) -> Result<(String, ModelSpec), CliError> {
+    resolve(a).map(|m| (m.name, m.spec))
+}
+
+fn resolve(a: &EstimateArgs) -> Result<Model, CliError> {
+    let model = a.model.as_str();
+    if let Some(text) = &a.model_json {
+        let imported = hf::import(text)?;
+        return Ok(Model { name: imported.name, spec: imported.spec, json: Some(text.clone()) });
+    }
     if let Ok(p) = model_preset(model) {
-        return Ok((p.name.to_string(), p.spec));
+        return Ok(Model { name: p.name.to_string(), spec: p.spec, json: None });
     }
     let path = std::path::Path::new(model);
     if path.is_file() || model.ends_with(".json") {
         let text = std::fs::read_to_string(path).map_err(|e| CliError::Io(format!("cannot read {model}: {e}")))?;
         let imported = hf::import(&text)?;
-        return Ok((imported.name, imported.spec));
+        return Ok(Model { name: imported.name, spec: imported.spec, json: Some(text) });
     }
     Err(vramfit_core::Error::UnknownModel(model.to_string()).into())
 }
 
+/// The share link of an estimate's configuration (see `vramfit_core::share`).
+fn share_url(a: &EstimateArgs, model: &Model) -> Result<String, CliError> {
+    if a.overrides.any() {
+        return Err(CliError::Usage(
+            "a share link carries no overhead flags (--cuda-*, --cublas-*, --cudnn-*, --memory-fraction): the page uses the GPU's".into(),
+        ));
+    }
+    let mut state = ShareState { train: a.config, config_json: model.json.clone(), ..ShareState::default() };
+    if model.json.is_some() {
+        state.model = IMPORTED_MODEL.to_string();
+    } else {
+        state.model.clone_from(&a.model);
+    }
+    if let Some(gpu) = &a.gpu {
+        state.gpu = gpu_preset(gpu)?.id.to_string();
+    }
+    Ok(format!("{}\n", state.to_url(&a.base_url)))
+}
+
 fn run_estimate(a: &EstimateArgs) -> Result<String, CliError> {
-    let (name, spec) = resolve_model(&a.model)?;
+    let model = resolve(a)?;
+    if a.url {
+        return share_url(a, &model);
+    }
+    let Model { name, spec, .. } = model;
     let gpu = a.gpu.as_deref().map(gpu_preset).transpose()?;
     let overheads = a.overrides.resolve(gpu.as_ref());
     let e = estimate(&spec, &a.config, &overheads, gpu.as_ref())?;
@@ -49,7 +91,7 @@ fn run_estimate(a: &EstimateArgs) -> Result<String, CliError> {
 }
 
 fn run_max_batch(a: &EstimateArgs) -> Result<String, CliError> {
-    let (name, spec) = resolve_model(&a.model)?;
+    let (name, spec) = resolve_model(a)?;
     let gpu = gpu_preset(a.gpu.as_deref().unwrap_or_default())?;
     let overheads = a.overrides.resolve(Some(&gpu));
     let cap = vramfit_core::estimate::usable(&gpu, &overheads);
@@ -64,7 +106,7 @@ fn run_max_batch(a: &EstimateArgs) -> Result<String, CliError> {
 }
 
 fn run_gpus(a: &EstimateArgs) -> Result<String, CliError> {
-    let (name, spec) = resolve_model(&a.model)?;
+    let (name, spec) = resolve_model(a)?;
     let overheads = a.overrides.resolve(None);
     let options = vramfit_core::plan::which_gpus(&spec, &a.config, &overheads)?;
     if a.json {
@@ -90,7 +132,7 @@ fn run_gpus(a: &EstimateArgs) -> Result<String, CliError> {
 }
 
 fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
-    let (name, spec) = resolve_model(&a.model)?;
+    let (name, spec) = resolve_model(a)?;
     let gpu = gpu_preset(a.gpu.as_deref().unwrap_or_default())?;
     let overheads = a.overrides.resolve(Some(&gpu));
     let req = vramfit_core::plan::PlanRequest {

@@ -307,3 +307,127 @@ fn gpus_lists_where_a_config_fits_smallest_first() {
     let mem: Vec<u64> = opts.iter().map(|o| o["memory_bytes"].as_u64().unwrap() * o["gpus"].as_u64().unwrap()).collect();
     assert!(mem.windows(2).all(|w| w[0] <= w[1]), "smallest first");
 }
+
+fn stdout(args: &[&str]) -> String {
+    let out = vramfit(args);
+    assert!(out.status.success(), "vramfit {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The two estimates are equal; on failure, shows the headline fields only.
+fn same_estimate(a: &serde_json::Value, b: &serde_json::Value) {
+    let head = |v: &serde_json::Value| {
+        ["config", "gpu", "parameter_count", "peak_allocated_bytes", "peak_reserved_bytes", "device_used_bytes"].map(|k| v[k].to_string())
+    };
+    assert!(a == b, "estimates differ:\n{:?}\n{:?}", head(a), head(b));
+}
+
+#[test]
+fn url_prints_the_share_link_and_from_url_reproduces_the_estimate() {
+    let flags = [
+        "--model",
+        "bert-large",
+        "--batch",
+        "4",
+        "--seq",
+        "384",
+        "--precision",
+        "amp-fp16",
+        "--optimizer",
+        "adamw-8bit",
+        "--checkpointing",
+        "every-2",
+        "--attention",
+        "sdpa",
+        "--gpu",
+        "rtx-3060-12gb",
+    ];
+    let link = stdout(&[&["estimate"], &flags[..], &["--url"]].concat());
+    assert_eq!(
+        link.trim(),
+        "https://vramfit.github.io/vramfit/?v=1&m=bert-large&g=rtx-3060-12gb&b=4&s=384&p=amp-fp16&o=adamw-8bit&c=every-2&at=sdpa"
+    );
+    let direct = json(&[&["estimate"], &flags[..], &["--json"]].concat());
+    let linked = json(&["estimate", "--from-url", link.trim(), "--json"]);
+    same_estimate(&direct, &linked);
+    // Flags after (or before) the link override it.
+    let larger = json(&["estimate", "--batch", "8", "--from-url", link.trim(), "--json"]);
+    assert_eq!(larger["config"]["batch"], 8);
+    let base = stdout(&["estimate", "--from-url", link.trim(), "--base-url", "https://docs.example/calc/", "--url"]);
+    assert_eq!(base.trim(), link.trim().replace("https://vramfit.github.io/vramfit/", "https://docs.example/calc/"));
+}
+
+#[test]
+fn scale_out_and_fine_tuning_settings_travel_in_the_link() {
+    let flags = [
+        "--model",
+        "llama-2-7b",
+        "--batch",
+        "2",
+        "--seq",
+        "1024",
+        "--precision",
+        "bf16",
+        "--strategy",
+        "zero3",
+        "--gpus-per-node",
+        "8",
+        "--offload",
+        "optimizer",
+        "--mode",
+        "finetune-lora",
+        "--lora-rank",
+        "8",
+        "--gpu",
+        "a100-40gb",
+        "--sp",
+        "off",
+    ];
+    let link = stdout(&[&["estimate"], &flags[..], &["--url"]].concat());
+    assert!(link.contains("&st=zero3&gn=8&of=optimizer") && link.contains("&mo=finetune-lora&r=8"), "{link}");
+    same_estimate(&json(&[&["estimate"], &flags[..], &["--json"]].concat()), &json(&["estimate", "--from-url", link.trim(), "--json"]));
+}
+
+#[test]
+fn a_config_json_file_travels_packed_in_the_link() {
+    let dir = std::env::temp_dir().join(format!("vramfit-cli-url-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.json");
+    std::fs::write(
+        &path,
+        r#"{"model_type":"llama","vocab_size":32000,"hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,
+            "intermediate_size":11008,"torch_dtype":"float16","_name_or_path":"meta-llama/Llama-2-7b-hf"}"#,
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let link = stdout(&["estimate", "--model", p, "--batch", "1", "--seq", "128", "--gpu", "h200", "--url"]);
+    assert!(link.contains("&j=1") && !link.contains("m="), "{link}");
+    let direct = json(&["estimate", "--model", p, "--batch", "1", "--seq", "128", "--gpu", "h200", "--json"]);
+    same_estimate(&direct, &json(&["estimate", "--from-url", link.trim(), "--json"]));
+    assert_eq!(direct["parameter_count"], 6_738_415_616u64);
+}
+
+#[test]
+fn a_bad_link_warns_on_stderr_and_uses_defaults() {
+    let out = vramfit(&["estimate", "--from-url", "https://x/?m=gpt-5&b=abc&b=3&zz=1&s=128", "--json"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    assert!(lines[0].starts_with("vramfit: warning: the link's ignored m=gpt-5: no model preset"), "{err}");
+    assert!(lines[1].contains("b=abc") && lines[2].contains("repeated b=3"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["config"]["batch"].as_u64(), v["config"]["seq"].as_u64()), (Some(8), Some(128)));
+    assert_eq!(v["gpu"]["id"], "rtx-4090", "the page's default GPU");
+    for (args, needle) in [
+        (&["estimate", "--model", "gpt2", "--url", "--json"][..], "choose one"),
+        (&["plan", "--model", "gpt2", "--gpu", "h100-sxm", "--target-batch", "8", "--url"][..], "--url is for estimate"),
+        (&["estimate", "--model", "gpt2", "--cuda-context-mib", "500", "--url"][..], "overhead"),
+        (&["estimate", "--model", "gpt2", "--base-url", "javascript:alert(1)", "--url"][..], "--base-url"),
+        (&["estimate", "--from-url"][..], "--from-url needs a value"),
+    ] {
+        let out = vramfit(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(needle), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

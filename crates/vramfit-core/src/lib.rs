@@ -28,6 +28,7 @@ mod nn_transformer;
 pub mod parallel;
 pub mod plan;
 pub mod presets;
+pub mod share;
 pub mod simulate;
 pub mod states;
 pub mod units;

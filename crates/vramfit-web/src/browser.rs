@@ -1,6 +1,8 @@
 //! The few places the app touches the browser outside Yew's rendering:
 //! reading the browser's language and colour-scheme preference, reflecting
-//! the preferences on `<html>`, reading a dropped file, and moving focus.
+//! the preferences on `<html>`, reading a dropped file, moving focus, the
+//! page's address (read, replaced, and where the site is published) and the
+//! clipboard.
 //! Every call degrades to a no-op when an API is missing (old browsers,
 //! native tests), so none of them can stop the page.
 
@@ -74,4 +76,81 @@ pub fn soon(f: impl FnOnce() + 'static) {
     let callback = Closure::once_into_js(f);
     // A refused timer leaves the curve and comparison pending; nothing else breaks.
     let _ = window.set_timeout_with_callback(callback.unchecked_ref());
+}
+
+/// The page's address (`location.href`); empty without a window.
+pub fn address() -> String {
+    web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default()
+}
+
+/// Replaces the query of the address with `query` without adding a history
+/// entry (`history.replaceState`), when it differs.
+pub fn replace_query(query: &str) {
+    let Some(window) = web_sys::window() else { return };
+    let location = window.location();
+    let wanted = format!("?{query}");
+    if location.search().ok().as_deref() == Some(wanted.as_str()) {
+        return;
+    }
+    let url = format!("{}{wanted}{}", location.pathname().unwrap_or_default(), location.hash().unwrap_or_default());
+    if let Ok(history) = window.history() {
+        // A refused replacement leaves the old address; the page works on.
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// Where the calculator is published, ending in `/`: the build's public base
+/// URL (`<meta name="vramfit-base">`, set by scripts/publish.sh) when it has
+/// one, else the folder of this page.
+pub fn base_url() -> String {
+    let Some(window) = web_sys::window() else { return String::new() };
+    let meta = window
+        .document()
+        .and_then(|d| d.query_selector("meta[name='vramfit-base']").ok().flatten())
+        .and_then(|m| m.get_attribute("content"))
+        .filter(|c| c.starts_with("https://") || c.starts_with("http://"));
+    if let Some(base) = meta {
+        return if base.ends_with('/') { base } else { format!("{base}/") };
+    }
+    let location = window.location();
+    let path = location.pathname().unwrap_or_default();
+    let folder = path.rsplit_once('/').map_or("/", |(dir, _)| dir);
+    format!("{}{}/", location.origin().unwrap_or_default(), folder.trim_end_matches('/'))
+}
+
+/// Copies `text` to the clipboard and emits whether it worked. Where the
+/// clipboard is unavailable (an insecure page, a refused permission) the
+/// text of the field with id `field` is selected for the user to copy.
+pub fn copy_text(text: &str, field: &str, done: Callback<bool>) {
+    let select = {
+        let field = field.to_string();
+        move || {
+            let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(&field));
+            if let Some(input) = el.as_ref().and_then(|e| e.dyn_ref::<web_sys::HtmlInputElement>()) {
+                input.select();
+            } else if let Some(area) = el.as_ref().and_then(|e| e.dyn_ref::<web_sys::HtmlTextAreaElement>()) {
+                area.select();
+            }
+        }
+    };
+    let Some(window) = web_sys::window() else { return done.emit(false) };
+    // `navigator.clipboard` is undefined outside secure contexts: check before calling it.
+    let clipboard = js_sys::Reflect::get(&window.navigator(), &"clipboard".into()).ok().filter(|c| c.is_object());
+    let Some(clipboard) = clipboard else {
+        select();
+        return done.emit(false);
+    };
+    let promise = clipboard.unchecked_into::<web_sys::Clipboard>().write_text(text);
+    let ok = {
+        let done = done.clone();
+        Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(move |_| done.emit(true))
+    };
+    let failed = Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(move |_| {
+        select();
+        done.emit(false);
+    });
+    let _ = promise.then2(&ok, &failed);
+    // Each copy keeps two small closures alive: the promise may settle at any time.
+    ok.forget();
+    failed.forget();
 }

@@ -1,6 +1,6 @@
 //! Hooks that connect components to the browser: the measured width of an
 //! element (charts draw at their real size, so text stays readable from a
-//! phone to a wide screen).
+//! phone to a wide screen), and the address kept equal to the state.
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
@@ -52,6 +52,17 @@ pub fn use_select_value(node: NodeRef, value: AttrValue) {
             if select.value() != value.as_str() {
                 select.set_value(value);
             }
+        }
+    });
+}
+
+/// Keeps the page's address equal to `query` with `history.replaceState`
+/// (one entry for the page, not one per keystroke); `None` leaves it as it is.
+#[hook]
+pub fn use_url_state(query: Option<String>) {
+    use_effect_with(query, |query| {
+        if let Some(q) = query {
+            crate::browser::replace_query(q);
         }
     });
 }

@@ -51,6 +51,8 @@ pub struct ImportState {
     pub error: Option<ImportError>,
     /// The last model that imported.
     pub model: Option<Rc<Imported>>,
+    /// The text `model` was imported from (what a share link carries).
+    pub valid_text: String,
     /// Its parameter count.
     pub parameters: u64,
 }
@@ -78,6 +80,7 @@ impl ImportState {
                 Ok(m) => {
                     self.parameters = m.spec.parameter_count().unwrap_or(0);
                     self.model = Some(Rc::new(m));
+                    self.valid_text.clone_from(&text);
                     self.error = None;
                     true
                 }

@@ -3,10 +3,12 @@
 
 use crate::fields::{Field, FieldErrors, parse_count};
 use vramfit_core::models::InputKind;
+use vramfit_core::share::ShareState;
 use vramfit_core::{Attention, CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
 
-/// The model id under which an imported `config.json` is offered.
-pub const IMPORTED_MODEL: &str = "hf-import";
+/// The model id under which an imported `config.json` is offered (the
+/// share links' id for it, so a link can select it).
+pub const IMPORTED_MODEL: &str = vramfit_core::share::IMPORTED_MODEL;
 
 /// The checkpointing choice of the form; "every K-th block" takes its K from
 /// a separate field.
@@ -55,7 +57,7 @@ impl CheckpointChoice {
 }
 
 /// The form's values.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Inputs {
     /// Model preset id, or [`IMPORTED_MODEL`].
     pub model: String,
@@ -79,27 +81,41 @@ pub struct Inputs {
     pub attention: Attention,
     /// GPU preset id.
     pub gpu: String,
+    /// Everything the form does not show (parallelism, fine-tuning,
+    /// inference, pruning; attention for models that do not read tokens),
+    /// as a share link set it. The form's fields override its counterparts.
+    pub rest: TrainConfig,
 }
 
 impl Default for Inputs {
+    /// The page's first screen: what a share link without keys means.
     fn default() -> Self {
-        Inputs {
-            model: "gpt2".to_string(),
-            batch: "8".to_string(),
-            seq: "512".to_string(),
-            image: "224".to_string(),
-            accum: "1".to_string(),
-            precision: Precision::AmpBf16,
-            optimizer: Optimizer::AdamW,
-            checkpointing: CheckpointChoice::None,
-            every_k: "2".to_string(),
-            attention: Attention::Eager,
-            gpu: "rtx-4090".to_string(),
-        }
+        Inputs::from_share(&ShareState::default())
     }
 }
 
 impl Inputs {
+    /// The form for a share link's state (its model, GPU and configuration;
+    /// a carried `config.json` is the import box's business).
+    pub fn from_share(share: &ShareState) -> Inputs {
+        let cfg = &share.train;
+        let (checkpointing, k) = CheckpointChoice::of(cfg.checkpointing);
+        Inputs {
+            model: share.model.clone(),
+            batch: cfg.batch.to_string(),
+            seq: cfg.seq.to_string(),
+            image: cfg.image.to_string(),
+            accum: cfg.grad_accum.to_string(),
+            precision: cfg.precision,
+            optimizer: cfg.optimizer,
+            checkpointing,
+            every_k: k.unwrap_or(2).to_string(),
+            attention: cfg.attention,
+            gpu: share.gpu.clone(),
+            rest: *cfg,
+        }
+    }
+
     /// The raw text of a count field.
     pub fn get(&self, field: Field) -> &str {
         match field {
@@ -164,8 +180,8 @@ impl Inputs {
         let mut cfg = TrainConfig {
             precision: self.precision,
             optimizer: self.optimizer,
-            attention: if kind == InputKind::Tokens { self.attention } else { Attention::Eager },
-            ..TrainConfig::default()
+            attention: if kind == InputKind::Tokens { self.attention } else { self.rest.attention },
+            ..self.rest
         };
         cfg.checkpointing = match self.checkpointing {
             CheckpointChoice::None => Checkpointing::Mode(CheckpointMode::None),
@@ -212,8 +228,10 @@ mod tests {
         assert_eq!((cfg.batch, cfg.seq, cfg.grad_accum), (8, 512, 4));
         assert_eq!(cfg.checkpointing, Checkpointing::EveryK(3));
         assert_eq!(cfg.attention, Attention::Flash);
-        // Attention only applies to text models.
+        // The form's attention only applies to text models; others keep the link's.
         assert_eq!(i.config(InputKind::Image).map(|c| c.attention), Ok(Attention::Eager));
+        i.rest.attention = Attention::Sdpa;
+        assert_eq!(i.config(InputKind::Image).map(|c| c.attention), Ok(Attention::Sdpa));
     }
 
     #[test]

@@ -14,6 +14,10 @@
 //! render props and emit callbacks; [`browser`] and [`hooks`] are the only
 //! code that talks to the DOM outside rendering.
 //!
+//! The address holds the state ([`url`] over the core's share links), so
+//! any result can be linked to, and `embed.html` mounts the same state as
+//! a compact [`components::Widget`] for other sites to embed.
+//!
 //! Everything except [`mount`], [`browser`] and [`hooks`] runs natively too,
 //! so state, translations and chart geometry are unit-tested without a
 //! browser; `tests/e2e` drives the built page in headless Chromium.
@@ -34,18 +38,28 @@ pub mod prefs;
 pub mod present;
 pub mod report;
 pub mod state;
+pub mod url;
 
-use components::App;
+use components::{App, Widget};
 
 /// The id of the element the app replaces (see `www/index.html`).
 pub const ROOT_ID: &str = "app";
 
-/// Mounts [`App`] into the element with id [`ROOT_ID`], or into `<body>` when
-/// the page has no such element. Yew clears the root first, which removes the
-/// page's static placeholder.
+/// The id of the element the embeddable widget replaces (see `www/embed.html`).
+pub const WIDGET_ID: &str = "widget";
+
+/// Mounts the [`Widget`] into the element with id [`WIDGET_ID`] when the
+/// page has one (`embed.html`), else [`App`] into the element with id
+/// [`ROOT_ID`], or into `<body>` when the page has neither. Yew clears the
+/// root first, which removes the page's static placeholder.
 pub fn mount() {
-    let root = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(ROOT_ID));
-    match root {
+    let document = web_sys::window().and_then(|w| w.document());
+    let by_id = |id: &str| document.as_ref().and_then(|d| d.get_element_by_id(id));
+    if let Some(root) = by_id(WIDGET_ID) {
+        yew::Renderer::<Widget>::with_root(root).render();
+        return;
+    }
+    match by_id(ROOT_ID) {
         Some(root) => yew::Renderer::<App>::with_root(root).render(),
         None => yew::Renderer::<App>::new().render(),
     };

@@ -15,8 +15,10 @@ use crate::import::{ImportError, ImportState};
 use crate::layers::{LayerColumn, LayerSort};
 use crate::prefs::{Prefs, Theme, Units};
 use crate::report::{Memo, Report};
+use crate::url::Link;
 use std::rc::Rc;
 use vramfit_core::models::InputKind;
+use vramfit_core::share::{Setting, ShareState, Warning};
 use vramfit_core::{Attention, Error, ModelSpec, Optimizer, Precision, TrainConfig};
 use yew::Reducible;
 
@@ -80,6 +82,10 @@ pub enum Action {
     /// Add the batch curve and the comparison to the report on screen (sent
     /// once it is shown, so the verdict never waits for them).
     CompleteReport,
+    /// Hide the list of what the page's link had that could not be used.
+    DismissLinkWarnings,
+    /// Reset the settings the form does not show (set by a link) to their defaults.
+    ClearExtras,
 }
 
 /// Everything the page shows.
@@ -107,11 +113,22 @@ pub struct AppState {
     memo: Memo,
     /// Counts recomputes, so each new report gets its completion scheduled.
     pub generation: u64,
+    /// What the page's link had that could not be used (shown until dismissed).
+    pub link_warnings: Vec<Warning>,
 }
 
 impl Default for AppState {
     fn default() -> Self {
         AppState::new(Inputs::default(), Prefs::default())
+    }
+}
+
+/// The share keys of the settings the form shows for a model reading `kind`.
+fn form_keys(kind: InputKind) -> &'static [&'static str] {
+    match kind {
+        InputKind::Tokens => &["m", "g", "b", "s", "a", "p", "o", "c", "at"],
+        InputKind::Image => &["m", "g", "b", "i", "a", "p", "o", "c"],
+        InputKind::Features => &["m", "g", "b", "a", "p", "o", "c"],
     }
 }
 
@@ -128,6 +145,21 @@ impl Reducible for AppState {
 impl AppState {
     /// A state for these inputs and preferences, estimated.
     pub fn new(inputs: Inputs, prefs: Prefs) -> AppState {
+        AppState::build(inputs, prefs, ImportState::default(), Vec::new())
+    }
+
+    /// The state a page address describes: its inputs (and `config.json`),
+    /// its display settings over the browser's, and what it had that could
+    /// not be used.
+    pub fn from_link(link: &Link, browser: Prefs) -> AppState {
+        let mut import = ImportState::default();
+        if let Some(json) = &link.share.config_json {
+            import.set_text(json.clone());
+        }
+        AppState::build(Inputs::from_share(&link.share), link.view.apply(browser), import, link.warnings.clone())
+    }
+
+    fn build(inputs: Inputs, prefs: Prefs, import: ImportState, link_warnings: Vec<Warning>) -> AppState {
         let mut s = AppState {
             catalog: Rc::new(Catalog::load()),
             inputs,
@@ -140,9 +172,34 @@ impl AppState {
             layer_sort: LayerSort::default(),
             memo: Memo::default(),
             generation: 0,
+            link_warnings,
         };
+        s.import = import;
         s.recompute();
         s
+    }
+
+    /// What a share link of the result on screen holds; `None` while the
+    /// inputs are invalid or rejected (the address then keeps the last good state).
+    pub fn share_state(&self) -> Option<ShareState> {
+        if self.stale || self.problem.is_some() {
+            return None;
+        }
+        let train = self.inputs.config(self.input_kind()).ok()?;
+        let imported = self.inputs.model == IMPORTED_MODEL;
+        Some(ShareState {
+            model: self.inputs.model.clone(),
+            config_json: imported.then(|| self.import.valid_text.clone()),
+            gpu: self.inputs.gpu.clone(),
+            train,
+        })
+    }
+
+    /// The settings in effect that the form does not show (set by a link).
+    pub fn extras(&self) -> Vec<Setting> {
+        // The form's fields override their counterparts in `rest`, and are filtered out.
+        let shown = form_keys(self.input_kind());
+        ShareState { train: self.inputs.rest, ..ShareState::default() }.settings().into_iter().filter(|s| !shown.contains(&s.key)).collect()
     }
 
     /// Applies one change; re-estimates when it changed an input.
@@ -170,6 +227,8 @@ impl AppState {
             Action::SetTheme(theme) => return self.prefs.theme = theme,
             Action::SortLayers(column) => return self.layer_sort = self.layer_sort.toggled(column),
             Action::CompleteReport => return self.complete_report(),
+            Action::DismissLinkWarnings => return self.link_warnings.clear(),
+            Action::ClearExtras => self.inputs.rest = ShareState::default().train,
         }
         self.recompute();
     }
@@ -278,8 +337,9 @@ impl AppState {
                     return self.errors.set(f, if too_small { FieldError::TooSmall(*min) } else { FieldError::TooLarge(*max) });
                 }
             }
-            // The only input a model can reject as not applicable is its input size.
-            Error::NotApplicable(why) => {
+            // The only form input a model can reject as not applicable is its
+            // input size; with settings from a link, it may be one of those.
+            Error::NotApplicable(why) if self.extras().is_empty() => {
                 if let Some(f) = self.input_field() {
                     return self.errors.set(f, FieldError::NotApplicable(why.clone()));
                 }
@@ -293,3 +353,7 @@ impl AppState {
 #[cfg(test)]
 #[path = "state_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "url_tests.rs"]
+mod url_tests;

@@ -1,19 +1,27 @@
-//! The root component: owns the state, provides the display preferences to
-//! every component, reflects them on `<html>`, and lays out the page.
+//! The root component: owns the state (first read from the address),
+//! provides the display preferences to every component, reflects them on
+//! `<html>`, keeps the address equal to the state, and lays out the page.
 
-use super::{ConfigForm, Header, Notice, Results};
+use super::{ConfigForm, Header, LinkWarnings, Notice, Results, ShareBox};
 use crate::browser;
+use crate::hooks::use_url_state;
 use crate::i18n::{Key, t};
 use crate::prefs::Prefs;
-use crate::state::{Action, AppState, Inputs};
+use crate::state::{Action, AppState};
+use crate::url::{self, View, embed_snippet, page_query};
 use yew::prelude::*;
 
 /// The whole calculator, header to footer.
 #[function_component]
 pub fn App() -> Html {
-    let state = use_reducer(|| AppState::new(Inputs::default(), browser::initial_prefs()));
+    let browser_prefs = *use_memo((), |_| browser::initial_prefs());
+    let state = use_reducer(move || AppState::from_link(&url::read(&browser::address()), browser_prefs));
     let prefs = state.prefs;
     use_effect_with(prefs, |prefs| browser::reflect(*prefs));
+    let share = state.share_state();
+    let query = share.as_ref().map(|s| page_query(s, &View::chosen(prefs, browser_prefs)));
+    use_url_state(query.clone());
+    let base = use_memo((), |_| browser::base_url());
     // Once a new verdict is on screen, add the batch curve and the comparison.
     {
         let dispatcher = state.dispatcher();
@@ -35,6 +43,7 @@ pub fn App() -> Html {
                 stale={state.stale}
                 problem={state.problem.clone()}
                 layer_sort={state.layer_sort}
+                extras={state.extras()}
                 on_action={on_action.clone()}
             />
         },
@@ -44,10 +53,21 @@ pub fn App() -> Html {
             html! { <Notice kind="error" {text} /> }
         }
     };
+    let share_box = match (&share, &query) {
+        (Some(share), Some(query)) => html! {
+            <ShareBox link={format!("{base}?{query}")} embed={embed_snippet(&base, &share.to_query())} />
+        },
+        _ => html! {},
+    };
+    let on_dismiss = {
+        let on_action = on_action.clone();
+        Callback::from(move |()| on_action.emit(Action::DismissLinkWarnings))
+    };
     html! {
         <ContextProvider<Prefs> context={prefs}>
             <Header {prefs} on_action={on_action.clone()} />
             <main class="wrap">
+                <LinkWarnings warnings={state.link_warnings.clone()} {on_dismiss} />
                 <div class="layout">
                     <ConfigForm
                         catalog={state.catalog.clone()}
@@ -58,7 +78,7 @@ pub fn App() -> Html {
                         tokens={state.input_field() == Some(crate::state::Field::Seq)}
                         {on_action}
                     />
-                    <div class="results-column">{ results }</div>
+                    <div class="results-column">{ results }{ share_box }</div>
                 </div>
             </main>
             <footer class="site-footer wrap"><p>{ t(lang, Key::Footer) }</p></footer>

@@ -1,9 +1,10 @@
 //! What fills memory at the peak: a stacked bar and a table of the six categories.
 
+use super::BreakdownBar;
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
 use crate::labels;
-use crate::present::{breakdown_rows, bytes, css_width, percent};
+use crate::present::{breakdown_rows, bytes, percent};
 use vramfit_core::{Breakdown, Phase};
 use yew::prelude::*;
 
@@ -27,7 +28,6 @@ pub fn PeakBreakdown(props: &PeakBreakdownProps) -> Html {
     let (lang, units) = (prefs.lang, prefs.units);
     let rows = breakdown_rows(&props.at_peak);
     let total = props.at_peak.total();
-    let label = rows.iter().map(|r| format!("{} {}", t(lang, r.label), percent(r.share))).collect::<Vec<_>>().join(", ");
     html! {
         <section class="card" id="breakdown" aria-labelledby="breakdown-title">
             <h2 id="breakdown-title" class="card-title">{ t(lang, Key::BreakdownTitle) }</h2>
@@ -36,15 +36,7 @@ pub fn PeakBreakdown(props: &PeakBreakdownProps) -> Html {
                 { " " }
                 <code class="op" translate="no">{ props.op.clone() }</code>
             </p>
-            <div class="stack" role="img" aria-label={label}>
-                { for rows.iter().filter(|r| r.share > 0.0).map(|r| html! {
-                    <div
-                        class={classes!("stack-seg", format!("cat-{}", r.key))}
-                        style={css_width(r.share)}
-                        title={format!("{}: {} ({})", t(lang, r.label), bytes(r.bytes, units), percent(r.share))}
-                    ></div>
-                }) }
-            </div>
+            <BreakdownBar at_peak={props.at_peak} />
             <table class="breakdown-table">
                 <thead>
                     <tr>

@@ -2,13 +2,14 @@
 //! line, the verdict, the three peak numbers, the breakdown, the comparison
 //! strip, the two charts and the per-layer table.
 
-use super::{BatchChart, LayerTable, Notice, PeakBreakdown, PeakNumbers, Techniques, TimelineChart, Verdict};
+use super::{BatchChart, LayerTable, LinkExtras, Notice, PeakBreakdown, PeakNumbers, Techniques, TimelineChart, Verdict};
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t};
 use crate::layers::LayerSort;
 use crate::report::Report;
 use crate::state::{Action, Field, Problem};
 use std::rc::Rc;
+use vramfit_core::share::Setting;
 use yew::prelude::*;
 
 /// Props of [`Results`].
@@ -23,6 +24,9 @@ pub struct ResultsProps {
     pub problem: Option<Problem>,
     /// How the per-layer table is sorted.
     pub layer_sort: LayerSort,
+    /// Settings in effect that the form does not show (a link set them).
+    #[prop_or_default]
+    pub extras: Vec<Setting>,
     /// Emits changes made from the results (use the largest batch, apply a
     /// technique, sort the table).
     pub on_action: Callback<Action>,
@@ -43,6 +47,10 @@ pub fn Results(props: &ResultsProps) -> Html {
         let on_action = props.on_action.clone();
         Callback::from(move |batch: u64| on_action.emit(Action::SetField(Field::Batch, batch.to_string())))
     };
+    let on_clear = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |()| on_action.emit(Action::ClearExtras))
+    };
     html! {
         <>
             { notice }
@@ -56,6 +64,7 @@ pub fn Results(props: &ResultsProps) -> Html {
                     <span class="model-name" translate="no">{ r.model_name.clone() }</span>
                     { " · " }{ r.details(lang) }
                 </p>
+                <LinkExtras extras={props.extras.clone()} on_clear={on_clear} />
                 if let Some(fit) = &e.gpu {
                     <Verdict
                         gpu_name={r.gpu_name.clone()}

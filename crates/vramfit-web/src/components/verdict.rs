@@ -20,6 +20,9 @@ pub struct VerdictProps {
     pub batch: u64,
     /// Emits the largest batch when the user chooses to use it.
     pub on_use_batch: Callback<u64>,
+    /// Whether to offer using the largest batch (not where the batch is locked).
+    #[prop_or(true)]
+    pub can_use: bool,
 }
 
 /// Fits / does not fit.
@@ -52,7 +55,7 @@ pub fn Verdict(props: &VerdictProps) -> Html {
             <p class="max-batch">
                 { t(lang, Key::LargestBatch) }
                 <strong id="max-batch" data-value={max.to_string()}>{ group_digits(max) }</strong>
-                if max != props.batch {
+                if max != props.batch && props.can_use {
                     <button type="button" class="link-button" onclick={Callback::from(move |_| on_use.emit(max))}>
                         { tf(lang, Key::UseBatch, &[&group_digits(max)]) }
                     </button>

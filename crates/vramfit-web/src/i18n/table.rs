@@ -37,7 +37,7 @@ table! {
     // Page frame.
     PageTitle => "vramfit — GPU memory for neural-network training", "vramfit — 神经网络训练显存计算器";
     Tagline => "How much GPU memory does one training step need — and why?", "训练一步需要多少显存？为什么？";
-    Footer => "Estimates replay two training steps op by op, as PyTorch's CUDA caching allocator would see them. Everything runs in your browser; nothing you enter leaves this page.", "估算按算子逐个重放两个训练步，与 PyTorch 的 CUDA 缓存分配器所见一致。全部计算都在浏览器中完成，输入的内容不会离开本页。";
+    Footer => "Estimates replay two training steps op by op, as PyTorch's CUDA caching allocator would see them. Everything runs in your browser; your inputs are kept in the page's address, so its link reproduces this result.", "估算按算子逐个重放两个训练步，与 PyTorch 的 CUDA 缓存分配器所见一致。全部计算都在浏览器中完成；输入保存在本页地址中，分享该链接即可重现此结果。";
     Settings => "Display settings", "显示设置";
     Language => "Language", "语言";
     Units => "Units", "单位";
@@ -241,4 +241,32 @@ table! {
     TechApply => "Apply", "应用";
     TechApplyLabel => "Apply {0}", "应用{0}";
     TechNone => "Every technique here is already in use or does not apply.", "这里的方法都已启用或不适用。";
+
+    // Share links and embedding.
+    ShareTitle => "Share and embed", "分享与嵌入";
+    ShareSub => "The link holds every input; the embed code shows a live widget with this configuration in any web page.", "链接包含全部输入；嵌入代码可在任意网页中显示此配置的实时小组件。";
+    ShareLinkLabel => "Link to this result", "此结果的链接";
+    CopyLink => "Copy link", "复制链接";
+    EmbedLabel => "Embed code", "嵌入代码";
+    CopyEmbed => "Copy embed code", "复制嵌入代码";
+    Copied => "Copied.", "已复制。";
+    CopyFailed => "Copying is blocked here: the text is selected, press Ctrl+C (⌘C) to copy it.", "此处无法自动复制：文本已选中，请按 Ctrl+C（⌘C）复制。";
+    LinkWarningsTitle => "Parts of this link were ignored:", "链接中的部分参数已被忽略：";
+    LinkUsing => "using", "改用";
+    LinkChoice => "expected one of", "应为以下之一：";
+    LinkCount => "expected a whole number from {0} to {1}", "应为 {0} 到 {1} 之间的整数";
+    LinkFraction => "expected a number above 0 and at most 1", "应为大于 0 且不超过 1 的数";
+    LinkSwitch => "expected 1 or 0", "应为 1 或 0";
+    LinkUnknownModel => "no model has this id", "没有此 id 的模型";
+    LinkUnknownGpu => "no GPU has this id", "没有此 id 的显卡";
+    LinkConfig => "the config.json in the link cannot be read:", "无法读取链接中的 config.json：";
+    LinkNoConfig => "the link carries no config.json", "链接中没有 config.json";
+    LinkRepeated => "given more than once; the first value is used", "重复出现，使用第一个值";
+    LinkNewer => "the link is from a newer vramfit; settings this version does not know are ignored", "此链接来自更新版本的 vramfit，本版本不认识的设置已被忽略";
+    LinkTooLong => "the link is too long; its end was ignored", "链接过长，末尾部分已被忽略";
+    Dismiss => "Dismiss", "关闭";
+    ExtrasTitle => "Also set by the link:", "链接还设置了：";
+    ExtrasClear => "Clear", "清除";
+    OpenFull => "Open in vramfit", "在 vramfit 中打开";
+    WidgetLabel => "vramfit GPU memory estimate", "vramfit 显存估算";
 }

@@ -1,0 +1,167 @@
+//! The keys of format version 1: for each, its query key, the CLI flag that
+//! sets the same thing, how to read it (validated, so a decoded state is
+//! valid key by key) and how to write it.
+
+use super::{IMPORTED_MODEL, Reason, ShareState};
+use crate::config::{MAX_DIMENSION, Mode, WeightFormat};
+use crate::parallel::{Offload, Strategy};
+use crate::{Attention, Checkpointing, Optimizer, Precision, gpu_presets, model_presets};
+use std::fmt;
+use std::str::FromStr;
+
+/// One key of the format.
+#[derive(Clone, Copy)]
+pub struct Key {
+    /// The key in the query.
+    pub key: &'static str,
+    /// The `vramfit estimate` flag that sets the same thing.
+    pub flag: &'static str,
+    pub(super) get: fn(&ShareState) -> String,
+    pub(super) set: fn(&mut ShareState, &str) -> Result<(), Reason>,
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Key({}, {})", self.key, self.flag)
+    }
+}
+
+fn count(v: &str, min: u64, max: u64) -> Result<u64, Reason> {
+    v.trim().parse::<u64>().ok().filter(|n| (min..=max).contains(n)).ok_or(Reason::Count { min, max })
+}
+
+fn fraction(v: &str) -> Result<f64, Reason> {
+    v.trim().parse::<f64>().ok().filter(|f| *f > 0.0 && *f <= 1.0).ok_or(Reason::Fraction)
+}
+
+fn switch(v: &str) -> Result<bool, Reason> {
+    match v.trim() {
+        "1" | "on" | "true" => Ok(true),
+        "0" | "off" | "false" => Ok(false),
+        _ => Err(Reason::Switch),
+    }
+}
+
+fn bit(b: bool) -> String {
+    if b { "1" } else { "0" }.to_string()
+}
+
+fn choice<T: FromStr>(v: &str, accepted: impl FnOnce() -> String) -> Result<T, Reason> {
+    v.trim().parse::<T>().map_err(|_| Reason::Choice(accepted()))
+}
+
+const STEPS: u64 = 1 << 16;
+
+/// Defines a key whose value is a whole number in a range.
+macro_rules! count_key {
+    ($key:literal, $flag:literal, $($field:ident).+, $min:expr, $max:expr) => {
+        Key {
+            key: $key,
+            flag: $flag,
+            get: |s| s.train.$($field).+.to_string(),
+            set: |s, v| count(v, $min, $max).map(|n| s.train.$($field).+ = n),
+        }
+    };
+}
+
+/// Defines a key whose value is a fraction in (0, 1].
+macro_rules! fraction_key {
+    ($key:literal, $flag:literal, $field:ident) => {
+        Key { key: $key, flag: $flag, get: |s| s.train.$field.to_string(), set: |s, v| fraction(v).map(|f| s.train.$field = f) }
+    };
+}
+
+/// Defines a key whose value is a switch.
+macro_rules! switch_key {
+    ($key:literal, $flag:literal, $($field:ident).+) => {
+        Key { key: $key, flag: $flag, get: |s| bit(s.train.$($field).+), set: |s, v| switch(v).map(|b| s.train.$($field).+ = b) }
+    };
+}
+
+/// Defines a key whose value is one of an enum's ids.
+macro_rules! choice_key {
+    ($key:literal, $flag:literal, $($field:ident).+, $ty:ty, $accepted:expr) => {
+        Key {
+            key: $key,
+            flag: $flag,
+            get: |s| s.train.$($field).+.to_string(),
+            set: |s, v| choice::<$ty>(v, $accepted).map(|c| s.train.$($field).+ = c),
+        }
+    };
+}
+
+fn strategies() -> String {
+    Strategy::ALL.iter().map(|s| s.id()).collect::<Vec<_>>().join("|")
+}
+
+fn set_checkpointing(s: &mut ShareState, v: &str) -> Result<(), Reason> {
+    let accepted = || "none|full|selective|every-K (K in 1..=65536)".to_string();
+    match choice::<Checkpointing>(v, accepted)? {
+        Checkpointing::EveryK(k) if u64::from(k) > STEPS => Err(Reason::Choice(accepted())),
+        c => {
+            s.train.checkpointing = c;
+            Ok(())
+        }
+    }
+}
+
+fn set_offload(s: &mut ShareState, v: &str) -> Result<(), Reason> {
+    // A `+` typed into a link by hand arrives as a space.
+    let o = choice::<Offload>(&v.trim().replace(' ', "+"), || "none|optimizer|optimizer+params".to_string())?;
+    s.train.parallel.offload = o;
+    Ok(())
+}
+
+fn set_model(s: &mut ShareState, v: &str) -> Result<(), Reason> {
+    let v = v.trim();
+    if v == IMPORTED_MODEL || model_presets().iter().any(|p| p.id == v) {
+        s.model = v.to_string();
+        Ok(())
+    } else {
+        Err(Reason::UnknownModel)
+    }
+}
+
+fn set_gpu(s: &mut ShareState, v: &str) -> Result<(), Reason> {
+    let v = v.trim();
+    if gpu_presets().iter().any(|g| g.id == v) {
+        s.gpu = v.to_string();
+        Ok(())
+    } else {
+        Err(Reason::UnknownGpu)
+    }
+}
+
+/// Every key of format version 1, in the order links write them; `v` and
+/// `j` (the packed `config.json`, written last) are handled apart.
+pub const KEYS: &[Key] = &[
+    Key { key: "m", flag: "--model", get: |s| s.model.clone(), set: set_model },
+    Key { key: "g", flag: "--gpu", get: |s| s.gpu.clone(), set: set_gpu },
+    count_key!("b", "--batch", batch, 1, MAX_DIMENSION),
+    count_key!("s", "--seq", seq, 1, MAX_DIMENSION),
+    count_key!("i", "--image", image, 1, MAX_DIMENSION),
+    count_key!("a", "--grad-accum", grad_accum, 1, STEPS),
+    choice_key!("p", "--precision", precision, Precision, Precision::accepted),
+    choice_key!("o", "--optimizer", optimizer, Optimizer, Optimizer::accepted),
+    Key { key: "c", flag: "--checkpointing", get: |s| s.train.checkpointing.to_string(), set: set_checkpointing },
+    choice_key!("at", "--attention", attention, Attention, Attention::accepted),
+    choice_key!("mo", "--mode", mode, Mode, Mode::accepted),
+    count_key!("r", "--lora-rank", lora_rank, 1, STEPS),
+    choice_key!("w", "--weights", weights, WeightFormat, WeightFormat::accepted),
+    count_key!("ctx", "--context", context, 0, MAX_DIMENSION),
+    count_key!("fr", "--freeze", frozen_blocks, 0, 100_000),
+    fraction_key!("ka", "--keep-attention", keep_attention),
+    fraction_key!("km", "--keep-mlp", keep_mlp),
+    fraction_key!("kc", "--keep-conv", keep_conv),
+    switch_key!("lf", "--lora-fp32", lora_fp32),
+    choice_key!("st", "--strategy", parallel.strategy, Strategy, strategies),
+    count_key!("gn", "--gpus-per-node", parallel.gpus_per_node, 1, 1024),
+    count_key!("n", "--nodes", parallel.nodes, 1, STEPS),
+    Key { key: "of", flag: "--offload", get: |s| s.train.parallel.offload.id().to_string(), set: set_offload },
+    count_key!("tp", "--tp", parallel.tp, 1, 1024),
+    count_key!("pp", "--pp", parallel.pp, 1, 1024),
+    count_key!("vpp", "--vpp", parallel.vpp, 1, 1024),
+    switch_key!("sp", "--sp", parallel.sp),
+    switch_key!("bv", "--ddp-bucket-view", parallel.bucket_view),
+    count_key!("zb", "--zero-bucket", parallel.zero_bucket, 1, 1 << 40),
+];

@@ -1,0 +1,320 @@
+//! Share links: state → URL → state is the identity for every valid state;
+//! any input (random bytes, truncated links, huge or unicode values,
+//! repeated keys, XSS probes) decodes to a state plus warnings without
+//! panicking; published links keep their meaning (share_links.rs holds them).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+
+use proptest::prelude::*;
+use vramfit_core::config::{Mode, WeightFormat};
+use vramfit_core::parallel::{Offload, Parallel, Strategy as Dp};
+use vramfit_core::share::{IMPORTED_MODEL, KEYS, Reason, ShareState, decode, pack_config, reduce_config, unpack_config};
+use vramfit_core::{Attention, Checkpointing, Optimizer, Precision, TrainConfig, gpu_presets, hf, model_presets};
+
+const LLAMA: &str = r#"{
+  "_name_or_path": "meta-llama/Llama-2-7b-hf", "architectures": ["LlamaForCausalLM"], "bos_token_id": 1,
+  "eos_token_id": 2, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+  "intermediate_size": 11008, "max_position_embeddings": 4096, "model_type": "llama",
+  "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32, "pretraining_tp": 1,
+  "rms_norm_eps": 1e-05, "rope_scaling": null, "tie_word_embeddings": false, "torch_dtype": "float16",
+  "transformers_version": "4.31.0.dev0", "use_cache": true, "vocab_size": 32000
+}"#;
+
+const BERT: &str = r#"{"model_type": "bert", "hidden_size": 768, "num_attention_heads": 12, "num_hidden_layers": 12,
+  "intermediate_size": 3072, "vocab_size": 30522, "architectures": ["BertForSequenceClassification"],
+  "id2label": {"0": "neg", "1": "neu", "2": "pos"}, "_name_or_path": "<img src=x onerror=alert(1)>"}"#;
+
+fn count(range: std::ops::RangeInclusive<u64>) -> impl Strategy<Value = u64> {
+    // Mostly small values, sometimes the edges.
+    prop_oneof![3 => *range.start()..=(*range.start() + 64).min(*range.end()), 1 => range]
+}
+
+fn fraction() -> impl Strategy<Value = f64> {
+    prop_oneof![Just(1.0), (1u64..=1 << 53).prop_map(|n| n as f64 / (1u64 << 53) as f64), Just(0.5), Just(1e-300)]
+}
+
+fn parallel() -> impl Strategy<Value = Parallel> {
+    (
+        prop::sample::select(Dp::ALL.to_vec()),
+        count(1..=1024),
+        count(1..=1 << 16),
+        prop::sample::select(vec![Offload::None, Offload::Optimizer, Offload::OptimizerParams]),
+        (count(1..=1024), count(1..=1024), count(1..=1024)),
+        (any::<bool>(), any::<bool>(), count(1..=1 << 40)),
+    )
+        .prop_map(|(strategy, gpus_per_node, nodes, offload, (tp, pp, vpp), (sp, bucket_view, zero_bucket))| Parallel {
+            strategy,
+            gpus_per_node,
+            nodes,
+            offload,
+            tp,
+            pp,
+            sp,
+            bucket_view,
+            vpp,
+            zero_bucket,
+        })
+}
+
+fn train() -> impl Strategy<Value = TrainConfig> {
+    let checkpointing = prop_oneof![
+        prop::sample::select(vec!["none", "full", "selective"]).prop_map(|c| c.parse::<Checkpointing>().unwrap()),
+        (1u32..=1 << 16).prop_map(Checkpointing::EveryK),
+    ];
+    (
+        (count(1..=1 << 24), count(1..=1 << 24), count(1..=1 << 24), count(1..=1 << 16)),
+        (
+            prop::sample::select(Precision::ALL.to_vec()),
+            prop::sample::select(Optimizer::ALL.to_vec()),
+            checkpointing,
+            prop::sample::select(Attention::ALL.to_vec()),
+        ),
+        parallel(),
+        (prop::sample::select(Mode::ALL.to_vec()), count(1..=1 << 16), prop::sample::select(WeightFormat::ALL.to_vec())),
+        (count(0..=1 << 24), count(0..=100_000), fraction(), fraction(), fraction(), any::<bool>()),
+    )
+        .prop_map(
+            |(
+                (batch, seq, image, grad_accum),
+                (precision, optimizer, checkpointing, attention),
+                parallel,
+                (mode, lora_rank, weights),
+                (context, frozen_blocks, keep_attention, keep_mlp, keep_conv, lora_fp32),
+            )| TrainConfig {
+                batch,
+                seq,
+                image,
+                precision,
+                optimizer,
+                checkpointing,
+                attention,
+                grad_accum,
+                parallel,
+                mode,
+                lora_rank,
+                weights,
+                context,
+                frozen_blocks,
+                keep_attention,
+                keep_mlp,
+                keep_conv,
+                lora_fp32,
+            },
+        )
+}
+
+fn state() -> impl Strategy<Value = ShareState> {
+    let models: Vec<String> = model_presets().iter().map(|m| m.id.to_string()).chain([IMPORTED_MODEL.to_string()]).collect();
+    let gpus: Vec<String> = gpu_presets().iter().map(|g| g.id.to_string()).collect();
+    // A config rides along reduced (as links carry it), with any model.
+    let configs = vec![None, Some(reduce_config(LLAMA)), Some(reduce_config(BERT))];
+    (prop::sample::select(models), prop::sample::select(configs), prop::sample::select(gpus), train()).prop_map(
+        |(model, config_json, gpu, train)| {
+            let config_json = if model == IMPORTED_MODEL { config_json.or_else(|| Some(reduce_config(LLAMA))) } else { config_json };
+            ShareState { model, config_json, gpu, train }
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn state_to_url_to_state_is_the_identity(s in state()) {
+        let url = s.to_url("https://example.org/vramfit/");
+        let d = decode(&url);
+        prop_assert_eq!(&d.warnings, &vec![], "{}", url);
+        prop_assert_eq!(&d.state, &s, "{}", url);
+        // Only URL-safe characters, so the link survives chat apps and Markdown.
+        let query = url.split_once('?').map(|(_, q)| q).unwrap_or_default();
+        prop_assert!(query.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~,%=&".contains(&b)), "{}", query);
+    }
+
+    #[test]
+    fn random_bytes_decode_to_a_state_and_warnings(bytes in prop::collection::vec(any::<u8>(), 0..600)) {
+        let text = String::from_utf8_lossy(&bytes);
+        let d = decode(&text);
+        // Whatever came in, what comes out is valid per key and round-trips.
+        prop_assert_eq!(decode(&d.state.to_query()).state, d.state);
+    }
+
+    #[test]
+    fn random_pairs_of_known_keys_never_panic(pairs in prop::collection::vec((prop::sample::select(key_names()), ".{0,12}"), 0..40)) {
+        let query: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={}", vramfit_core::share::percent_encode(v))).collect();
+        let d = decode(&query.join("&"));
+        let repeated = pairs.len() - { let mut k: Vec<_> = pairs.iter().map(|p| p.0).collect(); k.sort_unstable(); k.dedup(); k.len() };
+        let warned = d.warnings.iter().filter(|w| w.reason == Reason::Repeated).count();
+        prop_assert_eq!(warned, repeated);
+        prop_assert_eq!(decode(&d.state.to_query()).state, d.state);
+    }
+
+    #[test]
+    fn truncated_links_decode_to_a_prefix_of_their_settings(s in state(), cut in 0usize..400) {
+        let q = s.to_query();
+        let cut = q.char_indices().map(|(i, _)| i).chain([q.len()]).nth(cut).unwrap_or(q.len());
+        let d = decode(q.get(..cut).unwrap_or_default());
+        prop_assert_eq!(decode(&d.state.to_query()).state, d.state);
+    }
+}
+
+fn key_names() -> Vec<&'static str> {
+    KEYS.iter().map(|k| k.key).chain(["v", "j"]).collect()
+}
+
+#[test]
+fn a_config_json_travels_compact_and_imports_the_same_model() {
+    let s = ShareState { model: IMPORTED_MODEL.into(), config_json: Some(LLAMA.into()), ..ShareState::default() };
+    let q = s.to_query();
+    assert!(q.len() < 220, "{} characters: {q}", q.len());
+    assert!(q.starts_with("v=1&j=1"), "{q}");
+    let back = decode(&q).state;
+    assert_eq!(back.model, IMPORTED_MODEL);
+    let (a, b) = (hf::import(LLAMA).unwrap(), hf::import(back.config_json.as_deref().unwrap()).unwrap());
+    assert_eq!(a, b);
+    assert_eq!(b.name, "meta-llama/Llama-2-7b-hf");
+    // Reduction keeps what changes the model: the labels of a classifier, the name.
+    let bert = reduce_config(BERT);
+    assert!(bert.contains("id2label") && bert.contains("onerror"), "{bert}");
+    assert_eq!(hf::import(&bert).unwrap(), hf::import(BERT).unwrap());
+    // Plain JSON, hand-written into a link, works too.
+    let d = decode(r#"?j={"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"vocab_size":50257}&b=2"#);
+    assert_eq!((d.state.model.as_str(), d.state.train.batch, d.warnings.len()), (IMPORTED_MODEL, 2, 0));
+}
+
+#[test]
+fn a_config_with_another_model_selected_keeps_both() {
+    let s = ShareState { config_json: Some(reduce_config(LLAMA)), ..ShareState::default() };
+    let q = s.to_query();
+    assert!(q.starts_with("v=1&m=gpt2&j="), "{q}");
+    assert_eq!(decode(&q).state, s);
+}
+
+#[test]
+fn every_train_config_field_has_a_key() {
+    // If this fails, TrainConfig has a new field: give it a key in share.rs
+    // (KEYS) and a line in the README's table of keys.
+    let json = serde_json::to_value(TrainConfig::default()).unwrap();
+    let mut fields: Vec<String> = json.as_object().unwrap().keys().filter(|k| *k != "parallel").cloned().collect();
+    fields.extend(json["parallel"].as_object().unwrap().keys().map(|k| format!("parallel.{k}")));
+    fields.sort();
+    let mapped = [
+        ("attention", "at"),
+        ("batch", "b"),
+        ("checkpointing", "c"),
+        ("context", "ctx"),
+        ("frozen_blocks", "fr"),
+        ("grad_accum", "a"),
+        ("image", "i"),
+        ("keep_attention", "ka"),
+        ("keep_conv", "kc"),
+        ("keep_mlp", "km"),
+        ("lora_fp32", "lf"),
+        ("lora_rank", "r"),
+        ("mode", "mo"),
+        ("optimizer", "o"),
+        ("parallel.bucket_view", "bv"),
+        ("parallel.gpus_per_node", "gn"),
+        ("parallel.nodes", "n"),
+        ("parallel.offload", "of"),
+        ("parallel.pp", "pp"),
+        ("parallel.sp", "sp"),
+        ("parallel.strategy", "st"),
+        ("parallel.tp", "tp"),
+        ("parallel.vpp", "vpp"),
+        ("parallel.zero_bucket", "zb"),
+        ("precision", "p"),
+        ("seq", "s"),
+        ("weights", "w"),
+    ];
+    assert_eq!(fields, mapped.iter().map(|(f, _)| f.to_string()).collect::<Vec<_>>());
+    for (_, key) in mapped {
+        assert!(KEYS.iter().any(|k| k.key == key), "no key {key}");
+    }
+    assert_eq!(KEYS.len(), mapped.len() + 2, "m and g besides the TrainConfig keys");
+}
+
+#[test]
+fn version_1_defaults_are_pinned() {
+    // What an omitted key means in a version-1 link. These values are part
+    // of the format: if TrainConfig's defaults change, version 1 must keep
+    // these (spell them out in ShareState::default) or old links change meaning.
+    let d = ShareState::default();
+    assert_eq!((d.model.as_str(), d.gpu.as_str(), d.config_json.as_deref()), ("gpt2", "rtx-4090", None));
+    assert_eq!(
+        serde_json::to_value(d.train).unwrap(),
+        serde_json::json!({"batch":8,"seq":512,"image":224,"precision":"amp-bf16","optimizer":"adamw","checkpointing":"none",
+            "attention":"eager","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
+            "pp":1,"sp":false,"bucket_view":false,"vpp":1,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
+            "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true})
+    );
+}
+
+#[test]
+fn garbage_values_fall_back_with_a_warning_naming_the_key() {
+    let d = decode("v=1&m=gpt-5&g=rtx-9090&b=0&s=-1&p=fp64&c=every-0&ka=1.5&sp=maybe&of=disk&j=%%%&tp=1e3");
+    assert_eq!(d.state, ShareState::default());
+    let keys: Vec<&str> = d.warnings.iter().map(|w| w.key.as_str()).collect();
+    assert_eq!(keys, ["m", "g", "b", "s", "p", "c", "ka", "sp", "of", "j", "tp"]);
+    let lines: Vec<String> = d.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(lines[0], "ignored m=gpt-5: no model preset has this id (using gpt2)");
+    assert_eq!(lines[4], "ignored p=fp64: expected one of fp32|fp16|bf16|amp-fp16|amp-bf16 (using amp-bf16)");
+    assert_eq!(lines[6], "ignored ka=1.5: expected a number in (0, 1] (using 1)");
+    assert!(lines[9].starts_with("ignored j: the config.json cannot be read: "), "{}", lines[9]);
+}
+
+#[test]
+fn unknown_keys_are_ignored_and_repeated_keys_keep_the_first() {
+    let d = decode("utm_source=x&b=4&b=16&lang=zh-CN&B=2&theme=dark");
+    assert_eq!(d.state.train.batch, 4);
+    assert_eq!(d.warnings.len(), 1);
+    assert_eq!(d.warnings[0].to_string(), "ignored the repeated b=16: the first b is used");
+}
+
+#[test]
+fn newer_versions_and_imported_models_without_a_config_warn() {
+    let d = decode("v=7&b=2&new_key=1");
+    assert_eq!((d.state.train.batch, d.warnings.len()), (2, 1));
+    assert_eq!(d.warnings[0].reason, Reason::NewerVersion);
+    let d = decode("v=0&m=hf-import");
+    assert_eq!(d.state.model, "gpt2");
+    assert_eq!(d.warnings.iter().map(|w| w.reason.clone()).collect::<Vec<_>>(), [Reason::Count { min: 1, max: 1 }, Reason::NoConfig]);
+}
+
+#[test]
+fn huge_unicode_and_truncated_input_is_handled() {
+    let huge = format!("b=2&s={}&i=64", "9".repeat(200_000));
+    let d = decode(&huge);
+    assert_eq!(d.state.train.batch, 2);
+    assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
+    assert_eq!(d.warnings[0].reason, Reason::TooLong);
+    let d = decode("m=显存&b=８&s=%F0%9F%92%A5&c=every-２");
+    assert_eq!(d.state, ShareState::default());
+    assert_eq!(d.warnings.len(), 4);
+    assert!(d.warnings.iter().all(|w| !w.to_string().is_empty()));
+    let full = ShareState { model: IMPORTED_MODEL.into(), config_json: Some(LLAMA.into()), ..ShareState::default() }.to_query();
+    for cut in 0..full.len() {
+        let d = decode(&full[..cut]);
+        if let Some(json) = &d.state.config_json {
+            // A cut packed config either fails to unpack or yields text; never a panic.
+            let _ = hf::import(json);
+        }
+    }
+    assert!(unpack_config(&pack_config(LLAMA)).is_ok());
+}
+
+#[test]
+fn xss_probes_in_every_key_are_rejected_or_kept_as_plain_text() {
+    let probes = ["<script>alert(1)</script>", "\"><img src=x onerror=alert(1)>", "javascript:alert(1)"];
+    for key in key_names() {
+        for probe in probes {
+            let q = format!("{key}={}", vramfit_core::share::percent_encode(probe));
+            let d = decode(&q);
+            assert_eq!(d.state, ShareState::default(), "{q}");
+            assert_eq!(d.warnings.len(), 1, "{q}: {:?}", d.warnings);
+            // The warning quotes the probe as data; the page renders it as text.
+            assert!(d.warnings[0].key == key);
+        }
+    }
+    // Inside a config.json a probe is just a (display) name, never markup.
+    let d = decode(&ShareState { model: IMPORTED_MODEL.into(), config_json: Some(BERT.into()), ..ShareState::default() }.to_query());
+    assert_eq!(hf::import(d.state.config_json.as_deref().unwrap()).unwrap().name, "<img src=x onerror=alert(1)>");
+}

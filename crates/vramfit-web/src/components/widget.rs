@@ -1,0 +1,103 @@
+//! The embeddable widget (`embed.html`, framed by `embed.js`): the verdict,
+//! the breakdown bar, optionally the batch curve, the inputs (editable or
+//! locked) and a link to the full page with the same state. Its state is
+//! the page's ([`AppState`]), read from the frame's address.
+
+use super::{BatchChart, BreakdownBar, LinkExtras, LinkWarnings, Notice, Verdict, WidgetForm};
+use crate::browser;
+use crate::i18n::{Key, t};
+use crate::prefs::Prefs;
+use crate::state::{Action, AppState};
+use crate::url::{self, page_query};
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// The widget, read from the frame's address.
+#[function_component]
+pub fn Widget() -> Html {
+    let link = use_memo((), |_| url::read(&browser::address()));
+    let state = {
+        let link = link.clone();
+        use_reducer(move || AppState::from_link(&link, browser::initial_prefs()))
+    };
+    let prefs = state.prefs;
+    use_effect_with(prefs, |prefs| browser::reflect(*prefs));
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((state.generation, state.incomplete()), move |(_, incomplete)| {
+            if *incomplete {
+                browser::soon(move || dispatcher.dispatch(Action::CompleteReport));
+            }
+        });
+    }
+    let on_action = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |action: Action| dispatcher.dispatch(action))
+    };
+    let lang = prefs.lang;
+    // The full page opens with what the widget shows now (or the link's
+    // state while an edit is invalid), in the widget's display settings.
+    let share = state.share_state().unwrap_or_else(|| link.share.clone());
+    let href = format!("index.html?{}", page_query(&share, &link.view));
+    let batch_locked = link.widget.is_locked("b");
+    let results = match &state.report {
+        Some(r) => {
+            let e = &r.estimate;
+            let notice = match (&state.problem, state.stale) {
+                (Some(p), _) => html! { <Notice kind="error" text={p.message(lang)} /> },
+                (None, true) => html! { <Notice kind="info" text={t(lang, Key::StaleNotice)} /> },
+                (None, false) => html! {},
+            };
+            let on_use_batch = {
+                let on_action = on_action.clone();
+                Callback::from(move |batch: u64| on_action.emit(Action::SetField(crate::state::Field::Batch, batch.to_string())))
+            };
+            html! {
+                <>
+                    { notice }
+                    <div id="results" data-state={if state.stale { "stale" } else { "fresh" }} data-complete={r.complete.to_string()}>
+                        <p class="summary" id="summary">
+                            <span class="model-name" translate="no">{ r.model_name.clone() }</span>
+                            { " · " }{ r.details(lang) }
+                        </p>
+                        <LinkExtras extras={state.extras()} />
+                        if let Some(fit) = &e.gpu {
+                            <Verdict
+                                gpu_name={r.gpu_name.clone()}
+                                fit={fit.clone()}
+                                device_used={e.device_used_bytes}
+                                batch={e.config.batch}
+                                can_use={!batch_locked}
+                                {on_use_batch}
+                            />
+                        }
+                        <section class="card" id="breakdown" aria-label={t(lang, Key::BreakdownTitle)}>
+                            <BreakdownBar at_peak={e.at_peak} legend=true />
+                            <span id="peak-allocated" data-bytes={e.peak_allocated_bytes.0.to_string()} hidden=true></span>
+                            <span id="device-used" data-bytes={e.device_used_bytes.0.to_string()} hidden=true></span>
+                        </section>
+                        if link.widget.curve {
+                            <BatchChart report={r.clone()} />
+                        }
+                    </div>
+                </>
+            }
+        }
+        None => {
+            let text = state.problem.as_ref().map_or_else(|| t(lang, Key::FixFields).to_string(), |p| p.message(lang));
+            html! { <Notice kind="error" {text} /> }
+        }
+    };
+    html! {
+        <ContextProvider<Prefs> context={prefs}>
+            <main class="widget" aria-label={t(lang, Key::WidgetLabel)}>
+                <LinkWarnings warnings={state.link_warnings.clone()} />
+                { results }
+                <WidgetForm state={Rc::new((*state).clone())} options={link.widget.clone()} {on_action} />
+                <p class="open-full">
+                    <a id="open-full" href={href} target="_blank" rel="noopener">{ t(lang, Key::OpenFull) }{ " ↗" }</a>
+                </p>
+            </main>
+        </ContextProvider<Prefs>>
+    }
+}

@@ -1,0 +1,89 @@
+//! The page's state and its address: a link loads into the form, the form
+//! writes the same link back, and what the form does not show survives.
+
+use crate::prefs::Prefs;
+use crate::state::{Action, AppState, Field, IMPORTED_MODEL, Problem};
+use crate::url::read;
+use std::rc::Rc;
+use vramfit_core::share::{Reason, ShareState, decode};
+use vramfit_core::{Overheads, estimate, gpu_preset, model_preset};
+use yew::Reducible;
+
+fn load(query: &str) -> Rc<AppState> {
+    Rc::new(AppState::from_link(&read(query), Prefs::default()))
+}
+
+#[test]
+fn a_link_loads_into_the_form_and_is_written_back_unchanged() {
+    for q in [
+        "v=1",
+        "v=1&m=bert-large&g=rtx-3060-12gb&c=full",
+        "v=1&m=resnet50&g=a100-80gb&b=64&i=256&a=4&p=fp32&o=sgd-momentum&c=every-3",
+        "v=1&m=llama-2-7b&g=a100-40gb&b=2&s=1024&p=bf16&st=zero3&gn=8&of=optimizer",
+        "v=1&m=vit_b_16&at=sdpa",
+    ] {
+        let s = load(q);
+        assert_eq!(s.problem, None, "{q}");
+        assert_eq!(s.share_state().map(|s| s.to_query()).as_deref(), Some(q));
+    }
+}
+
+#[test]
+fn the_page_estimates_what_the_cli_would_for_the_same_link() {
+    let q = "v=1&m=gpt2&g=rtx-3060-12gb&b=4&s=256&o=adamw-8bit&c=selective&at=sdpa&st=ddp&gn=2";
+    let s = load(q);
+    let link = decode(q).state;
+    let spec = model_preset("gpt2").unwrap().spec;
+    let gpu = gpu_preset("rtx-3060-12gb").unwrap();
+    let core = estimate(&spec, &link.train, &Overheads::for_gpu(&gpu), Some(&gpu)).unwrap();
+    assert_eq!(s.report.as_ref().map(|r| &r.estimate), Some(&core));
+}
+
+#[test]
+fn a_config_json_in_the_link_is_imported_and_written_back() {
+    let json = r#"{"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"vocab_size":50257,"_name_or_path":"<b>x</b>"}"#;
+    let share = ShareState { model: IMPORTED_MODEL.into(), config_json: Some(json.into()), ..ShareState::default() };
+    let s = load(&share.to_query());
+    assert_eq!(s.inputs.model, IMPORTED_MODEL);
+    assert_eq!(s.report.as_ref().map(|r| r.model_name.as_str()), Some("<b>x</b>"));
+    assert_eq!(s.share_state().map(|s| s.to_query()), Some(share.to_query()));
+    // Picking a preset drops the config from the link.
+    let s = s.reduce(Action::SetModel("gpt2".into()));
+    assert_eq!(s.share_state().and_then(|s| s.config_json), None);
+}
+
+#[test]
+fn bad_values_keep_defaults_and_are_listed_until_dismissed() {
+    let s = load("?b=abc&m=gpt-9&s=128&lang=xx");
+    assert_eq!((s.inputs.batch.as_str(), s.inputs.model.as_str(), s.inputs.seq.as_str()), ("8", "gpt2", "128"));
+    let keys: Vec<&str> = s.link_warnings.iter().map(|w| w.key.as_str()).collect();
+    assert_eq!(keys, ["b", "m", "lang"]);
+    assert!(matches!(s.link_warnings[0].reason, Reason::Count { .. }));
+    let s = s.reduce(Action::DismissLinkWarnings);
+    assert!(s.link_warnings.is_empty());
+}
+
+#[test]
+fn settings_the_form_does_not_show_are_listed_kept_and_cleared() {
+    let s = load("v=1&m=llama-2-7b&g=a100-80gb&b=1&st=zero2&gn=4&mo=finetune-lora&r=32");
+    let extras: Vec<String> = s.extras().iter().map(|e| e.cli()).collect();
+    assert_eq!(extras, ["--mode finetune-lora", "--lora-rank 32", "--strategy zero2", "--gpus-per-node 4"]);
+    // Editing the form keeps them.
+    let s = s.reduce(Action::SetField(Field::Batch, "2".into()));
+    let q = s.share_state().map(|s| s.to_query()).unwrap_or_default();
+    assert!(q.contains("&b=2") && q.contains("&st=zero2&gn=4"), "{q}");
+    let s = s.reduce(Action::ClearExtras);
+    assert!(s.extras().is_empty());
+    assert_eq!(s.share_state().map(|s| s.to_query()).as_deref(), Some("v=1&m=llama-2-7b&g=a100-80gb&b=2"));
+}
+
+#[test]
+fn an_invalid_or_rejected_state_leaves_the_address_alone() {
+    let s = load("v=1&b=4").reduce(Action::SetField(Field::Batch, "x".into()));
+    assert_eq!(s.share_state(), None);
+    // A combination the estimator rejects (sequence parallelism without tensor parallelism).
+    let s = load("v=1&sp=1");
+    assert!(matches!(s.problem, Some(Problem::Core(_))), "{:?}", s.problem);
+    assert_eq!(s.share_state(), None);
+    assert_eq!(s.extras().iter().map(|e| e.cli()).collect::<Vec<_>>(), ["--sp on"]);
+}

@@ -1,0 +1,221 @@
+// Share links, the Content-Security-Policy, XSS probes and publishing. Each
+// check gets { browser, url, dist, repo } and opens its own context.
+
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { bytesOf, expect, outDir, serve, text, watch } from "./helpers.mjs";
+
+/** The share keys (core and page), each of which an XSS probe goes into. */
+const KEYS = [
+  "v", "m", "j", "g", "b", "s", "i", "a", "p", "o", "c", "at", "mo", "r", "w", "ctx", "fr", "ka", "km", "kc", "lf", "st", "gn",
+  "n", "of", "tp", "pp", "vpp", "sp", "bv", "zb", "lang", "theme", "units", "lock", "curve",
+];
+
+export const PROBES = [
+  "<script>window.__xss=1</script>",
+  '"><img src=x onerror="window.__xss=1">',
+  "javascript:window.__xss=1",
+];
+
+/** Opens a page that records dialogs and CSP violations; `csp: false` bypasses the policy. */
+export async function openPage(browser, { csp = true, ...options } = {}) {
+  const context = await browser.newContext({ locale: "en-US", colorScheme: "light", bypassCSP: !csp, ...options });
+  await context.addInitScript(() => {
+    window.__violations = [];
+    document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  const page = await context.newPage();
+  const problems = watch(page);
+  const dialogs = [];
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    d.dismiss().catch(() => {});
+  });
+  return { context, page, problems, dialogs };
+}
+
+/** Waits for the first estimate (the widget keeps #peak-allocated hidden, for tests). */
+export async function loaded(page) {
+  await page.waitForSelector("#peak-allocated[data-bytes]", { state: "attached", timeout: 30_000 });
+}
+
+/** Runs `vramfit estimate --from-url LINK --json` (the CLI built by run.sh). */
+function cli(repo, link) {
+  const bin = process.env.VRAMFIT_BIN ?? path.join(repo, "target", "debug", "vramfit");
+  return JSON.parse(execFileSync(bin, ["estimate", "--from-url", link, "--json"], { encoding: "utf8" }));
+}
+
+/** What the page shows: the three peaks, the fit and the largest batch. */
+async function shown(page) {
+  return {
+    allocated: await bytesOf(page, "#peak-allocated"),
+    reserved: await bytesOf(page, "#peak-reserved"),
+    device: await bytesOf(page, "#device-used"),
+    fits: (await page.getAttribute("#verdict", "data-fits")) === "true",
+    maxBatch: Number(await page.getAttribute("#max-batch", "data-value")),
+  };
+}
+
+const LINKS = [
+  "?v=1&m=resnet50&g=a100-80gb&b=64&i=256&a=4&p=fp32&o=sgd-momentum&c=every-3",
+  "?v=1&m=bert-large&g=rtx-3060-12gb&b=4&s=384&p=amp-fp16&o=adamw-8bit&c=every-2&at=sdpa",
+  "?v=1&m=llama-2-7b&g=a100-40gb&b=2&s=2048&p=bf16&c=full&at=flash&st=zero3&gn=8&of=optimizer",
+  // A packed config.json (meta-llama/Llama-2-7b-hf as `vramfit estimate --model config.json --url` writes it).
+  "?v=1&g=h200&b=1&s=1024&j=1ewkiY29tbXVuaXR5L2xsYW1hLTItN2ItaGYiLAI0MDk2LAMxMTAwOCwBGywEMzIsBTMyLAczMjAwMH0",
+];
+
+export const linkChecks = [
+  ["a link loads into the form and the page shows what `vramfit estimate --from-url` prints", async ({ browser, url, repo }) => {
+    const { context, page, problems } = await openPage(browser);
+    for (const link of LINKS) {
+      await page.goto(url + link);
+      await loaded(page);
+      await page.waitForSelector('#results[data-complete="true"]', { timeout: 20_000 });
+      const search = await page.evaluate(() => location.search);
+      expect(search === link, `the page rewrote ${link} as ${search}`);
+      const page_ = await shown(page);
+      const e = cli(repo, url + link);
+      const want = {
+        allocated: e.peak_allocated_bytes,
+        reserved: e.peak_reserved_bytes,
+        device: e.device_used_bytes,
+        fits: e.gpu.fits,
+        maxBatch: e.gpu.max_batch,
+      };
+      expect(JSON.stringify(page_) === JSON.stringify(want), `${link}: page ${JSON.stringify(page_)}, CLI ${JSON.stringify(want)}`);
+    }
+    expect((await page.inputValue("#model")) === "hf-import", "the packed config.json was not selected");
+    expect((await text(page, "#summary")).startsWith("community/llama-2-7b-hf"), `summary: ${await text(page, "#summary")}`);
+    await page.goto(url + LINKS[2]);
+    await loaded(page);
+    expect((await text(page, "#extras")).includes("--strategy zero3 --gpus-per-node 8 --offload optimizer"), `extras: ${await text(page, "#extras")}`);
+    await context.close();
+    expect(problems.length === 0, problems.join("\n  "));
+  }],
+
+  ["bad parameters fall back to defaults and the page names each one and why", async ({ browser, url }) => {
+    const { context, page, problems } = await openPage(browser);
+    await page.goto(`${url}?b=abc&m=gpt-9&p=fp64&zz=1&b=2&s=256&ka=2&lang=xx`);
+    await loaded(page);
+    const items = await page.$$eval("#link-warnings li", (lis) => lis.map((li) => [li.dataset.key, li.textContent]));
+    const keys = items.map(([k]) => k).join(",");
+    expect(keys === "b,m,p,b,ka,lang", `warned keys: ${keys}`);
+    const line = items[0][1];
+    expect(line === "b=abc: expected a whole number from 1 to 16,777,216; using 8", `first warning: ${line}`);
+    expect(items[3][1].includes("first value is used"), `repeated b: ${items[3][1]}`);
+    expect((await page.inputValue("#batch")) === "8" && (await page.inputValue("#seq")) === "256", "the good parameters were not kept");
+    expect((await page.evaluate(() => location.search)) === "?v=1&s=256", `address: ${await page.evaluate(() => location.search)}`);
+    await page.click("#link-warnings button");
+    await page.waitForSelector("#link-warnings", { state: "detached", timeout: 5_000 });
+    // Truncated, unicode and huge links never stop the page.
+    for (const q of ["?v=1&m=bert-lar", "?m=%E6%98%BE%E5%AD%98&b=%F0%9F%92%A5", `?b=${"9".repeat(12_000)}`, "?j=1AAAA%%%&&&==", "?%"]) {
+      await page.goto(url + q);
+      await loaded(page);
+    }
+    await context.close();
+    expect(problems.length === 0, problems.join("\n  "));
+  }],
+
+  ["XSS probes in every URL key render as inert text or are rejected", async ({ browser, url }) => {
+    const { context, page, problems, dialogs } = await openPage(browser);
+    for (const probe of PROBES) {
+      const query = KEYS.map((k) => `${k}=${encodeURIComponent(probe)}`).join("&");
+      for (const target of [url, `${url}embed.html`]) {
+        await page.goto(`${target}?${query}`);
+        await loaded(page);
+        const state = await page.evaluate(() => ({
+          xss: window.__xss,
+          images: document.querySelectorAll("img[src='x'], img[onerror]").length,
+          scripts: [...document.scripts].filter((s) => !s.src).length,
+          warned: [...document.querySelectorAll("#link-warnings li")].map((li) => li.dataset.key),
+          text: document.querySelector("#link-warnings")?.textContent ?? "",
+        }));
+        expect(state.xss === undefined && state.images === 0 && state.scripts === 0, `${probe} in ${target}: ${JSON.stringify(state)}`);
+        const missing = KEYS.filter((k) => !state.warned.includes(k));
+        expect(missing.length === 0, `${probe}: no warning for ${missing.join(", ")}`);
+        expect(state.text.includes(`b=${probe.slice(0, 48)}`), `${probe} is not shown as text: ${state.text.slice(0, 200)}`);
+      }
+    }
+    // A config.json whose name is markup: shown as the model's name, as text.
+    const json = JSON.stringify({ model_type: "gpt2", n_embd: 64, n_layer: 2, n_head: 2, vocab_size: 1000, _name_or_path: PROBES[1] });
+    await page.goto(`${url}?j=${encodeURIComponent(json)}`);
+    await loaded(page);
+    expect((await text(page, "#summary .model-name")) === PROBES[1], `model name: ${await text(page, "#summary .model-name")}`);
+    expect((await page.evaluate(() => window.__xss)) === undefined && (await page.locator("img[src='x']").count()) === 0, "the name ran");
+    expect(dialogs.length === 0, `dialogs: ${dialogs}`);
+    await context.close();
+    expect(problems.length === 0, problems.join("\n  "));
+  }],
+
+  ["the Content-Security-Policy is enforced on the page, the widget and the demo, and nothing violates it", async ({ browser, url }) => {
+    const { context, page, problems } = await openPage(browser, { permissions: ["clipboard-read", "clipboard-write"] });
+    const violations = async (p) => p.evaluate(() => window.__violations);
+    await page.goto(url + LINKS[1]);
+    await loaded(page);
+    const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', "content");
+    expect(meta.includes("script-src 'self' 'wasm-unsafe-eval'") && !meta.includes("'unsafe-inline' ") && !/script-src[^;]*unsafe-inline/.test(meta),
+      `page CSP: ${meta}`);
+    await page.fill("#batch", "7");
+    await page.waitForFunction(() => location.search.includes("b=7"), null, { timeout: 5_000 });
+    await page.click("details.import summary");
+    await page.click("#copy-link");
+    await page.waitForSelector("#results[data-complete='true']", { timeout: 10_000 });
+    expect((await violations(page)).length === 0, `violations on the page: ${await violations(page)}`);
+    // The policy is really in force: an inline script is refused.
+    await page.evaluate(() => {
+      const s = document.createElement("script");
+      s.textContent = "window.__inline = 1";
+      document.head.append(s);
+    });
+    await page.waitForFunction(() => window.__violations.length > 0, null, { timeout: 5_000 });
+    expect((await page.evaluate(() => window.__inline)) === undefined, "an inline script ran despite the CSP");
+    for (const target of ["embed.html?m=resnet50&curve=1", "demo.html"]) {
+      await page.goto(url + target);
+      await page.waitForLoadState("load");
+      if (target.startsWith("demo")) {
+        for (const el of await page.$$(".example")) await el.scrollIntoViewIfNeeded();
+        await page.waitForFunction(() => document.querySelectorAll("iframe.vramfit-frame").length === 3, null, { timeout: 10_000 });
+        for (const frame of page.frames().filter((f) => f !== page.mainFrame())) {
+          await frame.waitForSelector("#summary", { timeout: 30_000 });
+          expect((await violations(frame)).length === 0, `violations in ${frame.url()}: ${await violations(frame)}`);
+        }
+      } else {
+        await loaded(page);
+      }
+      expect((await violations(page)).length === 0, `violations on ${target}: ${await violations(page)}`);
+    }
+    await context.close();
+    // The refused inline script is reported as a console error; nothing else may be.
+    const other = problems.filter((p) => !p.includes("Content Security Policy"));
+    expect(other.length === 0, other.join("\n  "));
+  }],
+
+  ["a published build carries its base URL into links, embed code and preview tags", async ({ browser, repo, dist }) => {
+    const site = path.join(outDir, "site");
+    const base = "https://docs.example/vramfit/";
+    execFileSync("bash", [path.join(repo, "scripts", "publish.sh"), "--no-build", "--base-url", base, "--out", site], {
+      env: { ...process.env, DIST_DIR: dist },
+      stdio: "pipe",
+    });
+    const { server, url } = await serve(site);
+    try {
+      const { context, page, problems } = await openPage(browser);
+      await page.goto(`${url}?m=resnet50&b=16`);
+      await loaded(page);
+      const meta = (sel) => page.getAttribute(sel, "content");
+      expect((await meta('meta[property="og:url"]')) === base, "og:url");
+      expect((await meta('meta[property="og:image"]')) === `${base}og-image.png`, "og:image");
+      expect((await meta('meta[name="description"]')).length > 80, "description");
+      expect((await meta('meta[property="og:title"]')).startsWith("vramfit"), "og:title");
+      expect((await page.title()).startsWith("vramfit — "), `title: ${await page.title()}`);
+      const link = await page.inputValue("#share-link");
+      expect(link === `${base}?v=1&m=resnet50&b=16`, `link: ${link}`);
+      const embed = await page.inputValue("#embed-code");
+      expect(embed.includes(`<script src="${base}embed.js" async>`), `embed code: ${embed}`);
+      await context.close();
+      expect(problems.length === 0, problems.join("\n  "));
+    } finally {
+      server.close();
+    }
+  }],
+];

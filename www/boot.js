@@ -1,0 +1,70 @@
+// Starts the WebAssembly app (index.html) or widget (embed.html). If it
+// cannot start, it says so instead of leaving a blank or forever-loading
+// page. A file, not an inline script: the pages' Content-Security-Policy
+// allows no inline script.
+const root = document.getElementById("app") ?? document.getElementById("widget");
+// Messages go where the results would be, under the header.
+const slot = () => root.querySelector("main") ?? root;
+
+function showFailure(title, detail) {
+  const box = document.createElement("div");
+  box.id = "load-error";
+  box.className = "notice notice-error";
+  box.setAttribute("role", "alert");
+  const strong = document.createElement("strong");
+  strong.textContent = title + " ";
+  box.append(strong, document.createTextNode(detail));
+  slot().replaceChildren(box);
+  root.removeAttribute("aria-busy");
+}
+
+function showCrash(err) {
+  if (document.getElementById("runtime-error")) return;
+  const box = document.createElement("div");
+  box.id = "runtime-error";
+  box.className = "notice notice-error";
+  box.setAttribute("role", "alert");
+  box.textContent = "The calculator stopped after an internal error" +
+    (err && err.message ? " (" + err.message + ")" : "") + ". Reload the page to start again.";
+  slot().prepend(box);
+}
+
+// In a frame (embed.js's), report the widget's height to the embedding page
+// so the frame fits its content. Schema: { type: "vramfit:resize", v: 1,
+// height: CSS pixels }. Only a height leaves the frame, so any target origin
+// will do; embed.js accepts it only from its own frames.
+function reportHeight() {
+  if (window.parent === window || !document.getElementById("widget")) return;
+  let last = 0;
+  const post = () => {
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height !== last) {
+      last = height;
+      window.parent.postMessage({ type: "vramfit:resize", v: 1, height }, "*");
+    }
+  };
+  new ResizeObserver(post).observe(document.body);
+  post();
+}
+
+if (typeof WebAssembly !== "object") {
+  showFailure("This browser cannot run the calculator.",
+    "It needs WebAssembly, which every current browser supports; it may be turned off here.");
+  reportHeight();
+} else {
+  import("./vramfit_web.js")
+    .then((module) => module.default())
+    .then(() => {
+      root.removeAttribute("aria-busy");
+      // A Rust panic aborts as a WebAssembly trap; the page would freeze silently.
+      window.addEventListener("error", (e) => showCrash(e.error));
+      window.addEventListener("unhandledrejection", (e) => showCrash(e.reason));
+      reportHeight();
+    })
+    .catch((err) => {
+      showFailure("The calculator could not start.",
+        "Reload the page; if this persists, an extension or policy may be blocking WebAssembly. (" +
+        (err && err.message ? err.message : String(err)) + ")");
+      reportHeight();
+    });
+}

@@ -1,0 +1,14 @@
+// Runs only in browsers without ES modules (<script nomodule>): the
+// calculator cannot start there, so say so instead of loading forever.
+(function () {
+  var main = document.querySelector("#app main, #widget main");
+  if (!main) return;
+  var box = document.createElement("div");
+  box.className = "notice notice-error";
+  var strong = document.createElement("strong");
+  strong.textContent = "This browser is too old for the calculator. ";
+  box.appendChild(strong);
+  box.appendChild(document.createTextNode("Use a current version of Firefox, Chrome, Edge or Safari."));
+  main.innerHTML = "";
+  main.appendChild(box);
+})();
