@@ -70,27 +70,13 @@ fn gpt2(hidden: u64, layers: u64, heads: u64) -> ModelSpec {
     })
 }
 
-/// A Megatron-LM GPT (learned positions, fused bias-GeLU, tied output layer).
+/// A Megatron-LM GPT: GPT-2's layout with its own vocabulary and positions
+/// and a fused bias-GeLU kernel.
 fn megatron_gpt(vocab: u64, hidden: u64, layers: u64, heads: u64, positions: u64) -> ModelSpec {
-    ModelSpec::Transformer(TransformerSpec {
-        arch: Arch::Gpt2,
-        vocab,
-        hidden,
-        layers,
-        heads,
-        kv_heads: heads,
-        head_dim: hidden / heads,
-        intermediate: 4 * hidden,
-        max_positions: positions,
-        type_vocab: 0,
-        tie_embeddings: true,
-        qkv_bias: true,
-        mlp_bias: true,
-        hidden_dropout: 0.1,
-        attention_dropout: 0.1,
-        head: Head::CausalLm,
-        fused_gelu: true,
-    })
+    match gpt2(hidden, layers, heads) {
+        ModelSpec::Transformer(t) => ModelSpec::Transformer(TransformerSpec { vocab, max_positions: positions, fused_gelu: true, ..t }),
+        other => other,
+    }
 }
 
 /// A Llama-style decoder (Llama, Mistral, Qwen2): RMSNorm, rotary, GQA, SwiGLU.
