@@ -66,4 +66,7 @@ fn errors_name_the_problem() {
     assert!(e.to_string().contains("num_key_value_heads"), "{e}");
     let e = import(r#"{"model_type":"gpt2","vocab_size":-5,"n_embd":64,"n_layer":1,"n_head":4}"#).unwrap_err();
     assert!(e.to_string().contains("vocab_size"), "{e}");
+    // Absurdly deep models are refused with the limit, not simulated for seconds.
+    let e = import(r#"{"model_type":"gpt2","vocab_size":100,"n_embd":64,"n_layer":100000,"n_head":4}"#).unwrap_err();
+    assert!(e.to_string().contains("num_hidden_layers") && e.to_string().contains("1024"), "{e}");
 }

@@ -105,8 +105,10 @@ impl TransformerSpec {
                 self.heads, self.kv_heads
             )));
         }
-        if self.layers > 100_000 {
-            return Err(Error::InvalidModel(format!("num_hidden_layers = {} is more than 100000", self.layers)));
+        // The deepest published models have ~130 layers; beyond this the
+        // op-by-op simulation would take seconds in the browser.
+        if self.layers > MAX_LAYERS {
+            return Err(Error::InvalidModel(format!("num_hidden_layers = {} is more than {MAX_LAYERS}", self.layers)));
         }
         Ok(())
     }
@@ -146,6 +148,9 @@ fn tensor_parallel_shard(t: &TransformerSpec, tp: u64) -> Result<TransformerSpec
         ..t.clone()
     })
 }
+
+/// The most layers a transformer may have.
+pub const MAX_LAYERS: u64 = 1024;
 
 /// Lowers a transformer for sequence length `seq`.
 pub fn lower(b: &mut Builder, t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<(), Error> {
