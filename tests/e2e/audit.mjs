@@ -55,6 +55,7 @@ const ALLOWED_WORDS = new Set(
     "torch", "SGD", "Adam", "AdamW", "Adafactor", "Lion", "SDPA", "FlashAttention", "Transformer", "Hugging", "Face",
     "config", "json", "JSON", "model_type", "bf16", "fp16", "fp32", "FLOPs", "KV", "CNN", "BERT", "GPT", "MLP", "Llama",
     "Mistral", "Qwen", "NVIDIA", "AMD", "Intel", "Apple", "bert", "gpt2", "llama", "mistral", "qwen2",
+    "LoRA", "QLoRA", "DeepSpeed", "CPU",
   ].map((w) => w.toLowerCase()),
 );
 

@@ -159,6 +159,30 @@ export const checks = [
     await nextBytes(page, "#peak-allocated", flash);
   }],
 
+  ["ZeRO-3 over 8 GPUs and inference mode change the estimate", async (page) => {
+    const single = await bytesOf(page, "#peak-allocated");
+    // On one GPU ZeRO-3 shards nothing (the same peak); its buffers outweigh
+    // what sharding saves on a model as small as GPT-2, so compare 8 GPUs with 2.
+    await page.selectOption("#strategy", "zero3");
+    await page.fill("#gpus", "2");
+    const two = await nextBytes(page, "#peak-allocated", single);
+    await page.fill("#gpus", "8");
+    const sharded = await nextBytes(page, "#peak-allocated", two);
+    expect(sharded < two, `ZeRO-3 over 8 GPUs gives peak allocated ${sharded}, not below 2 GPUs' ${two}`);
+    await page.waitForSelector("#deepspeed-estimate", { state: "visible", timeout: 5_000 });
+    expect((await text(page, "#deepspeed-estimate")).includes("model states only"), `line: ${await text(page, "#deepspeed-estimate")}`);
+    await page.selectOption("#strategy", "single");
+    await page.fill("#gpus", "1");
+    await page.waitForSelector("#deepspeed-estimate", { state: "detached", timeout: 5_000 });
+    await page.waitForFunction((b) => document.querySelector("#peak-allocated")?.dataset.bytes === String(b), single, { timeout: 5_000 });
+    await page.selectOption("#mode", "inference");
+    await page.waitForSelector("#context", { timeout: 5_000 });
+    await page.waitForSelector("#row-kv-cache", { state: "visible", timeout: 5_000 });
+    await page.selectOption("#mode", "train");
+    await page.waitForSelector("#row-kv-cache", { state: "detached", timeout: 5_000 });
+    await page.waitForFunction((b) => document.querySelector("#peak-allocated")?.dataset.bytes === String(b), single, { timeout: 5_000 });
+  }],
+
   ["applying a technique from the comparison strip sets it in the form", async (page) => {
     await settled(page);
     const saved = Number(await page.getAttribute("#tech-checkpointing", "data-saved"));
@@ -368,6 +392,8 @@ export const checks = [
     expect((await bytesOf(page, "#peak-allocated")) === before, "a reload changed the result");
     await page.fill("#batch", "8");
     await page.selectOption("#checkpointing", "none");
-    await page.waitForFunction(() => location.search === "?v=1", null, { timeout: 5_000 });
+    await page.waitForFunction(() => location.search === "?v=1", null, { timeout: 5_000 }).catch(async (e) => {
+      throw new Error(`${e.message}; the address is ${await page.evaluate(() => location.search)}`);
+    });
   }],
 ];

@@ -22,7 +22,12 @@ export function watch(page) {
     if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
   });
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-  page.on("requestfailed", (req) => problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
+  page.on("requestfailed", (req) => {
+    const why = req.failure()?.errorText ?? "";
+    // A request cancelled because the test navigated on (net::ERR_ABORTED, e.g. the
+    // favicon of a page left at once) is not a failure of the site.
+    if (!why.includes("ERR_ABORTED")) problems.push(`request failed: ${req.url()} (${why})`);
+  });
   page.on("response", (res) => {
     if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
     if (res.url().endsWith(".wasm") && res.headers()["content-type"] !== "application/wasm") {

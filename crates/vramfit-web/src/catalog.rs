@@ -86,6 +86,39 @@ pub fn optimizers(lang: Lang) -> Vec<ChoiceGroup> {
     ungrouped(Optimizer::ALL.iter().map(|o| (o.id(), labels::optimizer(*o, lang))))
 }
 
+/// Data-parallel strategies, by their ids (DeepSpeed and FSDP names).
+pub fn strategies() -> Vec<ChoiceGroup> {
+    ungrouped(vramfit_core::parallel::Strategy::ALL.iter().map(|s| (s.id(), s.id())))
+}
+
+/// What can be offloaded to host memory.
+pub fn offloads(lang: Lang) -> Vec<ChoiceGroup> {
+    use vramfit_core::parallel::Offload;
+    ungrouped(
+        [
+            (Offload::None, Key::OffloadNone),
+            (Offload::Optimizer, Key::OffloadOptimizer),
+            (Offload::OptimizerParams, Key::OffloadOptimizerParams),
+        ]
+        .into_iter()
+        .map(|(o, k)| (o.id(), t(lang, k))),
+    )
+}
+
+/// Training, fine-tuning and inference.
+pub fn modes(lang: Lang) -> Vec<ChoiceGroup> {
+    use vramfit_core::config::Mode;
+    ungrouped(Mode::ALL.iter().map(|m| {
+        let key = match m {
+            Mode::Train => Key::ModeTrain,
+            Mode::FinetuneLora => Key::ModeLora,
+            Mode::FinetuneQlora => Key::ModeQlora,
+            Mode::Inference => Key::ModeInference,
+        };
+        (m.id(), t(lang, key))
+    }))
+}
+
 /// Checkpointing choices.
 pub fn checkpointing(lang: Lang) -> Vec<ChoiceGroup> {
     ungrouped(CheckpointChoice::ALL.iter().map(|c| (c.id(), labels::checkpointing(*c, lang))))

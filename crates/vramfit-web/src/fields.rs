@@ -10,6 +10,9 @@ use vramfit_core::config::MAX_DIMENSION;
 /// Largest gradient-accumulation count and checkpoint interval the core accepts.
 pub const MAX_STEPS: u64 = 1 << 16;
 
+/// Most GPUs per node the share links accept.
+pub const MAX_GPUS: u64 = 1024;
+
 /// A numeric field of the form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Field {
@@ -23,6 +26,12 @@ pub enum Field {
     Accum,
     /// Checkpoint one block in every K.
     EveryK,
+    /// Data-parallel GPUs per node.
+    Gpus,
+    /// LoRA rank (fine-tuning modes).
+    LoraRank,
+    /// KV-cache length (inference); 0 means the sequence length.
+    Context,
 }
 
 impl Field {
@@ -34,6 +43,9 @@ impl Field {
             Field::Image => "image",
             Field::Accum => "accum",
             Field::EveryK => "every-k",
+            Field::Gpus => "gpus",
+            Field::LoraRank => "lora-rank",
+            Field::Context => "context",
         }
     }
 
@@ -45,6 +57,9 @@ impl Field {
             Field::Image => Key::ImageSize,
             Field::Accum => Key::GradAccum,
             Field::EveryK => Key::EveryK,
+            Field::Gpus => Key::GpusPerNode,
+            Field::LoraRank => Key::LoraRank,
+            Field::Context => Key::ContextTokens,
         }
     }
 
@@ -56,13 +71,18 @@ impl Field {
             Field::Image => Key::ImageHint,
             Field::Accum => Key::GradAccumHint,
             Field::EveryK => Key::EveryKHint,
+            Field::Gpus => Key::GpusHint,
+            Field::LoraRank => Key::LoraRankHint,
+            Field::Context => Key::ContextHint,
         }
     }
 
     /// The unit shown inside the field, if any.
     pub fn unit(self) -> Option<Key> {
         match self {
-            Field::Batch => None,
+            Field::Batch | Field::LoraRank => None,
+            Field::Gpus => Some(Key::UnitGpus),
+            Field::Context => Some(Key::UnitTokens),
             Field::Seq => Some(Key::UnitTokens),
             Field::Image => Some(Key::UnitPx),
             Field::Accum => Some(Key::UnitSteps),
@@ -74,7 +94,9 @@ impl Field {
     pub fn range(self) -> (u64, u64) {
         match self {
             Field::Batch | Field::Seq | Field::Image => (1, MAX_DIMENSION),
-            Field::Accum | Field::EveryK => (1, MAX_STEPS),
+            Field::Accum | Field::EveryK | Field::LoraRank => (1, MAX_STEPS),
+            Field::Gpus => (1, MAX_GPUS),
+            Field::Context => (0, MAX_DIMENSION),
         }
     }
 
@@ -86,6 +108,9 @@ impl Field {
             Field::Image => 224,
             Field::Accum => 4,
             Field::EveryK => 2,
+            Field::Gpus => 8,
+            Field::LoraRank => 16,
+            Field::Context => 4096,
         }
     }
 
@@ -96,6 +121,9 @@ impl Field {
             Field::Image => Key::EmptyImage,
             Field::Accum => Key::EmptyAccum,
             Field::EveryK => Key::EmptyEveryK,
+            Field::Gpus => Key::EmptyGpus,
+            Field::LoraRank => Key::EmptyLoraRank,
+            Field::Context => Key::EmptyContext,
         }
     }
 
@@ -107,6 +135,9 @@ impl Field {
             "image" => Some(Field::Image),
             "grad-accum" => Some(Field::Accum),
             "checkpointing every-K" => Some(Field::EveryK),
+            "gpus-per-node" => Some(Field::Gpus),
+            "lora-rank" => Some(Field::LoraRank),
+            "context" => Some(Field::Context),
             _ => None,
         }
     }

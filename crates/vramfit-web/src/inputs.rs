@@ -2,7 +2,9 @@
 //! editable, and its validation into a [`TrainConfig`].
 
 use crate::fields::{Field, FieldErrors, parse_count};
+use vramfit_core::config::Mode;
 use vramfit_core::models::InputKind;
+use vramfit_core::parallel::{Offload, Strategy};
 use vramfit_core::share::ShareState;
 use vramfit_core::{Attention, CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
 
@@ -81,8 +83,21 @@ pub struct Inputs {
     pub attention: Attention,
     /// GPU preset id.
     pub gpu: String,
-    /// Everything the form does not show (parallelism, fine-tuning,
-    /// inference, pruning; attention for models that do not read tokens),
+    /// GPUs per node, as typed.
+    pub gpus: String,
+    /// Data-parallel strategy.
+    pub strategy: Strategy,
+    /// What is offloaded to host memory.
+    pub offload: Offload,
+    /// Training, fine-tuning or inference.
+    pub mode: Mode,
+    /// LoRA rank, as typed (fine-tuning modes).
+    pub lora_rank: String,
+    /// KV-cache length, as typed (inference).
+    pub context: String,
+    /// Everything the form does not show (nodes, tensor and pipeline
+    /// parallelism, weights, pruning; LoRA rank and context outside their
+    /// modes; attention for models that do not read tokens),
     /// as a share link set it. The form's fields override its counterparts.
     pub rest: TrainConfig,
 }
@@ -112,6 +127,12 @@ impl Inputs {
             every_k: k.unwrap_or(2).to_string(),
             attention: cfg.attention,
             gpu: share.gpu.clone(),
+            gpus: cfg.parallel.gpus_per_node.to_string(),
+            strategy: cfg.parallel.strategy,
+            offload: cfg.parallel.offload,
+            mode: cfg.mode,
+            lora_rank: cfg.lora_rank.to_string(),
+            context: cfg.context.to_string(),
             rest: *cfg,
         }
     }
@@ -124,6 +145,9 @@ impl Inputs {
             Field::Image => &self.image,
             Field::Accum => &self.accum,
             Field::EveryK => &self.every_k,
+            Field::Gpus => &self.gpus,
+            Field::LoraRank => &self.lora_rank,
+            Field::Context => &self.context,
         }
     }
 
@@ -135,6 +159,9 @@ impl Inputs {
             Field::Image => &mut self.image,
             Field::Accum => &mut self.accum,
             Field::EveryK => &mut self.every_k,
+            Field::Gpus => &mut self.gpus,
+            Field::LoraRank => &mut self.lora_rank,
+            Field::Context => &mut self.context,
         };
         *slot = value;
     }
@@ -169,7 +196,12 @@ impl Inputs {
             InputKind::Features => None,
         };
         let every_k = (self.checkpointing == CheckpointChoice::EveryK).then_some(Field::EveryK);
-        [Some(Field::Batch), size, Some(Field::Accum), every_k].into_iter().flatten().collect()
+        let mode_field = match self.mode {
+            Mode::FinetuneLora | Mode::FinetuneQlora => Some(Field::LoraRank),
+            Mode::Inference => Some(Field::Context),
+            Mode::Train => None,
+        };
+        [Some(Field::Batch), size, Some(Field::Accum), every_k, Some(Field::Gpus), mode_field].into_iter().flatten().collect()
     }
 
     /// Validates the fields a model with this input kind uses.
@@ -181,8 +213,11 @@ impl Inputs {
             precision: self.precision,
             optimizer: self.optimizer,
             attention: if kind == InputKind::Tokens { self.attention } else { self.rest.attention },
+            mode: self.mode,
             ..self.rest
         };
+        cfg.parallel.strategy = self.strategy;
+        cfg.parallel.offload = self.offload;
         cfg.checkpointing = match self.checkpointing {
             CheckpointChoice::None => Checkpointing::Mode(CheckpointMode::None),
             CheckpointChoice::Full => Checkpointing::Mode(CheckpointMode::Full),
@@ -199,6 +234,9 @@ impl Inputs {
                     Field::Accum => cfg.grad_accum = n,
                     // In range, so at most 2^16.
                     Field::EveryK => cfg.checkpointing = Checkpointing::EveryK(u32::try_from(n).unwrap_or(u32::MAX)),
+                    Field::Gpus => cfg.parallel.gpus_per_node = n,
+                    Field::LoraRank => cfg.lora_rank = n,
+                    Field::Context => cfg.context = n,
                 },
                 Err(e) => errors.set(field, e),
             }
@@ -214,10 +252,14 @@ mod tests {
     #[test]
     fn fields_follow_the_model_and_the_checkpointing_choice() {
         let mut i = Inputs::default();
-        assert_eq!(i.fields(InputKind::Tokens), vec![Field::Batch, Field::Seq, Field::Accum]);
-        assert_eq!(i.fields(InputKind::Features), vec![Field::Batch, Field::Accum]);
+        assert_eq!(i.fields(InputKind::Tokens), vec![Field::Batch, Field::Seq, Field::Accum, Field::Gpus]);
+        assert_eq!(i.fields(InputKind::Features), vec![Field::Batch, Field::Accum, Field::Gpus]);
         i.checkpointing = CheckpointChoice::EveryK;
-        assert_eq!(i.fields(InputKind::Image), vec![Field::Batch, Field::Image, Field::Accum, Field::EveryK]);
+        assert_eq!(i.fields(InputKind::Image), vec![Field::Batch, Field::Image, Field::Accum, Field::EveryK, Field::Gpus]);
+        i.mode = Mode::FinetuneQlora;
+        assert_eq!(i.fields(InputKind::Features).last(), Some(&Field::LoraRank));
+        i.mode = Mode::Inference;
+        assert_eq!(i.fields(InputKind::Features).last(), Some(&Field::Context));
     }
 
     #[test]
@@ -232,6 +274,23 @@ mod tests {
         assert_eq!(i.config(InputKind::Image).map(|c| c.attention), Ok(Attention::Eager));
         i.rest.attention = Attention::Sdpa;
         assert_eq!(i.config(InputKind::Image).map(|c| c.attention), Ok(Attention::Sdpa));
+    }
+
+    #[test]
+    fn parallel_and_mode_fields_reach_the_config() {
+        let i = Inputs {
+            gpus: "8".into(),
+            strategy: Strategy::Zero3,
+            offload: Offload::Optimizer,
+            mode: Mode::Inference,
+            context: "2048".into(),
+            ..Inputs::default()
+        };
+        let cfg = i.config(InputKind::Tokens).unwrap_or_default();
+        assert_eq!((cfg.parallel.gpus_per_node, cfg.parallel.strategy, cfg.parallel.offload), (8, Strategy::Zero3, Offload::Optimizer));
+        assert_eq!((cfg.mode, cfg.context), (Mode::Inference, 2048));
+        let bad = Inputs { gpus: "0".into(), ..i };
+        assert!(bad.config(InputKind::Tokens).is_err_and(|e| e.get(Field::Gpus).is_some()));
     }
 
     #[test]

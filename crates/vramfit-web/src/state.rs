@@ -17,7 +17,9 @@ use crate::prefs::{Prefs, Theme, Units};
 use crate::report::{Memo, Report};
 use crate::url::Link;
 use std::rc::Rc;
+use vramfit_core::config::Mode;
 use vramfit_core::models::InputKind;
+use vramfit_core::parallel::{Offload, Strategy};
 use vramfit_core::share::{Setting, ShareState, Warning};
 use vramfit_core::{Attention, Error, ModelSpec, Optimizer, Precision, TrainConfig};
 use yew::Reducible;
@@ -65,6 +67,12 @@ pub enum Action {
     SetAttention(Attention),
     /// Pick a GPU preset by id.
     SetGpu(String),
+    /// Pick a data-parallel strategy.
+    SetStrategy(Strategy),
+    /// Pick what is offloaded to host memory.
+    SetOffload(Offload),
+    /// Pick training, fine-tuning or inference.
+    SetMode(Mode),
     /// Paste, type or drop `config.json` text.
     ImportConfig(String),
     /// A dropped or chosen file could not be used.
@@ -198,8 +206,23 @@ impl AppState {
     /// The settings in effect that the form does not show (set by a link).
     pub fn extras(&self) -> Vec<Setting> {
         // The form's fields override their counterparts in `rest`, and are filtered out.
-        let shown = form_keys(self.input_kind());
+        let mut shown = form_keys(self.input_kind()).to_vec();
+        shown.extend(["mo", "st", "gn", "of"]);
+        shown.extend(self.inputs.fields(self.input_kind()).iter().filter_map(|f| match f {
+            Field::LoraRank => Some("r"),
+            Field::Context => Some("ctx"),
+            _ => None,
+        }));
         ShareState { train: self.inputs.rest, ..ShareState::default() }.settings().into_iter().filter(|s| !shown.contains(&s.key)).collect()
+    }
+
+    /// The settings in effect that the widget's form does not show: those of
+    /// [`AppState::extras`] plus the layout and mode the page's form shows.
+    pub fn widget_extras(&self) -> Vec<Setting> {
+        let kind = self.input_kind();
+        let train = self.inputs.config(kind).unwrap_or(self.inputs.rest);
+        let shown = form_keys(kind);
+        ShareState { train, ..ShareState::default() }.settings().into_iter().filter(|s| !shown.contains(&s.key)).collect()
     }
 
     /// Applies one change; re-estimates when it changed an input.
@@ -212,6 +235,9 @@ impl AppState {
             Action::SetCheckpointing(c) => self.inputs.checkpointing = c,
             Action::SetAttention(a) => self.inputs.attention = a,
             Action::SetGpu(id) => self.inputs.gpu = id,
+            Action::SetStrategy(st) => self.inputs.strategy = st,
+            Action::SetOffload(of) => self.inputs.offload = of,
+            Action::SetMode(mo) => self.inputs.mode = mo,
             Action::Adopt(cfg) => self.inputs.adopt(&cfg),
             Action::ImportConfig(text) => {
                 if self.import.set_text(text) {
@@ -328,6 +354,11 @@ impl AppState {
         }
     }
 
+    /// Whether the form asks for one GPU's training, without offloading.
+    fn plain_layout(&self) -> bool {
+        self.inputs.strategy == Strategy::Single && self.inputs.offload == Offload::None && self.inputs.mode == Mode::Train
+    }
+
     /// Shows a core error next to the field it is about, else as a problem.
     fn place(&mut self, e: Error) {
         match &e {
@@ -337,9 +368,10 @@ impl AppState {
                     return self.errors.set(f, if too_small { FieldError::TooSmall(*min) } else { FieldError::TooLarge(*max) });
                 }
             }
-            // The only form input a model can reject as not applicable is its
-            // input size; with settings from a link, it may be one of those.
-            Error::NotApplicable(why) if self.extras().is_empty() => {
+            // With the default layout and mode, the only form input a model can
+            // reject as not applicable is its input size; otherwise (or with
+            // settings from a link) it may be one of those.
+            Error::NotApplicable(why) if self.extras().is_empty() && self.plain_layout() => {
                 if let Some(f) = self.input_field() {
                     return self.errors.set(f, FieldError::NotApplicable(why.clone()));
                 }

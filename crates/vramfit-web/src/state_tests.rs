@@ -43,7 +43,7 @@ fn default_state_is_estimated_and_fresh() {
     assert!(report.estimate.gpu.is_some(), "the verdict needs a GPU fit");
     assert!(report.curve.len() >= 3, "the batch curve has points");
     assert!(!report.variants.is_empty(), "the comparison strip has techniques");
-    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Seq, Field::Accum]);
+    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Seq, Field::Accum, Field::Gpus]);
 }
 
 #[test]
@@ -94,7 +94,7 @@ fn cnn_uses_image_size_and_ignores_a_bad_sequence_length() {
     let s = reduce(initial(), set(Field::Seq, "oops"));
     assert!(s.stale);
     let s = reduce(s, Action::SetModel("resnet50".to_string()));
-    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Image, Field::Accum]);
+    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Image, Field::Accum, Field::Gpus]);
     assert!(s.errors.is_empty(), "{:?}", s.errors);
     assert!(!s.stale);
     let report = s.report.as_ref().unwrap();
@@ -106,7 +106,7 @@ fn cnn_uses_image_size_and_ignores_a_bad_sequence_length() {
 #[test]
 fn mlp_needs_no_input_size() {
     let s = reduce(initial(), Action::SetModel("mlp-small".to_string()));
-    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Accum]);
+    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Accum, Field::Gpus]);
     assert!(!s.stale);
 }
 
@@ -160,7 +160,7 @@ fn accumulation_multiplies_the_effective_batch_and_checkpointing_lowers_the_peak
     let s = reduce(s, Action::SetCheckpointing(CheckpointChoice::Full));
     assert!(peak(&s) < before, "full checkpointing should lower GPT-2's peak");
     let s = reduce(s, Action::SetCheckpointing(CheckpointChoice::EveryK));
-    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Seq, Field::Accum, Field::EveryK]);
+    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Seq, Field::Accum, Field::EveryK, Field::Gpus]);
     let s = reduce(s, set(Field::EveryK, "0"));
     assert_eq!(message(&s, Field::EveryK).as_deref(), Some("Interval K must be at least 1."));
     let s = reduce(s, set(Field::EveryK, "3"));
@@ -227,4 +227,13 @@ fn a_new_report_keeps_the_previous_curve_until_completed() {
     // Completing twice changes nothing.
     let again = Rc::clone(&done).reduce(Action::CompleteReport);
     assert!(Rc::ptr_eq(again.report.as_ref().unwrap(), done.report.as_ref().unwrap()));
+}
+
+#[test]
+fn offload_with_ddp_is_rejected_with_a_message() {
+    let s = reduce(initial(), Action::SetStrategy(vramfit_core::parallel::Strategy::Ddp));
+    let s = reduce(s, Action::SetOffload(vramfit_core::parallel::Offload::Optimizer));
+    assert!(matches!(s.problem, Some(Problem::Core(_))), "{:?}", s.problem);
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    assert!(s.stale);
 }

@@ -65,16 +65,24 @@ fn bad_values_keep_defaults_and_are_listed_until_dismissed() {
 
 #[test]
 fn settings_the_form_does_not_show_are_listed_kept_and_cleared() {
-    let s = load("v=1&m=llama-2-7b&g=a100-80gb&b=1&st=zero2&gn=4&mo=finetune-lora&r=32");
+    let s = load("v=1&m=llama-2-7b&g=a100-80gb&b=1&st=zero2&gn=4&mo=finetune-lora&r=32&n=2");
     let extras: Vec<String> = s.extras().iter().map(|e| e.cli()).collect();
-    assert_eq!(extras, ["--mode finetune-lora", "--lora-rank 32", "--strategy zero2", "--gpus-per-node 4"]);
+    assert_eq!(extras, ["--nodes 2"]);
+    // The form shows the strategy, GPUs, mode and rank.
+    assert_eq!(
+        (s.inputs.strategy.id(), s.inputs.gpus.as_str(), s.inputs.mode.id(), s.inputs.lora_rank.as_str()),
+        ("zero2", "4", "finetune-lora", "32")
+    );
     // Editing the form keeps them.
     let s = s.reduce(Action::SetField(Field::Batch, "2".into()));
     let q = s.share_state().map(|s| s.to_query()).unwrap_or_default();
-    assert!(q.contains("&b=2") && q.contains("&st=zero2&gn=4"), "{q}");
+    assert!(q.contains("&b=2") && q.contains("&st=zero2&gn=4&n=2") && q.contains("&mo=finetune-lora&r=32"), "{q}");
     let s = s.reduce(Action::ClearExtras);
     assert!(s.extras().is_empty());
-    assert_eq!(s.share_state().map(|s| s.to_query()).as_deref(), Some("v=1&m=llama-2-7b&g=a100-80gb&b=2"));
+    assert_eq!(
+        s.share_state().map(|s| s.to_query()).as_deref(),
+        Some("v=1&m=llama-2-7b&g=a100-80gb&b=2&mo=finetune-lora&r=32&st=zero2&gn=4")
+    );
 }
 
 #[test]

@@ -51,9 +51,12 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             Rc::new(catalog::optimizers(*lang)),
             Rc::new(catalog::checkpointing(*lang)),
             Rc::new(catalog::attentions(*lang)),
+            Rc::new(catalog::offloads(*lang)),
+            Rc::new(catalog::modes(*lang)),
         )
     });
-    let (precisions, optimizers, checkpointing, attentions) = (*choices).clone();
+    let (precisions, optimizers, checkpointing, attentions, offloads, modes) = (*choices).clone();
+    let strategies = use_memo((), |()| Rc::new(catalog::strategies()));
     // Turns a select's new value into an action; `None` ignores it.
     let emit = |make: fn(String) -> Option<Action>| {
         let on_action = props.on_action.clone();
@@ -150,6 +153,42 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 hint={AttrValue::from(t(lang, Key::GpuHint))}
                 onchange={emit(|v| Some(Action::SetGpu(v)))}
             />
+            <fieldset class="field-group" id="parallel-group">
+                <legend>{ t(lang, Key::GpusGroup) }</legend>
+                { number(Field::Gpus) }
+                <div class="field-row">
+                    <SelectField
+                        id="strategy"
+                        label={t(lang, Key::Strategy)}
+                        groups={(*strategies).clone()}
+                        proper_names=true
+                        value={props.inputs.strategy.id()}
+                        onchange={emit(|v| v.parse().ok().map(Action::SetStrategy))}
+                    />
+                    <SelectField
+                        id="offload"
+                        label={t(lang, Key::Offload)}
+                        groups={offloads}
+                        value={props.inputs.offload.id()}
+                        onchange={emit(|v| v.parse().ok().map(Action::SetOffload))}
+                    />
+                </div>
+            </fieldset>
+            <div class="field-row">
+                <SelectField
+                    id="mode"
+                    label={t(lang, Key::ModeLabel)}
+                    groups={modes}
+                    value={props.inputs.mode.id()}
+                    onchange={emit(|v| v.parse().ok().map(Action::SetMode))}
+                />
+                if shown(Field::LoraRank) {
+                    { number(Field::LoraRank) }
+                }
+                if shown(Field::Context) {
+                    { number(Field::Context) }
+                }
+            </div>
         </section>
     }
 }

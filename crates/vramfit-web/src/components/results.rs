@@ -4,8 +4,9 @@
 
 use super::{BatchChart, LayerTable, LinkExtras, Notice, PeakBreakdown, PeakNumbers, Techniques, TimelineChart, Verdict};
 use crate::hooks::use_prefs;
-use crate::i18n::{Key, t};
+use crate::i18n::{Key, t, tf};
 use crate::layers::LayerSort;
+use crate::present::{bytes, group_digits};
 use crate::report::Report;
 use crate::state::{Action, Field, Problem};
 use std::rc::Rc;
@@ -35,7 +36,8 @@ pub struct ResultsProps {
 /// Everything right of (or below) the form.
 #[function_component]
 pub fn Results(props: &ResultsProps) -> Html {
-    let lang = use_prefs().lang;
+    let prefs = use_prefs();
+    let lang = prefs.lang;
     let r = &props.report;
     let e = &r.estimate;
     let notice = match (&props.problem, props.stale) {
@@ -51,6 +53,21 @@ pub fn Results(props: &ResultsProps) -> Html {
         let on_action = props.on_action.clone();
         Callback::from(move |()| on_action.emit(Action::ClearExtras))
     };
+    let mut notes: Vec<(&'static str, String)> = Vec::new();
+    if e.host_ram_bytes.0 > 0 {
+        notes.push(("host-ram", tf(lang, Key::HostRam, &[&bytes(e.host_ram_bytes, prefs.units)])));
+    }
+    if let Some(ds) = &e.deepspeed_estimate {
+        let gpu = bytes(vramfit_core::Bytes(ds.gpu_bytes), prefs.units);
+        let cpu = bytes(vramfit_core::Bytes(ds.cpu_bytes), prefs.units);
+        notes.push(("deepspeed-estimate", tf(lang, Key::DeepspeedEstimate, &[&gpu, &cpu])));
+    }
+    if let Some(note) = &e.rank_note {
+        notes.push(("rank-note", note.clone()));
+    }
+    if let Some(context) = e.gpu.as_ref().and_then(|g| g.max_context) {
+        notes.push(("max-context", tf(lang, Key::MaxContext, &[&group_digits(context)])));
+    }
     html! {
         <>
             { notice }
@@ -73,6 +90,11 @@ pub fn Results(props: &ResultsProps) -> Html {
                         batch={e.config.batch}
                         {on_use_batch}
                     />
+                }
+                if !notes.is_empty() {
+                    <ul class="estimate-notes" id="estimate-notes">
+                        { for notes.into_iter().map(|(id, text)| html! { <li id={id}>{ text }</li> }) }
+                    </ul>
                 }
                 <PeakNumbers allocated={e.peak_allocated_bytes} reserved={e.peak_reserved_bytes} device={e.device_used_bytes} />
                 <PeakBreakdown at_peak={e.at_peak} phase={e.peak_phase} step={e.peak_step} op={e.peak_op.clone()} />

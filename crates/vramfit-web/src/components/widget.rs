@@ -60,7 +60,7 @@ pub fn Widget() -> Html {
                             <span class="model-name" translate="no">{ r.model_name.clone() }</span>
                             { " · " }{ r.details(lang) }
                         </p>
-                        <LinkExtras extras={state.extras()} />
+                        <LinkExtras extras={state.widget_extras()} />
                         if let Some(fit) = &e.gpu {
                             <Verdict
                                 gpu_name={r.gpu_name.clone()}

@@ -73,6 +73,24 @@ table! {
     AttentionHint => "Transformer text models only", "仅适用于 Transformer 文本模型";
     Gpu => "GPU", "显卡";
     GpuHint => "Marketed memory; the driver reports a little less", "标称显存，驱动报告的会略少";
+    GpusGroup => "GPUs & strategy", "显卡数量与并行策略";
+    GpusPerNode => "GPUs per node", "每节点显卡数";
+    GpusHint => "Data-parallel GPUs on one node", "单个节点上的数据并行显卡数";
+    UnitGpus => "GPUs", "张";
+    Strategy => "Strategy", "并行策略";
+    Offload => "Offload", "卸载到内存";
+    OffloadNone => "Nothing", "不卸载";
+    OffloadOptimizer => "Optimizer state", "优化器状态";
+    OffloadOptimizerParams => "Optimizer state and parameters", "优化器状态和参数";
+    ModeLabel => "Mode", "模式";
+    ModeTrain => "Training", "训练";
+    ModeLora => "Fine-tuning (LoRA)", "微调（LoRA）";
+    ModeQlora => "Fine-tuning (QLoRA)", "微调（QLoRA）";
+    ModeInference => "Inference", "推理";
+    LoraRank => "LoRA rank", "LoRA 秩";
+    LoraRankHint => "Rank of the adapter matrices", "适配器矩阵的秩";
+    ContextTokens => "Context", "上下文长度";
+    ContextHint => "KV-cache length; 0 means the sequence length", "KV 缓存长度；0 表示与序列长度相同";
 
     // Choices.
     Fp32 => "fp32", "fp32";
@@ -102,6 +120,12 @@ table! {
     EmptyImage => "Enter an image size.", "请输入图像尺寸。";
     EmptyAccum => "Enter the number of accumulation steps.", "请输入梯度累积步数。";
     EmptyEveryK => "Enter the interval K.", "请输入间隔 K。";
+    EmptyGpus => "Enter the number of GPUs per node.", "请输入每节点显卡数。";
+    EmptyLoraRank => "Enter a LoRA rank.", "请输入 LoRA 秩。";
+    EmptyContext => "Enter a context length.", "请输入上下文长度。";
+    HostRam => "Host RAM per node for offloading: {0}", "每节点用于卸载的主机内存：{0}";
+    DeepspeedEstimate => "DeepSpeed's own estimator: {0} per GPU, {1} CPU — model states only: it leaves out activations and temporaries", "DeepSpeed 自带估算器：每张显卡 {0}，CPU {1}——仅含模型状态，不计激活和临时张量";
+    MaxContext => "Longest context that fits: {0} tokens", "可容纳的最长上下文：{0} 个词元";
     TooSmall => "{0} must be at least {1}.", "{0}不能小于 {1}。";
     TooLarge => "{0} must be at most {1}.", "{0}不能大于 {1}。";
     NotWhole => "{0} must be a whole number, like {1}.", "{0}必须是整数，例如 {1}。";
