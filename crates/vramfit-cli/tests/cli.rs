@@ -7,6 +7,16 @@ fn vramfit(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_vramfit")).args(args).output().expect("run vramfit")
 }
 
+/// `vramfit estimate --model gpt2 ARGS` exits 2 with a message containing `needle`.
+fn rejects_gpt2_estimate(args: &[&str], needle: &str) {
+    let mut full = vec!["estimate", "--model", "gpt2"];
+    full.extend_from_slice(args);
+    let out = vramfit(&full);
+    assert_eq!(out.status.code(), Some(2), "{full:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(needle), "{full:?}: {err}");
+}
+
 fn json(args: &[&str]) -> serde_json::Value {
     let out = vramfit(args);
     assert!(out.status.success(), "vramfit {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
@@ -147,11 +157,7 @@ fn data_parallel_flags_shard_memory_and_report_host_ram() {
         (vec!["--strategy", "ddp", "--gpus-per-node", "4", "--offload", "optimizer"], "offload"),
         (vec!["--nodes", "0"], "nodes"),
     ] {
-        let mut full = vec!["estimate", "--model", "gpt2"];
-        full.extend(args.iter());
-        let out = vramfit(&full);
-        assert_eq!(out.status.code(), Some(2), "{full:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains(needle), "{full:?}: {}", String::from_utf8_lossy(&out.stderr));
+        rejects_gpt2_estimate(&args, needle);
     }
 }
 
@@ -237,11 +243,7 @@ fn megatron_and_fine_tuning_flags() {
         (vec!["--keep-attention", "1.5"], "--keep-attention"),
         (vec!["--weights", "int3"], "--weights"),
     ] {
-        let mut full = vec!["estimate", "--model", "gpt2"];
-        full.extend(args.iter());
-        let out = vramfit(&full);
-        assert_eq!(out.status.code(), Some(2), "{full:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains(needle), "{full:?}: {}", String::from_utf8_lossy(&out.stderr));
+        rejects_gpt2_estimate(&args, needle);
     }
 }
 

@@ -66,3 +66,20 @@ pub fn use_url_state(query: Option<String>) {
         }
     });
 }
+
+/// The dispatcher of the page's (or widget's) state as a callback, plus the
+/// effect that completes a report: once a new verdict is on screen, the batch
+/// curve and the comparison are computed in a following task.
+#[hook]
+pub fn use_app_actions(state: &UseReducerHandle<crate::state::AppState>) -> Callback<crate::state::Action> {
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((state.generation, state.incomplete()), move |(_, incomplete)| {
+            if *incomplete {
+                crate::browser::soon(move || dispatcher.dispatch(crate::state::Action::CompleteReport));
+            }
+        });
+    }
+    let dispatcher = state.dispatcher();
+    Callback::from(move |action: crate::state::Action| dispatcher.dispatch(action))
+}

@@ -4,6 +4,7 @@
 
 use super::{ConfigForm, Header, LinkWarnings, Notice, Results, ShareBox};
 use crate::browser;
+use crate::hooks::use_app_actions;
 use crate::hooks::use_url_state;
 use crate::i18n::{Key, t};
 use crate::prefs::Prefs;
@@ -22,19 +23,7 @@ pub fn App() -> Html {
     let query = share.as_ref().map(|s| page_query(s, &View::chosen(prefs, browser_prefs)));
     use_url_state(query.clone());
     let base = use_memo((), |_| browser::base_url());
-    // Once a new verdict is on screen, add the batch curve and the comparison.
-    {
-        let dispatcher = state.dispatcher();
-        use_effect_with((state.generation, state.incomplete()), move |(_, incomplete)| {
-            if *incomplete {
-                browser::soon(move || dispatcher.dispatch(Action::CompleteReport));
-            }
-        });
-    }
-    let on_action = {
-        let dispatcher = state.dispatcher();
-        Callback::from(move |action: Action| dispatcher.dispatch(action))
-    };
+    let on_action = use_app_actions(&state);
     let lang = prefs.lang;
     let results = match &state.report {
         Some(report) => html! {

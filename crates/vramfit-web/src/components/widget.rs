@@ -5,6 +5,7 @@
 
 use super::{BatchChart, BreakdownBar, LinkExtras, LinkWarnings, Notice, Verdict, WidgetForm};
 use crate::browser;
+use crate::hooks::use_app_actions;
 use crate::i18n::{Key, t};
 use crate::prefs::Prefs;
 use crate::state::{Action, AppState};
@@ -22,18 +23,7 @@ pub fn Widget() -> Html {
     };
     let prefs = state.prefs;
     use_effect_with(prefs, |prefs| browser::reflect(*prefs));
-    {
-        let dispatcher = state.dispatcher();
-        use_effect_with((state.generation, state.incomplete()), move |(_, incomplete)| {
-            if *incomplete {
-                browser::soon(move || dispatcher.dispatch(Action::CompleteReport));
-            }
-        });
-    }
-    let on_action = {
-        let dispatcher = state.dispatcher();
-        Callback::from(move |action: Action| dispatcher.dispatch(action))
-    };
+    let on_action = use_app_actions(&state);
     let lang = prefs.lang;
     // The full page opens with what the widget shows now (or the link's
     // state while an edit is invalid), in the widget's display settings.
