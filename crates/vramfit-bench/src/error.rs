@@ -70,6 +70,74 @@ pub enum BenchError {
         max: u64,
     },
 
+    /// A tensor handed to a kernel does not hold as many elements as the
+    /// shape says it must.
+    #[error("{kernel}: {tensor} has {actual} elements, but the shape needs {expected}")]
+    ShapeMismatch {
+        /// The kernel that was called.
+        kernel: &'static str,
+        /// Which operand.
+        tensor: &'static str,
+        /// The elements the shape needs.
+        expected: usize,
+        /// The elements the tensor has.
+        actual: usize,
+    },
+
+    /// A tensor's element type differs from the one the kernel was built for.
+    #[error("{kernel}: {tensor} is {actual}, but the kernel was built for {expected}")]
+    DTypeMismatch {
+        /// The kernel that was called.
+        kernel: &'static str,
+        /// Which operand.
+        tensor: &'static str,
+        /// The type the kernel expects.
+        expected: crate::DType,
+        /// The tensor's type.
+        actual: crate::DType,
+    },
+
+    /// A shape parameter is outside what the kernel supports (e.g. a zero
+    /// dimension, or a head size above the attention kernel's maximum).
+    #[error("{kernel}: {what}")]
+    InvalidShape {
+        /// The kernel that was called.
+        kernel: &'static str,
+        /// What is wrong, in words.
+        what: String,
+    },
+
+    /// The device lacks a feature the kernel needs, e.g. `SHADER_F16` for
+    /// the `f16` variants.
+    #[error("{kernel}: the device lacks {feature:?}")]
+    MissingFeature {
+        /// The kernel that was requested.
+        kernel: &'static str,
+        /// The missing feature.
+        feature: wgpu::Features,
+    },
+
+    /// A kernel's WGSL lacks the line its `f16` specialisation rewrites.
+    #[error("{kernel}: the WGSL has no `{missing}` line to specialise")]
+    ShaderTemplate {
+        /// The kernel whose source is malformed.
+        kernel: &'static str,
+        /// The line that was expected.
+        missing: &'static str,
+    },
+
+    /// A name on the command line or in a plan is not one of the accepted
+    /// values.
+    #[error("invalid {what} '{value}': expected {accepted}")]
+    InvalidChoice {
+        /// What was being chosen (`dtype`, `kernel`, `size`).
+        what: &'static str,
+        /// The value given.
+        value: String,
+        /// The accepted values, `|`-separated.
+        accepted: &'static str,
+    },
+
     /// The device reported a validation error (an API misuse or an invalid
     /// shader) while the kernel was set up or run.
     #[error("GPU validation error in {kernel}: {message}")]

@@ -40,15 +40,25 @@ pub mod check;
 mod compare;
 mod context;
 pub mod data;
+mod dtype;
 mod error;
+pub mod kernels;
+mod pipeline;
 mod readback;
 pub mod reference;
+pub mod report;
 mod saxpy;
 mod scope;
+pub mod suite;
+mod tensor;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod testing;
+pub mod timing;
 
 pub use compare::{Comparison, MAX_REPORTED_MISMATCHES, Mismatch};
 pub use context::{AdapterSummary, DEFAULT_BACKENDS, GpuContext};
+pub use dtype::{DType, SCALAR_ALIAS_F32, f16_bits_to_f32, f32_to_f16_bits};
 pub use error::{BenchError, Result};
+pub use pipeline::{Dispatch, dispatch_1d, encode_all, submit};
 pub use saxpy::{SAXPY_WORKGROUP_SIZE, Saxpy};
+pub use tensor::GpuTensor;

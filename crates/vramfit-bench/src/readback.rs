@@ -20,6 +20,21 @@ use crate::error::{BenchError, Result};
 /// [`BenchError::Poll`] if waiting for the device fails,
 /// [`BenchError::BufferMap`] / [`BenchError::MappedRange`] if mapping fails,
 /// [`BenchError::MapCallbackDropped`] if wgpu never reports the map result.
+/// Waits until the GPU has finished all work submitted to `ctx`'s queue so
+/// far: natively by blocking in `Device::poll`, in a browser by yielding
+/// until the queue's completion callback runs.
+///
+/// # Errors
+///
+/// [`BenchError::Poll`] if waiting fails, [`BenchError::MapCallbackDropped`]
+/// if the completion callback is dropped unrun (device lost).
+pub(crate) async fn wait_idle(ctx: &crate::GpuContext) -> Result<()> {
+    let (sender, receiver) = oneshot();
+    ctx.queue().on_submitted_work_done(move || sender.send(()));
+    ctx.device().poll(wgpu::PollType::wait_indefinitely()).map_err(BenchError::Poll)?;
+    receiver.await.ok_or(BenchError::MapCallbackDropped)
+}
+
 pub(crate) async fn read_buffer<T: bytemuck::Pod>(device: &wgpu::Device, staging: &wgpu::Buffer) -> Result<Vec<T>> {
     let (sender, receiver) = oneshot();
     staging.map_async(wgpu::MapMode::Read, .., move |result| sender.send(result));
@@ -49,19 +64,19 @@ enum Slot<T> {
 }
 
 /// The sending half of a one-shot channel; moved into the map callback.
-struct Sender<T> {
+pub(crate) struct Sender<T> {
     slot: Arc<Mutex<Slot<T>>>,
 }
 
 /// The receiving half: a future resolving to `Some(value)`, or `None` if the
 /// sender was dropped without sending.
-struct Receiver<T> {
+pub(crate) struct Receiver<T> {
     slot: Arc<Mutex<Slot<T>>>,
 }
 
 /// A minimal single-value channel, so that waiting for a buffer map needs no
 /// executor-specific dependency.
-fn oneshot<T>() -> (Sender<T>, Receiver<T>) {
+pub(crate) fn oneshot<T>() -> (Sender<T>, Receiver<T>) {
     let slot = Arc::new(Mutex::new(Slot::Empty(None)));
     (Sender { slot: Arc::clone(&slot) }, Receiver { slot })
 }
@@ -69,7 +84,7 @@ fn oneshot<T>() -> (Sender<T>, Receiver<T>) {
 impl<T> Sender<T> {
     /// Stores `value` and wakes the receiver. Dropping `self` afterwards
     /// leaves the value in place.
-    fn send(self, value: T) {
+    pub(crate) fn send(self, value: T) {
         self.fill(Slot::Full(value));
     }
 

@@ -2,9 +2,26 @@
 //! GPU result is held to.
 //!
 //! These are deliberately the most obvious code possible: they define what
-//! the kernels must compute.
+//! the kernels must compute. The neural-network references round their
+//! inputs to the kernel's [`DType`](crate::DType) first (the GPU sees those
+//! values), compute in `f64`, and return an [`Expected`]: the values and a
+//! per-element tolerance whose derivation is documented on each function.
 
 use crate::error::{BenchError, Result};
+
+mod adam;
+mod attention;
+mod conv2d;
+mod expected;
+mod matmul;
+mod rows;
+
+pub use adam::adam;
+pub use attention::attention;
+pub use conv2d::conv2d;
+pub use expected::{Expected, dot_tolerance};
+pub use matmul::matmul;
+pub use rows::{gelu, layernorm, softmax};
 
 /// `y[i] = a * x[i] + y[i]`, computed on the CPU in `f32` (multiply, round,
 /// add, round: no fused multiply-add).
