@@ -142,6 +142,7 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
         nodes: a.config.parallel.nodes,
         margin: a.margin,
         dataset_samples: a.dataset_samples,
+        max_plans: vramfit_core::plan::SHOWN,
     };
     let result = vramfit_core::plan::plan(&spec, &gpu, &overheads, &req)?;
     let best = result.plans.first();

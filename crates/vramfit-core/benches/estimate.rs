@@ -24,7 +24,15 @@ fn bench(c: &mut Criterion) {
 fn bench_planner(c: &mut Criterion) {
     let (Ok(model), Ok(gpu)) = (model_preset("llama-2-7b"), gpu_preset("a100-80gb")) else { return };
     let base = TrainConfig { seq: 1024, precision: Precision::Bf16, attention: vramfit_core::Attention::Flash, ..TrainConfig::default() };
-    let req = vramfit_core::plan::PlanRequest { base, target_batch: 64, gpus_per_node: 8, nodes: 1, margin: 0.05, dataset_samples: 0 };
+    let req = vramfit_core::plan::PlanRequest {
+        base,
+        target_batch: 64,
+        gpus_per_node: 8,
+        nodes: 1,
+        margin: 0.05,
+        dataset_samples: 0,
+        max_plans: vramfit_core::plan::SHOWN,
+    };
     let o = Overheads::for_gpu(&gpu);
     let mut group = c.benchmark_group("planner");
     group.sample_size(10);

@@ -12,7 +12,15 @@ fn main() {
         &spec,
         &gpu,
         &Overheads::for_gpu(&gpu),
-        &plan::PlanRequest { base, target_batch: 32, gpus_per_node: 1, nodes: 1, margin: 0.05, dataset_samples: 100_000 },
+        &plan::PlanRequest {
+            base,
+            target_batch: 32,
+            gpus_per_node: 1,
+            nodes: 1,
+            margin: 0.05,
+            dataset_samples: 100_000,
+            max_plans: plan::SHOWN,
+        },
     )
     .unwrap();
     println!("{} tried, {} plans, {:?}", r.tried, r.plans.len(), t.elapsed());

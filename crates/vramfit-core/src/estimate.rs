@@ -173,10 +173,6 @@ pub struct Estimate {
     pub rank_note: Option<String>,
 }
 
-/// Number of steps simulated: the first step creates optimizer state lazily,
-/// the second runs forward/backward with it in place.
-pub const STEPS: u32 = 2;
-
 fn check(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Graph, Error> {
     cfg.validate()?;
     if !(overheads.memory_fraction > 0.0 && overheads.memory_fraction <= 1.0) {
@@ -212,7 +208,7 @@ pub fn usable(gpu: &GpuPreset, o: &Overheads) -> Bytes {
 /// ```
 pub fn estimate(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, gpu: Option<&GpuPreset>) -> Result<Estimate, Error> {
     let g = check(spec, cfg, overheads)?;
-    let sim = simulate::simulate(&g, cfg, overheads, STEPS, true);
+    let sim = simulate::simulate(&g, cfg, overheads, true);
     // Under tensor or pipeline parallelism the graph is one rank's share; counts are of the whole model.
     let whole_model;
     let whole = if cfg.parallel.tp > 1 || cfg.parallel.pp > 1 {
@@ -317,66 +313,105 @@ fn deepspeed_estimate(g: &Graph, cfg: &TrainConfig) -> Option<crate::deepspeed::
 /// The largest micro-batch whose device memory fits in `capacity`, by search
 /// over the real simulation (memory is non-decreasing in the batch).
 ///
+/// Allocated memory never exceeds reserved memory, so a first search over
+/// allocated memory alone (the tape replayed without the caching-allocator
+/// model, an order of magnitude cheaper) bounds the answer from above and
+/// tells how steeply memory grows; the full simulation then only runs for a
+/// few batches just below that bound.
+///
 /// # Errors
 /// As [`estimate`].
 pub fn max_batch_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<u64, Error> {
     let g = check(spec, &TrainConfig { batch: 1, ..*cfg }, overheads)?;
-    let prepared = simulate::Prepared::new(&g, cfg);
-    let used = |batch: u64| device_used(&prepared.run(&TrainConfig { batch, ..*cfg }, overheads, STEPS, false), overheads).0;
-    Ok(largest_guided(used, capacity.0))
+    let prepared = simulate::Prepared::new(&g, cfg, overheads);
+    let at = |batch: u64| TrainConfig { batch, ..*cfg };
+    let context = overheads.cuda_context.0;
+    let allocated = |batch: u64| prepared.peak_allocated(&at(batch), overheads).0.saturating_add(context);
+    let bound = largest_guided(allocated, capacity.0);
+    if bound == 0 {
+        return Ok(0);
+    }
+    let used = |batch: u64| device_used(&prepared.run(&at(batch), overheads, false), overheads).0;
+    let at_bound = used(bound);
+    if at_bound <= capacity.0 {
+        return Ok(bound);
+    }
+    // Reserved memory exceeds allocated memory by caching and fragmentation.
+    let slope = (at_bound.saturating_sub(allocated(1))) as f64 / bound.saturating_sub(1).max(1) as f64;
+    Ok(secant_search(used, capacity.0, None, Some((bound, at_bound)), slope))
 }
 
-/// The largest batch whose `used(batch)` fits in `capacity`. Memory is
-/// non-decreasing and nearly affine in the batch (tensor sizes are; rounding
-/// and allocator segments are not), so a line through two simulations gives a
-/// first guess, and a doubling-then-bisection search from there makes it exact
-/// with a handful of further simulations.
+/// The largest batch whose `used(batch)` fits in `capacity` (0 if not even
+/// 1 does). Memory is non-decreasing and nearly affine in the batch (tensor
+/// sizes are; rounding and allocator segments are not), so a line through
+/// two simulations gives a first guess and secant steps finish the search.
 fn largest_guided(used: impl Fn(u64) -> u64, capacity: u64) -> u64 {
+    const PROBE: u64 = 16;
     let u1 = used(1);
     if u1 > capacity {
         return 0;
     }
-    const PROBE: u64 = 16;
     let u16 = used(PROBE);
-    if u16 <= u1 {
-        // Nothing grows with the batch (or it saturated): the search below still bounds it.
-        return largest(PROBE, |b| used(b) <= capacity).max(1);
+    let slope = u16.saturating_sub(u1) as f64 / (PROBE - 1) as f64;
+    if u16 > capacity {
+        return secant_search(used, capacity, Some((1, u1)), Some((PROBE, u16)), slope);
     }
-    let slope = (u16 - u1) as f64 / (PROBE - 1) as f64;
-    let guess = (1.0 + (capacity - u1) as f64 / slope).clamp(1.0, MAX_DIMENSION as f64) as u64;
-    let fits = |b: u64| used(b) <= capacity;
-    if fits(guess) {
-        // Gallop up from the guess.
-        let (mut lo, mut step) = (guess, 1u64);
-        loop {
-            let hi = lo.saturating_add(step).min(MAX_DIMENSION);
-            if hi == lo {
-                return lo;
-            }
-            if !fits(hi) {
-                return bisect(lo, hi, fits);
-            }
-            lo = hi;
-            step = step.saturating_mul(2);
-        }
-    }
-    // Gallop down from the guess.
-    let (mut hi, mut step) = (guess, 1u64);
+    secant_search(used, capacity, Some((PROBE, u16)), None, slope)
+}
+
+/// The largest batch in 1..=[`MAX_DIMENSION`] whose `used(batch)` fits in
+/// `capacity`, for non-decreasing `used`, from what is known: `lo` fits,
+/// `hi` does not (each with its memory), `slope` estimates bytes per sample.
+/// Secant steps on the measured memory; bisection (or doubling while no
+/// upper end is known) when they stall on one side.
+fn secant_search(used: impl Fn(u64) -> u64, capacity: u64, mut lo: Option<(u64, u64)>, mut hi: Option<(u64, u64)>, mut slope: f64) -> u64 {
+    let mut same_side = 0u32;
+    let mut last_fit = None;
     loop {
-        let lo = hi.saturating_sub(step).max(1);
-        if fits(lo) {
-            return bisect(lo, hi, fits);
+        let guess = match (lo, hi) {
+            (Some(l), Some(h)) if h.0 <= l.0 + 1 => return l.0,
+            (None, Some(h)) if h.0 <= 1 => return 0,
+            (Some(l), None) if l.0 >= MAX_DIMENSION => return l.0,
+            (None, None) => 1,
+            (Some(l), Some(h)) => {
+                let per = (h.1 - l.1) as f64 / (h.0 - l.0) as f64;
+                let secant = if per > 0.0 { l.0 as f64 + ((capacity - l.1) as f64 / per).floor() } else { l.0 as f64 };
+                let pick = if same_side >= 2 { (l.0 + (h.0 - l.0) / 2) as f64 } else { secant };
+                (pick.max(0.0) as u64).clamp(l.0 + 1, h.0 - 1)
+            }
+            (Some(l), None) => {
+                let ahead = if slope > 0.0 { ((capacity - l.1) as f64 / slope).floor() } else { l.0 as f64 };
+                let step = if same_side >= 2 { l.0 as f64 } else { ahead.max(1.0) };
+                (l.0 as f64 + step).min(MAX_DIMENSION as f64) as u64
+            }
+            (None, Some(h)) => {
+                let back = if slope > 0.0 { ((h.1 - capacity) as f64 / slope).ceil() } else { 1.0 };
+                let step = if same_side >= 2 { (h.0 / 2) as f64 } else { back.max(1.0) };
+                (h.0 as f64 - step).max(1.0) as u64
+            }
+        };
+        let u = used(guess);
+        let fit = u <= capacity;
+        same_side = if last_fit == Some(fit) { same_side + 1 } else { 0 };
+        last_fit = Some(fit);
+        // Update the slope from the new point and its nearest known neighbour.
+        let near = if fit { hi.or(lo) } else { lo.or(hi) };
+        if let Some((b, m)) = near.filter(|(b, _)| *b != guess) {
+            let per = (u as f64 - m as f64) / (guess as f64 - b as f64);
+            if per > 0.0 {
+                slope = per;
+            }
         }
-        if lo == 1 {
-            return 0;
+        if fit {
+            lo = Some((guess, u));
+        } else {
+            hi = Some((guess, u));
         }
-        hi = lo;
-        step = step.saturating_mul(2);
     }
 }
 
 /// Largest value in `[lo, hi)` that fits, given `fits(lo)` and `!fits(hi)`.
-fn bisect(mut lo: u64, mut hi: u64, fits: impl Fn(u64) -> bool) -> u64 {
+fn bisect(mut lo: u64, mut hi: u64, fits: &impl Fn(u64) -> bool) -> u64 {
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         if fits(mid) {
@@ -404,7 +439,7 @@ pub fn max_context_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overhead
         let mut graph = g.clone();
         graph.kv_cache = crate::graph::Numel::per_sample(per_token.saturating_mul(context));
         let c = TrainConfig { context, ..*cfg };
-        device_used(&simulate::simulate(&graph, &c, overheads, STEPS, false), overheads) <= capacity
+        device_used(&simulate::simulate(&graph, &c, overheads, false), overheads) <= capacity
     };
     Ok(largest(cfg.seq, fits))
 }
@@ -424,7 +459,7 @@ fn largest(start: u64, fits: impl Fn(u64) -> bool) -> u64 {
     if hi > MAX_DIMENSION {
         return lo;
     }
-    bisect(lo, hi, fits)
+    bisect(lo, hi, &fits)
 }
 
 fn layer_rows(g: &Graph, cfg: &TrainConfig) -> Vec<LayerRow> {

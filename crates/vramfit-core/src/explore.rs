@@ -4,7 +4,7 @@
 
 use crate::config::{CheckpointMode, Checkpointing, MAX_DIMENSION, Optimizer, Precision, TrainConfig};
 use crate::error::Error;
-use crate::estimate::{Overheads, STEPS, device_used};
+use crate::estimate::{Overheads, device_used};
 use crate::models::ModelSpec;
 use crate::simulate;
 use crate::units::Bytes;
@@ -28,12 +28,12 @@ pub struct CurvePoint {
 pub fn batch_curve(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, batches: &[u64]) -> Result<Vec<CurvePoint>, Error> {
     cfg.validate()?;
     let g = spec.lower(cfg)?;
-    let prepared = simulate::Prepared::new(&g, cfg);
+    let prepared = simulate::Prepared::new(&g, cfg, overheads);
     Ok(batches
         .iter()
         .filter(|&&b| (1..=MAX_DIMENSION).contains(&b))
         .map(|&batch| {
-            let sim = prepared.run(&TrainConfig { batch, ..*cfg }, overheads, STEPS, false);
+            let sim = prepared.run(&TrainConfig { batch, ..*cfg }, overheads, false);
             CurvePoint { batch, allocated_bytes: sim.peak.breakdown.total(), device_used_bytes: device_used(&sim, overheads) }
         })
         .collect())
@@ -122,7 +122,7 @@ pub fn compare_techniques(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overh
 fn peaks(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<(Bytes, Bytes), Error> {
     cfg.validate()?;
     let g = spec.lower(cfg)?;
-    let sim = simulate::simulate(&g, cfg, overheads, STEPS, false);
+    let sim = simulate::simulate(&g, cfg, overheads, false);
     Ok((sim.peak.breakdown.total(), device_used(&sim, overheads)))
 }
 

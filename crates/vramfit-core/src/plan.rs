@@ -4,13 +4,15 @@
 
 use crate::config::{CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
 use crate::error::Error;
-use crate::estimate::{Overheads, STEPS, device_used};
+use crate::estimate::{Overheads, device_used};
 use crate::gpus::GpuPreset;
+use crate::graph::Graph;
 use crate::models::ModelSpec;
 use crate::parallel::{Offload, Parallel, Strategy};
 use crate::simulate;
 use crate::units::Bytes;
 use serde::Serialize;
+use std::cell::OnceCell;
 
 /// Fraction of peak throughput a well-fed training step reaches (model FLOPs
 /// utilization). PaLM reports 46 % MFU (Chowdhery et al. 2022, Table 3) and
@@ -46,6 +48,8 @@ pub struct PlanRequest {
     pub margin: f64,
     /// Samples per epoch, for the epoch time (0: not shown).
     pub dataset_samples: u64,
+    /// How many plans to return at most (the fastest; [`SHOWN`] by default).
+    pub max_plans: usize,
 }
 
 /// One configuration that fits.
@@ -78,6 +82,14 @@ pub struct PlanResult {
 
 /// Enumerates, checks and ranks configurations for `req` on `gpu`.
 ///
+/// Step time depends only on the configuration, not on whether it fits, so
+/// every (configuration, micro-batch) pair is timed first from one lowering's
+/// FLOPs, and only then checked for fit, fastest first, until
+/// `req.max_plans` plans are found: a configuration's largest fitting
+/// micro-batch is its fastest. A fit check screens with allocated memory
+/// (a cheap lower bound of reserved memory) before the full simulation, and
+/// graphs and recorded tapes are made only for configurations that get that far.
+///
 /// # Errors
 /// Invalid sizes, or a model that cannot be lowered for the base configuration.
 pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &PlanRequest) -> Result<PlanResult, Error> {
@@ -95,53 +107,92 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
         )
     });
     let capacity = (gpu.memory_bytes.0 as f64 * overheads.memory_fraction * (1.0 - req.margin)) as u64;
-    let mut plans: Vec<Plan> = Vec::new();
-    let mut tried = 0;
+    // The configurations, each with the key of the graph it lowers to.
+    let layouts: Vec<(Precision, Checkpointing)> = [Precision::AmpBf16, Precision::Fp32, Precision::Bf16]
+        .into_iter()
+        .flat_map(|p| [Checkpointing::NONE, Checkpointing::Mode(CheckpointMode::Full)].map(|c| (p, c)))
+        .collect();
+    let mut candidates: Vec<(usize, TrainConfig)> = Vec::new();
     for parallel in strategies(req, world) {
-        for precision in [Precision::AmpBf16, Precision::Fp32, Precision::Bf16] {
-            for checkpointing in [Checkpointing::NONE, Checkpointing::Mode(CheckpointMode::Full)] {
-                // The graph depends on precision and layout, not on the optimizer: lower once.
-                let probe = TrainConfig { precision, checkpointing, parallel, batch: 1, grad_accum: 1, ..req.base };
-                if probe.validate().is_err() {
-                    continue;
-                }
-                let g = match spec.lower(&probe) {
-                    Ok(g) => g,
-                    Err(Error::NotApplicable(_)) => continue,
-                    Err(e) => return Err(e),
-                };
-                for optimizer in optimizers(req.base.optimizer) {
-                    tried += 1;
-                    let base = TrainConfig { optimizer, ..probe };
-                    // Skip what cannot reach the shown list: its best case (one
-                    // micro-batch of the whole per-GPU batch) is already slower.
-                    let best_case = step_seconds(&g, &TrainConfig { batch: per_gpu, ..base }, gpu, spec.input_kind());
-                    if plans.len() >= SHOWN && plans.iter().all(|p| p.step_seconds <= best_case) {
-                        continue;
-                    }
-                    if let Some(p) = best_micro_batch(spec, &g, gpu, overheads, &base, per_gpu, capacity, req) {
-                        plans.push(p);
-                    }
-                }
+        for (layout, &(precision, checkpointing)) in layouts.iter().enumerate() {
+            let probe = TrainConfig { precision, checkpointing, parallel, batch: 1, grad_accum: 1, ..req.base };
+            if probe.validate().is_err() {
+                continue;
+            }
+            for optimizer in optimizers(req.base.optimizer) {
+                candidates.push((layout, TrainConfig { optimizer, ..probe }));
             }
         }
     }
-    // Fastest first; among equals, the plan that changes less: AMP before pure
-    // half precision, the chosen optimizer before 8-bit, then less memory.
-    let rank = |p: &Plan| {
-        (
-            u8::from(!matches!(p.config.precision, Precision::AmpBf16 | Precision::AmpFp16)),
-            u8::from(p.config.optimizer == Optimizer::AdamW8bit),
-        )
+    let Some(first) = candidates.first() else {
+        return Ok(PlanResult { plans: Vec::new(), tried: 0, per_gpu_batch: per_gpu, warning });
     };
-    plans.sort_by(|a, b| {
-        a.step_seconds.total_cmp(&b.step_seconds).then(rank(a).cmp(&rank(b))).then(a.device_used_bytes.cmp(&b.device_used_bytes))
-    });
-    Ok(PlanResult { plans, tried, per_gpu_batch: per_gpu, warning })
+    // FLOPs do not depend on precision or layout: one lowering times them all.
+    let work = Work::of(&spec.lower(&first.1)?);
+    let divisors: Vec<u64> = (1..=per_gpu.min(4096)).filter(|d| per_gpu.is_multiple_of(*d)).collect();
+    // (seconds, tie-break rank, candidate, micro-batch)
+    let mut order: Vec<(f64, Rank, usize, u64)> = Vec::new();
+    for (i, (_, c)) in candidates.iter().enumerate() {
+        for &micro in &divisors {
+            let cfg = TrainConfig { batch: micro, grad_accum: per_gpu / micro, ..*c };
+            order.push((work.seconds(&cfg, gpu, spec.input_kind()), rank(&cfg), i, micro));
+        }
+    }
+    // Fastest first; among equals the plan that changes less (AMP before pure
+    // half precision, the chosen optimizer before 8-bit, the simpler
+    // strategy), then the larger micro-batch.
+    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)).then(b.3.cmp(&a.3)));
+    let graphs: Vec<OnceCell<Option<Graph>>> = layouts.iter().map(|_| OnceCell::new()).collect();
+    let tapes: Vec<OnceCell<Option<simulate::Prepared<'_>>>> = candidates.iter().map(|_| OnceCell::new()).collect();
+    let mut done = vec![false; candidates.len()];
+    let mut plans: Vec<Plan> = Vec::new();
+    for (seconds, _, i, micro) in order {
+        if plans.len() >= req.max_plans {
+            break;
+        }
+        let (Some((layout, base)), Some(false)) = (candidates.get(i), done.get(i).copied()) else { continue };
+        let Some(graph) = graphs.get(*layout).and_then(|g| g.get_or_init(|| spec.lower(base).ok()).as_ref()) else {
+            continue;
+        };
+        let Some(prepared) = tapes.get(i).and_then(|t| t.get_or_init(|| Some(simulate::Prepared::new(graph, base, overheads))).as_ref())
+        else {
+            continue;
+        };
+        let config = TrainConfig { batch: micro, grad_accum: per_gpu / micro, ..*base };
+        if prepared.peak_allocated(&config, overheads).0.saturating_add(overheads.cuda_context.0) > capacity {
+            continue;
+        }
+        let device = device_used(&prepared.run(&config, overheads, false), overheads);
+        if device.0 > capacity {
+            continue;
+        }
+        if let Some(d) = done.get_mut(i) {
+            *d = true;
+        }
+        let epoch = if req.dataset_samples > 0 { seconds * req.dataset_samples as f64 / (per_gpu as f64 * world as f64) } else { 0.0 };
+        plans.push(Plan { config, device_used_bytes: device, step_seconds: seconds, epoch_seconds: epoch, tradeoff: tradeoff(&config) });
+    }
+    Ok(PlanResult { plans, tried: candidates.len(), per_gpu_batch: per_gpu, warning })
 }
 
-/// Plans the planner keeps searching to fill (it may return more).
+/// Plans shown by default.
 pub const SHOWN: usize = 8;
+
+/// Tie-breaks between equally fast plans: not AMP, 8-bit optimizer, strategy.
+type Rank = (u8, u8, u8);
+
+/// Tie-breaks between equally fast plans: what changes less comes first.
+fn rank(c: &TrainConfig) -> Rank {
+    let strategy = match (c.parallel.strategy, c.parallel.offload) {
+        (Strategy::Single | Strategy::Ddp, _) => 0,
+        (Strategy::Zero1, _) => 1,
+        (Strategy::Zero2, _) => 2,
+        (Strategy::FsdpFull, _) => 3,
+        (_, Offload::None) => 4,
+        _ => 5,
+    };
+    (u8::from(!matches!(c.precision, Precision::AmpBf16 | Precision::AmpFp16)), u8::from(c.optimizer == Optimizer::AdamW8bit), strategy)
+}
 
 fn strategies(req: &PlanRequest, world: u64) -> Vec<Parallel> {
     let layout = |strategy, offload| Parallel {
@@ -171,85 +222,77 @@ fn optimizers(chosen: Optimizer) -> Vec<Optimizer> {
     }
 }
 
-/// The largest micro-batch dividing the per-GPU batch that fits, with the
-/// accumulation making up the rest (bisection over the divisors: memory grows
-/// with the micro-batch); `None` when not even 1 fits.
-#[allow(clippy::too_many_arguments)]
-fn best_micro_batch(
-    spec: &ModelSpec,
-    g: &crate::graph::Graph,
-    gpu: &GpuPreset,
-    overheads: &Overheads,
-    base: &TrainConfig,
-    per_gpu: u64,
-    capacity: u64,
-    req: &PlanRequest,
-) -> Option<Plan> {
-    let prepared = simulate::Prepared::new(g, base);
-    let used = |micro: u64| {
-        let c = TrainConfig { batch: micro, grad_accum: per_gpu / micro, ..*base };
-        device_used(&prepared.run(&c, overheads, STEPS, false), overheads)
-    };
-    let divisors: Vec<u64> = (1..=per_gpu.min(4096)).filter(|d| per_gpu.is_multiple_of(*d)).collect();
-    let fits = |i: usize| divisors.get(i).is_some_and(|&m| used(m).0 <= capacity);
-    if !fits(0) {
-        return None;
-    }
-    let (mut lo, mut hi) = (0usize, divisors.len());
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if fits(mid) { lo = mid } else { hi = mid }
-    }
-    let micro = divisors.get(lo).copied().unwrap_or(1);
-    let config = TrainConfig { batch: micro, grad_accum: per_gpu / micro, ..*base };
-    let device = used(micro);
-    let step = step_seconds(g, &config, gpu, spec.input_kind());
-    let world = (req.gpus_per_node.max(1) * req.nodes.max(1)) as f64;
-    let epoch = if req.dataset_samples > 0 { step * req.dataset_samples as f64 / (per_gpu as f64 * world) } else { 0.0 };
-    Some(Plan { config, device_used_bytes: device, step_seconds: step, epoch_seconds: epoch, tradeoff: tradeoff(&config) })
-}
-
 /// Seconds per optimizer step: forward + backward FLOPs (3 × forward, plus one
 /// more forward of the recomputed blocks) at the GPU's peak for the compute
 /// type × [`MFU`] × the small-micro-batch efficiency, plus offload traffic.
-pub fn step_seconds(g: &crate::graph::Graph, cfg: &TrainConfig, gpu: &GpuPreset, kind: crate::models::InputKind) -> f64 {
-    let forward: f64 = g.ops.iter().map(|op| op.flops.at(cfg.batch) as f64).sum();
-    let recompute: f64 = g
-        .ops
-        .iter()
-        .filter(|op| {
-            op.block.is_some_and(|b| cfg.checkpointing.checkpoints_block(b)) || (cfg.checkpointing.selective() && op.attention_core)
-        })
-        .map(|op| op.flops.at(cfg.batch) as f64)
-        .sum();
-    let flops = (3.0 * forward + recompute) * cfg.grad_accum as f64;
-    let half = cfg.precision != Precision::Fp32;
-    let peak = if half && gpu.tensor_tflops > 0.0 {
-        gpu.tensor_tflops
-    } else if half {
-        gpu.fp16_tflops
-    } else {
-        gpu.fp32_tflops
-    } * 1e12;
-    let per_sample = match kind {
-        crate::models::InputKind::Tokens => cfg.seq,
-        crate::models::InputKind::Image => (cfg.image / 16).max(1).pow(2),
-        crate::models::InputKind::Features => 1,
-    };
-    let work = (cfg.batch * per_sample) as f64;
-    let efficiency = MFU * (work / FULL_EFFICIENCY_WORK).min(1.0).sqrt();
-    let compute = flops / (peak.max(1.0) * efficiency.max(1e-6));
-    let offload = match cfg.parallel.offload {
-        Offload::None => 0.0,
-        o => {
-            let p = g.trainable_parameter_count() as f64;
-            let world = cfg.parallel.shard_group().max(1) as f64;
-            // Gradients down and parameters back up in half precision; plus the CPU optimizer.
-            let bytes = if o == Offload::OptimizerParams { 8.0 } else { 4.0 } * p / world;
-            bytes / PCIE_BYTES_PER_S + p / world / CPU_ADAM_PARAMS_PER_S
-        }
-    };
-    compute + offload
+pub fn step_seconds(g: &Graph, cfg: &TrainConfig, gpu: &GpuPreset, kind: crate::models::InputKind) -> f64 {
+    Work::of(g).seconds(cfg, gpu, kind)
+}
+
+/// What the cost model needs of a graph: FLOPs per op (with where each op
+/// sits, for recomputation) and the trainable parameters. Independent of
+/// precision, layout and batch, so one lowering times every configuration.
+struct Work {
+    /// (block, attention core, forward FLOPs as (fixed, per sample)) of every op that computes.
+    ops: Vec<(Option<u32>, bool, f64, f64)>,
+    forward: (f64, f64),
+    trainable: f64,
+}
+
+impl Work {
+    fn of(g: &Graph) -> Work {
+        let ops: Vec<_> = g
+            .ops
+            .iter()
+            .filter(|op| op.flops.fixed > 0 || op.flops.per_sample > 0)
+            .map(|op| (op.block, op.attention_core, op.flops.fixed as f64, op.flops.per_sample as f64))
+            .collect();
+        let forward = ops.iter().fold((0.0, 0.0), |(f, p), o| (f + o.2, p + o.3));
+        Work { ops, forward, trainable: g.trainable_parameter_count() as f64 }
+    }
+
+    fn seconds(&self, cfg: &TrainConfig, gpu: &GpuPreset, kind: crate::models::InputKind) -> f64 {
+        let batch = cfg.batch as f64;
+        let forward = self.forward.0 + self.forward.1 * batch;
+        let recompute: f64 = if cfg.checkpointing == Checkpointing::NONE {
+            0.0
+        } else {
+            self.ops
+                .iter()
+                .filter(|(block, core, ..)| {
+                    block.is_some_and(|b| cfg.checkpointing.checkpoints_block(b)) || (cfg.checkpointing.selective() && *core)
+                })
+                .map(|o| o.2 + o.3 * batch)
+                .sum()
+        };
+        let flops = (3.0 * forward + recompute) * cfg.grad_accum as f64;
+        let half = cfg.precision != Precision::Fp32;
+        let peak = if half && gpu.tensor_tflops > 0.0 {
+            gpu.tensor_tflops
+        } else if half {
+            gpu.fp16_tflops
+        } else {
+            gpu.fp32_tflops
+        } * 1e12;
+        let per_sample = match kind {
+            crate::models::InputKind::Tokens => cfg.seq,
+            crate::models::InputKind::Image => (cfg.image / 16).max(1).pow(2),
+            crate::models::InputKind::Features => 1,
+        };
+        let work = (cfg.batch * per_sample) as f64;
+        let efficiency = MFU * (work / FULL_EFFICIENCY_WORK).min(1.0).sqrt();
+        let compute = flops / (peak.max(1.0) * efficiency.max(1e-6));
+        let offload = match cfg.parallel.offload {
+            Offload::None => 0.0,
+            o => {
+                let world = cfg.parallel.shard_group().max(1) as f64;
+                // Gradients down and parameters back up in half precision; plus the CPU optimizer.
+                let bytes = if o == Offload::OptimizerParams { 8.0 } else { 4.0 } * self.trainable / world;
+                bytes / PCIE_BYTES_PER_S + self.trainable / world / CPU_ADAM_PARAMS_PER_S
+            }
+        };
+        compute + offload
+    }
 }
 
 fn tradeoff(c: &TrainConfig) -> String {
@@ -378,7 +421,7 @@ pub fn which_gpus(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) ->
             continue;
         }
         let g = spec.lower(&TrainConfig { batch: 1, ..base })?;
-        let prepared = simulate::Prepared::new(&g, &base);
+        let prepared = simulate::Prepared::new(&g, &base, overheads);
         let mut cache: std::collections::HashMap<(u64, u64), u64> = std::collections::HashMap::new();
         for gpu in crate::gpus::gpu_presets() {
             let o = Overheads { cublas_workspace: gpu.cublas_workspace(), ..*overheads };
@@ -386,7 +429,7 @@ pub fn which_gpus(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) ->
             let mut used = |b: u64| -> u64 {
                 *cache
                     .entry((b, o.cublas_workspace.0))
-                    .or_insert_with(|| device_used(&prepared.run(&TrainConfig { batch: b, ..base }, &o, STEPS, false), &o).0)
+                    .or_insert_with(|| device_used(&prepared.run(&TrainConfig { batch: b, ..base }, &o, false), &o).0)
             };
             let at_config = used(cfg.batch);
             let max_batch = if used(1) > cap {

@@ -31,7 +31,7 @@ fn zero2_model_states_at_the_step_equal_deepspeeds_formula() {
     let spec = model_preset("gpt2-medium").unwrap().spec;
     let c = cfg(Strategy::Zero2, 8, Offload::None);
     let g = spec.lower(&c).unwrap();
-    let sim = simulate(&g, &c, &Overheads { cublas_handles: 0, ..Overheads::default() }, 2, true);
+    let sim = simulate(&g, &c, &Overheads { cublas_handles: 0, ..Overheads::default() }, true);
     let step = sim.timeline.iter().rev().find(|p| p.phase == Phase::Optimizer).unwrap();
     let b = step.breakdown;
     let ours = (b.parameters + b.gradients + b.optimizer_states).0 as f64;
@@ -113,7 +113,7 @@ fn megatron_distributed_optimizer_matches_its_bytes_per_parameter_table() {
         let d = 8u64;
         let c = TrainConfig { precision, ..cfg(Strategy::MegatronDistOpt, d, Offload::None) };
         let g = spec.lower(&c).unwrap();
-        let sim = simulate(&g, &c, &Overheads { cublas_handles: 0, ..Overheads::default() }, 2, true);
+        let sim = simulate(&g, &c, &Overheads { cublas_handles: 0, ..Overheads::default() }, true);
         let step = sim.timeline.iter().rev().find(|p| p.phase == Phase::Optimizer).unwrap();
         let b = step.breakdown;
         let per_param = (b.parameters + b.gradients + b.optimizer_states).0 as f64 / g.parameter_count() as f64;

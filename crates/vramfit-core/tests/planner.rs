@@ -6,7 +6,7 @@ use vramfit_core::plan::{PlanRequest, advice, plan};
 use vramfit_core::{Checkpointing, Overheads, Precision, TrainConfig, estimate, gpu_preset, model_preset};
 
 fn request(base: TrainConfig, target: u64, gpus: u64) -> PlanRequest {
-    PlanRequest { base, target_batch: target, gpus_per_node: gpus, nodes: 1, margin: 0.05, dataset_samples: 0 }
+    PlanRequest { base, target_batch: target, gpus_per_node: gpus, nodes: 1, margin: 0.05, dataset_samples: 0, max_plans: 64 }
 }
 
 #[test]

@@ -8,32 +8,7 @@
 //! so reserved memory only grows; the gap to allocated memory is
 //! fragmentation plus cached free blocks.
 
-use std::collections::{BTreeSet, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A multiplicative hasher for the allocator's small integer keys (the
-/// standard SipHash is several times slower and needs no DoS resistance here).
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-}
-
-type KeyMap<V> = HashMap<(usize, u64), V, BuildHasherDefault<KeyHasher>>;
+use std::collections::BTreeMap;
 
 /// Requests up to this size use the small pool (`kSmallSize`).
 pub const SMALL_SIZE: u64 = 1 << 20;
@@ -48,26 +23,64 @@ pub const ROUND_LARGE: u64 = 2 << 20;
 /// Smallest block (`kMinBlockSize`).
 pub const MIN_BLOCK: u64 = 512;
 
-/// Where a live block sits.
+/// A live block: its index in the allocator's block table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Block {
-    segment: usize,
+pub struct Block(u32);
+
+const NONE: u32 = u32::MAX;
+
+/// One block of a segment; neighbours are linked, as in PyTorch's `Block`.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    segment: u32,
     offset: u64,
     size: u64,
+    prev: u32,
+    next: u32,
+    free: bool,
+    small: bool,
 }
 
-/// The allocator's state: free blocks indexed for best fit (per pool, by
-/// size) and for merging (by start and by end within their segment).
+/// One pool's free blocks ordered for best fit: by size, then by address
+/// (segment, offset), as PyTorch's `BlockComparatorSize`. The key packs the
+/// three into one `u128` (size in the high 64 bits, then 24 bits of segment
+/// and 40 bits of offset in 512-byte units) for cheap comparisons.
+#[derive(Debug, Default)]
+struct Pool {
+    free: BTreeMap<u128, u32>,
+}
+
+fn key(size: u64, segment: u32, offset: u64) -> u128 {
+    (u128::from(size) << 64) | (u128::from(segment & 0xFF_FFFF) << 40) | u128::from((offset / MIN_BLOCK) & 0xFF_FFFF_FFFF)
+}
+
+impl Pool {
+    fn insert(&mut self, size: u64, segment: u32, offset: u64, id: u32) {
+        self.free.insert(key(size, segment, offset), id);
+    }
+
+    fn remove(&mut self, size: u64, segment: u32, offset: u64) {
+        self.free.remove(&key(size, segment, offset));
+    }
+
+    /// Takes the best-fitting free block for `size`: the smallest size that
+    /// holds it, and the lowest address among those.
+    fn take(&mut self, size: u64) -> Option<u32> {
+        let (&k, &id) = self.free.range(u128::from(size) << 64..).next()?;
+        self.free.remove(&k);
+        Some(id)
+    }
+}
+
+/// The allocator's state: a table of blocks with neighbour links (for
+/// merging) and each pool's free blocks.
 #[derive(Debug, Default)]
 pub struct CachingAllocator {
-    small: BTreeSet<(u64, usize, u64)>,
-    large: BTreeSet<(u64, usize, u64)>,
-    /// (segment, offset) -> size of a free block.
-    free_start: KeyMap<u64>,
-    /// (segment, end) -> offset of a free block.
-    free_end: KeyMap<u64>,
-    /// Whether each segment belongs to the small pool.
-    segment_small: Vec<bool>,
+    blocks: Vec<Entry>,
+    unused: Vec<u32>,
+    small: Pool,
+    large: Pool,
+    segments: u32,
     reserved: u64,
 }
 
@@ -77,33 +90,53 @@ impl CachingAllocator {
         self.reserved
     }
 
-    fn pool(&mut self, small: bool) -> &mut BTreeSet<(u64, usize, u64)> {
+    fn entry(&self, id: u32) -> Option<Entry> {
+        self.blocks.get(id as usize).copied()
+    }
+
+    fn set(&mut self, id: u32, f: impl FnOnce(&mut Entry)) {
+        if let Some(e) = self.blocks.get_mut(id as usize) {
+            f(e);
+        }
+    }
+
+    fn new_entry(&mut self, e: Entry) -> u32 {
+        match self.unused.pop() {
+            Some(id) => {
+                self.set(id, |slot| *slot = e);
+                id
+            }
+            None => {
+                self.blocks.push(e);
+                u32::try_from(self.blocks.len() - 1).unwrap_or(NONE)
+            }
+        }
+    }
+
+    fn pool(&mut self, small: bool) -> &mut Pool {
         if small { &mut self.small } else { &mut self.large }
     }
 
-    fn add_free(&mut self, segment: usize, offset: u64, size: u64) {
-        let small = self.segment_small.get(segment).copied().unwrap_or(false);
-        self.pool(small).insert((size, segment, offset));
-        self.free_start.insert((segment, offset), size);
-        self.free_end.insert((segment, offset + size), offset);
+    fn insert_free(&mut self, id: u32) {
+        let Some(e) = self.entry(id) else { return };
+        self.pool(e.small).insert(e.size, e.segment, e.offset, id);
+        self.set(id, |e| e.free = true);
     }
 
-    fn remove_free(&mut self, segment: usize, offset: u64, size: u64) {
-        let small = self.segment_small.get(segment).copied().unwrap_or(false);
-        self.pool(small).remove(&(size, segment, offset));
-        self.free_start.remove(&(segment, offset));
-        self.free_end.remove(&(segment, offset + size));
+    fn remove_free(&mut self, id: u32) {
+        let Some(e) = self.entry(id) else { return };
+        self.pool(e.small).remove(e.size, e.segment, e.offset);
+        self.set(id, |e| e.free = false);
     }
 
     /// Allocates `size` bytes (already rounded to 512) and returns the block.
     pub fn alloc(&mut self, size: u64) -> Block {
         let size = size.max(MIN_BLOCK);
         let small = size <= SMALL_SIZE;
-        let found = self.pool(small).range((size, 0, 0)..).next().copied();
-        let (bsize, segment, offset) = match found {
-            Some((bsize, segment, offset)) => {
-                self.remove_free(segment, offset, bsize);
-                (bsize, segment, offset)
+        let id = match self.pool(small).take(size) {
+            Some(id) => {
+                self.set(id, |e| e.free = false);
+                id
             }
             None => {
                 let seg_size = if small {
@@ -114,33 +147,66 @@ impl CachingAllocator {
                     size.div_ceil(ROUND_LARGE).saturating_mul(ROUND_LARGE)
                 };
                 self.reserved = self.reserved.saturating_add(seg_size);
-                self.segment_small.push(small);
-                (seg_size, self.segment_small.len() - 1, 0)
+                let segment = self.segments;
+                self.segments = self.segments.saturating_add(1);
+                self.new_entry(Entry { segment, offset: 0, size: seg_size, prev: NONE, next: NONE, free: false, small })
             }
         };
-        let remaining = bsize - size;
+        let Some(found) = self.entry(id) else { return Block(id) };
+        let remaining = found.size.saturating_sub(size);
         let split = if small { remaining >= MIN_BLOCK } else { remaining > SMALL_SIZE };
-        let used = if split { size } else { bsize };
         if split {
-            self.add_free(segment, offset + used, remaining);
+            let rest = self.new_entry(Entry {
+                segment: found.segment,
+                offset: found.offset + size,
+                size: remaining,
+                prev: id,
+                next: found.next,
+                free: false,
+                small,
+            });
+            self.set(found.next, |n| n.prev = rest);
+            self.set(id, |e| {
+                e.size = size;
+                e.next = rest;
+            });
+            self.insert_free(rest);
         }
-        Block { segment, offset, size: used }
+        Block(id)
     }
 
     /// Returns a block to its pool, merging it with free neighbours.
     pub fn free(&mut self, block: Block) {
-        let (segment, mut offset, mut size) = (block.segment, block.offset, block.size);
-        if let Some(&prev) = self.free_end.get(&(segment, offset)) {
-            let prev_size = offset - prev;
-            self.remove_free(segment, prev, prev_size);
-            offset = prev;
-            size += prev_size;
+        let id = block.0;
+        let Some(mut e) = self.entry(id) else { return };
+        if let Some(prev) = self.entry(e.prev).filter(|p| p.free) {
+            // Absorb into the previous block, which keeps its id.
+            self.remove_free(e.prev);
+            let (pid, next) = (e.prev, e.next);
+            self.set(pid, |p| {
+                p.size += e.size;
+                p.next = next;
+            });
+            self.set(next, |n| n.prev = pid);
+            self.unused.push(id);
+            e = Entry { size: prev.size + e.size, next, ..prev };
+            return self.merge_next(pid, e);
         }
-        if let Some(&next_size) = self.free_start.get(&(segment, offset + size)) {
-            self.remove_free(segment, offset + size, next_size);
-            size += next_size;
+        self.merge_next(id, e);
+    }
+
+    fn merge_next(&mut self, id: u32, e: Entry) {
+        if let Some(next) = self.entry(e.next).filter(|n| n.free) {
+            self.remove_free(e.next);
+            let (nid, after) = (e.next, next.next);
+            self.set(id, |b| {
+                b.size += next.size;
+                b.next = after;
+            });
+            self.set(after, |a| a.prev = id);
+            self.unused.push(nid);
         }
-        self.add_free(segment, offset, size);
+        self.insert_free(id);
     }
 }
 

@@ -39,63 +39,59 @@ impl Cat {
     }
 }
 
-/// A live allocation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Handle(usize);
-
-/// Allocated bytes by category, plus the allocator model.
-#[derive(Debug, Default)]
+/// Allocated bytes by category, plus (optionally) the allocator model, for
+/// one replay of a [`super::tape::Tape`]: live allocations sit in the slots
+/// the tape assigned.
+#[derive(Debug)]
 pub struct Memory {
     now: [u64; 7],
-    allocator: CachingAllocator,
+    total: u64,
+    allocator: Option<CachingAllocator>,
     peak_reserved: u64,
-    live: Vec<Option<(Cat, u64, Block)>>,
-    free_slots: Vec<usize>,
+    live: Vec<Option<(Cat, u64, Option<Block>)>>,
 }
 
 impl Memory {
-    /// Allocates `bytes` (already rounded) in category `cat`. Zero bytes allocate nothing.
-    pub fn alloc(&mut self, cat: Cat, bytes: u64) -> Option<Handle> {
+    /// Empty memory with `slots` slots, modelling reserved memory when `allocator` is set.
+    pub fn new(slots: usize, allocator: bool) -> Memory {
+        Memory { now: [0; 7], total: 0, allocator: allocator.then(CachingAllocator::default), peak_reserved: 0, live: vec![None; slots] }
+    }
+
+    /// Allocates `bytes` (already rounded) in category `cat` into `slot`. Zero bytes allocate nothing.
+    pub fn alloc(&mut self, slot: u32, cat: Cat, bytes: u64) {
         if bytes == 0 {
-            return None;
+            return;
         }
         if let Some(v) = self.now.get_mut(cat.idx()) {
             *v = v.saturating_add(bytes);
         }
-        let block = self.allocator.alloc(bytes);
-        self.peak_reserved = self.peak_reserved.max(self.allocator.reserved());
-        let entry = Some((cat, bytes, block));
-        let slot = match self.free_slots.pop() {
-            Some(s) => {
-                if let Some(e) = self.live.get_mut(s) {
-                    *e = entry;
-                }
-                s
-            }
-            None => {
-                self.live.push(entry);
-                self.live.len() - 1
-            }
-        };
-        Some(Handle(slot))
+        self.total = self.total.saturating_add(bytes);
+        let block = self.allocator.as_mut().map(|a| {
+            let block = a.alloc(bytes);
+            self.peak_reserved = self.peak_reserved.max(a.reserved());
+            block
+        });
+        if let Some(e) = self.live.get_mut(slot as usize) {
+            *e = Some((cat, bytes, block));
+        }
     }
 
-    /// Frees an allocation (no-op for `None` or an already freed handle).
-    pub fn free(&mut self, h: Option<Handle>) {
-        let Some(Handle(slot)) = h else { return };
-        let Some(entry) = self.live.get_mut(slot) else { return };
+    /// Frees the allocation in `slot` (no-op when it holds none).
+    pub fn free(&mut self, slot: u32) {
+        let Some(entry) = self.live.get_mut(slot as usize) else { return };
         let Some((cat, bytes, block)) = entry.take() else { return };
         if let Some(v) = self.now.get_mut(cat.idx()) {
             *v = v.saturating_sub(bytes);
         }
-        self.allocator.free(block);
-        self.free_slots.push(slot);
+        self.total = self.total.saturating_sub(bytes);
+        if let (Some(a), Some(block)) = (self.allocator.as_mut(), block) {
+            a.free(block);
+        }
     }
 
     /// Changes the role of a live allocation (a computed gradient becomes `.grad`).
-    pub fn relabel(&mut self, h: Option<Handle>, to: Cat) {
-        let Some(Handle(slot)) = h else { return };
-        let Some(Some((cat, bytes, _))) = self.live.get_mut(slot) else { return };
+    pub fn relabel(&mut self, slot: u32, to: Cat) {
+        let Some(Some((cat, bytes, _))) = self.live.get_mut(slot as usize) else { return };
         let from = *cat;
         *cat = to;
         let bytes = *bytes;
@@ -105,6 +101,11 @@ impl Memory {
         if let Some(v) = self.now.get_mut(to.idx()) {
             *v = v.saturating_add(bytes);
         }
+    }
+
+    /// Allocated bytes in all categories.
+    pub fn total(&self) -> u64 {
+        self.total
     }
 
     /// Allocated bytes by category now.
@@ -121,7 +122,7 @@ impl Memory {
         }
     }
 
-    /// The highest reserved memory so far.
+    /// The highest reserved memory so far (0 without the allocator model).
     pub fn peak_reserved(&self) -> Bytes {
         Bytes(self.peak_reserved)
     }

@@ -11,6 +11,7 @@ mod memory;
 mod plan;
 mod shard;
 mod step;
+mod tape;
 
 use crate::config::TrainConfig;
 use crate::estimate::Overheads;
@@ -104,29 +105,59 @@ pub struct Simulation {
     pub host_ram: Bytes,
 }
 
-/// Simulates `steps` optimizer steps of `cfg.grad_accum` micro-batches each,
-/// recording every moment when `record` is set.
-pub fn simulate(g: &Graph, cfg: &TrainConfig, overheads: &Overheads, steps: u32, record: bool) -> Simulation {
-    Prepared::new(g, cfg).run(cfg, overheads, steps, record)
+/// Optimizer steps simulated: the second is the first with optimizer state
+/// (created lazily by the first `optimizer.step()`).
+pub const STEPS: u32 = 2;
+
+/// Simulates [`STEPS`] optimizer steps of `cfg.grad_accum` micro-batches
+/// each, recording every moment when `record` is set.
+pub fn simulate(g: &Graph, cfg: &TrainConfig, overheads: &Overheads, record: bool) -> Simulation {
+    Prepared::new(g, cfg, overheads).run(cfg, overheads, record)
 }
 
-/// The batch-independent analysis of a graph, reusable across batch sizes
-/// (the largest-batch search and the batch curve run many simulations).
+/// The batch-independent part of a simulation, recorded once and replayed
+/// per batch size (the largest-batch search, the batch curve and the planner
+/// run many simulations of one configuration).
 pub struct Prepared<'g> {
     g: &'g Graph,
     plan: plan::Plan,
     shards: shard::Shards,
+    tape: tape::Tape,
 }
 
 impl<'g> Prepared<'g> {
-    /// Analyses `g` for everything in `cfg` except the batch size.
-    pub fn new(g: &'g Graph, cfg: &TrainConfig) -> Prepared<'g> {
-        Prepared { g, plan: plan::plan(g, cfg), shards: shard::Shards::new(g, cfg) }
+    /// Analyses `g` and records its tape for everything in `cfg` except the
+    /// batch size and the accumulation steps, and for the number of cuBLAS
+    /// handles in `overheads` (workspace sizes are read at each run).
+    pub fn new(g: &'g Graph, cfg: &TrainConfig, overheads: &Overheads) -> Prepared<'g> {
+        let plan = plan::plan(g, cfg);
+        let shards = shard::Shards::new(g, cfg);
+        let tape = step::Sim::new(g, &plan, &shards, cfg, overheads).run(STEPS);
+        Prepared { g, plan, shards, tape }
     }
 
-    /// Simulates at `cfg` (which must differ from the prepared one only in batch size).
-    pub fn run(&self, cfg: &TrainConfig, overheads: &Overheads, steps: u32, record: bool) -> Simulation {
-        step::Sim::new(self.g, &self.plan, &self.shards, cfg, overheads, record).run(steps)
+    fn eval(&self, cfg: &TrainConfig, overheads: &Overheads) -> tape::Eval {
+        tape::Eval {
+            batch: cfg.batch,
+            accumulates: cfg.grad_accum > 1,
+            cublas_workspace: overheads.cublas_workspace.0,
+            conv_workspace: overheads.cudnn_workspace.0,
+            in_flight: step::in_flight_bytes(self.g, &self.plan, cfg),
+        }
+    }
+
+    /// Simulates at `cfg`, which may differ from the prepared one only in
+    /// batch size and accumulation steps.
+    pub fn run(&self, cfg: &TrainConfig, overheads: &Overheads, record: bool) -> Simulation {
+        let r = tape::replay(&self.tape, &self.eval(cfg, overheads), true, record);
+        let host_ram = if cfg.mode == crate::config::Mode::Inference { 0 } else { self.shards.host_bytes(self.g, cfg) };
+        Simulation { peak: r.peak, timeline: r.timeline, peak_reserved: Bytes(r.peak_reserved), host_ram: Bytes(host_ram) }
+    }
+
+    /// Peak allocated bytes at `cfg` without the caching-allocator model: a
+    /// lower bound on reserved memory at a fraction of the cost of [`Prepared::run`].
+    pub fn peak_allocated(&self, cfg: &TrainConfig, overheads: &Overheads) -> Bytes {
+        tape::replay(&self.tape, &self.eval(cfg, overheads), false, false).peak.breakdown.total()
     }
 }
 

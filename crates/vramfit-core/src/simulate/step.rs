@@ -1,24 +1,24 @@
-//! The replay itself: one `Sim` walks forward, backward (with checkpoint
-//! recomputation) and the optimizer step, allocating and freeing through
-//! [`Memory`] and recording each moment.
+//! The walk itself: one `Sim` goes through forward, backward (with
+//! checkpoint recomputation) and the optimizer step, recording each
+//! allocation, free and moment on a [`Tape`] with batch-symbolic sizes.
 
-use super::memory::{Cat, Handle, Memory};
+use super::Phase;
+use super::memory::Cat;
 use super::plan::{Plan, Segment, unique_storages};
 use super::shard::Shards;
-use super::{Phase, Point, Simulation};
+use super::tape::{Handle, Size, Tape};
 use crate::config::TrainConfig;
 use crate::dtype::DType;
 use crate::estimate::Overheads;
 use crate::graph::{Graph, Numel, Op, OpKind};
 use crate::states::{self, ALLOCATION_QUANTUM};
-use crate::units::Bytes;
 
 /// Bytes the first pipeline stage keeps for the micro-batches in flight
 /// beside the current one: min(pp, micro-batches) − 1 times one micro-batch's
 /// saved activations (the 1F1B schedule of Narayanan et al. 2021). With `vpp`
 /// virtual stages (interleaved 1F1B) Megatron-LM's `theoretical_memory_usage.py`
 /// scales the pp micro-batches by 1 + (pp − 1)/(pp · vpp).
-fn in_flight_bytes(g: &Graph, plan: &Plan, cfg: &TrainConfig) -> u64 {
+pub(super) fn in_flight_bytes(g: &Graph, plan: &Plan, cfg: &TrainConfig) -> u64 {
     let (pp, vpp) = (cfg.parallel.pp, cfg.parallel.vpp.max(1));
     if pp <= 1 {
         return 0;
@@ -52,11 +52,8 @@ pub(super) struct Sim<'a> {
     g: &'a Graph,
     plan: &'a Plan,
     cfg: &'a TrainConfig,
-    bytes: Vec<u64>,
-    mem: Memory,
-    record: bool,
-    timeline: Vec<Point>,
-    peak: Point,
+    bytes: Vec<Size>,
+    mem: Tape,
     step: u32,
     micro: u32,
     // Per micro-batch.
@@ -68,10 +65,8 @@ pub(super) struct Sim<'a> {
     // Per step / run.
     param_grad: Vec<Option<Option<Handle>>>,
     states: Option<Vec<Option<Handle>>>,
-    /// cuBLAS workspaces still to be created (size, remaining handles).
-    workspace: (u64, u32),
-    /// Transient cuDNN workspace per convolution call.
-    conv_workspace: u64,
+    /// cuBLAS workspaces still to be created (one per handle).
+    workspace: u32,
     /// Per-GPU sizes under the data-parallel strategy.
     shards: &'a Shards,
     /// Gathered parameters of blocks (ZeRO-3 / FSDP full shard), by block.
@@ -79,38 +74,28 @@ pub(super) struct Sim<'a> {
     /// Gathered parameters outside blocks, from forward until backward ends.
     root_gathered: Option<Handle>,
     /// Pipeline stage 0 under 1F1B: activations of the other micro-batches in flight.
-    in_flight: (u64, Option<Handle>),
+    in_flight: Option<Handle>,
 }
 
 impl<'a> Sim<'a> {
-    pub(super) fn new(
-        g: &'a Graph,
-        plan: &'a Plan,
-        shards: &'a Shards,
-        cfg: &'a TrainConfig,
-        overheads: &Overheads,
-        record: bool,
-    ) -> Sim<'a> {
-        let bytes = g.tensors.iter().map(|t| states::allocation(t.numel.at(cfg.batch), t.dtype).0).collect();
+    pub(super) fn new(g: &'a Graph, plan: &'a Plan, shards: &'a Shards, cfg: &'a TrainConfig, overheads: &Overheads) -> Sim<'a> {
+        let bytes = g.tensors.iter().map(|t| Size::Rounded(t.numel, t.dtype.size())).collect();
         let n = g.tensors.len();
-        let mut mem = Memory::default();
+        let mut mem = Tape::default();
         for p in &g.params {
-            mem.alloc(Cat::Parameters, shards.weight(p));
+            mem.alloc(Cat::Parameters, Size::Fixed(shards.weight(p)));
         }
-        mem.alloc(Cat::Gradients, shards.buckets(g));
+        mem.alloc(Cat::Gradients, Size::Fixed(shards.buckets(g)));
         for b in &g.buffers {
-            mem.alloc(Cat::Other, states::allocation(b.numel, b.dtype).0);
+            mem.alloc(Cat::Other, Size::Fixed(states::allocation(b.numel, b.dtype).0));
         }
-        let peak = Point { step: 0, micro_batch: 0, phase: Phase::Forward, op: 0, breakdown: mem.breakdown() };
+        mem.baseline();
         Sim {
             g,
             plan,
             cfg,
             bytes,
             mem,
-            record,
-            timeline: Vec::new(),
-            peak,
             step: 0,
             micro: 0,
             alive: vec![false; n],
@@ -121,91 +106,75 @@ impl<'a> Sim<'a> {
             param_grad: vec![None; g.params.len()],
             states: None,
             // Inference runs no autograd thread: one cuBLAS handle at most.
-            workspace: (
-                overheads.cublas_workspace.0,
-                if cfg.mode == crate::config::Mode::Inference { overheads.cublas_handles.min(1) } else { overheads.cublas_handles },
-            ),
-            conv_workspace: overheads.cudnn_workspace.0,
+            workspace: if cfg.mode == crate::config::Mode::Inference { overheads.cublas_handles.min(1) } else { overheads.cublas_handles },
             gathered: vec![None; g.blocks as usize],
             root_gathered: None,
-            in_flight: (in_flight_bytes(g, plan, cfg), None),
+            in_flight: None,
             shards,
         }
     }
 
-    /// Runs `steps` optimizer steps of `grad_accum` micro-batches each.
-    pub(super) fn run(mut self, steps: u32) -> Simulation {
+    /// Records `steps` optimizer steps. Micro-batches after the second
+    /// repeat its allocations exactly (the gradients exist from the first on;
+    /// nothing else carries over), so the tape holds two per step, the second
+    /// replayed only with gradient accumulation.
+    pub(super) fn run(mut self, steps: u32) -> Tape {
         if self.cfg.mode == crate::config::Mode::Inference {
             // One forward under `torch.inference_mode()`; the KV cache is preallocated.
             self.step = 1;
             self.micro = 1;
-            self.mem.alloc(Cat::KvCache, self.g.kv_cache.at(self.cfg.batch));
+            self.mem.alloc(Cat::KvCache, Size::Raw(self.g.kv_cache));
             self.forward();
-            let host_ram = Bytes(0);
-            return Simulation { peak: self.peak, timeline: self.timeline, peak_reserved: self.mem.peak_reserved(), host_ram };
+            return self.mem;
         }
-        // Micro-batches after the second repeat its allocations exactly (the
-        // gradients exist from the first on; nothing else carries over), so
-        // two per step give the same peak at a fraction of the cost.
-        let micro_batches = self.cfg.grad_accum.min(2) as u32;
         for step in 1..=steps {
             self.step = step;
-            for micro in 1..=micro_batches {
+            for micro in 1..=2 {
                 self.micro = micro;
                 if micro == 1 {
                     // 1F1B: the first stage runs the warm-up forwards of the other
                     // micro-batches before the first backward and keeps their activations.
-                    self.in_flight.1 = self.mem.alloc(Cat::Activations, self.in_flight.0);
+                    self.in_flight = self.mem.alloc(Cat::Activations, Size::InFlight);
+                } else {
+                    self.mem.begin_accumulating();
                 }
                 self.forward();
                 self.backward();
                 self.end_micro_batch();
             }
-            let warm = self.in_flight.1.take();
+            self.mem.end_accumulating();
+            let warm = self.in_flight.take();
             self.mem.free(warm);
             self.optimizer_step();
         }
-        let host_ram = Bytes(self.shards.host_bytes(self.g, self.cfg));
-        Simulation { peak: self.peak, timeline: self.timeline, peak_reserved: self.mem.peak_reserved(), host_ram }
+        self.mem
     }
 
     fn observe(&mut self, phase: Phase, op: usize) {
-        let breakdown = self.mem.breakdown();
-        let point = Point { step: self.step, micro_batch: self.micro, phase, op, breakdown };
-        if breakdown.total() > self.peak.breakdown.total() {
-            self.peak = point.clone();
-        }
-        if self.record {
-            self.timeline.push(point);
-        }
+        self.mem.observe(self.step, self.micro, phase, op);
     }
 
     /// An op's transient bytes: its own workspace, cuDNN's for convolutions,
     /// and for quantized weights the dequantized copy (NF4: bitsandbytes
     /// dequantizes to the compute dtype for each matmul) or the int32
     /// accumulator of LLM.int8's matmul.
-    fn op_temp(&self, op: &Op, n: Numel) -> u64 {
-        let conv = if op.kind == OpKind::Conv2d { self.conv_workspace } else { 0 };
-        let quant = match (op.kind, op.params.first().and_then(|p| self.g.params.get(p.0 as usize))) {
+    fn op_temp(&self, op: &Op, n: Numel) -> Size {
+        let none = (Numel::fixed(0), 0);
+        let extra = match (op.kind, op.params.first().and_then(|p| self.g.params.get(p.0 as usize))) {
             (OpKind::Linear, Some(w)) if w.quantizable => match self.shards.format {
-                crate::config::WeightFormat::Int4 => states::allocation(w.numel(), DType::Bf16).0,
-                crate::config::WeightFormat::Int8 => op
-                    .outputs
-                    .first()
-                    .and_then(|t| self.g.tensor(*t))
-                    .map_or(0, |t| states::allocation(t.numel.at(self.cfg.batch), DType::F32).0),
-                crate::config::WeightFormat::Native => 0,
+                crate::config::WeightFormat::Int4 => (Numel::fixed(w.numel()), DType::Bf16.size()),
+                crate::config::WeightFormat::Int8 => {
+                    op.outputs.first().and_then(|t| self.g.tensor(*t)).map_or(none, |t| (t.numel, DType::F32.size()))
+                }
+                crate::config::WeightFormat::Native => none,
             },
-            _ => 0,
+            _ => none,
         };
-        self.temp_bytes(n).saturating_add(conv).saturating_add(quant)
+        Size::OpTemp { temp: n, conv: op.kind == OpKind::Conv2d, extra }
     }
 
-    fn temp_bytes(&self, n: Numel) -> u64 {
-        match n.at(self.cfg.batch) {
-            0 => 0,
-            b => Bytes(b).round_up(ALLOCATION_QUANTUM).0,
-        }
+    fn temp_bytes(&self, n: Numel) -> Size {
+        Size::Rounded(n, 1)
     }
 
     fn storage(&self, t: crate::graph::TensorId) -> usize {
@@ -224,7 +193,7 @@ impl<'a> Sim<'a> {
         if self.alive.get(s).copied().unwrap_or(true) {
             return;
         }
-        let h = self.mem.alloc(self.category(s), self.bytes.get(s).copied().unwrap_or(0));
+        let h = self.mem.alloc(self.category(s), self.bytes.get(s).copied().unwrap_or(Size::Fixed(0)));
         if let (Some(a), Some(slot)) = (self.alive.get_mut(s), self.storage_handle.get_mut(s)) {
             *a = true;
             *slot = h;
@@ -267,10 +236,9 @@ impl<'a> Sim<'a> {
     /// The first matmul on a thread creates that thread's cuBLAS workspace,
     /// kept for the rest of the run (`getCurrentCUDABlasHandle`).
     fn cublas_workspace(&mut self) {
-        let (size, remaining) = self.workspace;
-        if remaining > 0 {
-            self.mem.alloc(Cat::Other, size);
-            self.workspace = (size, remaining - 1);
+        if self.workspace > 0 {
+            self.mem.alloc(Cat::Other, Size::CublasWorkspace);
+            self.workspace -= 1;
         }
     }
 
@@ -283,7 +251,7 @@ impl<'a> Sim<'a> {
         // gathered from forward until backward ends; ZeRO-3 gathers each
         // module's parameters only while it runs (see `op_gather`).
         if self.shards.parallel.shards_params() && self.shards.parallel.strategy != crate::parallel::Strategy::Zero3 {
-            self.root_gathered = self.mem.alloc(Cat::Parameters, self.shards.root_gather);
+            self.root_gathered = self.mem.alloc(Cat::Parameters, Size::Fixed(self.shards.root_gather));
         }
         let mut current = None;
         for i in 0..self.g.ops.len() {
@@ -309,7 +277,7 @@ impl<'a> Sim<'a> {
             return None;
         }
         let bytes: u64 = op.params.iter().filter_map(|p| self.g.params.get(p.0 as usize)).map(|p| self.shards.full_weight(p)).sum();
-        self.mem.alloc(Cat::Parameters, bytes)
+        self.mem.alloc(Cat::Parameters, Size::Fixed(bytes))
     }
 
     /// All-gathers a block's parameters (ZeRO-3 / FSDP full shard).
@@ -319,7 +287,7 @@ impl<'a> Sim<'a> {
             return;
         }
         let bytes = self.shards.block_gather.get(b).copied().unwrap_or(0);
-        let h = self.mem.alloc(Cat::Parameters, bytes);
+        let h = self.mem.alloc(Cat::Parameters, Size::Fixed(bytes));
         if let Some(slot) = self.gathered.get_mut(b) {
             *slot = h;
         }
@@ -354,7 +322,7 @@ impl<'a> Sim<'a> {
         if self.step == 1 && self.micro == 1 {
             self.cublas_workspace();
         }
-        let buckets = self.mem.alloc(Cat::Temporary, self.shards.zero_buckets());
+        let buckets = self.mem.alloc(Cat::Temporary, Size::Fixed(self.shards.zero_buckets()));
         self.backward_ops();
         self.mem.free(buckets);
     }
@@ -364,7 +332,7 @@ impl<'a> Sim<'a> {
         self.grads.clear();
         // The loss's gradient: a scalar of ones.
         if let Some(t) = self.g.ops.iter().rev().find(|o| o.kind == OpKind::Loss).and_then(|o| o.outputs.first()) {
-            let h = self.mem.alloc(Cat::Temporary, ALLOCATION_QUANTUM);
+            let h = self.mem.alloc(Cat::Temporary, Size::Fixed(ALLOCATION_QUANTUM));
             self.grads.push(GradBuffer { handle: h, users: 1 });
             if let Some(slot) = self.grad_of.get_mut(t.0 as usize) {
                 *slot = Some(self.grads.len() - 1);
@@ -437,7 +405,7 @@ impl<'a> Sim<'a> {
                 continue;
             }
             let xi = x.0 as usize;
-            let size = self.bytes.get(xi).copied().unwrap_or(0);
+            let size = self.bytes.get(xi).copied().unwrap_or(Size::Fixed(0));
             let view = op.grad_passthrough && Some(info.dtype) == out_dtype;
             match (self.grad_of.get(xi).copied().flatten(), view, out_grad) {
                 (Some(_), true, _) => {}
@@ -475,18 +443,18 @@ impl<'a> Sim<'a> {
             let first = self.param_grad.get(pi).is_some_and(Option::is_none);
             if full != kept {
                 // Computed full-size, then reduce-scattered: the shard appears after this op.
-                transient.push(self.mem.alloc(Cat::Temporary, full));
+                transient.push(self.mem.alloc(Cat::Temporary, Size::Fixed(full)));
                 if first {
                     fresh.push(Fresh::Shard(pi, kept));
                 }
             } else if first {
-                let h = self.mem.alloc(Cat::Temporary, full);
+                let h = self.mem.alloc(Cat::Temporary, Size::Fixed(full));
                 if let Some(slot) = self.param_grad.get_mut(pi) {
                     *slot = Some(h);
                 }
                 fresh.push(Fresh::Grad(h));
             } else {
-                transient.push(self.mem.alloc(Cat::Temporary, full));
+                transient.push(self.mem.alloc(Cat::Temporary, Size::Fixed(full)));
             }
         }
     }
@@ -497,7 +465,7 @@ impl<'a> Sim<'a> {
             match f {
                 Fresh::Grad(h) => self.mem.relabel(h, Cat::Gradients),
                 Fresh::Shard(pi, bytes) => {
-                    let h = self.mem.alloc(Cat::Gradients, bytes);
+                    let h = self.mem.alloc(Cat::Gradients, Size::Fixed(bytes));
                     if let Some(slot) = self.param_grad.get_mut(pi) {
                         *slot = Some(h);
                     }
@@ -551,11 +519,11 @@ impl<'a> Sim<'a> {
 
     fn optimizer_step(&mut self) {
         if self.states.is_none() {
-            let states = self.g.params.iter().map(|p| self.mem.alloc(Cat::States, self.shards.state(p, self.cfg))).collect();
+            let states = self.g.params.iter().map(|p| self.mem.alloc(Cat::States, Size::Fixed(self.shards.state(p, self.cfg)))).collect();
             self.states = Some(states);
         }
         let temps: Vec<Option<Handle>> =
-            self.shards.step_temps(self.g, self.cfg).into_iter().map(|b| self.mem.alloc(Cat::Temporary, b)).collect();
+            self.shards.step_temps(self.g, self.cfg).into_iter().map(|b| self.mem.alloc(Cat::Temporary, Size::Fixed(b))).collect();
         self.micro = 0;
         self.observe(Phase::Optimizer, OPTIMIZER_OP);
         temps.into_iter().for_each(|h| self.mem.free(h));

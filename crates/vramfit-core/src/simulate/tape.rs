@@ -1,0 +1,300 @@
+//! The simulation's allocations and frees as a batch-independent tape.
+//!
+//! What a training step allocates and frees, and in which order, does not
+//! depend on the micro-batch size; only the sizes do (each is affine in the
+//! batch before rounding). So [`super::step`] walks the graph once and
+//! records a [`Tape`] whose sizes are symbolic ([`Size`]); [`replay`] then
+//! evaluates it at any batch, with or without the caching-allocator model.
+//! The largest-batch search, the batch curve and the planner replay one tape
+//! many times instead of walking the graph again.
+
+use super::memory::{Cat, Memory};
+use super::{Breakdown, Phase, Point};
+use crate::graph::Numel;
+use crate::states::ALLOCATION_QUANTUM;
+
+/// A byte count, recorded once and evaluated per micro-batch size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    /// Exactly this many bytes.
+    Fixed(u64),
+    /// `numel` elements of the given byte width, rounded up to the
+    /// allocation quantum (zero elements stay zero bytes).
+    Rounded(Numel, u64),
+    /// Unrounded bytes (the preallocated KV cache).
+    Raw(Numel),
+    /// An op's transient buffer: its workspace bytes (rounded), cuDNN's
+    /// workspace when it is a convolution, and a rounded extra buffer
+    /// (a dequantized weight or an int32 accumulator).
+    OpTemp { temp: Numel, conv: bool, extra: (Numel, u64) },
+    /// One cuBLAS handle's workspace.
+    CublasWorkspace,
+    /// The activations a pipeline stage keeps for the other micro-batches in flight.
+    InFlight,
+}
+
+/// `numel × width` rounded up to the allocation quantum.
+fn rounded(numel: Numel, width: u64, batch: u64) -> u64 {
+    match numel.at(batch).saturating_mul(width) {
+        0 => 0,
+        b => b.div_ceil(ALLOCATION_QUANTUM).saturating_mul(ALLOCATION_QUANTUM),
+    }
+}
+
+impl Size {
+    /// Whether this size is zero at every batch (nothing is ever allocated for it).
+    pub fn is_zero(self) -> bool {
+        let none = |n: Numel| n.fixed == 0 && n.per_sample == 0;
+        match self {
+            Size::Fixed(b) => b == 0,
+            Size::Rounded(n, w) => none(n) || w == 0,
+            Size::Raw(n) => none(n),
+            Size::OpTemp { temp, conv, extra } => none(temp) && !conv && (none(extra.0) || extra.1 == 0),
+            Size::CublasWorkspace | Size::InFlight => false,
+        }
+    }
+
+    fn at(self, e: &Eval) -> u64 {
+        match self {
+            Size::Fixed(b) => b,
+            Size::Rounded(n, w) => rounded(n, w, e.batch),
+            Size::Raw(n) => n.at(e.batch),
+            Size::OpTemp { temp, conv, extra } => rounded(temp, 1, e.batch)
+                .saturating_add(if conv { e.conv_workspace } else { 0 })
+                .saturating_add(rounded(extra.0, extra.1, e.batch)),
+            Size::CublasWorkspace => e.cublas_workspace,
+            Size::InFlight => e.in_flight,
+        }
+    }
+}
+
+/// What a replay needs besides the tape.
+#[derive(Clone, Copy, Debug)]
+pub struct Eval {
+    /// The micro-batch size.
+    pub batch: u64,
+    /// Whether the step has more than one micro-batch (gradient accumulation).
+    pub accumulates: bool,
+    /// Bytes of one cuBLAS workspace.
+    pub cublas_workspace: u64,
+    /// Bytes of cuDNN's workspace per convolution call.
+    pub conv_workspace: u64,
+    /// Bytes for [`Size::InFlight`] at this batch.
+    pub in_flight: u64,
+}
+
+/// A slot for one live allocation; slots are reused once freed.
+pub type Slot = u32;
+
+/// One recorded event.
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    Alloc {
+        slot: Slot,
+        cat: Cat,
+        size: Size,
+    },
+    Free {
+        slot: Slot,
+    },
+    Relabel {
+        slot: Slot,
+        to: Cat,
+    },
+    /// A moment of the timeline (right after an op's allocations).
+    Observe {
+        step: u32,
+        micro: u32,
+        phase: Phase,
+        op: u32,
+    },
+    /// The state before the first op: the peak starts here, the timeline does not.
+    Baseline,
+    /// The next `len` events are the second micro-batch of a step, which
+    /// runs only with gradient accumulation.
+    Accumulating {
+        len: u32,
+    },
+}
+
+/// Records events, handing out slots.
+#[derive(Debug, Default)]
+pub struct Tape {
+    events: Vec<Event>,
+    live: Vec<bool>,
+    free_slots: Vec<Slot>,
+    open: Option<usize>,
+}
+
+/// A live recorded allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handle(Slot);
+
+impl Tape {
+    /// Records an allocation; `None` when the size is zero at every batch.
+    pub fn alloc(&mut self, cat: Cat, size: Size) -> Option<Handle> {
+        if size.is_zero() {
+            return None;
+        }
+        let slot = match self.free_slots.pop() {
+            Some(s) => s,
+            None => {
+                self.live.push(false);
+                Slot::try_from(self.live.len() - 1).unwrap_or(Slot::MAX)
+            }
+        };
+        if let Some(l) = self.live.get_mut(slot as usize) {
+            *l = true;
+        }
+        self.events.push(Event::Alloc { slot, cat, size });
+        Some(Handle(slot))
+    }
+
+    /// Records a free (nothing for `None` or an already freed handle).
+    pub fn free(&mut self, h: Option<Handle>) {
+        let Some(Handle(slot)) = h else { return };
+        match self.live.get_mut(slot as usize) {
+            Some(l) if *l => *l = false,
+            _ => return,
+        }
+        self.free_slots.push(slot);
+        self.events.push(Event::Free { slot });
+    }
+
+    /// Records a change of role of a live allocation.
+    pub fn relabel(&mut self, h: Option<Handle>, to: Cat) {
+        let Some(Handle(slot)) = h else { return };
+        if self.live.get(slot as usize).copied().unwrap_or(false) {
+            self.events.push(Event::Relabel { slot, to });
+        }
+    }
+
+    /// Records a moment of the timeline.
+    pub fn observe(&mut self, step: u32, micro: u32, phase: Phase, op: usize) {
+        let op = u32::try_from(op).unwrap_or(u32::MAX);
+        self.events.push(Event::Observe { step, micro, phase, op });
+    }
+
+    /// Records the moment before the first op.
+    pub fn baseline(&mut self) {
+        self.events.push(Event::Baseline);
+    }
+
+    /// Starts the events that only run with gradient accumulation.
+    pub fn begin_accumulating(&mut self) {
+        self.open = Some(self.events.len());
+        self.events.push(Event::Accumulating { len: 0 });
+    }
+
+    /// Ends what [`Tape::begin_accumulating`] started.
+    pub fn end_accumulating(&mut self) {
+        let Some(at) = self.open.take() else { return };
+        let len = u32::try_from(self.events.len() - at - 1).unwrap_or(u32::MAX);
+        if let Some(e) = self.events.get_mut(at) {
+            *e = Event::Accumulating { len };
+        }
+    }
+
+    /// Slots the replay needs.
+    fn slots(&self) -> usize {
+        self.live.len()
+    }
+}
+
+/// What one replay found.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    /// The highest moment of allocated memory.
+    pub peak: Point,
+    /// Every moment, when asked for.
+    pub timeline: Vec<Point>,
+    /// The caching-allocator model's peak reserved bytes (0 without it).
+    pub peak_reserved: u64,
+}
+
+/// Evaluates `tape` at `e`; with `allocator`, also models reserved memory;
+/// with `record`, keeps every moment.
+pub fn replay(tape: &Tape, e: &Eval, allocator: bool, record: bool) -> Replay {
+    let mut mem = Memory::new(tape.slots(), allocator);
+    let mut peak = Point { step: 0, micro_batch: 0, phase: Phase::Forward, op: 0, breakdown: Breakdown::default() };
+    let mut peak_total = 0u64;
+    let mut timeline = Vec::new();
+    let mut i = 0usize;
+    while let Some(event) = tape.events.get(i) {
+        i += 1;
+        match *event {
+            Event::Alloc { slot, cat, size } => mem.alloc(slot, cat, size.at(e)),
+            Event::Free { slot } => mem.free(slot),
+            Event::Relabel { slot, to } => mem.relabel(slot, to),
+            Event::Observe { step, micro, phase, op } => {
+                let total = mem.total();
+                if total > peak_total || record {
+                    let op = if op == u32::MAX { super::OPTIMIZER_OP } else { op as usize };
+                    let point = Point { step, micro_batch: micro, phase, op, breakdown: mem.breakdown() };
+                    if total > peak_total {
+                        peak_total = total;
+                        peak = point.clone();
+                    }
+                    if record {
+                        timeline.push(point);
+                    }
+                }
+            }
+            Event::Baseline => {
+                peak_total = mem.total();
+                peak.breakdown = mem.breakdown();
+            }
+            Event::Accumulating { len } => {
+                if !e.accumulates {
+                    i = i.saturating_add(len as usize);
+                }
+            }
+        }
+    }
+    Replay { peak, timeline, peak_reserved: mem.peak_reserved().0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eval(batch: u64, accumulates: bool) -> Eval {
+        Eval { batch, accumulates, cublas_workspace: 1 << 20, conv_workspace: 0, in_flight: 0 }
+    }
+
+    #[test]
+    fn sizes_scale_with_the_batch_and_round_per_allocation() {
+        let n = Numel { fixed: 1, per_sample: 100 };
+        let e = eval(3, false);
+        assert_eq!(Size::Rounded(n, 4).at(&e), 1536, "301 × 4 = 1204 B rounds to 1536");
+        assert_eq!(Size::Raw(n).at(&e), 301);
+        assert_eq!(Size::CublasWorkspace.at(&e), 1 << 20);
+        assert!(Size::Rounded(Numel::fixed(0), 4).is_zero());
+        assert!(!Size::Rounded(Numel::per_sample(1), 4).is_zero());
+    }
+
+    #[test]
+    fn replay_finds_the_peak_and_skips_the_second_micro_batch_without_accumulation() {
+        let mut t = Tape::default();
+        let w = t.alloc(Cat::Parameters, Size::Fixed(1024));
+        t.baseline();
+        let a = t.alloc(Cat::Activations, Size::Rounded(Numel::per_sample(256), 4));
+        t.observe(1, 1, Phase::Forward, 0);
+        t.free(a);
+        t.begin_accumulating();
+        let b = t.alloc(Cat::Activations, Size::Rounded(Numel::per_sample(512), 4));
+        t.observe(1, 2, Phase::Forward, 0);
+        t.free(b);
+        t.end_accumulating();
+        t.free(w);
+        t.free(w); // a second free of the same handle records nothing
+        let single = replay(&t, &eval(2, false), true, true);
+        assert_eq!(single.peak.breakdown.total().0, 1024 + 2048);
+        assert_eq!(single.timeline.len(), 1);
+        let accumulating = replay(&t, &eval(2, true), true, true);
+        assert_eq!(accumulating.peak.breakdown.total().0, 1024 + 4096);
+        assert_eq!((accumulating.peak.step, accumulating.peak.micro_batch), (1, 2));
+        assert_eq!(accumulating.timeline.len(), 2);
+        assert!(accumulating.peak_reserved >= 1024 + 4096);
+    }
+}
