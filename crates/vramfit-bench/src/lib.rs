@@ -9,9 +9,25 @@
 //!   Nothing else differs between the two targets.
 //! - Each kernel is a struct that builds its pipeline once from a WGSL file
 //!   in the workspace's `shaders/` directory and runs it asynchronously:
-//!   [`Saxpy`] for `shaders/saxpy.wgsl`.
+//!   [`Saxpy`] for `shaders/saxpy.wgsl`, and in [`kernels`] the
+//!   neural-network ones, each in `f32` and `f16` ([`DType`]): naive and
+//!   tiled [`Matmul`](kernels::Matmul) (forward and both backward products),
+//!   [`Conv2d`](kernels::Conv2d), [`LayerNorm`](kernels::LayerNorm),
+//!   [`Softmax`](kernels::Softmax), [`Gelu`](kernels::Gelu),
+//!   [`Attention`](kernels::Attention) (materialised or fused) and
+//!   [`Adam`](kernels::Adam).
+//! - Kernels work on [`GpuTensor`]s and return [`Dispatch`]es, so a layer
+//!   chains them on GPU buffers ([`encode_all`], [`submit`]) and reads back
+//!   only at the end; each kernel also has a `run` that uploads, dispatches
+//!   and reads back.
+//! - [`timing`] times dispatches (GPU timestamps when the adapter has
+//!   `TIMESTAMP_QUERY`, the wall clock otherwise; warm-up, batched runs,
+//!   median and spread); [`suite`] prepares every kernel at a size preset;
+//!   [`report`] holds the serde-serialisable results with Markdown and JSON
+//!   renderings; [`args`] parses the flags `vramfit bench` and the
+//!   `vramfit-bench` binary share.
 //! - [`reference`](mod@reference) holds the CPU version of every kernel and
-//!   its tolerance; [`Comparison`] compares the two, and [`check`] runs both
+//!   its tolerance (stated and derived on each function); [`Comparison`] compares the two, and [`check`] runs both
 //!   on seeded [`data`].
 //! - `testing::gpu_or_skip` (native only) is the policy for GPU tests: fail
 //!   without an adapter unless `VRAMFIT_ALLOW_NO_GPU=1`.
@@ -36,6 +52,7 @@
 // Tests fail by panicking; everywhere else the workspace denies these.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod args;
 pub mod check;
 mod compare;
 mod context;

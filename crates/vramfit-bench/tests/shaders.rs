@@ -106,3 +106,44 @@ fn header_check_catches_an_undocumented_binding() {
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].contains("group 0, binding 3:"), "{problems:?}");
 }
+
+#[test]
+fn every_kernel_with_a_scalar_alias_also_validates_as_f16() {
+    let dir = shaders_dir();
+    let mut failures = Vec::new();
+    let mut specialised = 0;
+    for path in wgsl_files(&dir) {
+        let name = path.strip_prefix(&dir).unwrap_or(&path).display().to_string();
+        let source = std::fs::read_to_string(&path).unwrap();
+        if !source.contains(vramfit_bench::SCALAR_ALIAS_F32) {
+            continue;
+        }
+        specialised += 1;
+        let f16 = vramfit_bench::DType::F16.specialize("test", &source).unwrap();
+        if let Err(message) = parse_and_validate(&format!("{name} (f16)"), &f16) {
+            failures.push(message);
+        }
+    }
+    assert!(specialised >= 8, "only {specialised} kernels declare `{}`", vramfit_bench::SCALAR_ALIAS_F32);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The value of the `u32` constant `name` in `file`.
+fn const_u32(file: &str, name: &str) -> u32 {
+    let source = std::fs::read_to_string(shaders_dir().join(file)).unwrap();
+    let module = naga::front::wgsl::parse_str(&source).unwrap();
+    let (_, constant) =
+        module.constants.iter().find(|(_, c)| c.name.as_deref() == Some(name)).unwrap_or_else(|| panic!("{file} has no {name}"));
+    match module.global_expressions[constant.init] {
+        naga::Expression::Literal(naga::Literal::U32(value)) => value,
+        ref other => panic!("{file}: {name} is {other:?}, not a u32 literal"),
+    }
+}
+
+#[test]
+fn constants_mirrored_on_the_host_agree_with_the_wgsl() {
+    use vramfit_bench::kernels::{ATTENTION_MAX_HEAD_DIM, MATMUL_TILED_OUTPUTS};
+    assert_eq!(const_u32("matmul_tiled.wgsl", "TM"), MATMUL_TILED_OUTPUTS);
+    assert_eq!(const_u32("matmul_tiled.wgsl", "TN"), MATMUL_TILED_OUTPUTS);
+    assert_eq!(const_u32("attention_flash.wgsl", "MAX_D") as usize, ATTENTION_MAX_HEAD_DIM);
+}
