@@ -1,12 +1,19 @@
 //! The `vramfit` binary: parse arguments, run the command, map errors to exit codes.
 
 mod args;
+#[cfg(not(target_arch = "wasm32"))]
+mod bench;
 mod report;
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    // `bench` talks to the GPU, not to the estimator; it has its own flags.
+    #[cfg(not(target_arch = "wasm32"))]
+    if argv.first().map(String::as_str) == Some("bench") {
+        return bench::run(argv.get(1..).unwrap_or(&[]));
+    }
     let run = |cmd: args::Command| {
         for w in cmd.warnings() {
             eprintln!("vramfit: warning: {w}");
