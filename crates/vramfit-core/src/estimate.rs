@@ -207,68 +207,12 @@ pub fn usable(gpu: &GpuPreset, o: &Overheads) -> Bytes {
 /// assert!(estimate(&model, &bad, &Overheads::default(), None).is_err());
 /// ```
 pub fn estimate(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, gpu: Option<&GpuPreset>) -> Result<Estimate, Error> {
-    let g = check(spec, cfg, overheads)?;
-    let sim = simulate::simulate(&g, cfg, overheads, true);
-    // Under tensor or pipeline parallelism the graph is one rank's share; counts are of the whole model.
-    let whole_model;
-    let whole = if cfg.parallel.tp > 1 || cfg.parallel.pp > 1 {
-        let one = crate::parallel::Parallel { tp: 1, pp: 1, sp: false, ..cfg.parallel };
-        whole_model = spec.lower(&TrainConfig { parallel: one, ..*cfg })?;
-        &whole_model
-    } else {
-        &g
-    };
-    let op_name =
-        |i: usize| if i == usize::MAX { "optimizer.step".to_string() } else { g.ops.get(i).map(|o| o.name.clone()).unwrap_or_default() };
-    let timeline = sim
-        .timeline
-        .iter()
-        .map(|p| TimelinePoint { step: p.step, phase: p.phase, op: op_name(p.op), allocated_bytes: p.breakdown.total() })
-        .collect();
-    let device = device_used(&sim, overheads);
-    let gpu = match gpu {
-        Some(gp) => {
-            let cap = usable(gp, overheads);
-            Some(GpuFit {
-                id: gp.id.to_string(),
-                memory_bytes: gp.memory_bytes,
-                usable_bytes: cap,
-                fits: device <= cap,
-                max_batch: max_batch_for(spec, cfg, overheads, cap)?,
-                max_context: if cfg.mode == crate::config::Mode::Inference {
-                    Some(max_context_for(spec, cfg, overheads, cap)?)
-                } else {
-                    None
-                },
-            })
-        }
-        None => None,
-    };
-    Ok(Estimate {
-        schema: SCHEMA,
-        parameter_count: whole.parameter_count(),
-        trainable_parameter_count: whole.trainable_parameter_count(),
-        peak_allocated_bytes: sim.peak.breakdown.total(),
-        peak_reserved_bytes: sim.peak_reserved,
-        device_used_bytes: device,
-        peak_phase: sim.peak.phase,
-        peak_op: op_name(sim.peak.op),
-        peak_step: sim.peak.step,
-        at_peak: sim.peak.breakdown,
-        overheads: *overheads,
-        config: *cfg,
-        layers: layer_rows(&g, cfg),
-        timeline,
-        gpu,
-        host_ram_bytes: sim.host_ram,
-        deepspeed_estimate: deepspeed_estimate(&g, cfg),
-        rank_note: rank_note(cfg, spec),
-    })
+    crate::session::Session::default().estimate(spec, cfg, overheads, gpu)
 }
 
 /// With pipeline parallelism the first stage is the fullest: it holds the
 /// embeddings and keeps the most micro-batches in flight under 1F1B.
-fn rank_note(cfg: &TrainConfig, spec: &ModelSpec) -> Option<String> {
+pub(crate) fn rank_note(cfg: &TrainConfig, spec: &ModelSpec) -> Option<String> {
     let p = &cfg.parallel;
     if p.pp <= 1 {
         return None;
@@ -289,7 +233,7 @@ fn rank_note(cfg: &TrainConfig, spec: &ModelSpec) -> Option<String> {
 /// What DeepSpeed's `estimate_zero{2,3}_model_states_mem_needs_all_live`
 /// would print for this model and layout (its "largest layer" is the module
 /// with the most direct parameters; here, the op with the most).
-fn deepspeed_estimate(g: &Graph, cfg: &TrainConfig) -> Option<crate::deepspeed::ZeroEstimate> {
+pub(crate) fn deepspeed_estimate(g: &Graph, cfg: &TrainConfig) -> Option<crate::deepspeed::ZeroEstimate> {
     use crate::parallel::{Offload, Strategy};
     let p = &cfg.parallel;
     let total = g.parameter_count();
@@ -322,23 +266,26 @@ fn deepspeed_estimate(g: &Graph, cfg: &TrainConfig) -> Option<crate::deepspeed::
 /// # Errors
 /// As [`estimate`].
 pub fn max_batch_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<u64, Error> {
-    let g = check(spec, &TrainConfig { batch: 1, ..*cfg }, overheads)?;
-    let prepared = simulate::Prepared::new(&g, cfg, overheads);
+    crate::session::Session::default().max_batch(spec, cfg, overheads, capacity)
+}
+
+/// [`max_batch_for`] on a prepared simulation of `cfg`'s configuration.
+pub(crate) fn max_batch_prepared(prepared: &simulate::Prepared, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> u64 {
     let at = |batch: u64| TrainConfig { batch, ..*cfg };
     let context = overheads.cuda_context.0;
     let allocated = |batch: u64| prepared.peak_allocated(&at(batch), overheads).0.saturating_add(context);
     let bound = largest_guided(allocated, capacity.0);
     if bound == 0 {
-        return Ok(0);
+        return 0;
     }
     let used = |batch: u64| device_used(&prepared.run(&at(batch), overheads, false), overheads).0;
     let at_bound = used(bound);
     if at_bound <= capacity.0 {
-        return Ok(bound);
+        return bound;
     }
     // Reserved memory exceeds allocated memory by caching and fragmentation.
     let slope = (at_bound.saturating_sub(allocated(1))) as f64 / bound.saturating_sub(1).max(1) as f64;
-    Ok(secant_search(used, capacity.0, None, Some((bound, at_bound)), slope))
+    secant_search(used, capacity.0, None, Some((bound, at_bound)), slope)
 }
 
 /// The largest batch whose `used(batch)` fits in `capacity` (0 if not even
@@ -462,8 +409,8 @@ fn largest(start: u64, fits: impl Fn(u64) -> bool) -> u64 {
     bisect(lo, hi, &fits)
 }
 
-fn layer_rows(g: &Graph, cfg: &TrainConfig) -> Vec<LayerRow> {
-    let kept = simulate::kept_after_forward(g, cfg);
+/// The per-layer table at `batch` from the graph and what each layer keeps after forward.
+pub(crate) fn layer_rows(g: &Graph, batch: u64, kept: Vec<(usize, Bytes)>) -> Vec<LayerRow> {
     let mut rows: Vec<LayerRow> =
         g.layers.iter().map(|name| LayerRow { name: name.clone(), parameters: 0, saved_bytes: Bytes::ZERO, forward_flops: 0.0 }).collect();
     for p in &g.params {
@@ -474,7 +421,7 @@ fn layer_rows(g: &Graph, cfg: &TrainConfig) -> Vec<LayerRow> {
     }
     for op in &g.ops {
         if let Some(r) = rows.get_mut(op.layer as usize) {
-            r.forward_flops += op.flops.at(cfg.batch) as f64;
+            r.forward_flops += op.flops.at(batch) as f64;
         }
     }
     for (layer, bytes) in kept {

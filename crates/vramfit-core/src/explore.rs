@@ -4,9 +4,8 @@
 
 use crate::config::{CheckpointMode, Checkpointing, MAX_DIMENSION, Optimizer, Precision, TrainConfig};
 use crate::error::Error;
-use crate::estimate::{Overheads, device_used};
+use crate::estimate::Overheads;
 use crate::models::ModelSpec;
-use crate::simulate;
 use crate::units::Bytes;
 use serde::Serialize;
 
@@ -26,17 +25,7 @@ pub struct CurvePoint {
 /// # Errors
 /// As [`crate::estimate`].
 pub fn batch_curve(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, batches: &[u64]) -> Result<Vec<CurvePoint>, Error> {
-    cfg.validate()?;
-    let g = spec.lower(cfg)?;
-    let prepared = simulate::Prepared::new(&g, cfg, overheads);
-    Ok(batches
-        .iter()
-        .filter(|&&b| (1..=MAX_DIMENSION).contains(&b))
-        .map(|&batch| {
-            let sim = prepared.run(&TrainConfig { batch, ..*cfg }, overheads, false);
-            CurvePoint { batch, allocated_bytes: sim.peak.breakdown.total(), device_used_bytes: device_used(&sim, overheads) }
-        })
-        .collect())
+    crate::session::Session::default().batch_curve(spec, cfg, overheads, batches)
 }
 
 /// Batch sizes for a curve reaching `upto`: 1, 2, 4, ... and `upto` itself,
@@ -88,7 +77,11 @@ pub struct Variant {
 /// # Errors
 /// As [`crate::estimate`].
 pub fn compare_techniques(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Vec<Variant>, Error> {
-    let (_, base) = peaks(spec, cfg, overheads)?;
+    crate::session::Session::default().compare_techniques(spec, cfg, overheads)
+}
+
+/// The techniques that apply to `cfg`, each with the configuration it leads to.
+pub(crate) fn techniques(cfg: &TrainConfig) -> Vec<(Technique, TrainConfig)> {
     let mut candidates = Vec::new();
     if cfg.precision == Precision::Fp32 {
         candidates.push((Technique::Amp, TrainConfig { precision: Precision::AmpBf16, ..*cfg }));
@@ -104,26 +97,6 @@ pub fn compare_techniques(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overh
         candidates.push((Technique::EightBitOptimizer, TrainConfig { optimizer: Optimizer::AdamW8bit, ..*cfg }));
     }
     candidates
-        .into_iter()
-        .map(|(technique, config)| {
-            let (allocated, used) = peaks(spec, &config, overheads)?;
-            Ok(Variant {
-                technique,
-                config,
-                allocated_bytes: allocated,
-                device_used_bytes: used,
-                saved_bytes: i128::from(base.0) - i128::from(used.0),
-            })
-        })
-        .collect()
-}
-
-/// (peak allocated, device used) of one configuration.
-fn peaks(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<(Bytes, Bytes), Error> {
-    cfg.validate()?;
-    let g = spec.lower(cfg)?;
-    let sim = simulate::simulate(&g, cfg, overheads, false);
-    Ok((sim.peak.breakdown.total(), device_used(&sim, overheads)))
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use crate::simulate;
 use crate::units::Bytes;
 use serde::Serialize;
 use std::cell::OnceCell;
+use std::rc::Rc;
 
 /// Fraction of peak throughput a well-fed training step reaches (model FLOPs
 /// utilization). PaLM reports 46 % MFU (Chowdhery et al. 2022, Table 3) and
@@ -142,8 +143,8 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
     // half precision, the chosen optimizer before 8-bit, the simpler
     // strategy), then the larger micro-batch.
     order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)).then(b.3.cmp(&a.3)));
-    let graphs: Vec<OnceCell<Option<Graph>>> = layouts.iter().map(|_| OnceCell::new()).collect();
-    let tapes: Vec<OnceCell<Option<simulate::Prepared<'_>>>> = candidates.iter().map(|_| OnceCell::new()).collect();
+    let graphs: Vec<OnceCell<Option<Rc<Graph>>>> = layouts.iter().map(|_| OnceCell::new()).collect();
+    let tapes: Vec<OnceCell<simulate::Prepared>> = candidates.iter().map(|_| OnceCell::new()).collect();
     let mut done = vec![false; candidates.len()];
     let mut plans: Vec<Plan> = Vec::new();
     for (seconds, _, i, micro) in order {
@@ -151,11 +152,10 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
             break;
         }
         let (Some((layout, base)), Some(false)) = (candidates.get(i), done.get(i).copied()) else { continue };
-        let Some(graph) = graphs.get(*layout).and_then(|g| g.get_or_init(|| spec.lower(base).ok()).as_ref()) else {
+        let Some(graph) = graphs.get(*layout).and_then(|g| g.get_or_init(|| spec.lower(base).ok().map(Rc::new)).as_ref()) else {
             continue;
         };
-        let Some(prepared) = tapes.get(i).and_then(|t| t.get_or_init(|| Some(simulate::Prepared::new(graph, base, overheads))).as_ref())
-        else {
+        let Some(prepared) = tapes.get(i).map(|t| t.get_or_init(|| simulate::Prepared::new(Rc::clone(graph), base, overheads))) else {
             continue;
         };
         let config = TrainConfig { batch: micro, grad_accum: per_gpu / micro, ..*base };
@@ -421,7 +421,7 @@ pub fn which_gpus(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) ->
             continue;
         }
         let g = spec.lower(&TrainConfig { batch: 1, ..base })?;
-        let prepared = simulate::Prepared::new(&g, &base, overheads);
+        let prepared = simulate::Prepared::new(Rc::new(g), &base, overheads);
         let mut cache: std::collections::HashMap<(u64, u64), u64> = std::collections::HashMap::new();
         for gpu in crate::gpus::gpu_presets() {
             let o = Overheads { cublas_workspace: gpu.cublas_workspace(), ..*overheads };

@@ -6,13 +6,27 @@ use crate::fields::Field;
 use crate::i18n::{Key, Lang, t, tf};
 use crate::labels;
 use crate::present;
-use vramfit_core::explore::{CurvePoint, Variant, batch_curve, compare_techniques, curve_batches};
-use vramfit_core::{CheckpointMode, Checkpointing, Error, Estimate, GpuFit, GpuPreset, ModelSpec, Overheads, TrainConfig, estimate};
+use std::cell::RefCell;
+use std::rc::Rc;
+use vramfit_core::explore::{CurvePoint, Variant, curve_batches};
+use vramfit_core::{CheckpointMode, Checkpointing, Error, Estimate, GpuFit, GpuPreset, ModelSpec, Overheads, Session, TrainConfig};
+
+/// The core's cache of lowered models and recorded simulations, shared by
+/// every copy of the page state (equal when it is the same cache).
+#[derive(Clone, Debug, Default)]
+pub struct SharedSession(Rc<RefCell<Session>>);
+
+impl PartialEq for SharedSession {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
 
 /// Results that do not depend on the micro-batch, kept between recomputes:
-/// the GPU fit's largest batch and the points of the batch curve. Changing
-/// the batch (the most common edit) then costs the estimate, the new curve
-/// point and the comparison, instead of every simulation again.
+/// the GPU fit's largest batch, the points of the batch curve and the core's
+/// [`Session`] of prepared simulations. Changing the batch (the most common
+/// edit) then costs a few replays of recorded simulations (the estimate, the
+/// new curve point, the comparison) instead of lowering and simulating again.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Memo {
     /// What the kept results are for: model, configuration at batch 1, GPU id.
@@ -21,6 +35,8 @@ pub struct Memo {
     fit: Option<GpuFit>,
     /// Curve points simulated so far, by batch.
     points: Vec<CurvePoint>,
+    /// Prepared simulations (kept across models and GPUs too; it holds a few).
+    session: SharedSession,
 }
 
 impl Memo {
@@ -28,7 +44,7 @@ impl Memo {
     fn keep_only_for(&mut self, spec: &ModelSpec, cfg: &TrainConfig, gpu: &GpuPreset) {
         let key = (spec.clone(), TrainConfig { batch: 1, ..*cfg }, gpu.id.to_string());
         if self.key.as_ref() != Some(&key) {
-            *self = Memo { key: Some(key), ..Memo::default() };
+            *self = Memo { key: Some(key), session: self.session.clone(), ..Memo::default() };
         }
     }
 
@@ -36,7 +52,8 @@ impl Memo {
     fn curve(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, batches: &[u64]) -> Result<Vec<CurvePoint>, Error> {
         let missing: Vec<u64> = batches.iter().copied().filter(|b| !self.points.iter().any(|p| p.batch == *b)).collect();
         if !missing.is_empty() {
-            self.points.extend(batch_curve(spec, cfg, overheads, &missing)?);
+            let points = self.session.0.borrow_mut().batch_curve(spec, cfg, overheads, &missing)?;
+            self.points.extend(points);
         }
         Ok(batches.iter().filter_map(|b| self.points.iter().find(|p| p.batch == *b).copied()).collect())
     }
@@ -101,12 +118,12 @@ impl Report {
         let estimate = match &memo.fit {
             // Only whether this batch fits changes with the batch.
             Some(fit) => {
-                let mut e = estimate(spec, cfg, &overheads, None)?;
+                let mut e = memo.session.0.borrow_mut().estimate(spec, cfg, &overheads, None)?;
                 e.gpu = Some(GpuFit { fits: e.device_used_bytes <= fit.usable_bytes, ..fit.clone() });
                 e
             }
             None => {
-                let e = estimate(spec, cfg, &overheads, Some(gpu))?;
+                let e = memo.session.0.borrow_mut().estimate(spec, cfg, &overheads, Some(gpu))?;
                 memo.fit = e.gpu.clone();
                 e
             }
@@ -134,7 +151,7 @@ impl Report {
         let max = self.estimate.gpu.as_ref().map_or(0, |g| g.max_batch);
         let upto = max.max(cfg.batch).saturating_mul(2);
         let curve = memo.curve(spec, cfg, &overheads, &curve_batches(upto, &[cfg.batch, max]))?;
-        let variants = compare_techniques(spec, cfg, &overheads)?;
+        let variants = memo.session.0.borrow_mut().compare_techniques(spec, cfg, &overheads)?;
         Ok(Report { curve, variants, complete: true, ..self.clone() })
     }
 
@@ -176,7 +193,8 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vramfit_core::{Precision, gpu_preset, model_preset};
+    use vramfit_core::explore::batch_curve;
+    use vramfit_core::{Precision, estimate, gpu_preset, model_preset};
 
     #[test]
     fn memoized_reports_equal_the_cores_estimate_and_fresh_curves() {

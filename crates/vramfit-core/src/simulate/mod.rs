@@ -19,6 +19,7 @@ use crate::graph::Graph;
 use crate::states;
 use crate::units::Bytes;
 use serde::Serialize;
+use std::rc::Rc;
 
 pub use step::OPTIMIZER_OP;
 
@@ -112,28 +113,39 @@ pub const STEPS: u32 = 2;
 /// Simulates [`STEPS`] optimizer steps of `cfg.grad_accum` micro-batches
 /// each, recording every moment when `record` is set.
 pub fn simulate(g: &Graph, cfg: &TrainConfig, overheads: &Overheads, record: bool) -> Simulation {
-    Prepared::new(g, cfg, overheads).run(cfg, overheads, record)
+    Prepared::new(Rc::new(g.clone()), cfg, overheads).run(cfg, overheads, record)
 }
 
 /// The batch-independent part of a simulation, recorded once and replayed
 /// per batch size (the largest-batch search, the batch curve and the planner
 /// run many simulations of one configuration).
-pub struct Prepared<'g> {
-    g: &'g Graph,
+pub struct Prepared {
+    g: Rc<Graph>,
     plan: plan::Plan,
     shards: shard::Shards,
     tape: tape::Tape,
 }
 
-impl<'g> Prepared<'g> {
+impl Prepared {
     /// Analyses `g` and records its tape for everything in `cfg` except the
     /// batch size and the accumulation steps, and for the number of cuBLAS
     /// handles in `overheads` (workspace sizes are read at each run).
-    pub fn new(g: &'g Graph, cfg: &TrainConfig, overheads: &Overheads) -> Prepared<'g> {
-        let plan = plan::plan(g, cfg);
-        let shards = shard::Shards::new(g, cfg);
-        let tape = step::Sim::new(g, &plan, &shards, cfg, overheads).run(STEPS);
+    pub fn new(g: Rc<Graph>, cfg: &TrainConfig, overheads: &Overheads) -> Prepared {
+        let plan = plan::plan(&g, cfg);
+        let shards = shard::Shards::new(&g, cfg);
+        let tape = step::Sim::new(&g, &plan, &shards, cfg, overheads).run(STEPS);
         Prepared { g, plan, shards, tape }
+    }
+
+    /// The graph this was prepared for.
+    pub fn graph(&self) -> &Graph {
+        &self.g
+    }
+
+    /// Bytes each layer keeps alive at the end of the forward pass at `cfg`'s batch
+    /// (see [`kept_after_forward`]).
+    pub fn kept_after_forward(&self, cfg: &TrainConfig) -> Vec<(usize, Bytes)> {
+        kept_with(&self.g, &self.plan, cfg)
     }
 
     fn eval(&self, cfg: &TrainConfig, overheads: &Overheads) -> tape::Eval {
@@ -142,7 +154,7 @@ impl<'g> Prepared<'g> {
             accumulates: cfg.grad_accum > 1,
             cublas_workspace: overheads.cublas_workspace.0,
             conv_workspace: overheads.cudnn_workspace.0,
-            in_flight: step::in_flight_bytes(self.g, &self.plan, cfg),
+            in_flight: step::in_flight_bytes(&self.g, &self.plan, cfg),
         }
     }
 
@@ -150,7 +162,7 @@ impl<'g> Prepared<'g> {
     /// batch size and accumulation steps.
     pub fn run(&self, cfg: &TrainConfig, overheads: &Overheads, record: bool) -> Simulation {
         let r = tape::replay(&self.tape, &self.eval(cfg, overheads), true, record);
-        let host_ram = if cfg.mode == crate::config::Mode::Inference { 0 } else { self.shards.host_bytes(self.g, cfg) };
+        let host_ram = if cfg.mode == crate::config::Mode::Inference { 0 } else { self.shards.host_bytes(&self.g, cfg) };
         Simulation { peak: r.peak, timeline: r.timeline, peak_reserved: Bytes(r.peak_reserved), host_ram: Bytes(host_ram) }
     }
 

@@ -1,0 +1,233 @@
+//! Lowered models and recorded simulations, kept between calls.
+//!
+//! A page that recomputes on every keystroke mostly changes the micro-batch,
+//! and a report asks several questions of one configuration (its estimate,
+//! its largest batch, a curve over batches, the same configuration with each
+//! technique). Lowering the model and recording its simulation's tape do not
+//! depend on the batch, so a [`Session`] keeps the recent ones and every
+//! question at a new batch is a replay. Results are identical to the free
+//! functions ([`crate::estimate()`], [`crate::max_batch_for`], ...), which
+//! use a fresh session.
+
+use crate::config::{MAX_DIMENSION, TrainConfig};
+use crate::error::Error;
+use crate::estimate::{self, Estimate, GpuFit, Overheads, TimelinePoint, device_used, usable};
+use crate::explore::{self, CurvePoint, Variant};
+use crate::gpus::GpuPreset;
+use crate::models::ModelSpec;
+use crate::simulate::Prepared;
+use crate::units::Bytes;
+use std::rc::Rc;
+
+/// Prepared simulations a session keeps (the current configuration, its
+/// comparison variants and a few recent ones); the oldest goes first.
+pub const KEPT: usize = 12;
+
+/// What a prepared simulation is for: the model, the configuration with
+/// batch and accumulation set to 1, and the cuBLAS handles (the tape's only
+/// overhead that is not a size).
+type Key = (ModelSpec, TrainConfig, u32);
+
+/// A cache of prepared simulations; see the module documentation.
+#[derive(Default)]
+pub struct Session {
+    kept: Vec<(Key, Rc<Prepared>)>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("kept", &self.kept.len()).finish()
+    }
+}
+
+impl Session {
+    /// The prepared simulation of `spec` under `cfg` (any batch), from the
+    /// cache or made now.
+    ///
+    /// # Errors
+    /// An invalid configuration or memory fraction, or a model that cannot be lowered.
+    pub fn prepared(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Rc<Prepared>, Error> {
+        cfg.validate()?;
+        if !(overheads.memory_fraction > 0.0 && overheads.memory_fraction <= 1.0) {
+            return Err(Error::OutOfRange { field: "memory-fraction", value: overheads.memory_fraction.to_string(), min: 0, max: 1 });
+        }
+        let base = TrainConfig { batch: 1, grad_accum: 1, ..*cfg };
+        if let Some(at) = self.kept.iter().position(|(k, _)| k.2 == overheads.cublas_handles && k.1 == base && k.0 == *spec) {
+            // Most recently used last.
+            let entry = self.kept.remove(at);
+            let prepared = Rc::clone(&entry.1);
+            self.kept.push(entry);
+            return Ok(prepared);
+        }
+        let prepared = Rc::new(Prepared::new(Rc::new(spec.lower(&base)?), &base, overheads));
+        if self.kept.len() >= KEPT {
+            self.kept.remove(0);
+        }
+        self.kept.push(((spec.clone(), base, overheads.cublas_handles), Rc::clone(&prepared)));
+        Ok(prepared)
+    }
+
+    /// Estimates one configuration; see [`crate::estimate()`].
+    ///
+    /// # Errors
+    /// As [`crate::estimate()`].
+    pub fn estimate(
+        &mut self,
+        spec: &ModelSpec,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        gpu: Option<&GpuPreset>,
+    ) -> Result<Estimate, Error> {
+        let prepared = self.prepared(spec, cfg, overheads)?;
+        let g = prepared.graph();
+        let sim = prepared.run(cfg, overheads, true);
+        // Under tensor or pipeline parallelism the graph is one rank's share; counts are of the whole model.
+        let (parameter_count, trainable_parameter_count) = if cfg.parallel.tp > 1 || cfg.parallel.pp > 1 {
+            let one = crate::parallel::Parallel { tp: 1, pp: 1, sp: false, ..cfg.parallel };
+            let whole = spec.lower(&TrainConfig { parallel: one, ..*cfg })?;
+            (whole.parameter_count(), whole.trainable_parameter_count())
+        } else {
+            (g.parameter_count(), g.trainable_parameter_count())
+        };
+        let op_name = |i: usize| {
+            if i == usize::MAX { "optimizer.step".to_string() } else { g.ops.get(i).map(|o| o.name.clone()).unwrap_or_default() }
+        };
+        let timeline = sim
+            .timeline
+            .iter()
+            .map(|p| TimelinePoint { step: p.step, phase: p.phase, op: op_name(p.op), allocated_bytes: p.breakdown.total() })
+            .collect();
+        let device = device_used(&sim, overheads);
+        let gpu = match gpu {
+            Some(gp) => {
+                let cap = usable(gp, overheads);
+                Some(GpuFit {
+                    id: gp.id.to_string(),
+                    memory_bytes: gp.memory_bytes,
+                    usable_bytes: cap,
+                    fits: device <= cap,
+                    max_batch: estimate::max_batch_prepared(&prepared, cfg, overheads, cap),
+                    max_context: if cfg.mode == crate::config::Mode::Inference {
+                        Some(estimate::max_context_for(spec, cfg, overheads, cap)?)
+                    } else {
+                        None
+                    },
+                })
+            }
+            None => None,
+        };
+        Ok(Estimate {
+            schema: estimate::SCHEMA,
+            parameter_count,
+            trainable_parameter_count,
+            peak_allocated_bytes: sim.peak.breakdown.total(),
+            peak_reserved_bytes: sim.peak_reserved,
+            device_used_bytes: device,
+            peak_phase: sim.peak.phase,
+            peak_op: op_name(sim.peak.op),
+            peak_step: sim.peak.step,
+            at_peak: sim.peak.breakdown,
+            overheads: *overheads,
+            config: *cfg,
+            layers: estimate::layer_rows(g, cfg.batch, prepared.kept_after_forward(cfg)),
+            timeline,
+            gpu,
+            host_ram_bytes: sim.host_ram,
+            deepspeed_estimate: estimate::deepspeed_estimate(g, cfg),
+            rank_note: estimate::rank_note(cfg, spec),
+        })
+    }
+
+    /// The largest micro-batch that fits in `capacity`; see [`crate::max_batch_for`].
+    ///
+    /// # Errors
+    /// As [`crate::estimate()`].
+    pub fn max_batch(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<u64, Error> {
+        let prepared = self.prepared(spec, &TrainConfig { batch: 1, ..*cfg }, overheads)?;
+        Ok(estimate::max_batch_prepared(&prepared, cfg, overheads, capacity))
+    }
+
+    /// Peak memory at each of `batches`; see [`explore::batch_curve`].
+    ///
+    /// # Errors
+    /// As [`crate::estimate()`].
+    pub fn batch_curve(
+        &mut self,
+        spec: &ModelSpec,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        batches: &[u64],
+    ) -> Result<Vec<CurvePoint>, Error> {
+        let prepared = self.prepared(spec, cfg, overheads)?;
+        Ok(batches
+            .iter()
+            .filter(|&&b| (1..=MAX_DIMENSION).contains(&b))
+            .map(|&batch| {
+                let sim = prepared.run(&TrainConfig { batch, ..*cfg }, overheads, false);
+                CurvePoint { batch, allocated_bytes: sim.peak.breakdown.total(), device_used_bytes: device_used(&sim, overheads) }
+            })
+            .collect())
+    }
+
+    /// The comparison strip; see [`explore::compare_techniques`].
+    ///
+    /// # Errors
+    /// As [`crate::estimate()`].
+    pub fn compare_techniques(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Vec<Variant>, Error> {
+        let (_, base) = self.peaks(spec, cfg, overheads)?;
+        explore::techniques(cfg)
+            .into_iter()
+            .map(|(technique, config)| {
+                let (allocated, used) = self.peaks(spec, &config, overheads)?;
+                Ok(Variant {
+                    technique,
+                    config,
+                    allocated_bytes: allocated,
+                    device_used_bytes: used,
+                    saved_bytes: i128::from(base.0) - i128::from(used.0),
+                })
+            })
+            .collect()
+    }
+
+    /// (peak allocated, device used) of one configuration.
+    fn peaks(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<(Bytes, Bytes), Error> {
+        let sim = self.prepared(spec, cfg, overheads)?.run(cfg, overheads, false);
+        Ok((sim.peak.breakdown.total(), device_used(&sim, overheads)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Optimizer, Precision};
+    use crate::{gpu_preset, model_preset};
+
+    #[test]
+    fn a_session_answers_exactly_as_fresh_calls_across_batches_and_accumulation() {
+        let gpu = gpu_preset("rtx-4090").unwrap();
+        let o = Overheads::for_gpu(&gpu);
+        let mut session = Session::default();
+        for (model, precision) in [("gpt2", Precision::AmpBf16), ("resnet50", Precision::Fp32)] {
+            let spec = model_preset(model).unwrap().spec;
+            for (batch, grad_accum) in [(8, 1), (3, 4), (8, 2), (1, 1)] {
+                let cfg = TrainConfig { batch, grad_accum, seq: 256, precision, optimizer: Optimizer::AdamW, ..TrainConfig::default() };
+                assert_eq!(session.estimate(&spec, &cfg, &o, Some(&gpu)).unwrap(), crate::estimate(&spec, &cfg, &o, Some(&gpu)).unwrap());
+                assert_eq!(session.compare_techniques(&spec, &cfg, &o).unwrap(), explore::compare_techniques(&spec, &cfg, &o).unwrap());
+                assert_eq!(session.batch_curve(&spec, &cfg, &o, &[1, 5]).unwrap(), explore::batch_curve(&spec, &cfg, &o, &[1, 5]).unwrap());
+            }
+        }
+        assert!(session.kept.len() <= KEPT);
+    }
+
+    #[test]
+    fn invalid_input_is_refused_before_the_cache() {
+        let spec = model_preset("gpt2").unwrap().spec;
+        let mut session = Session::default();
+        let bad = TrainConfig { batch: 0, ..TrainConfig::default() };
+        assert!(session.estimate(&spec, &bad, &Overheads::default(), None).is_err());
+        let o = Overheads { memory_fraction: 0.0, ..Overheads::default() };
+        assert!(session.prepared(&spec, &TrainConfig::default(), &o).is_err());
+        assert!(session.kept.is_empty());
+    }
+}
