@@ -32,11 +32,17 @@ type Key = (ModelSpec, TrainConfig, u32);
 #[derive(Default)]
 pub struct Session {
     kept: Vec<(Key, Rc<Prepared>)>,
+    /// (peak allocated, device used) of recent runs: the comparison strip's
+    /// base and the curve's point at the current batch are the estimate's.
+    peaks: Vec<((ModelSpec, TrainConfig, Overheads), (Bytes, Bytes))>,
 }
+
+/// Recent peaks a session remembers.
+const PEAKS_KEPT: usize = 32;
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session").field("kept", &self.kept.len()).finish()
+        f.debug_struct("Session").field("kept", &self.kept.len()).field("peaks", &self.peaks.len()).finish()
     }
 }
 
@@ -98,6 +104,7 @@ impl Session {
             .map(|p| TimelinePoint { step: p.step, phase: p.phase, op: op_name(p.op), allocated_bytes: p.breakdown.total() })
             .collect();
         let device = device_used(&sim, overheads);
+        self.remember(spec, cfg, overheads, (sim.peak.breakdown.total(), device));
         let gpu = match gpu {
             Some(gp) => {
                 let cap = usable(gp, overheads);
@@ -158,15 +165,14 @@ impl Session {
         overheads: &Overheads,
         batches: &[u64],
     ) -> Result<Vec<CurvePoint>, Error> {
-        let prepared = self.prepared(spec, cfg, overheads)?;
-        Ok(batches
+        batches
             .iter()
             .filter(|&&b| (1..=MAX_DIMENSION).contains(&b))
             .map(|&batch| {
-                let sim = prepared.run(&TrainConfig { batch, ..*cfg }, overheads, false);
-                CurvePoint { batch, allocated_bytes: sim.peak.breakdown.total(), device_used_bytes: device_used(&sim, overheads) }
+                let (allocated, used) = self.peaks(spec, &TrainConfig { batch, ..*cfg }, overheads)?;
+                Ok(CurvePoint { batch, allocated_bytes: allocated, device_used_bytes: used })
             })
-            .collect())
+            .collect()
     }
 
     /// The comparison strip; see [`explore::compare_techniques`].
@@ -192,8 +198,20 @@ impl Session {
 
     /// (peak allocated, device used) of one configuration.
     fn peaks(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<(Bytes, Bytes), Error> {
+        if let Some((_, p)) = self.peaks.iter().find(|((s, c, o), _)| c == cfg && o == overheads && s == spec) {
+            return Ok(*p);
+        }
         let sim = self.prepared(spec, cfg, overheads)?.run(cfg, overheads, false);
-        Ok((sim.peak.breakdown.total(), device_used(&sim, overheads)))
+        let p = (sim.peak.breakdown.total(), device_used(&sim, overheads));
+        self.remember(spec, cfg, overheads, p);
+        Ok(p)
+    }
+
+    fn remember(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, peaks: (Bytes, Bytes)) {
+        if self.peaks.len() >= PEAKS_KEPT {
+            self.peaks.remove(0);
+        }
+        self.peaks.push(((spec.clone(), *cfg, *overheads), peaks));
     }
 }
 

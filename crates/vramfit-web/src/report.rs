@@ -48,6 +48,11 @@ impl Memo {
         }
     }
 
+    /// Whether the GPU fit (the largest batch) is known for this model, configuration and GPU.
+    pub fn knows_fit(&self, spec: &ModelSpec, cfg: &TrainConfig, gpu: &GpuPreset) -> bool {
+        self.fit.is_some() && self.key.as_ref().is_some_and(|(s, c, g)| *c == TrainConfig { batch: 1, ..*cfg } && g == gpu.id && s == spec)
+    }
+
     /// The curve at `batches`, simulating only the batches not seen before.
     fn curve(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, batches: &[u64]) -> Result<Vec<CurvePoint>, Error> {
         let missing: Vec<u64> = batches.iter().copied().filter(|b| !self.points.iter().any(|p| p.batch == *b)).collect();

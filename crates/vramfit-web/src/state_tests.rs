@@ -215,15 +215,20 @@ fn display_preferences_do_not_re_estimate() {
 }
 
 #[test]
-fn a_new_report_keeps_the_previous_curve_until_completed() {
+fn a_batch_edit_completes_at_once_and_other_edits_keep_the_previous_curve_until_completed() {
     let s = initial();
+    // The largest batch is known for this layout and GPU: one render does it all.
+    let s = s.reduce(set(Field::Batch, "32"));
+    assert!(!s.incomplete());
+    assert!(s.report.as_ref().is_some_and(|r| r.curve.iter().any(|p| p.batch == 32)));
+    // A new GPU needs a new largest-batch search: the verdict comes first.
     let curve = s.report.as_ref().map(|r| r.curve.clone());
-    let next = s.reduce(set(Field::Batch, "32"));
+    let next = s.reduce(Action::SetGpu("a100-80gb".into()));
     assert!(next.incomplete());
     assert_eq!(next.report.as_ref().map(|r| r.curve.clone()), curve, "no empty chart while the curve is computed");
     let done = next.reduce(Action::CompleteReport);
     assert!(!done.incomplete());
-    assert!(done.report.as_ref().is_some_and(|r| r.curve.iter().any(|p| p.batch == 32)));
+    assert_ne!(done.report.as_ref().map(|r| r.curve.clone()), curve);
     // Completing twice changes nothing.
     let again = Rc::clone(&done).reduce(Action::CompleteReport);
     assert!(Rc::ptr_eq(again.report.as_ref().unwrap(), done.report.as_ref().unwrap()));

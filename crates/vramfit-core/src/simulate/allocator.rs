@@ -8,7 +8,7 @@
 //! so reserved memory only grows; the gap to allocated memory is
 //! fragmentation plus cached free blocks.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 /// Requests up to this size use the small pool (`kSmallSize`).
 pub const SMALL_SIZE: u64 = 1 << 20;
@@ -32,8 +32,9 @@ const NONE: u32 = u32::MAX;
 /// One block of a segment; neighbours are linked, as in PyTorch's `Block`.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    segment: u32,
-    offset: u64,
+    /// Where the block starts in a model address space in which segments
+    /// follow each other in the order they were reserved.
+    addr: u64,
     size: u64,
     prev: u32,
     next: u32,
@@ -41,34 +42,32 @@ struct Entry {
     small: bool,
 }
 
-/// One pool's free blocks ordered for best fit: by size, then by address
-/// (segment, offset), as PyTorch's `BlockComparatorSize`. The key packs the
-/// three into one `u128` (size in the high 64 bits, then 24 bits of segment
-/// and 40 bits of offset in 512-byte units) for cheap comparisons.
+/// One pool's free blocks ordered for best fit: by size, then by address,
+/// as PyTorch's `BlockComparatorSize` (addresses of later segments are
+/// higher, as the order of `cudaMalloc`s makes them in practice). Size and
+/// address, in 512-byte units, are packed into one `u64` (saturating beyond
+/// 2 TiB, where `take` checks the real size); the block id keeps keys unique.
 #[derive(Debug, Default)]
 struct Pool {
-    free: BTreeMap<u128, u32>,
+    free: BTreeSet<(u64, u32)>,
 }
 
-fn key(size: u64, segment: u32, offset: u64) -> u128 {
-    (u128::from(size) << 64) | (u128::from(segment & 0xFF_FFFF) << 40) | u128::from((offset / MIN_BLOCK) & 0xFF_FFFF_FFFF)
+fn units(bytes: u64) -> u64 {
+    (bytes / MIN_BLOCK).min(u64::from(u32::MAX))
+}
+
+fn key(e: &Entry) -> u64 {
+    (units(e.size) << 32) | units(e.addr)
 }
 
 impl Pool {
-    fn insert(&mut self, size: u64, segment: u32, offset: u64, id: u32) {
-        self.free.insert(key(size, segment, offset), id);
-    }
-
-    fn remove(&mut self, size: u64, segment: u32, offset: u64) {
-        self.free.remove(&key(size, segment, offset));
-    }
-
-    /// Takes the best-fitting free block for `size`: the smallest size that
-    /// holds it, and the lowest address among those.
-    fn take(&mut self, size: u64) -> Option<u32> {
-        let (&k, &id) = self.free.range(u128::from(size) << 64..).next()?;
-        self.free.remove(&k);
-        Some(id)
+    /// Takes the best-fitting free block for `size` from `blocks`: the
+    /// smallest size that holds it, and the lowest address among those.
+    fn take(&mut self, size: u64, blocks: &[Entry]) -> Option<u32> {
+        let found =
+            self.free.range((units(size) << 32, 0)..).find(|(_, id)| blocks.get(*id as usize).is_some_and(|e| e.size >= size)).copied()?;
+        self.free.remove(&found);
+        Some(found.1)
     }
 }
 
@@ -80,7 +79,6 @@ pub struct CachingAllocator {
     unused: Vec<u32>,
     small: Pool,
     large: Pool,
-    segments: u32,
     reserved: u64,
 }
 
@@ -119,13 +117,13 @@ impl CachingAllocator {
 
     fn insert_free(&mut self, id: u32) {
         let Some(e) = self.entry(id) else { return };
-        self.pool(e.small).insert(e.size, e.segment, e.offset, id);
+        self.pool(e.small).free.insert((key(&e), id));
         self.set(id, |e| e.free = true);
     }
 
     fn remove_free(&mut self, id: u32) {
         let Some(e) = self.entry(id) else { return };
-        self.pool(e.small).remove(e.size, e.segment, e.offset);
+        self.pool(e.small).free.remove(&(key(&e), id));
         self.set(id, |e| e.free = false);
     }
 
@@ -133,7 +131,8 @@ impl CachingAllocator {
     pub fn alloc(&mut self, size: u64) -> Block {
         let size = size.max(MIN_BLOCK);
         let small = size <= SMALL_SIZE;
-        let id = match self.pool(small).take(size) {
+        let pool = if small { &mut self.small } else { &mut self.large };
+        let id = match pool.take(size, &self.blocks) {
             Some(id) => {
                 self.set(id, |e| e.free = false);
                 id
@@ -146,10 +145,9 @@ impl CachingAllocator {
                 } else {
                     size.div_ceil(ROUND_LARGE).saturating_mul(ROUND_LARGE)
                 };
+                let addr = self.reserved;
                 self.reserved = self.reserved.saturating_add(seg_size);
-                let segment = self.segments;
-                self.segments = self.segments.saturating_add(1);
-                self.new_entry(Entry { segment, offset: 0, size: seg_size, prev: NONE, next: NONE, free: false, small })
+                self.new_entry(Entry { addr, size: seg_size, prev: NONE, next: NONE, free: false, small })
             }
         };
         let Some(found) = self.entry(id) else { return Block(id) };
@@ -157,8 +155,7 @@ impl CachingAllocator {
         let split = if small { remaining >= MIN_BLOCK } else { remaining > SMALL_SIZE };
         if split {
             let rest = self.new_entry(Entry {
-                segment: found.segment,
-                offset: found.offset + size,
+                addr: found.addr.saturating_add(size),
                 size: remaining,
                 prev: id,
                 next: found.next,

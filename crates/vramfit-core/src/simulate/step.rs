@@ -6,7 +6,7 @@ use super::Phase;
 use super::memory::Cat;
 use super::plan::{Plan, Segment, unique_storages};
 use super::shard::Shards;
-use super::tape::{Handle, Size, Tape};
+use super::tape::{Handle, Size, SizeId, Tape};
 use crate::config::TrainConfig;
 use crate::dtype::DType;
 use crate::estimate::Overheads;
@@ -52,7 +52,8 @@ pub(super) struct Sim<'a> {
     g: &'a Graph,
     plan: &'a Plan,
     cfg: &'a TrainConfig,
-    bytes: Vec<Size>,
+    /// Each tensor's size, registered on the tape.
+    bytes: Vec<Option<SizeId>>,
     mem: Tape,
     step: u32,
     micro: u32,
@@ -79,9 +80,9 @@ pub(super) struct Sim<'a> {
 
 impl<'a> Sim<'a> {
     pub(super) fn new(g: &'a Graph, plan: &'a Plan, shards: &'a Shards, cfg: &'a TrainConfig, overheads: &Overheads) -> Sim<'a> {
-        let bytes = g.tensors.iter().map(|t| Size::Rounded(t.numel, t.dtype.size())).collect();
-        let n = g.tensors.len();
         let mut mem = Tape::default();
+        let bytes = g.tensors.iter().map(|t| mem.size(Size::Rounded(t.numel, t.dtype.size()))).collect();
+        let n = g.tensors.len();
         for p in &g.params {
             mem.alloc(Cat::Parameters, Size::Fixed(shards.weight(p)));
         }
@@ -193,7 +194,7 @@ impl<'a> Sim<'a> {
         if self.alive.get(s).copied().unwrap_or(true) {
             return;
         }
-        let h = self.mem.alloc(self.category(s), self.bytes.get(s).copied().unwrap_or(Size::Fixed(0)));
+        let h = self.mem.alloc_sized(self.category(s), self.bytes.get(s).copied().flatten());
         if let (Some(a), Some(slot)) = (self.alive.get_mut(s), self.storage_handle.get_mut(s)) {
             *a = true;
             *slot = h;
@@ -405,11 +406,11 @@ impl<'a> Sim<'a> {
                 continue;
             }
             let xi = x.0 as usize;
-            let size = self.bytes.get(xi).copied().unwrap_or(Size::Fixed(0));
+            let size = self.bytes.get(xi).copied().flatten();
             let view = op.grad_passthrough && Some(info.dtype) == out_dtype;
             match (self.grad_of.get(xi).copied().flatten(), view, out_grad) {
                 (Some(_), true, _) => {}
-                (Some(_), false, _) => transient.push(self.mem.alloc(Cat::Temporary, size)),
+                (Some(_), false, _) => transient.push(self.mem.alloc_sized(Cat::Temporary, size)),
                 (None, true, Some(buffer)) => {
                     if let Some(b) = self.grads.get_mut(buffer) {
                         b.users += 1;
@@ -419,7 +420,7 @@ impl<'a> Sim<'a> {
                     }
                 }
                 (None, _, _) => {
-                    let h = self.mem.alloc(Cat::Temporary, size);
+                    let h = self.mem.alloc_sized(Cat::Temporary, size);
                     self.grads.push(GradBuffer { handle: h, users: 1 });
                     if let Some(slot) = self.grad_of.get_mut(xi) {
                         *slot = Some(self.grads.len() - 1);

@@ -86,13 +86,17 @@ pub struct Eval {
 /// A slot for one live allocation; slots are reused once freed.
 pub type Slot = u32;
 
-/// One recorded event.
+/// A size registered on a tape ([`Tape::size`]): its index in the tape's table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SizeId(u32);
+
+/// One recorded event (small: sizes live in the tape's table, evaluated once per replay).
 #[derive(Clone, Copy, Debug)]
 enum Event {
     Alloc {
         slot: Slot,
         cat: Cat,
-        size: Size,
+        size: SizeId,
     },
     Free {
         slot: Slot,
@@ -121,6 +125,7 @@ enum Event {
 #[derive(Debug, Default)]
 pub struct Tape {
     events: Vec<Event>,
+    sizes: Vec<Size>,
     live: Vec<bool>,
     free_slots: Vec<Slot>,
     open: Option<usize>,
@@ -131,11 +136,24 @@ pub struct Tape {
 pub struct Handle(Slot);
 
 impl Tape {
-    /// Records an allocation; `None` when the size is zero at every batch.
-    pub fn alloc(&mut self, cat: Cat, size: Size) -> Option<Handle> {
+    /// Registers a size for [`Tape::alloc_sized`]; `None` when it is zero at every batch.
+    pub fn size(&mut self, size: Size) -> Option<SizeId> {
         if size.is_zero() {
             return None;
         }
+        self.sizes.push(size);
+        Some(SizeId(u32::try_from(self.sizes.len() - 1).unwrap_or(u32::MAX)))
+    }
+
+    /// Records an allocation; `None` when the size is zero at every batch.
+    pub fn alloc(&mut self, cat: Cat, size: Size) -> Option<Handle> {
+        let id = self.size(size);
+        self.alloc_sized(cat, id)
+    }
+
+    /// Records an allocation of a registered size (`None`: nothing to allocate).
+    pub fn alloc_sized(&mut self, cat: Cat, size: Option<SizeId>) -> Option<Handle> {
+        let size = size?;
         let slot = match self.free_slots.pop() {
             Some(s) => s,
             None => {
@@ -216,6 +234,7 @@ pub struct Replay {
 /// with `record`, keeps every moment.
 pub fn replay(tape: &Tape, e: &Eval, allocator: bool, record: bool) -> Replay {
     let mut mem = Memory::new(tape.slots(), allocator);
+    let sizes: Vec<u64> = tape.sizes.iter().map(|s| s.at(e)).collect();
     let mut peak = Point { step: 0, micro_batch: 0, phase: Phase::Forward, op: 0, breakdown: Breakdown::default() };
     let mut peak_total = 0u64;
     let mut timeline = Vec::new();
@@ -223,7 +242,7 @@ pub fn replay(tape: &Tape, e: &Eval, allocator: bool, record: bool) -> Replay {
     while let Some(event) = tape.events.get(i) {
         i += 1;
         match *event {
-            Event::Alloc { slot, cat, size } => mem.alloc(slot, cat, size.at(e)),
+            Event::Alloc { slot, cat, size } => mem.alloc(slot, cat, sizes.get(size.0 as usize).copied().unwrap_or(0)),
             Event::Free { slot } => mem.free(slot),
             Event::Relabel { slot, to } => mem.relabel(slot, to),
             Event::Observe { step, micro, phase, op } => {
