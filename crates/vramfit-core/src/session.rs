@@ -34,8 +34,11 @@ pub struct Session {
     kept: Vec<(Key, Rc<Prepared>)>,
     /// (peak allocated, device used) of recent runs: the comparison strip's
     /// base and the curve's point at the current batch are the estimate's.
-    peaks: Vec<((ModelSpec, TrainConfig, Overheads), (Bytes, Bytes))>,
+    peaks: Vec<(Run, (Bytes, Bytes))>,
 }
+
+/// One simulated run: model, configuration (with its batch) and overheads.
+type Run = (ModelSpec, TrainConfig, Overheads);
 
 /// Recent peaks a session remembers.
 const PEAKS_KEPT: usize = 32;
