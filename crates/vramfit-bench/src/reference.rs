@@ -11,6 +11,7 @@ use crate::error::{BenchError, Result};
 
 mod adam;
 mod attention;
+mod backward;
 mod conv2d;
 mod expected;
 mod matmul;
@@ -18,6 +19,10 @@ mod rows;
 
 pub use adam::adam;
 pub use attention::attention;
+pub use backward::{
+    add, batchnorm, batchnorm_backward, conv2d_backward_data, conv2d_backward_filter, gelu_backward, layernorm_backward, merge_heads,
+    softmax_backward, split_heads,
+};
 pub use conv2d::conv2d;
 pub use expected::{Expected, dot_tolerance};
 pub use matmul::matmul;

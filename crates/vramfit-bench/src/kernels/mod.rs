@@ -18,12 +18,20 @@
 //! [`Dispatch`]: crate::Dispatch
 
 mod adam;
+mod add;
 mod attention;
+mod batchnorm;
 mod conv2d;
+mod conv2d_backward;
+mod elementwise;
 mod gelu;
+mod gelu_backward;
+mod heads;
 mod layernorm;
+mod layernorm_backward;
 mod matmul;
 mod softmax;
+mod softmax_backward;
 
 pub use adam::{ADAM_WORKGROUP_SIZE, Adam, AdamConfig, AdamState};
 pub use attention::{ATTENTION_BLOCK_Q, ATTENTION_MAX_HEAD_DIM, Attention, AttentionShape, AttentionVariant};
@@ -34,6 +42,15 @@ pub use matmul::{
     MATMUL_NAIVE_WORKGROUP, MATMUL_TILED_BK, MATMUL_TILED_OUTPUTS, MATMUL_TILED_WORKGROUP, Matmul, MatmulShape, MatmulVariant,
 };
 pub use softmax::{SOFTMAX_WORKGROUP_SIZE, Softmax, SoftmaxShape};
+// Added for the layers' forward and backward passes (see `crate::layers`).
+pub use add::Add;
+pub use batchnorm::{BatchNorm, BatchNormGradOut, BatchNormOut, BatchNormShape, Readback};
+pub use conv2d_backward::{Conv2dBackward, ConvGrad};
+pub use elementwise::LAYER_WORKGROUP_SIZE;
+pub use gelu_backward::GeluBackward;
+pub use heads::{Heads, HeadsShape};
+pub use layernorm_backward::{LayerNormBackward, LayerNormGrads, LayerNormSaved};
+pub use softmax_backward::SoftmaxBackward;
 
 use crate::context::GpuContext;
 use crate::dtype::DType;
