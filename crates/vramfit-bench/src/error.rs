@@ -173,6 +173,11 @@ pub enum BenchError {
     /// will never arrive (typically because the device was lost).
     #[error("the GPU buffer map callback was dropped without a result")]
     MapCallbackDropped,
+
+    /// `vramfit-core` could not estimate the layer the measurement is
+    /// compared with (e.g. a sequence beyond the model's positions).
+    #[error("the estimator rejected the comparison model")]
+    Estimate(#[source] vramfit_core::Error),
 }
 
 /// Shorthand for results in this crate.

@@ -60,6 +60,7 @@ pub mod data;
 mod dtype;
 mod error;
 pub mod kernels;
+pub mod layers;
 mod pipeline;
 mod readback;
 pub mod reference;

@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 
 use crate::context::AdapterSummary;
 use crate::dtype::DType;
+use crate::layers::{LayerResult, MeasuredThroughput};
 use crate::timing::{Timer, Timing};
+use vramfit_core::Bytes;
 
 /// The `schema` value of the JSON rendering.
 pub const REPORT_SCHEMA: &str = "vramfit.bench/1";
@@ -149,13 +151,35 @@ pub struct BenchReport {
     pub speedups: Vec<Speedup>,
     /// What was skipped and why.
     pub notes: Vec<String>,
+    /// Layers measured (forward + backward, saved bytes vs the estimate).
+    #[serde(default)]
+    pub layers: Vec<LayerResult>,
+    /// The layers' forward + backward rates, for the planner.
+    #[serde(default)]
+    pub throughput: Option<MeasuredThroughput>,
 }
 
 impl BenchReport {
     /// A report over `results`, with [`speedups`] derived from them.
     pub fn new(adapter: AdapterReport, size: &str, results: Vec<KernelResult>, notes: Vec<String>) -> Self {
         let speedups = speedups(&results);
-        Self { schema: REPORT_SCHEMA.to_string(), adapter, size: size.to_string(), results, speedups, notes }
+        Self {
+            schema: REPORT_SCHEMA.to_string(),
+            adapter,
+            size: size.to_string(),
+            results,
+            speedups,
+            notes,
+            layers: Vec::new(),
+            throughput: None,
+        }
+    }
+
+    /// This report with `layers` and the throughput derived from them.
+    pub fn with_layers(mut self, layers: Vec<LayerResult>) -> Self {
+        self.throughput = MeasuredThroughput::from_results(&layers);
+        self.layers = layers;
+        self
     }
 
     /// Pretty-printed JSON.
@@ -176,6 +200,11 @@ impl BenchReport {
             Timer::WallClock => "wall clock",
         });
         let _ = writeln!(out, "## vramfit bench: {} ({}), size {}, timer: {timer}\n", a.name, a.backend, self.size);
+        if self.results.is_empty() {
+            out.push_str(&layers_markdown(&self.layers));
+            self.push_notes(&mut out);
+            return out;
+        }
         out.push_str("| kernel | dtype | shape | median ms | p10–p90 ms | GFLOP/s | GB/s |\n|---|---|---|---:|---:|---:|---:|\n");
         for r in &self.results {
             let bold = |metric: Metric, value: f64| if r.metric == metric { format!("**{value:.1}**") } else { format!("{value:.1}") };
@@ -198,11 +227,83 @@ impl BenchReport {
                 let _ = writeln!(out, "| {} | {:.2}× |", s.what, s.factor);
             }
         }
+        if !self.layers.is_empty() {
+            out.push('\n');
+            out.push_str(&layers_markdown(&self.layers));
+        }
+        self.push_notes(&mut out);
+        out
+    }
+
+    fn push_notes(&self, out: &mut String) {
+        if let Some(t) = &self.throughput {
+            let _ = writeln!(
+                out,
+                "\nMeasured throughput (layers, forward + backward): fp32 {:.1} GFLOP/s, fp16 {:.1} GFLOP/s",
+                t.fp32_flops_per_s / 1e9,
+                t.fp16_flops_per_s / 1e9
+            );
+        }
         for note in &self.notes {
             let _ = writeln!(out, "\nNote: {note}");
         }
-        out
     }
+}
+
+/// Markdown for measured layers: a summary table, then per layer the saved
+/// tensors with their buffer sizes, the estimator's number and the
+/// itemised differences.
+pub fn layers_markdown(layers: &[LayerResult]) -> String {
+    let mut out = String::from("### Layers: saved for backward (real buffers) vs vramfit-core's estimate\n\n");
+    out.push_str("| layer | dtype | shape | saved, measured | saved, estimated | forward ms | GFLOP/s | fwd+bwd ms | GFLOP/s |\n");
+    out.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|\n");
+    let pass = |p: &Option<crate::layers::PassTiming>| {
+        p.as_ref().map_or(("-".into(), "-".into()), |p| (format!("{:.2}", p.median_ms), format!("{:.1}", p.gflops)))
+    };
+    for r in layers {
+        let estimated = r.estimate.as_ref().map_or("-".to_string(), |e| format!("{} ({})", Bytes(e.estimated_bytes), e.layer));
+        let ((fm, fg), (bm, bg)) = (pass(&r.forward), pass(&r.forward_backward));
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {estimated} | {fm} | {fg} | {bm} | {bg} |",
+            r.layer,
+            r.dtype,
+            r.shape.describe(),
+            Bytes(r.saved_bytes)
+        );
+    }
+    for r in layers {
+        let _ = writeln!(out, "\n#### {} {}: {}\n", r.layer, r.dtype, r.shape.describe());
+        if let Some(scaling) = &r.scaling {
+            let _ = writeln!(out, "Scaled to fit the adapter: {scaling}.\n");
+        }
+        out.push_str("| saved tensor | shape | dtype | data bytes | buffer bytes |\n|---|---|---|---:|---:|\n");
+        for s in &r.saved {
+            let shape: Vec<String> = s.shape.iter().map(usize::to_string).collect();
+            let _ = writeln!(out, "| {} | [{}] | {} | {} | {} |", s.name, shape.join(", "), s.dtype, s.data_bytes, s.allocated_bytes);
+        }
+        let _ = writeln!(out, "| **total** | | | | **{}** ({}) |", r.saved_bytes, Bytes(r.saved_bytes));
+        if let Some(e) = &r.estimate {
+            let _ = writeln!(
+                out,
+                "\nEstimated by vramfit-core for {} `{}` ({}): {} bytes, {:+} vs measured.\n",
+                e.model,
+                e.layer,
+                e.precision,
+                e.estimated_bytes,
+                e.estimated_bytes as i64 - e.measured_bytes as i64
+            );
+            out.push_str("| difference (estimated − measured) | bytes |\n|---|---:|\n");
+            for d in &e.differences {
+                let _ = writeln!(out, "| {} | {:+} |", d.what, d.bytes);
+            }
+            let _ = writeln!(out, "| PyTorch's allocator rounds each block to 512 B (here: 4 B) | {:+} |", e.rounding_bytes);
+        }
+        for note in &r.notes {
+            let _ = writeln!(out, "\nNote: {note}");
+        }
+    }
+    out
 }
 
 /// Tuned matmul vs naive and fused attention vs materialised, per type;
