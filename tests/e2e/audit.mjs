@@ -46,6 +46,9 @@ export const KNOWN_ENGLISH = [
   "Each point is", "usable", "largest", "log scale", "Batch ", "fits", "One training step", "op by op", "Forward",
   "Backward", "Step 1", "Step 2", "Peak ", "Showing ", "Per layer", "Layer", "Forward FLOPs", "Sort by", "Show all",
   "Estimates replay", "kept in the page", "Share and embed", "Copy link", "Copy embed code", "Embed code", "parameters", "Fits",
+  "Make it fit", "Find plans", "per step", "per GPU", "Batch-size notes", "Export a plan", "Export this plan",
+  "configurations considered", "Scale the learning rate", "Evaluate under", "costs host RAM", "returns cached blocks",
+  "without accumulation", "accumulation steps", "tensor-core", "full checkpointing",
 ];
 
 // Latin-script words allowed in Chinese mode: units, product and format names, acronyms.
@@ -55,7 +58,8 @@ const ALLOWED_WORDS = new Set(
     "torch", "SGD", "Adam", "AdamW", "Adafactor", "Lion", "SDPA", "FlashAttention", "Transformer", "Hugging", "Face",
     "config", "json", "JSON", "model_type", "bf16", "fp16", "fp32", "FLOPs", "KV", "CNN", "BERT", "GPT", "MLP", "Llama",
     "Mistral", "Qwen", "NVIDIA", "AMD", "Intel", "Apple", "bert", "gpt2", "llama", "mistral", "qwen2",
-    "LoRA", "QLoRA", "DeepSpeed", "CPU",
+    "LoRA", "QLoRA", "DeepSpeed", "CPU", "GPU", "ZeRO", "FSDP", "AMP", "PCIe", "Tensor", "Core", "TrainingArguments",
+    "Accelerate", "DataLoader", "True",
   ].map((w) => w.toLowerCase()),
 );
 

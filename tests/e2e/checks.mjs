@@ -196,6 +196,53 @@ export const checks = [
     await nextBytes(page, "#device-used", after);
   }],
 
+  ["the planner finds plans that fit, applies one, exports it, and reads in Chinese", async (page) => {
+    await page.selectOption("#model", "gpt2");
+    await page.selectOption("#gpu", "rtx-4090");
+    await setBatch(page, "64");
+    await page.waitForFunction(() => document.querySelector("#verdict")?.dataset.fits === "false", null, { timeout: 5_000 });
+    await page.waitForFunction(() => document.querySelector("#plan-target")?.value === "64", null, { timeout: 5_000 });
+    // An invalid target explains itself and cannot be submitted.
+    await page.fill("#plan-target", "0");
+    await page.waitForSelector("#planner .field-error", { timeout: 5_000 });
+    expect(await page.isDisabled("#plan-find"), "an invalid target can be submitted");
+    await page.fill("#plan-target", "64");
+    await page.click("#plan-find");
+    await page.waitForSelector("#plan-list .plan", { timeout: 10_000 });
+    const plans = await page.$$eval("#plan-list .plan", (items) => items.length);
+    expect(plans >= 3, `only ${plans} plans`);
+    const step = await text(page, "#plan-0 .plan-step");
+    expect(/≈ [\d.]+ (ms|s|min) per step/.test(step), `step time: ${step}`);
+    expect((await page.$$eval("#advice li", (l) => l.map((x) => x.dataset.id))).includes("lr-scaling"), "no learning-rate advice");
+    // The export follows the chosen format and plan.
+    await page.click("#export-hf");
+    const hf = JSON.parse(await page.inputValue("#plan-export"));
+    expect(hf.per_device_train_batch_size * hf.gradient_accumulation_steps === 64, `HF export: ${JSON.stringify(hf)}`);
+    await page.click("#export-deepspeed");
+    const ds = JSON.parse(await page.inputValue("#plan-export"));
+    expect(ds.train_micro_batch_size_per_gpu === hf.per_device_train_batch_size, "DeepSpeed and HF exports disagree");
+    // Chinese: the plans, their trade-offs and the advice are translated.
+    await page.selectOption("#lang", "zh-CN");
+    await page.waitForFunction(() => document.documentElement.lang === "zh-CN", null, { timeout: 5_000 });
+    const left = englishLeft(await pageStrings(page));
+    expect(left.phrases.length + left.words.length === 0, `English with plans in Chinese mode: ${[...left.phrases, ...left.words].join(" | ")}`);
+    await page.selectOption("#lang", "en");
+    await page.waitForFunction(() => document.documentElement.lang === "en", null, { timeout: 5_000 });
+    // Applying the top plan sets the form to a configuration that fits.
+    await page.click("#plan-0 button");
+    await page.waitForFunction(() => document.querySelector("#verdict")?.dataset.fits === "true", null, { timeout: 5_000 });
+    expect(Number(await page.inputValue("#batch")) * Number(await page.inputValue("#accum")) === 64, "the applied plan changed the effective batch");
+    expect((await page.$$eval("#plan-list .plan", (items) => items.length)) === plans, "the plans disappeared after applying one");
+    await page.screenshot({ path: path.join(outDir, "planner.png"), fullPage: true });
+    // Back to the shared page's configuration.
+    await page.selectOption("#precision", "amp-bf16");
+    await page.selectOption("#optimizer", "adamw");
+    await page.selectOption("#checkpointing", "none");
+    await page.fill("#accum", "1");
+    await setBatch(page, "8");
+    await page.waitForFunction(() => document.querySelector("#verdict")?.dataset.fits === "true", null, { timeout: 5_000 });
+  }],
+
   ["the per-layer table sorts from the mouse and the keyboard", async (page) => {
     await page.click("#sort-saved");
     expect((await page.getAttribute("#sort-saved >> xpath=..", "aria-sort")) === "descending", "saved bytes are not sorted descending");

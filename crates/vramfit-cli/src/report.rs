@@ -158,8 +158,8 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
     if a.export.is_some() {
         return Err(CliError::Usage("no plan fits: nothing to export".into()));
     }
-    let has_bn = matches!(spec, ModelSpec::ResNet(_) | ModelSpec::MobileNetV2(_)) || matches!(&spec, ModelSpec::Vgg(v) if v.batch_norm);
-    let advice = vramfit_core::plan::advice(req.target_batch, best.map_or(1, |p| p.config.batch), has_bn);
+    let advice =
+        vramfit_core::plan::advice(req.target_batch, best.map_or(1, |p| p.config.batch), vramfit_core::plan::uses_batchnorm(&spec));
     if a.json {
         let v = serde_json::json!({"schema": "vramfit.plan/1", "model": name, "gpu": gpu.id, "result": result, "advice": advice});
         return Ok(format!("{v}\n"));

@@ -331,6 +331,12 @@ pub struct Advice {
     pub text: String,
 }
 
+/// Whether the model normalizes with BatchNorm (its statistics are over the
+/// micro-batch, which [`advice`] warns about).
+pub fn uses_batchnorm(spec: &ModelSpec) -> bool {
+    matches!(spec, ModelSpec::ResNet(_) | ModelSpec::MobileNetV2(_)) || matches!(spec, ModelSpec::Vgg(v) if v.batch_norm)
+}
+
 /// Advice for an effective batch, a micro-batch and a model: the linear
 /// learning-rate scaling rule (Goyal et al. 2017: lr = base_lr × batch / 256,
 /// with warmup for large batches), the generalization gap of very large

@@ -34,6 +34,7 @@ pub mod import;
 pub mod inputs;
 pub mod labels;
 pub mod layers;
+pub mod planner;
 pub mod prefs;
 pub mod present;
 pub mod report;

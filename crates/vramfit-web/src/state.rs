@@ -79,6 +79,11 @@ pub enum Action {
     ImportFailed(ImportError),
     /// Take over a configuration (a technique of the comparison strip).
     Adopt(TrainConfig),
+    /// Run the planner for this effective batch (all GPUs).
+    FindPlans(u64),
+    /// Take over a plan: its batch, accumulation, precision, checkpointing,
+    /// optimizer, strategy and offload (the plans stay on screen).
+    AdoptPlan(TrainConfig),
     /// Switch the language.
     SetLang(Lang),
     /// Switch byte units.
@@ -123,6 +128,8 @@ pub struct AppState {
     pub generation: u64,
     /// What the page's link had that could not be used (shown until dismissed).
     pub link_warnings: Vec<Warning>,
+    /// The planner's last answer, until an input changes.
+    pub plans: Option<Rc<crate::planner::Plans>>,
 }
 
 impl Default for AppState {
@@ -181,6 +188,7 @@ impl AppState {
             memo: Memo::default(),
             generation: 0,
             link_warnings,
+            plans: None,
         };
         s.import = import;
         s.recompute();
@@ -239,6 +247,16 @@ impl AppState {
             Action::SetOffload(of) => self.inputs.offload = of,
             Action::SetMode(mo) => self.inputs.mode = mo,
             Action::Adopt(cfg) => self.inputs.adopt(&cfg),
+            Action::FindPlans(target) => return self.find_plans(target),
+            Action::AdoptPlan(cfg) => {
+                self.inputs.adopt(&cfg);
+                self.inputs.strategy = cfg.parallel.strategy;
+                self.inputs.offload = cfg.parallel.offload;
+                let plans = self.plans.take();
+                self.recompute();
+                self.plans = plans;
+                return;
+            }
             Action::ImportConfig(text) => {
                 if self.import.set_text(text) {
                     self.inputs.model = IMPORTED_MODEL.to_string();
@@ -257,6 +275,16 @@ impl AppState {
             Action::ClearExtras => self.inputs.rest = ShareState::default().train,
         }
         self.recompute();
+    }
+
+    /// Runs the planner for `target` samples per step over the current
+    /// model, sizes, GPU and GPU count (nothing while the inputs are invalid).
+    fn find_plans(&mut self, target: u64) {
+        let kind = self.input_kind();
+        let (Ok(cfg), Ok((_, spec))) = (self.inputs.config(kind), self.model()) else { return };
+        let catalog = Rc::clone(&self.catalog);
+        let Some(gpu) = catalog.gpu(&self.inputs.gpu) else { return };
+        self.plans = Some(Rc::new(crate::planner::Plans::find(&spec, &cfg, gpu, target)));
     }
 
     /// Whether the report on screen still waits for its curve and comparison.
@@ -310,6 +338,8 @@ impl AppState {
 
     fn recompute(&mut self) {
         self.generation += 1;
+        // Plans answer the inputs they were asked for.
+        self.plans = None;
         self.errors = FieldErrors::default();
         self.problem = None;
         match self.try_report() {

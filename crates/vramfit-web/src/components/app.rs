@@ -33,6 +33,7 @@ pub fn App() -> Html {
                 problem={state.problem.clone()}
                 layer_sort={state.layer_sort}
                 extras={state.extras()}
+                plans={state.plans.clone()}
                 on_action={on_action.clone()}
             />
         },

@@ -2,7 +2,7 @@
 //! line, the verdict, the three peak numbers, the breakdown, the comparison
 //! strip, the two charts and the per-layer table.
 
-use super::{BatchChart, LayerTable, LinkExtras, Notice, PeakBreakdown, PeakNumbers, Techniques, TimelineChart, Verdict};
+use super::{BatchChart, LayerTable, LinkExtras, Notice, PeakBreakdown, PeakNumbers, PlannerPanel, Techniques, TimelineChart, Verdict};
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
 use crate::layers::LayerSort;
@@ -28,6 +28,9 @@ pub struct ResultsProps {
     /// Settings in effect that the form does not show (a link set them).
     #[prop_or_default]
     pub extras: Vec<Setting>,
+    /// The planner's answer for these inputs, if it ran.
+    #[prop_or_default]
+    pub plans: Option<Rc<crate::planner::Plans>>,
     /// Emits changes made from the results (use the largest batch, apply a
     /// technique, sort the table).
     pub on_action: Callback<Action>,
@@ -99,6 +102,11 @@ pub fn Results(props: &ResultsProps) -> Html {
                 <PeakNumbers allocated={e.peak_allocated_bytes} reserved={e.peak_reserved_bytes} device={e.device_used_bytes} />
                 <PeakBreakdown at_peak={e.at_peak} phase={e.peak_phase} step={e.peak_step} op={e.peak_op.clone()} />
                 <Techniques report={r.clone()} on_action={props.on_action.clone()} />
+                <PlannerPanel
+                    effective_batch={r.effective_batch().saturating_mul(e.config.parallel.gpus_per_node * e.config.parallel.nodes)}
+                    plans={props.plans.clone()}
+                    on_action={props.on_action.clone()}
+                />
                 <BatchChart report={r.clone()} />
                 <TimelineChart report={r.clone()} />
                 <LayerTable report={r.clone()} sort={props.layer_sort} on_action={props.on_action.clone()} />

@@ -32,7 +32,7 @@ macro_rules! table {
 }
 
 table! {
-    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB];
+    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB, ExportDeepSpeed, ExportHf];
 
     // Page frame.
     PageTitle => "vramfit — GPU memory for neural-network training", "vramfit — 神经网络训练显存计算器";
@@ -293,4 +293,54 @@ table! {
     ExtrasClear => "Clear", "清除";
     OpenFull => "Open in vramfit", "在 vramfit 中打开";
     WidgetLabel => "vramfit GPU memory estimate", "vramfit 显存估算";
+
+    // The planner panel.
+    PlanTitle => "Make it fit: plans for a target batch", "让它装得下：按目标批量规划";
+    PlanSub => "Every combination of micro-batch × accumulation, precision, checkpointing and optimizer (with several GPUs also ZeRO, FSDP and offload) that reaches the effective batch, checked against this GPU and ranked by estimated step time.", "遍历能达到该有效批量的所有组合：微批量 × 梯度累积、精度、激活检查点和优化器（多卡时还有 ZeRO、FSDP 和卸载），逐一检查能否装进这块 GPU，并按估计的每步时间排序。";
+    PlanTarget => "Effective batch (all GPUs)", "有效批量（所有 GPU）";
+    PlanTargetHelp => "Samples per optimizer step", "每次优化器更新的样本数";
+    PlanFind => "Find plans", "查找方案";
+    PlanTargetEmpty => "Enter an effective batch, e.g. 64.", "请输入有效批量，例如 64。";
+    PlanTargetInvalid => "The effective batch must be a whole number from 1 to {0}.", "有效批量必须是 1 到 {0} 之间的整数。";
+    PlanFound => "{0} configurations considered; the fastest that fit, with {1} per GPU per step:", "共考虑 {0} 种配置；以下是装得下的最快方案，每张 GPU 每步 {1} 个样本：";
+    PlanNone => "Nothing reaches this batch on this GPU: try more GPUs, a smaller model or a shorter sequence.", "在这块 GPU 上没有方案能达到该批量：请尝试更多 GPU、更小的模型或更短的序列。";
+    PlanUneven => "The effective batch {0} does not divide over {1} GPUs: each GPU takes {2}, {3} in all.", "有效批量 {0} 不能被 {1} 张 GPU 整除：每张 GPU 取 {2}，共 {3}。";
+    PlanFailed => "The planner could not run: {0}", "无法运行规划器：{0}";
+    PlanMicro => "micro-batch {0} × {1}", "微批量 {0} × {1}";
+    PlanCheckpointing => "full checkpointing", "完整激活检查点";
+    PlanOffload => "CPU offload", "CPU 卸载";
+    PlanPerGpu => "{0} per GPU", "每张 GPU {0}";
+    PlanStep => "≈ {0} per step", "每步约 {0}";
+    PlanApplyLabel => "Apply plan: {0}", "应用方案：{0}";
+    PlanCostNote => "Step time from a simple model: 6 × parameters × tokens FLOPs at the GPU's peak × 40 % utilization, a third more with full recompute, lower efficiency for small micro-batches, plus PCIe time when offloading.", "每步时间来自一个简单模型：6 × 参数量 × 词元数的浮点运算，按 GPU 峰值的 40% 利用率计算；完整重算多三分之一，小微批量效率更低，卸载时再加上 PCIe 传输时间。";
+    PlanExportTitle => "Export a plan", "导出方案";
+    PlanExportOf => "Export this plan", "导出此方案";
+    PlanExportLabel => "Configuration for {0}", "{0} 的配置";
+    PlanCopy => "Copy", "复制";
+    ExportDeepSpeed => "DeepSpeed ds_config.json", "DeepSpeed ds_config.json";
+    ExportHf => "Hugging Face TrainingArguments", "Hugging Face TrainingArguments";
+    ExportAccelerate => "Accelerate (FSDP) config", "Accelerate（FSDP）配置";
+    ExportPyTorch => "PyTorch training loop", "PyTorch 训练循环";
+    UnitMs => "ms", "毫秒";
+    UnitS => "s", "秒";
+    UnitMin => "min", "分钟";
+    ListSeparator => "; ", "；";
+    TradeAccum => "micro-batch {0} × {1} accumulation steps: the same effective batch in smaller kernels", "微批量 {0} × {1} 步梯度累积：有效批量不变，但每次计算更小";
+    TradeNoAccum => "micro-batch {0} without accumulation", "微批量 {0}，不做梯度累积";
+    TradeFp32 => "fp32: no tensor-core speed-up", "fp32：用不上 Tensor Core 加速";
+    TradeAmp => "AMP: tensor-core speed with fp32 master weights", "AMP：Tensor Core 的速度，保留 fp32 主权重";
+    TradeHalf => "pure half precision: least memory, no fp32 master copy", "纯半精度：显存最少，没有 fp32 主权重副本";
+    TradeRecompute => "checkpointing re-runs each block's forward (about a third more compute)", "激活检查点会重算每个块的前向（计算量约多三分之一）";
+    Trade8bit => "8-bit AdamW: a quarter of the optimizer memory", "8 位 AdamW：优化器状态只占四分之一显存";
+    TradeStrategy => "{0} across GPUs", "多卡使用 {0}";
+    TradeOffload => "offloading to the CPU costs PCIe traffic and CPU optimizer time", "卸载到 CPU 需要 PCIe 传输和 CPU 上的优化器时间";
+    AdviceTitle => "Batch-size notes", "批量大小提示";
+    AdviceLr => "Scale the learning rate with the effective batch: lr = base_lr × {0} / 256 (the linear scaling rule).", "学习率随有效批量缩放：lr = base_lr × {0} / 256（线性缩放规则）。";
+    AdviceLrWarmup => "Scale the learning rate with the effective batch: lr = base_lr × {0} / 256 (the linear scaling rule), with a few epochs of warmup at this size.", "学习率随有效批量缩放：lr = base_lr × {0} / 256（线性缩放规则）；批量这么大时，先做几个 epoch 的预热。";
+    AdviceLarge => "Above ~256 samples per step, models often generalize worse unless learning rate, warmup and regularization are retuned.", "每步超过约 256 个样本时，除非重新调整学习率、预热和正则化，模型的泛化往往会变差。";
+    AdviceSmall => "Below ~32 samples per step, gradients are noisy: use gradient accumulation to raise the effective batch, or lower the learning rate.", "每步少于约 32 个样本时梯度噪声较大：用梯度累积提高有效批量，或降低学习率。";
+    AdviceBatchNorm => "BatchNorm computes its statistics over the micro-batch ({0}), and accumulation does not change that: use SyncBatchNorm across GPUs, GroupNorm, or a larger micro-batch.", "BatchNorm 的统计量按微批量（{0}）计算，梯度累积改变不了这一点：请在多卡间使用 SyncBatchNorm、改用 GroupNorm，或增大微批量。";
+    AdviceEval => "Evaluate under torch.no_grad() (or torch.inference_mode()): nothing is kept for backward, so evaluation fits much larger batches.", "评估时使用 torch.no_grad()（或 torch.inference_mode()）：不为反向保存任何张量，评估能装下大得多的批量。";
+    AdvicePinMemory => "pin_memory=True in the DataLoader costs host RAM, not GPU memory.", "DataLoader 的 pin_memory=True 占用的是主机内存，而不是显存。";
+    AdviceEmptyCache => "torch.cuda.empty_cache() returns cached blocks to the driver but does not lower the peak a step needs; it cannot fix an out-of-memory error.", "torch.cuda.empty_cache() 只把缓存块还给驱动，不会降低一步所需的峰值，解决不了显存不足。";
 }

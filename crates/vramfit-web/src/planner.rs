@@ -1,0 +1,244 @@
+//! The planner panel's model: plans that reach a target effective batch on
+//! the chosen GPUs (the core's [`vramfit_core::plan::plan`]), the batch-size
+//! advice that goes with them, and their display values in either language.
+
+use crate::i18n::{Key, Lang, t, tf};
+use crate::prefs::Units;
+use crate::present::{bytes, group_digits};
+use vramfit_core::plan::{Advice, Plan, PlanRequest, PlanResult, SHOWN, advice, plan, uses_batchnorm};
+use vramfit_core::{Checkpointing, GpuPreset, ModelSpec, Optimizer, Overheads, Precision, TrainConfig};
+
+/// Memory kept free on each GPU by the planner, as a fraction of what is usable
+/// (the CLI's `--margin` default).
+pub const MARGIN: f64 = 0.05;
+
+/// What the planner found for one request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plans {
+    /// The effective batch asked for (all GPUs).
+    pub target: u64,
+    /// The GPUs they are for.
+    pub gpus: u64,
+    /// The plans, fastest first, or the core's refusal.
+    pub result: Result<PlanResult, String>,
+    /// Batch-size advice for the target and the top plan's micro-batch.
+    pub advice: Vec<Advice>,
+}
+
+impl Plans {
+    /// Plans for `target` samples per step with `base`'s model, sizes and layout.
+    pub fn find(spec: &ModelSpec, base: &TrainConfig, gpu: &GpuPreset, target: u64) -> Plans {
+        let gpus = base.parallel.gpus_per_node.max(1) * base.parallel.nodes.max(1);
+        let req = PlanRequest {
+            base: *base,
+            target_batch: target,
+            gpus_per_node: base.parallel.gpus_per_node,
+            nodes: base.parallel.nodes,
+            margin: MARGIN,
+            dataset_samples: 0,
+            max_plans: SHOWN,
+        };
+        let result = plan(spec, gpu, &Overheads::for_gpu(gpu), &req).map_err(|e| e.to_string());
+        let micro = result.as_ref().ok().and_then(|r| r.plans.first()).map_or(1, |p| p.config.batch);
+        Plans { target, gpus, result, advice: advice(target, micro, uses_batchnorm(spec)) }
+    }
+}
+
+/// One plan as the panel shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanRow {
+    /// Its configuration.
+    pub config: TrainConfig,
+    /// "micro-batch 4 × 8 steps" and the settings it changes.
+    pub title: String,
+    /// Device memory per GPU.
+    pub memory: String,
+    /// Estimated time per optimizer step.
+    pub step: String,
+    /// What it trades for fitting.
+    pub tradeoff: String,
+}
+
+/// The display rows of `plans`.
+pub fn rows(plans: &[Plan], lang: Lang, units: Units) -> Vec<PlanRow> {
+    plans
+        .iter()
+        .map(|p| {
+            let c = &p.config;
+            let mut title = vec![tf(lang, Key::PlanMicro, &[&group_digits(c.batch), &group_digits(c.grad_accum)])];
+            title.push(crate::labels::precision(c.precision, lang).to_string());
+            if c.checkpointing != Checkpointing::NONE {
+                title.push(t(lang, Key::PlanCheckpointing).to_string());
+            }
+            title.push(crate::labels::optimizer(c.optimizer, lang).to_string());
+            if c.parallel.gpus_per_node * c.parallel.nodes > 1 {
+                title.push(c.parallel.strategy.id().to_string());
+            }
+            if c.parallel.offload != vramfit_core::parallel::Offload::None {
+                title.push(t(lang, Key::PlanOffload).to_string());
+            }
+            PlanRow {
+                config: *c,
+                title: title.join(" · "),
+                memory: tf(lang, Key::PlanPerGpu, &[&bytes(p.device_used_bytes, units)]),
+                step: tf(lang, Key::PlanStep, &[&seconds(p.step_seconds, lang)]),
+                tradeoff: tradeoff(c, lang),
+            }
+        })
+        .collect()
+}
+
+/// A duration: milliseconds below a second, else seconds (minutes beyond 100 s).
+pub fn seconds(s: f64, lang: Lang) -> String {
+    let (value, unit) = if s < 1.0 {
+        (format!("{:.0}", s * 1000.0), t(lang, Key::UnitMs))
+    } else if s < 100.0 {
+        (format!("{s:.2}"), t(lang, Key::UnitS))
+    } else {
+        (format!("{:.1}", s / 60.0), t(lang, Key::UnitMin))
+    };
+    format!("{value} {unit}")
+}
+
+/// One sentence on what the plan trades, in `lang` (the core's own sentence is English).
+pub fn tradeoff(c: &TrainConfig, lang: Lang) -> String {
+    let mut parts = Vec::new();
+    if c.grad_accum > 1 {
+        parts.push(tf(lang, Key::TradeAccum, &[&group_digits(c.batch), &group_digits(c.grad_accum)]));
+    } else {
+        parts.push(tf(lang, Key::TradeNoAccum, &[&group_digits(c.batch)]));
+    }
+    parts.push(
+        t(
+            lang,
+            match c.precision {
+                Precision::Fp32 => Key::TradeFp32,
+                Precision::AmpBf16 | Precision::AmpFp16 => Key::TradeAmp,
+                _ => Key::TradeHalf,
+            },
+        )
+        .to_string(),
+    );
+    if c.checkpointing != Checkpointing::NONE {
+        parts.push(t(lang, Key::TradeRecompute).to_string());
+    }
+    if c.optimizer == Optimizer::AdamW8bit {
+        parts.push(t(lang, Key::Trade8bit).to_string());
+    }
+    if c.parallel.gpus_per_node * c.parallel.nodes > 1 {
+        parts.push(tf(lang, Key::TradeStrategy, &[c.parallel.strategy.id()]));
+    }
+    if c.parallel.offload != vramfit_core::parallel::Offload::None {
+        parts.push(t(lang, Key::TradeOffload).to_string());
+    }
+    parts.join(t(lang, Key::ListSeparator))
+}
+
+/// A piece of advice in `lang`, by its id (the core's text is English).
+pub fn advice_text(a: &Advice, target: u64, micro: u64, lang: Lang) -> String {
+    match a.id {
+        "lr-scaling" if target > 256 => tf(lang, Key::AdviceLrWarmup, &[&group_digits(target)]),
+        "lr-scaling" => tf(lang, Key::AdviceLr, &[&group_digits(target)]),
+        "large-batch" => t(lang, Key::AdviceLarge).to_string(),
+        "small-batch" => t(lang, Key::AdviceSmall).to_string(),
+        "batchnorm" => tf(lang, Key::AdviceBatchNorm, &[&group_digits(micro)]),
+        "eval" => t(lang, Key::AdviceEval).to_string(),
+        "pin-memory" => t(lang, Key::AdvicePinMemory).to_string(),
+        "empty-cache" => t(lang, Key::AdviceEmptyCache).to_string(),
+        _ => a.text.clone(),
+    }
+}
+
+/// The export formats of a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Export {
+    /// DeepSpeed's `ds_config.json`.
+    DeepSpeed,
+    /// Hugging Face `TrainingArguments` keyword arguments (JSON).
+    HuggingFace,
+    /// An Accelerate config (YAML).
+    Accelerate,
+    /// A plain PyTorch training loop.
+    PyTorch,
+}
+
+impl Export {
+    /// Every format, in the order the panel offers them.
+    pub const ALL: [Export; 4] = [Export::DeepSpeed, Export::HuggingFace, Export::Accelerate, Export::PyTorch];
+
+    /// The format's name.
+    pub fn label(self, lang: Lang) -> &'static str {
+        t(
+            lang,
+            match self {
+                Export::DeepSpeed => Key::ExportDeepSpeed,
+                Export::HuggingFace => Key::ExportHf,
+                Export::Accelerate => Key::ExportAccelerate,
+                Export::PyTorch => Key::ExportPyTorch,
+            },
+        )
+    }
+
+    /// A stable id for element ids and tests.
+    pub fn id(self) -> &'static str {
+        match self {
+            Export::DeepSpeed => "deepspeed",
+            Export::HuggingFace => "hf",
+            Export::Accelerate => "accelerate",
+            Export::PyTorch => "pytorch",
+        }
+    }
+
+    /// The exported text for `c`.
+    pub fn text(self, c: &TrainConfig) -> String {
+        use vramfit_core::export;
+        match self {
+            Export::DeepSpeed => serde_json::to_string_pretty(&export::deepspeed(c)).unwrap_or_default(),
+            Export::HuggingFace => serde_json::to_string_pretty(&export::hf_training_arguments(c)).unwrap_or_default(),
+            Export::Accelerate => export::accelerate_yaml(c),
+            Export::PyTorch => export::pytorch_snippet(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vramfit_core::{gpu_preset, model_preset};
+
+    #[test]
+    fn plans_for_a_model_that_does_not_fit_make_it_fit_and_read_in_both_languages() {
+        let spec = model_preset("gpt2-medium").unwrap().spec;
+        let gpu = gpu_preset("rtx-3060-12gb").unwrap();
+        let base = TrainConfig { batch: 32, seq: 1024, ..TrainConfig::default() };
+        let found = Plans::find(&spec, &base, &gpu, 32);
+        let result = found.result.as_ref().unwrap();
+        assert!(!result.plans.is_empty());
+        for lang in [Lang::En, Lang::Zh] {
+            let rows = rows(&result.plans, lang, Units::Binary);
+            assert_eq!(rows.len(), result.plans.len());
+            assert!(rows.iter().all(|r| !r.title.is_empty() && !r.tradeoff.is_empty() && r.memory.contains("GiB")));
+        }
+        // The Chinese trade-off carries no English fragment of the core's sentence.
+        let zh = tradeoff(&result.plans[0].config, Lang::Zh);
+        assert!(!zh.contains("micro-batch") && !zh.contains("accumulation"), "{zh}");
+        assert!(found.advice.iter().any(|a| a.id == "lr-scaling"));
+        for a in &found.advice {
+            assert_ne!(advice_text(a, 32, 1, Lang::Zh), a.text, "{} is not translated", a.id);
+        }
+    }
+
+    #[test]
+    fn every_export_is_non_empty_and_json_exports_parse() {
+        let c = TrainConfig { batch: 4, grad_accum: 8, precision: Precision::AmpBf16, ..TrainConfig::default() };
+        for e in Export::ALL {
+            let text = e.text(&c);
+            assert!(!text.is_empty(), "{}", e.id());
+            if matches!(e, Export::DeepSpeed | Export::HuggingFace) {
+                assert!(serde_json::from_str::<serde_json::Value>(&text).is_ok(), "{}", e.id());
+            }
+        }
+        assert_eq!(seconds(0.25, Lang::En), "250 ms");
+        assert_eq!(seconds(2.5, Lang::En), "2.50 s");
+    }
+}
