@@ -16,6 +16,22 @@
 //!   [`Softmax`](kernels::Softmax), [`Gelu`](kernels::Gelu),
 //!   [`Attention`](kernels::Attention) (materialised or fused) and
 //!   [`Adam`](kernels::Adam).
+//! - For the layers' backward passes, [`kernels`] also has
+//!   [`Add`](kernels::Add), [`Heads`](kernels::Heads) (split / merge
+//!   heads), [`GeluBackward`](kernels::GeluBackward),
+//!   [`SoftmaxBackward`](kernels::SoftmaxBackward),
+//!   [`LayerNormBackward`](kernels::LayerNormBackward),
+//!   [`BatchNorm`](kernels::BatchNorm) (forward and backward, with residual
+//!   and ReLU) and [`Conv2dBackward`](kernels::Conv2dBackward).
+//! - [`layers`] chains them into a GPT-2 block
+//!   ([`TransformerBlock`](layers::TransformerBlock)) and a ResNet
+//!   bottleneck ([`Bottleneck`](layers::Bottleneck)), forward and backward
+//!   on real buffers; lists what each keeps for backward with the real
+//!   buffer sizes, compares that with `vramfit-core`'s per-layer estimate
+//!   ([`layers::estimate`]), scales sizes to the adapter, times both passes
+//!   and exposes the rate for the planner
+//!   ([`MeasuredThroughput`](layers::MeasuredThroughput),
+//!   [`project_step_seconds`](layers::project_step_seconds)).
 //! - Kernels work on [`GpuTensor`]s and return [`Dispatch`]es, so a layer
 //!   chains them on GPU buffers ([`encode_all`], [`submit`]) and reads back
 //!   only at the end; each kernel also has a `run` that uploads, dispatches

@@ -195,7 +195,8 @@ impl BenchReport {
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
         let a = &self.adapter;
-        let timer = self.results.first().map_or("-", |r| match r.timer {
+        let first = self.results.first().map(|r| r.timer);
+        let timer = first.or_else(|| self.layers.iter().find_map(|l| l.forward.as_ref().map(|p| p.timer))).map_or("-", |t| match t {
             Timer::GpuTimestamps => "GPU timestamps",
             Timer::WallClock => "wall clock",
         });

@@ -11,6 +11,7 @@ use crate::kernels::{
     Adam, AdamConfig, Attention, AttentionShape, AttentionVariant, Conv2d, Conv2dShape, Gelu, LayerNorm, LayerNormShape, Matmul,
     MatmulShape, MatmulVariant, Softmax, SoftmaxShape,
 };
+use crate::layers::{LayerConfig, LayerId, measure_layer};
 use crate::pipeline::Dispatch;
 use crate::report::{AdapterReport, BenchReport, KernelResult, Metric};
 use crate::tensor::GpuTensor;
@@ -123,6 +124,10 @@ pub struct BenchPlan {
     pub matmul_size: Option<usize>,
     /// Warm-up, runs and span.
     pub timing: TimingOptions,
+    /// Layers to measure (forward + backward, saved bytes vs estimate).
+    pub layers: Vec<LayerId>,
+    /// Where the layers' sizes come from.
+    pub layer_config: LayerConfig,
 }
 
 impl Default for BenchPlan {
@@ -134,6 +139,8 @@ impl Default for BenchPlan {
             size: SizePreset::Default,
             matmul_size: None,
             timing: TimingOptions::default(),
+            layers: Vec::new(),
+            layer_config: LayerConfig::default(),
         }
     }
 }
@@ -181,10 +188,19 @@ pub async fn run_suite(
             }
         }
     }
+    let mut layers = Vec::new();
+    for &dtype in &plan.dtypes {
+        if dtype == DType::F16 && !summary.shader_f16 {
+            continue;
+        }
+        for &layer in &plan.layers {
+            layers.push(measure_layer(ctx, plan.layer_config.shape(layer)?, dtype, Some(&plan.timing), clock).await?);
+        }
+    }
     if dtype_has_f16_accumulation(plan) {
         notes.push("f16 matmul and conv2d accumulate in f16; the other f16 kernels compute in f32 and store f16; Adam keeps f32 parameters and moments (f16 gradients only)".into());
     }
-    Ok(BenchReport::new(AdapterReport::from(&summary), plan.size.name(), results, notes))
+    Ok(BenchReport::new(AdapterReport::from(&summary), plan.size.name(), results, notes).with_layers(layers))
 }
 
 /// Whether the report needs the note on f16 arithmetic.

@@ -1,5 +1,7 @@
 //! `vramfit bench`: runs the GPU kernel benchmark of `vramfit-bench` on this
-//! machine and prints its Markdown or JSON report. Flags are parsed by
+//! machine (and, with `--layers`, the GPT-2 / ResNet layers forward and
+//! backward with their saved bytes next to the estimate) and prints its
+//! Markdown or JSON report. Flags are parsed by
 //! `vramfit_bench::args`, so they match the `vramfit-bench` binary.
 
 use std::process::ExitCode;
@@ -11,7 +13,7 @@ use vramfit_bench::{GpuContext, suite, timing};
 /// GPU can be used.
 pub fn run(argv: &[String]) -> ExitCode {
     if argv.iter().any(|a| a == "--help" || a == "-h") {
-        println!("vramfit bench [flags]: time the WGSL kernels on this machine's GPU\n\n{BENCH_USAGE}");
+        println!("vramfit bench [flags]: time the WGSL kernels (and layers) on this machine's GPU\n\n{BENCH_USAGE}");
         return ExitCode::SUCCESS;
     }
     let args = match parse_bench_args(argv) {

@@ -61,7 +61,7 @@ impl TransformerBlockShape {
     }
 
     fn check(&self) -> Result<()> {
-        if self.tokens() == 0 || self.hidden == 0 || self.heads == 0 || self.hidden % self.heads != 0 {
+        if self.tokens() == 0 || self.hidden == 0 || self.heads == 0 || !self.hidden.is_multiple_of(self.heads) {
             let what = format!("{} needs non-zero sizes and hidden divisible by heads", self.describe());
             return Err(BenchError::InvalidShape { kernel: "transformer block", what });
         }
