@@ -18,7 +18,11 @@ function showFailure(title, detail) {
   root.removeAttribute("aria-busy");
 }
 
+// A fallback for a WebAssembly trap the app's own panic notice did not
+// cover (it normally shows first, in the page's language). Other errors
+// (a ResizeObserver loop notice, an extension's script) are not crashes.
 function showCrash(err) {
+  if (!(err instanceof WebAssembly.RuntimeError)) return;
   if (document.getElementById("runtime-error")) return;
   const box = document.createElement("div");
   box.id = "runtime-error";

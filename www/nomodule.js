@@ -9,6 +9,6 @@
   strong.textContent = "This browser is too old for the calculator. ";
   box.appendChild(strong);
   box.appendChild(document.createTextNode("Use a current version of Firefox, Chrome, Edge or Safari."));
-  main.innerHTML = "";
+  while (main.firstChild) main.removeChild(main.firstChild);
   main.appendChild(box);
 })();

@@ -85,6 +85,32 @@ async function failureIsVisible(browser, url) {
   await context.close();
 }
 
+/**
+ * A Rust panic (forced by `#panic-test`, which only debug builds honour)
+ * shows a notice with a Reload button instead of a dead page, in the page's
+ * language; the configuration in the address survives the reload.
+ */
+async function crashIsRecoverable(browser, debugDist) {
+  const { server, url } = await serve(debugDist);
+  const context = await browser.newContext({ locale: "zh-CN" });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${url}?v=1&b=32#panic-test`);
+    await page.waitForSelector("#runtime-error", { state: "visible", timeout: 30_000 });
+    const message = await text(page, "#runtime-error");
+    expect(message.startsWith("计算器遇到内部错误。"), `crash notice reads ${JSON.stringify(message)}`);
+    expect(await page.isVisible("#crash-reload"), "no Reload button");
+    // Reloading (here: the same address without the test hook) restores the configuration.
+    await page.goto(`${url}?v=1&b=32`);
+    await page.waitForSelector('#results[data-complete="true"]', { timeout: 30_000 });
+    expect((await page.inputValue("#batch")) === "32", "the configuration did not survive the reload");
+    expect(!(await page.isVisible("#runtime-error")), "the crash notice came back");
+  } finally {
+    await context.close();
+    server.close();
+  }
+}
+
 async function noscriptIsVisible(browser, url) {
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
@@ -172,6 +198,12 @@ async function main() {
     }
     await run("a wasm that fails to load shows an error, not a blank page", () => failureIsVisible(browser, url));
     await run("without JavaScript the page says it needs it", () => noscriptIsVisible(browser, url));
+    if (process.env.DEBUG_DIST) {
+      await run("a panic shows a recoverable notice, and a reload restores the configuration", () =>
+        crashIsRecoverable(browser, path.resolve(repo, process.env.DEBUG_DIST)));
+    } else {
+      console.log("skip a panic shows a recoverable notice (set DEBUG_DIST to a WEB_PROFILE=dev build; scripts/test.sh does)");
+    }
     await run("screenshots (desktop 1280, mobile 390; light, dark, 简体中文) have no errors", () => screenshots(browser, url));
     printBudgets(budgets);
   } finally {

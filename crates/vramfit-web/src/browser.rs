@@ -154,3 +154,81 @@ pub fn copy_text(text: &str, field: &str, done: Callback<bool>) {
     ok.forget();
     failed.forget();
 }
+
+/// Shows a recoverable error when Rust code panics, instead of a dead page:
+/// a notice in the page's language (read from `<html lang>`, which the app
+/// keeps current) with a Reload button. The configuration survives: it is
+/// in the page's address, which a reload reads back. The notice is built
+/// from DOM nodes and text, never from markup.
+pub fn install_panic_hook() {
+    // Through Yew, which otherwise replaces any hook with its own when rendering.
+    yew::set_custom_panic_hook(Box::new(|info| {
+        let detail =
+            info.payload().downcast_ref::<&str>().map(|s| (*s).to_string()).or_else(|| info.payload().downcast_ref::<String>().cloned());
+        show_crash(detail.as_deref().unwrap_or(""));
+    }));
+}
+
+/// The crash notice (see [`install_panic_hook`]); shown once.
+fn show_crash(detail: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    if document.get_element_by_id("runtime-error").is_some() {
+        return;
+    }
+    let lang = document
+        .document_element()
+        .and_then(|e| e.get_attribute("lang"))
+        .map_or(crate::i18n::Lang::En, |l| crate::i18n::Lang::from_tag(&l));
+    let (title, body, reload) = (t(lang, Key::CrashTitle), t(lang, Key::CrashBody), t(lang, Key::CrashReload));
+    let build = || -> Option<web_sys::Element> {
+        let box_ = document.create_element("div").ok()?;
+        box_.set_id("runtime-error");
+        box_.set_class_name("notice notice-error crash");
+        box_.set_attribute("role", "alert").ok()?;
+        let strong = document.create_element("strong").ok()?;
+        strong.set_text_content(Some(title));
+        let text = document.create_element("span").ok()?;
+        text.set_text_content(Some(&format!(" {body}")));
+        let button = document.create_element("button").ok()?;
+        button.set_attribute("type", "button").ok()?;
+        button.set_id("crash-reload");
+        button.set_class_name("link-button");
+        button.set_text_content(Some(reload));
+        let onclick = Closure::<dyn FnMut()>::new(|| {
+            if let Some(location) = web_sys::window().map(|w| w.location()) {
+                let _ = location.reload();
+            }
+        });
+        button.add_event_listener_with_callback("click", onclick.as_ref().unchecked_ref()).ok()?;
+        // The page is going away on click; the listener lives as long as it.
+        onclick.forget();
+        box_.append_child(&strong).ok()?;
+        box_.append_child(&text).ok()?;
+        if !detail.is_empty() {
+            let code = document.create_element("code").ok()?;
+            code.set_text_content(Some(detail));
+            box_.append_child(&code).ok()?;
+        }
+        box_.append_child(&button).ok()?;
+        Some(box_)
+    };
+    let Some(notice) = build() else { return };
+    let slot = document.query_selector("#app main, #widget main").ok().flatten().or_else(|| document.body().map(Into::into));
+    if let Some(slot) = slot {
+        let _ = slot.prepend_with_node_1(&notice);
+    }
+}
+
+/// Debug builds only: `#panic-test` in the address panics on purpose once
+/// the page is up, so the browser suite can check the crash notice.
+#[cfg(debug_assertions)]
+pub fn panic_on_request() {
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    if hash == "#panic-test" {
+        // Once the page is up (its language reflected on <html>), as a real crash would be.
+        let crash = Closure::once_into_js(|| -> () { panic!("forced by #panic-test") });
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(crash.unchecked_ref(), 1000);
+        }
+    }
+}

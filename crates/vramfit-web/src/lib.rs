@@ -54,6 +54,9 @@ pub const WIDGET_ID: &str = "widget";
 /// [`ROOT_ID`], or into `<body>` when the page has neither. Yew clears the
 /// root first, which removes the page's static placeholder.
 pub fn mount() {
+    browser::install_panic_hook();
+    #[cfg(debug_assertions)]
+    browser::panic_on_request();
     let document = web_sys::window().and_then(|w| w.document());
     let by_id = |id: &str| document.as_ref().and_then(|d| d.get_element_by_id(id));
     if let Some(root) = by_id(WIDGET_ID) {

@@ -8,7 +8,7 @@ mod svg;
 mod timeline;
 
 pub use batch::{BatchPlot, BatchPoint, batch_plot};
-pub use svg::{batch_svg, escape, timeline_svg};
+pub use svg::{batch_svg, num, timeline_svg};
 pub use timeline::{Band, PhaseSpan, TimelinePlot, TimelineSample, phase_spans, timeline_plot};
 
 use crate::prefs::Units;

@@ -4,7 +4,7 @@
 //! focus; a visually hidden table carries the same numbers.
 
 use crate::browser;
-use crate::chart::{batch_plot, batch_svg};
+use crate::chart::{batch_plot, batch_svg, num};
 use crate::hooks::{use_prefs, use_width};
 use crate::i18n::{Key, t};
 use crate::present::{bytes, group_digits};
@@ -27,8 +27,8 @@ pub fn BatchChart(props: &BatchChartProps) -> Html {
     let node = use_node_ref();
     let width = use_width(node.clone()).unwrap_or(640);
     let plot = use_memo((props.report.clone(), width, prefs), |(r, w, p)| batch_plot(r, f64::from(*w), *p));
-    // The static drawing, as one SVG string (see `chart::svg`).
-    let background = use_memo(plot.clone(), |plot| Html::from_html_unchecked(AttrValue::from(batch_svg(plot))));
+    // The static drawing (see `chart::svg`), rebuilt only when the plot changes.
+    let background = use_memo(plot.clone(), |plot| batch_svg(plot));
     let current = plot.points.iter().position(|p| p.current).unwrap_or(0);
     let active = use_state_eq(|| None::<usize>);
     let shown = active.filter(|i| *i < plot.points.len()).unwrap_or(current);
@@ -130,9 +130,4 @@ pub fn BatchChart(props: &BatchChartProps) -> Html {
             </table>
         </section>
     }
-}
-
-/// An SVG coordinate with one decimal.
-fn num(v: f64) -> String {
-    format!("{v:.1}")
 }

@@ -5,7 +5,7 @@
 //! readout above names the op and its memory; a visually hidden table gives
 //! each phase's figures.
 
-use crate::chart::{phase_spans, timeline_plot, timeline_svg};
+use crate::chart::{num, phase_spans, timeline_plot, timeline_svg};
 use crate::hooks::{use_prefs, use_width};
 use crate::i18n::{Key, t, tf};
 use crate::labels;
@@ -29,8 +29,8 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
     let node = use_node_ref();
     let width = use_width(node.clone()).unwrap_or(640);
     let plot = use_memo((props.report.clone(), width, prefs), |(r, w, p)| timeline_plot(&r.estimate, f64::from(*w), *p));
-    // The static drawing, as one SVG string (see `chart::svg`).
-    let background = use_memo(plot.clone(), |plot| Html::from_html_unchecked(AttrValue::from(timeline_svg(plot))));
+    // The static drawing (see `chart::svg`), rebuilt only when the plot changes.
+    let background = use_memo(plot.clone(), |plot| timeline_svg(plot));
     let spans = use_memo(props.report.clone(), |r| phase_spans(&r.estimate.timeline));
     let cursor = use_state_eq(|| None::<usize>);
     let last = plot.samples.len().saturating_sub(1);
@@ -160,9 +160,4 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
             </table>
         </section>
     }
-}
-
-/// An SVG coordinate with one decimal.
-fn num(v: f64) -> String {
-    format!("{v:.1}")
 }

@@ -343,4 +343,7 @@ table! {
     AdviceEval => "Evaluate under torch.no_grad() (or torch.inference_mode()): nothing is kept for backward, so evaluation fits much larger batches.", "评估时使用 torch.no_grad()（或 torch.inference_mode()）：不为反向保存任何张量，评估能装下大得多的批量。";
     AdvicePinMemory => "pin_memory=True in the DataLoader costs host RAM, not GPU memory.", "DataLoader 的 pin_memory=True 占用的是主机内存，而不是显存。";
     AdviceEmptyCache => "torch.cuda.empty_cache() returns cached blocks to the driver but does not lower the peak a step needs; it cannot fix an out-of-memory error.", "torch.cuda.empty_cache() 只把缓存块还给驱动，不会降低一步所需的峰值，解决不了显存不足。";
+    CrashTitle => "The calculator hit an internal error.", "计算器遇到内部错误。";
+    CrashBody => "Your configuration is kept in the page's address: reload to continue from it.", "你的配置保存在页面地址中：重新加载即可从它继续。";
+    CrashReload => "Reload", "重新加载";
 }
