@@ -8,8 +8,6 @@
 //! so reserved memory only grows; the gap to allocated memory is
 //! fragmentation plus cached free blocks.
 
-use std::collections::BTreeSet;
-
 /// Requests up to this size use the small pool (`kSmallSize`).
 pub const SMALL_SIZE: u64 = 1 << 20;
 /// Small-pool segment size (`kSmallBuffer`).
@@ -45,11 +43,27 @@ struct Entry {
 /// One pool's free blocks ordered for best fit: by size, then by address,
 /// as PyTorch's `BlockComparatorSize` (addresses of later segments are
 /// higher, as the order of `cudaMalloc`s makes them in practice). Size and
-/// address, in 512-byte units, are packed into one `u64` (saturating beyond
-/// 2 TiB, where `take` checks the real size); the block id keeps keys unique.
-#[derive(Debug, Default)]
+/// address, in 512-byte units, are packed into one `u64` key (saturating
+/// beyond 2 TiB, where `take` checks the real size); the block id keeps
+/// entries unique.
+///
+/// The entries are split into size classes (four per power of two), each a
+/// short sorted vector, with a bitmap of the classes that hold any: a
+/// request searches its own class, then the first non-empty larger one.
+/// Same order as one sorted set, at a fraction of a tree's cost.
+#[derive(Debug)]
 struct Pool {
-    free: BTreeSet<(u64, u32)>,
+    classes: Vec<Vec<(u64, u32)>>,
+    nonempty: u128,
+}
+
+/// Size classes: four per power of two of the size in 512-byte units (at most 2^32).
+const CLASSES: usize = 128;
+
+impl Default for Pool {
+    fn default() -> Pool {
+        Pool { classes: vec![Vec::new(); CLASSES], nonempty: 0 }
+    }
 }
 
 fn units(bytes: u64) -> u64 {
@@ -60,14 +74,62 @@ fn key(e: &Entry) -> u64 {
     (units(e.size) << 32) | units(e.addr)
 }
 
+/// The class of a size in units: non-decreasing in the size.
+fn class(units: u64) -> usize {
+    if units == 0 {
+        return 0;
+    }
+    let log = 63 - units.leading_zeros() as u64;
+    let sub = if log >= 2 { (units >> (log - 2)) & 3 } else { (units << (2 - log)) & 3 };
+    ((4 * log + sub) as usize).min(CLASSES - 1)
+}
+
 impl Pool {
+    fn insert(&mut self, key: u64, id: u32) {
+        let c = class(key >> 32);
+        if let Some(list) = self.classes.get_mut(c) {
+            let at = list.partition_point(|e| *e < (key, id));
+            list.insert(at, (key, id));
+            self.nonempty |= 1u128 << c;
+        }
+    }
+
+    fn remove(&mut self, key: u64, id: u32) {
+        let c = class(key >> 32);
+        if let Some(list) = self.classes.get_mut(c) {
+            if let Ok(at) = list.binary_search(&(key, id)) {
+                list.remove(at);
+            }
+            if list.is_empty() {
+                self.nonempty &= !(1u128 << c);
+            }
+        }
+    }
+
     /// Takes the best-fitting free block for `size` from `blocks`: the
     /// smallest size that holds it, and the lowest address among those.
     fn take(&mut self, size: u64, blocks: &[Entry]) -> Option<u32> {
-        let found =
-            self.free.range((units(size) << 32, 0)..).find(|(_, id)| blocks.get(*id as usize).is_some_and(|e| e.size >= size)).copied()?;
-        self.free.remove(&found);
-        Some(found.1)
+        let first = class(units(size));
+        let start = (units(size) << 32, 0);
+        let holds = |id: u32| blocks.get(id as usize).is_some_and(|e| e.size >= size);
+        let mut c = first;
+        loop {
+            let list = self.classes.get_mut(c)?;
+            let from = if c == first { list.partition_point(|e| *e < start) } else { 0 };
+            if let Some(offset) = list.get(from..).and_then(|rest| rest.iter().position(|e| holds(e.1))) {
+                let (_, id) = list.remove(from + offset);
+                if list.is_empty() {
+                    self.nonempty &= !(1u128 << c);
+                }
+                return Some(id);
+            }
+            // The next non-empty class above `c`.
+            let above = if c + 1 >= CLASSES { 0 } else { self.nonempty & (u128::MAX << (c + 1)) };
+            if above == 0 {
+                return None;
+            }
+            c = above.trailing_zeros() as usize;
+        }
     }
 }
 
@@ -117,13 +179,13 @@ impl CachingAllocator {
 
     fn insert_free(&mut self, id: u32) {
         let Some(e) = self.entry(id) else { return };
-        self.pool(e.small).free.insert((key(&e), id));
+        self.pool(e.small).insert(key(&e), id);
         self.set(id, |e| e.free = true);
     }
 
     fn remove_free(&mut self, id: u32) {
         let Some(e) = self.entry(id) else { return };
-        self.pool(e.small).free.remove(&(key(&e), id));
+        self.pool(e.small).remove(key(&e), id);
         self.set(id, |e| e.free = false);
     }
 
