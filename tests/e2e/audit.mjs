@@ -48,7 +48,8 @@ export const KNOWN_ENGLISH = [
   "Estimates replay", "kept in the page", "Share and embed", "Copy link", "Copy embed code", "Embed code", "parameters", "Fits",
   "Make it fit", "Find plans", "per step", "per GPU", "Batch-size notes", "Export a plan", "Export this plan",
   "configurations considered", "Scale the learning rate", "Evaluate under", "costs host RAM", "returns cached blocks",
-  "without accumulation", "accumulation steps", "tensor-core", "full checkpointing",
+  "without accumulation", "accumulation steps", "tensor-core", "full checkpointing", "Search models", "Search GPUs",
+  "Search, e.g.", "Nothing matches",
 ];
 
 // Latin-script words allowed in Chinese mode: units, product and format names, acronyms.

@@ -243,6 +243,25 @@ export const checks = [
     await page.waitForFunction(() => document.querySelector("#verdict")?.dataset.fits === "true", null, { timeout: 5_000 });
   }],
 
+  ["the model and GPU lists narrow as you type, and Enter picks the first match", async (page) => {
+    await page.fill("#model-search", "llama 70");
+    const models = await page.$$eval("#model option", (o) => o.map((x) => x.value));
+    expect(models.includes("llama-2-70b") && models.includes("llama-3-70b"), `filtered models: ${models}`);
+    expect(!models.includes("resnet50") && !models.includes("llama-2-7b"), `the filter kept others: ${models}`);
+    expect(models.includes("gpt2"), "the selected model left the list");
+    await page.press("#model-search", "Enter");
+    await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("70B"), null, { timeout: 10_000 });
+    await page.fill("#model-search", "zzz-none");
+    await page.waitForSelector("#model-search-none", { timeout: 5_000 });
+    await page.fill("#model-search", "");
+    await page.fill("#gpu-search", "h100");
+    const gpus = await page.$$eval("#gpu option", (o) => o.map((x) => x.value));
+    expect(gpus.some((g) => g.startsWith("h100")) && !gpus.includes("t4"), `filtered GPUs: ${gpus}`);
+    await page.fill("#gpu-search", "");
+    await page.selectOption("#model", "gpt2");
+    await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("GPT-2"), null, { timeout: 10_000 });
+  }],
+
   ["the per-layer table sorts from the mouse and the keyboard", async (page) => {
     await page.click("#sort-saved");
     expect((await page.getAttribute("#sort-saved >> xpath=..", "aria-sort")) === "descending", "saved bytes are not sorted descending");

@@ -27,6 +27,33 @@ pub struct ChoiceGroup {
     pub choices: Vec<Choice>,
 }
 
+/// The groups narrowed to the choices matching `query`: every
+/// whitespace-separated term must appear (ignoring case) in the choice's
+/// label, id or group heading. The `keep` value always stays (so the list
+/// still shows what is selected); empty groups are dropped.
+pub fn filter_groups(groups: &[ChoiceGroup], query: &str, keep: &str) -> Vec<ChoiceGroup> {
+    let terms: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    if terms.is_empty() {
+        return groups.to_vec();
+    }
+    groups
+        .iter()
+        .filter_map(|g| {
+            let heading = g.label.to_lowercase();
+            let choices: Vec<Choice> = g
+                .choices
+                .iter()
+                .filter(|c| {
+                    let text = format!("{} {} {heading}", c.label.to_lowercase(), c.value.to_lowercase());
+                    c.value == keep || terms.iter().all(|t| text.contains(t.as_str()))
+                })
+                .cloned()
+                .collect();
+            (!choices.is_empty()).then(|| ChoiceGroup { label: g.label.clone(), choices })
+        })
+        .collect()
+}
+
 /// Every preset the page offers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Catalog {
@@ -184,5 +211,23 @@ mod tests {
         assert_eq!(last.as_ref().map(|g| g.label.as_str()), Some("已导入"));
         assert_eq!(last.and_then(|g| g.choices.first().cloned()).map(|c| c.value), Some(IMPORTED_MODEL.to_string()));
         assert!(groups.iter().any(|g| g.label == "视觉 Transformer"));
+    }
+
+    #[test]
+    fn filtering_matches_every_term_in_label_id_or_family_and_keeps_the_selection() {
+        let catalog = Catalog::load();
+        let groups = catalog.model_groups(None, Lang::En);
+        let found = filter_groups(&groups, "llama 70", "gpt2");
+        let ids: Vec<&str> = found.iter().flat_map(|g| g.choices.iter().map(|c| c.value.as_str())).collect();
+        assert!(ids.contains(&"llama-2-70b") && ids.contains(&"llama-3-70b"), "{ids:?}");
+        assert!(ids.contains(&"gpt2"), "the selected model stays listed");
+        assert!(!ids.contains(&"llama-2-7b") && !ids.contains(&"resnet50"), "{ids:?}");
+        // By family heading, case-insensitively.
+        let cnn = filter_groups(&groups, "RESNET", "");
+        assert!(cnn.iter().flat_map(|g| &g.choices).any(|c| c.value == "resnet50"));
+        assert_eq!(filter_groups(&groups, "  ", "").len(), groups.len());
+        assert!(filter_groups(&groups, "no-such-model", "").is_empty());
+        let gpus = filter_groups(&catalog.gpu_groups(Units::Binary), "4090", "");
+        assert!(gpus.iter().flat_map(|g| &g.choices).any(|c| c.value == "rtx-4090"));
     }
 }

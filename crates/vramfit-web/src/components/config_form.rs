@@ -2,6 +2,7 @@
 //! input size, accumulation, precision, optimizer, checkpointing, attention
 //! and GPU.
 
+use super::select_field::Search;
 use super::{ImportBox, NumberField, SelectField};
 use crate::catalog::{self, Catalog};
 use crate::hooks::use_prefs;
@@ -97,6 +98,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 label={t(lang, Key::Model)}
                 groups={models}
                 proper_names=true
+                search={Search { label: t(lang, Key::SearchModels).into(), placeholder: t(lang, Key::SearchModelsHint).into(), no_match: t(lang, Key::SearchNone).into() }}
                 value={props.inputs.model.clone()}
                 onchange={emit(|v| Some(Action::SetModel(v)))}
             />
@@ -149,6 +151,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 label={t(lang, Key::Gpu)}
                 groups={gpus}
                 proper_names=true
+                search={Search { label: t(lang, Key::SearchGpus).into(), placeholder: t(lang, Key::SearchGpusHint).into(), no_match: t(lang, Key::SearchNone).into() }}
                 value={props.inputs.gpu.clone()}
                 hint={AttrValue::from(t(lang, Key::GpuHint))}
                 onchange={emit(|v| Some(Action::SetGpu(v)))}

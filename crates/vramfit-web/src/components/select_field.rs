@@ -1,9 +1,11 @@
-//! A labelled `<select>` whose options may be grouped with `<optgroup>`.
+//! A labelled `<select>` whose options may be grouped with `<optgroup>`,
+//! optionally with a search box that narrows the options as you type
+//! (Enter picks the first match).
 
-use crate::catalog::{Choice, ChoiceGroup};
+use crate::catalog::{Choice, ChoiceGroup, filter_groups};
 use crate::hooks::use_select_value;
 use std::rc::Rc;
-use web_sys::HtmlSelectElement;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 /// Props of [`SelectField`].
@@ -24,8 +26,23 @@ pub struct SelectFieldProps {
     /// Help shown under the field, if any.
     #[prop_or_default]
     pub hint: Option<AttrValue>,
+    /// A search box above the list: its accessible label, its placeholder
+    /// and the message when nothing matches (`{0}`: the query).
+    #[prop_or_default]
+    pub search: Option<Search>,
     /// Emits the newly selected value.
     pub onchange: Callback<String>,
+}
+
+/// The texts of a [`SelectField`]'s search box.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Search {
+    /// Accessible label of the box.
+    pub label: AttrValue,
+    /// Placeholder (an example query).
+    pub placeholder: AttrValue,
+    /// Shown when nothing matches.
+    pub no_match: AttrValue,
 }
 
 /// A select box.
@@ -33,6 +50,10 @@ pub struct SelectFieldProps {
 pub fn SelectField(props: &SelectFieldProps) -> Html {
     let node = use_node_ref();
     use_select_value(node.clone(), props.value.clone());
+    let query = use_state(String::new);
+    let groups = use_memo((props.groups.clone(), (*query).clone(), props.value.clone()), |(groups, query, value)| {
+        filter_groups(groups, query, value)
+    });
     let onchange = {
         let emit = props.onchange.clone();
         Callback::from(move |e: Event| {
@@ -46,9 +67,56 @@ pub fn SelectField(props: &SelectFieldProps) -> Html {
         html! { <option value={c.value.clone()} {translate} selected={c.value == props.value.as_str()}>{ c.label.clone() }</option> }
     };
     let hint_id = format!("{}-hint", props.id);
+    let search_box = props.search.as_ref().map(|search| {
+        let search_id = format!("{}-search", props.id);
+        let oninput = {
+            let query = query.setter();
+            Callback::from(move |e: InputEvent| {
+                if let Some(input) = e.target_dyn_into::<HtmlInputElement>() {
+                    query.set(input.value());
+                }
+            })
+        };
+        // Enter takes the first match other than the current choice.
+        let onkeydown = {
+            let emit = props.onchange.clone();
+            let first = groups.iter().flat_map(|g| g.choices.iter()).find(|c| c.value != props.value.as_str()).map(|c| c.value.clone());
+            let searching = !query.trim().is_empty();
+            Callback::from(move |e: KeyboardEvent| {
+                if e.key() == "Enter" {
+                    e.prevent_default();
+                    if let (true, Some(v)) = (searching, first.clone()) {
+                        emit.emit(v);
+                    }
+                }
+            })
+        };
+        let nothing = !query.trim().is_empty() && groups.iter().all(|g| g.choices.iter().all(|c| c.value == props.value.as_str()));
+        html! {
+            <>
+                <input
+                    id={search_id.clone()}
+                    class="select-search"
+                    type="search"
+                    autocomplete="off"
+                    spellcheck="false"
+                    aria-label={search.label.clone()}
+                    aria-controls={props.id.clone()}
+                    placeholder={search.placeholder.clone()}
+                    value={(*query).clone()}
+                    {oninput}
+                    {onkeydown}
+                />
+                if nothing {
+                    <p class="field-hint" id={format!("{search_id}-none")} role="status">{ crate::i18n::fill(&search.no_match, &[query.trim()]) }</p>
+                }
+            </>
+        }
+    });
     html! {
         <div class="field">
             <label for={props.id.clone()}>{ props.label.clone() }</label>
+            { search_box.unwrap_or_default() }
             <select
                 ref={node}
                 id={props.id.clone()}
@@ -56,7 +124,7 @@ pub fn SelectField(props: &SelectFieldProps) -> Html {
                 aria-describedby={props.hint.as_ref().map(|_| hint_id.clone())}
                 {onchange}
             >
-                { for props.groups.iter().map(|g| if g.label.is_empty() {
+                { for groups.iter().map(|g| if g.label.is_empty() {
                     html! { <>{ for g.choices.iter().map(option) }</> }
                 } else {
                     html! { <optgroup label={g.label.clone()}>{ for g.choices.iter().map(option) }</optgroup> }
