@@ -58,4 +58,16 @@ pub enum Error {
     /// The input does not apply to this model (e.g. an image size for a text model).
     #[error("{0}")]
     NotApplicable(String),
+    /// A size the model and configuration imply (a tensor, a parameter, a
+    /// count of layers) is beyond a limit that keeps every byte count exact in
+    /// 64 bits and every estimate fast. The limits are far beyond any GPU.
+    #[error("{what} is too large: {value} is more than the limit of {limit}")]
+    TooLarge {
+        /// What was too large, e.g. "attention scores per sample (heads × seq × seq)".
+        what: String,
+        /// Its size (or "more than 2^64" when it overflows).
+        value: String,
+        /// The limit, e.g. "2^56 elements".
+        limit: String,
+    },
 }

@@ -78,6 +78,9 @@ pub fn import(text: &str) -> Result<Imported, Error> {
         _ => return Err(Error::MissingField { model_type: "unknown".into(), field: "model_type" }),
     };
     let f = Fields { map, model_type: model_type.clone() };
+    if matches!(model_type.as_str(), "bert" | "gpt2") {
+        heads_divide_hidden(&f)?;
+    }
     let spec = match model_type.as_str() {
         "bert" => bert(&f)?,
         "gpt2" => gpt2(&f)?,
@@ -88,6 +91,18 @@ pub fn import(text: &str) -> Result<Imported, Error> {
     spec.parameter_count()?;
     let name = map.get("_name_or_path").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or(&model_type).to_string();
     Ok(Imported { name, spec })
+}
+
+/// BERT's and GPT-2's attention split the hidden size evenly over the heads;
+/// `transformers` raises a `ValueError` otherwise (`BertSelfAttention`,
+/// `GPT2Attention`).
+fn heads_divide_hidden(f: &Fields) -> Result<(), Error> {
+    let (hidden_key, heads_key) = if f.model_type == "gpt2" { ("n_embd", "n_head") } else { ("hidden_size", "num_attention_heads") };
+    let (hidden, heads) = (f.u64(hidden_key)?, f.u64(heads_key)?);
+    if heads > 0 && !hidden.is_multiple_of(heads) {
+        return Err(Error::InvalidModel(format!("{hidden_key} ({hidden}) must be a multiple of {heads_key} ({heads})")));
+    }
+    Ok(())
 }
 
 fn bert(f: &Fields) -> Result<TransformerSpec, Error> {

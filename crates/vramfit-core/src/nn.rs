@@ -100,7 +100,8 @@ impl Builder {
     pub fn linear_with(&mut self, name: &str, x: TensorId, w: ParamId, bias: Option<ParamId>, in_f: u64, out_f: u64) -> TensorId {
         let xc = self.autocast_lower(x);
         let rows = self.numel(xc).per_sample / in_f.max(1);
-        let flops = Numel::per_sample(2 * rows * in_f * out_f);
+        // FLOPs are a product of three sizes; they saturate rather than overflow.
+        let flops = Numel::per_sample(2u64.saturating_mul(rows).saturating_mul(in_f).saturating_mul(out_f));
         self.weighted_op(name, OpKind::Linear, xc, w, bias, rows * out_f, flops)
     }
 
@@ -110,8 +111,9 @@ impl Builder {
         let bias = if c.bias { Some(self.param(&format!("{name}.bias"), &[c.cout])) } else { None };
         let xc = self.autocast_lower(x);
         let out_side = c.out_side(side);
-        let macs = c.cout * out_side * out_side * (c.cin / c.groups.max(1)) * c.kernel * c.kernel;
-        let out = self.weighted_op(name, OpKind::Conv2d, xc, w, bias, c.cout * out_side * out_side, Numel::per_sample(2 * macs));
+        // 2 FLOPs per multiply-accumulate, a product of six sizes: saturating.
+        let flops = [out_side, out_side, c.cin / c.groups.max(1), c.kernel, c.kernel, 2].iter().fold(c.cout, |a, &f| a.saturating_mul(f));
+        let out = self.weighted_op(name, OpKind::Conv2d, xc, w, bias, c.cout * out_side * out_side, Numel::per_sample(flops));
         (out, out_side)
     }
 

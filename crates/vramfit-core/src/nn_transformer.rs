@@ -97,7 +97,8 @@ impl Builder {
         let qd = heads * head_dim;
         let out = self.tensor(Numel::per_sample(seq * qd), dtype, true);
         let lse = self.tensor(Numel::per_sample(heads * seq), DType::F32, false);
-        let s2 = heads * seq * seq;
+        // Only the FLOPs grow with seq²; they saturate rather than overflow.
+        let s2 = heads.saturating_mul(seq).saturating_mul(seq);
         self.op(
             name,
             OpKind::FusedAttention,
@@ -106,7 +107,7 @@ impl Builder {
                 outputs: vec![out, lse],
                 saved: vec![q, k, v, out, lse],
                 backward_temp: Numel::per_sample(4 * seq * qd + 4 * heads * seq),
-                flops: Numel::per_sample(4 * s2 * head_dim),
+                flops: Numel::per_sample(s2.saturating_mul(4 * head_dim)),
                 ..OpSpec::default()
             },
         );

@@ -68,5 +68,6 @@ fn errors_name_the_problem() {
     assert!(e.to_string().contains("vocab_size"), "{e}");
     // Absurdly deep models are refused with the limit, not simulated for seconds.
     let e = import(r#"{"model_type":"gpt2","vocab_size":100,"n_embd":64,"n_layer":100000,"n_head":4}"#).unwrap_err();
-    assert!(e.to_string().contains("num_hidden_layers") && e.to_string().contains("1024"), "{e}");
+    let limit = vramfit_core::models::MAX_LAYERS.to_string();
+    assert!(e.to_string().contains("num_hidden_layers") && e.to_string().contains(&limit), "{e}");
 }

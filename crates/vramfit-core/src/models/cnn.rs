@@ -73,6 +73,9 @@ fn pruned(channels: u64, keep: f64) -> u64 {
 /// Lowers a ResNet for square images of side `image`, keeping `keep` of each
 /// block's inner channels (structured pruning; 1 = unpruned).
 pub fn lower_resnet(b: &mut Builder, r: &ResNetSpec, image: u64, keep: f64) -> Result<(), Error> {
+    let blocks = r.stages.iter().fold(0u64, |a, &n| a.saturating_add(n));
+    super::check_dimension("ResNet residual blocks (all stages)", blocks, super::MAX_LAYERS)?;
+    super::check_dimension("ResNet classes", r.classes, super::MAX_WIDTH)?;
     let (x, labels) = image_input(b, image);
     b.layer("stem");
     let (x, side) = conv_bn_relu(b, "conv1", "bn1", x, Conv::new(3, 64, 7, 2, 3), image, true);
@@ -134,6 +137,8 @@ pub fn lower_resnet(b: &mut Builder, r: &ResNetSpec, image: u64, keep: f64) -> R
 
 /// Lowers a VGG for square images of side `image`, keeping `keep` of each conv's channels.
 pub fn lower_vgg(b: &mut Builder, v: &VggSpec, image: u64, keep: f64) -> Result<(), Error> {
+    super::check_dimension("VGG layers", v.layers.len() as u64 + 1, super::MAX_LAYERS)?;
+    super::check_dimension("VGG classes", v.classes, super::MAX_WIDTH)?;
     let (mut x, labels) = image_input(b, image);
     let (mut side, mut cin) = (image, 3u64);
     let mut idx = 0usize;
@@ -148,6 +153,9 @@ pub fn lower_vgg(b: &mut Builder, v: &VggSpec, image: u64, keep: f64) -> Result<
             check_side(side, "VGG")?;
             continue;
         }
+        super::check_dimension("VGG channels", c, super::MAX_WIDTH)?;
+        super::check_elements("a VGG convolution's output per sample (channels × side × side)", &[c, side, side])?;
+        super::check_elements("a VGG convolution's weight (in × out channels × 3 × 3)", &[cin, c, 9])?;
         let mut conv = Conv::new(cin, c, 3, 1, 1);
         conv.bias = true;
         let (y, s) = b.conv2d(&format!("features.{idx}"), x, conv, side);
@@ -162,6 +170,7 @@ pub fn lower_vgg(b: &mut Builder, v: &VggSpec, image: u64, keep: f64) -> Result<
         idx += 1;
         cin = c;
     }
+    super::check_elements("VGG's first classifier layer (channels × 7 × 7 × 4096)", &[cin, 49, 4096])?;
     b.layer("classifier");
     let pooled = b.avgpool("avgpool", x, cin, 7);
     let flat = b.view(pooled);
@@ -179,6 +188,7 @@ pub fn lower_vgg(b: &mut Builder, v: &VggSpec, image: u64, keep: f64) -> Result<
 /// Lowers a MobileNetV2 (width 1.0) for square images of side `image`,
 /// keeping `keep` of each block's expansion channels.
 pub fn lower_mobilenet_v2(b: &mut Builder, m: &MobileNetV2Spec, image: u64, keep: f64) -> Result<(), Error> {
+    super::check_dimension("MobileNetV2 classes", m.classes, super::MAX_WIDTH)?;
     let (x, labels) = image_input(b, image);
     b.layer("features.0");
     let (x, side) = conv_bn_relu(b, "features.0.0", "features.0.1", x, Conv::new(3, 32, 3, 2, 1), image, true);

@@ -14,6 +14,53 @@ pub use cnn::{MobileNetV2Spec, ResNetSpec, VggSpec};
 pub use transformer::{Arch, Head, TransformerSpec};
 pub use vit::{MlpActivation, MlpLayer, MlpSpec, VitSpec};
 
+/// The most elements one tensor or parameter may have per sample, and the
+/// largest product of dimensions a model may imply: 2^56 (7.2·10^16, some
+/// 144 PB in half precision). Beyond it, byte counts (elements × up to 8
+/// bytes × small factors) could overflow `u64`; no GPU comes near it.
+pub const MAX_ELEMENTS: u64 = 1 << 56;
+
+/// The largest width (hidden size, vocabulary, channels, classes) a model may have: 2^32.
+pub const MAX_WIDTH: u64 = 1 << 32;
+
+/// The most layers (or residual blocks) a model may have, so that one
+/// estimate stays under about 50 ms: the op-by-op simulation, the per-layer
+/// table and the largest-batch search grow with depth (measured in release:
+/// 128 Llama layers 13 ms, 45 ms with a GPU's largest batch; 1024 layers
+/// 316 ms and 610 ms). The deepest model we import, Llama-3.1-405B, has 126
+/// layers; torchvision's deepest ResNet has 50 residual blocks.
+pub const MAX_LAYERS: u64 = 128;
+
+/// Checks that the product of `factors` stays within [`MAX_ELEMENTS`].
+///
+/// # Errors
+/// [`Error::TooLarge`] naming `what` (which should say what the factors are).
+pub fn check_elements(what: &str, factors: &[u64]) -> Result<(), Error> {
+    let product = factors.iter().try_fold(1u64, |acc, &f| acc.checked_mul(f));
+    match product {
+        Some(p) if p <= MAX_ELEMENTS => Ok(()),
+        p => Err(Error::TooLarge {
+            what: what.to_string(),
+            value: p.map_or_else(|| "more than 2^64".to_string(), |p| p.to_string()),
+            limit: "2^56 elements".to_string(),
+        }),
+    }
+}
+
+/// Checks `1 <= value <= max` for a named dimension.
+///
+/// # Errors
+/// [`Error::InvalidModel`] for zero, [`Error::TooLarge`] above `max`.
+pub fn check_dimension(name: &str, value: u64, max: u64) -> Result<(), Error> {
+    if value == 0 {
+        return Err(Error::InvalidModel(format!("{name} must be at least 1, got 0")));
+    }
+    if value > max {
+        return Err(Error::TooLarge { what: name.to_string(), value: value.to_string(), limit: max.to_string() });
+    }
+    Ok(())
+}
+
 /// A model architecture with its dimensions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "family", rename_all = "snake_case")]

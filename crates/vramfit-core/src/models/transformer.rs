@@ -110,6 +110,12 @@ impl TransformerSpec {
         if self.layers > MAX_LAYERS {
             return Err(Error::InvalidModel(format!("num_hidden_layers = {} is more than {MAX_LAYERS}", self.layers)));
         }
+        // PyTorch's `nn.Dropout` refuses probabilities outside [0, 1] (NaN included).
+        for (name, p) in [("hidden dropout", self.hidden_dropout), ("attention dropout", self.attention_dropout)] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(Error::InvalidModel(format!("{name} probability must be between 0 and 1, got {p}")));
+            }
+        }
         Ok(())
     }
 }
@@ -149,13 +155,45 @@ fn tensor_parallel_shard(t: &TransformerSpec, tp: u64) -> Result<TransformerSpec
     })
 }
 
-/// The most layers a transformer may have.
-pub const MAX_LAYERS: u64 = 1024;
+pub use super::MAX_LAYERS;
+
+/// Checks that no tensor or parameter of `t` at `cfg`'s sequence length (and,
+/// in inference, KV-cache length) exceeds [`super::MAX_ELEMENTS`], so that
+/// the lowering's arithmetic cannot overflow.
+fn check_sizes(t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<(), Error> {
+    use super::check_elements as check;
+    let seq = cfg.seq;
+    let qd = t.heads.saturating_mul(t.head_dim);
+    check("the query projection (num_attention_heads × head_dim × 3)", &[t.heads, t.head_dim, 3])?;
+    check("the embedding (vocab_size × hidden_size)", &[t.vocab, t.hidden])?;
+    check("the position embedding (max_position_embeddings × hidden_size)", &[t.max_positions, t.hidden])?;
+    check("the token-type embedding (type_vocab_size × hidden_size)", &[t.type_vocab, t.hidden])?;
+    check("an attention projection (hidden_size × num_attention_heads × head_dim × 3)", &[t.hidden, qd, 3])?;
+    // BERT's query, key, value, output and pooler projections are hidden × hidden.
+    check("a hidden × hidden projection (hidden_size²)", &[t.hidden, t.hidden])?;
+    check("an MLP projection (hidden_size × intermediate_size)", &[t.hidden, t.intermediate])?;
+    check("the hidden states per sample (seq × hidden_size)", &[seq, t.hidden])?;
+    check("the projected q, k, v per sample (seq × num_attention_heads × head_dim × 3)", &[seq, qd, 3])?;
+    check("the MLP activations per sample (seq × intermediate_size)", &[seq, t.intermediate])?;
+    check("the logits per sample (seq × vocab_size)", &[seq, t.vocab])?;
+    if cfg.attention == Attention::Eager {
+        check("the attention scores per sample (num_attention_heads × seq × seq)", &[t.heads, seq, seq])?;
+    }
+    if let Head::Classification { labels } = t.head {
+        super::check_dimension("num_labels", labels, super::MAX_WIDTH)?;
+    }
+    if cfg.mode != crate::config::Mode::Inference {
+        return Ok(());
+    }
+    let cache = cfg.cache_tokens();
+    check("the KV cache per sample (2 × layers × num_key_value_heads × head_dim × tokens)", &[2, t.layers, t.kv_heads, t.head_dim, cache])
+}
 
 /// Lowers a transformer for sequence length `seq`.
 pub fn lower(b: &mut Builder, t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<(), Error> {
     let (seq, attention, ckpt) = (cfg.seq, cfg.attention, cfg.checkpointing);
     t.validate()?;
+    check_sizes(t, cfg)?;
     let par = cfg.parallel;
     let local = tensor_parallel_shard(t, par.tp)?;
     let t = &local;
@@ -418,7 +456,7 @@ fn attention_core(
     let qc = b.copy("attn.q_reshape", q);
     let kc = if repeat_kv && t.kv_heads != t.heads { k } else { b.copy("attn.k_reshape", k) };
     let s2 = a * seq * seq;
-    let scores = b.bmm("attn.scores", qc, kc, s2, 2 * s2 * d);
+    let scores = b.bmm("attn.scores", qc, kc, s2, s2.saturating_mul(2 * d));
     let scores = b.scale("attn.scale", scores);
     let scores = b.scale("attn.mask", scores);
     let probs = b.softmax("attn.softmax", scores, t.arch == Arch::Llama);
@@ -431,7 +469,7 @@ fn attention_core(
     // self.attention(...)`), which keeps them until it returns.
     b.hold_until_block_end(probs);
     let vc = if repeat_kv && t.kv_heads != t.heads { v } else { b.copy("attn.v_reshape", v) };
-    let ctx = b.bmm("attn.context", probs, vc, ctx_numel, 2 * s2 * d);
+    let ctx = b.bmm("attn.context", probs, vc, ctx_numel, s2.saturating_mul(2 * d));
     // transpose(1, 2).contiguous() before the output projection.
     let ctx = b.copy("attn.merge_heads", ctx);
     b.set_attention_core(false);

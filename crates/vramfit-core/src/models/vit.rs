@@ -65,6 +65,24 @@ pub struct MlpSpec {
     pub classes: u64,
 }
 
+/// Checks a ViT's layer count, widths and the sizes they imply against the
+/// limits in [`super`], so that the lowering's arithmetic cannot overflow.
+fn check_vit_sizes(v: &VitSpec, image: u64) -> Result<(), Error> {
+    use super::{MAX_LAYERS, MAX_WIDTH, check_dimension, check_elements};
+    check_dimension("ViT layers", v.layers, MAX_LAYERS)?;
+    for (name, value) in [("ViT hidden size", v.hidden), ("ViT MLP size", v.mlp), ("ViT classes", v.classes)] {
+        check_dimension(name, value, MAX_WIDTH)?;
+    }
+    let grid = image / v.patch.max(1);
+    let tokens = grid.saturating_mul(grid).saturating_add(1);
+    check_elements("the ViT's patch embedding (3 × patch × patch × hidden)", &[3, v.patch, v.patch, v.hidden])?;
+    check_elements("the ViT's q, k, v per sample (tokens × hidden × 3)", &[tokens, v.hidden, 3])?;
+    check_elements("the ViT's MLP activations per sample (tokens × MLP size)", &[tokens, v.mlp])?;
+    check_elements("a ViT MLP layer (hidden × MLP size)", &[v.hidden, v.mlp])?;
+    check_elements("the ViT's attention projection (hidden × hidden × 3)", &[v.hidden, v.hidden, 3])?;
+    check_elements("the ViT's head (hidden × classes)", &[v.hidden, v.classes])
+}
+
 /// Lowers a ViT; the image side must match the model's position embedding.
 pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64, attention: crate::config::Attention) -> Result<(), Error> {
     // torchvision always calls SDPA; CUDA picks flash for half precision, the
@@ -76,6 +94,10 @@ pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64, attention: crate::con
     if v.patch == 0 || v.hidden == 0 || v.heads == 0 || !v.hidden.is_multiple_of(v.heads) {
         return Err(Error::InvalidModel("ViT hidden size must be a positive multiple of the heads".into()));
     }
+    if v.patch > image {
+        return Err(Error::InvalidModel(format!("the ViT's patch ({}) is larger than its image ({image})", v.patch)));
+    }
+    check_vit_sizes(v, image)?;
     let h = v.hidden;
     let grid = image / v.patch;
     let tokens = grid * grid + 1;
@@ -154,11 +176,25 @@ pub fn pruned_mlp(m: &MlpSpec, keep: f64) -> MlpSpec {
     MlpSpec { layers, ..m.clone() }
 }
 
+/// Checks an MLP's depth and each layer's weight against the limits in [`super`].
+fn check_mlp_sizes(m: &MlpSpec) -> Result<(), Error> {
+    use super::{MAX_LAYERS, MAX_WIDTH, check_dimension, check_elements};
+    check_dimension("MLP layers", m.layers.len() as u64 + 1, MAX_LAYERS)?;
+    let mut width = m.input;
+    for out in m.layers.iter().map(|l| l.out).chain([m.classes]) {
+        check_dimension("an MLP width", width.max(out), MAX_WIDTH)?;
+        check_elements("an MLP layer's weight (inputs × outputs)", &[width, out])?;
+        width = out;
+    }
+    Ok(())
+}
+
 /// Lowers an MLP classifier.
 pub fn lower_mlp(b: &mut Builder, m: &MlpSpec) -> Result<(), Error> {
     if m.input == 0 || m.classes == 0 || m.layers.iter().any(|l| l.out == 0) {
         return Err(Error::InvalidModel("MLP sizes must be positive".into()));
     }
+    check_mlp_sizes(m)?;
     b.layer("input");
     let mut x = b.input("features", m.input, DType::F32);
     let labels = b.input("labels", 1, DType::I64);

@@ -1,0 +1,113 @@
+//! Inputs the fuzz targets in `fuzz/` found (minimized, inlined as the spec
+//! or text they decode to), each named after what it guards. They must stay
+//! errors with a message, or estimates, and stay fast. SECURITY.md lists the
+//! runs that found them.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+
+use std::time::Instant;
+use vramfit_core::models::{Arch, Head, MAX_LAYERS, ResNetSpec, TransformerSpec};
+use vramfit_core::{Error, ModelSpec, Overheads, TrainConfig, estimate, gpu_preset, hf};
+
+/// `estimate_ir`, first minutes: a ResNet with 2^64 − 1 blocks per stage
+/// looped (practically) forever while lowering. Blocks are now capped.
+#[test]
+fn resnet_with_unbounded_blocks_is_refused_at_once() {
+    let spec = ModelSpec::ResNet(ResNetSpec { stages: [u64::MAX, 3, 1, 2], bottleneck: false, classes: 1 });
+    let cfg = TrainConfig { batch: 1, image: 64, ..TrainConfig::default() };
+    match estimate(&spec, &cfg, &Overheads::default(), None) {
+        Err(Error::TooLarge { what, limit, .. }) => {
+            assert!(what.contains("ResNet residual blocks"), "{what}");
+            assert_eq!(limit, MAX_LAYERS.to_string());
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `estimate_ir` (slow unit, 2 s under the fuzzer's sanitizers): a 557-block
+/// ResNet on 1-pixel images (every feature map stays 1×1, so it lowers) took
+/// ~0.2 s in release. Depth is now capped at [`MAX_LAYERS`] blocks; the
+/// deepest accepted ResNet on 1-pixel images estimates on a GPU.
+#[test]
+fn deep_resnet_on_one_pixel_images_is_capped_and_the_cap_estimates() {
+    let deep = ModelSpec::ResNet(ResNetSpec { stages: [557, 1, 1, 1], bottleneck: false, classes: 1 });
+    let cfg = TrainConfig { batch: 1, image: 1, optimizer: vramfit_core::Optimizer::Sgd, ..TrainConfig::default() };
+    assert!(matches!(estimate(&deep, &cfg, &Overheads::default(), None), Err(Error::TooLarge { .. })));
+    let capped = ModelSpec::ResNet(ResNetSpec { stages: [MAX_LAYERS - 3, 1, 1, 1], bottleneck: false, classes: 1 });
+    let gpu = gpu_preset("gtx-1060-6gb").unwrap();
+    let start = Instant::now();
+    let e = estimate(&capped, &cfg, &Overheads::for_gpu(&gpu), Some(&gpu)).unwrap();
+    println!("{:?} for the deepest ResNet, max batch {}", start.elapsed(), e.gpu.unwrap().max_batch);
+}
+
+/// `hf_import` (timeout under load; 0.3 s when run alone under the fuzzer's
+/// sanitizers): a 91-layer Mistral-like config whose 65 heads do not divide
+/// the hidden size. It imports (head_dim = 1192 / 65 = 18, as transformers
+/// computes it) and estimates at batch 1.
+#[test]
+fn deep_config_with_uneven_heads_imports_and_estimates() {
+    let json = r#"{"model_type":"mistral","vocab_size":37131,"hidden_size":1192,"num_hidden_layers":91,"num_attention_heads":65,"num_key_value_head\u0000s":8,"intermediate_size":14336}"#;
+    let m = hf::import(json).unwrap();
+    let cfg = TrainConfig { batch: 1, seq: 16, ..TrainConfig::default() };
+    let start = Instant::now();
+    let e = estimate(&m.spec, &cfg, &Overheads::default(), None).unwrap();
+    println!("{:?} for 91 layers, {} parameters", start.elapsed(), e.parameter_count);
+}
+
+/// `hf_import`: duplicate keys take the last value (serde_json), as Python's
+/// `json.load` does, and out-of-range dropout is refused.
+#[test]
+fn duplicate_keys_take_the_last_value_and_dropout_is_checked() {
+    let json = r#"{"model_type":"gpt2","vocab_size":100,"n_embd":64,"n_layer":1,"n_head":4,"n_embd":32}"#;
+    let m = hf::import(json).unwrap();
+    let ModelSpec::Transformer(t) = m.spec else { panic!("not a transformer") };
+    assert_eq!(t.hidden, 32);
+    let json = r#"{"model_type":"gpt2","vocab_size":100,"n_embd":64,"n_layer":1,"n_head":4,"resid_pdrop":7}"#;
+    let msg = hf::import(json).unwrap_err().to_string();
+    assert!(msg.contains("dropout") && msg.contains("between 0 and 1"), "{msg}");
+}
+
+/// `estimate_ir`, crash (`attempt to add with overflow` in
+/// `simulate/shard.rs`): a BERT 3.4·10^9 wide. Its hidden × hidden
+/// projections have 1.2·10^19 elements, so their bytes saturated and the
+/// per-block sum overflowed. Such projections are now refused with the limit.
+#[test]
+fn bert_with_overflowing_projections_is_refused_with_the_limit() {
+    let spec = ModelSpec::Transformer(TransformerSpec {
+        arch: Arch::Bert,
+        vocab: 3,
+        hidden: 3_435_973_836,
+        layers: 1,
+        heads: 3,
+        kv_heads: 1,
+        head_dim: 1,
+        intermediate: 1,
+        max_positions: 1,
+        type_vocab: 0,
+        tie_embeddings: false,
+        qkv_bias: false,
+        mlp_bias: false,
+        hidden_dropout: 1.0,
+        attention_dropout: 1.0,
+        head: Head::CausalLm,
+        fused_gelu: false,
+    });
+    let cfg = TrainConfig { batch: 1, seq: 1, image: 1, optimizer: vramfit_core::Optimizer::Sgd, lora_rank: 1, ..TrainConfig::default() };
+    let gpu = gpu_preset("gtx-1060-6gb").unwrap();
+    match estimate(&spec, &cfg, &Overheads::for_gpu(&gpu), Some(&gpu)) {
+        Err(Error::TooLarge { what, limit, .. }) => assert!(what.contains("hidden_size²") && limit == "2^56 elements", "{what}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Found while reading the `hf_import` corpus: BERT and GPT-2 configs whose
+/// heads do not divide the hidden size are refused, as `transformers` does.
+#[test]
+fn bert_and_gpt2_heads_must_divide_the_hidden_size() {
+    let bert =
+        r#"{"model_type":"bert","vocab_size":100,"hidden_size":63,"num_hidden_layers":1,"num_attention_heads":4,"intermediate_size":8}"#;
+    let msg = hf::import(bert).unwrap_err().to_string();
+    assert!(msg.contains("hidden_size (63)") && msg.contains("num_attention_heads (4)"), "{msg}");
+    let gpt2 = r#"{"model_type":"gpt2","vocab_size":100,"n_embd":10,"n_layer":1,"n_head":4}"#;
+    let msg = hf::import(gpt2).unwrap_err().to_string();
+    assert!(msg.contains("n_embd (10)") && msg.contains("n_head (4)"), "{msg}");
+}
