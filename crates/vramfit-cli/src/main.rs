@@ -1,16 +1,16 @@
 //! The `vramfit` binary: parse arguments, run the command, map errors to exit codes.
 
-mod args;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(not(target_arch = "wasm32"), feature = "bench"))]
 mod bench;
-mod report;
+
+use vramfit_cli::{args, report};
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     // `bench` talks to the GPU, not to the estimator; it has its own flags.
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(all(not(target_arch = "wasm32"), feature = "bench"))]
     if argv.first().map(String::as_str) == Some("bench") {
         return bench::run(argv.get(1..).unwrap_or(&[]));
     }

@@ -1,0 +1,153 @@
+//! Building model specs and training configurations from fuzzer bytes.
+//!
+//! Every number is drawn from a mix: mostly small realistic values (so that
+//! most inputs reach the simulation), sometimes the edges of the accepted
+//! ranges, sometimes anything a `u64` or `f64` can hold (so that validation
+//! and saturation are exercised too).
+
+use libfuzzer_sys::arbitrary::{Result, Unstructured};
+use vramfit_core::config::{Mode, WeightFormat};
+use vramfit_core::models::{Arch, Head, MlpActivation, MlpLayer, MlpSpec, MobileNetV2Spec, ResNetSpec, TransformerSpec, VggSpec, VitSpec};
+use vramfit_core::parallel::{Offload, Parallel, Strategy};
+use vramfit_core::{Attention, CheckpointMode, Checkpointing, ModelSpec, Optimizer, Precision, TrainConfig};
+
+/// Edges worth hitting: zero, one, the validation limits and overflow bounds.
+const EDGES: [u64; 12] = [0, 1, 2, 3, 1024, 1025, 1 << 16, 1 << 24, (1 << 24) + 1, 1 << 32, (1 << 32) + 1, u64::MAX];
+
+/// A dimension: usually `1..=small`, sometimes an edge, sometimes any `u64`.
+pub fn dim(u: &mut Unstructured, small: u64) -> Result<u64> {
+    // Zero bytes (and exhausted input) pick the small, valid branch.
+    Ok(match u.int_in_range(0u8..=15)? {
+        15 => *u.choose(&EDGES)?,
+        14 => u.arbitrary()?,
+        13 => u.int_in_range(1..=small.saturating_mul(64))?,
+        _ => u.int_in_range(1..=small)?,
+    })
+}
+
+/// A fraction: usually in (0, 1], sometimes any `f64` (NaN, infinities, negatives).
+pub fn fraction(u: &mut Unstructured) -> Result<f64> {
+    Ok(match u.int_in_range(0u8..=7)? {
+        7 => f64::from_bits(u.arbitrary()?),
+        6 => *u.choose(&[0.0, -0.0, 1.0, 1.0 + f64::EPSILON, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, f64::MIN_POSITIVE, -1.0])?,
+        4..=5 => f64::from(u.int_in_range(1u32..=100)?) / 100.0,
+        _ => 1.0,
+    })
+}
+
+fn choose<T: Copy>(u: &mut Unstructured, all: &[T]) -> Result<T> {
+    u.choose(all).copied()
+}
+
+/// Any model spec of any family.
+pub fn model(u: &mut Unstructured) -> Result<ModelSpec> {
+    Ok(match u.int_in_range(0u8..=5)? {
+        0 | 1 => ModelSpec::Transformer(transformer(u)?),
+        2 => ModelSpec::ResNet(ResNetSpec {
+            stages: [dim(u, 3)?, dim(u, 3)?, dim(u, 3)?, dim(u, 3)?],
+            bottleneck: u.arbitrary()?,
+            classes: dim(u, 1000)?,
+        }),
+        3 => {
+            let n = u.int_in_range(0usize..=24)?;
+            let layers = (0..n).map(|_| if u.ratio(1, 4).unwrap_or(false) { Ok(0) } else { dim(u, 512) }).collect::<Result<_>>()?;
+            ModelSpec::Vgg(VggSpec { layers, batch_norm: u.arbitrary()?, classes: dim(u, 1000)? })
+        }
+        4 => {
+            if u.arbitrary()? {
+                ModelSpec::MobileNetV2(MobileNetV2Spec { classes: dim(u, 1000)? })
+            } else {
+                ModelSpec::Vit(VitSpec {
+                    image: dim(u, 64)?,
+                    patch: dim(u, 16)?,
+                    hidden: dim(u, 128)?,
+                    layers: dim(u, 4)?,
+                    heads: dim(u, 8)?,
+                    mlp: dim(u, 256)?,
+                    classes: dim(u, 1000)?,
+                })
+            }
+        }
+        _ => {
+            let n = u.int_in_range(0usize..=16)?;
+            let acts = [MlpActivation::None, MlpActivation::Relu, MlpActivation::Gelu];
+            let layers = (0..n).map(|_| Ok(MlpLayer { out: dim(u, 1024)?, activation: choose(u, &acts)? })).collect::<Result<_>>()?;
+            ModelSpec::Mlp(MlpSpec { input: dim(u, 1024)?, layers, block_size: u.int_in_range(0usize..=4)?, classes: dim(u, 1000)? })
+        }
+    })
+}
+
+/// A BERT, GPT-2 or Llama-style transformer.
+pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
+    let heads = dim(u, 8)?;
+    let head = match u.int_in_range(0u8..=2)? {
+        0 => Head::CausalLm,
+        1 => Head::Classification { labels: dim(u, 10)? },
+        _ => Head::Bare,
+    };
+    Ok(TransformerSpec {
+        arch: choose(u, &[Arch::Bert, Arch::Gpt2, Arch::Llama])?,
+        vocab: dim(u, 1000)?,
+        hidden: dim(u, 128)?,
+        layers: dim(u, 4)?,
+        heads,
+        kv_heads: if u.arbitrary()? { heads } else { dim(u, 8)? },
+        head_dim: dim(u, 32)?,
+        intermediate: dim(u, 512)?,
+        max_positions: if u.arbitrary()? { 0 } else { dim(u, 2048)? },
+        type_vocab: dim(u, 2)?.saturating_sub(1),
+        tie_embeddings: u.arbitrary()?,
+        qkv_bias: u.arbitrary()?,
+        mlp_bias: u.arbitrary()?,
+        hidden_dropout: fraction(u)?,
+        attention_dropout: fraction(u)?,
+        head,
+        fused_gelu: u.arbitrary()?,
+    })
+}
+
+/// Any training configuration, valid or not.
+pub fn config(u: &mut Unstructured) -> Result<TrainConfig> {
+    let checkpointing = match u.int_in_range(0u8..=3)? {
+        1 => Checkpointing::Mode(CheckpointMode::Full),
+        2 => Checkpointing::Mode(CheckpointMode::Selective),
+        3 => Checkpointing::EveryK(u.arbitrary()?),
+        _ => Checkpointing::NONE,
+    };
+    let parallel = if u.arbitrary()? {
+        Parallel {
+            strategy: choose(u, Strategy::ALL)?,
+            gpus_per_node: dim(u, 8)?,
+            nodes: dim(u, 2)?,
+            offload: choose(u, &[Offload::None, Offload::Optimizer, Offload::OptimizerParams])?,
+            tp: dim(u, 2)?,
+            pp: dim(u, 2)?,
+            sp: u.arbitrary()?,
+            bucket_view: u.arbitrary()?,
+            vpp: dim(u, 2)?,
+            zero_bucket: if u.arbitrary()? { 500_000_000 } else { dim(u, 1 << 20)? },
+        }
+    } else {
+        Parallel::default()
+    };
+    Ok(TrainConfig {
+        batch: dim(u, 16)?,
+        seq: dim(u, 128)?,
+        image: dim(u, 64)?,
+        precision: choose(u, Precision::ALL)?,
+        optimizer: choose(u, Optimizer::ALL)?,
+        checkpointing,
+        attention: choose(u, Attention::ALL)?,
+        grad_accum: dim(u, 4)?,
+        parallel,
+        mode: choose(u, Mode::ALL)?,
+        lora_rank: dim(u, 16)?,
+        weights: choose(u, WeightFormat::ALL)?,
+        context: dim(u, 256)?.saturating_sub(1),
+        frozen_blocks: dim(u, 4)?.saturating_sub(1),
+        keep_attention: fraction(u)?,
+        keep_mlp: fraction(u)?,
+        keep_conv: fraction(u)?,
+        lora_fp32: u.arbitrary()?,
+    })
+}
