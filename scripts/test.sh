@@ -16,6 +16,15 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p vramfit-web -p vramfit-core -p vramfit-bench --lib --target wasm32-unknown-unknown --locked -- -D warnings
 step "native tests (core, CLI as a subprocess, bench shaders on Vulkan, web state)"
 cargo test --workspace --locked
+step "property tests again, 10 000 cases each (release; debug runs use 1 000)"
+PROPTEST_CASES=10000 cargo test -p vramfit-core --release --locked --test properties --test parallel
+step "dependency audit: licenses, bans, sources (cargo deny, deny.toml; offline)"
+cargo deny --offline --locked check licenses bans sources
+if cargo deny --locked fetch db >/dev/null 2>&1; then
+  cargo deny --offline --locked check advisories
+else
+  echo "cargo deny: advisories SKIPPED: the RustSec advisory database could not be fetched (see SECURITY.md)"
+fi
 step "benchmarks compile"
 cargo bench -p vramfit-core --no-run --locked --quiet
 step "build the site (scripts/publish.sh: build-web.sh, then the published folder's checks)"
