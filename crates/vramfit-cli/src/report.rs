@@ -203,6 +203,14 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
     Ok(s)
 }
 
+/// Byte counts saturate at `u64::MAX` rather than overflow (see `vramfit_core::Bytes`).
+const SATURATED: vramfit_core::Bytes = vramfit_core::Bytes(u64::MAX);
+
+/// A byte count for the table; a saturated one says so instead of a number.
+fn shown(b: vramfit_core::Bytes) -> String {
+    if b == SATURATED { "> 16 EiB".to_string() } else { b.to_string() }
+}
+
 fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
     let c = &e.config;
     let mut s = String::new();
@@ -229,11 +237,14 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
         ("other (inputs, buffers)", p.other),
         ("KV cache", p.kv_cache),
     ] {
-        let _ = writeln!(s, "  {label:<28}{:>12}", v.to_string());
+        let _ = writeln!(s, "  {label:<28}{:>12}", shown(v));
     }
-    let _ = writeln!(s, "  {:<28}{:>12}", "peak allocated (PyTorch)", e.peak_allocated_bytes.to_string());
-    let _ = writeln!(s, "  {:<28}{:>12}", "peak reserved (allocator)", e.peak_reserved_bytes.to_string());
-    let _ = writeln!(s, "  {:<28}{:>12}", "device used (nvidia-smi)", e.device_used_bytes.to_string());
+    let _ = writeln!(s, "  {:<28}{:>12}", "peak allocated (PyTorch)", shown(e.peak_allocated_bytes));
+    let _ = writeln!(s, "  {:<28}{:>12}", "peak reserved (allocator)", shown(e.peak_reserved_bytes));
+    let _ = writeln!(s, "  {:<28}{:>12}", "device used (nvidia-smi)", shown(e.device_used_bytes));
+    if e.device_used_bytes == SATURATED {
+        let _ = writeln!(s, "  (saturated: the true number is larger than 2^64 bytes, 16 EiB)");
+    }
     let phase = serde_json::to_value(e.peak_phase).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     let _ = writeln!(s, "\npeak in {phase} of step {} at {}", e.peak_step, e.peak_op);
     if e.host_ram_bytes.0 > 0 {

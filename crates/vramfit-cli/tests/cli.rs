@@ -433,3 +433,27 @@ fn a_bad_link_warns_on_stderr_and_uses_defaults() {
         assert!(String::from_utf8_lossy(&out.stderr).contains(needle), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+#[test]
+fn saturated_byte_counts_are_labelled_not_printed_as_numbers() {
+    // A 70B model's KV cache for 2^24 sequences of 2^24 tokens: more than 2^64 bytes.
+    let args =
+        ["estimate", "--model", "llama-2-70b", "--mode", "inference", "--batch", "16777216", "--context", "16777216", "--gpu", "h200"];
+    let out = vramfit(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("> 16 EiB") && s.contains("saturated"), "{s}");
+    assert!(!s.contains("16777216 TiB"), "{s}");
+}
+
+#[test]
+fn absurd_flag_values_are_refused_with_the_range() {
+    for (flag, value, needle) in
+        [("--batch", "1099511627776", "1..=16777216"), ("--seq", "0", "1..=16777216"), ("--grad-accum", "0", "1..=65536")]
+    {
+        rejects_gpt2_estimate(&[flag, value], needle);
+    }
+    rejects_gpt2_estimate(&["--batch", "18446744073709551616"], "whole number");
+    rejects_gpt2_estimate(&["--keep-mlp", "NaN"], "fraction");
+    rejects_gpt2_estimate(&["--memory-fraction", "inf"], "(0, 1]");
+}
