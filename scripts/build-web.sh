@@ -3,6 +3,9 @@
 #   cargo (profile `web`, wasm32) -> wasm-bindgen (--target web) -> wasm-opt -Oz
 #   -> copy www/ assets (the page, the embeddable widget and its script, the
 #   demo docs page), then prints the size of the .wasm (raw and gzip -9).
+# Then the same for the benchmark module (crates/vramfit-bench-web, wgpu on
+# WebGPU) into $DIST/bench/: the page imports it only when the Benchmark tab
+# opens, so it is sized separately and not part of the first-load budget.
 # Installs what it needs when missing: the wasm32 target, wasm-bindgen-cli at
 # the version pinned in Cargo.toml, and binaryen (wasm-opt) from www/package-lock.json.
 #
@@ -19,11 +22,20 @@ if [ -d "$HOME/.cargo/bin" ]; then
 fi
 
 TARGET=wasm32-unknown-unknown
-PROFILE=web
+# WEB_PROFILE=dev builds a debug page (no wasm-opt; debug assertions and
+# the test-only hooks they enable, e.g. `#panic-test`) for the browser suite.
+PROFILE=${WEB_PROFILE:-web}
 CRATE=vramfit-web
 NAME=vramfit_web
 DIST=${DIST_DIR:-dist}
-WASM_IN="${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE/$CRATE.wasm"
+PROFILE_DIR=$PROFILE
+[ "$PROFILE" = dev ] && PROFILE_DIR=debug
+WASM_IN="${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE_DIR/$CRATE.wasm"
+# The Benchmark tab's module: a second wasm, loaded only when the tab opens.
+BENCH_CRATE=vramfit-bench-web
+BENCH_NAME=vramfit_bench_web
+# A cdylib: the file name has underscores.
+BENCH_WASM_IN="${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE_DIR/$BENCH_NAME.wasm"
 # Must equal the `wasm-bindgen = "=…"` pin in the workspace Cargo.toml.
 WASM_BINDGEN_VERSION=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)"$/\1/p' Cargo.toml)
 
@@ -49,8 +61,9 @@ fi
 WASM_OPT=www/node_modules/.bin/wasm-opt
 echo "$(wasm-bindgen --version), $("$WASM_OPT" --version), $(rustc --version)"
 
-step "Compiling $CRATE for $TARGET (profile $PROFILE)"
+step "Compiling $CRATE and $BENCH_CRATE for $TARGET (profile $PROFILE)"
 cargo build --profile "$PROFILE" --target "$TARGET" -p "$CRATE"
+cargo build --profile "$PROFILE" --target "$TARGET" -p "$BENCH_CRATE"
 
 step "Generating JS bindings into $DIST/"
 rm -rf "$DIST"
@@ -60,8 +73,17 @@ wasm-bindgen --target web --no-typescript --out-dir "$DIST" --out-name "$NAME" "
 step "Optimizing with wasm-opt -Oz"
 WASM_OUT="$DIST/${NAME}_bg.wasm"
 raw_before=$(wc -c <"$WASM_OUT")
-"$WASM_OPT" -Oz --strip-debug --strip-producers "$WASM_OUT" -o "$WASM_OUT.opt"
-mv "$WASM_OUT.opt" "$WASM_OUT"
+if [ "$PROFILE" != dev ]; then
+  "$WASM_OPT" -Oz --strip-debug --strip-producers "$WASM_OUT" -o "$WASM_OUT.opt"
+  mv "$WASM_OUT.opt" "$WASM_OUT"
+fi
+
+step "Benchmark module into $DIST/bench/ (loaded only by the Benchmark tab)"
+wasm-bindgen --target web --no-typescript --out-dir "$DIST/bench" --out-name "$BENCH_NAME" "$BENCH_WASM_IN"
+BENCH_OUT="$DIST/bench/${BENCH_NAME}_bg.wasm"
+bench_before=$(wc -c <"$BENCH_OUT")
+"$WASM_OPT" -Oz --strip-debug --strip-producers "$BENCH_OUT" -o "$BENCH_OUT.opt"
+mv "$BENCH_OUT.opt" "$BENCH_OUT"
 
 step "Copying page assets"
 BASE_URL=${PUBLIC_BASE_URL:-}
@@ -82,6 +104,9 @@ js_gz=$(gzip -9 -c "$DIST/$NAME.js" | wc -c)
 printf '\n%s\n' "Built $DIST/ ($(ls "$DIST" | tr '\n' ' '))"
 printf '%-28s %9s bytes raw (%s before wasm-opt), %8s bytes gzip -9\n' "$WASM_OUT" "$raw" "$raw_before" "$gz"
 printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$DIST/$NAME.js" "$(wc -c <"$DIST/$NAME.js")" "$js_gz"
+printf 'Benchmark module (not in the first load):\n'
+printf '%-28s %9s bytes raw (%s before wasm-opt), %8s bytes gzip -9\n' "$BENCH_OUT" "$(wc -c <"$BENCH_OUT")" "$bench_before" "$(gzip -9 -c "$BENCH_OUT" | wc -c)"
+printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$DIST/bench/$BENCH_NAME.js" "$(wc -c <"$DIST/bench/$BENCH_NAME.js")" "$(gzip -9 -c "$DIST/bench/$BENCH_NAME.js" | wc -c)"
 if [ -n "${WASM_GZIP_BUDGET:-}" ] && [ "$gz" -gt "$WASM_GZIP_BUDGET" ]; then
   echo "error: gzipped wasm is $gz bytes, over the budget of $WASM_GZIP_BUDGET" >&2
   exit 1
