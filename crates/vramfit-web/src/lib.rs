@@ -14,6 +14,10 @@
 //! render props and emit callbacks; [`browser`] and [`hooks`] are the only
 //! code that talks to the DOM outside rendering.
 //!
+//! The Benchmark tab ([`bench`], [`components::BenchTab`]) runs kernels and
+//! layers on the user's GPU through a separate wasm module that it loads
+//! only when opened, so the calculator's first load carries no wgpu.
+//!
 //! The address holds the state ([`url`] over the core's share links), so
 //! any result can be linked to, and `embed.html` mounts the same state as
 //! a compact [`components::Widget`] for other sites to embed.
@@ -22,6 +26,7 @@
 //! so state, translations and chart geometry are unit-tested without a
 //! browser; `tests/e2e` drives the built page in headless Chromium.
 
+pub mod bench;
 pub mod browser;
 pub mod catalog;
 pub mod chart;

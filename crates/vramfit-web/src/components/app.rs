@@ -2,7 +2,7 @@
 //! provides the display preferences to every component, reflects them on
 //! `<html>`, keeps the address equal to the state, and lays out the page.
 
-use super::{ConfigForm, Header, LinkWarnings, Notice, Results, ShareBox};
+use super::{BenchTab, ConfigForm, Header, LinkWarnings, Notice, Results, ShareBox};
 use crate::browser;
 use crate::hooks::use_app_actions;
 use crate::hooks::use_url_state;
@@ -25,6 +25,26 @@ pub fn App() -> Html {
     let base = use_memo((), |_| browser::base_url());
     let on_action = use_app_actions(&state);
     let lang = prefs.lang;
+    // The Benchmark tab (`#benchmark` in the address) is mounted the first
+    // time it is opened, which is when its wasm module is downloaded.
+    let bench = use_state(crate::bench::js::bench_in_address);
+    let bench_opened = use_state(|| *bench);
+    let on_tab = |open: bool| {
+        let (bench, bench_opened) = (bench.clone(), bench_opened.clone());
+        Callback::from(move |_| {
+            crate::bench::js::set_bench_in_address(open);
+            bench.set(open);
+            if open {
+                bench_opened.set(true);
+            }
+        })
+    };
+    let tab = |id: &'static str, open: bool, key: Key| {
+        html! {
+            <button type="button" role="tab" class="tab" id={format!("tab-{id}")} aria-controls={format!("panel-{id}")}
+                aria-selected={(*bench == open).to_string()} onclick={on_tab(open)}>{ t(lang, key) }</button>
+        }
+    };
     let results = match &state.report {
         Some(report) => html! {
             <Results
@@ -57,6 +77,11 @@ pub fn App() -> Html {
         <ContextProvider<Prefs> context={prefs}>
             <Header {prefs} on_action={on_action.clone()} />
             <main class="wrap">
+                <nav class="tabs" role="tablist" aria-label={t(lang, Key::TabsLabel)}>
+                    { tab("calculator", false, Key::TabCalculator) }
+                    { tab("benchmark", true, Key::TabBenchmark) }
+                </nav>
+                <div id="panel-calculator" role="tabpanel" aria-labelledby="tab-calculator" hidden={*bench}>
                 <LinkWarnings warnings={state.link_warnings.clone()} {on_dismiss} />
                 <div class="layout">
                     <ConfigForm
@@ -69,6 +94,12 @@ pub fn App() -> Html {
                         {on_action}
                     />
                     <div class="results-column">{ results }{ share_box }</div>
+                </div>
+                </div>
+                <div id="panel-benchmark" role="tabpanel" aria-labelledby="tab-benchmark" hidden={!*bench}>
+                    if *bench_opened {
+                        <BenchTab query={share.as_ref().map(|s| s.to_query())} />
+                    }
                 </div>
             </main>
             <footer class="site-footer wrap"><p>{ t(lang, Key::Footer) }</p></footer>

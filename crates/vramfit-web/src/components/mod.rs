@@ -4,6 +4,8 @@
 
 mod app;
 mod batch_chart;
+mod bench_results;
+mod bench_tab;
 mod breakdown_bar;
 mod config_form;
 mod header;
@@ -28,6 +30,8 @@ mod widget_form;
 pub use app::App;
 pub use batch_chart::BatchChart;
 pub use breakdown_bar::BreakdownBar;
+pub use bench_results::BenchResults;
+pub use bench_tab::BenchTab;
 pub use config_form::ConfigForm;
 pub use header::Header;
 pub use import_box::ImportBox;

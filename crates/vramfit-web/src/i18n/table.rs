@@ -401,9 +401,11 @@ table! {
     BenchFailed => "The benchmark failed.", "基准测试失败。";
     BenchFailedHelp => "Start again; if it happens again, please report it with the details below.", "请重新开始；如果再次出现，请附上下面的详细信息反馈给我们。";
     BenchResults => "Results", "结果";
-    BenchResultsSub => "Problem sizes: {0}. Median of the timed runs.", "问题规模：{0}。取计时运行的中位数。";
+    BenchResultsSub => "Median of the timed runs; problem sizes:", "取计时运行的中位数；问题规模：";
     BenchSpeedup => "Tuned matmul ({0}): {1}× faster than the naive kernel, {2} GFLOP/s", "优化后的矩阵乘法（{0}）：比朴素实现快 {1} 倍，{2} GFLOP/s";
     BenchThroughput => "Layers forward + backward: fp32 {0} GFLOP/s, fp16 {1} GFLOP/s", "网络层前向 + 反向：fp32 {0} GFLOP/s，fp16 {1} GFLOP/s";
+    BenchThroughputF32 => "Layers forward + backward: fp32 {0} GFLOP/s", "网络层前向 + 反向：fp32 {0} GFLOP/s";
+    BenchProjectionNoF16 => "Your configuration trains in half precision, which was not measured here: the fp32 rate stands in for it.", "你的配置使用半精度训练，但这里没有测量半精度：暂用 fp32 的速度代替。";
     BenchProjection => "Your configuration at this speed: about {0} per step ({1} GFLOP/s, {2})", "按此速度，你的配置每步约需 {0}（{1} GFLOP/s，{2}）";
     BenchNoProjection => "Include a layer to project your configuration's step time.", "勾选至少一个网络层，才能估计你的配置每步的耗时。";
     BenchKernelsTitle => "Kernels", "算子";
