@@ -49,7 +49,17 @@ export const KNOWN_ENGLISH = [
   "Make it fit", "Find plans", "per step", "per GPU", "Batch-size notes", "Export a plan", "Export this plan",
   "configurations considered", "Scale the learning rate", "Evaluate under", "costs host RAM", "returns cached blocks",
   "without accumulation", "accumulation steps", "tensor-core", "full checkpointing", "Search models", "Search GPUs",
-  "Search, e.g.", "Nothing matches",
+  "Search, e.g.", "Nothing matches", "describe a model", "Use this model", "Hidden size", "Attention heads",
+  "Calculator", "Benchmark", "Benchmark your GPU", "Runs real network layers", "Loading the benchmark", "software",
+  "Limits", "GPU model for", "no % of peak", "Same vendor", "All GPUs", "Matched from", "Browsers often hide",
+  "Percentages of peak", "Number types", "only fp32 runs", "Problem sizes", "safe on phones", "laptop and desktop",
+  "data-centre", "Kernels and layers", "forward and backward", "Quick run", "Start", "Cancel", "has no WebGPU",
+  "found no usable GPU", "refused to open", "limits are too small", "ran out of memory", "failed to compile",
+  "was lost", "Cancelled", "could not be loaded", "internal error", "The benchmark failed", "Results", "Median of",
+  "Tuned matmul", "faster than the naive", "Layers forward", "Your configuration at this speed", "Include a layer",
+  "Kernels", "Median ms", "% of peak", "fp16 vs fp32", "Pick your GPU model", "kept for backward", "real GPU buffers",
+  "Measured", "Estimated", "Forward + backward", "Download JSON", "Download Markdown", "Report as Markdown",
+  "not measured here", "Page sections",
 ];
 
 // Latin-script words allowed in Chinese mode: units, product and format names, acronyms.
@@ -60,7 +70,8 @@ const ALLOWED_WORDS = new Set(
     "config", "json", "JSON", "model_type", "bf16", "fp16", "fp32", "FLOPs", "KV", "CNN", "BERT", "GPT", "MLP", "Llama",
     "Mistral", "Qwen", "NVIDIA", "AMD", "Intel", "Apple", "bert", "gpt2", "llama", "mistral", "qwen2",
     "LoRA", "QLoRA", "DeepSpeed", "CPU", "GPU", "ZeRO", "FSDP", "AMP", "PCIe", "Tensor", "Core", "TrainingArguments",
-    "Accelerate", "DataLoader", "True",
+    "Accelerate", "DataLoader", "True", "GELU", "SwiGLU", "MLP",
+    "WebGPU", "WGSL", "GFLOP", "bench", "Chrome", "Edge", "Safari", "Firefox", "Markdown", "ResNet", "matmul",
   ].map((w) => w.toLowerCase()),
 );
 

@@ -262,6 +262,24 @@ export const checks = [
     await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("GPT-2"), null, { timeout: 10_000 });
   }],
 
+  ["a custom model by its dimensions is estimated like an imported one, and bad dimensions explain why", async (page) => {
+    await page.click(".custom-model summary");
+    await page.selectOption("#custom-family", "llama");
+    for (const [id, value] of [["layers", "4"], ["hidden", "512"], ["heads", "8"], ["kv-heads", "2"], ["intermediate", "1376"], ["vocab", "32000"]]) {
+      await page.fill(`#custom-${id}`, value);
+    }
+    await page.click("#custom-use");
+    await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("custom-llama-4x512"), null, { timeout: 10_000 });
+    expect((await page.inputValue("#model")) === "hf-import", "the custom model is not the selected model");
+    await page.fill("#custom-heads", "7");
+    await page.waitForSelector("#custom-error", { timeout: 5_000 });
+    expect(await page.isDisabled("#custom-use"), "impossible dimensions can be used");
+    await page.fill("#custom-heads", "8");
+    await page.click(".custom-model summary");
+    await page.selectOption("#model", "gpt2");
+    await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("GPT-2"), null, { timeout: 10_000 });
+  }],
+
   ["the per-layer table sorts from the mouse and the keyboard", async (page) => {
     await page.click("#sort-saved");
     expect((await page.getAttribute("#sort-saved >> xpath=..", "aria-sort")) === "descending", "saved bytes are not sorted descending");

@@ -32,6 +32,7 @@ pub mod catalog;
 pub mod chart;
 pub mod compare;
 pub mod components;
+pub mod custom;
 pub mod fields;
 pub mod hooks;
 pub mod i18n;

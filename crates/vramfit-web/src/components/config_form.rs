@@ -3,7 +3,7 @@
 //! and GPU.
 
 use super::select_field::Search;
-use super::{ImportBox, NumberField, SelectField};
+use super::{CustomModel, ImportBox, NumberField, SelectField};
 use crate::catalog::{self, Catalog};
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
@@ -103,6 +103,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 onchange={emit(|v| Some(Action::SetModel(v)))}
             />
             <ImportBox import={props.import.clone()} open={import_open} on_action={props.on_action.clone()} />
+            <CustomModel on_action={props.on_action.clone()} />
             <div class="field-row">
                 { number(Field::Batch) }
                 { for size.map(number) }

@@ -431,4 +431,19 @@ table! {
     SearchGpus => "Search GPUs", "搜索 GPU";
     SearchGpusHint => "Search, e.g. 4090 or H100", "搜索，例如 4090 或 H100";
     SearchNone => "Nothing matches “{0}”.", "没有与“{0}”匹配的项。";
+    CustomTitle => "Or describe a model by its dimensions", "或按尺寸描述一个模型";
+    CustomFamily => "Architecture", "架构";
+    CustomGpt2 => "Decoder, GPT-2 style (GELU MLP)", "解码器，GPT-2 式（GELU MLP）";
+    CustomLlama => "Decoder, Llama style (SwiGLU, grouped-query attention)", "解码器，Llama 式（SwiGLU、分组查询注意力）";
+    CustomBert => "Encoder, BERT style (classification)", "编码器，BERT 式（分类）";
+    CustomLayers => "Layers", "层数";
+    CustomHidden => "Hidden size", "隐藏维度";
+    CustomHeads => "Attention heads", "注意力头数";
+    CustomKvHeads => "Key/value heads", "键值头数";
+    CustomIntermediate => "MLP width", "MLP 宽度";
+    CustomVocab => "Vocabulary", "词表大小";
+    CustomUse => "Use this model", "使用此模型";
+    CustomBadField => "{0} must be a whole number from 1 to {1}.", "{0}必须是 1 到 {1} 之间的整数。";
+    CustomHeadsDivide => "The hidden size must be a multiple of the attention heads.", "隐藏维度必须是注意力头数的整数倍。";
+    CustomKvDivide => "The attention heads must be a multiple of the key/value heads.", "注意力头数必须是键值头数的整数倍。";
 }

@@ -1,0 +1,145 @@
+//! "Describe a model by its dimensions": architecture, layers, widths and
+//! vocabulary become a `config.json` ([`crate::custom`]) that goes through
+//! the import box like a pasted one.
+
+use crate::custom::{DimError, DimField, Dims, Family};
+use crate::hooks::use_prefs;
+use crate::i18n::{Key, Lang, t};
+use crate::state::Action;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+/// Props of [`CustomModel`].
+#[derive(Properties, PartialEq)]
+pub struct CustomModelProps {
+    /// Emits [`Action::ImportConfig`] with the generated `config.json`.
+    pub on_action: Callback<Action>,
+}
+
+/// The collapsible custom-model form.
+#[function_component]
+pub fn CustomModel(props: &CustomModelProps) -> Html {
+    let lang = use_prefs().lang;
+    let dims = use_state(Dims::default);
+    let result = dims.config_json();
+    let error = result.as_ref().err().map(|e| message(e, lang));
+    let field = |f: DimField, label: Key, value: &str| {
+        let id = format!("custom-{}", field_id(f));
+        let oninput = {
+            let dims = dims.clone();
+            Callback::from(move |e: InputEvent| {
+                if let Some(input) = e.target_dyn_into::<HtmlInputElement>() {
+                    let mut d = (*dims).clone();
+                    *slot(&mut d, f) = input.value();
+                    dims.set(d);
+                }
+            })
+        };
+        html! {
+            <div class="field">
+                <label for={id.clone()}>{ t(lang, label) }</label>
+                <input id={id} type="text" inputmode="numeric" autocomplete="off" value={value.to_string()} {oninput} />
+            </div>
+        }
+    };
+    let onfamily = {
+        let dims = dims.clone();
+        Callback::from(move |e: Event| {
+            if let Some(family) = e.target_dyn_into::<HtmlSelectElement>().and_then(|s| Family::parse(&s.value())) {
+                dims.set(Dims { family, ..(*dims).clone() });
+            }
+        })
+    };
+    let onsubmit = {
+        let on_action = props.on_action.clone();
+        let json = result.clone().ok();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            if let Some(json) = json.clone() {
+                on_action.emit(Action::ImportConfig(json));
+            }
+        })
+    };
+    html! {
+        <details class="import custom-model">
+            <summary>{ t(lang, Key::CustomTitle) }</summary>
+            <form class="import-body custom-body" {onsubmit}>
+                <div class="field">
+                    <label for="custom-family">{ t(lang, Key::CustomFamily) }</label>
+                    <select id="custom-family" onchange={onfamily}>
+                        { for Family::ALL.into_iter().map(|f| html! {
+                            <option value={f.id()} selected={f == dims.family}>{ t(lang, family_label(f)) }</option>
+                        }) }
+                    </select>
+                </div>
+                <div class="custom-grid">
+                    { field(DimField::Layers, Key::CustomLayers, &dims.layers) }
+                    { field(DimField::Hidden, Key::CustomHidden, &dims.hidden) }
+                    { field(DimField::Heads, Key::CustomHeads, &dims.heads) }
+                    if dims.family.has_kv_heads() {
+                        { field(DimField::KvHeads, Key::CustomKvHeads, &dims.kv_heads) }
+                    }
+                    { field(DimField::Intermediate, Key::CustomIntermediate, &dims.intermediate) }
+                    { field(DimField::Vocab, Key::CustomVocab, &dims.vocab) }
+                </div>
+                if let Some(message) = error.clone() {
+                    <p class="field-error" id="custom-error" role="alert">{ message }</p>
+                }
+                <button type="submit" class="link-button" id="custom-use" disabled={error.is_some()}>{ t(lang, Key::CustomUse) }</button>
+            </form>
+        </details>
+    }
+}
+
+fn field_id(f: DimField) -> &'static str {
+    match f {
+        DimField::Layers => "layers",
+        DimField::Hidden => "hidden",
+        DimField::Heads => "heads",
+        DimField::KvHeads => "kv-heads",
+        DimField::Intermediate => "intermediate",
+        DimField::Vocab => "vocab",
+    }
+}
+
+fn slot(d: &mut Dims, f: DimField) -> &mut String {
+    match f {
+        DimField::Layers => &mut d.layers,
+        DimField::Hidden => &mut d.hidden,
+        DimField::Heads => &mut d.heads,
+        DimField::KvHeads => &mut d.kv_heads,
+        DimField::Intermediate => &mut d.intermediate,
+        DimField::Vocab => &mut d.vocab,
+    }
+}
+
+fn family_label(f: Family) -> Key {
+    match f {
+        Family::Gpt2 => Key::CustomGpt2,
+        Family::Llama => Key::CustomLlama,
+        Family::Bert => Key::CustomBert,
+    }
+}
+
+fn message(e: &DimError, lang: Lang) -> String {
+    let label = |f: DimField| {
+        t(
+            lang,
+            match f {
+                DimField::Layers => Key::CustomLayers,
+                DimField::Hidden => Key::CustomHidden,
+                DimField::Heads => Key::CustomHeads,
+                DimField::KvHeads => Key::CustomKvHeads,
+                DimField::Intermediate => Key::CustomIntermediate,
+                DimField::Vocab => Key::CustomVocab,
+            },
+        )
+    };
+    match e {
+        DimError::Field(f, _) => {
+            crate::i18n::tf(lang, Key::CustomBadField, &[label(*f), &crate::present::group_digits(vramfit_core::config::MAX_DIMENSION)])
+        }
+        DimError::HeadsDoNotDivide => t(lang, Key::CustomHeadsDivide).to_string(),
+        DimError::KvHeadsDoNotDivide => t(lang, Key::CustomKvDivide).to_string(),
+    }
+}
