@@ -457,3 +457,8 @@ fn absurd_flag_values_are_refused_with_the_range() {
     rejects_gpt2_estimate(&["--keep-mlp", "NaN"], "fraction");
     rejects_gpt2_estimate(&["--memory-fraction", "inf"], "(0, 1]");
 }
+
+#[test]
+fn zero_bucket_out_of_range_is_a_usage_error() {
+    rejects_gpt2_estimate(&["--strategy", "zero3", "--gpus-per-node", "2", "--zero-bucket", "18446744073709551615"], "--zero-bucket");
+}

@@ -327,6 +327,8 @@ impl TrainConfig {
         check_range("image", self.image, 1, MAX_DIMENSION)?;
         check_range("grad-accum", self.grad_accum, 1, 1 << 16)?;
         self.parallel.validate()?;
+        // DeepSpeed's `reduce_bucket_size` in elements (share links accept the same range).
+        check_range("zero-bucket", self.parallel.zero_bucket, 1, 1 << 40)?;
         check_range("lora-rank", self.lora_rank, 1, 1 << 16)?;
         check_range("context", self.context, 0, MAX_DIMENSION)?;
         check_range("freeze", self.frozen_blocks, 0, 100_000)?;

@@ -111,3 +111,25 @@ fn bert_and_gpt2_heads_must_divide_the_hidden_size() {
     let msg = hf::import(gpt2).unwrap_err().to_string();
     assert!(msg.contains("n_embd (10)") && msg.contains("n_head (4)"), "{msg}");
 }
+
+/// Found by probing the CLI beside the `cli_args` target: `--zero-bucket
+/// 18446744073709551615` overflowed `2 × bucket bytes` in the ZeRO-3
+/// simulation (a panic in debug builds, a wrapped number in release). The
+/// bucket size is now validated like the share link's `zb` key.
+#[test]
+fn zero_bucket_beyond_two_to_the_forty_elements_is_refused() {
+    let spec = vramfit_core::model_preset("gpt2").unwrap().spec;
+    for zero_bucket in [0, (1 << 40) + 1, u64::MAX] {
+        let parallel = vramfit_core::parallel::Parallel {
+            strategy: vramfit_core::parallel::Strategy::Zero3,
+            gpus_per_node: 2,
+            zero_bucket,
+            ..Default::default()
+        };
+        let cfg = TrainConfig { batch: 1, seq: 64, parallel, ..TrainConfig::default() };
+        match estimate(&spec, &cfg, &Overheads::default(), None) {
+            Err(Error::OutOfRange { field, max, .. }) => assert_eq!((field, max), ("zero-bucket", 1 << 40)),
+            other => panic!("{zero_bucket}: {other:?}"),
+        }
+    }
+}
