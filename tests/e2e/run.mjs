@@ -18,6 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { firstLoadSizes, firstVerdictTimes, printBudgets, recomputeTimes } from "./budgets.mjs";
 import { checks } from "./checks.mjs";
+import { benchChecks, launchWebgpu, printBenchNumbers } from "./bench.mjs";
 import { embedChecks } from "./embed.mjs";
 import { CheckFailed, expect, outDir, pageCsp, serve, text, watch } from "./helpers.mjs";
 import { linkChecks } from "./links.mjs";
@@ -26,7 +27,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..", "..");
 const dist = path.resolve(repo, process.env.DIST_DIR ?? "dist");
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const overallTimeout = Number(process.env.E2E_TIMEOUT_MS ?? 300_000);
+const overallTimeout = Number(process.env.E2E_TIMEOUT_MS ?? 600_000);
 const LAUNCH_ARGS = [
   "--headless=new",
   "--no-sandbox",
@@ -137,6 +138,7 @@ async function main() {
   const browser = await chromium.launch({ executablePath, args: LAUNCH_ARGS });
   let passed = 0;
   let failed = 0;
+  const benchNumbers = {};
   const run = async (name, fn) => {
     try {
       await fn();
@@ -196,6 +198,15 @@ async function main() {
     for (const [name, fn] of [...linkChecks, ...embedChecks]) {
       await run(name, () => fn(env));
     }
+    // The Benchmark tab runs in a second browser with WebGPU on SwiftShader (bench.mjs).
+    const gpuBrowser = await launchWebgpu(executablePath, LAUNCH_ARGS);
+    try {
+      for (const [name, fn] of benchChecks(benchNumbers)) {
+        await run(name, () => fn({ ...env, gpuBrowser }));
+      }
+    } finally {
+      await gpuBrowser.close();
+    }
     await run("a wasm that fails to load shows an error, not a blank page", () => failureIsVisible(browser, url));
     await run("without JavaScript the page says it needs it", () => noscriptIsVisible(browser, url));
     if (process.env.DEBUG_DIST) {
@@ -206,6 +217,7 @@ async function main() {
     }
     await run("screenshots (desktop 1280, mobile 390; light, dark, 简体中文) have no errors", () => screenshots(browser, url));
     printBudgets(budgets);
+    printBenchNumbers(benchNumbers);
   } finally {
     await browser.close();
     server.close();
