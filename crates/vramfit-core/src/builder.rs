@@ -92,6 +92,17 @@ impl Builder {
         self.precision.param_dtype()
     }
 
+    /// The dtype of floating-point model inputs (images, features): fp32,
+    /// except in pure half precision, where `model.half()` only accepts
+    /// inputs cast to the same type (PyTorch refuses a float input to a
+    /// half convolution or linear layer).
+    pub fn float_input_dtype(&self) -> DType {
+        match (self.autocast_dtype(), self.param_dtype()) {
+            (None, p) if p != DType::F32 => p,
+            _ => DType::F32,
+        }
+    }
+
     /// The autocast compute type, if autocast is on.
     pub fn autocast_dtype(&self) -> Option<DType> {
         self.precision.autocast()

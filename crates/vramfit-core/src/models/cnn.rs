@@ -41,7 +41,7 @@ pub struct MobileNetV2Spec {
 
 fn image_input(b: &mut Builder, image: u64) -> (TensorId, TensorId) {
     b.layer("input");
-    let x = b.input("images", 3 * image * image, DType::F32);
+    let x = b.input("images", 3 * image * image, b.float_input_dtype());
     let y = b.input("labels", 1, DType::I64);
     (x, y)
 }

@@ -102,7 +102,7 @@ pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64, attention: crate::con
     let grid = image / v.patch;
     let tokens = grid * grid + 1;
     b.layer("input");
-    let x = b.input("images", 3 * image * image, DType::F32);
+    let x = b.input("images", 3 * image * image, b.float_input_dtype());
     let labels = b.input("labels", 1, DType::I64);
     b.layer("patch_embed");
     let conv = crate::nn::Conv { bias: true, ..crate::nn::Conv::new(3, h, v.patch, v.patch, 0) };
@@ -116,7 +116,8 @@ pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64, attention: crate::con
         crate::graph::OpKind::Copy,
         crate::builder::OpSpec { inputs: vec![x], outputs: vec![cat], params: vec![cls], ..Default::default() },
     );
-    let mut x = b.tensor(crate::graph::Numel::per_sample(tokens * h), DType::F32.max_size(b.dtype(cat)), true);
+    // Type promotion with the (fp32 under autocast) positional embedding.
+    let mut x = b.tensor(crate::graph::Numel::per_sample(tokens * h), b.param_dtype().max_size(b.dtype(cat)), true);
     b.op(
         "add_pos_embedding",
         crate::graph::OpKind::Add,
@@ -196,7 +197,7 @@ pub fn lower_mlp(b: &mut Builder, m: &MlpSpec) -> Result<(), Error> {
     }
     check_mlp_sizes(m)?;
     b.layer("input");
-    let mut x = b.input("features", m.input, DType::F32);
+    let mut x = b.input("features", m.input, b.float_input_dtype());
     let labels = b.input("labels", 1, DType::I64);
     let mut width = m.input;
     let block = m.block_size.max(1);
