@@ -61,9 +61,12 @@ fi
 WASM_OPT=www/node_modules/.bin/wasm-opt
 echo "$(wasm-bindgen --version), $("$WASM_OPT" --version), $(rustc --version)"
 
-step "Compiling $CRATE and $BENCH_CRATE for $TARGET (profile $PROFILE)"
+# The debug page (WEB_PROFILE=dev) is for the crash check only: no benchmark module.
+BENCH=1
+[ "$PROFILE" = dev ] && BENCH=0
+step "Compiling $CRATE (and $BENCH_CRATE unless dev) for $TARGET (profile $PROFILE)"
 cargo build --profile "$PROFILE" --target "$TARGET" -p "$CRATE"
-cargo build --profile "$PROFILE" --target "$TARGET" -p "$BENCH_CRATE"
+[ "$BENCH" = 1 ] && cargo build --profile "$PROFILE" --target "$TARGET" -p "$BENCH_CRATE"
 
 step "Generating JS bindings into $DIST/"
 rm -rf "$DIST"
@@ -78,12 +81,14 @@ if [ "$PROFILE" != dev ]; then
   mv "$WASM_OUT.opt" "$WASM_OUT"
 fi
 
-step "Benchmark module into $DIST/bench/ (loaded only by the Benchmark tab)"
-wasm-bindgen --target web --no-typescript --out-dir "$DIST/bench" --out-name "$BENCH_NAME" "$BENCH_WASM_IN"
 BENCH_OUT="$DIST/bench/${BENCH_NAME}_bg.wasm"
-bench_before=$(wc -c <"$BENCH_OUT")
-"$WASM_OPT" -Oz --strip-debug --strip-producers "$BENCH_OUT" -o "$BENCH_OUT.opt"
-mv "$BENCH_OUT.opt" "$BENCH_OUT"
+if [ "$BENCH" = 1 ]; then
+  step "Benchmark module into $DIST/bench/ (loaded only by the Benchmark tab)"
+  wasm-bindgen --target web --no-typescript --out-dir "$DIST/bench" --out-name "$BENCH_NAME" "$BENCH_WASM_IN"
+  bench_before=$(wc -c <"$BENCH_OUT")
+  "$WASM_OPT" -Oz --strip-debug --strip-producers "$BENCH_OUT" -o "$BENCH_OUT.opt"
+  mv "$BENCH_OUT.opt" "$BENCH_OUT"
+fi
 
 step "Copying page assets"
 BASE_URL=${PUBLIC_BASE_URL:-}
@@ -104,9 +109,11 @@ js_gz=$(gzip -9 -c "$DIST/$NAME.js" | wc -c)
 printf '\n%s\n' "Built $DIST/ ($(ls "$DIST" | tr '\n' ' '))"
 printf '%-28s %9s bytes raw (%s before wasm-opt), %8s bytes gzip -9\n' "$WASM_OUT" "$raw" "$raw_before" "$gz"
 printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$DIST/$NAME.js" "$(wc -c <"$DIST/$NAME.js")" "$js_gz"
-printf 'Benchmark module (not in the first load):\n'
-printf '%-28s %9s bytes raw (%s before wasm-opt), %8s bytes gzip -9\n' "$BENCH_OUT" "$(wc -c <"$BENCH_OUT")" "$bench_before" "$(gzip -9 -c "$BENCH_OUT" | wc -c)"
-printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$DIST/bench/$BENCH_NAME.js" "$(wc -c <"$DIST/bench/$BENCH_NAME.js")" "$(gzip -9 -c "$DIST/bench/$BENCH_NAME.js" | wc -c)"
+if [ "$BENCH" = 1 ]; then
+  printf 'Benchmark module (not in the first load):\n'
+  printf '%-28s %9s bytes raw (%s before wasm-opt), %8s bytes gzip -9\n' "$BENCH_OUT" "$(wc -c <"$BENCH_OUT")" "$bench_before" "$(gzip -9 -c "$BENCH_OUT" | wc -c)"
+  printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$DIST/bench/$BENCH_NAME.js" "$(wc -c <"$DIST/bench/$BENCH_NAME.js")" "$(gzip -9 -c "$DIST/bench/$BENCH_NAME.js" | wc -c)"
+fi
 if [ -n "${WASM_GZIP_BUDGET:-}" ] && [ "$gz" -gt "$WASM_GZIP_BUDGET" ]; then
   echo "error: gzipped wasm is $gz bytes, over the budget of $WASM_GZIP_BUDGET" >&2
   exit 1

@@ -9,6 +9,12 @@ bash scripts/setup.sh
 
 step() { printf '\n==> %s\n' "$*"; }
 
+step "no HTML-string insertion (innerHTML and the like) in Rust or page scripts"
+if grep -rnE 'from_html_unchecked|inner_html|innerHTML|outerHTML|insertAdjacentHTML|document\.write' crates www --include='*.rs' --include='*.js' --include='*.html' --exclude-dir=node_modules; then
+  echo "error: build DOM nodes (Yew's html!, textContent, createElement) instead of parsing HTML strings" >&2
+  exit 1
+fi
+
 step "rustfmt"
 cargo fmt --all -- --check
 step "clippy (warnings are errors)"
@@ -29,6 +35,8 @@ step "benchmarks compile"
 cargo bench -p vramfit-core --no-run --locked --quiet
 step "build the site (scripts/publish.sh: build-web.sh, then the published folder's checks)"
 bash scripts/publish.sh --out dist
+step "debug build of the page (for the browser suite's forced-panic check)"
+WEB_PROFILE=dev DIST_DIR=dist-debug bash scripts/build-web.sh
 step "browser end-to-end tests (headless Chromium)"
-bash tests/e2e/run.sh
+DEBUG_DIST=dist-debug bash tests/e2e/run.sh
 step "all tests passed"
