@@ -58,6 +58,8 @@ pub struct EstimateArgs {
     pub margin: f64,
     /// `plan`: samples per epoch.
     pub dataset_samples: u64,
+    /// `plan --bench-report`: the throughput `vramfit bench --json` measured.
+    pub measured: Option<vramfit_core::plan::Throughput>,
     /// The `config.json` text a `--from-url` link carried (the model is then [`IMPORTED_MODEL`]).
     pub model_json: Option<String>,
     /// `--url`: print the share link instead of the estimate.
@@ -153,7 +155,7 @@ vramfit — how much GPU memory does training this model need?
 
 USAGE:
   vramfit estimate --model <preset-id|config.json> [options]
-  vramfit plan --model M --gpu G --target-batch N [--gpus N] [--margin F] [--dataset-samples N]
+  vramfit plan --model M --gpu G --target-batch N [--gpus N] [--margin F] [--dataset-samples N] [--bench-report FILE]
                [--export deepspeed|hf|accelerate|pytorch] [options] [--json]
   vramfit max-batch --model M --gpu G [options] [--json]
   vramfit gpus --model M [options] [--json]     which GPUs, and how many, it fits on
@@ -260,6 +262,7 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
     let mut export = None;
     let mut margin = 0.05;
     let mut dataset_samples = 0;
+    let mut measured = None;
     let mut model = None;
     let mut cfg = TrainConfig::default();
     let mut overrides = OverheadArgs::default();
@@ -301,7 +304,7 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
                 Some((n, v)) => (n, Some(v.to_string())),
                 None => (flag.as_str(), None),
             };
-            if ["--target-batch", "--gpus", "--export", "--margin", "--dataset-samples"].contains(&name) {
+            if ["--target-batch", "--gpus", "--export", "--margin", "--dataset-samples", "--bench-report"].contains(&name) {
                 let value = match inline {
                     Some(v) => v,
                     None => it.next().cloned().ok_or_else(|| CliError::Usage(format!("{name} needs a value")))?,
@@ -310,6 +313,7 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
                     "--target-batch" => target_batch = Some(number(name, &value)?),
                     "--gpus" => cfg.parallel.gpus_per_node = number(name, &value)?,
                     "--dataset-samples" => dataset_samples = number(name, &value)?,
+                    "--bench-report" => measured = Some(bench_throughput(&value)?),
                     "--margin" => {
                         margin = value.parse::<f64>().ok().filter(|m| (0.0..0.9).contains(m)).ok_or_else(|| {
                             CliError::Usage(format!("invalid value '{value}' for --margin: expected a fraction in [0, 0.9)"))
@@ -489,11 +493,27 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
         export,
         margin,
         dataset_samples,
+        measured,
         model_json,
         url,
         base_url,
         warnings,
     })
+}
+
+/// The training throughput in a `vramfit bench --json` report (its layers'
+/// forward + backward rate per type).
+fn bench_throughput(path: &str) -> Result<vramfit_core::plan::Throughput, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("cannot read --bench-report {path}: {e}")))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| CliError::Usage(format!("--bench-report {path} is not JSON: {e}")))?;
+    let rate = |key: &str| value.pointer(&format!("/throughput/{key}")).and_then(serde_json::Value::as_f64).filter(|r| *r > 0.0);
+    match (rate("fp32_flops_per_s"), rate("fp16_flops_per_s")) {
+        (Some(fp32), Some(fp16)) => Ok(vramfit_core::plan::Throughput { fp32_flops_per_s: fp32, fp16_flops_per_s: fp16 }),
+        _ => Err(CliError::Usage(format!(
+            "--bench-report {path} has no measured throughput: run `vramfit bench --layers transformer --json` (the layers measure it)"
+        ))),
+    }
 }
 
 /// The value of `flag` (`--flag V` or `--flag=V`), if given.

@@ -143,6 +143,7 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
         margin: a.margin,
         dataset_samples: a.dataset_samples,
         max_plans: vramfit_core::plan::SHOWN,
+        measured: a.measured,
     };
     let result = vramfit_core::plan::plan(&spec, &gpu, &overheads, &req)?;
     let best = result.plans.first();

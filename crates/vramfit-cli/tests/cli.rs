@@ -298,6 +298,29 @@ fn plan_and_max_batch_commands() {
 }
 
 #[test]
+fn plan_prices_steps_at_a_bench_reports_measured_throughput() {
+    let dir = std::env::temp_dir().join(format!("vramfit-cli-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("bench.json");
+    // What `vramfit bench --json` writes, reduced to the part plan reads.
+    std::fs::write(&report, r#"{"schema": "vramfit.bench/1", "throughput": {"fp32_flops_per_s": 1e12, "fp16_flops_per_s": 2e12}}"#).unwrap();
+    let args = ["plan", "--model", "gpt2", "--seq", "256", "--gpu", "rtx-4090", "--target-batch", "16", "--json"];
+    let step = |v: &serde_json::Value| v["result"]["plans"][0]["step_seconds"].as_f64().unwrap();
+    let datasheet = json(&args);
+    let path = report.to_string_lossy().to_string();
+    let measured = json(&[&args[..], &["--bench-report", &path]].concat());
+    assert!(step(&measured) > 5.0 * step(&datasheet), "{} vs {}", step(&measured), step(&datasheet));
+    // A report without layers (no throughput) and a missing file say what to do.
+    std::fs::write(&report, r#"{"schema": "vramfit.bench/1", "kernels": []}"#).unwrap();
+    let out = vramfit(&[&args[..], &["--bench-report", &path]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no measured throughput"));
+    let out = vramfit(&[&args[..], &["--bench-report", "/nonexistent/bench.json"]].concat());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read --bench-report"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn gpus_lists_where_a_config_fits_smallest_first() {
     let v =
         json(&["gpus", "--model", "llama-2-7b", "--precision", "bf16", "--batch", "1", "--seq", "512", "--attention", "flash", "--json"]);

@@ -32,6 +32,7 @@ fn bench_planner(c: &mut Criterion) {
         margin: 0.05,
         dataset_samples: 0,
         max_plans: vramfit_core::plan::SHOWN,
+        measured: None,
     };
     let o = Overheads::for_gpu(&gpu);
     let mut group = c.benchmark_group("planner");

@@ -20,6 +20,7 @@ fn main() {
             margin: 0.05,
             dataset_samples: 100_000,
             max_plans: plan::SHOWN,
+            measured: None,
         },
     )
     .unwrap();

@@ -51,6 +51,18 @@ pub struct PlanRequest {
     pub dataset_samples: u64,
     /// How many plans to return at most (the fastest; [`SHOWN`] by default).
     pub max_plans: usize,
+    /// Training throughput measured on this GPU (the benchmark's layers,
+    /// forward + backward), replacing the GPU's peak × [`MFU`].
+    pub measured: Option<Throughput>,
+}
+
+/// Measured forward + backward throughput, FLOP/s, per compute type.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Throughput {
+    /// In fp32.
+    pub fp32_flops_per_s: f64,
+    /// In half precision (fp16/bf16, and AMP's matmuls).
+    pub fp16_flops_per_s: f64,
 }
 
 /// One configuration that fits.
@@ -136,7 +148,8 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
     for (i, (_, c)) in candidates.iter().enumerate() {
         for &micro in &divisors {
             let cfg = TrainConfig { batch: micro, grad_accum: per_gpu / micro, ..*c };
-            order.push((work.seconds(&cfg, gpu, spec.input_kind()), rank(&cfg), i, micro));
+            let speed = req.measured.map_or(Speed::Peak(gpu, spec.input_kind()), Speed::Measured);
+            order.push((work.seconds(&cfg, speed), rank(&cfg), i, micro));
         }
     }
     // Fastest first; among equals the plan that changes less (AMP before pure
@@ -225,8 +238,20 @@ fn optimizers(chosen: Optimizer) -> Vec<Optimizer> {
 /// Seconds per optimizer step: forward + backward FLOPs (3 × forward, plus one
 /// more forward of the recomputed blocks) at the GPU's peak for the compute
 /// type × [`MFU`] × the small-micro-batch efficiency, plus offload traffic.
-pub fn step_seconds(g: &Graph, cfg: &TrainConfig, gpu: &GpuPreset, kind: crate::models::InputKind) -> f64 {
-    Work::of(g).seconds(cfg, gpu, kind)
+/// With measured throughput (the benchmark's, at this configuration's
+/// sizes), that replaces peak × MFU × the small-batch efficiency.
+pub fn step_seconds(g: &Graph, cfg: &TrainConfig, speed: Speed<'_>) -> f64 {
+    Work::of(g).seconds(cfg, speed)
+}
+
+/// What a step's compute runs at.
+#[derive(Clone, Copy, Debug)]
+pub enum Speed<'a> {
+    /// The GPU's datasheet peak × [`MFU`] × the small-batch efficiency for a
+    /// model with this kind of input.
+    Peak(&'a GpuPreset, crate::models::InputKind),
+    /// Throughput measured at the configuration's sizes (the benchmark).
+    Measured(Throughput),
 }
 
 /// What the cost model needs of a graph: FLOPs per op (with where each op
@@ -251,7 +276,7 @@ impl Work {
         Work { ops, forward, trainable: g.trainable_parameter_count() as f64 }
     }
 
-    fn seconds(&self, cfg: &TrainConfig, gpu: &GpuPreset, kind: crate::models::InputKind) -> f64 {
+    fn seconds(&self, cfg: &TrainConfig, speed: Speed<'_>) -> f64 {
         let batch = cfg.batch as f64;
         let forward = self.forward.0 + self.forward.1 * batch;
         let recompute: f64 = if cfg.checkpointing == Checkpointing::NONE {
@@ -267,21 +292,34 @@ impl Work {
         };
         let flops = (3.0 * forward + recompute) * cfg.grad_accum as f64;
         let half = cfg.precision != Precision::Fp32;
-        let peak = if half && gpu.tensor_tflops > 0.0 {
-            gpu.tensor_tflops
-        } else if half {
-            gpu.fp16_tflops
-        } else {
-            gpu.fp32_tflops
-        } * 1e12;
-        let per_sample = match kind {
-            crate::models::InputKind::Tokens => cfg.seq,
-            crate::models::InputKind::Image => (cfg.image / 16).max(1).pow(2),
-            crate::models::InputKind::Features => 1,
+        let rate = match speed {
+            // Taken at this configuration's sizes: it already includes both the
+            // utilization MFU stands for and the small-batch loss.
+            Speed::Measured(m) => {
+                if half {
+                    m.fp16_flops_per_s
+                } else {
+                    m.fp32_flops_per_s
+                }
+            }
+            Speed::Peak(gpu, kind) => {
+                let peak = if half && gpu.tensor_tflops > 0.0 {
+                    gpu.tensor_tflops
+                } else if half {
+                    gpu.fp16_tflops
+                } else {
+                    gpu.fp32_tflops
+                } * 1e12;
+                let per_sample = match kind {
+                    crate::models::InputKind::Tokens => cfg.seq,
+                    crate::models::InputKind::Image => (cfg.image / 16).max(1).pow(2),
+                    crate::models::InputKind::Features => 1,
+                };
+                let work = (cfg.batch * per_sample) as f64;
+                peak * MFU * (work / FULL_EFFICIENCY_WORK).min(1.0).sqrt()
+            }
         };
-        let work = (cfg.batch * per_sample) as f64;
-        let efficiency = MFU * (work / FULL_EFFICIENCY_WORK).min(1.0).sqrt();
-        let compute = flops / (peak.max(1.0) * efficiency.max(1e-6));
+        let compute = flops / rate.max(1e-6);
         let offload = match cfg.parallel.offload {
             Offload::None => 0.0,
             o => {

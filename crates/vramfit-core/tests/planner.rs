@@ -6,7 +6,16 @@ use vramfit_core::plan::{PlanRequest, advice, plan};
 use vramfit_core::{Checkpointing, Overheads, Precision, TrainConfig, estimate, gpu_preset, model_preset};
 
 fn request(base: TrainConfig, target: u64, gpus: u64) -> PlanRequest {
-    PlanRequest { base, target_batch: target, gpus_per_node: gpus, nodes: 1, margin: 0.05, dataset_samples: 0, max_plans: 64 }
+    PlanRequest {
+        base,
+        target_batch: target,
+        gpus_per_node: gpus,
+        nodes: 1,
+        margin: 0.05,
+        dataset_samples: 0,
+        max_plans: 64,
+        measured: None,
+    }
 }
 
 #[test]
@@ -64,4 +73,24 @@ fn advice_appears_where_it_applies() {
     assert!(small.contains(&"small-batch") && small.contains(&"batchnorm") && !small.contains(&"large-batch"));
     let large = ids(advice(1024, 64, false));
     assert!(large.contains(&"large-batch") && !large.contains(&"batchnorm") && large.contains(&"lr-scaling"));
+}
+
+#[test]
+fn measured_throughput_replaces_the_peak_in_step_times() {
+    use vramfit_core::plan::{Speed, Throughput, step_seconds};
+    let spec = model_preset("gpt2").unwrap().spec;
+    let gpu = gpu_preset("rtx-4090").unwrap();
+    let o = Overheads::for_gpu(&gpu);
+    let base = TrainConfig { seq: 512, ..TrainConfig::default() };
+    let slow = Throughput { fp32_flops_per_s: 1e12, fp16_flops_per_s: 2e12 };
+    let r = plan(&spec, &gpu, &o, &PlanRequest { measured: Some(slow), ..request(base, 32, 1) }).unwrap();
+    let datasheet = plan(&spec, &gpu, &o, &request(base, 32, 1)).unwrap();
+    assert!(!r.plans.is_empty());
+    for p in &r.plans {
+        let g = spec.lower(&p.config).unwrap();
+        let expected = step_seconds(&g, &p.config, Speed::Measured(slow));
+        assert!((p.step_seconds - expected).abs() <= 1e-9 * expected, "{} vs {expected}", p.step_seconds);
+    }
+    // A 4090 runs far faster than 1-2 TFLOP/s: the measured plans take longer.
+    assert!(r.plans[0].step_seconds > 5.0 * datasheet.plans[0].step_seconds);
 }

@@ -37,6 +37,7 @@ impl Plans {
             margin: MARGIN,
             dataset_samples: 0,
             max_plans: SHOWN,
+            measured: None,
         };
         let result = plan(spec, gpu, &Overheads::for_gpu(gpu), &req).map_err(|e| e.to_string());
         let micro = result.as_ref().ok().and_then(|r| r.plans.first()).map_or(1, |p| p.config.batch);

@@ -13,9 +13,7 @@
 
 use super::measure::LayerResult;
 use crate::dtype::DType;
-use vramfit_core::config::Checkpointing;
-use vramfit_core::parallel::Offload;
-use vramfit_core::plan::{CPU_ADAM_PARAMS_PER_S, PCIE_BYTES_PER_S};
+use vramfit_core::plan::{Speed, Throughput, step_seconds};
 use vramfit_core::{GpuPreset, Graph, Precision, TrainConfig};
 
 /// FLOP/s a training step reached on this adapter, per compute type.
@@ -81,35 +79,14 @@ impl MeasuredThroughput {
 }
 
 /// Seconds per optimizer step for `cfg` on the lowered `graph`, priced at
-/// `measured` instead of peak x MFU: `plan::step_seconds` with the measured
-/// rate, the same FLOP count (3 x forward, plus the forward of recomputed
-/// blocks or attention cores, times accumulation) and the same offload
-/// term.
+/// `measured` instead of peak x MFU: the core's `plan::step_seconds` with
+/// [`Speed::Measured`] (the same FLOP count, recomputation and offload term).
 pub fn project_step_seconds(graph: &Graph, cfg: &TrainConfig, measured: &MeasuredThroughput) -> f64 {
-    let batch = cfg.batch;
-    let forward: f64 = graph.ops.iter().map(|op| op.flops.at(batch) as f64).sum();
-    let recompute: f64 = if cfg.checkpointing == Checkpointing::NONE {
-        0.0
-    } else {
-        graph
-            .ops
-            .iter()
-            .filter(|op| {
-                op.block.is_some_and(|b| cfg.checkpointing.checkpoints_block(b)) || (cfg.checkpointing.selective() && op.attention_core)
-            })
-            .map(|op| op.flops.at(batch) as f64)
-            .sum()
-    };
-    let flops = (3.0 * forward + recompute) * cfg.grad_accum as f64;
-    let compute = flops / measured.flops_per_s(cfg.precision).max(1.0);
-    let offload = match cfg.parallel.offload {
-        Offload::None => 0.0,
-        offload => {
-            let world = cfg.parallel.shard_group().max(1) as f64;
-            let trainable = graph.trainable_parameter_count() as f64;
-            let bytes = if offload == Offload::OptimizerParams { 8.0 } else { 4.0 } * trainable / world;
-            bytes / PCIE_BYTES_PER_S + trainable / world / CPU_ADAM_PARAMS_PER_S
-        }
-    };
-    compute + offload
+    step_seconds(graph, cfg, Speed::Measured((*measured).into()))
+}
+
+impl From<MeasuredThroughput> for Throughput {
+    fn from(m: MeasuredThroughput) -> Throughput {
+        Throughput { fp32_flops_per_s: m.fp32_flops_per_s, fp16_flops_per_s: m.fp16_flops_per_s }
+    }
 }
