@@ -90,8 +90,11 @@ impl DType {
     /// output early.
     pub fn decode(self, bytes: &[u8], len: usize) -> Vec<f32> {
         match self {
-            DType::F32 => bytes.chunks_exact(4).take(len).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
-            DType::F16 => bytes.chunks_exact(2).take(len).map(|c| f16_bits_to_f32(u16::from_le_bytes([c[0], c[1]]))).collect(),
+            // `chunks_exact` yields whole chunks, so the conversions cannot fail.
+            DType::F32 => bytes.chunks_exact(4).take(len).map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4]))).collect(),
+            DType::F16 => {
+                bytes.chunks_exact(2).take(len).map(|c| f16_bits_to_f32(u16::from_le_bytes(c.try_into().unwrap_or([0; 2])))).collect()
+            }
         }
     }
 

@@ -8,7 +8,7 @@
 //! hide the f16 kernels.
 
 #![cfg(not(target_arch = "wasm32"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail by panicking")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, reason = "tests fail by panicking")]
 
 use pollster::block_on;
 use vramfit_bench::data::seeded_f32s;

@@ -6,7 +6,7 @@
 //! `VRAMFIT_ALLOW_NO_GPU=1`.
 
 #![cfg(not(target_arch = "wasm32"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail by panicking")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, reason = "tests fail by panicking")]
 
 use pollster::block_on;
 use vramfit_bench::kernels::{AttentionShape, BatchNormShape, HeadsShape, LayerNormShape, MatmulShape};

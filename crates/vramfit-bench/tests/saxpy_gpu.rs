@@ -7,7 +7,7 @@
 //! to skip them instead on a machine that has no Vulkan at all.
 
 #![cfg(not(target_arch = "wasm32"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail by panicking")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, reason = "tests fail by panicking")]
 
 use vramfit_bench::{BenchError, Comparison, SAXPY_WORKGROUP_SIZE, Saxpy, check};
 use vramfit_bench::{data::seeded_f32s, reference, testing::gpu_or_skip};

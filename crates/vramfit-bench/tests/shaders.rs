@@ -3,7 +3,7 @@
 //! list every binding the shader declares (see `shaders/README.md`).
 
 #![cfg(not(target_arch = "wasm32"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail by panicking")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, reason = "tests fail by panicking")]
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
 //! `vramfit bench` as a subprocess: flag errors need no GPU.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail by panicking")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, reason = "tests fail by panicking")]
 
 use std::process::Command;
 

@@ -1,5 +1,5 @@
 //! The `vramfit` binary run as a subprocess: the JSON contract and bad input.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use std::process::{Command, Output};
 
@@ -303,7 +303,8 @@ fn plan_prices_steps_at_a_bench_reports_measured_throughput() {
     std::fs::create_dir_all(&dir).unwrap();
     let report = dir.join("bench.json");
     // What `vramfit bench --json` writes, reduced to the part plan reads.
-    std::fs::write(&report, r#"{"schema": "vramfit.bench/1", "throughput": {"fp32_flops_per_s": 1e12, "fp16_flops_per_s": 2e12}}"#).unwrap();
+    std::fs::write(&report, r#"{"schema": "vramfit.bench/1", "throughput": {"fp32_flops_per_s": 1e12, "fp16_flops_per_s": 2e12}}"#)
+        .unwrap();
     let args = ["plan", "--model", "gpt2", "--seq", "256", "--gpu", "rtx-4090", "--target-batch", "16", "--json"];
     let step = |v: &serde_json::Value| v["result"]["plans"][0]["step_seconds"].as_f64().unwrap();
     let datasheet = json(&args);

@@ -17,22 +17,29 @@ pub fn deepspeed(c: &TrainConfig) -> Value {
     };
     let mut zero = json!({ "stage": stage, "reduce_bucket_size": c.parallel.zero_bucket, "contiguous_gradients": true });
     if c.parallel.offload != Offload::None {
-        zero["offload_optimizer"] = json!({ "device": "cpu", "pin_memory": true });
+        set(&mut zero, "offload_optimizer", json!({ "device": "cpu", "pin_memory": true }));
     }
     if c.parallel.offload == Offload::OptimizerParams {
-        zero["offload_param"] = json!({ "device": "cpu", "pin_memory": true });
+        set(&mut zero, "offload_param", json!({ "device": "cpu", "pin_memory": true }));
     }
     let half = matches!(c.precision, Precision::Fp16 | Precision::AmpFp16);
     let bf16 = matches!(c.precision, Precision::Bf16 | Precision::AmpBf16);
     let world = c.parallel.dp();
     json!({
-        "train_batch_size": c.batch * c.grad_accum * world,
+        "train_batch_size": c.batch.saturating_mul(c.grad_accum).saturating_mul(world),
         "train_micro_batch_size_per_gpu": c.batch,
         "gradient_accumulation_steps": c.grad_accum,
         "fp16": { "enabled": half },
         "bf16": { "enabled": bf16 },
         "zero_optimization": zero,
     })
+}
+
+/// Sets `key` in a JSON object (`json!({..})` values always are objects).
+fn set(object: &mut Value, key: &str, value: Value) {
+    if let Some(map) = object.as_object_mut() {
+        map.insert(key.to_string(), value);
+    }
 }
 
 /// Hugging Face `TrainingArguments` keyword arguments.
@@ -53,7 +60,7 @@ pub fn hf_training_arguments(c: &TrainConfig) -> Value {
         "optim": optim,
     });
     if c.parallel.strategy.is_zero() {
-        args["deepspeed"] = json!("ds_config.json");
+        set(&mut args, "deepspeed", json!("ds_config.json"));
     }
     if matches!(c.parallel.strategy, Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid) {
         let mode = match c.parallel.strategy {
@@ -62,7 +69,7 @@ pub fn hf_training_arguments(c: &TrainConfig) -> Value {
             _ => "full_shard",
         };
         let offload = if c.parallel.offload != Offload::None { " offload" } else { "" };
-        args["fsdp"] = json!(format!("{mode} auto_wrap{offload}"));
+        set(&mut args, "fsdp", json!(format!("{mode} auto_wrap{offload}")));
     }
     args
 }

@@ -3,7 +3,7 @@
 //! never a panic and never a long computation. Each case prints its time;
 //! `cargo test -p vramfit-core --release --test absurd_inputs -- --nocapture`
 //! shows them (the slowest is printed last by `slowest_case_is_reported`).
-#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use std::time::{Duration, Instant};
 use vramfit_core::models::{MAX_LAYERS, MlpActivation, MlpLayer, MlpSpec, ResNetSpec, VggSpec, VitSpec};

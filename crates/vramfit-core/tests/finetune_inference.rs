@@ -1,6 +1,6 @@
 //! LoRA / QLoRA fine-tuning and inference: adapter counts as PEFT reports
 //! them, quantized storage, and a KV cache that respects GQA.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use vramfit_core::config::{Mode, WeightFormat};
 use vramfit_core::{Attention, Overheads, Precision, TrainConfig, estimate, model_preset};

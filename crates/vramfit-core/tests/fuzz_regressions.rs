@@ -2,7 +2,7 @@
 //! or text they decode to), each named after what it guards. They must stay
 //! errors with a message, or estimates, and stay fast. SECURITY.md lists the
 //! runs that found them.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use std::time::Instant;
 use vramfit_core::models::{Arch, Head, MAX_LAYERS, ResNetSpec, TransformerSpec};

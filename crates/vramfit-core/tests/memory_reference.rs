@@ -4,7 +4,7 @@
 //! is estimated and compared.
 //!
 //! Run with `--nocapture` to see the per-row table.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use vramfit_core::{Estimate, Overheads, TrainConfig, estimate, model_preset};
 

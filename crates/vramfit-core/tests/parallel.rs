@@ -4,7 +4,7 @@
 //! same way only when the reduce buckets are smaller than what sharding
 //! saves, and never grows with more GPUs; host RAM appears exactly when
 //! offloading.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use proptest::prelude::*;
 use vramfit_core::parallel::{Offload, Parallel, Strategy};

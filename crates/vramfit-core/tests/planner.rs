@@ -1,6 +1,6 @@
 //! The planner: every plan it returns fits, the first is the fastest by its
 //! cost model, and the known trade-offs come out in the expected order.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use vramfit_core::plan::{PlanRequest, advice, plan};
 use vramfit_core::{Checkpointing, Overheads, Precision, TrainConfig, estimate, gpu_preset, model_preset};

@@ -10,7 +10,7 @@
 //! The ZeRO/DDP ordering is in `tests/parallel.rs`. Each property runs
 //! [`cases()`] cases: `PROPTEST_CASES` when set (`scripts/test.sh` runs these
 //! files again with 10 000 in release), else [`DEFAULT_CASES`].
-#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use proptest::prelude::*;
 use vramfit_core::models::{Arch, Head, MlpActivation, MlpLayer, MlpSpec, TransformerSpec, VitSpec};

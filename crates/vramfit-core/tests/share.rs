@@ -2,7 +2,7 @@
 //! any input (random bytes, truncated links, huge or unicode values,
 //! repeated keys, XSS probes) decodes to a state plus warnings without
 //! panicking; published links keep their meaning (share_links.rs holds them).
-#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use proptest::prelude::*;
 use vramfit_core::config::{Mode, WeightFormat};
