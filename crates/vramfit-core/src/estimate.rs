@@ -415,7 +415,7 @@ pub(crate) fn layer_rows(g: &Graph, batch: u64, kept: Vec<(usize, Bytes)>) -> Ve
         g.layers.iter().map(|name| LayerRow { name: name.clone(), parameters: 0, saved_bytes: Bytes::ZERO, forward_flops: 0.0 }).collect();
     for p in &g.params {
         // Parameters are registered while their layer is current; find it by name prefix.
-        if let Some(r) = rows.iter_mut().rev().find(|r| p.name.starts_with(&format!("{}.", r.name))) {
+        if let Some(r) = rows.iter_mut().rev().find(|r| p.name.strip_prefix(r.name.as_str()).is_some_and(|rest| rest.starts_with('.'))) {
             r.parameters += p.numel();
         }
     }

@@ -36,8 +36,8 @@ impl Shards {
         for (p, b) in g.params.iter().zip(&in_block) {
             let bytes = states::weight_bytes(p, pdtype).0;
             match b.and_then(|b| block_gather.get_mut(b as usize)) {
-                Some(slot) => *slot += bytes,
-                None => root_gather += bytes,
+                Some(slot) => *slot = slot.saturating_add(bytes),
+                None => root_gather = root_gather.saturating_add(bytes),
             }
         }
         Shards { parallel: cfg.parallel, pdtype, format: cfg.weight_format(), block_gather, root_gather }
@@ -135,7 +135,7 @@ impl Shards {
             return 0;
         }
         let count = if self.parallel.strategy == crate::parallel::Strategy::Zero3 { 2 } else { 1 };
-        count * states::allocation(self.parallel.zero_bucket, self.pdtype).0
+        states::allocation(self.parallel.zero_bucket, self.pdtype).0.saturating_mul(count)
     }
 
     /// DDP's flat gradient buckets (as large as all gradients).
