@@ -133,3 +133,16 @@ fn zero_bucket_beyond_two_to_the_forty_elements_is_refused() {
         }
     }
 }
+
+/// `estimate_ir`, last round: pruning a transformer whose MLP width (or
+/// key/value heads) is 0 panicked in `clamp(1, 0)` before the size checks
+/// could refuse the spec. Now such a spec is left to the size checks.
+#[test]
+fn pruning_a_zero_width_transformer_is_refused_not_a_panic() {
+    let Ok(ModelSpec::Transformer(t)) = vramfit_core::model_preset("llama-tiny").map(|p| p.spec) else { panic!("llama-tiny") };
+    for spec in [TransformerSpec { intermediate: 0, ..t.clone() }, TransformerSpec { kv_heads: 0, ..t.clone() }] {
+        let cfg = TrainConfig { keep_mlp: 0.5, keep_attention: 0.5, seq: 64, ..TrainConfig::default() };
+        // Refused or estimated as given, but never a panic.
+        let _ = estimate(&ModelSpec::Transformer(spec), &cfg, &Overheads::default(), None);
+    }
+}

@@ -124,12 +124,13 @@ impl TransformerSpec {
 /// key/value groups with GQA) and `keep_mlp` of the MLP neurons, rounded to
 /// at least one.
 pub fn pruned(t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<TransformerSpec, Error> {
-    if cfg.keep_attention >= 1.0 && cfg.keep_mlp >= 1.0 {
+    // Nothing to prune (a zero-sized spec is the size checks' to refuse).
+    if (cfg.keep_attention >= 1.0 && cfg.keep_mlp >= 1.0) || t.kv_heads == 0 || t.intermediate == 0 {
         return Ok(t.clone());
     }
     let group = (t.heads / t.kv_heads.max(1)).max(1);
-    let kv_heads = ((t.kv_heads as f64 * cfg.keep_attention).round() as u64).clamp(1, t.kv_heads);
-    let intermediate = ((t.intermediate as f64 * cfg.keep_mlp).round() as u64).clamp(1, t.intermediate);
+    let kv_heads = ((t.kv_heads as f64 * cfg.keep_attention).round() as u64).clamp(1, t.kv_heads.max(1));
+    let intermediate = ((t.intermediate as f64 * cfg.keep_mlp).round() as u64).clamp(1, t.intermediate.max(1));
     Ok(TransformerSpec { kv_heads, heads: kv_heads * group, intermediate, ..t.clone() })
 }
 
