@@ -70,10 +70,11 @@ impl Conv2dShape {
     }
 }
 
-/// The shader's `ConvParams` (48 bytes).
+/// The shaders' `ConvParams` (48 bytes; conv2d.wgsl and both backward
+/// kernels), `total` counting the elements the kernel writes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
+pub(super) struct Params {
     n: u32,
     c_in: u32,
     h: u32,
@@ -85,7 +86,7 @@ struct Params {
     pad: u32,
     oh: u32,
     ow: u32,
-    total: u32,
+    pub(super) total: u32,
 }
 
 /// The conv2d kernel, built once for one element type.
@@ -139,22 +140,7 @@ impl Conv2d {
         w.expect(KERNEL, "w", shape.w_len(), self.dtype)?;
         bias.expect(KERNEL, "bias", shape.c_out, self.dtype)?;
         y.expect(KERNEL, "y", shape.y_len(), self.dtype)?;
-        to_u32(KERNEL, "input elements", shape.x_len())?;
-        let field = |what, value| to_u32(KERNEL, what, value);
-        let params = Params {
-            n: field("n", shape.n)?,
-            c_in: field("c_in", shape.c_in)?,
-            h: field("h", shape.h)?,
-            w: field("w", shape.w)?,
-            c_out: field("c_out", shape.c_out)?,
-            kh: field("kh", shape.kh)?,
-            kw: field("kw", shape.kw)?,
-            stride: field("stride", shape.stride)?,
-            pad: field("pad", shape.pad)?,
-            oh: field("oh", shape.oh())?,
-            ow: field("ow", shape.ow())?,
-            total: field("output elements", shape.y_len())?,
-        };
+        let params = params(KERNEL, shape, shape.y_len())?;
         let max_x = ctx.device().limits().max_compute_workgroups_per_dimension;
         let groups = dispatch_1d(u64::from(params.total), CONV2D_WORKGROUP_SIZE, max_x);
         self.pipeline.bind(ctx, bytemuck::bytes_of(&params), &[x.buffer(), w.buffer(), bias.buffer(), y.buffer()], groups)
@@ -173,4 +159,29 @@ impl Conv2d {
         let dispatch = self.bind(ctx, shape, &x, &w, &bias, &y)?;
         run_and_read(ctx, KERNEL, &[dispatch], &y).await
     }
+}
+
+/// The shader parameters of `shape`, writing `total` elements.
+pub(super) fn params(kernel: &'static str, shape: &Conv2dShape, total: usize) -> Result<Params> {
+    if shape.stride == 0 {
+        return Err(BenchError::InvalidShape { kernel, what: "stride must be at least 1".into() });
+    }
+    for (what, len) in [("input elements", shape.x_len()), ("output elements", shape.y_len())] {
+        to_u32(kernel, what, len)?;
+    }
+    let field = |what, value| to_u32(kernel, what, value);
+    Ok(Params {
+        n: field("n", shape.n)?,
+        c_in: field("c_in", shape.c_in)?,
+        h: field("h", shape.h)?,
+        w: field("w", shape.w)?,
+        c_out: field("c_out", shape.c_out)?,
+        kh: field("kh", shape.kh)?,
+        kw: field("kw", shape.kw)?,
+        stride: field("stride", shape.stride)?,
+        pad: field("pad", shape.pad)?,
+        oh: field("oh", shape.oh())?,
+        ow: field("ow", shape.ow())?,
+        total: field("elements written", total)?,
+    })
 }

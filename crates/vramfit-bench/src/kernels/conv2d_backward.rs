@@ -2,35 +2,17 @@
 //! `shaders/conv2d_backward_filter.wgsl` (the weight gradient) of a direct
 //! convolution.
 
+use super::conv2d::params;
 use super::elementwise::{LAYER_WORKGROUP_SIZE, groups, layer_pipeline};
 use super::{Conv2dShape, run_and_read, upload};
 use crate::context::GpuContext;
 use crate::dtype::DType;
-use crate::error::{BenchError, Result};
-use crate::pipeline::{Dispatch, KernelPipeline, Slot, to_u32};
+use crate::error::Result;
+use crate::pipeline::{Dispatch, KernelPipeline, Slot};
 use crate::tensor::GpuTensor;
 
 const DATA: &str = "conv2d_backward_data";
 const FILTER: &str = "conv2d_backward_filter";
-
-/// The shaders' `ConvParams` (48 bytes), as conv2d.wgsl's but with `total`
-/// counting the elements the kernel writes.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    n: u32,
-    c_in: u32,
-    h: u32,
-    w: u32,
-    c_out: u32,
-    kh: u32,
-    kw: u32,
-    stride: u32,
-    pad: u32,
-    oh: u32,
-    ow: u32,
-    total: u32,
-}
 
 /// Which gradient.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,29 +103,4 @@ impl Conv2dBackward {
         };
         run_and_read(ctx, kernel, &[dispatch], &out).await
     }
-}
-
-/// The shader parameters of `shape`, writing `total` elements.
-fn params(kernel: &'static str, shape: &Conv2dShape, total: usize) -> Result<Params> {
-    if shape.stride == 0 {
-        return Err(BenchError::InvalidShape { kernel, what: "stride must be at least 1".into() });
-    }
-    for (what, len) in [("input elements", shape.x_len()), ("output elements", shape.y_len())] {
-        to_u32(kernel, what, len)?;
-    }
-    let field = |what, value| to_u32(kernel, what, value);
-    Ok(Params {
-        n: field("n", shape.n)?,
-        c_in: field("c_in", shape.c_in)?,
-        h: field("h", shape.h)?,
-        w: field("w", shape.w)?,
-        c_out: field("c_out", shape.c_out)?,
-        kh: field("kh", shape.kh)?,
-        kw: field("kw", shape.kw)?,
-        stride: field("stride", shape.stride)?,
-        pad: field("pad", shape.pad)?,
-        oh: field("oh", shape.oh())?,
-        ow: field("ow", shape.ow())?,
-        total: field("elements written", total)?,
-    })
 }
