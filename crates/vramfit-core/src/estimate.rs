@@ -174,11 +174,17 @@ pub struct Estimate {
 }
 
 fn check(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Graph, Error> {
+    validate(cfg, overheads)?;
+    spec.lower(cfg)
+}
+
+/// Checks a configuration and the overheads' memory fraction.
+pub(crate) fn validate(cfg: &TrainConfig, overheads: &Overheads) -> Result<(), Error> {
     cfg.validate()?;
     if !(overheads.memory_fraction > 0.0 && overheads.memory_fraction <= 1.0) {
         return Err(Error::OutOfRange { field: "memory-fraction", value: overheads.memory_fraction.to_string(), min: 0, max: 1 });
     }
-    spec.lower(cfg)
+    Ok(())
 }
 
 /// Device memory used = reserved (workspaces included) + CUDA context.

@@ -56,10 +56,7 @@ impl Session {
     /// # Errors
     /// An invalid configuration or memory fraction, or a model that cannot be lowered.
     pub fn prepared(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Rc<Prepared>, Error> {
-        cfg.validate()?;
-        if !(overheads.memory_fraction > 0.0 && overheads.memory_fraction <= 1.0) {
-            return Err(Error::OutOfRange { field: "memory-fraction", value: overheads.memory_fraction.to_string(), min: 0, max: 1 });
-        }
+        estimate::validate(cfg, overheads)?;
         let base = TrainConfig { batch: 1, grad_accum: 1, ..*cfg };
         if let Some(at) = self.kept.iter().position(|(k, _)| k.2 == overheads.cublas_handles && k.1 == base && k.0 == *spec) {
             // Most recently used last.

@@ -142,8 +142,9 @@ impl Prepared {
         &self.g
     }
 
-    /// Bytes each layer keeps alive at the end of the forward pass at `cfg`'s batch
-    /// (see [`kept_after_forward`]).
+    /// Bytes each layer keeps alive at the end of the forward pass (one
+    /// micro-batch at `cfg`'s batch): storages held for backward, attributed
+    /// to the layer of the op that made them.
     pub fn kept_after_forward(&self, cfg: &TrainConfig) -> Vec<(usize, Bytes)> {
         kept_with(&self.g, &self.plan, cfg)
     }
@@ -171,12 +172,6 @@ impl Prepared {
     pub fn peak_allocated(&self, cfg: &TrainConfig, overheads: &Overheads) -> Bytes {
         tape::replay(&self.tape, &self.eval(cfg, overheads), false, false).peak.breakdown.total()
     }
-}
-
-/// Bytes each layer keeps alive at the end of the forward pass (one micro-batch):
-/// storages held for backward, attributed to the layer of the op that made them.
-pub fn kept_after_forward(g: &Graph, cfg: &TrainConfig) -> Vec<(usize, Bytes)> {
-    kept_with(g, &plan::plan(g, cfg), cfg)
 }
 
 fn kept_with(g: &Graph, plan: &plan::Plan, cfg: &TrainConfig) -> Vec<(usize, Bytes)> {
