@@ -69,7 +69,8 @@ fn duplicate_keys_take_the_last_value_and_dropout_is_checked() {
 /// `estimate_ir`, crash (`attempt to add with overflow` in
 /// `simulate/shard.rs`): a BERT 3.4·10^9 wide. Its hidden × hidden
 /// projections have 1.2·10^19 elements, so their bytes saturated and the
-/// per-block sum overflowed. Such projections are now refused with the limit.
+/// per-block sum overflowed. Such projections are now refused with the limit
+/// (here the first check that trips: q, k and v, 3 × hidden² elements).
 #[test]
 fn bert_with_overflowing_projections_is_refused_with_the_limit() {
     let spec = ModelSpec::Transformer(TransformerSpec {
@@ -77,9 +78,11 @@ fn bert_with_overflowing_projections_is_refused_with_the_limit() {
         vocab: 3,
         hidden: 3_435_973_836,
         layers: 1,
-        heads: 3,
-        kv_heads: 1,
-        head_dim: 1,
+        // Split into heads as BERT requires (the fuzzer's spec had 3 heads
+        // of 1, refused today before any size is computed).
+        heads: 4,
+        kv_heads: 4,
+        head_dim: 858_993_459,
         intermediate: 1,
         max_positions: 1,
         type_vocab: 0,
@@ -94,7 +97,7 @@ fn bert_with_overflowing_projections_is_refused_with_the_limit() {
     let cfg = TrainConfig { batch: 1, seq: 1, image: 1, optimizer: vramfit_core::Optimizer::Sgd, lora_rank: 1, ..TrainConfig::default() };
     let gpu = gpu_preset("gtx-1060-6gb").unwrap();
     match estimate(&spec, &cfg, &Overheads::for_gpu(&gpu), Some(&gpu)) {
-        Err(Error::TooLarge { what, limit, .. }) => assert!(what.contains("hidden_size²") && limit == "2^56 elements", "{what}"),
+        Err(Error::TooLarge { what, limit, .. }) => assert!(what.contains("an attention projection") && limit == "2^56 elements", "{what}"),
         other => panic!("{other:?}"),
     }
 }
@@ -145,4 +148,47 @@ fn pruning_a_zero_width_transformer_is_refused_not_a_panic() {
         // Refused or estimated as given, but never a panic.
         let _ = estimate(&ModelSpec::Transformer(spec), &cfg, &Overheads::default(), None);
     }
+}
+
+/// `estimate_ir`, this round: a BERT spec (built directly, not imported) with
+/// 16 515 071 heads of 65 536 but `hidden_size` 3 lowered its q, k and v as
+/// 3 × 3 projections and the attention output as 3 × 10^12 elements per
+/// sample, whose MLP activation overflowed (a panic in debug builds, a wrong
+/// number in release). BERT and GPT-2 specs must now split the hidden size
+/// into the heads exactly, as `transformers` requires.
+#[test]
+fn bert_spec_whose_heads_do_not_split_the_hidden_size_is_refused() {
+    let Ok(ModelSpec::Transformer(t)) = vramfit_core::model_preset("bert-base").map(|p| p.spec) else { panic!("bert-base") };
+    let crash = TransformerSpec {
+        hidden: 3,
+        layers: 3,
+        heads: 16_515_071,
+        kv_heads: 16_515_071,
+        head_dim: 65_536,
+        intermediate: 8_322_942,
+        ..t.clone()
+    };
+    let skewed = TransformerSpec { head_dim: 32, ..t.clone() };
+    let cfg = TrainConfig { batch: 1, seq: 1, ..TrainConfig::default() };
+    let msg = |spec: TransformerSpec| match estimate(&ModelSpec::Transformer(spec), &cfg, &Overheads::default(), None) {
+        Err(Error::InvalidModel(m)) => m,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(msg(crash), "hidden_size (3) is not a multiple of num_attention_heads (16515071)");
+    assert_eq!(msg(skewed), "head_dim (32) must be hidden_size / num_attention_heads = 64 for BERT and GPT-2");
+}
+
+/// What the same fix changed for pruning: BERT's query, key and value
+/// project to `all_head_size` = heads × head_dim, which head pruning shrinks
+/// (`BertAttention.prune_heads` prunes q, k, v by rows and the output dense by
+/// columns). Keeping half of bert-base's 12 heads removes, per layer,
+/// 3 × (768 × 384 + 384) + 768 × 384 = 1 180 800 parameters.
+#[test]
+fn pruned_bert_heads_shrink_query_key_value_and_output() {
+    let spec = vramfit_core::model_preset("bert-base").unwrap().spec;
+    let cfg = TrainConfig { batch: 2, seq: 128, ..TrainConfig::default() };
+    let full = estimate(&spec, &cfg, &Overheads::default(), None).unwrap();
+    let half = estimate(&spec, &TrainConfig { keep_attention: 0.5, ..cfg }, &Overheads::default(), None).unwrap();
+    assert_eq!(full.parameter_count - half.parameter_count, 12 * 1_180_800);
+    assert!(half.peak_allocated_bytes < full.peak_allocated_bytes);
 }

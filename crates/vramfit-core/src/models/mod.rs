@@ -135,7 +135,10 @@ impl ModelSpec {
         }
         b.lora_fp32 = cfg.lora_fp32;
         match self {
-            ModelSpec::Transformer(t) => transformer::lower(&mut b, &transformer::pruned(t, cfg)?, cfg)?,
+            ModelSpec::Transformer(t) => {
+                t.validate()?;
+                transformer::lower(&mut b, &transformer::pruned(t, cfg)?, cfg)?
+            }
             ModelSpec::ResNet(r) => cnn::lower_resnet(&mut b, r, cfg.image, cfg.keep_conv)?,
             ModelSpec::Vgg(v) => cnn::lower_vgg(&mut b, v, cfg.image, cfg.keep_conv)?,
             ModelSpec::MobileNetV2(m) => cnn::lower_mobilenet_v2(&mut b, m, cfg.image, cfg.keep_conv)?,

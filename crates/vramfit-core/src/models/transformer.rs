@@ -99,6 +99,19 @@ impl TransformerSpec {
                 return Err(Error::InvalidModel(format!("{name} must be between 1 and 2^32, got {v}")));
             }
         }
+        // BERT and GPT-2 split hidden_size into the heads (`all_head_size`);
+        // Hugging Face refuses a hidden size the heads do not divide.
+        if self.arch != Arch::Llama && self.heads.saturating_mul(self.head_dim) != self.hidden {
+            return Err(Error::InvalidModel(if self.hidden.is_multiple_of(self.heads) {
+                format!(
+                    "head_dim ({}) must be hidden_size / num_attention_heads = {} for BERT and GPT-2",
+                    self.head_dim,
+                    self.hidden / self.heads
+                )
+            } else {
+                format!("hidden_size ({}) is not a multiple of num_attention_heads ({})", self.hidden, self.heads)
+            }));
+        }
         if !self.heads.is_multiple_of(self.kv_heads) {
             return Err(Error::InvalidModel(format!(
                 "num_attention_heads ({}) must be a multiple of num_key_value_heads ({})",
@@ -190,10 +203,11 @@ fn check_sizes(t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<
     check("the KV cache per sample (2 × layers × num_key_value_heads × head_dim × tokens)", &[2, t.layers, t.kv_heads, t.head_dim, cache])
 }
 
-/// Lowers a transformer for sequence length `seq`.
+/// Lowers a transformer for sequence length `seq`; `t` is the validated
+/// spec after pruning ([`pruned`]), which may have fewer heads than it splits
+/// `hidden_size` into.
 pub fn lower(b: &mut Builder, t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<(), Error> {
     let (seq, attention, ckpt) = (cfg.seq, cfg.attention, cfg.checkpointing);
-    t.validate()?;
     check_sizes(t, cfg)?;
     let par = cfg.parallel;
     let local = tensor_parallel_shard(t, par.tp)?;
@@ -359,11 +373,13 @@ fn bert_pooler(b: &mut Builder, x: TensorId, h: u64) -> TensorId {
 /// One BERT layer (post-LN).
 fn bert_layer(b: &mut Builder, t: &TransformerSpec, x: TensorId, seq: u64, attention: Attention, ckpt: Checkpointing) -> TensorId {
     let h = t.hidden;
-    let q = b.linear("attention.self.query", x, h, h, true);
-    let k = b.linear("attention.self.key", x, h, h, true);
-    let v = b.linear("attention.self.value", x, h, h, true);
+    // `all_head_size`: hidden_size, less after head pruning or tensor parallelism.
+    let qd = t.heads * t.head_dim;
+    let q = b.linear("attention.self.query", x, h, qd, true);
+    let k = b.linear("attention.self.key", x, h, qd, true);
+    let v = b.linear("attention.self.value", x, h, qd, true);
     let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, false);
-    let o = b.linear("attention.output.dense", ctx, h, h, true);
+    let o = b.linear("attention.output.dense", ctx, qd, h, true);
     let o = b.dropout("attention.output.dropout", o, t.hidden_dropout);
     let r = b.add("attention.output.residual", o, x);
     let a = b.layernorm("attention.output.LayerNorm", r, h, true);
