@@ -57,7 +57,8 @@ impl Session {
     /// An invalid configuration or memory fraction, or a model that cannot be lowered.
     pub fn prepared(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Rc<Prepared>, Error> {
         estimate::validate(cfg, overheads)?;
-        let base = TrainConfig { batch: 1, grad_accum: 1, ..*cfg };
+        // A prepared tape serves every batch, accumulation and optimizer.
+        let base = TrainConfig { batch: 1, grad_accum: 1, optimizer: crate::config::Optimizer::AdamW, ..*cfg };
         if let Some(at) = self.kept.iter().position(|(k, _)| k.2 == overheads.cublas_handles && k.1 == base && k.0 == *spec) {
             // Most recently used last.
             let entry = self.kept.remove(at);

@@ -221,6 +221,26 @@ fn adam_first_step_peaks_with_one_param_sized_temporary() {
 }
 
 proptest! {
+    #![proptest_config(config())]
+
+    /// A tape records the optimizer's sizes symbolically, so one prepared for
+    /// any optimizer replays every other exactly as one prepared for it
+    /// (the planner and the comparison strip share tapes this way).
+    #[test]
+    fn one_tape_serves_every_optimizer(spec in model(), cfg in train_config(), other in prop::sample::select(Optimizer::ALL.to_vec())) {
+        use std::rc::Rc;
+        use vramfit_core::simulate::Prepared;
+        let o = Overheads::default();
+        let Ok(g) = spec.lower(&cfg) else { return Ok(()) };
+        let g = Rc::new(g);
+        let target = TrainConfig { optimizer: other, ..cfg };
+        let shared = Prepared::new(Rc::clone(&g), &cfg, &o).run(&target, &o, true);
+        let own = Prepared::new(g, &target, &o).run(&target, &o, true);
+        prop_assert_eq!(shared, own);
+    }
+}
+
+proptest! {
     // Each case runs a search of several simulations: fewer cases.
     #![proptest_config(ProptestConfig { cases: (cases() / 100).max(24), ..ProptestConfig::default() })]
 

@@ -48,8 +48,10 @@ struct Entry {
 /// entries unique.
 ///
 /// The entries are split into size classes (four per power of two), each a
-/// short sorted vector, with a bitmap of the classes that hold any: a
-/// request searches its own class, then the first non-empty larger one.
+/// short vector sorted in descending order (the best fit, the smallest
+/// block, is last: reusing a just-freed block of a common size shifts
+/// little), with a bitmap of the classes that hold any: a request searches
+/// its own class, then the first non-empty larger one.
 /// Same order as one sorted set, at a fraction of a tree's cost.
 #[derive(Debug)]
 struct Pool {
@@ -88,7 +90,7 @@ impl Pool {
     fn insert(&mut self, key: u64, id: u32) {
         let c = class(key >> 32);
         if let Some(list) = self.classes.get_mut(c) {
-            let at = list.partition_point(|e| *e < (key, id));
+            let at = list.partition_point(|e| *e > (key, id));
             list.insert(at, (key, id));
             self.nonempty |= 1u128 << c;
         }
@@ -97,7 +99,7 @@ impl Pool {
     fn remove(&mut self, key: u64, id: u32) {
         let c = class(key >> 32);
         if let Some(list) = self.classes.get_mut(c) {
-            if let Ok(at) = list.binary_search(&(key, id)) {
+            if let Ok(at) = list.binary_search_by(|e| (key, id).cmp(e)) {
                 list.remove(at);
             }
             if list.is_empty() {
@@ -115,9 +117,10 @@ impl Pool {
         let mut c = first;
         loop {
             let list = self.classes.get_mut(c)?;
-            let from = if c == first { list.partition_point(|e| *e < start) } else { 0 };
-            if let Some(offset) = list.get(from..).and_then(|rest| rest.iter().position(|e| holds(e.1))) {
-                let (_, id) = list.remove(from + offset);
+            // Blocks at least `size` long, the smallest (best fit) last.
+            let end = if c == first { list.partition_point(|e| *e >= start) } else { list.len() };
+            if let Some(at) = list.get(..end).and_then(|fits| fits.iter().rposition(|e| holds(e.1))) {
+                let (_, id) = list.remove(at);
                 if list.is_empty() {
                     self.nonempty &= !(1u128 << c);
                 }

@@ -13,12 +13,13 @@ mod shard;
 mod step;
 mod tape;
 
-use crate::config::TrainConfig;
+use crate::config::{Optimizer, TrainConfig};
 use crate::estimate::Overheads;
 use crate::graph::Graph;
 use crate::states;
 use crate::units::Bytes;
 use serde::Serialize;
+use std::cell::OnceCell;
 use std::rc::Rc;
 
 pub use step::OPTIMIZER_OP;
@@ -124,17 +125,22 @@ pub struct Prepared {
     plan: plan::Plan,
     shards: shard::Shards,
     tape: tape::Tape,
+    /// Each optimizer's sizes ([`Prepared::optimizer_sizes`]), by its index in [`Optimizer::ALL`], once asked for.
+    optimizers: Vec<OnceCell<OptimizerSizes>>,
 }
+
+/// Each parameter's optimizer state and the optimizer step's temporaries, in bytes.
+type OptimizerSizes = (Vec<u64>, Vec<u64>);
 
 impl Prepared {
     /// Analyses `g` and records its tape for everything in `cfg` except the
-    /// batch size and the accumulation steps, and for the number of cuBLAS
+    /// batch size, the accumulation steps and the optimizer, and for the number of cuBLAS
     /// handles in `overheads` (workspace sizes are read at each run).
     pub fn new(g: Rc<Graph>, cfg: &TrainConfig, overheads: &Overheads) -> Prepared {
         let plan = plan::plan(&g, cfg);
         let shards = shard::Shards::new(&g, cfg);
         let tape = step::Sim::new(&g, &plan, &shards, cfg, overheads).run(STEPS);
-        Prepared { g, plan, shards, tape }
+        Prepared { g, plan, shards, tape, optimizers: Optimizer::ALL.iter().map(|_| OnceCell::new()).collect() }
     }
 
     /// The graph this was prepared for.
@@ -149,20 +155,32 @@ impl Prepared {
         kept_with(&self.g, &self.plan, cfg)
     }
 
-    fn eval(&self, cfg: &TrainConfig, overheads: &Overheads) -> tape::Eval {
+    /// The sizes of `cfg`'s optimizer: each parameter's state and the step's temporaries.
+    fn optimizer_sizes(&self, cfg: &TrainConfig) -> std::borrow::Cow<'_, OptimizerSizes> {
+        let make = || (self.g.params.iter().map(|p| self.shards.state(p, cfg)).collect(), self.shards.step_temps(&self.g, cfg));
+        match Optimizer::ALL.iter().position(|o| *o == cfg.optimizer).and_then(|i| self.optimizers.get(i)) {
+            Some(cell) => std::borrow::Cow::Borrowed(cell.get_or_init(make)),
+            None => std::borrow::Cow::Owned(make()),
+        }
+    }
+
+    fn eval<'a>(&self, cfg: &TrainConfig, overheads: &Overheads, optimizer: &'a OptimizerSizes) -> tape::Eval<'a> {
         tape::Eval {
             batch: cfg.batch,
             accumulates: cfg.grad_accum > 1,
             cublas_workspace: overheads.cublas_workspace.0,
             conv_workspace: overheads.cudnn_workspace.0,
             in_flight: step::in_flight_bytes(&self.g, &self.plan, cfg),
+            states: &optimizer.0,
+            step_temps: &optimizer.1,
         }
     }
 
     /// Simulates at `cfg`, which may differ from the prepared one only in
-    /// batch size and accumulation steps.
+    /// batch size, accumulation steps and optimizer.
     pub fn run(&self, cfg: &TrainConfig, overheads: &Overheads, record: bool) -> Simulation {
-        let r = tape::replay(&self.tape, &self.eval(cfg, overheads), true, record);
+        let optimizer = self.optimizer_sizes(cfg);
+        let r = tape::replay(&self.tape, &self.eval(cfg, overheads, &optimizer), true, record);
         let host_ram = if cfg.mode == crate::config::Mode::Inference { 0 } else { self.shards.host_bytes(&self.g, cfg) };
         Simulation { peak: r.peak, timeline: r.timeline, peak_reserved: Bytes(r.peak_reserved), host_ram: Bytes(host_ram) }
     }
@@ -170,7 +188,8 @@ impl Prepared {
     /// Peak allocated bytes at `cfg` without the caching-allocator model: a
     /// lower bound on reserved memory at a fraction of the cost of [`Prepared::run`].
     pub fn peak_allocated(&self, cfg: &TrainConfig, overheads: &Overheads) -> Bytes {
-        tape::replay(&self.tape, &self.eval(cfg, overheads), false, false).peak.breakdown.total()
+        let optimizer = self.optimizer_sizes(cfg);
+        tape::replay(&self.tape, &self.eval(cfg, overheads, &optimizer), false, false).peak.breakdown.total()
     }
 }
 

@@ -132,11 +132,17 @@ pub(super) fn plan(g: &Graph, cfg: &TrainConfig) -> Plan {
 /// The distinct storages of a list of tensors.
 pub(super) fn unique_storages(tensors: &[TensorId], storage: &[usize]) -> Vec<usize> {
     let mut out: Vec<usize> = Vec::new();
+    unique_storages_into(tensors, storage, &mut out);
+    out
+}
+
+/// [`unique_storages`] appended to `out` (a buffer the caller reuses).
+pub(super) fn unique_storages_into(tensors: &[TensorId], storage: &[usize], out: &mut Vec<usize>) {
+    let start = out.len();
     for t in tensors {
         let s = storage.get(t.0 as usize).copied().unwrap_or(0);
-        if !out.contains(&s) {
+        if !out.get(start..).is_some_and(|added| added.contains(&s)) {
             out.push(s);
         }
     }
-    out
 }

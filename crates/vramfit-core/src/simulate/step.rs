@@ -4,7 +4,7 @@
 
 use super::Phase;
 use super::memory::Cat;
-use super::plan::{Plan, Segment, unique_storages};
+use super::plan::{Plan, Segment, unique_storages, unique_storages_into};
 use super::shard::Shards;
 use super::tape::{Handle, Size, SizeId, Tape};
 use crate::config::TrainConfig;
@@ -76,11 +76,25 @@ pub(super) struct Sim<'a> {
     root_gathered: Option<Handle>,
     /// Pipeline stage 0 under 1F1B: activations of the other micro-batches in flight.
     in_flight: Option<Handle>,
+    /// Buffers reused op after op (recording allocates little).
+    scratch: Scratch,
+    /// The most temporaries any optimizer's step makes here.
+    step_temps: u32,
+}
+
+/// Per-op lists, kept between ops so that recording a tape does not allocate for each.
+#[derive(Default)]
+struct Scratch {
+    transient: Vec<Option<Handle>>,
+    fresh: Vec<Fresh>,
+    storages: Vec<usize>,
 }
 
 impl<'a> Sim<'a> {
     pub(super) fn new(g: &'a Graph, plan: &'a Plan, shards: &'a Shards, cfg: &'a TrainConfig, overheads: &Overheads) -> Sim<'a> {
-        let mut mem = Tape::default();
+        // Transformers record about 40 events per op (two steps of two
+        // micro-batches), a size per tensor and about 7 more per op.
+        let mut mem = Tape::with_capacity(g.ops.len().saturating_mul(44), g.tensors.len() + g.ops.len().saturating_mul(8));
         let bytes = g.tensors.iter().map(|t| mem.size(Size::Rounded(t.numel, t.dtype.size()))).collect();
         let n = g.tensors.len();
         for p in &g.params {
@@ -112,6 +126,12 @@ impl<'a> Sim<'a> {
             root_gathered: None,
             in_flight: None,
             shards,
+            scratch: Scratch::default(),
+            step_temps: crate::config::Optimizer::ALL
+                .iter()
+                .map(|&optimizer| shards.step_temps(g, &TrainConfig { optimizer, ..*cfg }).len())
+                .max()
+                .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
         }
     }
 
@@ -366,31 +386,31 @@ impl<'a> Sim<'a> {
     fn backward_op(&mut self, i: usize) {
         let g = self.g;
         let Some(op) = g.ops.get(i) else { return };
-        let mut transient = Vec::new();
+        let (mut transient, mut fresh) = (std::mem::take(&mut self.scratch.transient), std::mem::take(&mut self.scratch.fresh));
         self.input_grads(op, &mut transient);
         // Without autocast the op's backward makes the parameter gradient itself
         // (AccumulateGrad then keeps it as `.grad`); with autocast a later
         // ToCopyBackward node converts the half-precision gradient.
-        let mut fresh = Vec::new();
         if !op.param_grad_via_cast {
             self.param_grads(op, &mut transient, &mut fresh);
         }
         transient.push(self.mem.alloc(Cat::Temporary, self.op_temp(op, op.backward_temp)));
         transient.push(self.op_gather(op));
         self.observe(Phase::Backward, i);
-        transient.into_iter().for_each(|h| self.mem.free(h));
-        self.settle(fresh);
+        transient.drain(..).for_each(|h| self.mem.free(h));
+        self.settle(&mut fresh);
         self.consume_output_grads(op);
         self.release(i);
         if op.param_grad_via_cast && op.params.iter().any(|p| g.params.get(p.0 as usize).is_some_and(|p| p.trainable)) {
             // ToCopyBackward: the half gradient and the new fp32 one coexist.
-            let mut transient = vec![self.mem.alloc(Cat::Temporary, self.temp_bytes(op.backward_temp))];
-            let mut fresh = Vec::new();
+            transient.push(self.mem.alloc(Cat::Temporary, self.temp_bytes(op.backward_temp)));
             self.param_grads(op, &mut transient, &mut fresh);
             self.observe(Phase::Backward, i);
-            transient.into_iter().for_each(|h| self.mem.free(h));
-            self.settle(fresh);
+            transient.drain(..).for_each(|h| self.mem.free(h));
+            self.settle(&mut fresh);
         }
+        self.scratch.transient = transient;
+        self.scratch.fresh = fresh;
     }
 
     /// Gradients of the op's inputs: a new buffer, a view of the output's
@@ -461,8 +481,8 @@ impl<'a> Sim<'a> {
     }
 
     /// After an op's moment: new gradients become `.grad`; sharded ones are allocated.
-    fn settle(&mut self, fresh: Vec<Fresh>) {
-        for f in fresh {
+    fn settle(&mut self, fresh: &mut Vec<Fresh>) {
+        for f in fresh.drain(..) {
             match f {
                 Fresh::Grad(h) => self.mem.relabel(h, Cat::Gradients),
                 Fresh::Shard(pi, bytes) => {
@@ -492,13 +512,14 @@ impl<'a> Sim<'a> {
     /// start of a segment, the segment's holds on its inputs).
     fn release(&mut self, i: usize) {
         let Some(op) = self.g.ops.get(i) else { return };
-        let mut list = unique_storages(&op.saved, &self.plan.storage);
+        let mut list = std::mem::take(&mut self.scratch.storages);
+        unique_storages_into(&op.saved, &self.plan.storage, &mut list);
         if let Some(k) = self.plan.op_segment.get(i).copied().flatten() {
             if self.plan.segments.get(k).is_some_and(|seg| seg.start == i) {
                 list.extend(self.plan.segment_inputs.get(k).into_iter().flatten().copied());
             }
         }
-        for s in list {
+        for s in list.drain(..) {
             if let Some(h) = self.holds.get_mut(s) {
                 *h = h.saturating_sub(1);
                 if *h == 0 && !self.is_input(s) {
@@ -506,6 +527,7 @@ impl<'a> Sim<'a> {
                 }
             }
         }
+        self.scratch.storages = list;
     }
 
     fn end_micro_batch(&mut self) {
@@ -518,13 +540,16 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// The optimizer's state (created lazily by the first step) and the
+    /// step's temporaries, with sizes read at replay: one tape serves every
+    /// optimizer (the planner's and the comparison's variants share it).
     fn optimizer_step(&mut self) {
         if self.states.is_none() {
-            let states = self.g.params.iter().map(|p| self.mem.alloc(Cat::States, Size::Fixed(self.shards.state(p, self.cfg)))).collect();
+            let count = u32::try_from(self.g.params.len()).unwrap_or(u32::MAX);
+            let states = (0..count).map(|i| self.mem.alloc(Cat::States, Size::State(i))).collect();
             self.states = Some(states);
         }
-        let temps: Vec<Option<Handle>> =
-            self.shards.step_temps(self.g, self.cfg).into_iter().map(|b| self.mem.alloc(Cat::Temporary, Size::Fixed(b))).collect();
+        let temps: Vec<Option<Handle>> = (0..self.step_temps).map(|k| self.mem.alloc(Cat::Temporary, Size::StepTemp(k))).collect();
         self.micro = 0;
         self.observe(Phase::Optimizer, OPTIMIZER_OP);
         temps.into_iter().for_each(|h| self.mem.free(h));

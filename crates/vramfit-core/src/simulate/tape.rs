@@ -31,6 +31,10 @@ pub enum Size {
     CublasWorkspace,
     /// The activations a pipeline stage keeps for the other micro-batches in flight.
     InFlight,
+    /// The optimizer state of parameter `i` (the optimizer is chosen at replay).
+    State(u32),
+    /// The optimizer step's `k`-th temporary (zero when the optimizer has fewer).
+    StepTemp(u32),
 }
 
 /// `numel × width` rounded up to the allocation quantum.
@@ -50,11 +54,11 @@ impl Size {
             Size::Rounded(n, w) => none(n) || w == 0,
             Size::Raw(n) => none(n),
             Size::OpTemp { temp, conv, extra } => none(temp) && !conv && (none(extra.0) || extra.1 == 0),
-            Size::CublasWorkspace | Size::InFlight => false,
+            Size::CublasWorkspace | Size::InFlight | Size::State(_) | Size::StepTemp(_) => false,
         }
     }
 
-    fn at(self, e: &Eval) -> u64 {
+    fn at(self, e: &Eval<'_>) -> u64 {
         match self {
             Size::Fixed(b) => b,
             Size::Rounded(n, w) => rounded(n, w, e.batch),
@@ -64,13 +68,15 @@ impl Size {
                 .saturating_add(rounded(extra.0, extra.1, e.batch)),
             Size::CublasWorkspace => e.cublas_workspace,
             Size::InFlight => e.in_flight,
+            Size::State(i) => e.states.get(i as usize).copied().unwrap_or(0),
+            Size::StepTemp(k) => e.step_temps.get(k as usize).copied().unwrap_or(0),
         }
     }
 }
 
 /// What a replay needs besides the tape.
 #[derive(Clone, Copy, Debug)]
-pub struct Eval {
+pub struct Eval<'a> {
     /// The micro-batch size.
     pub batch: u64,
     /// Whether the step has more than one micro-batch (gradient accumulation).
@@ -81,6 +87,10 @@ pub struct Eval {
     pub conv_workspace: u64,
     /// Bytes for [`Size::InFlight`] at this batch.
     pub in_flight: u64,
+    /// Bytes of each parameter's optimizer state ([`Size::State`]).
+    pub states: &'a [u64],
+    /// Bytes of the optimizer step's temporaries ([`Size::StepTemp`]).
+    pub step_temps: &'a [u64],
 }
 
 /// A slot for one live allocation; slots are reused once freed.
@@ -136,6 +146,11 @@ pub struct Tape {
 pub struct Handle(Slot);
 
 impl Tape {
+    /// An empty tape with room for `events` events and `sizes` sizes.
+    pub fn with_capacity(events: usize, sizes: usize) -> Tape {
+        Tape { events: Vec::with_capacity(events), sizes: Vec::with_capacity(sizes), ..Tape::default() }
+    }
+
     /// Registers a size for [`Tape::alloc_sized`]; `None` when it is zero at every batch.
     pub fn size(&mut self, size: Size) -> Option<SizeId> {
         if size.is_zero() {
@@ -232,7 +247,7 @@ pub struct Replay {
 
 /// Evaluates `tape` at `e`; with `allocator`, also models reserved memory;
 /// with `record`, keeps every moment.
-pub fn replay(tape: &Tape, e: &Eval, allocator: bool, record: bool) -> Replay {
+pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Replay {
     let mut mem = Memory::new(tape.slots(), allocator);
     let sizes: Vec<u64> = tape.sizes.iter().map(|s| s.at(e)).collect();
     let mut peak = Point { step: 0, micro_batch: 0, phase: Phase::Forward, op: 0, breakdown: Breakdown::default() };
@@ -277,8 +292,8 @@ pub fn replay(tape: &Tape, e: &Eval, allocator: bool, record: bool) -> Replay {
 mod tests {
     use super::*;
 
-    fn eval(batch: u64, accumulates: bool) -> Eval {
-        Eval { batch, accumulates, cublas_workspace: 1 << 20, conv_workspace: 0, in_flight: 0 }
+    fn eval(batch: u64, accumulates: bool) -> Eval<'static> {
+        Eval { batch, accumulates, cublas_workspace: 1 << 20, conv_workspace: 0, in_flight: 0, states: &[4096], step_temps: &[] }
     }
 
     #[test]
@@ -288,6 +303,8 @@ mod tests {
         assert_eq!(Size::Rounded(n, 4).at(&e), 1536, "301 × 4 = 1204 B rounds to 1536");
         assert_eq!(Size::Raw(n).at(&e), 301);
         assert_eq!(Size::CublasWorkspace.at(&e), 1 << 20);
+        assert_eq!(Size::State(0).at(&e), 4096);
+        assert_eq!(Size::StepTemp(0).at(&e), 0, "an optimizer without this temporary allocates nothing");
         assert!(Size::Rounded(Numel::fixed(0), 4).is_zero());
         assert!(!Size::Rounded(Numel::per_sample(1), 4).is_zero());
     }
