@@ -169,6 +169,10 @@ fn measured_layers_carry_the_estimator_comparison_and_timings() {
             );
             assert_eq!(estimate.measured_bytes, result.saved_bytes);
             assert!(estimate.estimated_bytes > 0 && !estimate.differences.is_empty());
+            // Every reason has a stable id for the page to translate, and the
+            // notes' phrases match the notes one for one.
+            assert!(estimate.differences.iter().all(|d| !d.phrase.id.is_empty()), "{:?}", estimate.differences);
+            assert_eq!(result.phrases.len(), result.scaling.iter().count() + result.notes.len());
             // What is left after the itemised differences is allocator rounding: under 512 B per saved tensor.
             assert!(estimate.rounding_bytes >= 0 && estimate.rounding_bytes < 512 * 32, "{estimate:?}");
             assert!(result.forward_backward.as_ref().unwrap().gflops > 0.0);

@@ -66,7 +66,14 @@ pub fn css_width(share: f64) -> String {
 }
 
 /// Bytes in the chosen units, three significant digits: `8.93 GiB` or `9.59 GB`.
+/// A saturated count (the true number exceeds `u64`) says so: `> 16 EiB`.
 pub fn bytes(b: Bytes, units: Units) -> String {
+    if b.0 == u64::MAX {
+        return match units {
+            Units::Binary => "> 16 EiB".into(),
+            Units::Decimal => "> 18.4 EB".into(),
+        };
+    }
     match units {
         Units::Binary => b.to_string(),
         Units::Decimal => {
@@ -181,6 +188,14 @@ mod tests {
         assert_eq!(rows.iter().find(|r| r.key == "optimizer-states").map(|r| r.share), Some(0.4));
         let with_cache = Breakdown { kv_cache: Bytes(1000), ..b };
         assert_eq!(breakdown_rows(&with_cache).last().map(|r| r.key), Some("kv-cache"));
+    }
+
+    #[test]
+    fn a_saturated_byte_count_says_so() {
+        assert_eq!(bytes(Bytes(u64::MAX), Units::Binary), "> 16 EiB");
+        assert_eq!(bytes(Bytes(u64::MAX), Units::Decimal), "> 18.4 EB");
+        assert_eq!(capacity(Bytes(u64::MAX), Units::Binary), "> 16 EiB");
+        assert_ne!(bytes(Bytes(u64::MAX - 1), Units::Binary), "> 16 EiB");
     }
 
     #[test]

@@ -20,10 +20,14 @@ use vramfit_core::{Attention, Overheads, Precision, TrainConfig};
 /// not (negative: the other way round).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Difference {
-    /// What differs and why.
+    /// What differs and why (English).
     pub what: String,
     /// Estimated minus measured, for this item.
     pub bytes: i64,
+    /// The same sentence as a stable id and its values, for a page to say it
+    /// in the reader's language (see [`crate::layers::Phrase`]).
+    #[serde(flatten)]
+    pub phrase: super::Phrase,
 }
 
 /// The estimator's saved bytes for the layer, next to the measured ones.
@@ -98,6 +102,7 @@ pub fn transformer(shape: &TransformerBlockShape, dtype: DType, measured: u64) -
                it, so h.1's row holds its output (kept by h.2's ln_1) instead of its input (made by h.0): same size"
             .into(),
         bytes: 0,
+        phrase: super::Phrase::new("block-input-vs-output", &[]),
     }];
     if spec.attention_dropout > 0.0 {
         differences.push(Difference {
@@ -107,12 +112,14 @@ pub fn transformer(shape: &TransformerBlockShape, dtype: DType, measured: u64) -
                 spec.attention_dropout
             ),
             bytes: probs * (e + 1),
+            phrase: super::Phrase::new("attention-dropout", &[&spec.attention_dropout.to_string(), &e.to_string()]),
         });
     }
     if spec.hidden_dropout > 0.0 {
         differences.push(Difference {
             what: format!("residual dropouts (p = {}): two 1-byte masks of B·S·h", spec.hidden_dropout),
             bytes: 2 * th,
+            phrase: super::Phrase::new("residual-dropout", &[&spec.hidden_dropout.to_string()]),
         });
     }
     if !spec.fused_gelu {
@@ -122,6 +129,7 @@ pub fn transformer(shape: &TransformerBlockShape, dtype: DType, measured: u64) -
                    GPU GELU backward recomputes them from the saved input"
                     .into(),
             bytes: 3 * 4 * th * e,
+            phrase: super::Phrase::new("gelu-new", &[]),
         });
     }
     Ok(comparison(
@@ -160,6 +168,7 @@ pub fn bottleneck(shape: &BottleneckShape, dtype: DType, measured: u64) -> Resul
                storage) is counted here as it is in the GPU list"
             .into(),
         bytes: -input,
+        phrase: super::Phrase::new("resnet-block-input", &[]),
     }];
     let mut differences = differences;
     if dtype == DType::F16 && saved_bytes(&spec, &TrainConfig { precision: Precision::Fp32, ..cfg }, &layer)? == estimated {
@@ -172,6 +181,7 @@ pub fn bottleneck(shape: &BottleneckShape, dtype: DType, measured: u64) -> Resul
                    lowered, so every conv runs in fp32): 2 extra bytes per element of the six activations besides x"
                 .into(),
             bytes: 2 * elements,
+            phrase: super::Phrase::new("fp16-resnet-in-fp32", &[]),
         });
     }
     let model = format!("ResNet-50 image {image}, keep_conv {keep}");

@@ -196,6 +196,9 @@ pub struct LayerResult {
     pub estimate: Option<EstimateComparison>,
     /// Anything else worth knowing (e.g. why there is no estimate).
     pub notes: Vec<String>,
+    /// `scaling` then `notes` as [`super::Phrase`]s, in that order.
+    #[serde(default)]
+    pub phrases: Vec<super::Phrase>,
 }
 
 /// Fits `requested` to the adapter, binds it in `dtype`, accounts for its
@@ -220,16 +223,19 @@ pub async fn measure_layer(
     };
     let saved_bytes = bound.saved_bytes();
     let mut notes = Vec::new();
+    let mut phrases: Vec<super::Phrase> = scaled.phrase.iter().cloned().collect();
     let estimate = match scaled.shape {
         LayerShape::Transformer(shape) => estimate::transformer(&shape, dtype, saved_bytes).map(Some),
         LayerShape::Resnet(shape) => estimate::bottleneck(&shape, dtype, saved_bytes),
     };
     let estimate = estimate.unwrap_or_else(|error| {
         notes.push(format!("no estimate: {error}"));
+        phrases.push(super::Phrase::new("no-estimate", &[&error.to_string()]));
         None
     });
     if estimate.is_none() && notes.is_empty() {
         notes.push("no estimate: no ResNet-50 stage has these channels".into());
+        phrases.push(super::Phrase::new("no-resnet-stage", &[]));
     }
     let (forward_flops, backward_flops) = (bound.flops(false), bound.flops(true));
     let (forward, forward_backward) = match timing {
@@ -255,5 +261,6 @@ pub async fn measure_layer(
         forward_backward,
         estimate,
         notes,
+        phrases,
     })
 }

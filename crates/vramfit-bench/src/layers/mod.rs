@@ -18,6 +18,7 @@
 mod bound;
 pub mod estimate;
 mod measure;
+mod phrase;
 mod resnet;
 mod scaling;
 mod throughput;
@@ -25,6 +26,7 @@ mod transformer;
 
 pub use bound::{BoundLayer, Product, ProductKind, SavedTensor};
 pub use measure::{LayerConfig, LayerId, LayerResult, LayerShape, PassTiming, measure_layer};
+pub use phrase::Phrase;
 pub use resnet::{Bottleneck, BottleneckShape};
 pub use scaling::{Scaled, fit_to_device, fit_to_limit};
 pub use throughput::{MeasuredThroughput, project_step_seconds};

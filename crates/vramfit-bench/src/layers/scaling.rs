@@ -15,6 +15,9 @@ pub struct Scaled {
     pub shape: LayerShape,
     /// `None` if nothing changed.
     pub note: Option<String>,
+    /// The note as a [`super::Phrase`] (`scaled`: the changes, the largest
+    /// tensor's elements, the element type, the binding limit in bytes).
+    pub phrase: Option<super::Phrase>,
 }
 
 /// Fits `shape` to `ctx`'s adapter limits in `dtype`; see [`fit_to_limit`].
@@ -45,6 +48,7 @@ pub fn fit_to_device(ctx: &GpuContext, shape: LayerShape, dtype: DType) -> Resul
 /// let fitted = fit_to_limit(shape, 128 << 20, DType::F32).unwrap();
 /// assert_eq!(fitted.shape, LayerShape::Transformer(TransformerBlockShape { batch: 2, seq: 1024, hidden: 768, heads: 12 }));
 /// assert!(fitted.note.unwrap().contains("batch 8 -> 2"));
+/// assert_eq!(fitted.phrase.unwrap().args[0], "batch 8 -> 2");
 /// assert!(fit_to_limit(shape, 16, DType::F32).is_err());
 /// ```
 pub fn fit_to_limit(shape: LayerShape, max_bytes: u64, dtype: DType) -> Result<Scaled> {
@@ -66,12 +70,14 @@ pub fn fit_to_limit(shape: LayerShape, max_bytes: u64, dtype: DType) -> Result<S
             }
         };
     }
-    let note = (fitted != shape).then(|| {
+    let (changes, largest) = (shape.changes(&fitted), shape.largest_tensor());
+    let changed = fitted != shape;
+    let note = changed.then(|| {
         format!(
-            "scaled {}: the largest tensor ({} elements of {dtype}) must fit the adapter's {max_bytes}-byte buffer binding",
-            shape.changes(&fitted),
-            shape.largest_tensor()
+            "scaled {changes}: the largest tensor ({largest} elements of {dtype}) must fit the adapter's {max_bytes}-byte buffer binding"
         )
     });
-    Ok(Scaled { shape: fitted, note })
+    let phrase =
+        changed.then(|| super::Phrase::new("scaled", &[&changes, &largest.to_string(), &dtype.to_string(), &max_bytes.to_string()]));
+    Ok(Scaled { shape: fitted, note, phrase })
 }

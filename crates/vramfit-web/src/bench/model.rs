@@ -206,6 +206,20 @@ pub struct Difference {
     pub what: String,
     /// Estimated minus measured, bytes.
     pub bytes: i64,
+    /// The sentence's stable id (empty in older reports).
+    pub id: String,
+    /// The values the sentence quotes.
+    pub args: Vec<String>,
+}
+
+/// A sentence of a layer's notes as a stable id and the values it quotes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct Phrase {
+    /// Stable id, e.g. `scaled`.
+    pub id: String,
+    /// The values.
+    pub args: Vec<String>,
 }
 
 /// The estimator's number for a measured layer.
@@ -248,6 +262,8 @@ pub struct LayerResult {
     pub estimate: Option<EstimateComparison>,
     /// Notes (English, from the report).
     pub notes: Vec<String>,
+    /// `scaling` then `notes` as phrases (absent in older reports).
+    pub phrases: Vec<Phrase>,
 }
 
 impl LayerResult {

@@ -6,6 +6,41 @@
 use vramfit_core::GpuPreset;
 
 use super::model::{Adapter, LayerResult, Report};
+use crate::i18n::Key;
+
+/// A sentence of the report, to say in the reader's language when the page
+/// knows it, else as the report's English.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Sentence {
+    /// A translated sentence and the values it quotes.
+    Known(Key, Vec<String>),
+    /// Only the English text (an id this page does not know).
+    English(String),
+}
+
+impl Sentence {
+    /// The sentence for `id` with `args`, or `english` when `id` is unknown
+    /// or quotes a different number of values than the translation expects.
+    pub fn of(id: &str, args: &[String], english: &str) -> Sentence {
+        let known = match id {
+            "block-input-vs-output" => Some((Key::BenchWhyBlockIo, 0)),
+            "attention-dropout" => Some((Key::BenchWhyAttnDropout, 2)),
+            "residual-dropout" => Some((Key::BenchWhyResidDropout, 1)),
+            "gelu-new" => Some((Key::BenchWhyGeluNew, 0)),
+            "resnet-block-input" => Some((Key::BenchWhyResnetInput, 0)),
+            "fp16-resnet-in-fp32" => Some((Key::BenchWhyFp16Resnet, 0)),
+            "allocator-rounding" => Some((Key::BenchWhyRounding, 0)),
+            "scaled" => Some((Key::BenchNoteScaled, 4)),
+            "no-estimate" => Some((Key::BenchNoteNoEstimate, 1)),
+            "no-resnet-stage" => Some((Key::BenchNoteNoStage, 0)),
+            _ => None,
+        };
+        match known {
+            Some((key, n)) if n == args.len() => Sentence::Known(key, args.to_vec()),
+            _ => Sentence::English(english.to_string()),
+        }
+    }
+}
 
 /// Whether a kernel is judged by compute or by memory traffic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,9 +122,9 @@ pub struct LayerRow {
     /// Forward + backward milliseconds and GFLOP/s.
     pub forward_backward: Option<(f64, f64)>,
     /// The explanation rows: (what, estimated − measured bytes).
-    pub differences: Vec<(String, i64)>,
+    pub differences: Vec<(Sentence, i64)>,
     /// How the sizes were scaled, and other notes.
-    pub notes: Vec<String>,
+    pub notes: Vec<Sentence>,
 }
 
 /// The layer rows of `report`.
@@ -98,11 +133,18 @@ pub fn layer_rows(report: &Report) -> Vec<LayerRow> {
 }
 
 fn layer_row(r: &LayerResult) -> LayerRow {
-    let mut differences: Vec<(String, i64)> =
-        r.estimate.iter().flat_map(|e| e.differences.iter().map(|d| (d.what.clone(), d.bytes))).collect();
+    let mut differences: Vec<(Sentence, i64)> =
+        r.estimate.iter().flat_map(|e| e.differences.iter().map(|d| (Sentence::of(&d.id, &d.args, &d.what), d.bytes))).collect();
     if let Some(e) = r.estimate.as_ref().filter(|e| e.rounding_bytes != 0) {
-        differences.push(("allocator rounding (512 B blocks)".into(), e.rounding_bytes));
+        differences.push((Sentence::Known(Key::BenchWhyRounding, Vec::new()), e.rounding_bytes));
     }
+    let english: Vec<&String> = r.scaling.iter().chain(r.notes.iter()).collect();
+    // Phrases say the same as the English notes, in order; an older report has none.
+    let notes = if r.phrases.len() == english.len() {
+        r.phrases.iter().zip(&english).map(|(p, e)| Sentence::of(&p.id, &p.args, e)).collect()
+    } else {
+        english.into_iter().map(|e| Sentence::English(e.clone())).collect()
+    };
     LayerRow {
         layer: r.layer.clone(),
         dtype: r.dtype.clone(),
@@ -111,7 +153,7 @@ fn layer_row(r: &LayerResult) -> LayerRow {
         estimated_bytes: r.estimate.as_ref().map(|e| e.estimated_bytes),
         forward_backward: r.forward_backward.map(|p| (p.median_ms, p.gflops)),
         differences,
-        notes: r.scaling.iter().cloned().chain(r.notes.iter().cloned()).collect(),
+        notes,
     }
 }
 
@@ -148,8 +190,9 @@ pub fn vendor_presets<'a>(adapter: &Adapter, presets: &'a [GpuPreset]) -> Vec<&'
 
 #[cfg(test)]
 mod tests {
-    use super::{Rate, kernel_rows, layer_rows, matching_preset, vendor_presets};
+    use super::{Rate, Sentence, kernel_rows, layer_rows, matching_preset, vendor_presets};
     use crate::bench::model::{Adapter, Report};
+    use crate::i18n::Key;
     use vramfit_core::gpu_presets;
 
     const REPORT: &str = r#"{"schema":"vramfit.bench/1","size":"small","results":[
@@ -161,7 +204,13 @@ mod tests {
           "forward_backward":{"median_ms":3.0,"gflops":40.0},
           "estimate":{"model":"resnet50","layer":"layer1.1","estimated_bytes":1100,"measured_bytes":1000,
             "differences":[{"what":"the block's input is counted in the previous layer","bytes":100}],"rounding_bytes":0},
-          "notes":[],"future_field":1}]}"#;
+          "notes":[],"future_field":1},
+          {"layer":"transformer","dtype":"f16","shape":{"layer":"transformer","batch":2},"scaling":"scaled batch 8 -> 2: ...",
+           "saved_bytes":10,"estimate":{"estimated_bytes":30,"measured_bytes":10,"rounding_bytes":4,
+             "differences":[{"what":"residual dropouts (p = 0.1): ...","bytes":16,"id":"residual-dropout","args":["0.1"]},
+                            {"what":"a reason from a newer report","bytes":0,"id":"newer-reason","args":[]}]},
+           "notes":["no estimate: x"],
+           "phrases":[{"id":"scaled","args":["batch 8 -> 2","4096","f16","65536"]},{"id":"no-estimate","args":["x"]}]}]}"#;
 
     #[test]
     fn rows_show_percent_of_the_chosen_presets_peak_and_none_without_one() {
@@ -186,6 +235,26 @@ mod tests {
         assert_eq!((rows[0].measured_bytes, rows[0].estimated_bytes), (1000, Some(1100)));
         assert_eq!(rows[0].differences.len(), 1);
         assert_eq!(rows[0].shape, "batch 1, side 28");
+    }
+
+    #[test]
+    fn reasons_and_notes_are_translatable_by_id_and_unknown_ones_stay_english() {
+        let rows = layer_rows(&Report::parse(REPORT).unwrap());
+        // A report without ids (older): the English.
+        assert_eq!(rows[0].differences[0].0, Sentence::English("the block's input is counted in the previous layer".into()));
+        let t = &rows[1];
+        assert_eq!(t.differences[0], (Sentence::Known(Key::BenchWhyResidDropout, vec!["0.1".into()]), 16));
+        assert_eq!(t.differences[1].0, Sentence::English("a reason from a newer report".into()));
+        assert_eq!(t.differences[2], (Sentence::Known(Key::BenchWhyRounding, vec![]), 4));
+        assert_eq!(
+            t.notes,
+            vec![
+                Sentence::Known(Key::BenchNoteScaled, ["batch 8 -> 2", "4096", "f16", "65536"].map(String::from).to_vec()),
+                Sentence::Known(Key::BenchNoteNoEstimate, vec!["x".into()]),
+            ]
+        );
+        // The wrong number of values for the translation: the English.
+        assert_eq!(Sentence::of("residual-dropout", &[], "english"), Sentence::English("english".into()));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use crate::bench::hook::Export;
 use crate::bench::model::Projection;
-use crate::bench::rows::{Rate, kernel_rows, layer_rows};
+use crate::bench::rows::{Rate, Sentence, kernel_rows, layer_rows};
 use crate::bench::state::Finished;
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, Lang, t, tf};
@@ -101,10 +101,10 @@ pub fn BenchResults(props: &BenchResultsProps) -> Html {
                                     <td class="num">{ r.forward_backward.map_or_else(dash, |(ms, g)| html! { <>{ format!("{ms:.2} ") }{ t(lang, Key::UnitMs) }<br /><span class="muted">{ format!("{g:.1} ") }<span translate="no">{ "GFLOP/s" }</span></span></> }) }</td>
                                 </tr>
                                 { for r.differences.iter().map(|(what, b)| html! {
-                                    <tr class="bench-why"><td colspan="4" lang="en" translate="no">{ what }</td><td class="num">{ format!("{b:+} B") }</td></tr>
+                                    <tr class="bench-why">{ sentence_cell(what, 4, lang) }<td class="num">{ format!("{b:+} B") }</td></tr>
                                 }) }
                                 { for r.notes.iter().map(|note| html! {
-                                    <tr class="bench-why"><td colspan="5" lang="en" translate="no">{ note }</td></tr>
+                                    <tr class="bench-why">{ sentence_cell(note, 5, lang) }</tr>
                                 }) }
                             </tbody>
                         }) }
@@ -177,5 +177,18 @@ fn headline(props: &BenchResultsProps, lang: Lang) -> Html {
             { for projection }
             { for no_projection }
         </ul>
+    }
+}
+
+/// A table cell saying `s` in `lang`, or in English (marked as such) when
+/// the page does not know the sentence.
+fn sentence_cell(s: &Sentence, colspan: u32, lang: Lang) -> Html {
+    let colspan = colspan.to_string();
+    match s {
+        Sentence::Known(key, args) => {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            html! { <td colspan={colspan}>{ tf(lang, *key, &args) }</td> }
+        }
+        Sentence::English(text) => html! { <td colspan={colspan} lang="en" translate="no">{ text }</td> },
     }
 }

@@ -426,6 +426,16 @@ table! {
     BenchExportJson => "Download JSON", "下载 JSON";
     BenchExportMd => "Download Markdown", "下载 Markdown";
     BenchShowMarkdown => "Report as Markdown", "Markdown 格式的报告";
+    BenchWhyBlockIo => "block input vs output: the GPU block keeps its input x for ln_1; the estimator counts a tensor in the layer that made it, so this row holds the block's output (kept by the next block's ln_1) instead of its input: same size", "块的输入与输出：GPU 上的块为 ln_1 保留输入 x；估算器把张量计入产生它的层，所以这一行记的是本块的输出（由下一块的 ln_1 保留）而不是输入：大小相同";
+    BenchWhyAttnDropout => "attention dropout (p = {0}): besides the softmax output, PyTorch keeps the dropped-out probabilities for the context bmm and a 1-byte mask (B·heads·S² × ({1} + 1) bytes); the GPU block has no dropout", "注意力 dropout（p = {0}）：除 softmax 输出外，PyTorch 还为上下文 bmm 保留 dropout 后的概率和一个 1 字节掩码（B·heads·S² × ({1} + 1) 字节）；GPU 上的块没有 dropout";
+    BenchWhyResidDropout => "residual dropouts (p = {0}): two 1-byte masks of B·S·h", "残差 dropout（p = {0}）：两个 B·S·h 的 1 字节掩码";
+    BenchWhyGeluNew => "gelu_new as eager ops: tanh's output and both factors of the final product (0.5·x, 1 + tanh) are saved, 3 × B·S·4h; the GPU GELU backward recomputes them from the saved input", "gelu_new 按单个算子执行：tanh 的输出和最后乘积的两个因子（0.5·x、1 + tanh）都被保存，共 3 × B·S·4h；GPU 上的 GELU 反向由保存的输入重新算出它们";
+    BenchWhyResnetInput => "block input: the GPU block lists x, which conv1 keeps; the estimator counts x in the previous block's row (as its output) and this block's output here, as the GPU list does", "块输入：GPU 上的块列出了 conv1 保留的 x；估算器把 x 计入上一块的行（作为它的输出），本块的输出则与 GPU 列表一样计在这里";
+    BenchWhyFp16Resnet => "the estimator keeps a pure-fp16 ResNet's activations in fp32: 2 extra bytes per element of the six activations besides x", "估算器把纯 fp16 ResNet 的激活按 fp32 保存：除 x 外的六个激活每个元素多 2 字节";
+    BenchWhyRounding => "allocator rounding (512 B blocks)", "分配器取整（512 B 的块）";
+    BenchNoteScaled => "scaled {0}: the largest tensor ({1} elements of {2}) must fit the adapter's {3}-byte buffer binding", "已缩小 {0}：最大的张量（{1} 个 {2} 元素）必须放进适配器 {3} 字节的缓冲区绑定";
+    BenchNoteNoEstimate => "no estimate: {0}", "无估算：{0}";
+    BenchNoteNoStage => "no estimate: no ResNet-50 stage has these channels", "无估算：ResNet-50 没有哪一级是这个通道数";
     SearchModels => "Search models", "搜索模型";
     SearchModelsHint => "Search, e.g. llama 70b", "搜索，例如 llama 70b";
     SearchGpus => "Search GPUs", "搜索 GPU";
