@@ -173,11 +173,6 @@ pub struct Estimate {
     pub rank_note: Option<String>,
 }
 
-fn check(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Graph, Error> {
-    validate(cfg, overheads)?;
-    spec.lower(cfg)
-}
-
 /// Checks a configuration and the overheads' memory fraction.
 pub(crate) fn validate(cfg: &TrainConfig, overheads: &Overheads) -> Result<(), Error> {
     cfg.validate()?;
@@ -280,18 +275,27 @@ pub(crate) fn max_batch_prepared(prepared: &simulate::Prepared, cfg: &TrainConfi
     let at = |batch: u64| TrainConfig { batch, ..*cfg };
     let context = overheads.cuda_context.0;
     let allocated = |batch: u64| prepared.peak_allocated(&at(batch), overheads).0.saturating_add(context);
-    let bound = largest_guided(allocated, capacity.0);
+    let used = |batch: u64| device_used(&prepared.run(&at(batch), overheads, false), overheads).0;
+    largest_fitting(allocated, used, capacity.0)
+}
+
+/// The largest `n` in 1..=[`MAX_DIMENSION`] whose device memory `used(n)`
+/// fits in `capacity` (0 if not even 1 does), for non-decreasing memory,
+/// given `allocated(n)` ≤ `used(n)`, a cheaper lower bound: a search over
+/// `allocated` bounds the answer from above, then secant steps on `used`
+/// finish just below that bound.
+fn largest_fitting(allocated: impl Fn(u64) -> u64, used: impl Fn(u64) -> u64, capacity: u64) -> u64 {
+    let bound = largest_guided(&allocated, capacity);
     if bound == 0 {
         return 0;
     }
-    let used = |batch: u64| device_used(&prepared.run(&at(batch), overheads, false), overheads).0;
     let at_bound = used(bound);
-    if at_bound <= capacity.0 {
+    if at_bound <= capacity {
         return bound;
     }
     // Reserved memory exceeds allocated memory by caching and fragmentation.
     let slope = (at_bound.saturating_sub(allocated(1))) as f64 / bound.saturating_sub(1).max(1) as f64;
-    secant_search(used, capacity.0, None, Some((bound, at_bound)), slope)
+    secant_search(used, capacity, None, Some((bound, at_bound)), slope)
 }
 
 /// The largest batch whose `used(batch)` fits in `capacity` (0 if not even
@@ -363,56 +367,45 @@ fn secant_search(used: impl Fn(u64) -> u64, capacity: u64, mut lo: Option<(u64, 
     }
 }
 
-/// Largest value in `[lo, hi)` that fits, given `fits(lo)` and `!fits(hi)`.
-fn bisect(mut lo: u64, mut hi: u64, fits: &impl Fn(u64) -> bool) -> u64 {
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
-}
-
 /// Inference: the longest KV cache (prompt plus generated tokens) that fits,
 /// at the configured batch and prompt length. Only decoders have one.
 ///
 /// # Errors
 /// As [`estimate`].
 pub fn max_context_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<u64, Error> {
-    let g = check(spec, cfg, overheads)?;
-    if g.kv_cache.per_sample == 0 {
-        return Ok(0);
-    }
-    // The graph holds the cache for `cache_tokens()`; its size is linear in the tokens.
-    let per_token = g.kv_cache.per_sample / cfg.cache_tokens().max(1);
-    let fits = |context: u64| {
-        let mut graph = g.clone();
-        graph.kv_cache = crate::graph::Numel::per_sample(per_token.saturating_mul(context));
-        let c = TrainConfig { context, ..*cfg };
-        device_used(&simulate::simulate(&graph, &c, overheads, false), overheads) <= capacity
-    };
-    Ok(largest(cfg.seq, fits))
+    crate::session::Session::default().max_context(spec, cfg, overheads, capacity)
 }
 
-/// The largest value from `start` up to [`MAX_DIMENSION`] for which `fits`
-/// holds (`fits` non-increasing), by doubling then bisection; 0 if not even `start` fits.
-fn largest(start: u64, fits: impl Fn(u64) -> bool) -> u64 {
-    if !fits(start) {
+/// [`max_context_for`] on a prepared simulation of `cfg`'s configuration:
+/// the tape reads the KV cache's size at each replay, and the cache is
+/// linear in the tokens, so the search is the largest-batch search's over
+/// the tokens beyond the prompt.
+pub(crate) fn max_context_prepared(prepared: &simulate::Prepared, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> u64 {
+    let kv = prepared.graph().kv_cache;
+    if kv.per_sample == 0 {
         return 0;
     }
-    let mut lo = start;
-    let mut hi = start.saturating_mul(2).max(start + 1);
-    while hi <= MAX_DIMENSION && fits(hi) {
-        lo = hi;
-        hi = hi.saturating_mul(2);
+    // The graph holds the cache for `cache_tokens()`.
+    let per_token = kv.per_sample / cfg.cache_tokens().max(1);
+    // Search over k = 1, 2, ... for the context seq − 1 + k (at least the prompt).
+    let shift = cfg.seq.saturating_sub(1);
+    let at = |k: u64| {
+        let context = shift.saturating_add(k);
+        (TrainConfig { context, ..*cfg }, crate::graph::Numel::per_sample(per_token.saturating_mul(context)))
+    };
+    let context = overheads.cuda_context.0;
+    let allocated = |k: u64| {
+        let (c, kv) = at(k);
+        prepared.peak_allocated_with_kv_cache(&c, overheads, kv).0.saturating_add(context)
+    };
+    let used = |k: u64| {
+        let (c, kv) = at(k);
+        device_used(&prepared.run_with_kv_cache(&c, overheads, kv, false), overheads).0
+    };
+    match largest_fitting(allocated, used, capacity.0) {
+        0 => 0,
+        k => shift.saturating_add(k).min(MAX_DIMENSION),
     }
-    if hi > MAX_DIMENSION {
-        return lo;
-    }
-    bisect(lo, hi, &fits)
 }
 
 /// The per-layer table at `batch` from the graph and what each layer keeps after forward.

@@ -116,7 +116,7 @@ impl Session {
                     fits: device <= cap,
                     max_batch: estimate::max_batch_prepared(&prepared, cfg, overheads, cap),
                     max_context: if cfg.mode == crate::config::Mode::Inference {
-                        Some(estimate::max_context_for(spec, cfg, overheads, cap)?)
+                        Some(estimate::max_context_prepared(&prepared, cfg, overheads, cap))
                     } else {
                         None
                     },
@@ -153,6 +153,15 @@ impl Session {
     pub fn max_batch(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<u64, Error> {
         let prepared = self.prepared(spec, &TrainConfig { batch: 1, ..*cfg }, overheads)?;
         Ok(estimate::max_batch_prepared(&prepared, cfg, overheads, capacity))
+    }
+
+    /// The longest context that fits; see [`crate::max_context_for`].
+    ///
+    /// # Errors
+    /// As [`crate::estimate()`].
+    pub fn max_context(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<u64, Error> {
+        let prepared = self.prepared(spec, cfg, overheads)?;
+        Ok(estimate::max_context_prepared(&prepared, cfg, overheads, capacity))
     }
 
     /// Peak memory at each of `batches`; see [`explore::batch_curve`].

@@ -64,3 +64,28 @@ fn inference_needs_far_less_than_training() {
     let infer = run("gpt2", TrainConfig { precision: Precision::Fp32, ..base(Mode::Inference) });
     assert!(infer.peak_allocated_bytes.0 * 3 < train.peak_allocated_bytes.0);
 }
+
+/// The longest context that fits is exact: a simulation at that context
+/// fits the GPU and one token more does not, for GQA and MHA decoders, at
+/// batches 1 and 4, on a small and a large GPU.
+#[test]
+fn the_longest_context_is_exact() {
+    let cases =
+        [("llama-3-8b", "a100-80gb", 1), ("llama-3-8b", "a100-80gb", 4), ("gpt2", "rtx-3060-12gb", 1), ("gpt2", "rtx-3060-12gb", 4)];
+    for (model, gpu_id, batch) in cases {
+        let spec = model_preset(model).unwrap().spec;
+        let gpu = vramfit_core::gpu_preset(gpu_id).unwrap();
+        let o = Overheads::for_gpu(&gpu);
+        let cfg = TrainConfig { batch, ..base(Mode::Inference) };
+        let e = estimate(&spec, &cfg, &o, Some(&gpu)).unwrap();
+        let longest = e.gpu.as_ref().and_then(|g| g.max_context).unwrap();
+        assert_eq!(longest, vramfit_core::max_context_for(&spec, &cfg, &o, vramfit_core::estimate::usable(&gpu, &o)).unwrap());
+        let used = |context: u64| estimate(&spec, &TrainConfig { context, ..cfg }, &o, None).unwrap().device_used_bytes;
+        let cap = vramfit_core::estimate::usable(&gpu, &o);
+        assert!(longest >= cfg.seq, "{model} b{batch}: {longest}");
+        assert!(used(longest) <= cap, "{model} b{batch}: context {longest} does not fit");
+        if longest < vramfit_core::config::MAX_DIMENSION {
+            assert!(used(longest + 1) > cap, "{model} b{batch}: context {} fits too", longest + 1);
+        }
+    }
+}

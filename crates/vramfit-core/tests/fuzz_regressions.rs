@@ -192,3 +192,55 @@ fn pruned_bert_heads_shrink_query_key_value_and_output() {
     assert_eq!(full.parameter_count - half.parameter_count, 12 * 1_180_800);
     assert!(half.peak_allocated_bytes < full.peak_allocated_bytes);
 }
+
+/// `estimate_ir`, this round (slow unit, 1.2 s under the sanitizers): a
+/// 114-layer Llama, hidden 102, in inference on a 12 GB GPU. Natively it took
+/// 73 ms in release, nearly all in the longest-context search, which lowered
+/// and simulated the model again for each of ~40 context lengths. The tape
+/// now reads the KV cache's size at replay, and the search is the
+/// largest-batch search's (allocated-memory bound, then secant steps):
+/// ~18 ms, printed here.
+#[test]
+fn deep_inference_longest_context_search_replays_one_tape() {
+    let spec = ModelSpec::Transformer(TransformerSpec {
+        arch: Arch::Llama,
+        vocab: 772,
+        hidden: 102,
+        layers: 114,
+        heads: 1,
+        kv_heads: 1,
+        head_dim: 6,
+        intermediate: 370,
+        max_positions: 0,
+        type_vocab: 0,
+        tie_embeddings: false,
+        qkv_bias: true,
+        mlp_bias: true,
+        hidden_dropout: 1.0,
+        attention_dropout: 1.0,
+        head: Head::CausalLm,
+        fused_gelu: false,
+    });
+    let cfg = TrainConfig {
+        batch: 1,
+        seq: 20,
+        precision: vramfit_core::Precision::AmpFp16,
+        grad_accum: 4,
+        mode: vramfit_core::config::Mode::Inference,
+        ..TrainConfig::default()
+    };
+    let gpu = gpu_preset("rtx-3060-12gb").unwrap();
+    let o = Overheads::for_gpu(&gpu);
+    let start = Instant::now();
+    let e = estimate(&spec, &cfg, &o, Some(&gpu)).unwrap();
+    let fit = e.gpu.unwrap();
+    println!(
+        "{:?} for a 114-layer decoder in inference: max batch {}, longest context {:?}",
+        start.elapsed(),
+        fit.max_batch,
+        fit.max_context
+    );
+    let longest = fit.max_context.unwrap();
+    let used = |context: u64| estimate(&spec, &TrainConfig { context, ..cfg }, &o, None).unwrap().device_used_bytes;
+    assert!(used(longest) <= fit.usable_bytes && used(longest + 1) > fit.usable_bytes, "{longest}");
+}

@@ -15,7 +15,7 @@ mod tape;
 
 use crate::config::{Optimizer, TrainConfig};
 use crate::estimate::Overheads;
-use crate::graph::Graph;
+use crate::graph::{Graph, Numel};
 use crate::states;
 use crate::units::Bytes;
 use serde::Serialize;
@@ -164,7 +164,7 @@ impl Prepared {
         }
     }
 
-    fn eval<'a>(&self, cfg: &TrainConfig, overheads: &Overheads, optimizer: &'a OptimizerSizes) -> tape::Eval<'a> {
+    fn eval<'a>(&self, cfg: &TrainConfig, overheads: &Overheads, optimizer: &'a OptimizerSizes, kv_cache: Numel) -> tape::Eval<'a> {
         tape::Eval {
             batch: cfg.batch,
             accumulates: cfg.grad_accum > 1,
@@ -173,14 +173,22 @@ impl Prepared {
             in_flight: step::in_flight_bytes(&self.g, &self.plan, cfg),
             states: &optimizer.0,
             step_temps: &optimizer.1,
+            kv_cache,
         }
     }
 
     /// Simulates at `cfg`, which may differ from the prepared one only in
     /// batch size, accumulation steps and optimizer.
     pub fn run(&self, cfg: &TrainConfig, overheads: &Overheads, record: bool) -> Simulation {
+        self.run_with_kv_cache(cfg, overheads, self.g.kv_cache, record)
+    }
+
+    /// [`Prepared::run`] with a KV cache of `kv_cache` elements instead of
+    /// the graph's (inference at another context length: nothing else in
+    /// the step depends on it).
+    pub fn run_with_kv_cache(&self, cfg: &TrainConfig, overheads: &Overheads, kv_cache: Numel, record: bool) -> Simulation {
         let optimizer = self.optimizer_sizes(cfg);
-        let r = tape::replay(&self.tape, &self.eval(cfg, overheads, &optimizer), true, record);
+        let r = tape::replay(&self.tape, &self.eval(cfg, overheads, &optimizer, kv_cache), true, record);
         let host_ram = if cfg.mode == crate::config::Mode::Inference { 0 } else { self.shards.host_bytes(&self.g, cfg) };
         Simulation { peak: r.peak, timeline: r.timeline, peak_reserved: Bytes(r.peak_reserved), host_ram: Bytes(host_ram) }
     }
@@ -188,8 +196,13 @@ impl Prepared {
     /// Peak allocated bytes at `cfg` without the caching-allocator model: a
     /// lower bound on reserved memory at a fraction of the cost of [`Prepared::run`].
     pub fn peak_allocated(&self, cfg: &TrainConfig, overheads: &Overheads) -> Bytes {
+        self.peak_allocated_with_kv_cache(cfg, overheads, self.g.kv_cache)
+    }
+
+    /// [`Prepared::peak_allocated`] with a KV cache of `kv_cache` elements (see [`Prepared::run_with_kv_cache`]).
+    pub fn peak_allocated_with_kv_cache(&self, cfg: &TrainConfig, overheads: &Overheads, kv_cache: Numel) -> Bytes {
         let optimizer = self.optimizer_sizes(cfg);
-        tape::replay(&self.tape, &self.eval(cfg, overheads, &optimizer), false, false).peak.breakdown.total()
+        tape::replay(&self.tape, &self.eval(cfg, overheads, &optimizer, kv_cache), false, false).peak.breakdown.total()
     }
 }
 

@@ -144,7 +144,7 @@ impl<'a> Sim<'a> {
             // One forward under `torch.inference_mode()`; the KV cache is preallocated.
             self.step = 1;
             self.micro = 1;
-            self.mem.alloc(Cat::KvCache, Size::Raw(self.g.kv_cache));
+            self.mem.alloc(Cat::KvCache, Size::KvCache);
             self.forward();
             return self.mem;
         }

@@ -21,8 +21,9 @@ pub enum Size {
     /// `numel` elements of the given byte width, rounded up to the
     /// allocation quantum (zero elements stay zero bytes).
     Rounded(Numel, u64),
-    /// Unrounded bytes (the preallocated KV cache).
-    Raw(Numel),
+    /// The preallocated KV cache, unrounded ([`Eval::kv_cache`] elements at the batch;
+    /// read at replay, so that one tape serves every context length).
+    KvCache,
     /// An op's transient buffer: its workspace bytes (rounded), cuDNN's
     /// workspace when it is a convolution, and a rounded extra buffer
     /// (a dequantized weight or an int32 accumulator).
@@ -52,9 +53,8 @@ impl Size {
         match self {
             Size::Fixed(b) => b == 0,
             Size::Rounded(n, w) => none(n) || w == 0,
-            Size::Raw(n) => none(n),
             Size::OpTemp { temp, conv, extra } => none(temp) && !conv && (none(extra.0) || extra.1 == 0),
-            Size::CublasWorkspace | Size::InFlight | Size::State(_) | Size::StepTemp(_) => false,
+            Size::CublasWorkspace | Size::InFlight | Size::KvCache | Size::State(_) | Size::StepTemp(_) => false,
         }
     }
 
@@ -62,7 +62,7 @@ impl Size {
         match self {
             Size::Fixed(b) => b,
             Size::Rounded(n, w) => rounded(n, w, e.batch),
-            Size::Raw(n) => n.at(e.batch),
+            Size::KvCache => e.kv_cache.at(e.batch),
             Size::OpTemp { temp, conv, extra } => rounded(temp, 1, e.batch)
                 .saturating_add(if conv { e.conv_workspace } else { 0 })
                 .saturating_add(rounded(extra.0, extra.1, e.batch)),
@@ -91,6 +91,8 @@ pub struct Eval<'a> {
     pub states: &'a [u64],
     /// Bytes of the optimizer step's temporaries ([`Size::StepTemp`]).
     pub step_temps: &'a [u64],
+    /// Bytes of the KV cache ([`Size::KvCache`]).
+    pub kv_cache: Numel,
 }
 
 /// A slot for one live allocation; slots are reused once freed.
@@ -293,7 +295,16 @@ mod tests {
     use super::*;
 
     fn eval(batch: u64, accumulates: bool) -> Eval<'static> {
-        Eval { batch, accumulates, cublas_workspace: 1 << 20, conv_workspace: 0, in_flight: 0, states: &[4096], step_temps: &[] }
+        Eval {
+            batch,
+            accumulates,
+            cublas_workspace: 1 << 20,
+            conv_workspace: 0,
+            in_flight: 0,
+            states: &[4096],
+            step_temps: &[],
+            kv_cache: Numel { fixed: 1, per_sample: 100 },
+        }
     }
 
     #[test]
@@ -301,7 +312,7 @@ mod tests {
         let n = Numel { fixed: 1, per_sample: 100 };
         let e = eval(3, false);
         assert_eq!(Size::Rounded(n, 4).at(&e), 1536, "301 × 4 = 1204 B rounds to 1536");
-        assert_eq!(Size::Raw(n).at(&e), 301);
+        assert_eq!(Size::KvCache.at(&e), 301);
         assert_eq!(Size::CublasWorkspace.at(&e), 1 << 20);
         assert_eq!(Size::State(0).at(&e), 4096);
         assert_eq!(Size::StepTemp(0).at(&e), 0, "an optimizer without this temporary allocates nothing");
