@@ -83,6 +83,47 @@ pub fn address() -> String {
     web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default()
 }
 
+/// The least time between two address updates, ms: `replaceState` is a
+/// synchronous call into the browser (about a millisecond, more under load,
+/// and rate-limited by Chromium), while typing changes the state many times a second.
+const ADDRESS_INTERVAL_MS: f64 = 250.0;
+
+thread_local! {
+    /// The query waiting for the next address update, and when the last one ran.
+    static ADDRESS: std::cell::RefCell<(Option<String>, f64)> = const { std::cell::RefCell::new((None, f64::NEG_INFINITY)) };
+}
+
+/// Keeps the address's query equal to `query`, at most every
+/// [`ADDRESS_INTERVAL_MS`]: at once (in a following task) after a quiet
+/// spell, else at the end of the interval with the latest query.
+pub fn update_query(query: String) {
+    let Some(window) = web_sys::window() else { return };
+    let now = js_sys::Date::now();
+    let (waiting, last) = ADDRESS.with(|a| {
+        let mut a = a.borrow_mut();
+        let waiting = a.0.is_some();
+        a.0 = Some(query);
+        (waiting, a.1)
+    });
+    if waiting {
+        return;
+    }
+    let delay = (last + ADDRESS_INTERVAL_MS - now).clamp(0.0, ADDRESS_INTERVAL_MS) as i32;
+    let flush = Closure::once_into_js(move || {
+        let now = js_sys::Date::now();
+        let query = ADDRESS.with(|a| {
+            let mut a = a.borrow_mut();
+            a.1 = now;
+            a.0.take()
+        });
+        if let Some(q) = query {
+            replace_query(&q);
+        }
+    });
+    // A refused timer leaves the address as it was; the page works on.
+    let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(flush.unchecked_ref(), delay);
+}
+
 /// Replaces the query of the address with `query` without adding a history
 /// entry (`history.replaceState`), when it differs.
 pub fn replace_query(query: &str) {

@@ -57,12 +57,16 @@ pub fn use_select_value(node: NodeRef, value: AttrValue) {
 }
 
 /// Keeps the page's address equal to `query` with `history.replaceState`
-/// (one entry for the page, not one per keystroke); `None` leaves it as it is.
+/// (one entry for the page, not one per keystroke; at most four updates a
+/// second while typing, see [`crate::browser::update_query`]); `None`
+/// leaves it as it is. The address changes in a following task, after any
+/// task queued before (call this after [`use_app_actions`]: the report
+/// completes first; the address is not something the reader watches).
 #[hook]
 pub fn use_url_state(query: Option<String>) {
     use_effect_with(query, |query| {
-        if let Some(q) = query {
-            crate::browser::replace_query(q);
+        if let Some(q) = query.clone() {
+            crate::browser::update_query(q);
         }
     });
 }

@@ -20,10 +20,14 @@ pub fn App() -> Html {
     let prefs = state.prefs;
     use_effect_with(prefs, |prefs| browser::reflect(*prefs));
     let share = state.share_state();
-    let query = share.as_ref().map(|s| page_query(s, &View::chosen(prefs, browser_prefs)));
-    use_url_state(query.clone());
+    // Encoding the link walks every setting: once per change, not per render.
+    let query =
+        (*use_memo((share.clone(), View::chosen(prefs, browser_prefs)), |(share, view)| share.as_ref().map(|s| page_query(s, view))))
+            .clone();
     let base = use_memo((), |_| browser::base_url());
     let on_action = use_app_actions(&state);
+    // After the report's completion is queued: the address changes after it.
+    use_url_state(query.clone());
     let lang = prefs.lang;
     // The Benchmark tab (`#benchmark` in the address) is mounted the first
     // time it is opened, which is when its wasm module is downloaded.
