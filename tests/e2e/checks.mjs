@@ -262,7 +262,7 @@ export const checks = [
     await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("GPT-2"), null, { timeout: 10_000 });
   }],
 
-  ["a custom model by its dimensions is estimated like an imported one, and bad dimensions explain why", async (page) => {
+  ["a custom model by its dimensions (a Llama, a ResNet, an MLP) is estimated like an imported one, and bad dimensions explain why", async (page) => {
     await page.click(".custom-model summary");
     await page.selectOption("#custom-family", "llama");
     for (const [id, value] of [["layers", "4"], ["hidden", "512"], ["heads", "8"], ["kv-heads", "2"], ["intermediate", "1376"], ["vocab", "32000"]]) {
@@ -275,6 +275,29 @@ export const checks = [
     await page.waitForSelector("#custom-error", { timeout: 5_000 });
     expect(await page.isDisabled("#custom-use"), "impossible dimensions can be used");
     await page.fill("#custom-heads", "8");
+    // A ResNet-18 by its stages: torchvision's 11,689,512 parameters, sized by image.
+    await page.selectOption("#custom-family", "resnet");
+    await page.fill("#custom-depths", "3, 4");
+    const stages = await page.textContent("#custom-error");
+    expect(stages.includes("four numbers"), `two stages said: ${stages}`);
+    await page.fill("#custom-depths", "2, 2, 2, 2");
+    await page.selectOption("#custom-block", "basic");
+    await page.click("#custom-use");
+    await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("custom-resnet-2-2-2-2"), null, { timeout: 10_000 });
+    const resnet = await page.textContent("#summary");
+    expect(resnet.includes("11.7M"), `the custom ResNet-18's summary: ${resnet}`);
+    expect(await page.isVisible("#image"), "a custom CNN does not ask for the image size");
+    // An MLP with GELU: 784 → 512 → 256 → 10; a bad width says which field.
+    await page.selectOption("#custom-family", "mlp");
+    await page.fill("#custom-widths", "512, x");
+    const widths = await page.textContent("#custom-error");
+    expect(widths.includes("Hidden layer widths"), `a bad width said: ${widths}`);
+    await page.fill("#custom-widths", "512, 256");
+    await page.selectOption("#custom-activation", "gelu");
+    await page.fill("#custom-classes", "10");
+    await page.click("#custom-use");
+    await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("custom-mlp-784-512-256-10"), null, { timeout: 10_000 });
+    expect((await page.inputValue("#model")) === "hf-import", "the custom MLP is not the selected model");
     await page.click(".custom-model summary");
     await page.selectOption("#model", "gpt2");
     await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("GPT-2"), null, { timeout: 10_000 });

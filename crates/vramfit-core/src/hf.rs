@@ -1,13 +1,25 @@
 //! Import of Hugging Face `config.json` files for BERT, GPT-2, Llama,
 //! Mistral and Qwen2, reading the same fields (and defaults) as the
-//! corresponding `transformers` config classes.
+//! corresponding `transformers` config classes; and of vramfit's own
+//! descriptions, in the same shape, of the models a `config.json` cannot
+//! name: an MLP (`nn.Sequential` of `Linear` layers, `model_type`
+//! `vramfit_mlp`) and a torchvision ResNet (`vramfit_resnet`).
+//!
+//! ```json
+//! {"model_type": "vramfit_mlp", "input_size": 784, "hidden_sizes": [512, 512], "hidden_act": "relu", "num_labels": 10}
+//! {"model_type": "vramfit_resnet", "depths": [3, 4, 6, 3], "layer_type": "bottleneck", "num_labels": 1000}
+//! ```
+//!
+//! `hidden_act` is `relu` (the default), `gelu` or `none`; `layer_type` is
+//! `bottleneck` (ResNet-50 and deeper, the default) or `basic` (ResNet-18/34),
+//! the names and defaults `transformers`' `ResNetConfig` uses.
 
 use crate::error::Error;
-use crate::models::{Arch, Head, ModelSpec, TransformerSpec};
+use crate::models::{Arch, Head, MlpActivation, MlpLayer, MlpSpec, ModelSpec, ResNetSpec, TransformerSpec};
 use serde_json::{Map, Value};
 
 /// The `model_type` values that can be imported.
-pub const SUPPORTED: &str = "bert, gpt2, llama, mistral, qwen2";
+pub const SUPPORTED: &str = "bert, gpt2, llama, mistral, qwen2, vramfit_mlp, vramfit_resnet";
 
 /// A model imported from a `config.json`.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,6 +52,29 @@ impl Fields<'_> {
 
     fn f64_or(&self, key: &str, default: f64) -> f64 {
         self.map.get(key).and_then(Value::as_f64).unwrap_or(default)
+    }
+
+    fn str_or<'s>(&'s self, key: &'static str, default: &'s str) -> Result<&'s str, Error> {
+        match self.map.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::String(s)) => Ok(s),
+            Some(v) => Err(Error::InvalidModel(format!("config.json field '{key}' must be a string, got {v}"))),
+        }
+    }
+
+    /// A list of whole numbers (at most [`crate::models::MAX_LAYERS`] of them).
+    fn u64_list(&self, key: &'static str) -> Result<Vec<u64>, Error> {
+        let bad = || Error::InvalidModel(format!("config.json field '{key}' must be a list of non-negative whole numbers"));
+        let list = self.map.get(key).ok_or_else(|| Error::MissingField { model_type: self.model_type.clone(), field: key })?;
+        let items = list.as_array().ok_or_else(bad)?;
+        if items.len() as u64 > crate::models::MAX_LAYERS {
+            return Err(Error::InvalidModel(format!(
+                "config.json field '{key}' lists {} entries, more than {}",
+                items.len(),
+                crate::models::MAX_LAYERS
+            )));
+        }
+        items.iter().map(|v| v.as_u64().ok_or_else(bad)).collect()
     }
 
     fn bool_or(&self, key: &str, default: bool) -> bool {
@@ -82,15 +117,49 @@ pub fn import(text: &str) -> Result<Imported, Error> {
         heads_divide_hidden(&f)?;
     }
     let spec = match model_type.as_str() {
-        "bert" => bert(&f)?,
-        "gpt2" => gpt2(&f)?,
-        "llama" | "mistral" | "qwen2" => llama(&f)?,
+        "bert" => ModelSpec::Transformer(bert(&f)?),
+        "gpt2" => ModelSpec::Transformer(gpt2(&f)?),
+        "llama" | "mistral" | "qwen2" => ModelSpec::Transformer(llama(&f)?),
+        "vramfit_mlp" => mlp(&f)?,
+        "vramfit_resnet" => resnet(&f)?,
         _ => return Err(Error::UnsupportedModelType { model_type, supported: SUPPORTED }),
     };
-    let spec = ModelSpec::Transformer(spec);
     spec.parameter_count()?;
     let name = map.get("_name_or_path").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or(&model_type).to_string();
     Ok(Imported { name, spec })
+}
+
+/// vramfit's MLP: `input_size` features through `Linear` layers of
+/// `hidden_sizes`, each followed by `hidden_act`, then a `Linear` to
+/// `num_labels` classes and a cross-entropy loss.
+fn mlp(f: &Fields) -> Result<ModelSpec, Error> {
+    let activation = match f.str_or("hidden_act", "relu")? {
+        "relu" => MlpActivation::Relu,
+        "gelu" => MlpActivation::Gelu,
+        "none" => MlpActivation::None,
+        other => return Err(Error::InvalidModel(format!("hidden_act must be 'relu', 'gelu' or 'none', got '{other}'"))),
+    };
+    let layers = f.u64_list("hidden_sizes")?.into_iter().map(|out| MlpLayer { out, activation }).collect();
+    Ok(ModelSpec::Mlp(MlpSpec { input: f.u64("input_size")?, layers, block_size: 1, classes: f.u64("num_labels")? }))
+}
+
+/// vramfit's torchvision ResNet: blocks per stage (`depths`, four stages),
+/// the block type and the classes (1000, ImageNet's, by default).
+fn resnet(f: &Fields) -> Result<ModelSpec, Error> {
+    let depths = f.u64_list("depths")?;
+    let stages: [u64; 4] = depths.as_slice().try_into().map_err(|_| {
+        Error::InvalidModel(format!("depths must list the blocks of 4 stages (ResNet-50: [3, 4, 6, 3]), got {} numbers", depths.len()))
+    })?;
+    // torchvision's `_make_layer` always builds a stage's first block.
+    if stages.contains(&0) {
+        return Err(Error::InvalidModel("every ResNet stage has at least one block (depths must be 1 or more)".into()));
+    }
+    let bottleneck = match f.str_or("layer_type", "bottleneck")? {
+        "bottleneck" => true,
+        "basic" => false,
+        other => return Err(Error::InvalidModel(format!("layer_type must be 'bottleneck' or 'basic', got '{other}'"))),
+    };
+    Ok(ModelSpec::ResNet(ResNetSpec { stages, bottleneck, classes: f.opt_u64("num_labels")?.unwrap_or(1000) }))
 }
 
 /// BERT's and GPT-2's attention split the hidden size evenly over the heads;

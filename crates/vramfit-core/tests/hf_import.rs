@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use vramfit_core::Error;
-use vramfit_core::hf::import;
+use vramfit_core::hf::{self, import};
 
 fn count(json: &str) -> u64 {
     import(json).unwrap().spec.parameter_count().unwrap()
@@ -70,4 +70,37 @@ fn errors_name_the_problem() {
     let e = import(r#"{"model_type":"gpt2","vocab_size":100,"n_embd":64,"n_layer":100000,"n_head":4}"#).unwrap_err();
     let limit = vramfit_core::models::MAX_LAYERS.to_string();
     assert!(e.to_string().contains("num_hidden_layers") && e.to_string().contains(&limit), "{e}");
+}
+
+/// vramfit's own descriptions of an MLP and a torchvision ResNet import to
+/// the same models as the presets (parameter counts as PyTorch reports
+/// them), and their mistakes are named.
+#[test]
+fn vramfit_mlp_and_resnet_descriptions_import() {
+    use vramfit_core::ModelSpec;
+    let resnet50 = hf::import(r#"{"model_type": "vramfit_resnet", "depths": [3, 4, 6, 3]}"#).unwrap();
+    assert_eq!(resnet50.spec.parameter_count().unwrap(), 25_557_032, "torchvision resnet50");
+    assert_eq!(resnet50.spec, vramfit_core::model_preset("resnet50").unwrap().spec);
+    let resnet18 =
+        hf::import(r#"{"model_type": "vramfit_resnet", "depths": [2, 2, 2, 2], "layer_type": "basic", "num_labels": 1000}"#).unwrap();
+    assert_eq!(resnet18.spec.parameter_count().unwrap(), 11_689_512, "torchvision resnet18");
+    // 784·512 + 512 + 512·512 + 512 + 512·10 + 10 (three nn.Linear layers).
+    let mlp = hf::import(r#"{"model_type": "vramfit_mlp", "input_size": 784, "hidden_sizes": [512, 512], "num_labels": 10}"#).unwrap();
+    assert_eq!(mlp.spec.parameter_count().unwrap(), 669_706);
+    assert!(
+        matches!(mlp.spec, ModelSpec::Mlp(ref m) if m.layers.iter().all(|l| l.activation == vramfit_core::models::MlpActivation::Relu))
+    );
+    let err = |json: &str| hf::import(json).unwrap_err().to_string();
+    assert!(err(r#"{"model_type": "vramfit_resnet", "depths": [3, 4, 6]}"#).contains("4 stages"));
+    assert!(err(r#"{"model_type": "vramfit_resnet", "depths": [3, 0, 6, 3]}"#).contains("at least one block"));
+    assert!(err(r#"{"model_type": "vramfit_resnet", "depths": [3, 4, 6, 3], "layer_type": "wide"}"#).contains("layer_type"));
+    assert!(err(r#"{"model_type": "vramfit_mlp", "input_size": 8, "hidden_sizes": [4, -1], "num_labels": 2}"#).contains("hidden_sizes"));
+    assert!(
+        err(r#"{"model_type": "vramfit_mlp", "input_size": 8, "hidden_sizes": [4], "hidden_act": "tanh", "num_labels": 2}"#)
+            .contains("hidden_act")
+    );
+    assert!(err(r#"{"model_type": "vramfit_mlp", "input_size": 8, "hidden_sizes": [4]}"#).contains("num_labels"));
+    let long =
+        format!(r#"{{"model_type": "vramfit_mlp", "input_size": 8, "hidden_sizes": [{}], "num_labels": 2}}"#, vec!["4"; 1000].join(","));
+    assert!(err(&long).contains("more than"));
 }

@@ -180,6 +180,20 @@ fn a_config_json_travels_compact_and_imports_the_same_model() {
     assert_eq!((d.state.model.as_str(), d.state.train.batch, d.warnings.len()), (IMPORTED_MODEL, 2, 0));
 }
 
+/// vramfit's own MLP and ResNet descriptions (the page's custom models)
+/// travel in a link like a Hugging Face config.
+#[test]
+fn custom_mlp_and_resnet_descriptions_travel_in_a_link() {
+    for json in [
+        r#"{"_name_or_path": "custom-mlp-784-512-256-10", "model_type": "vramfit_mlp", "input_size": 784, "hidden_sizes": [512, 256], "hidden_act": "gelu", "num_labels": 10}"#,
+        r#"{"_name_or_path": "custom-resnet-2-2-2-2", "model_type": "vramfit_resnet", "depths": [2, 2, 2, 2], "layer_type": "basic", "num_labels": 1000}"#,
+    ] {
+        let s = ShareState { model: IMPORTED_MODEL.into(), config_json: Some(json.into()), ..ShareState::default() };
+        let back = decode(&s.to_query()).state;
+        assert_eq!(hf::import(back.config_json.as_deref().unwrap()).unwrap(), hf::import(json).unwrap(), "{json}");
+    }
+}
+
 #[test]
 fn a_config_with_another_model_selected_keeps_both() {
     let s = ShareState { config_json: Some(reduce_config(LLAMA)), ..ShareState::default() };

@@ -2,7 +2,7 @@
 //! vocabulary become a `config.json` ([`crate::custom`]) that goes through
 //! the import box like a pasted one.
 
-use crate::custom::{DimError, DimField, Dims, Family};
+use crate::custom::{Activation, DimError, DimField, Dims, Family};
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, Lang, t};
 use crate::state::Action;
@@ -25,6 +25,8 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
     let error = result.as_ref().err().map(|e| message(e, lang));
     let field = |f: DimField, label: Key, value: &str| {
         let id = format!("custom-{}", field_id(f));
+        // Lists (widths, blocks per stage) take commas: not the numeric keypad.
+        let inputmode = if matches!(f, DimField::Depths | DimField::Widths) { "text" } else { "numeric" };
         let oninput = {
             let dims = dims.clone();
             Callback::from(move |e: InputEvent| {
@@ -38,7 +40,7 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
         html! {
             <div class="field">
                 <label for={id.clone()}>{ t(lang, label) }</label>
-                <input id={id} type="text" inputmode="numeric" autocomplete="off" value={value.to_string()} {oninput} />
+                <input id={id} type="text" {inputmode} autocomplete="off" value={value.to_string()} {oninput} />
             </div>
         }
     };
@@ -46,7 +48,23 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
         let dims = dims.clone();
         Callback::from(move |e: Event| {
             if let Some(family) = e.target_dyn_into::<HtmlSelectElement>().and_then(|s| Family::parse(&s.value())) {
-                dims.set(Dims { family, ..(*dims).clone() });
+                dims.set(dims.with_family(family));
+            }
+        })
+    };
+    let onblock = {
+        let dims = dims.clone();
+        Callback::from(move |e: Event| {
+            if let Some(select) = e.target_dyn_into::<HtmlSelectElement>() {
+                dims.set(Dims { bottleneck: select.value() == "bottleneck", ..(*dims).clone() });
+            }
+        })
+    };
+    let onactivation = {
+        let dims = dims.clone();
+        Callback::from(move |e: Event| {
+            if let Some(activation) = e.target_dyn_into::<HtmlSelectElement>().and_then(|s| Activation::parse(&s.value())) {
+                dims.set(Dims { activation, ..(*dims).clone() });
             }
         })
     };
@@ -73,14 +91,41 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
                     </select>
                 </div>
                 <div class="custom-grid">
-                    { field(DimField::Layers, Key::CustomLayers, &dims.layers) }
-                    { field(DimField::Hidden, Key::CustomHidden, &dims.hidden) }
-                    { field(DimField::Heads, Key::CustomHeads, &dims.heads) }
-                    if dims.family.has_kv_heads() {
-                        { field(DimField::KvHeads, Key::CustomKvHeads, &dims.kv_heads) }
+                    if dims.family.is_transformer() {
+                        { field(DimField::Layers, Key::CustomLayers, &dims.layers) }
+                        { field(DimField::Hidden, Key::CustomHidden, &dims.hidden) }
+                        { field(DimField::Heads, Key::CustomHeads, &dims.heads) }
+                        if dims.family.has_kv_heads() {
+                            { field(DimField::KvHeads, Key::CustomKvHeads, &dims.kv_heads) }
+                        }
+                        { field(DimField::Intermediate, Key::CustomIntermediate, &dims.intermediate) }
+                        { field(DimField::Vocab, Key::CustomVocab, &dims.vocab) }
                     }
-                    { field(DimField::Intermediate, Key::CustomIntermediate, &dims.intermediate) }
-                    { field(DimField::Vocab, Key::CustomVocab, &dims.vocab) }
+                    if dims.family == Family::ResNet {
+                        { field(DimField::Depths, Key::CustomDepths, &dims.depths) }
+                        <div class="field field-wide">
+                            <label for="custom-block">{ t(lang, Key::CustomBlock) }</label>
+                            <select id="custom-block" onchange={onblock}>
+                                <option value="bottleneck" selected={dims.bottleneck}>{ t(lang, Key::CustomBottleneck) }</option>
+                                <option value="basic" selected={!dims.bottleneck}>{ t(lang, Key::CustomBasic) }</option>
+                            </select>
+                        </div>
+                    }
+                    if dims.family == Family::Mlp {
+                        { field(DimField::Input, Key::CustomInput, &dims.input) }
+                        { field(DimField::Widths, Key::CustomWidths, &dims.widths) }
+                        <div class="field">
+                            <label for="custom-activation">{ t(lang, Key::CustomActivation) }</label>
+                            <select id="custom-activation" onchange={onactivation}>
+                                { for Activation::ALL.into_iter().map(|a| html! {
+                                    <option value={a.id()} selected={a == dims.activation}>{ t(lang, activation_label(a)) }</option>
+                                }) }
+                            </select>
+                        </div>
+                    }
+                    if !dims.family.is_transformer() {
+                        { field(DimField::Classes, Key::CustomClasses, &dims.classes) }
+                    }
                 </div>
                 if let Some(message) = error.clone() {
                     <p class="field-error" id="custom-error" role="alert">{ message }</p>
@@ -99,6 +144,18 @@ fn field_id(f: DimField) -> &'static str {
         DimField::KvHeads => "kv-heads",
         DimField::Intermediate => "intermediate",
         DimField::Vocab => "vocab",
+        DimField::Depths => "depths",
+        DimField::Input => "input",
+        DimField::Widths => "widths",
+        DimField::Classes => "classes",
+    }
+}
+
+fn activation_label(a: Activation) -> Key {
+    match a {
+        Activation::Relu => Key::CustomRelu,
+        Activation::Gelu => Key::CustomGelu,
+        Activation::None => Key::CustomActNone,
     }
 }
 
@@ -110,6 +167,10 @@ fn slot(d: &mut Dims, f: DimField) -> &mut String {
         DimField::KvHeads => &mut d.kv_heads,
         DimField::Intermediate => &mut d.intermediate,
         DimField::Vocab => &mut d.vocab,
+        DimField::Depths => &mut d.depths,
+        DimField::Input => &mut d.input,
+        DimField::Widths => &mut d.widths,
+        DimField::Classes => &mut d.classes,
     }
 }
 
@@ -118,6 +179,8 @@ fn family_label(f: Family) -> Key {
         Family::Gpt2 => Key::CustomGpt2,
         Family::Llama => Key::CustomLlama,
         Family::Bert => Key::CustomBert,
+        Family::ResNet => Key::CustomResnet,
+        Family::Mlp => Key::CustomMlp,
     }
 }
 
@@ -132,14 +195,19 @@ fn message(e: &DimError, lang: Lang) -> String {
                 DimField::KvHeads => Key::CustomKvHeads,
                 DimField::Intermediate => Key::CustomIntermediate,
                 DimField::Vocab => Key::CustomVocab,
+                DimField::Depths => Key::CustomDepths,
+                DimField::Input => Key::CustomInput,
+                DimField::Widths => Key::CustomWidths,
+                DimField::Classes => Key::CustomClasses,
             },
         )
     };
+    let max = crate::present::group_digits(vramfit_core::config::MAX_DIMENSION);
     match e {
-        DimError::Field(f, _) => {
-            crate::i18n::tf(lang, Key::CustomBadField, &[label(*f), &crate::present::group_digits(vramfit_core::config::MAX_DIMENSION)])
-        }
+        DimError::Field(f, _) => crate::i18n::tf(lang, Key::CustomBadField, &[label(*f), &max]),
+        DimError::List(f) => crate::i18n::tf(lang, Key::CustomBadList, &[label(*f), &max]),
         DimError::HeadsDoNotDivide => t(lang, Key::CustomHeadsDivide).to_string(),
         DimError::KvHeadsDoNotDivide => t(lang, Key::CustomKvDivide).to_string(),
+        DimError::Stages => t(lang, Key::CustomStages).to_string(),
     }
 }

@@ -32,7 +32,7 @@ macro_rules! table {
 }
 
 table! {
-    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB, ExportDeepSpeed, ExportHf];
+    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB, ExportDeepSpeed, ExportHf, CustomRelu, CustomGelu];
 
     // Page frame.
     PageTitle => "vramfit — GPU memory for neural-network training", "vramfit — 神经网络训练显存计算器";
@@ -456,4 +456,19 @@ table! {
     CustomBadField => "{0} must be a whole number from 1 to {1}.", "{0}必须是 1 到 {1} 之间的整数。";
     CustomHeadsDivide => "The hidden size must be a multiple of the attention heads.", "隐藏维度必须是注意力头数的整数倍。";
     CustomKvDivide => "The attention heads must be a multiple of the key/value heads.", "注意力头数必须是键值头数的整数倍。";
+    CustomResnet => "CNN, ResNet style (torchvision)", "卷积网络，ResNet 式（torchvision）";
+    CustomMlp => "MLP (Linear layers and an activation)", "多层感知机（Linear 层加激活函数）";
+    CustomDepths => "Blocks per stage", "每级的块数";
+    CustomBlock => "Block", "残差块";
+    CustomBottleneck => "Bottleneck (ResNet-50 and deeper)", "瓶颈块（ResNet-50 及更深）";
+    CustomBasic => "Basic (ResNet-18 and -34)", "基础块（ResNet-18 和 -34）";
+    CustomInput => "Input features", "输入特征数";
+    CustomWidths => "Hidden layer widths", "隐藏层宽度";
+    CustomActivation => "Activation", "激活函数";
+    CustomRelu => "ReLU", "ReLU";
+    CustomGelu => "GELU", "GELU";
+    CustomActNone => "None", "无";
+    CustomClasses => "Classes", "类别数";
+    CustomBadList => "{0}: whole numbers from 1 to {1}, separated by commas.", "{0}：1 到 {1} 之间的整数，用逗号分隔。";
+    CustomStages => "Blocks per stage takes four numbers, one per stage (ResNet-50: 3, 4, 6, 3).", "每级的块数要填 4 个数，每级一个（ResNet-50：3, 4, 6, 3）。";
 }
