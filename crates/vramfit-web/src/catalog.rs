@@ -29,22 +29,24 @@ pub struct ChoiceGroup {
 
 /// The groups narrowed to the choices matching `query`: every
 /// whitespace-separated term must appear (ignoring case) in the choice's
-/// label, id or group heading. The `keep` value always stays (so the list
+/// label, id or group heading (ASCII letters compared without case: model
+/// and GPU names are ASCII, and Unicode case tables would add kilobytes to
+/// the page). The `keep` value always stays (so the list
 /// still shows what is selected); empty groups are dropped.
 pub fn filter_groups(groups: &[ChoiceGroup], query: &str, keep: &str) -> Vec<ChoiceGroup> {
-    let terms: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    let terms: Vec<String> = query.split_whitespace().map(str::to_ascii_lowercase).collect();
     if terms.is_empty() {
         return groups.to_vec();
     }
     groups
         .iter()
         .filter_map(|g| {
-            let heading = g.label.to_lowercase();
+            let heading = g.label.to_ascii_lowercase();
             let choices: Vec<Choice> = g
                 .choices
                 .iter()
                 .filter(|c| {
-                    let text = format!("{} {} {heading}", c.label.to_lowercase(), c.value.to_lowercase());
+                    let text = format!("{} {} {heading}", c.label.to_ascii_lowercase(), c.value.to_ascii_lowercase());
                     c.value == keep || terms.iter().all(|t| text.contains(t.as_str()))
                 })
                 .cloned()

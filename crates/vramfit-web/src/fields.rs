@@ -222,10 +222,10 @@ fn whole_number(s: &str) -> Option<f64> {
     (v.is_infinite() || v.fract() == 0.0).then_some(v)
 }
 
-/// Capitalises a core message and ends it with a full stop.
+/// Capitalises a core message (English, so ASCII case will do) and ends it with a full stop.
 pub(crate) fn sentence(message: &str) -> String {
     let mut chars = message.chars();
-    let mut out: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
+    let mut out: String = chars.next().map(|c| std::iter::once(c.to_ascii_uppercase()).chain(chars).collect()).unwrap_or_default();
     if !out.is_empty() && !out.ends_with(['.', '!', '?', '。']) {
         out.push('.');
     }

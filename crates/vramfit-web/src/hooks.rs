@@ -84,6 +84,7 @@ pub fn use_app_actions(state: &UseReducerHandle<crate::state::AppState>) -> Call
             }
         });
     }
-    let dispatcher = state.dispatcher();
-    Callback::from(move |action: crate::state::Action| dispatcher.dispatch(action))
+    // The same callback every render (the dispatcher is the reducer's for
+    // its lifetime): children that take it are not re-rendered for it.
+    use_callback(state.dispatcher(), |action: crate::state::Action, dispatcher| dispatcher.dispatch(action))
 }

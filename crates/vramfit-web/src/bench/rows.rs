@@ -157,9 +157,9 @@ fn layer_row(r: &LayerResult) -> LayerRow {
     }
 }
 
-/// Lowercase words of `s`, letters and digits only.
+/// Lowercase words of `s`, ASCII letters and digits only (adapter and GPU names).
 fn words(s: &str) -> Vec<String> {
-    s.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect()
+    s.to_ascii_lowercase().split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect()
 }
 
 /// The preset whose name appears, word for word, in the adapter's name or
@@ -184,7 +184,7 @@ pub fn matching_preset<'a>(adapter: &Adapter, presets: &'a [GpuPreset]) -> Optio
 /// Presets of the adapter's vendor (`GPUAdapterInfo.vendor`), offered
 /// first in the picker.
 pub fn vendor_presets<'a>(adapter: &Adapter, presets: &'a [GpuPreset]) -> Vec<&'a GpuPreset> {
-    let vendor = adapter.vendor.to_lowercase();
+    let vendor = adapter.vendor.to_ascii_lowercase();
     presets.iter().filter(|p| !vendor.is_empty() && p.vendor == vendor).collect()
 }
 

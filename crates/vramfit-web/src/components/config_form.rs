@@ -58,17 +58,8 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
     });
     let (precisions, optimizers, checkpointing, attentions, offloads, modes) = (*choices).clone();
     let strategies = use_memo((), |()| Rc::new(catalog::strategies()));
-    // Turns a select's new value into an action; `None` ignores it.
-    let emit = |make: fn(String) -> Option<Action>| {
-        let on_action = props.on_action.clone();
-        Callback::from(move |value: String| {
-            if let Some(action) = make(value) {
-                on_action.emit(action);
-            }
-        })
-    };
+    let handlers = use_memo(props.on_action.clone(), Handlers::new);
     let number = |field: Field| {
-        let on_action = props.on_action.clone();
         let hint = match (field, props.inputs.effective_batch()) {
             (Field::Accum, Some((effective, batch, accum))) if accum > 1 => {
                 tf(lang, Key::EffectiveBatch, &[&effective.to_string(), &batch.to_string(), &accum.to_string()])
@@ -83,7 +74,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 unit={field.unit().map(|u| AttrValue::from(t(lang, u)))}
                 value={props.inputs.get(field).to_string()}
                 error={props.errors.get(field).map(|e| AttrValue::from(e.message(field, lang)))}
-                oninput={Callback::from(move |v: String| on_action.emit(Action::SetField(field, v)))}
+                oninput={handlers.number(field)}
             />
         }
     };
@@ -100,7 +91,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 proper_names=true
                 search={Search { label: t(lang, Key::SearchModels).into(), placeholder: t(lang, Key::SearchModelsHint).into(), no_match: t(lang, Key::SearchNone).into() }}
                 value={props.inputs.model.clone()}
-                onchange={emit(|v| Some(Action::SetModel(v)))}
+                onchange={handlers.model.clone()}
             />
             <ImportBox import={props.import.clone()} open={import_open} on_action={props.on_action.clone()} />
             <CustomModel on_action={props.on_action.clone()} />
@@ -115,14 +106,14 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                     label={t(lang, Key::Precision)}
                     groups={precisions}
                     value={props.inputs.precision.id()}
-                    onchange={emit(|v| v.parse().ok().map(Action::SetPrecision))}
+                    onchange={handlers.precision.clone()}
                 />
                 <SelectField
                     id="optimizer"
                     label={t(lang, Key::Optimizer)}
                     groups={optimizers}
                     value={props.inputs.optimizer.id()}
-                    onchange={emit(|v| v.parse().ok().map(Action::SetOptimizer))}
+                    onchange={handlers.optimizer.clone()}
                 />
             </div>
             <div class="field-row">
@@ -131,7 +122,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                     label={t(lang, Key::Checkpointing)}
                     groups={checkpointing}
                     value={props.inputs.checkpointing.id()}
-                    onchange={emit(|v| CheckpointChoice::parse(&v).map(Action::SetCheckpointing))}
+                    onchange={handlers.checkpointing.clone()}
                 />
                 if shown(Field::EveryK) {
                     { number(Field::EveryK) }
@@ -144,7 +135,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                     groups={attentions}
                     value={props.inputs.attention.id()}
                     hint={AttrValue::from(t(lang, Key::AttentionHint))}
-                    onchange={emit(|v| v.parse().ok().map(Action::SetAttention))}
+                    onchange={handlers.attention.clone()}
                 />
             }
             <SelectField
@@ -155,7 +146,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 search={Search { label: t(lang, Key::SearchGpus).into(), placeholder: t(lang, Key::SearchGpusHint).into(), no_match: t(lang, Key::SearchNone).into() }}
                 value={props.inputs.gpu.clone()}
                 hint={AttrValue::from(t(lang, Key::GpuHint))}
-                onchange={emit(|v| Some(Action::SetGpu(v)))}
+                onchange={handlers.gpu.clone()}
             />
             <fieldset class="field-group" id="parallel-group">
                 <legend>{ t(lang, Key::GpusGroup) }</legend>
@@ -167,14 +158,14 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                         groups={(*strategies).clone()}
                         proper_names=true
                         value={props.inputs.strategy.id()}
-                        onchange={emit(|v| v.parse().ok().map(Action::SetStrategy))}
+                        onchange={handlers.strategy.clone()}
                     />
                     <SelectField
                         id="offload"
                         label={t(lang, Key::Offload)}
                         groups={offloads}
                         value={props.inputs.offload.id()}
-                        onchange={emit(|v| v.parse().ok().map(Action::SetOffload))}
+                        onchange={handlers.offload.clone()}
                     />
                 </div>
             </fieldset>
@@ -184,7 +175,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                     label={t(lang, Key::ModeLabel)}
                     groups={modes}
                     value={props.inputs.mode.id()}
-                    onchange={emit(|v| v.parse().ok().map(Action::SetMode))}
+                    onchange={handlers.mode.clone()}
                 />
                 if shown(Field::LoraRank) {
                     { number(Field::LoraRank) }
@@ -194,5 +185,60 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 }
             </div>
         </section>
+    }
+}
+
+/// The form's callbacks, made once per `on_action`: a new callback on every
+/// render would make every field's props differ, so each select would
+/// render its options again on each keystroke.
+struct Handlers {
+    model: Callback<String>,
+    precision: Callback<String>,
+    optimizer: Callback<String>,
+    checkpointing: Callback<String>,
+    attention: Callback<String>,
+    gpu: Callback<String>,
+    strategy: Callback<String>,
+    offload: Callback<String>,
+    mode: Callback<String>,
+    /// One per number field.
+    numbers: Vec<(Field, Callback<String>)>,
+}
+
+impl Handlers {
+    fn new(on_action: &Callback<Action>) -> Handlers {
+        // Turns a select's new value into an action; `None` ignores it.
+        let select = |make: fn(String) -> Option<Action>| {
+            let on_action = on_action.clone();
+            Callback::from(move |value: String| {
+                if let Some(action) = make(value) {
+                    on_action.emit(action);
+                }
+            })
+        };
+        let numbers = [Field::Batch, Field::Seq, Field::Image, Field::Accum, Field::EveryK, Field::Gpus, Field::LoraRank, Field::Context]
+            .into_iter()
+            .map(|field| {
+                let on_action = on_action.clone();
+                (field, Callback::from(move |v: String| on_action.emit(Action::SetField(field, v))))
+            })
+            .collect();
+        Handlers {
+            model: select(|v| Some(Action::SetModel(v))),
+            precision: select(|v| v.parse().ok().map(Action::SetPrecision)),
+            optimizer: select(|v| v.parse().ok().map(Action::SetOptimizer)),
+            checkpointing: select(|v| CheckpointChoice::parse(&v).map(Action::SetCheckpointing)),
+            attention: select(|v| v.parse().ok().map(Action::SetAttention)),
+            gpu: select(|v| Some(Action::SetGpu(v))),
+            strategy: select(|v| v.parse().ok().map(Action::SetStrategy)),
+            offload: select(|v| v.parse().ok().map(Action::SetOffload)),
+            mode: select(|v| v.parse().ok().map(Action::SetMode)),
+            numbers,
+        }
+    }
+
+    /// The number field's callback.
+    fn number(&self, field: Field) -> Callback<String> {
+        self.numbers.iter().find(|(f, _)| *f == field).map_or_else(Callback::noop, |(_, c)| c.clone())
     }
 }

@@ -36,7 +36,7 @@ pub fn Header(props: &HeaderProps) -> Html {
             <button
                 type="button"
                 class="seg"
-                id={format!("units-{}", t(Lang::En, key).to_lowercase())}
+                id={format!("units-{}", t(Lang::En, key).to_ascii_lowercase())}
                 aria-pressed={pressed.to_string()}
                 title={t(lang, help)}
                 onclick={Callback::from(move |_| on_action.emit(Action::SetUnits(units)))}

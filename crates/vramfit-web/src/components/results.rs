@@ -48,14 +48,10 @@ pub fn Results(props: &ResultsProps) -> Html {
         (None, true) => html! { <Notice kind="info" text={t(lang, Key::StaleNotice)} /> },
         (None, false) => html! {},
     };
-    let on_use_batch = {
-        let on_action = props.on_action.clone();
-        Callback::from(move |batch: u64| on_action.emit(Action::SetField(Field::Batch, batch.to_string())))
-    };
-    let on_clear = {
-        let on_action = props.on_action.clone();
-        Callback::from(move |()| on_action.emit(Action::ClearExtras))
-    };
+    // Kept across renders (a new callback would re-render the child every time).
+    let on_use_batch =
+        use_callback(props.on_action.clone(), |batch: u64, on_action| on_action.emit(Action::SetField(Field::Batch, batch.to_string())));
+    let on_clear = use_callback(props.on_action.clone(), |(), on_action| on_action.emit(Action::ClearExtras));
     let mut notes: Vec<(&'static str, String)> = Vec::new();
     if e.host_ram_bytes.0 > 0 {
         notes.push(("host-ram", tf(lang, Key::HostRam, &[&bytes(e.host_ram_bytes, prefs.units)])));
