@@ -94,8 +94,9 @@ pub struct TimelinePoint {
     pub step: u32,
     /// Phase.
     pub phase: Phase,
-    /// The op (module path) or `optimizer.step`.
-    pub op: String,
+    /// The op (module path) or `optimizer.step`; shared by every moment of
+    /// the same op (a deep model's timeline has 10^5 moments).
+    pub op: std::sync::Arc<str>,
     /// `torch.cuda.memory_allocated()` right after the op's allocations.
     pub allocated_bytes: Bytes,
 }
@@ -282,10 +283,24 @@ pub(crate) fn max_batch_prepared(prepared: &simulate::Prepared, cfg: &TrainConfi
 /// The largest `n` in 1..=[`MAX_DIMENSION`] whose device memory `used(n)`
 /// fits in `capacity` (0 if not even 1 does), for non-decreasing memory,
 /// given `allocated(n)` ≤ `used(n)`, a cheaper lower bound: a search over
-/// `allocated` bounds the answer from above, then secant steps on `used`
-/// finish just below that bound.
+/// `allocated` bounds the answer from above. Reserved memory exceeds
+/// allocated memory by caching and fragmentation, a gap that grows with what
+/// the batch allocates (activations fragment; weights hardly do), so taking
+/// it as proportional to `allocated(n) − allocated(1)`, as measured at the
+/// bound, a second cheap search finds a close guess; secant steps on `used`
+/// finish from there (usually one or two more full simulations).
 fn largest_fitting(allocated: impl Fn(u64) -> u64, used: impl Fn(u64) -> u64, capacity: u64) -> u64 {
-    let bound = largest_guided(&allocated, capacity);
+    // Both searches over allocated memory probe the same small batches.
+    let seen = std::cell::RefCell::new(Vec::<(u64, u64)>::new());
+    let allocated = |n: u64| {
+        if let Some(&(_, m)) = seen.borrow().iter().find(|(k, _)| *k == n) {
+            return m;
+        }
+        let m = allocated(n);
+        seen.borrow_mut().push((n, m));
+        m
+    };
+    let bound = largest_guided(allocated, capacity);
     if bound == 0 {
         return 0;
     }
@@ -293,9 +308,21 @@ fn largest_fitting(allocated: impl Fn(u64) -> u64, used: impl Fn(u64) -> u64, ca
     if at_bound <= capacity {
         return bound;
     }
-    // Reserved memory exceeds allocated memory by caching and fragmentation.
     let slope = (at_bound.saturating_sub(allocated(1))) as f64 / bound.saturating_sub(1).max(1) as f64;
-    secant_search(used, capacity, None, Some((bound, at_bound)), slope)
+    // allocated(n) + k·(allocated(n) − a1) ≤ capacity, with k the gap per allocated byte at the bound.
+    let a1 = allocated(1);
+    let k = at_bound.saturating_sub(allocated(bound)) as f64 / allocated(bound).saturating_sub(a1).max(1) as f64;
+    let target = ((capacity as f64 + k * a1 as f64) / (1.0 + k)) as u64;
+    let guess = largest_guided(allocated, target.min(capacity)).min(bound - 1);
+    if guess == 0 {
+        return secant_search(used, capacity, None, Some((bound, at_bound)), slope);
+    }
+    let at_guess = used(guess);
+    if at_guess <= capacity {
+        secant_search(used, capacity, Some((guess, at_guess)), Some((bound, at_bound)), slope)
+    } else {
+        secant_search(used, capacity, None, Some((guess, at_guess)), slope)
+    }
 }
 
 /// The largest batch whose `used(batch)` fits in `capacity` (0 if not even

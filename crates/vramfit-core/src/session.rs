@@ -99,10 +99,17 @@ impl Session {
         let op_name = |i: usize| {
             if i == usize::MAX { "optimizer.step".to_string() } else { g.ops.get(i).map(|o| o.name.clone()).unwrap_or_default() }
         };
+        // Each op's name once, shared by its moments.
+        let names: Vec<std::sync::Arc<str>> = g.ops.iter().map(|o| std::sync::Arc::from(o.name.as_str())).collect();
+        let optimizer: std::sync::Arc<str> = std::sync::Arc::from("optimizer.step");
         let timeline = sim
             .timeline
             .iter()
-            .map(|p| TimelinePoint { step: p.step, phase: p.phase, op: op_name(p.op), allocated_bytes: p.breakdown.total() })
+            .map(|p| {
+                let op = if p.op == usize::MAX { Some(&optimizer) } else { names.get(p.op) };
+                let op = op.map_or_else(|| std::sync::Arc::from(""), std::sync::Arc::clone);
+                TimelinePoint { step: p.step, phase: p.phase, op, allocated_bytes: p.breakdown.total() }
+            })
             .collect();
         let device = device_used(&sim, overheads);
         self.remember(spec, cfg, overheads, (sim.peak.breakdown.total(), device));
