@@ -244,3 +244,52 @@ fn deep_inference_longest_context_search_replays_one_tape() {
     let used = |context: u64| estimate(&spec, &TrainConfig { context, ..cfg }, &o, None).unwrap().device_used_bytes;
     assert!(used(longest) <= fit.usable_bytes && used(longest + 1) > fit.usable_bytes, "{longest}");
 }
+
+/// `estimate_ir`, this round (slow unit, 0.9 s under the sanitizers): a
+/// 109-layer Llama, hidden 2, QLoRA with full checkpointing, 3 accumulation
+/// steps and 8-bit AdamW on a 192 GB GPU: 8 624 ops, 10^5 timeline moments
+/// and a largest batch of 112 190, found by replaying a 260 000-event tape.
+/// It took 60–75 ms natively; printed here (see SECURITY.md).
+#[test]
+fn deep_qlora_with_a_huge_largest_batch_estimates_exactly() {
+    let spec = ModelSpec::Transformer(TransformerSpec {
+        arch: Arch::Llama,
+        vocab: 384,
+        hidden: 2,
+        layers: 109,
+        heads: 5,
+        kv_heads: 5,
+        head_dim: 27,
+        intermediate: 20_178,
+        max_positions: 0,
+        type_vocab: 0,
+        tie_embeddings: true,
+        qkv_bias: true,
+        mlp_bias: false,
+        hidden_dropout: 1.0,
+        attention_dropout: 0.06,
+        head: Head::CausalLm,
+        fused_gelu: true,
+    });
+    let cfg = TrainConfig {
+        batch: 1,
+        seq: 5,
+        precision: vramfit_core::Precision::Fp16,
+        optimizer: vramfit_core::Optimizer::AdamW8bit,
+        checkpointing: vramfit_core::Checkpointing::Mode(vramfit_core::CheckpointMode::Full),
+        grad_accum: 3,
+        mode: vramfit_core::config::Mode::FinetuneQlora,
+        lora_rank: 11,
+        frozen_blocks: 2,
+        ..TrainConfig::default()
+    };
+    let gpu = gpu_preset("mi300x").unwrap();
+    let o = Overheads::for_gpu(&gpu);
+    estimate(&spec, &cfg, &o, Some(&gpu)).unwrap();
+    let start = Instant::now();
+    let e = estimate(&spec, &cfg, &o, Some(&gpu)).unwrap();
+    let fit = e.gpu.unwrap();
+    println!("{:?} for a 109-layer QLoRA decoder: max batch {}, {} moments", start.elapsed(), fit.max_batch, e.timeline.len());
+    let used = |batch: u64| estimate(&spec, &TrainConfig { batch, ..cfg }, &o, None).unwrap().device_used_bytes;
+    assert!(used(fit.max_batch) <= fit.usable_bytes && used(fit.max_batch + 1) > fit.usable_bytes, "{}", fit.max_batch);
+}

@@ -204,3 +204,48 @@ fn zero_reduce_buckets_cost_their_configured_size_during_backward() {
     let extra = e_default.peak_allocated_bytes.0 - e_small.peak_allocated_bytes.0;
     assert_eq!(extra, 2 * (500_000_000 - (1 << 20)), "bf16 buckets");
 }
+
+proptest! {
+    // About a third of the combinations are invalid (offload without ZeRO, a pipelined CNN, ...).
+    #![proptest_config(ProptestConfig { cases: cases(), max_global_rejects: cases() * 4, ..ProptestConfig::default() })]
+
+    /// The cheap peak (allocated memory only, from the last step alone) is
+    /// the full simulation's peak total under every strategy, offload,
+    /// tensor and pipeline parallelism, checkpointing, accumulation and
+    /// (Q)LoRA fine-tuning.
+    #[test]
+    fn the_last_step_alone_has_the_allocated_peak_in_parallel(
+        m in 0usize..3,
+        strategy in prop::sample::select(Strategy::ALL.to_vec()),
+        offload in prop::sample::select(vec![Offload::None, Offload::Optimizer, Offload::OptimizerParams]),
+        dp in 1u64..5,
+        tp in prop::sample::select(vec![1u64, 2]),
+        pp in prop::sample::select(vec![1u64, 2]),
+        grad_accum in 1u64..4,
+        full_checkpointing in any::<bool>(),
+        precision in prop::sample::select(vec![Precision::Fp32, Precision::AmpBf16, Precision::Bf16]),
+        mode in prop::sample::select(vec![vramfit_core::config::Mode::Train, vramfit_core::config::Mode::FinetuneLora, vramfit_core::config::Mode::FinetuneQlora]),
+    ) {
+        use vramfit_core::simulate::Prepared;
+        let spec = match m {
+            0 => vramfit_core::presets::llama(256, 32, 4, 4, 2, 64, false, false),
+            1 => model_preset("gpt2").unwrap().spec,
+            _ => model_preset("resnet18").unwrap().spec,
+        };
+        let parallel = Parallel { strategy, gpus_per_node: dp * tp * pp, offload, tp, pp, zero_bucket: 1 << 16, ..Parallel::default() };
+        let checkpointing = if full_checkpointing {
+            vramfit_core::Checkpointing::Mode(vramfit_core::CheckpointMode::Full)
+        } else {
+            vramfit_core::Checkpointing::NONE
+        };
+        let c = TrainConfig { batch: 2, seq: 32, image: 32, precision, grad_accum, checkpointing, parallel, mode, lora_rank: 4, ..TrainConfig::default() };
+        // Invalid combinations (offload without ZeRO, pipeline of a CNN, ...) are other tests' business.
+        prop_assume!(c.validate().is_ok());
+        let g = spec.lower(&c);
+        prop_assume!(g.is_ok());
+        let Ok(g) = g else { return Ok(()) };
+        let o = Overheads::default();
+        let p = Prepared::new(std::rc::Rc::new(g), &c, &o);
+        prop_assert_eq!(p.peak_allocated(&c, &o), p.run(&c, &o, false).peak.breakdown.total());
+    }
+}

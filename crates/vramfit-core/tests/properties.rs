@@ -223,6 +223,17 @@ fn adam_first_step_peaks_with_one_param_sized_temporary() {
 proptest! {
     #![proptest_config(config())]
 
+    /// The cheap peak (allocated memory only, the last step alone) is the
+    /// full simulation's peak total.
+    #[test]
+    fn the_last_step_alone_has_the_allocated_peak(spec in model(), cfg in train_config()) {
+        use vramfit_core::simulate::Prepared;
+        let o = Overheads::default();
+        let Ok(g) = spec.lower(&cfg) else { return Ok(()) };
+        let p = Prepared::new(std::rc::Rc::new(g), &cfg, &o);
+        prop_assert_eq!(p.peak_allocated(&cfg, &o), p.run(&cfg, &o, false).peak.breakdown.total());
+    }
+
     /// A tape records the optimizer's sizes symbolically, so one prepared for
     /// any optimizer replays every other exactly as one prepared for it
     /// (the planner and the comparison strip share tapes this way).

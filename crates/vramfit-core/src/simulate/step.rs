@@ -150,6 +150,9 @@ impl<'a> Sim<'a> {
         }
         for step in 1..=steps {
             self.step = step;
+            if step == steps && steps > 1 {
+                self.mem.mark_last_step();
+            }
             for micro in 1..=2 {
                 self.micro = micro;
                 if micro == 1 {

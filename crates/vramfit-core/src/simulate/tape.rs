@@ -141,6 +141,10 @@ pub struct Tape {
     live: Vec<bool>,
     free_slots: Vec<Slot>,
     open: Option<usize>,
+    /// Each slot's role and size while it is live.
+    held: Vec<(Cat, SizeId)>,
+    /// Where the last training step starts, and what is live then.
+    last_step: Option<(usize, Vec<(Slot, Cat, SizeId)>)>,
 }
 
 /// A live recorded allocation.
@@ -181,8 +185,29 @@ impl Tape {
         if let Some(l) = self.live.get_mut(slot as usize) {
             *l = true;
         }
+        match self.held.get_mut(slot as usize) {
+            Some(h) => *h = (cat, size),
+            None => self.held.push((cat, size)),
+        }
         self.events.push(Event::Alloc { slot, cat, size });
         Some(Handle(slot))
+    }
+
+    /// Marks the start of the last training step. Its every moment holds at
+    /// least what the same moment of the earlier step held (the optimizer
+    /// state and the cuBLAS workspaces, created during the first step, stay;
+    /// everything else repeats), so the peak of allocated memory can be read
+    /// from the last step alone, starting from what is live here.
+    pub fn mark_last_step(&mut self) {
+        let live = self
+            .live
+            .iter()
+            .zip(&self.held)
+            .enumerate()
+            .filter(|(_, (live, _))| **live)
+            .map(|(slot, (_, &(cat, size)))| (Slot::try_from(slot).unwrap_or(Slot::MAX), cat, size))
+            .collect();
+        self.last_step = Some((self.events.len(), live));
     }
 
     /// Records a free (nothing for `None` or an already freed handle).
@@ -200,6 +225,9 @@ impl Tape {
     pub fn relabel(&mut self, h: Option<Handle>, to: Cat) {
         let Some(Handle(slot)) = h else { return };
         if self.live.get(slot as usize).copied().unwrap_or(false) {
+            if let Some(h) = self.held.get_mut(slot as usize) {
+                h.0 = to;
+            }
             self.events.push(Event::Relabel { slot, to });
         }
     }
@@ -249,6 +277,12 @@ pub struct Replay {
 
 /// Evaluates `tape` at `e`; with `allocator`, also models reserved memory;
 /// with `record`, keeps every moment.
+///
+/// Without the allocator model and without recording, only the last step is
+/// replayed (from what is live when it starts; see [`Tape::mark_last_step`]):
+/// the peak total is the same, at half the cost. The peak's breakdown is
+/// then the last step's highest moment, which may differ from an earlier
+/// moment of equal total.
 pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Replay {
     let mut mem = Memory::new(tape.slots(), allocator);
     let sizes: Vec<u64> = tape.sizes.iter().map(|s| s.at(e)).collect();
@@ -256,6 +290,14 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
     let mut peak_total = 0u64;
     let mut timeline = Vec::new();
     let mut i = 0usize;
+    if let (false, false, Some((start, live))) = (allocator, record, &tape.last_step) {
+        for &(slot, cat, size) in live {
+            mem.alloc(slot, cat, sizes.get(size.0 as usize).copied().unwrap_or(0));
+        }
+        peak_total = mem.total();
+        peak.breakdown = mem.breakdown();
+        i = *start;
+    }
     while let Some(event) = tape.events.get(i) {
         i += 1;
         match *event {
