@@ -144,7 +144,14 @@ pub struct Tape {
     /// Each slot's role and size while it is live.
     held: Vec<(Cat, SizeId)>,
     /// Where the last training step starts, and what is live then.
-    last_step: Option<(usize, Vec<(Slot, Cat, SizeId)>)>,
+    last_step: Option<LastStep>,
+}
+
+/// The start of the last training step: its first event and the allocations live then.
+#[derive(Debug)]
+struct LastStep {
+    start: usize,
+    live: Vec<(Slot, Cat, SizeId)>,
 }
 
 /// A live recorded allocation.
@@ -207,7 +214,7 @@ impl Tape {
             .filter(|(_, (live, _))| **live)
             .map(|(slot, (_, &(cat, size)))| (Slot::try_from(slot).unwrap_or(Slot::MAX), cat, size))
             .collect();
-        self.last_step = Some((self.events.len(), live));
+        self.last_step = Some(LastStep { start: self.events.len(), live });
     }
 
     /// Records a free (nothing for `None` or an already freed handle).
@@ -290,13 +297,13 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
     let mut peak_total = 0u64;
     let mut timeline = Vec::new();
     let mut i = 0usize;
-    if let (false, false, Some((start, live))) = (allocator, record, &tape.last_step) {
-        for &(slot, cat, size) in live {
+    if let (false, false, Some(last)) = (allocator, record, &tape.last_step) {
+        for &(slot, cat, size) in &last.live {
             mem.alloc(slot, cat, sizes.get(size.0 as usize).copied().unwrap_or(0));
         }
         peak_total = mem.total();
         peak.breakdown = mem.breakdown();
-        i = *start;
+        i = last.start;
     }
     while let Some(event) = tape.events.get(i) {
         i += 1;
