@@ -161,15 +161,47 @@ pub fn line_path(points: impl IntoIterator<Item = (f64, f64)>) -> String {
     let mut d = String::new();
     for (i, (x, y)) in points.into_iter().enumerate() {
         d.push_str(if i == 0 { "M" } else { "L" });
-        d.push_str(&format!("{x:.1} {y:.1}"));
+        push_tenths(&mut d, x);
+        d.push(' ');
+        push_tenths(&mut d, y);
     }
     d
+}
+
+/// `v` to a tenth, as integers: the charts' hundreds of coordinates per
+/// change, without a float formatter's cost (or a `-0.0`).
+pub fn push_tenths(d: &mut String, v: f64) {
+    use std::fmt::Write;
+    let tenths = (v * 10.0).round();
+    // Screen coordinates: far inside i64 (and a NaN would draw nothing either way).
+    let t = if tenths.is_finite() { tenths as i64 } else { 0 };
+    if t < 0 {
+        d.push('-');
+    }
+    let a = t.unsigned_abs();
+    let _ = write!(d, "{}.{}", a / 10, a % 10);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use vramfit_core::units::GIB;
+
+    #[test]
+    fn coordinates_are_written_to_a_tenth() {
+        let tenth = |v: f64| {
+            let mut s = String::new();
+            push_tenths(&mut s, v);
+            s
+        };
+        assert_eq!(tenth(12.34), "12.3");
+        assert_eq!(tenth(12.36), "12.4");
+        assert_eq!(tenth(-3.25), "-3.3");
+        assert_eq!(tenth(-0.04), "0.0");
+        assert_eq!(tenth(640.0), "640.0");
+        assert_eq!(tenth(f64::NAN), "0.0");
+        assert_eq!(line_path([(1.0, 2.05), (3.5, -4.0)]), "M1.0 2.1L3.5 -4.0");
+    }
 
     #[test]
     fn nice_steps_are_round() {

@@ -8,7 +8,9 @@ use yew::prelude::*;
 
 /// A coordinate as an attribute value (one decimal).
 pub fn num(v: f64) -> String {
-    format!("{v:.1}")
+    let mut s = String::new();
+    super::push_tenths(&mut s, v);
+    s
 }
 
 /// The batch chart's static layer.

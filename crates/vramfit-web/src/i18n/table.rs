@@ -456,8 +456,8 @@ table! {
     CustomBadField => "{0} must be a whole number from 1 to {1}.", "{0}必须是 1 到 {1} 之间的整数。";
     CustomHeadsDivide => "The hidden size must be a multiple of the attention heads.", "隐藏维度必须是注意力头数的整数倍。";
     CustomKvDivide => "The attention heads must be a multiple of the key/value heads.", "注意力头数必须是键值头数的整数倍。";
-    CustomResnet => "CNN, ResNet style (torchvision)", "卷积网络，ResNet 式（torchvision）";
-    CustomMlp => "MLP (Linear layers and an activation)", "多层感知机（Linear 层加激活函数）";
+    CustomResnet => "CNN, ResNet style (torchvision)", "卷积网络，ResNet 式（与 torchvision 相同）";
+    CustomMlp => "MLP (Linear layers and an activation)", "多层感知机（全连接层加激活函数）";
     CustomDepths => "Blocks per stage", "每级的块数";
     CustomBlock => "Block", "残差块";
     CustomBottleneck => "Bottleneck (ResNet-50 and deeper)", "瓶颈块（ResNet-50 及更深）";
