@@ -213,6 +213,19 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
 }
 
 impl GpuPreset {
+    /// Datasheet peak FLOP/s for training in half precision (the tensor
+    /// cores when the preset lists them, else the plain fp16 rate) or in fp32.
+    pub fn peak_flops_per_s(&self, half: bool) -> f64 {
+        let tflops = if half && self.tensor_tflops > 0.0 {
+            self.tensor_tflops
+        } else if half {
+            self.fp16_tflops
+        } else {
+            self.fp32_tflops
+        };
+        tflops * 1e12
+    }
+
     /// The cuBLAS workspace PyTorch keeps per handle on this GPU: 32 MiB on
     /// Hopper and Blackwell (H100, H200, B200, RTX 50), 8.125 MiB otherwise
     /// (`aten/src/ATen/cuda/CublasHandlePool.cpp`).

@@ -306,13 +306,7 @@ impl Work {
                 }
             }
             Speed::Peak(gpu, kind) => {
-                let peak = if half && gpu.tensor_tflops > 0.0 {
-                    gpu.tensor_tflops
-                } else if half {
-                    gpu.fp16_tflops
-                } else {
-                    gpu.fp32_tflops
-                } * 1e12;
+                let peak = gpu.peak_flops_per_s(half);
                 let per_sample = match kind {
                     crate::models::InputKind::Tokens => cfg.seq,
                     crate::models::InputKind::Image => (cfg.image / 16).max(1).pow(2),

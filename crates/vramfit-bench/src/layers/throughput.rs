@@ -66,15 +66,7 @@ impl MeasuredThroughput {
     /// precision when the preset has them): the factor that replaces
     /// `MFU x small-batch efficiency`.
     pub fn efficiency(&self, precision: Precision, gpu: &GpuPreset) -> f64 {
-        let half = precision != Precision::Fp32;
-        let peak = if half && gpu.tensor_tflops > 0.0 {
-            gpu.tensor_tflops
-        } else if half {
-            gpu.fp16_tflops
-        } else {
-            gpu.fp32_tflops
-        } * 1e12;
-        self.flops_per_s(precision) / peak.max(1.0)
+        self.flops_per_s(precision) / gpu.peak_flops_per_s(precision != Precision::Fp32).max(1.0)
     }
 }
 

@@ -138,11 +138,10 @@ enum Event {
 pub struct Tape {
     events: Vec<Event>,
     sizes: Vec<Size>,
-    live: Vec<bool>,
+    /// Each slot's role and size while it is live (`None`: free).
+    live: Vec<Option<(Cat, SizeId)>>,
     free_slots: Vec<Slot>,
     open: Option<usize>,
-    /// Each slot's role and size while it is live.
-    held: Vec<(Cat, SizeId)>,
     /// Where the last training step starts, and what is live then.
     last_step: Option<LastStep>,
 }
@@ -185,16 +184,12 @@ impl Tape {
         let slot = match self.free_slots.pop() {
             Some(s) => s,
             None => {
-                self.live.push(false);
+                self.live.push(None);
                 Slot::try_from(self.live.len() - 1).unwrap_or(Slot::MAX)
             }
         };
         if let Some(l) = self.live.get_mut(slot as usize) {
-            *l = true;
-        }
-        match self.held.get_mut(slot as usize) {
-            Some(h) => *h = (cat, size),
-            None => self.held.push((cat, size)),
+            *l = Some((cat, size));
         }
         self.events.push(Event::Alloc { slot, cat, size });
         Some(Handle(slot))
@@ -209,10 +204,8 @@ impl Tape {
         let live = self
             .live
             .iter()
-            .zip(&self.held)
             .enumerate()
-            .filter(|(_, (live, _))| **live)
-            .map(|(slot, (_, &(cat, size)))| (Slot::try_from(slot).unwrap_or(Slot::MAX), cat, size))
+            .filter_map(|(slot, held)| held.map(|(cat, size)| (Slot::try_from(slot).unwrap_or(Slot::MAX), cat, size)))
             .collect();
         self.last_step = Some(LastStep { start: self.events.len(), live });
     }
@@ -221,7 +214,7 @@ impl Tape {
     pub fn free(&mut self, h: Option<Handle>) {
         let Some(Handle(slot)) = h else { return };
         match self.live.get_mut(slot as usize) {
-            Some(l) if *l => *l = false,
+            Some(l) if l.is_some() => *l = None,
             _ => return,
         }
         self.free_slots.push(slot);
@@ -231,10 +224,8 @@ impl Tape {
     /// Records a change of role of a live allocation.
     pub fn relabel(&mut self, h: Option<Handle>, to: Cat) {
         let Some(Handle(slot)) = h else { return };
-        if self.live.get(slot as usize).copied().unwrap_or(false) {
-            if let Some(h) = self.held.get_mut(slot as usize) {
-                h.0 = to;
-            }
+        if let Some(Some(held)) = self.live.get_mut(slot as usize) {
+            held.0 = to;
             self.events.push(Event::Relabel { slot, to });
         }
     }

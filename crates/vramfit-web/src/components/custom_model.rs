@@ -44,30 +44,18 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
             </div>
         }
     };
-    let onfamily = {
+    // A select's new value turned into new dimensions (`None`: ignored).
+    let on_select = |update: fn(&Dims, &str) -> Option<Dims>| {
         let dims = dims.clone();
         Callback::from(move |e: Event| {
-            if let Some(family) = e.target_dyn_into::<HtmlSelectElement>().and_then(|s| Family::parse(&s.value())) {
-                dims.set(dims.with_family(family));
+            if let Some(d) = e.target_dyn_into::<HtmlSelectElement>().and_then(|s| update(&dims, &s.value())) {
+                dims.set(d);
             }
         })
     };
-    let onblock = {
-        let dims = dims.clone();
-        Callback::from(move |e: Event| {
-            if let Some(select) = e.target_dyn_into::<HtmlSelectElement>() {
-                dims.set(Dims { bottleneck: select.value() == "bottleneck", ..(*dims).clone() });
-            }
-        })
-    };
-    let onactivation = {
-        let dims = dims.clone();
-        Callback::from(move |e: Event| {
-            if let Some(activation) = e.target_dyn_into::<HtmlSelectElement>().and_then(|s| Activation::parse(&s.value())) {
-                dims.set(Dims { activation, ..(*dims).clone() });
-            }
-        })
-    };
+    let onfamily = on_select(|d, v| Family::parse(v).map(|family| d.with_family(family)));
+    let onblock = on_select(|d, v| Some(Dims { bottleneck: v == "bottleneck", ..d.clone() }));
+    let onactivation = on_select(|d, v| Activation::parse(v).map(|activation| Dims { activation, ..d.clone() }));
     let onsubmit = {
         let on_action = props.on_action.clone();
         let json = result.clone().ok();
