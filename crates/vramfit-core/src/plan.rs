@@ -178,7 +178,11 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
         if prepared.peak_allocated(&config, overheads).0.saturating_add(overheads.cuda_context.0) > capacity {
             continue;
         }
-        let device = device_used(&prepared.run(&config, overheads, false), overheads);
+        // A candidate that does not fit is told at its overflow, without simulating the rest.
+        let reserved_within = |limit| prepared.peak_reserved_within(&config, overheads, prepared.kv_cache(), limit);
+        let Some(device) = crate::estimate::device_used_within(capacity, overheads, reserved_within).map(Bytes) else {
+            continue;
+        };
         if device.0 > capacity {
             continue;
         }

@@ -293,3 +293,60 @@ fn deep_qlora_with_a_huge_largest_batch_estimates_exactly() {
     let used = |batch: u64| estimate(&spec, &TrainConfig { batch, ..cfg }, &o, None).unwrap().device_used_bytes;
     assert!(used(fit.max_batch) <= fit.usable_bytes && used(fit.max_batch + 1) > fit.usable_bytes, "{}", fit.max_batch);
 }
+
+/// `estimate_ir`, last round (slow unit, 2.9 s under the sanitizers; this is
+/// its shape, rebuilt from the report): a 94-layer QLoRA Llama (hidden 94,
+/// MLP width 1, heads and MLP pruned) with full checkpointing and 3
+/// accumulation steps on an 11 GB GPU, whose largest batch is in the
+/// hundreds of thousands. Device memory is a staircase in the batch there
+/// (reserved memory grows by whole segments), which stalled the
+/// largest-batch search's secant steps: ~14 full replays, 60 ms natively
+/// (150–220 ms for the original input). Batches that do not fit now stop
+/// at their overflow and flat stretches are split, not crept along: ~32 ms,
+/// printed here.
+#[test]
+fn deep_qlora_whose_memory_is_a_staircase_estimates_exactly() {
+    let spec = ModelSpec::Transformer(TransformerSpec {
+        arch: Arch::Llama,
+        vocab: 1000,
+        hidden: 94,
+        layers: 94,
+        heads: 2,
+        kv_heads: 2,
+        head_dim: 47,
+        intermediate: 1,
+        max_positions: 0,
+        type_vocab: 0,
+        tie_embeddings: false,
+        qkv_bias: false,
+        mlp_bias: false,
+        hidden_dropout: 0.0,
+        attention_dropout: 0.0,
+        head: Head::CausalLm,
+        fused_gelu: false,
+    });
+    let cfg = TrainConfig {
+        batch: 663,
+        seq: 1,
+        precision: vramfit_core::Precision::Fp32,
+        optimizer: vramfit_core::Optimizer::Adam,
+        checkpointing: vramfit_core::Checkpointing::Mode(vramfit_core::CheckpointMode::Full),
+        attention: vramfit_core::config::Attention::Flash,
+        grad_accum: 3,
+        mode: vramfit_core::config::Mode::FinetuneQlora,
+        lora_rank: 11,
+        context: 7436,
+        keep_attention: 0.58,
+        keep_mlp: 0.01,
+        ..TrainConfig::default()
+    };
+    let gpu = gpu_preset("gtx-1080-ti").unwrap();
+    let o = Overheads::for_gpu(&gpu);
+    estimate(&spec, &cfg, &o, Some(&gpu)).unwrap();
+    let start = Instant::now();
+    let e = estimate(&spec, &cfg, &o, Some(&gpu)).unwrap();
+    let fit = e.gpu.unwrap();
+    println!("{:?} for a 94-layer QLoRA decoder on an 11 GB GPU: max batch {}", start.elapsed(), fit.max_batch);
+    let used = |batch: u64| estimate(&spec, &TrainConfig { batch, ..cfg }, &o, None).unwrap().device_used_bytes;
+    assert!(used(fit.max_batch) <= fit.usable_bytes && used(fit.max_batch + 1) > fit.usable_bytes, "{}", fit.max_batch);
+}

@@ -204,6 +204,20 @@ impl Prepared {
         let optimizer = self.optimizer_sizes(cfg);
         tape::replay(&self.tape, &self.eval(cfg, overheads, &optimizer, kv_cache), false, false).peak.breakdown.total()
     }
+
+    /// Peak reserved bytes at `cfg` with a KV cache of `kv_cache` elements
+    /// when they are at most `limit`; `None` when they exceed it, found by a
+    /// replay that stops there (a step that does not fit costs only the
+    /// events up to its overflow).
+    pub fn peak_reserved_within(&self, cfg: &TrainConfig, overheads: &Overheads, kv_cache: Numel, limit: Bytes) -> Option<Bytes> {
+        let optimizer = self.optimizer_sizes(cfg);
+        tape::peak_reserved_within(&self.tape, &self.eval(cfg, overheads, &optimizer, kv_cache), limit.0).map(Bytes)
+    }
+
+    /// The KV cache of the graph this was prepared for.
+    pub fn kv_cache(&self) -> Numel {
+        self.g.kv_cache
+    }
 }
 
 fn kept_with(g: &Graph, plan: &plan::Plan, cfg: &TrainConfig) -> Vec<(usize, Bytes)> {

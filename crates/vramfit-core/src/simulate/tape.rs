@@ -8,6 +8,7 @@
 //! The largest-batch search, the batch curve and the planner replay one tape
 //! many times instead of walking the graph again.
 
+use super::allocator::{Block, CachingAllocator};
 use super::memory::{Cat, Memory};
 use super::{Breakdown, Phase, Point};
 use crate::graph::Numel;
@@ -144,6 +145,8 @@ pub struct Tape {
     open: Option<usize>,
     /// Where the last training step starts, and what is live then.
     last_step: Option<LastStep>,
+    /// Moments recorded ([`Event::Observe`]): a recording replay's timeline holds at most this many.
+    moments: usize,
 }
 
 /// The start of the last training step: its first event and the allocations live then.
@@ -234,6 +237,7 @@ impl Tape {
     pub fn observe(&mut self, step: u32, micro: u32, phase: Phase, op: usize) {
         let op = u32::try_from(op).unwrap_or(u32::MAX);
         self.events.push(Event::Observe { step, micro, phase, op });
+        self.moments += 1;
     }
 
     /// Records the moment before the first op.
@@ -286,7 +290,7 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
     let sizes: Vec<u64> = tape.sizes.iter().map(|s| s.at(e)).collect();
     let mut peak = Point { step: 0, micro_batch: 0, phase: Phase::Forward, op: 0, breakdown: Breakdown::default() };
     let mut peak_total = 0u64;
-    let mut timeline = Vec::new();
+    let mut timeline = if record { Vec::with_capacity(tape.moments) } else { Vec::new() };
     let mut i = 0usize;
     if let (false, false, Some(last)) = (allocator, record, &tape.last_step) {
         for &(slot, cat, size) in &last.live {
@@ -328,6 +332,49 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
         }
     }
     Replay { peak, timeline, peak_reserved: mem.peak_reserved().0 }
+}
+
+/// The peak of reserved memory (the caching-allocator model) when the tape
+/// is evaluated at `e`, if it stays at most `limit`; `None` as soon as it
+/// exceeds it. The same allocations as [`replay`] with the allocator, without
+/// the allocated-memory accounting and the moments: what the largest-batch
+/// search and the planner ask most often.
+pub fn peak_reserved_within(tape: &Tape, e: &Eval<'_>, limit: u64) -> Option<u64> {
+    let mut allocator = CachingAllocator::default();
+    let sizes: Vec<u64> = tape.sizes.iter().map(|s| s.at(e)).collect();
+    let mut live: Vec<Option<Block>> = vec![None; tape.slots()];
+    let mut i = 0usize;
+    while let Some(event) = tape.events.get(i) {
+        i += 1;
+        match *event {
+            Event::Alloc { slot, size, .. } => {
+                let bytes = sizes.get(size.0 as usize).copied().unwrap_or(0);
+                if bytes == 0 {
+                    continue;
+                }
+                let block = allocator.alloc(bytes);
+                if allocator.reserved() > limit {
+                    return None;
+                }
+                if let Some(l) = live.get_mut(slot as usize) {
+                    *l = Some(block);
+                }
+            }
+            Event::Free { slot } => {
+                if let Some(block) = live.get_mut(slot as usize).and_then(Option::take) {
+                    allocator.free(block);
+                }
+            }
+            Event::Accumulating { len } => {
+                if !e.accumulates {
+                    i = i.saturating_add(len as usize);
+                }
+            }
+            Event::Relabel { .. } | Event::Observe { .. } | Event::Baseline => {}
+        }
+    }
+    // Reserved memory only grows: the peak is where it ends.
+    Some(allocator.reserved())
 }
 
 #[cfg(test)]
