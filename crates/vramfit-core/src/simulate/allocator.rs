@@ -55,8 +55,19 @@ struct Entry {
 /// Same order as one sorted set, at a fraction of a tree's cost.
 #[derive(Debug)]
 struct Pool {
-    classes: Vec<Vec<(u64, u32)>>,
+    /// Each entry is `key << 32 | id`: one integer compares as the pair does.
+    classes: Vec<Vec<u128>>,
     nonempty: u128,
+}
+
+/// A pool entry: the block's key, then its id.
+fn entry_of(key: u64, id: u32) -> u128 {
+    (u128::from(key) << 32) | u128::from(id)
+}
+
+/// The block id of a pool entry (its low 32 bits).
+fn id_of(entry: u128) -> u32 {
+    (entry & u128::from(u32::MAX)) as u32
 }
 
 /// Size classes: four per power of two of the size in 512-byte units (at most 2^32).
@@ -90,8 +101,9 @@ impl Pool {
     fn insert(&mut self, key: u64, id: u32) {
         let c = class(key >> 32);
         if let Some(list) = self.classes.get_mut(c) {
-            let at = list.partition_point(|e| *e > (key, id));
-            list.insert(at, (key, id));
+            let e = entry_of(key, id);
+            let at = list.partition_point(|x| *x > e);
+            list.insert(at, e);
             self.nonempty |= 1u128 << c;
         }
     }
@@ -99,7 +111,8 @@ impl Pool {
     fn remove(&mut self, key: u64, id: u32) {
         let c = class(key >> 32);
         if let Some(list) = self.classes.get_mut(c) {
-            if let Ok(at) = list.binary_search_by(|e| (key, id).cmp(e)) {
+            let e = entry_of(key, id);
+            if let Ok(at) = list.binary_search_by(|x| e.cmp(x)) {
                 list.remove(at);
             }
             if list.is_empty() {
@@ -108,23 +121,19 @@ impl Pool {
         }
     }
 
-    /// Takes the best-fitting free block for `size` from `blocks`: the
-    /// smallest size that holds it, and the lowest address among those.
-    fn take(&mut self, size: u64, blocks: &[Entry]) -> Option<u32> {
+    /// Where the best-fitting free block for `size` is (its class and
+    /// index): the smallest size that holds it, and the lowest address among those.
+    fn find(&self, size: u64, blocks: &[Entry]) -> Option<(usize, usize)> {
         let first = class(units(size));
-        let start = (units(size) << 32, 0);
-        let holds = |id: u32| blocks.get(id as usize).is_some_and(|e| e.size >= size);
+        let start = entry_of(units(size) << 32, 0);
+        let holds = |e: u128| blocks.get(id_of(e) as usize).is_some_and(|b| b.size >= size);
         let mut c = first;
         loop {
-            let list = self.classes.get_mut(c)?;
+            let list = self.classes.get(c)?;
             // Blocks at least `size` long, the smallest (best fit) last.
-            let end = if c == first { list.partition_point(|e| *e >= start) } else { list.len() };
-            if let Some(at) = list.get(..end).and_then(|fits| fits.iter().rposition(|e| holds(e.1))) {
-                let (_, id) = list.remove(at);
-                if list.is_empty() {
-                    self.nonempty &= !(1u128 << c);
-                }
-                return Some(id);
+            let end = if c == first { list.partition_point(|x| *x >= start) } else { list.len() };
+            if let Some(at) = list.get(..end).and_then(|fits| fits.iter().rposition(|x| holds(*x))) {
+                return Some((c, at));
             }
             // The next non-empty class above `c`.
             let above = if c + 1 >= CLASSES { 0 } else { self.nonempty & (u128::MAX << (c + 1)) };
@@ -133,6 +142,17 @@ impl Pool {
             }
             c = above.trailing_zeros() as usize;
         }
+    }
+
+    /// Takes the best-fitting free block for `size` from `blocks` (see [`Pool::find`]).
+    fn take(&mut self, size: u64, blocks: &[Entry]) -> Option<u32> {
+        let (c, at) = self.find(size, blocks)?;
+        let list = self.classes.get_mut(c)?;
+        let id = id_of(list.remove(at));
+        if list.is_empty() {
+            self.nonempty &= !(1u128 << c);
+        }
+        Some(id)
     }
 }
 
@@ -202,18 +222,7 @@ impl CachingAllocator {
                 self.set(id, |e| e.free = false);
                 id
             }
-            None => {
-                let seg_size = if small {
-                    SMALL_BUFFER
-                } else if size < MIN_LARGE_ALLOC {
-                    LARGE_BUFFER
-                } else {
-                    size.div_ceil(ROUND_LARGE).saturating_mul(ROUND_LARGE)
-                };
-                let addr = self.reserved;
-                self.reserved = self.reserved.saturating_add(seg_size);
-                self.new_entry(Entry { addr, size: seg_size, prev: NONE, next: NONE, free: false, small })
-            }
+            None => self.reserve_segment(size, small),
         };
         let Some(found) = self.entry(id) else { return Block(id) };
         let remaining = found.size.saturating_sub(size);
@@ -235,6 +244,35 @@ impl CachingAllocator {
             self.insert_free(rest);
         }
         Block(id)
+    }
+
+    /// A new segment for a request of `size` bytes that no cached block holds.
+    fn reserve_segment(&mut self, size: u64, small: bool) -> u32 {
+        let seg_size = if small {
+            SMALL_BUFFER
+        } else if size < MIN_LARGE_ALLOC {
+            LARGE_BUFFER
+        } else {
+            size.div_ceil(ROUND_LARGE).saturating_mul(ROUND_LARGE)
+        };
+        let addr = self.reserved;
+        self.reserved = self.reserved.saturating_add(seg_size);
+        self.new_entry(Entry { addr, size: seg_size, prev: NONE, next: NONE, free: false, small })
+    }
+
+    /// [`CachingAllocator::alloc`] of `size` bytes immediately followed by
+    /// the block's [`CachingAllocator::free`], in one step: the pair leaves
+    /// the cached blocks as they were (the split block merges back whole),
+    /// except that a request no cached block holds first reserves a segment,
+    /// which then stays cached, free.
+    pub fn alloc_and_free(&mut self, size: u64) {
+        let size = size.max(MIN_BLOCK);
+        let small = size <= SMALL_SIZE;
+        let pool = if small { &self.small } else { &self.large };
+        if pool.find(size, &self.blocks).is_none() {
+            let id = self.reserve_segment(size, small);
+            self.insert_free(id);
+        }
     }
 
     /// Returns a block to its pool, merging it with free neighbours.
@@ -303,6 +341,43 @@ mod tests {
         a.free(x);
         let _z = a.alloc(3 << 20);
         assert_eq!(a.reserved(), LARGE_BUFFER + (102 << 20), "best fit reuses the freed block");
+    }
+
+    #[test]
+    fn alloc_and_free_leaves_the_cache_as_the_pair_does() {
+        // Each request on two allocators: one runs alloc then free, the other the fused step.
+        let sizes = [512, 4 << 20, 700 << 10, 30 << 20, 4 << 20, 512 << 10, 90 << 20, 3 << 20, 1 << 20, 12 << 20];
+        let (mut pair, mut fused) = (CachingAllocator::default(), CachingAllocator::default());
+        let mut held = Vec::new();
+        for (i, &size) in sizes.iter().cycle().take(60).enumerate() {
+            if i % 3 == 0 {
+                // Keep some allocations live so that the cached blocks fragment.
+                held.push((pair.alloc(size), fused.alloc(size)));
+                continue;
+            }
+            if i % 7 == 0 {
+                if let Some((a, b)) = held.pop() {
+                    pair.free(a);
+                    fused.free(b);
+                }
+            }
+            let b = pair.alloc(size);
+            pair.free(b);
+            fused.alloc_and_free(size);
+            assert_eq!(pair.reserved(), fused.reserved(), "request {i}");
+            let free = |a: &CachingAllocator| {
+                let mut blocks: Vec<(u64, u64)> = a
+                    .blocks
+                    .iter()
+                    .enumerate()
+                    .filter(|(id, e)| e.free && !a.unused.contains(&(*id as u32)))
+                    .map(|(_, e)| (e.addr, e.size))
+                    .collect();
+                blocks.sort_unstable();
+                blocks
+            };
+            assert_eq!(free(&pair), free(&fused), "request {i}");
+        }
     }
 
     #[test]

@@ -57,8 +57,12 @@ impl Memory {
         Memory { now: [0; 7], total: 0, allocator: allocator.then(CachingAllocator::default), peak_reserved: 0, live: vec![None; slots] }
     }
 
-    /// Allocates `bytes` (already rounded) in category `cat` into `slot`. Zero bytes allocate nothing.
-    pub fn alloc(&mut self, slot: u32, cat: Cat, bytes: u64) {
+    /// Allocates `bytes` (already rounded) in category `cat` into `slot`.
+    /// Zero bytes allocate nothing. A `transient` allocation is freed before
+    /// any other allocation or free: the allocator model takes and returns
+    /// its block at once ([`CachingAllocator::alloc_and_free`]), and only the
+    /// counts wait for its free.
+    pub fn alloc(&mut self, slot: u32, cat: Cat, bytes: u64, transient: bool) {
         if bytes == 0 {
             return;
         }
@@ -66,8 +70,13 @@ impl Memory {
             *v = v.saturating_add(bytes);
         }
         self.total = self.total.saturating_add(bytes);
-        let block = self.allocator.as_mut().map(|a| {
-            let block = a.alloc(bytes);
+        let block = self.allocator.as_mut().and_then(|a| {
+            let block = if transient {
+                a.alloc_and_free(bytes);
+                None
+            } else {
+                Some(a.alloc(bytes))
+            };
             self.peak_reserved = self.peak_reserved.max(a.reserved());
             block
         });

@@ -110,6 +110,9 @@ enum Event {
         slot: Slot,
         cat: Cat,
         size: SizeId,
+        /// Freed again before any other allocation or free (a workspace
+        /// around one op): the allocator model can take and return it in one step.
+        transient: bool,
     },
     Free {
         slot: Slot,
@@ -194,7 +197,7 @@ impl Tape {
         if let Some(l) = self.live.get_mut(slot as usize) {
             *l = Some((cat, size));
         }
-        self.events.push(Event::Alloc { slot, cat, size });
+        self.events.push(Event::Alloc { slot, cat, size, transient: false });
         Some(Handle(slot))
     }
 
@@ -221,6 +224,13 @@ impl Tape {
             _ => return,
         }
         self.free_slots.push(slot);
+        // Freed right after its allocation (only moments or relabels between)?
+        let last = self.events.iter_mut().rev().find(|e| !matches!(e, Event::Observe { .. } | Event::Relabel { .. }));
+        if let Some(Event::Alloc { slot: s, transient, .. }) = last {
+            if *s == slot {
+                *transient = true;
+            }
+        }
         self.events.push(Event::Free { slot });
     }
 
@@ -294,7 +304,7 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
     let mut i = 0usize;
     if let (false, false, Some(last)) = (allocator, record, &tape.last_step) {
         for &(slot, cat, size) in &last.live {
-            mem.alloc(slot, cat, sizes.get(size.0 as usize).copied().unwrap_or(0));
+            mem.alloc(slot, cat, sizes.get(size.0 as usize).copied().unwrap_or(0), false);
         }
         peak_total = mem.total();
         peak.breakdown = mem.breakdown();
@@ -303,7 +313,9 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
     while let Some(event) = tape.events.get(i) {
         i += 1;
         match *event {
-            Event::Alloc { slot, cat, size } => mem.alloc(slot, cat, sizes.get(size.0 as usize).copied().unwrap_or(0)),
+            Event::Alloc { slot, cat, size, transient } => {
+                mem.alloc(slot, cat, sizes.get(size.0 as usize).copied().unwrap_or(0), transient)
+            }
             Event::Free { slot } => mem.free(slot),
             Event::Relabel { slot, to } => mem.relabel(slot, to),
             Event::Observe { step, micro, phase, op } => {
@@ -347,17 +359,19 @@ pub fn peak_reserved_within(tape: &Tape, e: &Eval<'_>, limit: u64) -> Option<u64
     while let Some(event) = tape.events.get(i) {
         i += 1;
         match *event {
-            Event::Alloc { slot, size, .. } => {
+            Event::Alloc { slot, size, transient, .. } => {
                 let bytes = sizes.get(size.0 as usize).copied().unwrap_or(0);
                 if bytes == 0 {
                     continue;
                 }
-                let block = allocator.alloc(bytes);
+                if transient {
+                    // Its free (next) finds the slot empty.
+                    allocator.alloc_and_free(bytes);
+                } else if let Some(l) = live.get_mut(slot as usize) {
+                    *l = Some(allocator.alloc(bytes));
+                }
                 if allocator.reserved() > limit {
                     return None;
-                }
-                if let Some(l) = live.get_mut(slot as usize) {
-                    *l = Some(block);
                 }
             }
             Event::Free { slot } => {
