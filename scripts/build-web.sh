@@ -81,6 +81,19 @@ if [ "$PROFILE" != dev ]; then
   mv "$WASM_OUT.opt" "$WASM_OUT"
 fi
 
+# The Benchmark page (bench.html, framed by the app's Benchmark tab): a
+# second binary of the web crate, so the calculator's wasm does not carry it.
+PAGE_NAME=vramfit_bench_page
+PAGE_WASM_IN="${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE_DIR/vramfit-bench-page.wasm"
+PAGE_OUT="$DIST/${PAGE_NAME}_bg.wasm"
+if [ "$BENCH" = 1 ]; then
+  step "Benchmark page into $DIST/ (loaded only by the Benchmark tab)"
+  wasm-bindgen --target web --no-typescript --out-dir "$DIST" --out-name "$PAGE_NAME" "$PAGE_WASM_IN"
+  page_before=$(wc -c <"$PAGE_OUT")
+  "$WASM_OPT" -Oz --strip-debug --strip-producers "$PAGE_OUT" -o "$PAGE_OUT.opt"
+  mv "$PAGE_OUT.opt" "$PAGE_OUT"
+fi
+
 BENCH_OUT="$DIST/bench/${BENCH_NAME}_bg.wasm"
 if [ "$BENCH" = 1 ]; then
   step "Benchmark module into $DIST/bench/ (loaded only by the Benchmark tab)"
@@ -97,7 +110,7 @@ if [ -n "$BASE_URL" ] && ! printf '%s' "$BASE_URL" | grep -Eq '^https?://[A-Za-z
   echo "error: PUBLIC_BASE_URL '$BASE_URL' must be an http(s):// URL ending in /, without quotes or spaces" >&2
   exit 1
 fi
-for f in index.html embed.html demo.html; do
+for f in index.html embed.html demo.html bench.html; do
   sed "s|{{BASE_URL}}|$BASE_URL|g" "www/$f" >"$DIST/$f"
 done
 cp www/style.css www/demo.css www/noscript.css www/favicon.svg www/boot.js www/nomodule.js www/embed.js "$DIST/"
@@ -110,7 +123,9 @@ printf '\n%s\n' "Built $DIST/ ($(ls "$DIST" | tr '\n' ' '))"
 printf '%-28s %9s bytes raw (%s before wasm-opt), %8s bytes gzip -9\n' "$WASM_OUT" "$raw" "$raw_before" "$gz"
 printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$DIST/$NAME.js" "$(wc -c <"$DIST/$NAME.js")" "$js_gz"
 if [ "$BENCH" = 1 ]; then
-  printf 'Benchmark module (not in the first load):\n'
+  printf 'Benchmark page and module (not in the first load):\n'
+  printf '%-28s %9s bytes raw (%s before wasm-opt), %8s bytes gzip -9\n' "$PAGE_OUT" "$(wc -c <"$PAGE_OUT")" "$page_before" "$(gzip -9 -c "$PAGE_OUT" | wc -c)"
+  printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$DIST/$PAGE_NAME.js" "$(wc -c <"$DIST/$PAGE_NAME.js")" "$(gzip -9 -c "$DIST/$PAGE_NAME.js" | wc -c)"
   printf '%-28s %9s bytes raw (%s before wasm-opt), %8s bytes gzip -9\n' "$BENCH_OUT" "$(wc -c <"$BENCH_OUT")" "$bench_before" "$(gzip -9 -c "$BENCH_OUT" | wc -c)"
   printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$DIST/bench/$BENCH_NAME.js" "$(wc -c <"$DIST/bench/$BENCH_NAME.js")" "$(gzip -9 -c "$DIST/bench/$BENCH_NAME.js" | wc -c)"
 fi

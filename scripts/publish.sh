@@ -48,7 +48,7 @@ else
     cp -r "$src" "$out"
   fi
   # Pages come from www/ again, stamped with the base URL.
-  for f in index.html embed.html demo.html; do
+  for f in index.html embed.html demo.html bench.html; do
     sed "s|{{BASE_URL}}|$base|g" "www/$f" >"$out/$f"
   done
 fi
@@ -56,7 +56,7 @@ touch "$out/.nojekyll"
 
 printf '\n==> Checking %s/\n' "$out"
 fail() { echo "publish: $*" >&2; exit 1; }
-for page in index.html embed.html demo.html; do
+for page in index.html embed.html demo.html bench.html; do
   f="$out/$page"
   [ -f "$f" ] || fail "$page is missing"
   grep -q 'http-equiv="Content-Security-Policy"' "$f" || fail "$page has no Content-Security-Policy"
@@ -67,7 +67,7 @@ for page in index.html embed.html demo.html; do
     [ -e "$out/$ref" ] || fail "$page refers to $ref, which is not in $out/"
   done
 done
-for file in vramfit_web.js vramfit_web_bg.wasm boot.js embed.js style.css bench/vramfit_bench_web.js bench/vramfit_bench_web_bg.wasm; do
+for file in vramfit_web.js vramfit_web_bg.wasm vramfit_bench_page.js vramfit_bench_page_bg.wasm boot.js embed.js style.css bench/vramfit_bench_web.js bench/vramfit_bench_web_bg.wasm; do
   [ -s "$out/$file" ] || fail "$file is missing or empty"
 done
 if [ -n "$base" ]; then

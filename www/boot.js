@@ -1,8 +1,11 @@
-// Starts the WebAssembly app (index.html) or widget (embed.html). If it
-// cannot start, it says so instead of leaving a blank or forever-loading
-// page. A file, not an inline script: the pages' Content-Security-Policy
-// allows no inline script.
-const root = document.getElementById("app") ?? document.getElementById("widget");
+// Starts the WebAssembly app (index.html), widget (embed.html) or Benchmark
+// page (bench.html, framed by the app's Benchmark tab; its root names its
+// own module in data-module). If it cannot start, it says so instead of
+// leaving a blank or forever-loading page. A file, not an inline script:
+// the pages' Content-Security-Policy allows no inline script.
+const root = document.getElementById("app") ?? document.getElementById("widget") ?? document.getElementById("bench-page");
+const framed = root.id !== "app";
+const moduleUrl = root.dataset.module ?? "./vramfit_web.js";
 // Messages go where the results would be, under the header.
 const slot = () => root.querySelector("main") ?? root;
 
@@ -33,12 +36,13 @@ function showCrash(err) {
   slot().prepend(box);
 }
 
-// In a frame (embed.js's), report the widget's height to the embedding page
-// so the frame fits its content. Schema: { type: "vramfit:resize", v: 1,
-// height: CSS pixels }. Only a height leaves the frame, so any target origin
-// will do; embed.js accepts it only from its own frames.
+// In a frame (embed.js's, or the app's Benchmark tab), report the page's
+// height to the embedding page so the frame fits its content. Schema:
+// { type: "vramfit:resize", v: 1, height: CSS pixels }. Only a height leaves
+// the frame, so any target origin will do; embed.js and the app accept it
+// only from their own frames.
 function reportHeight() {
-  if (window.parent === window || !document.getElementById("widget")) return;
+  if (window.parent === window || !framed) return;
   let last = 0;
   const post = () => {
     const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
@@ -56,7 +60,7 @@ if (typeof WebAssembly !== "object") {
     "It needs WebAssembly, which every current browser supports; it may be turned off here.");
   reportHeight();
 } else {
-  import("./vramfit_web.js")
+  import(moduleUrl)
     .then((module) => module.default())
     .then(() => {
       root.removeAttribute("aria-busy");

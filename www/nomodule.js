@@ -1,7 +1,7 @@
 // Runs only in browsers without ES modules (<script nomodule>): the
 // calculator cannot start there, so say so instead of loading forever.
 (function () {
-  var main = document.querySelector("#app main, #widget main");
+  var main = document.querySelector("#app main, #widget main, #bench-page main");
   if (!main) return;
   var box = document.createElement("div");
   box.className = "notice notice-error";

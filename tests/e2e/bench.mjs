@@ -17,18 +17,24 @@ import { expect, outDir, text, watch } from "./helpers.mjs";
 
 export const WEBGPU_ARGS = ["--enable-unsafe-webgpu", "--use-webgpu-adapter=swiftshader"];
 
-/** Opens the page on the Benchmark tab; `init` is an init script (a fault). */
+/**
+ * Opens the calculator on the Benchmark tab, whose content is bench.html in
+ * a frame; `init` is an init script (a fault), installed in every frame.
+ * Returns the frame as `page` (the checks query it as they would a page)
+ * and the calculator's page as `top`.
+ */
 async function openBench(browser, url, { init, route, locale = "en-US", colorScheme = "light", viewport } = {}) {
   const context = await browser.newContext({ locale, colorScheme, viewport: viewport ?? { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const problems = watch(page);
+  const top = await context.newPage();
+  const problems = watch(top);
   const requests = [];
-  page.on("request", (req) => requests.push(new URL(req.url()).pathname));
-  if (init) await page.addInitScript(init);
-  if (route) await page.route(route, (r) => r.abort());
-  await page.goto(`${url}#benchmark`);
-  await page.waitForSelector("#panel-benchmark:not([hidden]) #bench", { timeout: 30_000 });
-  return { context, page, problems, requests };
+  top.on("request", (req) => requests.push(new URL(req.url()).pathname));
+  if (init) await top.addInitScript(init);
+  if (route) await top.route(route, (r) => r.abort());
+  await top.goto(`${url}#benchmark`);
+  const frame = await (await top.waitForSelector("#panel-benchmark:not([hidden]) #bench-frame", { timeout: 30_000 })).contentFrame();
+  await frame.waitForSelector("#bench", { timeout: 30_000 });
+  return { context, page: frame, top, problems, requests };
 }
 
 /** Waits for the failure message; returns { kind, text }. */
@@ -45,6 +51,15 @@ async function calculatorWorks(page) {
   await page.fill("#batch", "3");
   await page.waitForFunction((b) => document.querySelector("#peak-allocated")?.getAttribute("data-bytes") !== b, before, { timeout: 10_000 });
   expect((await page.locator("#runtime-error, #load-error").count()) === 0, "the calculator shows a crash message");
+}
+
+/** Waits until the Benchmark frame is as tall as its page (it reports its height on each change). */
+async function settledFrame(top) {
+  await top.waitForFunction(() => {
+    const frame = document.querySelector("#bench-frame");
+    const inner = frame?.contentDocument?.documentElement;
+    return inner && Math.abs(frame.getBoundingClientRect().height - inner.getBoundingClientRect().height) < 2;
+  }, null, { timeout: 10_000 });
 }
 
 /** Ticks only `kernels` (names as in the tab). */
@@ -96,7 +111,7 @@ const FAULTS = {
 };
 
 async function faultCase(browser, url, fault, wantKind, { start = true, route } = {}) {
-  const { context, page, problems } = await openBench(browser, url, { init: fault && FAULTS[fault], route });
+  const { context, page, top, problems } = await openBench(browser, url, { init: fault && FAULTS[fault], route });
   try {
     if (start) {
       await ready(page);
@@ -107,7 +122,7 @@ async function faultCase(browser, url, fault, wantKind, { start = true, route } 
     const got = await failure(page);
     expect(got.kind === wantKind, `${fault}: expected ${wantKind}, got ${got.kind}: ${got.text}`);
     if (start) await ready(page); // never a frozen page: Start comes back
-    await calculatorWorks(page);
+    await calculatorWorks(top);
     const crashes = problems.filter((p) => p.startsWith("page error"));
     expect(crashes.length === 0, `${fault}: ${crashes.join("; ")}`);
     return got;
@@ -118,7 +133,7 @@ async function faultCase(browser, url, fault, wantKind, { start = true, route } 
 
 /** Runs the quick fp32 suite; returns the numbers for the budgets block. */
 async function quickSuite(browser, url) {
-  const { context, page, problems } = await openBench(browser, url);
+  const { context, page, top, problems } = await openBench(browser, url);
   try {
     await ready(page);
     const adapter = await text(page, "#bench-adapter-name");
@@ -152,13 +167,14 @@ async function quickSuite(browser, url) {
     expect((await page.locator("#bench-kernels td:has-text('%')").count()) === rows, "% of peak missing after picking a GPU");
     await page.selectOption("#bench-gpu", "");
     // Exports: the JSON download parses and is the bench schema; the Markdown has the table.
-    const [download] = await Promise.all([page.waitForEvent("download"), page.click("#bench-export-json")]);
+    const [download] = await Promise.all([top.waitForEvent("download"), page.click("#bench-export-json")]);
     const report = JSON.parse(await readFile(await download.path(), "utf8"));
     expect(report.schema === "vramfit.bench/1", `exported schema ${report.schema}`);
     expect(report.results.length === rows && report.layers.length === 1 && report.throughput, "the exported JSON lacks rows");
-    const [md] = await Promise.all([page.waitForEvent("download"), page.click("#bench-export-md")]);
+    const [md] = await Promise.all([top.waitForEvent("download"), page.click("#bench-export-md")]);
     expect((await readFile(await md.path(), "utf8")).includes("| matmul tiled | f32 |"), "the Markdown export lacks the matmul row");
-    await page.screenshot({ path: path.join(outDir, "bench.png"), fullPage: true });
+    await settledFrame(top);
+    await top.screenshot({ path: path.join(outDir, "bench.png"), fullPage: true });
     const layer = report.layers.map((l) => `${l.layer} ${l.saved_bytes} B measured vs ${l.estimate?.estimated_bytes ?? "-"} B estimated`);
     expect(problems.length === 0, problems.join("\n  "));
     return { adapter, factor, gflops, seconds, step, layer, timer: report.results[0]?.timer };
@@ -188,7 +204,7 @@ async function cancelRun(browser, url) {
 /** Screenshots of the tab with results in dark mode and in Chinese, and the language scan. */
 async function looks(browser, url) {
   for (const [name, options] of [["bench-dark", { colorScheme: "dark" }], ["bench-zh", { locale: "zh-CN" }], ["bench-mobile", { viewport: { width: 390, height: 844 } }]]) {
-    const { context, page, problems } = await openBench(browser, url, options);
+    const { context, page, top, problems } = await openBench(browser, url, options);
     try {
       await ready(page);
       // The Chinese page shows a layer too, for the language scan of its table.
@@ -196,7 +212,8 @@ async function looks(browser, url) {
       await page.check("#bench-quick");
       await page.click("#bench-start");
       await page.waitForSelector("#bench-results", { timeout: 120_000 });
-      await page.screenshot({ path: path.join(outDir, `${name}.png`), fullPage: true });
+      await settledFrame(top);
+      await top.screenshot({ path: path.join(outDir, `${name}.png`), fullPage: true });
       if (name === "bench-zh") {
         const left = englishLeft(await pageStrings(page));
         expect(left.phrases.length === 0 && left.words.length === 0, `English left on the Chinese Benchmark tab: ${[...left.phrases, ...left.words].join(", ")}`);
@@ -212,11 +229,11 @@ async function looks(browser, url) {
 export function benchChecks(numbers) {
   return [
     ["Benchmark tab: without a GPU adapter (--disable-gpu) it says so; the calculator keeps working", async ({ browser, url }) => {
-      const { context, page, problems } = await openBench(browser, url);
+      const { context, page, top, problems } = await openBench(browser, url);
       try {
         const got = await failure(page);
         expect(got.kind === "NoAdapter" && got.text.includes("vramfit bench"), `no adapter showed ${got.kind}: ${got.text}`);
-        await calculatorWorks(page);
+        await calculatorWorks(top);
         expect(problems.length === 0, problems.join("\n  "));
       } finally {
         await context.close();
@@ -227,12 +244,12 @@ export function benchChecks(numbers) {
     }],
     ["Benchmark tab: Cancel during a run stops it with a message and Start comes back", ({ gpuBrowser, url }) => cancelRun(gpuBrowser, url)],
     ["Benchmark tab: no WebGPU at all: a message, the module is not downloaded, the calculator works", async ({ gpuBrowser, url }) => {
-      const { context, page, requests } = await openBench(gpuBrowser, url, { init: FAULTS.noWebgpu });
+      const { context, page, top, requests } = await openBench(gpuBrowser, url, { init: FAULTS.noWebgpu });
       try {
         const got = await failure(page);
         expect(got.kind === "NoWebgpu" && /WebGPU/.test(got.text), `showed ${got.kind}: ${got.text}`);
         expect(!requests.some((r) => r.includes("/bench/")), "the benchmark module was downloaded without WebGPU");
-        await calculatorWorks(page);
+        await calculatorWorks(top);
       } finally {
         await context.close();
       }

@@ -34,6 +34,7 @@ pub mod compare;
 pub mod components;
 pub mod custom;
 pub mod fields;
+pub mod frame;
 pub mod hooks;
 pub mod i18n;
 pub mod import;
@@ -47,13 +48,16 @@ pub mod report;
 pub mod state;
 pub mod url;
 
-use components::{App, Widget};
+use components::{App, BenchPage, Widget};
 
 /// The id of the element the app replaces (see `www/index.html`).
 pub const ROOT_ID: &str = "app";
 
 /// The id of the element the embeddable widget replaces (see `www/embed.html`).
 pub const WIDGET_ID: &str = "widget";
+
+/// The id of the element the Benchmark page replaces (see `www/bench.html`).
+pub const BENCH_PAGE_ID: &str = "bench-page";
 
 /// Mounts the [`Widget`] into the element with id [`WIDGET_ID`] when the
 /// page has one (`embed.html`), else [`App`] into the element with id
@@ -72,5 +76,15 @@ pub fn mount() {
     match by_id(ROOT_ID) {
         Some(root) => yew::Renderer::<App>::with_root(root).render(),
         None => yew::Renderer::<App>::new().render(),
+    };
+}
+
+/// Mounts the [`BenchPage`] into the element with id [`BENCH_PAGE_ID`]
+/// (`bench.html`, its own binary), or into `<body>`.
+pub fn mount_bench() {
+    browser::install_panic_hook();
+    match web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(BENCH_PAGE_ID)) {
+        Some(root) => yew::Renderer::<BenchPage>::with_root(root).render(),
+        None => yew::Renderer::<BenchPage>::new().render(),
     };
 }

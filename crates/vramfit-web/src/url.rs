@@ -163,6 +163,11 @@ pub fn page_query(share: &ShareState, view: &View) -> String {
     format!("{}{}", share.to_query(), view.query())
 }
 
+/// The Benchmark page's query ([`crate::frame`]): the state and every display setting in effect.
+pub fn frame_query(share: &ShareState, prefs: Prefs) -> String {
+    page_query(share, &View { lang: Some(prefs.lang), theme: Some(prefs.theme), units: Some(prefs.units) })
+}
+
 /// The widget's query: the state, its display settings and options.
 pub fn widget_query(share: &ShareState, view: &View, widget: &WidgetOptions) -> String {
     let mut q = page_query(share, view);

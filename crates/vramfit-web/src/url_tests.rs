@@ -95,3 +95,18 @@ fn an_invalid_or_rejected_state_leaves_the_address_alone() {
     assert_eq!(s.share_state(), None);
     assert_eq!(s.extras().iter().map(|e| e.cli()).collect::<Vec<_>>(), ["--sp on"]);
 }
+
+#[test]
+fn the_benchmark_frame_gets_the_state_and_every_display_setting() {
+    use crate::i18n::Lang;
+    use crate::prefs::{Theme, Units};
+    let share = decode("?m=gpt2&b=3").state;
+    let prefs = Prefs { lang: Lang::Zh, theme: Theme::Dark, units: Units::Decimal };
+    let query = crate::url::frame_query(&share, prefs);
+    // The framed page reads it as any page address: the same state, and these settings whatever its browser says.
+    let link = read(&format!("?{query}"));
+    assert_eq!(link.share, share);
+    assert!(link.warnings.is_empty(), "{:?}", link.warnings);
+    assert_eq!(link.view.apply(Prefs::default()), prefs);
+    assert_eq!(link.view.apply(Prefs { lang: Lang::En, theme: Theme::Light, units: Units::Binary }), prefs);
+}

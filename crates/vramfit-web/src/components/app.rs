@@ -2,7 +2,7 @@
 //! provides the display preferences to every component, reflects them on
 //! `<html>`, keeps the address equal to the state, and lays out the page.
 
-use super::{BenchTab, ConfigForm, Header, LinkWarnings, Notice, Results, ShareBox};
+use super::{BenchFrame, ConfigForm, Header, LinkWarnings, Notice, Results, ShareBox};
 use crate::browser;
 use crate::hooks::use_app_actions;
 use crate::hooks::use_url_state;
@@ -29,8 +29,17 @@ pub fn App() -> Html {
     // After the report's completion is queued: the address changes after it.
     use_url_state(query.clone());
     let lang = prefs.lang;
-    // The Benchmark tab (`#benchmark` in the address) is mounted the first
-    // time it is opened, which is when its wasm module is downloaded.
+    // The Benchmark page's configuration: the last valid one, with every display setting.
+    let current = use_memo((share.clone(), prefs), |(share, prefs)| share.as_ref().map(|s| url::frame_query(s, *prefs)));
+    let last_valid = use_mut_ref(String::new);
+    if let Some(q) = current.as_ref() {
+        if *last_valid.borrow() != *q {
+            last_valid.borrow_mut().clone_from(q);
+        }
+    }
+    let frame_query = last_valid.borrow().clone();
+    // The Benchmark tab (`#benchmark` in the address) is a frame, loaded the
+    // first time the tab is opened (and its wasm with it).
     let bench = use_state(crate::bench::js::bench_in_address);
     let bench_opened = use_state(|| *bench);
     let on_tab = |open: bool| {
@@ -102,7 +111,7 @@ pub fn App() -> Html {
                 </div>
                 <div id="panel-benchmark" role="tabpanel" aria-labelledby="tab-benchmark" hidden={!*bench}>
                     if *bench_opened {
-                        <BenchTab query={share.as_ref().map(|s| s.to_query())} />
+                        <BenchFrame query={frame_query} />
                     }
                 </div>
             </main>

@@ -4,6 +4,8 @@
 
 mod app;
 mod batch_chart;
+mod bench_frame;
+mod bench_page;
 mod bench_results;
 mod bench_tab;
 mod breakdown_bar;
@@ -30,6 +32,8 @@ mod widget_form;
 
 pub use app::App;
 pub use batch_chart::BatchChart;
+pub use bench_frame::BenchFrame;
+pub use bench_page::BenchPage;
 pub use bench_results::BenchResults;
 pub use bench_tab::BenchTab;
 pub use breakdown_bar::BreakdownBar;
