@@ -228,11 +228,18 @@ async function looks(browser, url) {
 /** The checks; `numbers` receives what the quick suite measured. */
 export function benchChecks(numbers) {
   return [
-    ["Benchmark tab: without a GPU adapter (--disable-gpu) it says so; the calculator keeps working", async ({ browser, url }) => {
+    ["Benchmark tab: without a GPU adapter (--disable-gpu) it says so, follows the calculator's language and theme; the calculator keeps working", async ({ browser, url }) => {
       const { context, page, top, problems } = await openBench(browser, url);
       try {
         const got = await failure(page);
         expect(got.kind === "NoAdapter" && got.text.includes("vramfit bench"), `no adapter showed ${got.kind}: ${got.text}`);
+        // The frame follows the calculator's language and theme (sent with the configuration on every change).
+        await top.selectOption("#lang", "zh-CN");
+        await page.waitForFunction(() => document.documentElement.lang === "zh-CN" && /[\u4e00-\u9fff]/.test(document.querySelector("#bench-error")?.textContent ?? ""), null, { timeout: 10_000 });
+        const theme = await top.getAttribute("html", "data-theme");
+        await top.click("#theme");
+        await page.waitForFunction((t) => document.documentElement.dataset.theme !== t, theme, { timeout: 10_000 });
+        await top.selectOption("#lang", "en");
         await calculatorWorks(top);
         expect(problems.length === 0, problems.join("\n  "));
       } finally {
