@@ -240,6 +240,27 @@ export function benchChecks(numbers) {
         await top.click("#theme");
         await page.waitForFunction((t) => document.documentElement.dataset.theme !== t, theme, { timeout: 10_000 });
         await top.selectOption("#lang", "en");
+        await page.waitForFunction(() => document.documentElement.lang === "en", null, { timeout: 10_000 });
+        // The bridge takes messages only from the other window of its pair:
+        // another same-origin frame asking the page for Chinese, or telling
+        // the calculator a height, is ignored; so is the calculator itself
+        // with another schema version.
+        const rogue = await (await top.evaluateHandle(() => {
+          const frame = document.createElement("iframe");
+          frame.id = "rogue";
+          document.body.append(frame);
+          return frame;
+        })).contentFrame();
+        await rogue.evaluate(() => {
+          const origin = parent.location.origin;
+          parent.postMessage({ type: "vramfit:resize", v: 1, height: 5 }, origin);
+          parent.document.querySelector("#bench-frame").contentWindow.postMessage({ type: "vramfit:bench-config", v: 1, query: "m=gpt2&lang=zh-CN" }, origin);
+        });
+        await top.evaluate(() => document.querySelector("#bench-frame").contentWindow.postMessage({ type: "vramfit:bench-config", v: 2, query: "m=gpt2&lang=zh-CN" }, location.origin));
+        await top.waitForTimeout(500);
+        expect((await page.evaluate(() => document.documentElement.lang)) === "en", "the Benchmark page took a configuration from a window other than the calculator");
+        const height = await top.evaluate(() => document.querySelector("#bench-frame").getBoundingClientRect().height);
+        expect(height > 100, `a rogue resize message set the Benchmark frame to ${height}px`);
         await calculatorWorks(top);
         expect(problems.length === 0, problems.join("\n  "));
       } finally {
