@@ -392,6 +392,8 @@ fn secant_search(
     let mut flat = false;
     // The last step of a run on one side of the answer, without the other end known.
     let mut stride = 0u64;
+    // Steps back taken without a batch known to fit.
+    let mut backs = 0u32;
     loop {
         let guess = match (lo, hi) {
             (Some(l), Some(h)) if h.0 <= l.0 + 1 => return l.0,
@@ -417,12 +419,16 @@ fn secant_search(
                 l.0.saturating_add(stride).min(MAX_DIMENSION)
             }
             (None, Some(h)) => {
-                // The first step back along the slope, then doubling steps.
-                stride = match h.1 {
-                    Some(hm) if slope > 0.0 && stride == 0 => (hm.saturating_sub(capacity) as f64 / slope).ceil() as u64,
+                // The first step back along the slope; when it falls short
+                // the answer is mostly just below (a stair of memory), so
+                // steps of 1, 2, 4, ... (cheap: batches that do not fit stop early).
+                stride = match (h.1, backs) {
+                    (Some(hm), 0) if slope > 0.0 => (hm.saturating_sub(capacity) as f64 / slope).ceil() as u64,
+                    (_, 0 | 1) => 1,
                     _ => stride.saturating_mul(2),
                 }
                 .max(1);
+                backs += 1;
                 h.0.saturating_sub(stride).max(1)
             }
         };
