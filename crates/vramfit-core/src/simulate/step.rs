@@ -88,6 +88,11 @@ struct Scratch {
     transient: Vec<Option<Handle>>,
     fresh: Vec<Fresh>,
     storages: Vec<usize>,
+    /// Per storage, the recomputation that last stamped it and its last op
+    /// there ([`Sim::recompute`]): stamps, so nothing is cleared between segments.
+    last_use: Vec<(u32, usize)>,
+    /// The current recomputation's stamp.
+    stamp: u32,
 }
 
 impl<'a> Sim<'a> {
@@ -325,11 +330,18 @@ impl<'a> Sim<'a> {
     /// Re-runs a checkpointed segment's forward just before its backward.
     fn recompute(&mut self, seg: Segment) {
         let g = self.g;
-        let mut last_use = std::collections::HashMap::new();
+        self.scratch.stamp = self.scratch.stamp.wrapping_add(1);
+        let stamp = self.scratch.stamp;
+        if self.scratch.last_use.len() < g.tensors.len() {
+            self.scratch.last_use.resize(g.tensors.len(), (0, 0));
+        }
         for i in seg.start..=seg.end {
             let Some(op) = g.ops.get(i) else { continue };
             for t in op.inputs.iter().chain(op.outputs.iter()) {
-                last_use.insert(self.storage(*t), i);
+                let s = self.storage(*t);
+                if let Some(last) = self.scratch.last_use.get_mut(s) {
+                    *last = (stamp, i);
+                }
             }
             for s in unique_storages(&op.saved, &self.plan.storage) {
                 if let Some(h) = self.holds.get_mut(s) {
@@ -338,7 +350,7 @@ impl<'a> Sim<'a> {
             }
         }
         for i in seg.start..=seg.end {
-            self.run_forward_op(i, Phase::Backward, &|_: &Self, s| last_use.get(&s) == Some(&i));
+            self.run_forward_op(i, Phase::Backward, &|sim: &Self, s| sim.scratch.last_use.get(s) == Some(&(stamp, i)));
         }
     }
 
