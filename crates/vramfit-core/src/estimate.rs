@@ -326,7 +326,18 @@ fn largest_fitting(allocated: impl Fn(u64) -> u64, used: impl Fn(u64, u64) -> Op
     let a1 = allocated(1);
     let k = at_bound.saturating_sub(allocated(bound)) as f64 / allocated(bound).saturating_sub(a1).max(1) as f64;
     let target = (((capacity as f64 + k * a1 as f64) / (1.0 + k)) as u64).min(capacity);
-    let guess = largest_guided(allocated, target).min(bound - 1);
+    // The bound's search measured allocated memory around the target already: start between the nearest two.
+    let known = seen.borrow().clone();
+    let below = known.iter().filter(|(_, m)| *m <= target).max_by_key(|(n, _)| *n).copied();
+    let above = known.iter().filter(|(_, m)| *m > target).min_by_key(|(n, _)| *n).map(|&(n, m)| (n, Some(m)));
+    let guess = match below {
+        Some(lo) => {
+            let allocated = |n: u64, _limit: u64| Some(allocated(n));
+            secant_search(&allocated, target, Some(lo), above, slope_between(lo, above).unwrap_or(slope))
+        }
+        None => 0,
+    }
+    .min(bound - 1);
     let hi = Some((bound, Some(at_bound)));
     if guess == 0 {
         return secant_search(&used, capacity, None, hi, slope);
@@ -356,6 +367,13 @@ fn largest_guided(used: impl Fn(u64) -> u64, capacity: u64) -> u64 {
         return secant_search(&used, capacity, Some((1, u1)), Some((PROBE, Some(u16))), slope);
     }
     secant_search(&used, capacity, Some((PROBE, u16)), None, slope)
+}
+
+/// Bytes per sample between a measured point and another, when it grows.
+fn slope_between(lo: (u64, u64), hi: Option<(u64, Option<u64>)>) -> Option<f64> {
+    let (n, m) = hi?;
+    let m = m?;
+    (n > lo.0 && m > lo.1).then(|| (m - lo.1) as f64 / (n - lo.0) as f64)
 }
 
 /// Where to split a bracket `(lo, hi)` without a better guess: a batch that
