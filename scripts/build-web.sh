@@ -68,39 +68,33 @@ step "Compiling $CRATE (and $BENCH_CRATE unless dev) for $TARGET (profile $PROFI
 cargo build --profile "$PROFILE" --target "$TARGET" -p "$CRATE"
 [ "$BENCH" = 1 ] && cargo build --profile "$PROFILE" --target "$TARGET" -p "$BENCH_CRATE"
 
-step "Generating JS bindings into $DIST/"
 rm -rf "$DIST"
 mkdir -p "$DIST"
-wasm-bindgen --target web --no-typescript --out-dir "$DIST" --out-name "$NAME" "$WASM_IN"
+# bindgen IN_WASM OUT_DIR NAME [opt]: JS bindings for IN_WASM as NAME.js and
+# NAME_bg.wasm in OUT_DIR, then wasm-opt -Oz on the .wasm when asked;
+# remembers the size before wasm-opt in before_NAME.
+bindgen() {
+  local out="$2/${3}_bg.wasm"
+  wasm-bindgen --target web --no-typescript --out-dir "$2" --out-name "$3" "$1"
+  printf -v "before_$3" '%s' "$(wc -c <"$out")"
+  if [ "${4:-}" = opt ]; then
+    "$WASM_OPT" -Oz --strip-debug --strip-producers "$out" -o "$out.opt"
+    mv "$out.opt" "$out"
+  fi
+}
 
-step "Optimizing with wasm-opt -Oz"
+step "Generating JS bindings into $DIST/ and optimizing with wasm-opt -Oz"
 WASM_OUT="$DIST/${NAME}_bg.wasm"
-raw_before=$(wc -c <"$WASM_OUT")
-if [ "$PROFILE" != dev ]; then
-  "$WASM_OPT" -Oz --strip-debug --strip-producers "$WASM_OUT" -o "$WASM_OUT.opt"
-  mv "$WASM_OUT.opt" "$WASM_OUT"
-fi
+bindgen "$WASM_IN" "$DIST" "$NAME" "$([ "$PROFILE" != dev ] && echo opt)"
 
 # The Benchmark page (bench.html, framed by the app's Benchmark tab): a
 # second binary of the web crate, so the calculator's wasm does not carry it.
 PAGE_NAME=vramfit_bench_page
 PAGE_WASM_IN="${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE_DIR/vramfit-bench-page.wasm"
-PAGE_OUT="$DIST/${PAGE_NAME}_bg.wasm"
 if [ "$BENCH" = 1 ]; then
-  step "Benchmark page into $DIST/ (loaded only by the Benchmark tab)"
-  wasm-bindgen --target web --no-typescript --out-dir "$DIST" --out-name "$PAGE_NAME" "$PAGE_WASM_IN"
-  page_before=$(wc -c <"$PAGE_OUT")
-  "$WASM_OPT" -Oz --strip-debug --strip-producers "$PAGE_OUT" -o "$PAGE_OUT.opt"
-  mv "$PAGE_OUT.opt" "$PAGE_OUT"
-fi
-
-BENCH_OUT="$DIST/bench/${BENCH_NAME}_bg.wasm"
-if [ "$BENCH" = 1 ]; then
-  step "Benchmark module into $DIST/bench/ (loaded only by the Benchmark tab)"
-  wasm-bindgen --target web --no-typescript --out-dir "$DIST/bench" --out-name "$BENCH_NAME" "$BENCH_WASM_IN"
-  bench_before=$(wc -c <"$BENCH_OUT")
-  "$WASM_OPT" -Oz --strip-debug --strip-producers "$BENCH_OUT" -o "$BENCH_OUT.opt"
-  mv "$BENCH_OUT.opt" "$BENCH_OUT"
+  step "Benchmark page into $DIST/ and module into $DIST/bench/ (loaded only by the Benchmark tab)"
+  bindgen "$PAGE_WASM_IN" "$DIST" "$PAGE_NAME" opt
+  bindgen "$BENCH_WASM_IN" "$DIST/bench" "$BENCH_NAME" opt
 fi
 
 step "Copying page assets"
@@ -116,18 +110,19 @@ done
 cp www/style.css www/demo.css www/noscript.css www/favicon.svg www/boot.js www/nomodule.js www/embed.js "$DIST/"
 if [ -f www/og-image.png ]; then cp www/og-image.png "$DIST/"; fi
 
-raw=$(wc -c <"$WASM_OUT")
 gz=$(gzip -9 -c "$WASM_OUT" | wc -c)
-js_gz=$(gzip -9 -c "$DIST/$NAME.js" | wc -c)
 printf '\n%s\n' "Built $DIST/ ($(ls "$DIST" | tr '\n' ' '))"
-printf '%-28s %9s bytes raw (%s before wasm-opt), %8s bytes gzip -9\n' "$WASM_OUT" "$raw" "$raw_before" "$gz"
-printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$DIST/$NAME.js" "$(wc -c <"$DIST/$NAME.js")" "$js_gz"
+# sizes NAME DIR: the .wasm (raw, before wasm-opt, gzip -9) and the .js of NAME in DIR.
+sizes() {
+  local wasm="$2/${1}_bg.wasm" js="$2/$1.js" before="before_$1"
+  printf '%-28s %9s bytes raw (%s before wasm-opt), %8s bytes gzip -9\n' "$wasm" "$(wc -c <"$wasm")" "${!before}" "$(gzip -9 -c "$wasm" | wc -c)"
+  printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$js" "$(wc -c <"$js")" "$(gzip -9 -c "$js" | wc -c)"
+}
+sizes "$NAME" "$DIST"
 if [ "$BENCH" = 1 ]; then
   printf 'Benchmark page and module (not in the first load):\n'
-  printf '%-28s %9s bytes raw (%s before wasm-opt), %8s bytes gzip -9\n' "$PAGE_OUT" "$(wc -c <"$PAGE_OUT")" "$page_before" "$(gzip -9 -c "$PAGE_OUT" | wc -c)"
-  printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$DIST/$PAGE_NAME.js" "$(wc -c <"$DIST/$PAGE_NAME.js")" "$(gzip -9 -c "$DIST/$PAGE_NAME.js" | wc -c)"
-  printf '%-28s %9s bytes raw (%s before wasm-opt), %8s bytes gzip -9\n' "$BENCH_OUT" "$(wc -c <"$BENCH_OUT")" "$bench_before" "$(gzip -9 -c "$BENCH_OUT" | wc -c)"
-  printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$DIST/bench/$BENCH_NAME.js" "$(wc -c <"$DIST/bench/$BENCH_NAME.js")" "$(gzip -9 -c "$DIST/bench/$BENCH_NAME.js" | wc -c)"
+  sizes "$PAGE_NAME" "$DIST"
+  sizes "$BENCH_NAME" "$DIST/bench"
 fi
 if [ -n "${WASM_GZIP_BUDGET:-}" ] && [ "$gz" -gt "$WASM_GZIP_BUDGET" ]; then
   echo "error: gzipped wasm is $gz bytes, over the budget of $WASM_GZIP_BUDGET" >&2
