@@ -234,6 +234,23 @@ proptest! {
         prop_assert_eq!(p.peak_allocated(&cfg, &o), p.run(&cfg, &o, false).peak.breakdown.total());
     }
 
+    /// The reserved-only replay (workspaces in one allocator step, no
+    /// moments) has the full simulation's peak of reserved memory, and
+    /// stops, answering `None`, exactly when a limit is below it.
+    #[test]
+    fn the_reserved_only_replay_has_the_reserved_peak(spec in model(), cfg in train_config()) {
+        use vramfit_core::simulate::Prepared;
+        let o = Overheads::default();
+        let Ok(g) = spec.lower(&cfg) else { return Ok(()) };
+        let kv = g.kv_cache;
+        let p = Prepared::new(std::rc::Rc::new(g), &cfg, &o);
+        let reserved = p.run(&cfg, &o, false).peak_reserved;
+        prop_assert_eq!(p.peak_reserved_within(&cfg, &o, kv, vramfit_core::Bytes(u64::MAX)), Some(reserved));
+        prop_assert_eq!(p.peak_reserved_within(&cfg, &o, kv, reserved), Some(reserved));
+        prop_assert!(reserved.0 > 0, "nothing reserved for {:?}", spec);
+        prop_assert_eq!(p.peak_reserved_within(&cfg, &o, kv, vramfit_core::Bytes(reserved.0 - 1)), None);
+    }
+
     /// A tape records the optimizer's sizes symbolically, so one prepared for
     /// any optimizer replays every other exactly as one prepared for it
     /// (the planner and the comparison strip share tapes this way).
