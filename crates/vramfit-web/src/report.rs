@@ -53,6 +53,12 @@ impl Memo {
         self.fit.is_some() && self.key.as_ref().is_some_and(|(s, c, g)| *c == TrainConfig { batch: 1, ..*cfg } && g == gpu.id && s == spec)
     }
 
+    /// Whether a curve was computed for the kept model, configuration and
+    /// GPU: completing a report then costs a few replays, not a whole curve.
+    pub fn knows_curve(&self) -> bool {
+        !self.points.is_empty()
+    }
+
     /// The curve at `batches`, simulating only the batches not seen before.
     fn curve(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, batches: &[u64]) -> Result<Vec<CurvePoint>, Error> {
         let missing: Vec<u64> = batches.iter().copied().filter(|b| !self.points.iter().any(|p| p.batch == *b)).collect();

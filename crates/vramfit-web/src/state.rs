@@ -375,11 +375,12 @@ impl AppState {
             return None;
         };
         let previous = self.report.clone();
-        // With the largest batch already known for this model, layout and GPU
-        // (a batch edit), everything left is a few replays of recorded
-        // simulations: complete the report at once, in one render. Otherwise
-        // the verdict shows first and the rest follows in the next task.
-        let cheap = self.memo.knows_fit(&spec, &cfg, gpu);
+        // With the largest batch and a curve already known for this model,
+        // layout and GPU (a batch edit), everything left is a few replays of
+        // recorded simulations: complete the report at once, in one render.
+        // Otherwise (also a batch typed before the first curve is done) the
+        // verdict shows first and the rest follows in the next task.
+        let cheap = self.memo.knows_fit(&spec, &cfg, gpu) && self.memo.knows_curve();
         let first = Report::first(&spec, &cfg, gpu, &name, self.input_field(), &mut self.memo, previous.as_deref());
         match first.and_then(|r| if cheap { r.completed(&spec, gpu, &mut self.memo) } else { Ok(r) }) {
             Ok(report) => Some(report),

@@ -235,6 +235,22 @@ fn a_batch_edit_completes_at_once_and_other_edits_keep_the_previous_curve_until_
 }
 
 #[test]
+fn a_batch_typed_before_the_first_curve_shows_its_verdict_first() {
+    // The page's first report is incomplete until the next task; a batch typed
+    // at once must not wait for the whole curve to be simulated.
+    let first = Rc::new(AppState::default());
+    assert!(first.incomplete());
+    let typed = first.reduce(set(Field::Batch, "9"));
+    assert!(typed.incomplete(), "the batch edit simulated the whole curve before showing its verdict");
+    assert_eq!(typed.report.as_ref().map(|r| r.estimate.config.batch), Some(9));
+    let done = typed.reduce(Action::CompleteReport);
+    assert!(!done.incomplete());
+    assert!(done.report.as_ref().is_some_and(|r| r.curve.iter().any(|p| p.batch == 9)));
+    // From then on, batch edits complete at once.
+    assert!(!done.reduce(set(Field::Batch, "10")).incomplete());
+}
+
+#[test]
 fn offload_with_ddp_is_rejected_with_a_message() {
     let s = reduce(initial(), Action::SetStrategy(vramfit_core::parallel::Strategy::Ddp));
     let s = reduce(s, Action::SetOffload(vramfit_core::parallel::Offload::Optimizer));
