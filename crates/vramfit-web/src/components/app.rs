@@ -29,8 +29,15 @@ pub fn App() -> Html {
     // After the report's completion is queued: the address changes after it.
     use_url_state(query.clone());
     let lang = prefs.lang;
-    // The Benchmark page's configuration: the last valid one, with every display setting.
-    let current = use_memo((share.clone(), prefs), |(share, prefs)| share.as_ref().map(|s| url::frame_query(s, *prefs)));
+    // The Benchmark tab (`#benchmark` in the address) is a frame, loaded the
+    // first time the tab is opened (and its wasm with it).
+    let bench = use_state(crate::bench::js::bench_in_address);
+    let bench_opened = use_state(|| *bench);
+    // The Benchmark page's configuration once the tab is open: the last
+    // valid one, with every display setting.
+    let current = use_memo((share.clone(), prefs, *bench_opened), |(share, prefs, opened)| {
+        share.as_ref().filter(|_| *opened).map(|s| url::frame_query(s, *prefs))
+    });
     let last_valid = use_mut_ref(String::new);
     if let Some(q) = current.as_ref() {
         if *last_valid.borrow() != *q {
@@ -38,10 +45,6 @@ pub fn App() -> Html {
         }
     }
     let frame_query = last_valid.borrow().clone();
-    // The Benchmark tab (`#benchmark` in the address) is a frame, loaded the
-    // first time the tab is opened (and its wasm with it).
-    let bench = use_state(crate::bench::js::bench_in_address);
-    let bench_opened = use_state(|| *bench);
     let on_tab = |open: bool| {
         let (bench, bench_opened) = (bench.clone(), bench_opened.clone());
         Callback::from(move |_| {
