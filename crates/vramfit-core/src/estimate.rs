@@ -379,10 +379,11 @@ fn slope_between(lo: (u64, u64), hi: Option<(u64, Option<u64>)>) -> Option<f64> 
 /// Where to split a bracket `(lo, hi)` without a better guess: a batch that
 /// does not fit is told at a fraction of the cost of one that does (its
 /// simulation stops at the overflow, ~1/4 to 1/7 of the way in the deep
-/// models that need long searches), so the split leans to `hi`: at 3/4, an
-/// answer costs ~2.3 full simulations per halving of the bracket in the
-/// worst case, against 4 for halving at the middle (with fits costing 4
-/// overflows: 2^(−4/c) + 2^(−1/c) = 1 gives c ≈ 2.2 per bit).
+/// models that need long searches), so the split leans to `hi`. Counting a
+/// fit as 4 overflows, the worst case costs c per halving of the bracket
+/// with 2^(−4/c) + 2^(−1/c) = 1: c ≈ 2.2 (about half a full simulation),
+/// at a split 2^(−1/c) ≈ 3/4 of the way, against 4 (a whole one) for
+/// halving at the middle.
 fn split(lo: u64, hi: u64) -> u64 {
     (lo + (hi - lo) * 3 / 4).clamp(lo + 1, hi - 1)
 }
@@ -456,7 +457,8 @@ fn secant_search(
         same_side = if last_fit == Some(fit) { same_side + 1 } else { 0 };
         last_fit = Some(fit);
         // Update the slope from the new point and its nearest measured neighbour.
-        let near = if fit { hi.and_then(|(b, m)| Some((b, m?))).or(lo) } else { lo.or(hi.and_then(|(b, m)| Some((b, m?)))) };
+        let hi_measured = hi.and_then(|(b, m)| Some((b, m?)));
+        let near = if fit { hi_measured.or(lo) } else { lo.or(hi_measured) };
         if let (Some(u), Some((b, m))) = (u, near.filter(|(b, _)| *b != guess)) {
             let per = (u as f64 - m as f64) / (guess as f64 - b as f64);
             if per > 0.0 {

@@ -183,9 +183,6 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
         let Some(device) = crate::estimate::device_used_within(capacity, overheads, reserved_within).map(Bytes) else {
             continue;
         };
-        if device.0 > capacity {
-            continue;
-        }
         if let Some(d) = done.get_mut(i) {
             *d = true;
         }
