@@ -69,13 +69,21 @@ pub fn focus(id: &str) {
     }
 }
 
-/// Runs `f` in a later task (`setTimeout(f, 0)`), after the browser has had
-/// the chance to show what was just rendered; at once when there is no window.
+/// Runs `f` in a later task, after the browser has had the chance to show
+/// what was just rendered and after the tasks queued meanwhile: two
+/// `setTimeout(…, 0)` hops, so that Yew's own continuation — its scheduler
+/// yields to the browser with a timer once a render has run for 16 ms, and
+/// keeps the renders asked for in between (a batch typed as the first
+/// verdict appears) until then — runs first. At once when there is no window.
 pub fn soon(f: impl FnOnce() + 'static) {
     let Some(window) = web_sys::window() else { return f() };
-    let callback = Closure::once_into_js(f);
-    // A refused timer leaves the curve and comparison pending; nothing else breaks.
-    let _ = window.set_timeout_with_callback(callback.unchecked_ref());
+    let later = window.clone();
+    let hop = Closure::once_into_js(move || {
+        let callback = Closure::once_into_js(f);
+        // A refused timer leaves the curve and comparison pending; nothing else breaks.
+        let _ = later.set_timeout_with_callback(callback.unchecked_ref());
+    });
+    let _ = window.set_timeout_with_callback(hop.unchecked_ref());
 }
 
 /// The page's address (`location.href`); empty without a window.

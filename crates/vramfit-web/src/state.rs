@@ -130,6 +130,11 @@ pub struct AppState {
     pub link_warnings: Vec<Warning>,
     /// The planner's last answer, until an input changes.
     pub plans: Option<Rc<crate::planner::Plans>>,
+    /// Whether the cards below the peak breakdown are shown: from the first
+    /// complete report on. The page's first verdict renders (and answers
+    /// typing) without them; they follow with the batch curve and the
+    /// comparison, in the next task.
+    pub revealed: bool,
 }
 
 impl Default for AppState {
@@ -189,6 +194,7 @@ impl AppState {
             generation: 0,
             link_warnings,
             plans: None,
+            revealed: false,
         };
         s.import = import;
         s.recompute();
@@ -299,7 +305,10 @@ impl AppState {
             return;
         };
         match report.completed(&spec, gpu, &mut self.memo) {
-            Ok(r) => self.report = Some(Rc::new(r)),
+            Ok(r) => {
+                self.report = Some(Rc::new(r));
+                self.revealed = true;
+            }
             Err(e) => self.problem = Some(Problem::Core(e)),
         }
     }
@@ -344,6 +353,7 @@ impl AppState {
         self.problem = None;
         match self.try_report() {
             Some(report) => {
+                self.revealed |= report.complete;
                 self.report = Some(Rc::new(report));
                 self.stale = false;
             }

@@ -240,11 +240,17 @@ fn a_batch_typed_before_the_first_curve_shows_its_verdict_first() {
     // at once must not wait for the whole curve to be simulated.
     let first = Rc::new(AppState::default());
     assert!(first.incomplete());
+    // The cards below the breakdown are not rendered with the first verdict.
+    assert!(!first.revealed);
     let typed = first.reduce(set(Field::Batch, "9"));
     assert!(typed.incomplete(), "the batch edit simulated the whole curve before showing its verdict");
+    assert!(!typed.revealed);
     assert_eq!(typed.report.as_ref().map(|r| r.estimate.config.batch), Some(9));
     let done = typed.reduce(Action::CompleteReport);
     assert!(!done.incomplete());
+    assert!(done.revealed, "the completed report did not bring the cards below the breakdown");
+    // Once shown they stay, also while a later report waits for its completion.
+    assert!(Rc::clone(&done).reduce(set(Field::Seq, "256")).revealed);
     assert!(done.report.as_ref().is_some_and(|r| r.curve.iter().any(|p| p.batch == 9)));
     // From then on, batch edits complete at once.
     assert!(!done.reduce(set(Field::Batch, "10")).incomplete());

@@ -70,6 +70,7 @@ pub fn App() -> Html {
                 layer_sort={state.layer_sort}
                 extras={state.extras()}
                 plans={state.plans.clone()}
+                revealed={state.revealed}
                 on_action={on_action.clone()}
             />
         },
@@ -80,7 +81,7 @@ pub fn App() -> Html {
         }
     };
     let share_box = match (&share, &query) {
-        (Some(share), Some(query)) => html! {
+        (Some(share), Some(query)) if state.revealed => html! {
             <ShareBox link={format!("{base}?{query}")} embed={embed_snippet(&base, &share.to_query())} />
         },
         _ => html! {},

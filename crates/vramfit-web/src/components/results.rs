@@ -31,6 +31,10 @@ pub struct ResultsProps {
     /// The planner's answer for these inputs, if it ran.
     #[prop_or_default]
     pub plans: Option<Rc<crate::planner::Plans>>,
+    /// Whether the cards below the peak breakdown are shown yet (see
+    /// [`crate::state::AppState::revealed`]).
+    #[prop_or(true)]
+    pub revealed: bool,
     /// Emits changes made from the results (use the largest batch, apply a
     /// technique, sort the table).
     pub on_action: Callback<Action>,
@@ -97,15 +101,17 @@ pub fn Results(props: &ResultsProps) -> Html {
                 }
                 <PeakNumbers allocated={e.peak_allocated_bytes} reserved={e.peak_reserved_bytes} device={e.device_used_bytes} />
                 <PeakBreakdown at_peak={e.at_peak} phase={e.peak_phase} step={e.peak_step} op={e.peak_op.clone()} />
-                <Techniques report={r.clone()} on_action={props.on_action.clone()} />
-                <PlannerPanel
-                    effective_batch={r.effective_batch().saturating_mul(e.config.parallel.gpus_per_node * e.config.parallel.nodes)}
-                    plans={props.plans.clone()}
-                    on_action={props.on_action.clone()}
-                />
-                <BatchChart report={r.clone()} />
-                <TimelineChart report={r.clone()} />
-                <LayerTable report={r.clone()} sort={props.layer_sort} on_action={props.on_action.clone()} />
+                if props.revealed {
+                    <Techniques report={r.clone()} on_action={props.on_action.clone()} />
+                    <PlannerPanel
+                        effective_batch={r.effective_batch().saturating_mul(e.config.parallel.gpus_per_node * e.config.parallel.nodes)}
+                        plans={props.plans.clone()}
+                        on_action={props.on_action.clone()}
+                    />
+                    <BatchChart report={r.clone()} />
+                    <TimelineChart report={r.clone()} />
+                    <LayerTable report={r.clone()} sort={props.layer_sort} on_action={props.on_action.clone()} />
+                }
             </div>
         </>
     }
