@@ -3,6 +3,8 @@
 #   cargo (profile `web`, wasm32) -> wasm-bindgen (--target web) -> wasm-opt -Oz
 #   -> copy www/ assets (the page, the embeddable widget and its script, the
 #   demo docs page), then prints the size of the .wasm (raw and gzip -9).
+# The embeddable widget (embed.html) is its own binary of the web crate,
+# bound and sized beside the calculator.
 # Then the same for the benchmark module (crates/vramfit-bench-web, wgpu on
 # WebGPU) into $DIST/bench/: the page imports it only when the Benchmark tab
 # opens, so it is sized separately and not part of the first-load budget.
@@ -86,6 +88,10 @@ bindgen() {
 step "Generating JS bindings into $DIST/ and optimizing with wasm-opt -Oz"
 WASM_OUT="$DIST/${NAME}_bg.wasm"
 bindgen "$WASM_IN" "$DIST" "$NAME" "$([ "$PROFILE" != dev ] && echo opt)"
+# The embeddable widget (embed.html): a second binary of the web crate, so a
+# page embedding widgets does not load the calculator's UI.
+WIDGET_NAME=vramfit_widget
+bindgen "${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE_DIR/vramfit-widget.wasm" "$DIST" "$WIDGET_NAME" "$([ "$PROFILE" != dev ] && echo opt)"
 
 # The Benchmark page (bench.html, framed by the app's Benchmark tab): a
 # second binary of the web crate, so the calculator's wasm does not carry it.
@@ -119,6 +125,8 @@ sizes() {
   printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$js" "$(wc -c <"$js")" "$(gzip -9 -c "$js" | wc -c)"
 }
 sizes "$NAME" "$DIST"
+printf 'Embeddable widget (embed.html, not in the first load):\n'
+sizes "$WIDGET_NAME" "$DIST"
 if [ "$BENCH" = 1 ]; then
   printf 'Benchmark page and module (not in the first load):\n'
   sizes "$PAGE_NAME" "$DIST"

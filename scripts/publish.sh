@@ -67,7 +67,7 @@ for page in index.html embed.html demo.html bench.html; do
     [ -e "$out/$ref" ] || fail "$page refers to $ref, which is not in $out/"
   done
 done
-for file in vramfit_web.js vramfit_web_bg.wasm vramfit_bench_page.js vramfit_bench_page_bg.wasm boot.js embed.js style.css bench/vramfit_bench_web.js bench/vramfit_bench_web_bg.wasm; do
+for file in vramfit_web.js vramfit_web_bg.wasm vramfit_widget.js vramfit_widget_bg.wasm vramfit_bench_page.js vramfit_bench_page_bg.wasm boot.js embed.js style.css bench/vramfit_bench_web.js bench/vramfit_bench_web_bg.wasm; do
   [ -s "$out/$file" ] || fail "$file is missing or empty"
 done
 if [ -n "$base" ]; then

@@ -1,6 +1,6 @@
 // Starts the WebAssembly app (index.html), widget (embed.html) or Benchmark
-// page (bench.html, framed by the app's Benchmark tab; its root names its
-// own module in data-module). If it cannot start, it says so instead of
+// page (bench.html, framed by the app's Benchmark tab); the widget's and the
+// Benchmark page's roots name their own module in data-module. If it cannot start, it says so instead of
 // leaving a blank or forever-loading page. A file, not an inline script:
 // the pages' Content-Security-Policy allows no inline script.
 const root = document.getElementById("app") ?? document.getElementById("widget") ?? document.getElementById("bench-page");

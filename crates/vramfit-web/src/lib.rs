@@ -20,9 +20,10 @@
 //!
 //! The address holds the state ([`url`] over the core's share links), so
 //! any result can be linked to, and `embed.html` mounts the same state as
-//! a compact [`components::Widget`] for other sites to embed.
+//! a compact [`components::Widget`] for other sites to embed (a binary of
+//! its own, `src/bin/vramfit-widget.rs`, as is the Benchmark page's).
 //!
-//! Everything except [`mount`], [`browser`] and [`hooks`] runs natively too,
+//! Everything except the `mount` functions, [`browser`] and [`hooks`] runs natively too,
 //! so state, translations and chart geometry are unit-tested without a
 //! browser; `tests/e2e` drives the built page in headless Chromium.
 
@@ -59,32 +60,35 @@ pub const WIDGET_ID: &str = "widget";
 /// The id of the element the Benchmark page replaces (see `www/bench.html`).
 pub const BENCH_PAGE_ID: &str = "bench-page";
 
-/// Mounts the [`Widget`] into the element with id [`WIDGET_ID`] when the
-/// page has one (`embed.html`), else [`App`] into the element with id
-/// [`ROOT_ID`], or into `<body>` when the page has neither. Yew clears the
-/// root first, which removes the page's static placeholder.
+/// Mounts [`App`] into the element with id [`ROOT_ID`] (`index.html`), or
+/// into `<body>` when the page has none. Yew clears the root first, which
+/// removes the page's static placeholder.
 pub fn mount() {
     browser::install_panic_hook();
     #[cfg(debug_assertions)]
     browser::panic_on_request();
-    let document = web_sys::window().and_then(|w| w.document());
-    let by_id = |id: &str| document.as_ref().and_then(|d| d.get_element_by_id(id));
-    if let Some(root) = by_id(WIDGET_ID) {
-        yew::Renderer::<Widget>::with_root(root).render();
-        return;
-    }
-    match by_id(ROOT_ID) {
-        Some(root) => yew::Renderer::<App>::with_root(root).render(),
-        None => yew::Renderer::<App>::new().render(),
-    };
+    mount_at::<App>(ROOT_ID);
+}
+
+/// Mounts the [`Widget`] into the element with id [`WIDGET_ID`]
+/// (`embed.html`, its own binary: a page embedding widgets does not load
+/// the full calculator), or into `<body>`.
+pub fn mount_widget() {
+    browser::install_panic_hook();
+    mount_at::<Widget>(WIDGET_ID);
 }
 
 /// Mounts the [`BenchPage`] into the element with id [`BENCH_PAGE_ID`]
 /// (`bench.html`, its own binary), or into `<body>`.
 pub fn mount_bench() {
     browser::install_panic_hook();
-    match web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(BENCH_PAGE_ID)) {
-        Some(root) => yew::Renderer::<BenchPage>::with_root(root).render(),
-        None => yew::Renderer::<BenchPage>::new().render(),
+    mount_at::<BenchPage>(BENCH_PAGE_ID);
+}
+
+/// Renders `C` into the element with id `id`, or into `<body>` without one.
+fn mount_at<C: yew::BaseComponent<Properties = ()>>(id: &str) {
+    match web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) {
+        Some(root) => yew::Renderer::<C>::with_root(root).render(),
+        None => yew::Renderer::<C>::new().render(),
     };
 }
