@@ -236,7 +236,8 @@ proptest! {
 
     /// The reserved-only replay (workspaces in one allocator step, no
     /// moments) has the full simulation's peak of reserved memory, and
-    /// stops, answering `None`, exactly when a limit is below it.
+    /// stops, answering `None`, exactly when a limit is below it; the
+    /// allocated-only replay has its peak of allocated memory.
     #[test]
     fn the_reserved_only_replay_has_the_reserved_peak(spec in model(), cfg in train_config()) {
         use vramfit_core::simulate::Prepared;
@@ -244,7 +245,10 @@ proptest! {
         let Ok(g) = spec.lower(&cfg) else { return Ok(()) };
         let kv = g.kv_cache;
         let p = Prepared::new(std::rc::Rc::new(g), &cfg, &o);
-        let reserved = p.run(&cfg, &o, false).peak_reserved;
+        let full = p.run(&cfg, &o, false);
+        let reserved = full.peak_reserved;
+        // The allocated-only screen (last step, totals only) has the full simulation's allocated peak.
+        prop_assert_eq!(p.peak_allocated(&cfg, &o), full.peak.breakdown.total());
         prop_assert_eq!(p.peak_reserved_within(&cfg, &o, kv, vramfit_core::Bytes(u64::MAX)), Some(reserved));
         prop_assert_eq!(p.peak_reserved_within(&cfg, &o, kv, reserved), Some(reserved));
         prop_assert!(reserved.0 > 0, "nothing reserved for {:?}", spec);

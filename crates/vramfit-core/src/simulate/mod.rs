@@ -202,7 +202,7 @@ impl Prepared {
     /// [`Prepared::peak_allocated`] with a KV cache of `kv_cache` elements (see [`Prepared::run_with_kv_cache`]).
     pub fn peak_allocated_with_kv_cache(&self, cfg: &TrainConfig, overheads: &Overheads, kv_cache: Numel) -> Bytes {
         let optimizer = self.optimizer_sizes(cfg);
-        tape::replay(&self.tape, &self.eval(cfg, overheads, &optimizer, kv_cache), false, false).peak.breakdown.total()
+        Bytes(tape::peak_allocated(&self.tape, &self.eval(cfg, overheads, &optimizer, kv_cache)))
     }
 
     /// Peak reserved bytes at `cfg` with a KV cache of `kv_cache` elements

@@ -346,6 +346,54 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
     Replay { peak, timeline, peak_reserved: mem.peak_reserved().0 }
 }
 
+/// The peak of allocated memory when the tape is evaluated at `e`: the
+/// total [`replay`] finds without the allocator model and without recording
+/// (from the last step), without the per-category accounting. Sizes are
+/// evaluated as their events come, so the earlier step's are never computed.
+pub fn peak_allocated(tape: &Tape, e: &Eval<'_>) -> u64 {
+    let size = |id: SizeId| tape.sizes.get(id.0 as usize).map_or(0, |s| s.at(e));
+    let mut live = vec![0u64; tape.slots()];
+    let mut total = 0u64;
+    let mut i = 0usize;
+    if let Some(last) = &tape.last_step {
+        for &(slot, _, id) in &last.live {
+            let bytes = size(id);
+            if let Some(l) = live.get_mut(slot as usize) {
+                *l = bytes;
+            }
+            total = total.saturating_add(bytes);
+        }
+        i = last.start;
+    }
+    let mut peak = total;
+    while let Some(event) = tape.events.get(i) {
+        i += 1;
+        match *event {
+            Event::Alloc { slot, size: id, .. } => {
+                let bytes = size(id);
+                if let Some(l) = live.get_mut(slot as usize) {
+                    *l = bytes;
+                }
+                total = total.saturating_add(bytes);
+            }
+            Event::Free { slot } => {
+                if let Some(l) = live.get_mut(slot as usize) {
+                    total = total.saturating_sub(std::mem::take(l));
+                }
+            }
+            Event::Observe { .. } => peak = peak.max(total),
+            Event::Baseline => peak = total,
+            Event::Accumulating { len } => {
+                if !e.accumulates {
+                    i = i.saturating_add(len as usize);
+                }
+            }
+            Event::Relabel { .. } => {}
+        }
+    }
+    peak
+}
+
 /// The peak of reserved memory (the caching-allocator model) when the tape
 /// is evaluated at `e`, if it stays at most `limit`; `None` as soon as it
 /// exceeds it. The same allocations as [`replay`] with the allocator, without
@@ -353,14 +401,14 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
 /// search and the planner ask most often.
 pub fn peak_reserved_within(tape: &Tape, e: &Eval<'_>, limit: u64) -> Option<u64> {
     let mut allocator = CachingAllocator::default();
-    let sizes: Vec<u64> = tape.sizes.iter().map(|s| s.at(e)).collect();
     let mut live: Vec<Option<Block>> = vec![None; tape.slots()];
     let mut i = 0usize;
     while let Some(event) = tape.events.get(i) {
         i += 1;
         match *event {
             Event::Alloc { slot, size, transient, .. } => {
-                let bytes = sizes.get(size.0 as usize).copied().unwrap_or(0);
+                // Evaluated as it comes: a replay that stops early never computes the rest.
+                let bytes = tape.sizes.get(size.0 as usize).map_or(0, |s| s.at(e));
                 if bytes == 0 {
                     continue;
                 }
