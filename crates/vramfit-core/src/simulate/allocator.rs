@@ -102,8 +102,13 @@ impl Pool {
         let c = class(key >> 32);
         if let Some(list) = self.classes.get_mut(c) {
             let e = entry_of(key, id);
-            let at = list.partition_point(|x| *x > e);
-            list.insert(at, e);
+            // Lists are sorted descending: a block below every other goes last.
+            if list.last().is_none_or(|last| *last > e) {
+                list.push(e);
+            } else {
+                let at = list.partition_point(|x| *x > e);
+                list.insert(at, e);
+            }
             self.nonempty |= 1u128 << c;
         }
     }
@@ -112,7 +117,9 @@ impl Pool {
         let c = class(key >> 32);
         if let Some(list) = self.classes.get_mut(c) {
             let e = entry_of(key, id);
-            if let Ok(at) = list.binary_search_by(|x| e.cmp(x)) {
+            if list.last() == Some(&e) {
+                list.pop();
+            } else if let Ok(at) = list.binary_search_by(|x| e.cmp(x)) {
                 list.remove(at);
             }
             if list.is_empty() {
@@ -130,6 +137,13 @@ impl Pool {
         let mut c = first;
         loop {
             let list = self.classes.get(c)?;
+            // Free lists are mostly runs of one size: the last block (the
+            // smallest, at the lowest address) is usually the answer.
+            if let Some(&last) = list.last() {
+                if last >= start && holds(last) {
+                    return Some((c, list.len() - 1));
+                }
+            }
             // Blocks at least `size` long, the smallest (best fit) last.
             let end = if c == first { list.partition_point(|x| *x >= start) } else { list.len() };
             if let Some(at) = list.get(..end).and_then(|fits| fits.iter().rposition(|x| holds(*x))) {
@@ -377,6 +391,47 @@ mod tests {
                 blocks
             };
             assert_eq!(free(&pair), free(&fused), "request {i}");
+        }
+    }
+
+    /// The pool's answer is the best fit a scan of every free block finds:
+    /// the smallest block that holds the request, the lowest address among
+    /// equals (PyTorch's `BlockComparator`), over random allocations and frees.
+    #[test]
+    fn every_allocation_takes_the_best_fitting_free_block() {
+        let mut a = CachingAllocator::default();
+        let mut held: Vec<Block> = Vec::new();
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        // Repeated sizes (as the same layer's tensors are) and a spread of others, in both pools.
+        let sizes = [512, 4 << 10, 256 << 10, 1 << 20, 3 << 20, 4 << 20, 12 << 20, 40 << 20];
+        for step in 0..20_000 {
+            if next() % 5 < 2 && !held.is_empty() {
+                let b = held.swap_remove((next() % held.len() as u64) as usize);
+                a.free(b);
+                continue;
+            }
+            let pick = (next() % sizes.len() as u64) as usize;
+            let size = sizes.get(pick).copied().unwrap_or(512) + 512 * (next() % 4);
+            let small = size <= SMALL_SIZE;
+            let best = a
+                .blocks
+                .iter()
+                .enumerate()
+                .filter(|(id, e)| e.free && e.small == small && e.size >= size && !a.unused.contains(&(*id as u32)))
+                .map(|(_, e)| (e.size, e.addr))
+                .min();
+            let b = a.alloc(size);
+            let got = a.entry(b.0).map(|e| e.addr);
+            if let Some((_, addr)) = best {
+                assert_eq!(got, Some(addr), "step {step}: request {size}");
+            }
+            held.push(b);
         }
     }
 
