@@ -46,6 +46,9 @@ pub struct Builder {
     scope_holds: Vec<TensorId>,
     /// Inference: nothing requires grad, nothing is saved (`torch.inference_mode()`).
     pub inference: bool,
+    /// Whether ops, parameters and buffers get their names (the planner,
+    /// which shows none of them, lowers without: names are only for display).
+    pub named: bool,
     /// New parameters are frozen (LoRA's base model, inference).
     pub frozen: bool,
     /// LoRA rank for the linear layers inside blocks (0: no adapters).
@@ -75,6 +78,7 @@ impl Builder {
             inference: false,
             frozen: false,
             lora_rank: 0,
+            named: true,
             sp: 1,
             frozen_blocks: 0,
             lora_fp32: true,
@@ -157,7 +161,9 @@ impl Builder {
     }
 
     fn full_name(&self, name: &str) -> String {
-        if self.prefix.is_empty() {
+        if !self.named {
+            String::new()
+        } else if self.prefix.is_empty() {
             name.to_string()
         } else if name.is_empty() {
             self.prefix.clone()

@@ -144,7 +144,7 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
         return Ok(PlanResult { plans: Vec::new(), tried: 0, per_gpu_batch: per_gpu, warning });
     };
     // FLOPs do not depend on precision or layout: one lowering times them all.
-    let work = Work::of(&spec.lower(&first.2)?);
+    let work = Work::of(&spec.lower_unnamed(&first.2)?);
     let divisors: Vec<u64> = (1..=per_gpu.min(4096)).filter(|d| per_gpu.is_multiple_of(*d)).collect();
     // (seconds, tie-break rank, candidate, micro-batch)
     let mut order: Vec<(f64, Rank, usize, u64)> = Vec::new();
@@ -168,7 +168,7 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
             break;
         }
         let (Some((layout, tape, base)), Some(false)) = (candidates.get(i), done.get(i).copied()) else { continue };
-        let Some(graph) = graphs.get(*layout).and_then(|g| g.get_or_init(|| spec.lower(base).ok().map(Rc::new)).as_ref()) else {
+        let Some(graph) = graphs.get(*layout).and_then(|g| g.get_or_init(|| spec.lower_unnamed(base).ok().map(Rc::new)).as_ref()) else {
             continue;
         };
         let Some(prepared) = tapes.get(*tape).map(|t| t.get_or_init(|| simulate::Prepared::new(Rc::clone(graph), base, overheads))) else {
@@ -462,7 +462,7 @@ pub fn which_gpus(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) ->
         if base.validate().is_err() {
             continue;
         }
-        let g = spec.lower(&TrainConfig { batch: 1, ..base })?;
+        let g = spec.lower_unnamed(&TrainConfig { batch: 1, ..base })?;
         let prepared = simulate::Prepared::new(Rc::new(g), &base, overheads);
         let mut cache: std::collections::HashMap<(u64, u64), u64> = std::collections::HashMap::new();
         for gpu in crate::gpus::gpu_presets() {

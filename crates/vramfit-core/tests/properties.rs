@@ -255,6 +255,19 @@ proptest! {
         prop_assert_eq!(p.peak_reserved_within(&cfg, &o, kv, vramfit_core::Bytes(reserved.0 - 1)), None);
     }
 
+    /// The planner's lowering without names is the same graph with empty names.
+    #[test]
+    fn lowering_without_names_changes_only_the_names(spec in model(), cfg in train_config()) {
+        let (Ok(mut named), Ok(unnamed)) = (spec.lower(&cfg), spec.lower_unnamed(&cfg)) else {
+            prop_assert_eq!(spec.lower(&cfg).is_ok(), spec.lower_unnamed(&cfg).is_ok());
+            return Ok(());
+        };
+        named.ops.iter_mut().for_each(|o| o.name.clear());
+        named.params.iter_mut().for_each(|p| p.name.clear());
+        named.buffers.iter_mut().for_each(|b| b.name.clear());
+        prop_assert_eq!(named, unnamed);
+    }
+
     /// A tape records the optimizer's sizes symbolically, so one prepared for
     /// any optimizer replays every other exactly as one prepared for it
     /// (the planner and the comparison strip share tapes this way).

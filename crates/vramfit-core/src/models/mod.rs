@@ -108,8 +108,22 @@ impl ModelSpec {
     /// [`Error::InvalidModel`] for inconsistent dimensions, [`Error::NotApplicable`]
     /// when the input size does not suit the model.
     pub fn lower(&self, cfg: &TrainConfig) -> Result<Graph, Error> {
+        self.lower_with(cfg, true)
+    }
+
+    /// [`ModelSpec::lower`] with empty op, parameter and buffer names, for
+    /// callers that never show them (the planner): the same graph otherwise.
+    ///
+    /// # Errors
+    /// As [`ModelSpec::lower`].
+    pub fn lower_unnamed(&self, cfg: &TrainConfig) -> Result<Graph, Error> {
+        self.lower_with(cfg, false)
+    }
+
+    fn lower_with(&self, cfg: &TrainConfig, named: bool) -> Result<Graph, Error> {
         use crate::config::{Mode, WeightFormat};
         let mut b = Builder::new(cfg.precision);
+        b.named = named;
         b.inference = cfg.mode == Mode::Inference;
         b.freeze_all(cfg.mode != Mode::Train);
         b.frozen_blocks = cfg.frozen_blocks;
