@@ -299,16 +299,16 @@ impl AppState {
     }
 
     fn complete_report(&mut self) {
+        // The first verdict has been on screen: the cards below it follow,
+        // whether or not the curve and comparison can be computed.
+        self.revealed = true;
         let Some(report) = self.report.clone().filter(|r| !r.complete) else { return };
         let catalog = Rc::clone(&self.catalog);
         let (Ok((_, spec)), Some(gpu)) = (self.model(), catalog.gpu(report.estimate.gpu.as_ref().map_or("", |g| g.id.as_str()))) else {
             return;
         };
         match report.completed(&spec, gpu, &mut self.memo) {
-            Ok(r) => {
-                self.report = Some(Rc::new(r));
-                self.revealed = true;
-            }
+            Ok(r) => self.report = Some(Rc::new(r)),
             Err(e) => self.problem = Some(Problem::Core(e)),
         }
     }
