@@ -54,7 +54,7 @@ pub struct EstimateArgs {
     pub target_batch: Option<u64>,
     /// `plan`: export the best plan (`deepspeed|hf|accelerate|pytorch`).
     pub export: Option<String>,
-    /// `plan`: fraction of GPU memory kept free.
+    /// `plan` and `max-batch`: fraction of GPU memory kept free.
     pub margin: f64,
     /// `plan`: samples per epoch.
     pub dataset_samples: u64,
@@ -157,7 +157,8 @@ USAGE:
   vramfit estimate --model <preset-id|config.json> [options]
   vramfit plan --model M --gpu G --target-batch N [--gpus N] [--margin F] [--dataset-samples N] [--bench-report FILE]
                [--export deepspeed|hf|accelerate|pytorch] [options] [--json]
-  vramfit max-batch --model M --gpu G [options] [--json]
+  vramfit max-batch --model M --gpu G [--margin F] [options] [--json]
+               also the longest sequence (text) or largest image (vision) at --batch
   vramfit gpus --model M [options] [--json]     which GPUs, and how many, it fits on
   vramfit presets [--json]
 
@@ -222,22 +223,26 @@ pub fn parse(argv: &[String]) -> Result<Command, CliError> {
     let Some(cmd) = argv.first() else { return Ok(Command::Help) };
     let rest = argv.get(1..).unwrap_or(&[]);
     match cmd.as_str() {
-        "estimate" => parse_estimate(rest, false).map(|a| Command::Estimate(Box::new(a))),
+        "estimate" => parse_estimate(rest, cmd, &[]).map(|a| Command::Estimate(Box::new(a))),
         "plan" | "max-batch" | "gpus" if rest.iter().any(|a| a == "--url") => {
             Err(CliError::Usage(format!("--url is for estimate, not {cmd}: run `vramfit estimate ... --url`")))
         }
         "plan" => {
-            let a = parse_estimate(rest, true)?;
+            let a = parse_estimate(rest, cmd, PLAN_FLAGS)?;
             if a.target_batch.is_none() || a.gpu.is_none() {
                 return Err(CliError::Usage("plan needs --gpu <gpu-id> and --target-batch N".into()));
             }
             Ok(Command::Plan(Box::new(a)))
         }
-        "gpus" => parse_estimate(rest, false).map(|a| Command::Gpus(Box::new(a))),
+        "gpus" => parse_estimate(rest, cmd, &[]).map(|a| Command::Gpus(Box::new(a))),
         "max-batch" => {
-            let a = parse_estimate(rest, false)?;
+            let mut a = parse_estimate(rest, cmd, &["--margin"])?;
             if a.gpu.is_none() {
                 return Err(CliError::Usage("max-batch needs --gpu <gpu-id>".into()));
+            }
+            // Without --margin the whole usable memory counts (as `estimate --gpu` does).
+            if !rest.iter().any(|f| f == "--margin" || f.starts_with("--margin=")) {
+                a.margin = 0.0;
             }
             Ok(Command::MaxBatch(Box::new(a)))
         }
@@ -257,7 +262,12 @@ pub fn parse(argv: &[String]) -> Result<Command, CliError> {
     }
 }
 
-fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliError> {
+/// The flags `plan` takes besides the estimate's.
+const PLAN_FLAGS: &[&str] = &["--target-batch", "--gpus", "--export", "--margin", "--dataset-samples", "--bench-report"];
+
+/// The estimate's flags, plus `extra` (some of [`PLAN_FLAGS`]) for the
+/// commands that take them; `cmd` names the command in messages.
+fn parse_estimate(argv: &[String], cmd: &str, extra: &[&str]) -> Result<EstimateArgs, CliError> {
     let mut target_batch = None;
     let mut export = None;
     let mut margin = 0.05;
@@ -299,12 +309,12 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
         if flag.starts_with("--from-url=") {
             continue;
         }
-        if planning {
+        if !extra.is_empty() {
             let (name, inline) = match flag.split_once('=') {
                 Some((n, v)) => (n, Some(v.to_string())),
                 None => (flag.as_str(), None),
             };
-            if ["--target-batch", "--gpus", "--export", "--margin", "--dataset-samples", "--bench-report"].contains(&name) {
+            if extra.contains(&name) {
                 let value = match inline {
                     Some(v) => v,
                     None => it.next().cloned().ok_or_else(|| CliError::Usage(format!("{name} needs a value")))?,
@@ -379,7 +389,8 @@ fn parse_estimate(argv: &[String], planning: bool) -> Result<EstimateArgs, CliEr
             "--memory-fraction",
         ];
         if !KNOWN.contains(&name) {
-            return Err(CliError::Usage(format!("unknown flag '{flag}' for estimate: expected one of {} or --json", KNOWN.join(", "))));
+            let known: Vec<&str> = KNOWN.iter().chain(extra).copied().collect();
+            return Err(CliError::Usage(format!("unknown flag '{flag}' for {cmd}: expected one of {} or --json", known.join(", "))));
         }
         let value = match inline {
             Some(v) => v,

@@ -4,7 +4,7 @@ use crate::args::{CliError, Command, EstimateArgs, USAGE};
 use std::fmt::Write as _;
 use vramfit_core::models::InputKind;
 use vramfit_core::share::{IMPORTED_MODEL, ShareState};
-use vramfit_core::{Estimate, ModelSpec, estimate, gpu_preset, gpu_presets, hf, model_preset, model_presets};
+use vramfit_core::{Bytes, Estimate, ModelSpec, estimate, gpu_preset, gpu_presets, hf, model_preset, model_presets};
 
 /// Runs a command, returning what to print on stdout.
 ///
@@ -94,15 +94,45 @@ fn run_max_batch(a: &EstimateArgs) -> Result<String, CliError> {
     let (name, spec) = resolve_model(a)?;
     let gpu = gpu_preset(a.gpu.as_deref().unwrap_or_default())?;
     let overheads = a.overrides.resolve(Some(&gpu));
-    let cap = vramfit_core::estimate::usable(&gpu, &overheads);
-    let best = vramfit_core::max_batch_for(&spec, &a.config, &overheads, cap)?;
+    // The usable memory less the safety margin.
+    let cap = Bytes((vramfit_core::estimate::usable(&gpu, &overheads).0 as f64 * (1.0 - a.margin)) as u64);
+    let mut session = vramfit_core::Session::default();
+    let best = session.max_batch(&spec, &a.config, &overheads, cap)?;
+    // The longest sequence (text) or largest image (vision) at the configured batch.
+    let input = session.max_input(&spec, &a.config, &overheads, cap)?;
+    let input_key = match spec.input_kind() {
+        InputKind::Tokens => "max_seq",
+        InputKind::Image => "max_image",
+        InputKind::Features => "",
+    };
     if a.json {
-        return Ok(format!(
-            "{}\n",
-            serde_json::json!({"schema": "vramfit.max-batch/1", "model": name, "gpu": gpu.id, "usable_bytes": cap, "max_batch": best})
-        ));
+        let mut out = serde_json::json!({
+            "schema": "vramfit.max-batch/1", "model": name, "gpu": gpu.id, "usable_bytes": cap, "margin": a.margin, "max_batch": best
+        });
+        if let (Some(v), Some(map)) = (input, out.as_object_mut()) {
+            map.insert("batch".into(), a.config.batch.into());
+            map.insert(input_key.into(), v.into());
+        }
+        return Ok(format!("{out}\n"));
     }
-    Ok(format!("{name} on {}: largest micro-batch that fits in {cap}: {best}\n", gpu.name))
+    let mut s = format!("{name} on {}: largest micro-batch that fits in {cap}: {best}\n", gpu.name);
+    let at = format!("at micro-batch {}", a.config.batch);
+    match (spec.input_kind(), input) {
+        (InputKind::Tokens, Some(0)) => {
+            let _ = writeln!(s, "no sequence length fits {at}");
+        }
+        (InputKind::Tokens, Some(v)) => {
+            let _ = writeln!(s, "longest sequence that fits {at}: {v} tokens");
+        }
+        (InputKind::Image, Some(0)) => {
+            let _ = writeln!(s, "no image size fits {at}");
+        }
+        (InputKind::Image, Some(v)) => {
+            let _ = writeln!(s, "largest image that fits {at}: {v}×{v} px");
+        }
+        _ => {}
+    }
+    Ok(s)
 }
 
 fn run_gpus(a: &EstimateArgs) -> Result<String, CliError> {

@@ -298,6 +298,28 @@ fn plan_and_max_batch_commands() {
 }
 
 #[test]
+fn max_batch_keeps_a_margin_and_names_the_longest_sequence_and_largest_image() {
+    let full = json(&["max-batch", "--model", "gpt2", "--gpu", "rtx-3060-12gb", "--batch", "16", "--json"]);
+    let kept = json(&["max-batch", "--model", "gpt2", "--gpu", "rtx-3060-12gb", "--batch", "16", "--margin", "0.2", "--json"]);
+    assert_eq!(full["margin"].as_f64(), Some(0.0), "no --margin: the whole usable memory");
+    assert!(kept["usable_bytes"].as_u64().unwrap() < full["usable_bytes"].as_u64().unwrap());
+    assert!(kept["max_batch"].as_u64().unwrap() < full["max_batch"].as_u64().unwrap());
+    // At batch 16 GPT-2 on 12 GB fits only a shorter sequence than the default 512.
+    let longest = full["max_seq"].as_u64().unwrap();
+    assert!((1..512).contains(&longest), "{longest}");
+    assert!(kept["max_seq"].as_u64().unwrap() < longest);
+    assert_eq!(full["batch"].as_u64(), Some(16));
+    let text = String::from_utf8(vramfit(&["max-batch", "--model", "resnet50", "--gpu", "rtx-3060-12gb", "--batch", "64"]).stdout).unwrap();
+    assert!(text.contains("largest image that fits at micro-batch 64: "), "{text}");
+    // Feature vectors have no input size to grow.
+    let mlp = json(&["max-batch", "--model", "mlp-small", "--gpu", "rtx-4090", "--json"]);
+    assert!(mlp.get("max_seq").is_none() && mlp.get("max_image").is_none(), "{mlp}");
+    let out = vramfit(&["max-batch", "--model", "gpt2", "--gpu", "rtx-4090", "--target-batch", "4"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown flag '--target-batch' for max-batch"));
+}
+
+#[test]
 fn plan_prices_steps_at_a_bench_reports_measured_throughput() {
     let dir = std::env::temp_dir().join(format!("vramfit-cli-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

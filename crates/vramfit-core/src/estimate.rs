@@ -475,6 +475,70 @@ fn secant_search(
     }
 }
 
+/// The largest input — the sequence length of a text model, the image side
+/// of a vision model — that fits in `capacity` at `cfg`'s batch and other
+/// settings: it fits, and the next size the model accepts does not (or the
+/// model accepts no larger one: a learned position embedding's length, a
+/// ViT's fixed image). `None` for models that read feature vectors, `Some(0)`
+/// when not even the smallest input fits.
+///
+/// The input's shape changes the graph, so each probe lowers and records
+/// the model at that size, then replays it with the allocator model only
+/// until it passes the capacity: sizes double (or halve) from the
+/// configured one until the answer is bracketed, then the bracket is halved.
+///
+/// # Errors
+/// As [`estimate`] at the configured input size.
+pub fn max_input_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<Option<u64>, Error> {
+    crate::session::Session::default().max_input(spec, cfg, overheads, capacity)
+}
+
+/// The largest multiple of `step` in 1..=[`MAX_DIMENSION`] for which `fits`
+/// holds, for `fits` true up to some size and false above it (0 when it holds
+/// for none), searched from `start`: doubling or halving until the answer is
+/// bracketed, then bisection.
+pub(crate) fn largest_input(start: u64, step: u64, fits: &mut impl FnMut(u64) -> Result<bool, Error>) -> Result<u64, Error> {
+    let step = step.max(1);
+    let top = MAX_DIMENSION - MAX_DIMENSION % step;
+    let snap = |v: u64| (v - v % step).clamp(step, top);
+    let start = snap(start);
+    // `lo` fits (0: none known), `hi` does not (None: none known).
+    let (mut lo, mut hi) = (0u64, None::<u64>);
+    if fits(start)? {
+        lo = start;
+        while hi.is_none() && lo < top {
+            let next = snap(lo.saturating_mul(2));
+            if fits(next)? {
+                lo = next;
+            } else {
+                hi = Some(next);
+            }
+        }
+    } else {
+        hi = Some(start);
+        while let Some(h) = hi.filter(|h| *h > step) {
+            let next = snap(h / 2);
+            if fits(next)? {
+                lo = next;
+                break;
+            }
+            hi = Some(next);
+        }
+    }
+    while let Some(h) = hi {
+        let mid = snap(lo + (h - lo) / 2);
+        if mid <= lo || mid >= h {
+            break;
+        }
+        if fits(mid)? {
+            lo = mid;
+        } else {
+            hi = Some(mid);
+        }
+    }
+    Ok(lo)
+}
+
 /// Inference: the longest KV cache (prompt plus generated tokens) that fits,
 /// at the configured batch and prompt length. Only decoders have one.
 ///
@@ -548,4 +612,39 @@ pub fn model_states(g: &Graph, cfg: &TrainConfig) -> (Bytes, Bytes, Bytes) {
     let gr = g.params.iter().map(|p| states::gradient_bytes(p, dt)).sum();
     let o = g.params.iter().map(|p| states::optimizer_state_bytes(p, dt, cfg.optimizer)).sum();
     (w, gr, o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Against every threshold shape: the answer is the largest multiple of
+    /// the step at or below the threshold, from any starting size, and the
+    /// search probes a few dozen sizes at most.
+    #[test]
+    fn the_input_search_finds_the_last_fitting_multiple_of_its_step() {
+        let thresholds = [0, 1, 2, 3, 7, 8, 9, 100, 224, 1023, 1024, 1025, 4097, 123_457, MAX_DIMENSION - 1, MAX_DIMENSION];
+        for t in thresholds {
+            for step in [1, 2, 3, 8] {
+                for start in [1, 2, 100, 512, 4096, 1 << 20, MAX_DIMENSION] {
+                    let mut probes = 0;
+                    let mut fits = |v: u64| {
+                        probes += 1;
+                        assert!(v.is_multiple_of(step) && (1..=MAX_DIMENSION).contains(&v), "probed {v} (step {step})");
+                        Ok(v <= t)
+                    };
+                    let got = largest_input(start, step, &mut fits).unwrap();
+                    let want = if t < step { 0 } else { (t.min(MAX_DIMENSION) / step) * step };
+                    assert_eq!(got, want, "threshold {t}, step {step}, from {start}");
+                    assert!(probes <= 2 * 26, "{probes} probes for threshold {t}, step {step}, from {start}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_input_search_passes_errors_on() {
+        let mut fails = |v: u64| if v > 64 { Err(Error::InvalidModel("boom".into())) } else { Ok(true) };
+        assert!(largest_input(8, 1, &mut fails).is_err());
+    }
 }

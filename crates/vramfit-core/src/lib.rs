@@ -37,7 +37,9 @@ pub mod units;
 pub use config::{Attention, CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
 pub use dtype::DType;
 pub use error::Error;
-pub use estimate::{Estimate, GpuFit, LayerRow, ModuleLoading, Overheads, SCHEMA, TimelinePoint, estimate, max_batch_for, max_context_for};
+pub use estimate::{
+    Estimate, GpuFit, LayerRow, ModuleLoading, Overheads, SCHEMA, TimelinePoint, estimate, max_batch_for, max_context_for, max_input_for,
+};
 pub use gpus::{GpuPreset, gpu_preset, gpu_presets};
 pub use graph::Graph;
 pub use models::ModelSpec;

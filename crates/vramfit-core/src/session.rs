@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::estimate::{self, Estimate, GpuFit, Overheads, TimelinePoint, device_used, usable};
 use crate::explore::{self, CurvePoint, Variant};
 use crate::gpus::GpuPreset;
-use crate::models::ModelSpec;
+use crate::models::{InputKind, ModelSpec};
 use crate::simulate::Prepared;
 use crate::units::Bytes;
 use std::rc::Rc;
@@ -160,6 +160,39 @@ impl Session {
     pub fn max_batch(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<u64, Error> {
         let prepared = self.prepared(spec, &TrainConfig { batch: 1, ..*cfg }, overheads)?;
         Ok(estimate::max_batch_prepared(&prepared, cfg, overheads, capacity))
+    }
+
+    /// The largest input that fits; see [`crate::max_input_for`].
+    ///
+    /// # Errors
+    /// As [`crate::estimate()`] at the configured input size.
+    pub fn max_input(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<Option<u64>, Error> {
+        let tokens = match spec.input_kind() {
+            InputKind::Tokens => true,
+            InputKind::Image => false,
+            InputKind::Features => return Ok(None),
+        };
+        let set = |v: u64| if tokens { TrainConfig { seq: v, ..*cfg } } else { TrainConfig { image: v, ..*cfg } };
+        // The configured size must estimate (its errors are the caller's to see).
+        self.prepared(spec, cfg, overheads)?;
+        // Sequence parallelism splits the sequence over the tensor-parallel ranks.
+        let step = if tokens && cfg.parallel.sp { cfg.parallel.tp.max(1) } else { 1 };
+        let mut fits = |v: u64| -> Result<bool, Error> {
+            let c = set(v);
+            let prepared = match self.prepared(spec, &c, overheads) {
+                Ok(p) => p,
+                // Outside what the model or the settings accept (a learned
+                // position embedding's length, a CNN's smallest image, a ViT's one size).
+                Err(Error::NotApplicable(_) | Error::OutOfRange { .. }) => return Ok(false),
+                Err(e) => return Err(e),
+            };
+            if prepared.peak_allocated(&c, overheads).0.saturating_add(overheads.cuda_context.0) > capacity.0 {
+                return Ok(false);
+            }
+            let kv = prepared.kv_cache();
+            Ok(estimate::device_used_within(capacity.0, overheads, |l| prepared.peak_reserved_within(&c, overheads, kv, l)).is_some())
+        };
+        Ok(Some(estimate::largest_input(if tokens { cfg.seq } else { cfg.image }, step, &mut fits)?))
     }
 
     /// The longest context that fits; see [`crate::max_context_for`].
