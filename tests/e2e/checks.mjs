@@ -401,14 +401,40 @@ export const checks = [
     await page.selectOption("#precision", "amp-bf16");
     await page.selectOption("#gpu", "rtx-4090");
     await page.fill("#batch", "8");
-    await page.waitForSelector("#verdict .link-button", { timeout: 5_000 });
+    await page.waitForSelector("#use-max-batch", { timeout: 5_000 });
     const max = await page.getAttribute("#max-batch", "data-value");
-    await page.click("#verdict .link-button");
+    await page.click("#use-max-batch");
     await page.waitForFunction((m) => document.querySelector("#batch")?.value === m, max, { timeout: 5_000 });
     expect((await page.getAttribute("#verdict", "data-fits")) === "true", "the largest batch that fits does not fit");
     expect((await chartState(page)).current === max, "the batch chart does not mark the largest batch as current");
     await page.fill("#batch", "8");
-    await page.waitForSelector("#verdict .link-button", { timeout: 5_000 });
+    await page.waitForSelector("#use-max-batch", { timeout: 5_000 });
+  }],
+
+  ["the longest sequence at this batch is found on request and 'Use' sets it; an image model finds its largest image", async (page) => {
+    await page.fill("#batch", "32");
+    await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("batch 32 "), null, { timeout: 5_000 });
+    expect((await page.getAttribute("#verdict", "data-fits")) === "false", "GPT-2 at batch 32 × 512 should not fit a 24 GiB GPU");
+    await page.click("#find-max-input");
+    await page.waitForSelector("#max-input[data-value]", { timeout: 10_000 });
+    const longest = Number(await page.getAttribute("#max-input", "data-value"));
+    expect(longest > 0 && longest < 512, `the longest sequence at batch 32 is ${longest}`);
+    expect((await text(page, "#max-input")) === `${longest} tokens`, `it reads ${await text(page, "#max-input")}`);
+    await page.click("#use-max-input");
+    await page.waitForFunction((s) => document.querySelector("#seq")?.value === String(s), longest, { timeout: 5_000 });
+    await page.waitForFunction(() => document.querySelector("#verdict")?.dataset.fits === "true", null, { timeout: 5_000 });
+    // The answer belongs to the inputs it was found for: any change forgets it.
+    expect((await page.locator("#max-input").count()) === 0 && (await page.locator("#find-max-input").count()) === 1,
+      "the longest sequence stayed on screen after the sequence length changed");
+    await page.selectOption("#model", "resnet50");
+    await page.waitForSelector("#image", { timeout: 5_000 });
+    await page.click("#find-max-input");
+    await page.waitForSelector("#max-input[data-value]", { timeout: 10_000 });
+    expect(/^\d+ × \d+ px$/.test(await text(page, "#max-input")), `the largest image reads ${await text(page, "#max-input")}`);
+    await page.selectOption("#model", "gpt2");
+    await page.fill("#seq", "512");
+    await page.fill("#batch", "8");
+    await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("batch 8 × 512"), null, { timeout: 5_000 });
   }],
 
   ["the unit toggle switches every figure between GiB and GB", async (page) => {

@@ -81,6 +81,9 @@ pub enum Action {
     Adopt(TrainConfig),
     /// Run the planner for this effective batch (all GPUs).
     FindPlans(u64),
+    /// Find the longest sequence (text) or largest image (vision) that fits
+    /// at the current batch.
+    FindMaxInput,
     /// Take over a plan: its batch, accumulation, precision, checkpointing,
     /// optimizer, strategy and offload (the plans stay on screen).
     AdoptPlan(TrainConfig),
@@ -130,6 +133,9 @@ pub struct AppState {
     pub link_warnings: Vec<Warning>,
     /// The planner's last answer, until an input changes.
     pub plans: Option<Rc<crate::planner::Plans>>,
+    /// The longest sequence or largest image that fits at the current
+    /// batch (0: none), once asked for, until an input changes.
+    pub max_input: Option<u64>,
     /// Whether the cards below the peak breakdown are shown: from the first
     /// complete report on. The page's first verdict renders (and answers
     /// typing) without them; they follow with the batch curve and the
@@ -194,6 +200,7 @@ impl AppState {
             generation: 0,
             link_warnings,
             plans: None,
+            max_input: None,
             revealed: false,
         };
         s.import = import;
@@ -254,6 +261,7 @@ impl AppState {
             Action::SetMode(mo) => self.inputs.mode = mo,
             Action::Adopt(cfg) => self.inputs.adopt(&cfg),
             Action::FindPlans(target) => return self.find_plans(target),
+            Action::FindMaxInput => return self.find_max_input(),
             Action::AdoptPlan(cfg) => {
                 self.inputs.adopt(&cfg);
                 self.inputs.strategy = cfg.parallel.strategy;
@@ -291,6 +299,19 @@ impl AppState {
         let catalog = Rc::clone(&self.catalog);
         let Some(gpu) = catalog.gpu(&self.inputs.gpu) else { return };
         self.plans = Some(Rc::new(crate::planner::Plans::find(&spec, &cfg, gpu, target)));
+    }
+
+    /// Searches the largest input (sequence length or image side) that fits
+    /// the GPU at the current batch (nothing while the inputs are invalid;
+    /// an error, already shown by the estimate, leaves it unknown).
+    fn find_max_input(&mut self) {
+        let kind = self.input_kind();
+        let (Ok(cfg), Ok((_, spec)), false) = (self.inputs.config(kind), self.model(), self.stale) else { return };
+        let catalog = Rc::clone(&self.catalog);
+        let Some(gpu) = catalog.gpu(&self.inputs.gpu) else { return };
+        let overheads = vramfit_core::Overheads::for_gpu(gpu);
+        let usable = vramfit_core::estimate::usable(gpu, &overheads);
+        self.max_input = vramfit_core::max_input_for(&spec, &cfg, &overheads, usable).ok().flatten();
     }
 
     /// Whether the report on screen still waits for its curve and comparison.
@@ -347,8 +368,9 @@ impl AppState {
 
     fn recompute(&mut self) {
         self.generation += 1;
-        // Plans answer the inputs they were asked for.
+        // Plans and the largest input answer the inputs they were asked for.
         self.plans = None;
+        self.max_input = None;
         self.errors = FieldErrors::default();
         self.problem = None;
         match self.try_report() {

@@ -264,3 +264,24 @@ fn offload_with_ddp_is_rejected_with_a_message() {
     assert!(s.errors.is_empty(), "{:?}", s.errors);
     assert!(s.stale);
 }
+
+#[test]
+fn the_longest_sequence_is_found_on_request_and_forgotten_when_an_input_changes() {
+    let s = initial();
+    assert_eq!(s.max_input, None, "searched before it was asked for");
+    let found = reduce(Rc::clone(&s), Action::FindMaxInput);
+    let longest = found.max_input.expect("GPT-2 has a longest sequence");
+    assert!(longest > 0);
+    // It is the core's answer for the same inputs.
+    let cfg = found.report.as_ref().map(|r| r.estimate.config).unwrap();
+    let gpu = vramfit_core::gpu_preset(&found.inputs.gpu).unwrap();
+    let o = vramfit_core::Overheads::for_gpu(&gpu);
+    let spec = vramfit_core::model_preset(&found.inputs.model).unwrap().spec;
+    assert_eq!(vramfit_core::max_input_for(&spec, &cfg, &o, vramfit_core::estimate::usable(&gpu, &o)).unwrap(), Some(longest));
+    // Using it sets the sequence length; any input change forgets the answer.
+    let used = reduce(Rc::clone(&found), set(Field::Seq, &longest.to_string()));
+    assert_eq!(used.report.as_ref().map(|r| r.estimate.config.seq), Some(longest));
+    assert_eq!(used.max_input, None);
+    // Display settings keep it.
+    assert_eq!(reduce(found, Action::SetUnits(Units::Decimal)).max_input, Some(longest));
+}

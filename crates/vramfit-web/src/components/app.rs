@@ -70,6 +70,7 @@ pub fn App() -> Html {
                 layer_sort={state.layer_sort}
                 extras={state.extras()}
                 plans={state.plans.clone()}
+                max_input={state.max_input}
                 revealed={state.revealed}
                 on_action={on_action.clone()}
             />

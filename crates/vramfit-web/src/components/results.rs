@@ -31,6 +31,9 @@ pub struct ResultsProps {
     /// The planner's answer for these inputs, if it ran.
     #[prop_or_default]
     pub plans: Option<Rc<crate::planner::Plans>>,
+    /// The longest sequence or largest image that fits at this batch, once asked for.
+    #[prop_or_default]
+    pub max_input: Option<u64>,
     /// Whether the cards below the peak breakdown are shown yet (see
     /// [`crate::state::AppState::revealed`]).
     #[prop_or(true)]
@@ -56,6 +59,13 @@ pub fn Results(props: &ResultsProps) -> Html {
     let on_use_batch =
         use_callback(props.on_action.clone(), |batch: u64, on_action| on_action.emit(Action::SetField(Field::Batch, batch.to_string())));
     let on_clear = use_callback(props.on_action.clone(), |(), on_action| on_action.emit(Action::ClearExtras));
+    let on_find_input = use_callback(props.on_action.clone(), |(), on_action| on_action.emit(Action::FindMaxInput));
+    let input = r.input;
+    let on_use_input = use_callback((props.on_action.clone(), input), |v: u64, (on_action, input)| {
+        if let Some(field) = input {
+            on_action.emit(Action::SetField(*field, v.to_string()));
+        }
+    });
     let mut notes: Vec<(&'static str, String)> = Vec::new();
     if e.host_ram_bytes.0 > 0 {
         notes.push(("host-ram", tf(lang, Key::HostRam, &[&bytes(e.host_ram_bytes, prefs.units)])));
@@ -92,6 +102,11 @@ pub fn Results(props: &ResultsProps) -> Html {
                         device_used={e.device_used_bytes}
                         batch={e.config.batch}
                         {on_use_batch}
+                        {input}
+                        input_value={if input == Some(Field::Image) { e.config.image } else { e.config.seq }}
+                        max_input={props.max_input}
+                        {on_find_input}
+                        {on_use_input}
                     />
                 }
                 if !notes.is_empty() {

@@ -1,6 +1,7 @@
 //! The verdict card: fits or not, a bar of the GPU's memory filled by what
 //! nvidia-smi would show, and the largest batch that fits.
 
+use crate::fields::Field;
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
 use crate::present::{bytes, capacity, css_width, group_digits, percent, share};
@@ -23,6 +24,22 @@ pub struct VerdictProps {
     /// Whether to offer using the largest batch (not where the batch is locked).
     #[prop_or(true)]
     pub can_use: bool,
+    /// The model's input-size field (sequence length or image size), to
+    /// offer the largest input that fits at this batch; `None`: not offered.
+    #[prop_or_default]
+    pub input: Option<Field>,
+    /// That largest input once found (0: none fits).
+    #[prop_or_default]
+    pub max_input: Option<u64>,
+    /// Asks for the largest input.
+    #[prop_or_default]
+    pub on_find_input: Callback<()>,
+    /// Emits the largest input when the user chooses to use it.
+    #[prop_or_default]
+    pub on_use_input: Callback<u64>,
+    /// The input size of the report.
+    #[prop_or_default]
+    pub input_value: u64,
 }
 
 /// Fits / does not fit.
@@ -56,13 +73,49 @@ pub fn Verdict(props: &VerdictProps) -> Html {
                 { t(lang, Key::LargestBatch) }
                 <strong id="max-batch" data-value={max.to_string()}>{ group_digits(max) }</strong>
                 if max != props.batch && props.can_use {
-                    <button type="button" class="link-button" onclick={Callback::from(move |_| on_use.emit(max))}>
+                    <button type="button" class="link-button" id="use-max-batch" onclick={Callback::from(move |_| on_use.emit(max))}>
                         { tf(lang, Key::UseBatch, &[&group_digits(max)]) }
                     </button>
                 }
             </p>
         }
     };
+    let max_input = props.input.filter(|f| matches!(f, Field::Seq | Field::Image)).map(|field| {
+        let batch = group_digits(props.batch);
+        let (label, none) = match field {
+            Field::Seq => (Key::LongestSeqAt, Key::NoSeqFits),
+            _ => (Key::LargestImageAt, Key::NoImageFits),
+        };
+        match props.max_input {
+            None => {
+                let on_find = props.on_find_input.clone();
+                html! {
+                    <p class="max-input">
+                        { tf(lang, label, &[&batch]) }{ " " }
+                        <button type="button" class="link-button" id="find-max-input" title={t(lang, Key::FindInputLabel)}
+                            onclick={Callback::from(move |_| on_find.emit(()))}>{ t(lang, Key::FindInput) }</button>
+                    </p>
+                }
+            }
+            Some(0) => html! { <p class="max-input" id="max-input" data-value="0">{ tf(lang, none, &[&batch]) }</p> },
+            Some(v) => {
+                let shown = group_digits(v);
+                let amount = tf(lang, if field == Field::Seq { Key::InputTokens } else { Key::InputPixels }, &[&shown]);
+                let on_use = props.on_use_input.clone();
+                html! {
+                    <p class="max-input">
+                        { tf(lang, label, &[&batch]) }{ " " }
+                        <strong id="max-input" data-value={v.to_string()}>{ amount }</strong>
+                        if v != props.input_value {
+                            <button type="button" class="link-button" id="use-max-input" onclick={Callback::from(move |_| on_use.emit(v))}>
+                                { tf(lang, Key::UseBatch, &[&shown]) }
+                            </button>
+                        }
+                    </p>
+                }
+            }
+        }
+    });
     html! {
         <section
             id="verdict"
@@ -89,6 +142,7 @@ pub fn Verdict(props: &VerdictProps) -> Html {
             </div>
             <div class="meter-scale"><span>{ "0" }</span><span>{ cap }</span></div>
             { max_batch }
+            { for max_input }
         </section>
     }
 }

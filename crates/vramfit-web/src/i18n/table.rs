@@ -169,6 +169,14 @@ table! {
     LargestBatch => "Largest batch that fits:", "可容纳的最大批大小：";
     UseBatch => "Use {0}", "使用 {0}";
     NoBatchFits => "Even a batch of 1 does not fit on this GPU.", "即使批大小为 1 也无法放入这张显卡。";
+    LongestSeqAt => "Longest sequence at batch {0}:", "批大小 {0} 时可容纳的最长序列：";
+    LargestImageAt => "Largest image at batch {0}:", "批大小 {0} 时可容纳的最大图像：";
+    FindInput => "Find", "查找";
+    FindInputLabel => "Find the longest sequence or largest image that fits at this batch (simulates the model at each size it tries)", "查找此批大小下可容纳的最长序列或最大图像（对每个尝试的尺寸模拟一次模型）";
+    InputTokens => "{0} tokens", "{0} 个 token";
+    InputPixels => "{0} × {0} px", "{0} × {0} 像素";
+    NoSeqFits => "No sequence length fits at batch {0}.", "批大小 {0} 时任何序列长度都放不下。";
+    NoImageFits => "No image size fits at batch {0}.", "批大小 {0} 时任何图像尺寸都放不下。";
 
     // Peak numbers.
     PeaksTitle => "Peak memory, three ways", "峰值显存的三种口径";
