@@ -31,11 +31,21 @@ pub struct GpuPreset {
     pub fp16_tflops: f64,
     /// Peak dense FP16/BF16 tensor-core TFLOP/s (0 when none).
     pub tensor_tflops: f64,
+    /// Whether the GPU has bf16 matrix math. NVIDIA added BF16 to the tensor
+    /// cores with Ampere (NVIDIA A100 Tensor Core GPU Architecture
+    /// whitepaper, 2020); Pascal, Volta and Turing (the GTX 10 series, V100,
+    /// T4, RTX 20 series) have fp16 only, so mixed precision there is fp16
+    /// with a gradient scaler, and bf16 runs without the tensor cores if at all.
+    pub bf16: bool,
     /// Where the figures come from.
     pub source: &'static str,
 }
 
 macro_rules! gpu {
+    // `no_bf16` after the source marks a GPU without bf16 matrix math.
+    ($id:literal, $name:literal, $vendor:literal, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal, no_bf16) => {
+        GpuPreset { bf16: false, ..gpu!($id, $name, $vendor, $gib, $bw, $fp32, $fp16, $tensor, $src) }
+    };
     ($id:literal, $name:literal, $vendor:literal, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal) => {
         GpuPreset {
             id: $id,
@@ -46,6 +56,7 @@ macro_rules! gpu {
             fp32_tflops: $fp32 as f64,
             fp16_tflops: $fp16 as f64,
             tensor_tflops: $tensor as f64,
+            bf16: true,
             source: $src,
         }
     };
@@ -54,8 +65,30 @@ macro_rules! gpu {
 /// All GPU presets, consumer first, then datacenter, Apple, Intel and AMD.
 pub fn gpu_presets() -> Vec<GpuPreset> {
     vec![
-        gpu!("gtx-1060-6gb", "GeForce GTX 1060 6GB", "nvidia", 6, 192, 4.4, 0.07, 0, "NVIDIA datasheet; FP16 at 1/64 rate (derived)"),
-        gpu!("gtx-1080-ti", "GeForce GTX 1080 Ti", "nvidia", 11, 484, 11.3, 0.18, 0, "NVIDIA datasheet; FP16 at 1/64 rate (derived)"),
+        gpu!(
+            "gtx-1060-6gb",
+            "GeForce GTX 1060 6GB",
+            "nvidia",
+            6,
+            192,
+            4.4,
+            0.07,
+            0,
+            "NVIDIA datasheet; FP16 at 1/64 rate (derived)",
+            no_bf16
+        ),
+        gpu!(
+            "gtx-1080-ti",
+            "GeForce GTX 1080 Ti",
+            "nvidia",
+            11,
+            484,
+            11.3,
+            0.18,
+            0,
+            "NVIDIA datasheet; FP16 at 1/64 rate (derived)",
+            no_bf16
+        ),
         gpu!(
             "rtx-2080-ti",
             "GeForce RTX 2080 Ti",
@@ -65,7 +98,8 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             13.4,
             26.9,
             53.8,
-            "NVIDIA Turing whitepaper (tensor: FP32 accumulate)"
+            "NVIDIA Turing whitepaper (tensor: FP32 accumulate)",
+            no_bf16
         ),
         gpu!(
             "rtx-3060-12gb",
@@ -125,9 +159,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             209.5,
             "NVIDIA RTX Blackwell whitepaper (tensor: FP32 accumulate)"
         ),
-        gpu!("t4", "Tesla T4", "nvidia", 16, 320, 8.1, 16.2, 65, "NVIDIA T4 datasheet"),
-        gpu!("v100-16gb", "Tesla V100 SXM2 16GB", "nvidia", 16, 900, 15.7, 31.4, 125, "NVIDIA V100 datasheet"),
-        gpu!("v100-32gb", "Tesla V100 SXM2 32GB", "nvidia", 32, 900, 15.7, 31.4, 125, "NVIDIA V100 datasheet"),
+        gpu!("t4", "Tesla T4", "nvidia", 16, 320, 8.1, 16.2, 65, "NVIDIA T4 datasheet", no_bf16),
+        gpu!("v100-16gb", "Tesla V100 SXM2 16GB", "nvidia", 16, 900, 15.7, 31.4, 125, "NVIDIA V100 datasheet", no_bf16),
+        gpu!("v100-32gb", "Tesla V100 SXM2 32GB", "nvidia", 32, 900, 15.7, 31.4, 125, "NVIDIA V100 datasheet", no_bf16),
         gpu!("a10", "A10", "nvidia", 24, 600, 31.2, 31.2, 125, "NVIDIA A10 datasheet"),
         gpu!("a100-40gb", "A100 40GB SXM", "nvidia", 40, 1555, 19.5, 78, 312, "NVIDIA A100 datasheet"),
         gpu!("a100-80gb", "A100 80GB SXM", "nvidia", 80, 2039, 19.5, 78, 312, "NVIDIA A100 datasheet"),
@@ -213,9 +247,16 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
 }
 
 impl GpuPreset {
-    /// Datasheet peak FLOP/s for training in half precision (the tensor
-    /// cores when the preset lists them, else the plain fp16 rate) or in fp32.
-    pub fn peak_flops_per_s(&self, half: bool) -> f64 {
+    /// Datasheet peak FLOP/s for training at `precision`: in half precision
+    /// the tensor cores when the preset lists them, else the plain fp16 rate;
+    /// in fp32, and in bf16 on a GPU without bf16 matrix math, the fp32 rate.
+    pub fn peak_flops_per_s(&self, precision: crate::config::Precision) -> f64 {
+        use crate::config::Precision;
+        let half = match precision {
+            Precision::Fp32 => false,
+            Precision::Bf16 | Precision::AmpBf16 => self.bf16,
+            Precision::Fp16 | Precision::AmpFp16 => true,
+        };
         let tflops = if half && self.tensor_tflops > 0.0 {
             self.tensor_tflops
         } else if half {

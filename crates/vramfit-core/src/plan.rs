@@ -120,11 +120,13 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
         )
     });
     let capacity = (gpu.memory_bytes.0 as f64 * overheads.memory_fraction * (1.0 - req.margin)) as u64;
-    // The configurations, each with the key of the graph it lowers to.
-    let layouts: Vec<(Precision, Checkpointing)> = [Precision::AmpBf16, Precision::Fp32, Precision::Bf16]
-        .into_iter()
-        .flat_map(|p| [Checkpointing::NONE, Checkpointing::Mode(CheckpointMode::Full)].map(|c| (p, c)))
-        .collect();
+    // The configurations, each with the key of the graph it lowers to. A GPU
+    // without bf16 matrix math trains in mixed precision with fp16 (and a
+    // gradient scaler); pure fp16 without master weights is not offered.
+    let precisions: &[Precision] =
+        if gpu.bf16 { &[Precision::AmpBf16, Precision::Fp32, Precision::Bf16] } else { &[Precision::AmpFp16, Precision::Fp32] };
+    let layouts: Vec<(Precision, Checkpointing)> =
+        precisions.iter().copied().flat_map(|p| [Checkpointing::NONE, Checkpointing::Mode(CheckpointMode::Full)].map(|c| (p, c))).collect();
     // (layout, tape, configuration): candidates that differ only in the optimizer share a tape.
     let mut candidates: Vec<(usize, usize, TrainConfig)> = Vec::new();
     let mut tape_count = 0;
@@ -307,7 +309,7 @@ impl Work {
                 }
             }
             Speed::Peak(gpu, kind) => {
-                let peak = gpu.peak_flops_per_s(half);
+                let peak = gpu.peak_flops_per_s(cfg.precision);
                 let per_sample = match kind {
                     crate::models::InputKind::Tokens => cfg.seq,
                     crate::models::InputKind::Image => (cfg.image / 16).max(1).pow(2),
@@ -340,7 +342,10 @@ fn tradeoff(c: &TrainConfig) -> String {
     }
     match c.precision {
         Precision::Fp32 => parts.push("fp32: no tensor-core speed-up".into()),
-        Precision::AmpBf16 | Precision::AmpFp16 => parts.push("AMP: tensor-core speed, fp32 master weights".into()),
+        Precision::AmpBf16 => parts.push("AMP: tensor-core speed, fp32 master weights".into()),
+        Precision::AmpFp16 => {
+            parts.push("AMP in fp16 (this GPU has no bf16): tensor-core speed, fp32 master weights, a gradient scaler".into())
+        }
         _ => parts.push("pure half precision: least memory, no fp32 master copy".into()),
     }
     if c.checkpointing != Checkpointing::NONE {

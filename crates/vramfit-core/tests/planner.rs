@@ -94,3 +94,25 @@ fn measured_throughput_replaces_the_peak_in_step_times() {
     // A 4090 runs far faster than 1-2 TFLOP/s: the measured plans take longer.
     assert!(r.plans[0].step_seconds > 5.0 * datasheet.plans[0].step_seconds);
 }
+
+/// On a GPU without bf16 matrix math (a T4: Turing) mixed precision is fp16
+/// with a scaler and nothing in bf16 is offered; on an A100 it is bf16.
+#[test]
+fn mixed_precision_follows_what_the_gpu_computes_in() {
+    let spec = vramfit_core::model_preset("bert-base").unwrap().spec;
+    let base = TrainConfig { seq: 128, ..TrainConfig::default() };
+    let request =
+        PlanRequest { base, target_batch: 64, gpus_per_node: 1, nodes: 1, margin: 0.05, dataset_samples: 0, max_plans: 20, measured: None };
+    for (gpu, amp) in [("t4", Precision::AmpFp16), ("v100-16gb", Precision::AmpFp16), ("a100-40gb", Precision::AmpBf16)] {
+        let gpu = vramfit_core::gpu_preset(gpu).unwrap();
+        let result = plan(&spec, &gpu, &Overheads::for_gpu(&gpu), &request).unwrap();
+        assert!(!result.plans.is_empty(), "{}: no plan", gpu.id);
+        assert_eq!(result.plans[0].config.precision, amp, "{}: the fastest plan", gpu.id);
+        let bf16 = result.plans.iter().any(|p| matches!(p.config.precision, Precision::Bf16 | Precision::AmpBf16));
+        assert_eq!(bf16, gpu.bf16, "{}: bf16 plans offered: {bf16}", gpu.id);
+    }
+    // bf16 on a T4 runs at the fp32 rate, fp16 on its tensor cores.
+    let t4 = vramfit_core::gpu_preset("t4").unwrap();
+    assert_eq!(t4.peak_flops_per_s(Precision::AmpBf16), t4.peak_flops_per_s(Precision::Fp32));
+    assert!(t4.peak_flops_per_s(Precision::AmpFp16) > 4.0 * t4.peak_flops_per_s(Precision::Fp32));
+}

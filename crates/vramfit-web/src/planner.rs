@@ -114,7 +114,8 @@ pub fn tradeoff(c: &TrainConfig, lang: Lang) -> String {
             lang,
             match c.precision {
                 Precision::Fp32 => Key::TradeFp32,
-                Precision::AmpBf16 | Precision::AmpFp16 => Key::TradeAmp,
+                Precision::AmpBf16 => Key::TradeAmp,
+                Precision::AmpFp16 => Key::TradeAmpFp16,
                 _ => Key::TradeHalf,
             },
         )

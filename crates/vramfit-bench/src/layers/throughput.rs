@@ -66,7 +66,7 @@ impl MeasuredThroughput {
     /// precision when the preset has them): the factor that replaces
     /// `MFU x small-batch efficiency`.
     pub fn efficiency(&self, precision: Precision, gpu: &GpuPreset) -> f64 {
-        self.flops_per_s(precision) / gpu.peak_flops_per_s(precision != Precision::Fp32).max(1.0)
+        self.flops_per_s(precision) / gpu.peak_flops_per_s(precision).max(1.0)
     }
 }
 

@@ -337,6 +337,7 @@ table! {
     TradeNoAccum => "micro-batch {0} without accumulation", "微批量 {0}，不做梯度累积";
     TradeFp32 => "fp32: no tensor-core speed-up", "fp32：用不上 Tensor Core 加速";
     TradeAmp => "AMP: tensor-core speed with fp32 master weights", "AMP：Tensor Core 的速度，保留 fp32 主权重";
+    TradeAmpFp16 => "AMP in fp16 (this GPU has no bf16): tensor-core speed, fp32 master weights and a gradient scaler", "fp16 混合精度（此显卡不支持 bf16）：Tensor Core 的速度，保留 fp32 主权重并使用梯度缩放";
     TradeHalf => "pure half precision: least memory, no fp32 master copy", "纯半精度：显存最少，没有 fp32 主权重副本";
     TradeRecompute => "checkpointing re-runs each block's forward (about a third more compute)", "激活检查点会重算每个块的前向（计算量约多三分之一）";
     Trade8bit => "8-bit AdamW: a quarter of the optimizer memory", "8 位 AdamW：优化器状态只占四分之一显存";
