@@ -437,6 +437,27 @@ export const checks = [
     await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("batch 8 × 512"), null, { timeout: 5_000 });
   }],
 
+  ["'Which GPUs' lists the presets that take the batch, smallest first, and Use picks one", async (page) => {
+    await settled(page);
+    await page.click("#gpus-find");
+    await page.waitForSelector("#gpu-table tbody tr", { timeout: 10_000 });
+    const rows = await page.$$eval("#gpu-table tbody tr", (trs) => trs.map((tr) => ({ gpu: tr.dataset.gpu, count: tr.dataset.count })));
+    expect(rows.length > 0 && rows.length <= 10, `${rows.length} GPU rows`);
+    // With every card open, no id is used twice (labels, ARIA references and the checks rely on them).
+    const dup = await page.evaluate(() => {
+      const seen = new Set();
+      return [...document.querySelectorAll("[id]")].map((e) => e.id).filter((id) => seen.has(id) || !seen.add(id));
+    });
+    expect(dup.length === 0, `ids used twice: ${dup.join(", ")}`);
+    const pick = rows.find((r) => r.count === "1" && r.gpu !== "rtx-4090") ?? rows[0];
+    await page.click(`#gpu-table tr[data-gpu="${pick.gpu}"][data-count="${pick.count}"] button`);
+    await page.waitForFunction((g) => document.querySelector("#gpu")?.value === g, pick.gpu, { timeout: 5_000 });
+    await page.waitForFunction(() => document.querySelector("#verdict")?.dataset.fits === "true", null, { timeout: 5_000 });
+    expect((await page.locator("#gpu-table").count()) === 0, "the GPU list stayed after the GPU changed");
+    await page.selectOption("#gpu", "rtx-4090");
+    await page.waitForFunction(() => document.querySelector("#verdict-title")?.textContent.includes("4090"), null, { timeout: 5_000 });
+  }],
+
   ["the unit toggle switches every figure between GiB and GB", async (page) => {
     expect((await text(page, "#device-used .stat-value")).endsWith(" GiB"), "device used is not in GiB by default");
     await page.click("#units-gb");

@@ -446,7 +446,8 @@ pub struct GpuOption {
 
 /// "Which GPU do I need": every GPU preset and GPU count (1, 2, 4, 8; more
 /// than one uses the configured strategy, or FSDP full sharding) on which the
-/// configuration fits, with its largest micro-batch, smallest memory first.
+/// configuration fits, with its largest micro-batch, smallest memory first;
+/// a configuration in bf16 only on GPUs with bf16 matrix math.
 /// Device memory at a batch does not depend on the GPU except through the
 /// cuBLAS workspace size, so each (count, workspace) curve is simulated once
 /// and shared by every GPU.
@@ -470,7 +471,9 @@ pub fn which_gpus(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) ->
         let g = spec.lower_unnamed(&TrainConfig { batch: 1, ..base })?;
         let prepared = simulate::Prepared::new(Rc::new(g), &base, overheads);
         let mut cache: std::collections::HashMap<(u64, u64), u64> = std::collections::HashMap::new();
-        for gpu in crate::gpus::gpu_presets() {
+        // A bf16 configuration needs bf16 matrix math (see [`GpuPreset::bf16`]).
+        let bf16 = matches!(cfg.precision, Precision::Bf16 | Precision::AmpBf16);
+        for gpu in crate::gpus::gpu_presets().into_iter().filter(|g| g.bf16 || !bf16) {
             let o = Overheads { cublas_workspace: gpu.cublas_workspace(), ..*overheads };
             let cap = crate::estimate::usable(&gpu, &o).0;
             let mut used = |b: u64| -> u64 {

@@ -116,3 +116,16 @@ fn mixed_precision_follows_what_the_gpu_computes_in() {
     assert_eq!(t4.peak_flops_per_s(Precision::AmpBf16), t4.peak_flops_per_s(Precision::Fp32));
     assert!(t4.peak_flops_per_s(Precision::AmpFp16) > 4.0 * t4.peak_flops_per_s(Precision::Fp32));
 }
+
+/// "Which GPU do I need" lists a bf16 configuration only on GPUs that compute in bf16.
+#[test]
+fn which_gpus_offers_bf16_only_where_the_gpu_has_it() {
+    let spec = vramfit_core::model_preset("gpt2").unwrap().spec;
+    let ids = |precision| {
+        let cfg = TrainConfig { precision, ..TrainConfig::default() };
+        vramfit_core::plan::which_gpus(&spec, &cfg, &Overheads::default()).unwrap().into_iter().map(|o| o.gpu).collect::<Vec<_>>()
+    };
+    let (bf16, fp16) = (ids(Precision::AmpBf16), ids(Precision::AmpFp16));
+    assert!(!bf16.contains(&"t4") && !bf16.contains(&"v100-16gb") && bf16.contains(&"a100-40gb"), "{bf16:?}");
+    assert!(fp16.contains(&"t4") && fp16.contains(&"v100-16gb"), "{fp16:?}");
+}

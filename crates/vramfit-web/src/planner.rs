@@ -244,3 +244,59 @@ mod tests {
         assert_eq!(seconds(2.5, Lang::En), "2.50 s");
     }
 }
+
+/// Rows of the "which GPUs" card shown at most: the smallest options that
+/// take the configured batch.
+pub const GPU_ROWS: usize = 10;
+
+/// The "which GPUs" answer for one configuration: every GPU preset, alone or
+/// 2, 4 or 8 of them, on which it fits at some batch, least memory first
+/// (the core's [`vramfit_core::plan::which_gpus`]), or the core's refusal.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuOptions {
+    /// The micro-batch asked about.
+    pub batch: u64,
+    /// The options, or why there are none.
+    pub result: Result<Vec<vramfit_core::plan::GpuOption>, String>,
+}
+
+impl GpuOptions {
+    /// The options for `cfg` (its strategy for several GPUs, else FSDP).
+    pub fn find(spec: &ModelSpec, cfg: &TrainConfig) -> GpuOptions {
+        let result = vramfit_core::plan::which_gpus(spec, cfg, &Overheads::default()).map_err(|e| e.to_string());
+        GpuOptions { batch: cfg.batch, result }
+    }
+}
+
+/// One row of the "which GPUs" card.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuRow {
+    /// GPU preset id.
+    pub gpu: &'static str,
+    /// How many.
+    pub count: u64,
+    /// "2 × A100 40GB SXM".
+    pub title: String,
+    /// Device memory per GPU at the configured batch, of the GPU's memory.
+    pub memory: String,
+    /// The largest micro-batch that fits per GPU.
+    pub max_batch: String,
+}
+
+/// The options that take the configured batch, smallest first, at most
+/// [`GPU_ROWS`], and how many more fit only a smaller batch.
+pub fn gpu_rows(options: &[vramfit_core::plan::GpuOption], units: Units, lang: Lang) -> (Vec<GpuRow>, usize) {
+    let rows = options
+        .iter()
+        .filter(|o| o.fits)
+        .take(GPU_ROWS)
+        .map(|o| GpuRow {
+            gpu: o.gpu,
+            count: o.gpus,
+            title: if o.gpus > 1 { format!("{} × {}", o.gpus, o.name) } else { o.name.to_string() },
+            memory: tf(lang, Key::GpuMemoryOf, &[&bytes(o.device_used_bytes, units), &crate::present::capacity(o.memory_bytes, units)]),
+            max_batch: group_digits(o.max_batch),
+        })
+        .collect();
+    (rows, options.iter().filter(|o| !o.fits).count())
+}

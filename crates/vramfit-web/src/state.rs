@@ -84,6 +84,11 @@ pub enum Action {
     /// Find the longest sequence (text) or largest image (vision) that fits
     /// at the current batch.
     FindMaxInput,
+    /// List the GPU presets (and counts) the configuration fits on.
+    FindGpus,
+    /// Take a GPU preset and a GPU count from that list (several GPUs keep
+    /// the chosen strategy, or shard with FSDP if it was a single GPU).
+    UseGpus(String, u64),
     /// Take over a plan: its batch, accumulation, precision, checkpointing,
     /// optimizer, strategy and offload (the plans stay on screen).
     AdoptPlan(TrainConfig),
@@ -136,6 +141,8 @@ pub struct AppState {
     /// The longest sequence or largest image that fits at the current
     /// batch (0: none), once asked for, until an input changes.
     pub max_input: Option<u64>,
+    /// The GPUs the configuration fits on, once asked for, until an input changes.
+    pub gpu_options: Option<Rc<crate::planner::GpuOptions>>,
     /// Whether the cards below the peak breakdown are shown: from the first
     /// complete report on. The page's first verdict renders (and answers
     /// typing) without them; they follow with the batch curve and the
@@ -201,6 +208,7 @@ impl AppState {
             link_warnings,
             plans: None,
             max_input: None,
+            gpu_options: None,
             revealed: false,
         };
         s.import = import;
@@ -262,6 +270,17 @@ impl AppState {
             Action::Adopt(cfg) => self.inputs.adopt(&cfg),
             Action::FindPlans(target) => return self.find_plans(target),
             Action::FindMaxInput => return self.find_max_input(),
+            Action::FindGpus => return self.find_gpus(),
+            Action::UseGpus(id, count) => {
+                self.inputs.gpu = id;
+                self.inputs.set(Field::Gpus, count.to_string());
+                if count <= 1 {
+                    self.inputs.strategy = Strategy::Single;
+                    self.inputs.offload = Offload::None;
+                } else if self.inputs.strategy == Strategy::Single {
+                    self.inputs.strategy = Strategy::FsdpFull;
+                }
+            }
             Action::AdoptPlan(cfg) => {
                 self.inputs.adopt(&cfg);
                 self.inputs.strategy = cfg.parallel.strategy;
@@ -312,6 +331,14 @@ impl AppState {
         let overheads = vramfit_core::Overheads::for_gpu(gpu);
         let usable = vramfit_core::estimate::usable(gpu, &overheads);
         self.max_input = vramfit_core::max_input_for(&spec, &cfg, &overheads, usable).ok().flatten();
+    }
+
+    /// Lists the GPU presets and counts the current configuration fits on
+    /// (nothing while the inputs are invalid).
+    fn find_gpus(&mut self) {
+        let kind = self.input_kind();
+        let (Ok(cfg), Ok((_, spec)), false) = (self.inputs.config(kind), self.model(), self.stale) else { return };
+        self.gpu_options = Some(Rc::new(crate::planner::GpuOptions::find(&spec, &cfg)));
     }
 
     /// Whether the report on screen still waits for its curve and comparison.
@@ -371,6 +398,7 @@ impl AppState {
         // Plans and the largest input answer the inputs they were asked for.
         self.plans = None;
         self.max_input = None;
+        self.gpu_options = None;
         self.errors = FieldErrors::default();
         self.problem = None;
         match self.try_report() {

@@ -285,3 +285,29 @@ fn the_longest_sequence_is_found_on_request_and_forgotten_when_an_input_changes(
     // Display settings keep it.
     assert_eq!(reduce(found, Action::SetUnits(Units::Decimal)).max_input, Some(longest));
 }
+
+#[test]
+fn the_gpus_a_configuration_fits_on_are_listed_on_request_and_one_can_be_taken() {
+    let s = initial();
+    assert!(s.gpu_options.is_none());
+    let found = reduce(s, Action::FindGpus);
+    let options = found.gpu_options.as_ref().and_then(|o| o.result.as_ref().ok()).expect("GPT-2 fits somewhere");
+    let (rows, _) = crate::planner::gpu_rows(options, Units::Binary, Lang::En);
+    assert!(!rows.is_empty() && rows.len() <= crate::planner::GPU_ROWS);
+    // Every row takes the batch on screen; the first is the smallest.
+    assert!(options.iter().filter(|o| o.fits).all(|o| o.max_batch >= 8));
+    // Taking two GPUs of a preset shards with FSDP (the strategy was a single GPU).
+    let two = options.iter().find(|o| o.fits && o.gpus == 2).expect("a two-GPU option");
+    let used = reduce(Rc::clone(&found), Action::UseGpus(two.gpu.to_string(), 2));
+    let cfg = used.report.as_ref().map(|r| r.estimate.config).unwrap();
+    assert_eq!((used.inputs.gpu.as_str(), cfg.parallel.gpus_per_node, cfg.parallel.strategy), (two.gpu, 2, Strategy::FsdpFull));
+    assert_eq!(
+        used.report.as_ref().map(|r| r.estimate.device_used_bytes),
+        Some(two.device_used_bytes),
+        "the list and the estimate disagree"
+    );
+    assert!(used.gpu_options.is_none(), "the list outlived the inputs it was for");
+    // Back to one GPU: a single-GPU layout.
+    let one = reduce(used, Action::UseGpus("rtx-4090".into(), 1));
+    assert_eq!(one.report.as_ref().map(|r| r.estimate.config.parallel.strategy), Some(Strategy::Single));
+}

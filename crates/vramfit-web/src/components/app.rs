@@ -71,6 +71,7 @@ pub fn App() -> Html {
                 extras={state.extras()}
                 plans={state.plans.clone()}
                 max_input={state.max_input}
+                gpu_options={state.gpu_options.clone()}
                 revealed={state.revealed}
                 on_action={on_action.clone()}
             />

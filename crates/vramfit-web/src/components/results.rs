@@ -2,7 +2,9 @@
 //! line, the verdict, the three peak numbers, the breakdown, the comparison
 //! strip, the two charts and the per-layer table.
 
-use super::{BatchChart, LayerTable, LinkExtras, Notice, PeakBreakdown, PeakNumbers, PlannerPanel, Techniques, TimelineChart, Verdict};
+use super::{
+    BatchChart, GpuFinder, LayerTable, LinkExtras, Notice, PeakBreakdown, PeakNumbers, PlannerPanel, Techniques, TimelineChart, Verdict,
+};
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
 use crate::layers::LayerSort;
@@ -34,6 +36,9 @@ pub struct ResultsProps {
     /// The longest sequence or largest image that fits at this batch, once asked for.
     #[prop_or_default]
     pub max_input: Option<u64>,
+    /// The GPUs this configuration fits on, once asked for.
+    #[prop_or_default]
+    pub gpu_options: Option<Rc<crate::planner::GpuOptions>>,
     /// Whether the cards below the peak breakdown are shown yet (see
     /// [`crate::state::AppState::revealed`]).
     #[prop_or(true)]
@@ -123,6 +128,7 @@ pub fn Results(props: &ResultsProps) -> Html {
                         plans={props.plans.clone()}
                         on_action={props.on_action.clone()}
                     />
+                    <GpuFinder batch={e.config.batch} options={props.gpu_options.clone()} on_action={props.on_action.clone()} />
                     <BatchChart report={r.clone()} />
                     <TimelineChart report={r.clone()} />
                     <LayerTable report={r.clone()} sort={props.layer_sort} on_action={props.on_action.clone()} />
