@@ -458,6 +458,22 @@ export const checks = [
     await page.waitForFunction(() => document.querySelector("#verdict-title")?.textContent.includes("4090"), null, { timeout: 5_000 });
   }],
 
+  ["a GPU given by its memory: 'Custom memory…' asks for GiB, explains a bad value, and the link keeps it", async (page) => {
+    await page.selectOption("#gpu", "custom");
+    await page.waitForSelector("#gpu-memory", { timeout: 5_000 });
+    await page.fill("#gpu-memory", "48");
+    await page.waitForFunction(() => document.querySelector("#verdict-title")?.textContent.includes("GPU with 48 GiB"), null, { timeout: 5_000 });
+    await page.waitForFunction(() => location.search.includes("g=custom-48"), null, { timeout: 5_000 });
+    await page.fill("#gpu-memory", "0");
+    await page.waitForSelector("#gpu-memory-error", { state: "visible", timeout: 5_000 });
+    expect((await page.getAttribute("#results", "data-state")) === "stale", "a bad memory did not keep the last result as stale");
+    await page.fill("#gpu-memory", "48");
+    await page.waitForSelector("#gpu-memory-error", { state: "detached", timeout: 5_000 });
+    await page.selectOption("#gpu", "rtx-4090");
+    await page.waitForSelector("#gpu-memory", { state: "detached", timeout: 5_000 });
+    await page.waitForFunction(() => document.querySelector("#verdict-title")?.textContent.includes("4090"), null, { timeout: 5_000 });
+  }],
+
   ["the unit toggle switches every figure between GiB and GB", async (page) => {
     expect((await text(page, "#device-used .stat-value")).endsWith(" GiB"), "device used is not in GiB by default");
     await page.click("#units-gb");

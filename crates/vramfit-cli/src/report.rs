@@ -209,14 +209,19 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
     if result.plans.is_empty() {
         let _ = writeln!(s, "no configuration fits; try more GPUs, offloading or a smaller model");
     }
+    if !result.timed {
+        let _ = writeln!(s, "step times are relative to the fastest plan: a custom GPU has no throughput figures");
+    }
+    let fastest = result.plans.first().map_or(1.0, |p| p.step_seconds.max(f64::MIN_POSITIVE));
     for (i, p) in result.plans.iter().take(8).enumerate() {
         let c = &p.config;
+        let time =
+            if result.timed { format!("{:>8.3} s/step", p.step_seconds) } else { format!("{:>8.2}× time", p.step_seconds / fastest) };
         let _ = writeln!(
             s,
-            "{:>2}. {:>8.3} s/step{}  {:>9}  micro {} × accum {}, {}, {}, checkpointing {}, {}",
+            "{:>2}. {time}{}  {:>9}  micro {} × accum {}, {}, {}, checkpointing {}, {}",
             i + 1,
-            p.step_seconds,
-            if p.epoch_seconds > 0.0 { format!(" ({:.1} h/epoch)", p.epoch_seconds / 3600.0) } else { String::new() },
+            if p.epoch_seconds > 0.0 && result.timed { format!(" ({:.1} h/epoch)", p.epoch_seconds / 3600.0) } else { String::new() },
             p.device_used_bytes.to_string(),
             c.batch,
             c.grad_accum,

@@ -314,6 +314,11 @@ fn max_batch_keeps_a_margin_and_names_the_longest_sequence_and_largest_image() {
     // Feature vectors have no input size to grow.
     let mlp = json(&["max-batch", "--model", "mlp-small", "--gpu", "rtx-4090", "--json"]);
     assert!(mlp.get("max_seq").is_none() && mlp.get("max_image").is_none(), "{mlp}");
+    // A GPU given by its memory.
+    let custom = json(&["max-batch", "--model", "gpt2", "--gpu", "custom-48", "--json"]);
+    assert_eq!((custom["gpu"].as_str(), custom["usable_bytes"].as_u64()), (Some("custom-48"), Some(48 << 30)));
+    let unknown = vramfit(&["max-batch", "--model", "gpt2", "--gpu", "custom-0"]);
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("custom-<GiB>"));
     let out = vramfit(&["max-batch", "--model", "gpt2", "--gpu", "rtx-4090", "--target-batch", "4"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown flag '--target-batch' for max-batch"));

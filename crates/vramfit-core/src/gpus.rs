@@ -11,14 +11,15 @@
 use crate::error::Error;
 use crate::units::{Bytes, GIB};
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// A GPU preset.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GpuPreset {
-    /// Stable id (CLI, URLs).
-    pub id: &'static str,
+    /// Stable id (CLI, URLs): a preset's, or `custom-<GiB>` ([`custom_gpu`]).
+    pub id: Cow<'static, str>,
     /// Display name.
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     /// Vendor (`nvidia`, `amd`, `apple`, `intel`).
     pub vendor: &'static str,
     /// Memory capacity.
@@ -48,8 +49,8 @@ macro_rules! gpu {
     };
     ($id:literal, $name:literal, $vendor:literal, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal) => {
         GpuPreset {
-            id: $id,
-            name: $name,
+            id: Cow::Borrowed($id),
+            name: Cow::Borrowed($name),
             vendor: $vendor,
             memory_bytes: Bytes(($gib as f64 * GIB as f64) as u64),
             bandwidth_gbs: $bw as f64,
@@ -271,15 +272,55 @@ impl GpuPreset {
     /// Hopper and Blackwell (H100, H200, B200, RTX 50), 8.125 MiB otherwise
     /// (`aten/src/ATen/cuda/CublasHandlePool.cpp`).
     pub fn cublas_workspace(&self) -> Bytes {
-        let hopper_or_newer = matches!(self.id, "h100-sxm" | "h100-pcie" | "h200" | "b200" | "rtx-5090");
+        let hopper_or_newer = matches!(self.id.as_ref(), "h100-sxm" | "h100-pcie" | "h200" | "b200" | "rtx-5090");
         if hopper_or_newer { crate::estimate::CUBLAS_WORKSPACE_HOPPER } else { crate::estimate::CUBLAS_WORKSPACE_DEFAULT }
     }
 }
 
-/// Looks a GPU preset up by id.
+/// Looks a GPU preset up by id; `custom-<GiB>` is a [`custom_gpu`].
 ///
 /// # Errors
-/// [`Error::UnknownGpu`] when no preset has this id.
+/// [`Error::UnknownGpu`] when no preset has this id (or a custom GPU's
+/// memory is not a whole number of GiB in [`CUSTOM_GIB`]).
 pub fn gpu_preset(id: &str) -> Result<GpuPreset, Error> {
+    if let Some(gib) = id.strip_prefix(CUSTOM_PREFIX) {
+        return gib
+            .parse::<u64>()
+            .ok()
+            .filter(|g| CUSTOM_GIB.contains(g) && gib == g.to_string())
+            .map(custom_gpu)
+            .ok_or_else(|| Error::UnknownGpu(id.to_string()));
+    }
     gpu_presets().into_iter().find(|g| g.id == id).ok_or_else(|| Error::UnknownGpu(id.to_string()))
+}
+
+/// The id prefix of a GPU given by its memory alone.
+pub const CUSTOM_PREFIX: &str = "custom-";
+
+/// The memory a custom GPU may have, GiB.
+pub const CUSTOM_GIB: std::ops::RangeInclusive<u64> = 1..=4096;
+
+/// A GPU known only by its memory (`custom-<GiB>`): what is not in the
+/// presets. Its throughput is unknown (zero), so step times priced from the
+/// datasheet are not available for it; it is taken to have bf16.
+pub fn custom_gpu(gib: u64) -> GpuPreset {
+    GpuPreset {
+        id: Cow::Owned(format!("{CUSTOM_PREFIX}{gib}")),
+        name: Cow::Owned(format!("custom GPU with {gib} GiB")),
+        vendor: "custom",
+        memory_bytes: Bytes(gib.saturating_mul(GIB)),
+        bandwidth_gbs: 0.0,
+        fp32_tflops: 0.0,
+        fp16_tflops: 0.0,
+        tensor_tflops: 0.0,
+        bf16: true,
+        source: "memory given by the user; no throughput figures",
+    }
+}
+
+impl GpuPreset {
+    /// Whether this GPU is known only by its memory ([`custom_gpu`]).
+    pub fn is_custom(&self) -> bool {
+        self.vendor == "custom"
+    }
 }

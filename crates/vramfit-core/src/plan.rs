@@ -91,6 +91,10 @@ pub struct PlanResult {
     pub per_gpu_batch: u64,
     /// Set when the target batch does not divide evenly over the GPUs.
     pub warning: Option<String>,
+    /// Whether the step times are seconds: false for a GPU known only by its
+    /// memory ([`crate::gpus::custom_gpu`]), whose plans are still ranked by
+    /// their compute, at a nominal 1 PFLOP/s (the times are then only relative).
+    pub timed: bool,
 }
 
 /// Enumerates, checks and ranks configurations for `req` on `gpu`.
@@ -120,6 +124,7 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
         )
     });
     let capacity = (gpu.memory_bytes.0 as f64 * overheads.memory_fraction * (1.0 - req.margin)) as u64;
+    let timed = req.measured.is_some() || !gpu.is_custom();
     // The configurations, each with the key of the graph it lowers to. A GPU
     // without bf16 matrix math trains in mixed precision with fp16 (and a
     // gradient scaler); pure fp16 without master weights is not offered.
@@ -143,7 +148,7 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
         }
     }
     let Some(first) = candidates.first() else {
-        return Ok(PlanResult { plans: Vec::new(), tried: 0, per_gpu_batch: per_gpu, warning });
+        return Ok(PlanResult { plans: Vec::new(), tried: 0, per_gpu_batch: per_gpu, warning, timed });
     };
     // FLOPs do not depend on precision or layout: one lowering times them all.
     let work = Work::of(&spec.lower_unnamed(&first.2)?);
@@ -191,8 +196,11 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
         let epoch = if req.dataset_samples > 0 { seconds * req.dataset_samples as f64 / (per_gpu as f64 * world as f64) } else { 0.0 };
         plans.push(Plan { config, device_used_bytes: device, step_seconds: seconds, epoch_seconds: epoch, tradeoff: tradeoff(&config) });
     }
-    Ok(PlanResult { plans, tried: candidates.len(), per_gpu_batch: per_gpu, warning })
+    Ok(PlanResult { plans, tried: candidates.len(), per_gpu_batch: per_gpu, warning, timed })
 }
+
+/// The peak that ranks plans for a GPU without throughput figures, FLOP/s.
+pub const NOMINAL_PEAK_FLOPS: f64 = 1e15;
 
 /// Plans shown by default.
 pub const SHOWN: usize = 8;
@@ -309,7 +317,9 @@ impl Work {
                 }
             }
             Speed::Peak(gpu, kind) => {
-                let peak = gpu.peak_flops_per_s(cfg.precision);
+                // A GPU known only by its memory has no datasheet: a nominal
+                // peak ranks plans by their compute ([`PlanResult::timed`]).
+                let peak = if gpu.is_custom() { NOMINAL_PEAK_FLOPS } else { gpu.peak_flops_per_s(cfg.precision) };
                 let per_sample = match kind {
                     crate::models::InputKind::Tokens => cfg.seq,
                     crate::models::InputKind::Image => (cfg.image / 16).max(1).pow(2),
@@ -429,9 +439,9 @@ pub fn advice(effective_batch: u64, micro_batch: u64, has_batchnorm: bool) -> Ve
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GpuOption {
     /// GPU preset id.
-    pub gpu: &'static str,
+    pub gpu: std::borrow::Cow<'static, str>,
     /// Display name.
-    pub name: &'static str,
+    pub name: std::borrow::Cow<'static, str>,
     /// Number of GPUs (one node).
     pub gpus: u64,
     /// The largest micro-batch that fits per GPU (0: does not fit).
@@ -498,8 +508,8 @@ pub fn which_gpus(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) ->
             };
             if max_batch > 0 {
                 out.push(GpuOption {
-                    gpu: gpu.id,
-                    name: gpu.name,
+                    gpu: gpu.id.clone(),
+                    name: gpu.name.clone(),
                     gpus,
                     max_batch,
                     device_used_bytes: Bytes(at_config),

@@ -332,3 +332,20 @@ fn xss_probes_in_every_key_are_rejected_or_kept_as_plain_text() {
     let d = decode(&ShareState { model: IMPORTED_MODEL.into(), config_json: Some(BERT.into()), ..ShareState::default() }.to_query());
     assert_eq!(hf::import(d.state.config_json.as_deref().unwrap()).unwrap().name, "<img src=x onerror=alert(1)>");
 }
+
+/// A GPU given by its memory travels in `g` as `custom-<GiB>`; other spellings are refused.
+#[test]
+fn a_custom_gpu_is_a_whole_number_of_gib_in_range() {
+    let gpu = vramfit_core::gpu_preset("custom-48").unwrap();
+    assert!(gpu.is_custom());
+    assert_eq!(gpu.memory_bytes.0, 48 << 30);
+    for bad in ["custom-0", "custom-4097", "custom-48.5", "custom-048", "custom-", "custom--1", "custom-1e3"] {
+        assert!(vramfit_core::gpu_preset(bad).is_err(), "{bad} was accepted");
+    }
+    let decoded = vramfit_core::share::decode("v=1&g=custom-96");
+    assert_eq!(decoded.state.gpu, "custom-96");
+    assert!(decoded.warnings.is_empty());
+    let refused = vramfit_core::share::decode("v=1&g=custom-0");
+    assert_eq!(refused.state.gpu, vramfit_core::share::ShareState::default().gpu);
+    assert_eq!(refused.warnings.len(), 1);
+}

@@ -77,8 +77,12 @@ impl Catalog {
     }
 
     /// The GPU preset with this id.
-    pub fn gpu(&self, id: &str) -> Option<&GpuPreset> {
-        self.gpus.iter().find(|g| g.id == id)
+    pub fn gpu(&self, id: &str) -> Option<GpuPreset> {
+        match self.gpus.iter().find(|g| g.id == id) {
+            Some(g) => Some(g.clone()),
+            // A GPU given by its memory (`custom-<GiB>`).
+            None => vramfit_core::gpu_preset(id).ok().filter(GpuPreset::is_custom),
+        }
     }
 
     /// Models grouped by family, then the imported model (if any) in its own group.
@@ -95,13 +99,19 @@ impl Catalog {
         groups
     }
 
-    /// GPUs grouped by vendor, each labelled with its memory in `units`.
-    pub fn gpu_groups(&self, units: Units) -> Vec<ChoiceGroup> {
-        group(
+    /// GPUs grouped by vendor, each labelled with its memory in `units`,
+    /// then the choice of a GPU given by its memory.
+    pub fn gpu_groups(&self, units: Units, lang: Lang) -> Vec<ChoiceGroup> {
+        let mut groups = group(
             &self.gpus,
             |g| labels::vendor(g.vendor).to_string(),
             |g| Choice { value: g.id.to_string(), label: format!("{} · {}", g.name, present::capacity(g.memory_bytes, units)) },
-        )
+        );
+        groups.push(ChoiceGroup {
+            label: t(lang, Key::CustomGpuGroup).to_string(),
+            choices: vec![Choice { value: crate::inputs::CUSTOM_GPU.to_string(), label: t(lang, Key::CustomGpuChoice).to_string() }],
+        });
+        groups
     }
 }
 
@@ -185,11 +195,13 @@ mod tests {
     fn every_preset_appears_once_in_its_group() {
         let c = Catalog::load();
         let model_groups = c.model_groups(None, Lang::En);
-        let gpu_groups = c.gpu_groups(Units::Binary);
+        let gpu_groups = c.gpu_groups(Units::Binary, Lang::En);
         let models: usize = model_groups.iter().map(|g| g.choices.len()).sum();
         let gpus: usize = gpu_groups.iter().map(|g| g.choices.len()).sum();
         assert_eq!(models, c.models.len());
-        assert_eq!(gpus, c.gpus.len());
+        // Every preset, plus the choice of a GPU given by its memory, last.
+        assert_eq!(gpus, c.gpus.len() + 1);
+        assert_eq!(gpu_groups.last().and_then(|g| g.choices.first()).map(|o| o.value.as_str()), Some(crate::inputs::CUSTOM_GPU));
         let labels: Vec<&str> = gpu_groups.iter().map(|g| g.label.as_str()).collect();
         let mut unique = labels.clone();
         unique.dedup();
@@ -200,7 +212,8 @@ mod tests {
     #[test]
     fn gpu_labels_carry_their_memory_in_the_chosen_units() {
         let c = Catalog::load();
-        let label = |units| c.gpu_groups(units).iter().flat_map(|g| g.choices.clone()).find(|o| o.value == "rtx-4090").map(|o| o.label);
+        let label =
+            |units| c.gpu_groups(units, Lang::En).iter().flat_map(|g| g.choices.clone()).find(|o| o.value == "rtx-4090").map(|o| o.label);
         assert_eq!(label(Units::Binary).as_deref(), Some("GeForce RTX 4090 · 24 GiB"));
         assert_eq!(label(Units::Decimal).as_deref(), Some("GeForce RTX 4090 · 25.8 GB"));
     }
@@ -229,7 +242,7 @@ mod tests {
         assert!(cnn.iter().flat_map(|g| &g.choices).any(|c| c.value == "resnet50"));
         assert_eq!(filter_groups(&groups, "  ", "").len(), groups.len());
         assert!(filter_groups(&groups, "no-such-model", "").is_empty());
-        let gpus = filter_groups(&catalog.gpu_groups(Units::Binary), "4090", "");
+        let gpus = filter_groups(&catalog.gpu_groups(Units::Binary, Lang::En), "4090", "");
         assert!(gpus.iter().flat_map(|g| &g.choices).any(|c| c.value == "rtx-4090"));
     }
 }

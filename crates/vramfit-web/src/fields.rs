@@ -28,6 +28,8 @@ pub enum Field {
     EveryK,
     /// Data-parallel GPUs per node.
     Gpus,
+    /// The memory of a GPU given by its memory alone, GiB.
+    GpuMemory,
     /// LoRA rank (fine-tuning modes).
     LoraRank,
     /// KV-cache length (inference); 0 means the sequence length.
@@ -44,6 +46,7 @@ impl Field {
             Field::Accum => "accum",
             Field::EveryK => "every-k",
             Field::Gpus => "gpus",
+            Field::GpuMemory => "gpu-memory",
             Field::LoraRank => "lora-rank",
             Field::Context => "context",
         }
@@ -58,6 +61,7 @@ impl Field {
             Field::Accum => Key::GradAccum,
             Field::EveryK => Key::EveryK,
             Field::Gpus => Key::GpusPerNode,
+            Field::GpuMemory => Key::GpuMemory,
             Field::LoraRank => Key::LoraRank,
             Field::Context => Key::ContextTokens,
         }
@@ -72,6 +76,7 @@ impl Field {
             Field::Accum => Key::GradAccumHint,
             Field::EveryK => Key::EveryKHint,
             Field::Gpus => Key::GpusHint,
+            Field::GpuMemory => Key::GpuMemoryHint,
             Field::LoraRank => Key::LoraRankHint,
             Field::Context => Key::ContextHint,
         }
@@ -82,6 +87,7 @@ impl Field {
         match self {
             Field::Batch | Field::LoraRank => None,
             Field::Gpus => Some(Key::UnitGpus),
+            Field::GpuMemory => Some(Key::UnitGib),
             Field::Context => Some(Key::UnitTokens),
             Field::Seq => Some(Key::UnitTokens),
             Field::Image => Some(Key::UnitPx),
@@ -96,6 +102,7 @@ impl Field {
             Field::Batch | Field::Seq | Field::Image => (1, MAX_DIMENSION),
             Field::Accum | Field::EveryK | Field::LoraRank => (1, MAX_STEPS),
             Field::Gpus => (1, MAX_GPUS),
+            Field::GpuMemory => (*vramfit_core::gpus::CUSTOM_GIB.start(), *vramfit_core::gpus::CUSTOM_GIB.end()),
             Field::Context => (0, MAX_DIMENSION),
         }
     }
@@ -109,6 +116,7 @@ impl Field {
             Field::Accum => 4,
             Field::EveryK => 2,
             Field::Gpus => 8,
+            Field::GpuMemory => 24,
             Field::LoraRank => 16,
             Field::Context => 4096,
         }
@@ -122,6 +130,7 @@ impl Field {
             Field::Accum => Key::EmptyAccum,
             Field::EveryK => Key::EmptyEveryK,
             Field::Gpus => Key::EmptyGpus,
+            Field::GpuMemory => Key::EmptyGpuMemory,
             Field::LoraRank => Key::EmptyLoraRank,
             Field::Context => Key::EmptyContext,
         }

@@ -12,6 +12,9 @@ use vramfit_core::{Attention, CheckpointMode, Checkpointing, Optimizer, Precisio
 /// share links' id for it, so a link can select it).
 pub const IMPORTED_MODEL: &str = vramfit_core::share::IMPORTED_MODEL;
 
+/// The GPU list's choice for a GPU given by its memory ([`Field::GpuMemory`]).
+pub const CUSTOM_GPU: &str = "custom";
+
 /// The checkpointing choice of the form; "every K-th block" takes its K from
 /// a separate field.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -81,8 +84,10 @@ pub struct Inputs {
     pub every_k: String,
     /// Attention implementation (text models).
     pub attention: Attention,
-    /// GPU preset id.
+    /// GPU preset id, or [`CUSTOM_GPU`] for a GPU given by its memory.
     pub gpu: String,
+    /// A custom GPU's memory in GiB, as typed.
+    pub gpu_memory: String,
     /// GPUs per node, as typed.
     pub gpus: String,
     /// Data-parallel strategy.
@@ -115,6 +120,7 @@ impl Inputs {
     pub fn from_share(share: &ShareState) -> Inputs {
         let cfg = &share.train;
         let (checkpointing, k) = CheckpointChoice::of(cfg.checkpointing);
+        let custom = share.gpu.strip_prefix(vramfit_core::gpus::CUSTOM_PREFIX);
         Inputs {
             model: share.model.clone(),
             batch: cfg.batch.to_string(),
@@ -126,7 +132,8 @@ impl Inputs {
             checkpointing,
             every_k: k.unwrap_or(2).to_string(),
             attention: cfg.attention,
-            gpu: share.gpu.clone(),
+            gpu: if custom.is_some() { CUSTOM_GPU.to_string() } else { share.gpu.clone() },
+            gpu_memory: custom.unwrap_or("24").to_string(),
             gpus: cfg.parallel.gpus_per_node.to_string(),
             strategy: cfg.parallel.strategy,
             offload: cfg.parallel.offload,
@@ -146,6 +153,7 @@ impl Inputs {
             Field::Accum => &self.accum,
             Field::EveryK => &self.every_k,
             Field::Gpus => &self.gpus,
+            Field::GpuMemory => &self.gpu_memory,
             Field::LoraRank => &self.lora_rank,
             Field::Context => &self.context,
         }
@@ -160,6 +168,7 @@ impl Inputs {
             Field::Accum => &mut self.accum,
             Field::EveryK => &mut self.every_k,
             Field::Gpus => &mut self.gpus,
+            Field::GpuMemory => &mut self.gpu_memory,
             Field::LoraRank => &mut self.lora_rank,
             Field::Context => &mut self.context,
         };
@@ -201,7 +210,21 @@ impl Inputs {
             Mode::Inference => Some(Field::Context),
             Mode::Train => None,
         };
-        [Some(Field::Batch), size, Some(Field::Accum), every_k, Some(Field::Gpus), mode_field].into_iter().flatten().collect()
+        let memory = (self.gpu == CUSTOM_GPU).then_some(Field::GpuMemory);
+        [Some(Field::Batch), size, Some(Field::Accum), every_k, memory, Some(Field::Gpus), mode_field].into_iter().flatten().collect()
+    }
+
+    /// The GPU's id for the core and for links: the preset's, or
+    /// `custom-<GiB>` for a GPU given by its memory (as typed: the core
+    /// refuses it when the memory is invalid, which [`Inputs::config`] reports).
+    pub fn gpu_id(&self) -> String {
+        if self.gpu == CUSTOM_GPU {
+            let memory =
+                parse_count(Field::GpuMemory, &self.gpu_memory).map_or_else(|_| self.gpu_memory.trim().to_string(), |n| n.to_string());
+            format!("{}{memory}", vramfit_core::gpus::CUSTOM_PREFIX)
+        } else {
+            self.gpu.clone()
+        }
     }
 
     /// Validates the fields a model with this input kind uses.
@@ -235,6 +258,8 @@ impl Inputs {
                     // In range, so at most 2^16.
                     Field::EveryK => cfg.checkpointing = Checkpointing::EveryK(u32::try_from(n).unwrap_or(u32::MAX)),
                     Field::Gpus => cfg.parallel.gpus_per_node = n,
+                    // Not part of the configuration: read by `gpu_id`.
+                    Field::GpuMemory => {}
                     Field::LoraRank => cfg.lora_rank = n,
                     Field::Context => cfg.context = n,
                 },

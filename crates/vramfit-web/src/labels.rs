@@ -129,3 +129,12 @@ pub fn technique_id(tech: Technique) -> &'static str {
         Technique::EightBitOptimizer => "optimizer-8bit",
     }
 }
+
+/// A GPU's display name: the preset's `name`, or, for a GPU given by its
+/// memory (id `custom-<GiB>`), a translated "GPU with N GiB".
+pub fn gpu_name(id: &str, name: &str, lang: Lang) -> String {
+    match id.strip_prefix(vramfit_core::gpus::CUSTOM_PREFIX) {
+        Some(gib) => crate::i18n::tf(lang, Key::CustomGpuName, &[gib]),
+        None => name.to_string(),
+    }
+}

@@ -61,7 +61,9 @@ pub struct PlanRow {
 }
 
 /// The display rows of `plans`.
-pub fn rows(plans: &[Plan], lang: Lang, units: Units) -> Vec<PlanRow> {
+pub fn rows(plans: &[Plan], timed: bool, lang: Lang, units: Units) -> Vec<PlanRow> {
+    // Without the GPU's throughput, times are relative to the fastest plan.
+    let fastest = plans.first().map_or(1.0, |p| p.step_seconds.max(f64::MIN_POSITIVE));
     plans
         .iter()
         .map(|p| {
@@ -82,7 +84,11 @@ pub fn rows(plans: &[Plan], lang: Lang, units: Units) -> Vec<PlanRow> {
                 config: *c,
                 title: title.join(" · "),
                 memory: tf(lang, Key::PlanPerGpu, &[&bytes(p.device_used_bytes, units)]),
-                step: tf(lang, Key::PlanStep, &[&seconds(p.step_seconds, lang)]),
+                step: if timed {
+                    tf(lang, Key::PlanStep, &[&seconds(p.step_seconds, lang)])
+                } else {
+                    tf(lang, Key::PlanRelative, &[&format!("{:.2}", p.step_seconds / fastest)])
+                },
                 tradeoff: tradeoff(c, lang),
             }
         })
@@ -217,7 +223,7 @@ mod tests {
         let result = found.result.as_ref().unwrap();
         assert!(!result.plans.is_empty());
         for lang in [Lang::En, Lang::Zh] {
-            let rows = rows(&result.plans, lang, Units::Binary);
+            let rows = rows(&result.plans, result.timed, lang, Units::Binary);
             assert_eq!(rows.len(), result.plans.len());
             assert!(rows.iter().all(|r| !r.title.is_empty() && !r.tradeoff.is_empty() && r.memory.contains("GiB")));
         }
@@ -272,7 +278,7 @@ impl GpuOptions {
 #[derive(Clone, Debug, PartialEq)]
 pub struct GpuRow {
     /// GPU preset id.
-    pub gpu: &'static str,
+    pub gpu: String,
     /// How many.
     pub count: u64,
     /// "2 × A100 40GB SXM".
@@ -291,7 +297,7 @@ pub fn gpu_rows(options: &[vramfit_core::plan::GpuOption], units: Units, lang: L
         .filter(|o| o.fits)
         .take(GPU_ROWS)
         .map(|o| GpuRow {
-            gpu: o.gpu,
+            gpu: o.gpu.to_string(),
             count: o.gpus,
             title: if o.gpus > 1 { format!("{} × {}", o.gpus, o.name) } else { o.name.to_string() },
             memory: tf(lang, Key::GpuMemoryOf, &[&bytes(o.device_used_bytes, units), &crate::present::capacity(o.memory_bytes, units)]),

@@ -50,7 +50,7 @@ impl Memo {
 
     /// Whether the GPU fit (the largest batch) is known for this model, configuration and GPU.
     pub fn knows_fit(&self, spec: &ModelSpec, cfg: &TrainConfig, gpu: &GpuPreset) -> bool {
-        self.fit.is_some() && self.key.as_ref().is_some_and(|(s, c, g)| *c == TrainConfig { batch: 1, ..*cfg } && g == gpu.id && s == spec)
+        self.fit.is_some() && self.key.as_ref().is_some_and(|(s, c, g)| *c == TrainConfig { batch: 1, ..*cfg } && *g == gpu.id && s == spec)
     }
 
     /// Whether a curve was computed for the kept model, configuration and

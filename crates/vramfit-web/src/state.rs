@@ -227,7 +227,7 @@ impl AppState {
         Some(ShareState {
             model: self.inputs.model.clone(),
             config_json: imported.then(|| self.import.valid_text.clone()),
-            gpu: self.inputs.gpu.clone(),
+            gpu: self.inputs.gpu_id(),
             train,
         })
     }
@@ -316,8 +316,8 @@ impl AppState {
         let kind = self.input_kind();
         let (Ok(cfg), Ok((_, spec))) = (self.inputs.config(kind), self.model()) else { return };
         let catalog = Rc::clone(&self.catalog);
-        let Some(gpu) = catalog.gpu(&self.inputs.gpu) else { return };
-        self.plans = Some(Rc::new(crate::planner::Plans::find(&spec, &cfg, gpu, target)));
+        let Some(gpu) = catalog.gpu(&self.inputs.gpu_id()) else { return };
+        self.plans = Some(Rc::new(crate::planner::Plans::find(&spec, &cfg, &gpu, target)));
     }
 
     /// Searches the largest input (sequence length or image side) that fits
@@ -327,9 +327,9 @@ impl AppState {
         let kind = self.input_kind();
         let (Ok(cfg), Ok((_, spec)), false) = (self.inputs.config(kind), self.model(), self.stale) else { return };
         let catalog = Rc::clone(&self.catalog);
-        let Some(gpu) = catalog.gpu(&self.inputs.gpu) else { return };
-        let overheads = vramfit_core::Overheads::for_gpu(gpu);
-        let usable = vramfit_core::estimate::usable(gpu, &overheads);
+        let Some(gpu) = catalog.gpu(&self.inputs.gpu_id()) else { return };
+        let overheads = vramfit_core::Overheads::for_gpu(&gpu);
+        let usable = vramfit_core::estimate::usable(&gpu, &overheads);
         self.max_input = vramfit_core::max_input_for(&spec, &cfg, &overheads, usable).ok().flatten();
     }
 
@@ -355,7 +355,7 @@ impl AppState {
         let (Ok((_, spec)), Some(gpu)) = (self.model(), catalog.gpu(report.estimate.gpu.as_ref().map_or("", |g| g.id.as_str()))) else {
             return;
         };
-        match report.completed(&spec, gpu, &mut self.memo) {
+        match report.completed(&spec, &gpu, &mut self.memo) {
             Ok(r) => self.report = Some(Rc::new(r)),
             Err(e) => self.problem = Some(Problem::Core(e)),
         }
@@ -430,8 +430,8 @@ impl AppState {
             }
         };
         let catalog = Rc::clone(&self.catalog);
-        let Some(gpu) = catalog.gpu(&self.inputs.gpu) else {
-            self.problem = Some(Problem::UnknownGpu(self.inputs.gpu.clone()));
+        let Some(gpu) = catalog.gpu(&self.inputs.gpu_id()) else {
+            self.problem = Some(Problem::UnknownGpu(self.inputs.gpu_id()));
             return None;
         };
         let previous = self.report.clone();
@@ -440,9 +440,9 @@ impl AppState {
         // recorded simulations: complete the report at once, in one render.
         // Otherwise (also a batch typed before the first curve is done) the
         // verdict shows first and the rest follows in the next task.
-        let cheap = self.memo.knows_fit(&spec, &cfg, gpu) && self.memo.knows_curve();
-        let first = Report::first(&spec, &cfg, gpu, &name, self.input_field(), &mut self.memo, previous.as_deref());
-        match first.and_then(|r| if cheap { r.completed(&spec, gpu, &mut self.memo) } else { Ok(r) }) {
+        let cheap = self.memo.knows_fit(&spec, &cfg, &gpu) && self.memo.knows_curve();
+        let first = Report::first(&spec, &cfg, &gpu, &name, self.input_field(), &mut self.memo, previous.as_deref());
+        match first.and_then(|r| if cheap { r.completed(&spec, &gpu, &mut self.memo) } else { Ok(r) }) {
             Ok(report) => Some(report),
             Err(e) => {
                 self.place(e);

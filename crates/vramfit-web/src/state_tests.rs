@@ -300,7 +300,7 @@ fn the_gpus_a_configuration_fits_on_are_listed_on_request_and_one_can_be_taken()
     let two = options.iter().find(|o| o.fits && o.gpus == 2).expect("a two-GPU option");
     let used = reduce(Rc::clone(&found), Action::UseGpus(two.gpu.to_string(), 2));
     let cfg = used.report.as_ref().map(|r| r.estimate.config).unwrap();
-    assert_eq!((used.inputs.gpu.as_str(), cfg.parallel.gpus_per_node, cfg.parallel.strategy), (two.gpu, 2, Strategy::FsdpFull));
+    assert_eq!((used.inputs.gpu.as_str(), cfg.parallel.gpus_per_node, cfg.parallel.strategy), (two.gpu.as_ref(), 2, Strategy::FsdpFull));
     assert_eq!(
         used.report.as_ref().map(|r| r.estimate.device_used_bytes),
         Some(two.device_used_bytes),
@@ -310,4 +310,26 @@ fn the_gpus_a_configuration_fits_on_are_listed_on_request_and_one_can_be_taken()
     // Back to one GPU: a single-GPU layout.
     let one = reduce(used, Action::UseGpus("rtx-4090".into(), 1));
     assert_eq!(one.report.as_ref().map(|r| r.estimate.config.parallel.strategy), Some(Strategy::Single));
+}
+
+#[test]
+fn a_gpu_given_by_its_memory_is_estimated_linked_and_validated() {
+    let s = reduce(initial(), Action::SetGpu(crate::inputs::CUSTOM_GPU.into()));
+    let s = reduce(s, set(Field::GpuMemory, "48"));
+    let fit = s.report.as_ref().and_then(|r| r.estimate.gpu.clone()).expect("a verdict");
+    assert_eq!((fit.id.as_str(), fit.usable_bytes.0), ("custom-48", 48 << 30));
+    assert_eq!(s.share_state().map(|st| st.gpu), Some("custom-48".to_string()));
+    assert!(s.visible_fields().contains(&Field::GpuMemory));
+    // The planner ranks without step times: the GPU's throughput is unknown.
+    let planned = reduce(Rc::clone(&s), Action::FindPlans(8));
+    let timed = planned.plans.as_ref().and_then(|p| p.result.as_ref().ok()).map(|r| r.timed);
+    assert_eq!(timed, Some(false));
+    // Out of range: the field says why, the last result stays.
+    let bad = reduce(Rc::clone(&s), set(Field::GpuMemory, "0"));
+    assert!(bad.stale && message(&bad, Field::GpuMemory).is_some(), "{:?}", bad.errors);
+    // A link with the custom GPU opens it with its memory.
+    let link = crate::url::read("https://x/?v=1&g=custom-40");
+    let opened = AppState::from_link(&link, Prefs::default());
+    assert_eq!((opened.inputs.gpu.as_str(), opened.inputs.gpu_memory.as_str()), (crate::inputs::CUSTOM_GPU, "40"));
+    assert_eq!(opened.report.as_ref().and_then(|r| r.estimate.gpu.as_ref()).map(|g| g.usable_bytes.0), Some(40 << 30));
 }

@@ -5,7 +5,7 @@
 use super::{IMPORTED_MODEL, Reason, ShareState};
 use crate::config::{MAX_DIMENSION, Mode, WeightFormat};
 use crate::parallel::{Offload, Strategy};
-use crate::{Attention, Checkpointing, Optimizer, Precision, gpu_presets, model_presets};
+use crate::{Attention, Checkpointing, Optimizer, Precision, model_presets};
 use std::fmt;
 use std::str::FromStr;
 
@@ -124,7 +124,8 @@ fn set_model(s: &mut ShareState, v: &str) -> Result<(), Reason> {
 
 fn set_gpu(s: &mut ShareState, v: &str) -> Result<(), Reason> {
     let v = v.trim();
-    if gpu_presets().iter().any(|g| g.id == v) {
+    // A preset, or a GPU given by its memory (`custom-<GiB>`).
+    if crate::gpus::gpu_preset(v).is_ok() {
         s.gpu = v.to_string();
         Ok(())
     } else {

@@ -172,7 +172,7 @@ pub fn matching_preset<'a>(adapter: &Adapter, presets: &'a [GpuPreset]) -> Optio
     presets
         .iter()
         .filter(|p| {
-            let name = words(p.name);
+            let name = words(&p.name);
             // Vendor words are often absent from one side ("GeForce", "NVIDIA").
             let core: Vec<String> =
                 name.iter().filter(|w| !["nvidia", "geforce", "amd", "radeon", "intel"].contains(&w.as_str())).cloned().collect();
@@ -261,7 +261,7 @@ mod tests {
     fn presets_match_only_by_name_and_unknown_gpus_get_none() {
         let presets = gpu_presets();
         let named = Adapter { name: "NVIDIA GeForce RTX 4090".into(), vendor: "nvidia".into(), ..Adapter::default() };
-        assert_eq!(matching_preset(&named, &presets).map(|p| p.id), Some("rtx-4090"));
+        assert_eq!(matching_preset(&named, &presets).map(|p| p.id.as_ref()), Some("rtx-4090"));
         let hidden = Adapter { vendor: "nvidia".into(), architecture: "lovelace".into(), ..Adapter::default() };
         assert!(matching_preset(&hidden, &presets).is_none());
         assert!(!vendor_presets(&hidden, &presets).is_empty());

@@ -132,7 +132,7 @@ fn PresetPicker(props: &PresetPickerProps) -> Html {
     let node = use_node_ref();
     let value = props.chosen.clone().unwrap_or_default();
     use_select_value(node.clone(), AttrValue::from(value.clone()));
-    let matched = matching_preset(&props.adapter, &props.presets).map(|p| p.id);
+    let matched = matching_preset(&props.adapter, &props.presets).map(|p| p.id.as_ref());
     let vendor = vendor_presets(&props.adapter, &props.presets);
     let on_change = {
         let on_action = props.on_action.clone();
@@ -141,7 +141,8 @@ fn PresetPicker(props: &PresetPickerProps) -> Html {
             on_action.emit(BenchAction::SetPreset(Some(id).filter(|s| !s.is_empty())));
         })
     };
-    let option = |p: &GpuPreset| html! { <option value={p.id} selected={p.id == value} translate="no">{ p.name }</option> };
+    let option =
+        |p: &GpuPreset| html! { <option value={p.id.to_string()} selected={p.id == value} translate="no">{ p.name.to_string() }</option> };
     let hint = match (matched, &props.chosen) {
         (Some(m), Some(c)) if m == c.as_str() => Key::BenchPresetMatched,
         (_, Some(_)) => Key::BenchPresetChosen,

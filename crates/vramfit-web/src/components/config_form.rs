@@ -44,7 +44,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
     };
     let gpus = {
         let catalog = props.catalog.clone();
-        use_memo(prefs.units, move |units| catalog.gpu_groups(*units))
+        use_memo((prefs.units, lang), move |(units, lang)| catalog.gpu_groups(*units, *lang))
     };
     let choices = use_memo(lang, |lang| {
         (
@@ -148,6 +148,9 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 hint={AttrValue::from(t(lang, Key::GpuHint))}
                 onchange={handlers.gpu.clone()}
             />
+            if shown(Field::GpuMemory) {
+                { number(Field::GpuMemory) }
+            }
             <fieldset class="field-group" id="parallel-group">
                 <legend>{ t(lang, Key::GpusGroup) }</legend>
                 { number(Field::Gpus) }
@@ -216,13 +219,23 @@ impl Handlers {
                 }
             })
         };
-        let numbers = [Field::Batch, Field::Seq, Field::Image, Field::Accum, Field::EveryK, Field::Gpus, Field::LoraRank, Field::Context]
-            .into_iter()
-            .map(|field| {
-                let on_action = on_action.clone();
-                (field, Callback::from(move |v: String| on_action.emit(Action::SetField(field, v))))
-            })
-            .collect();
+        let numbers = [
+            Field::Batch,
+            Field::Seq,
+            Field::Image,
+            Field::Accum,
+            Field::EveryK,
+            Field::Gpus,
+            Field::GpuMemory,
+            Field::LoraRank,
+            Field::Context,
+        ]
+        .into_iter()
+        .map(|field| {
+            let on_action = on_action.clone();
+            (field, Callback::from(move |v: String| on_action.emit(Action::SetField(field, v))))
+        })
+        .collect();
         Handlers {
             model: select(|v| Some(Action::SetModel(v))),
             precision: select(|v| v.parse().ok().map(Action::SetPrecision)),

@@ -71,7 +71,7 @@ pub fn PlannerPanel(props: &PlannerPanelProps) -> Html {
         Some(found) => match &found.result {
             Err(message) => html! { <p class="field-error" role="alert">{ tf(lang, Key::PlanFailed, &[message]) }</p> },
             Ok(result) => {
-                let list = rows(&result.plans, lang, prefs.units);
+                let list = rows(&result.plans, result.timed, lang, prefs.units);
                 let uneven = result.warning.is_some().then(|| {
                     let per = result.per_gpu_batch;
                     tf(
@@ -119,7 +119,7 @@ pub fn PlannerPanel(props: &PlannerPanelProps) -> Html {
                                     }
                                 }) }
                             </ol>
-                            <p class="chart-note">{ t(lang, Key::PlanCostNote) }</p>
+                            <p class="chart-note">{ t(lang, if result.timed { Key::PlanCostNote } else { Key::PlanUntimed }) }</p>
                             if let Some(config) = selected {
                                 { export_box(lang, *format, config, &format, &copied) }
                             }

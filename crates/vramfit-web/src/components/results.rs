@@ -102,7 +102,7 @@ pub fn Results(props: &ResultsProps) -> Html {
                 <LinkExtras extras={props.extras.clone()} on_clear={on_clear} />
                 if let Some(fit) = &e.gpu {
                     <Verdict
-                        gpu_name={r.gpu_name.clone()}
+                        gpu_name={crate::labels::gpu_name(&fit.id, &r.gpu_name, lang)}
                         fit={fit.clone()}
                         device_used={e.device_used_bytes}
                         batch={e.config.batch}

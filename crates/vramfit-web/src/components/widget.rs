@@ -53,7 +53,7 @@ pub fn Widget() -> Html {
                         <LinkExtras extras={state.widget_extras()} />
                         if let Some(fit) = &e.gpu {
                             <Verdict
-                                gpu_name={r.gpu_name.clone()}
+                                gpu_name={crate::labels::gpu_name(&fit.id, &r.gpu_name, lang)}
                                 fit={fit.clone()}
                                 device_used={e.device_used_bytes}
                                 batch={e.config.batch}

@@ -66,7 +66,7 @@ pub fn WidgetForm(props: &WidgetFormProps) -> Html {
     let imported = s.import.model.as_ref().map(|m| m.name.clone());
     let model_name =
         s.catalog.model(&inputs.model).map(|m| m.name.to_string()).or_else(|| imported.clone()).unwrap_or_else(|| inputs.model.clone());
-    let gpu_name = s.catalog.gpu(&inputs.gpu).map_or_else(|| inputs.gpu.clone(), |g| g.name.to_string());
+    let gpu_name = s.catalog.gpu(&inputs.gpu_id()).map_or_else(|| inputs.gpu_id(), |g| crate::labels::gpu_name(&g.id, &g.name, prefs.lang));
     let mut items = Vec::new();
     items.push(if locked("m") {
         fixed("m", Key::Model, model_name)
@@ -78,7 +78,12 @@ pub fn WidgetForm(props: &WidgetFormProps) -> Html {
     items.push(if locked("g") {
         fixed("g", Key::Gpu, gpu_name)
     } else {
-        select("g", "gpu", Key::Gpu, s.catalog.gpu_groups(prefs.units), inputs.gpu.clone(), |v| Some(Action::SetGpu(v)))
+        // The widget has no memory field: a custom GPU is offered only when a link chose one.
+        let mut groups = s.catalog.gpu_groups(prefs.units, prefs.lang);
+        if inputs.gpu != crate::inputs::CUSTOM_GPU {
+            groups.pop();
+        }
+        select("g", "gpu", Key::Gpu, groups, inputs.gpu.clone(), |v| Some(Action::SetGpu(v)))
     });
     for (key, field) in [("b", Field::Batch), ("s", Field::Seq), ("i", Field::Image), ("a", Field::Accum)] {
         if !s.visible_fields().contains(&field) {

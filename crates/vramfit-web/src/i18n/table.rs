@@ -32,7 +32,7 @@ macro_rules! table {
 }
 
 table! {
-    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB, ExportDeepSpeed, ExportHf, CustomRelu, CustomGelu];
+    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB, UnitGib, ExportDeepSpeed, ExportHf, CustomRelu, CustomGelu];
 
     // Page frame.
     PageTitle => "vramfit — GPU memory for neural-network training", "vramfit — 神经网络训练显存计算器";
@@ -77,6 +77,14 @@ table! {
     GpusPerNode => "GPUs per node", "每节点显卡数";
     GpusHint => "Data-parallel GPUs on one node", "单个节点上的数据并行显卡数";
     UnitGpus => "GPUs", "张";
+    GpuMemory => "GPU memory", "显存容量";
+    GpuMemoryHint => "Any GPU by its memory; without its throughput the planner ranks by compute alone", "按显存容量指定任意显卡；没有算力数据时，规划器只按计算量排序";
+    UnitGib => "GiB", "GiB";
+    CustomGpuGroup => "Other", "其他";
+    CustomGpuChoice => "Custom memory…", "自定义显存…";
+    CustomGpuName => "GPU with {0} GiB", "{0} GiB 显存的显卡";
+    PlanRelative => "{0}× the fastest", "最快方案的 {0} 倍";
+    PlanUntimed => "This GPU is known only by its memory: plans are ranked by their compute, and times are relative to the fastest.", "这张显卡只知道显存容量：方案按计算量排序，时间为相对最快方案的倍数。";
     Strategy => "Strategy", "并行策略";
     Offload => "Offload", "卸载到内存";
     OffloadNone => "Nothing", "不卸载";
@@ -121,6 +129,7 @@ table! {
     EmptyAccum => "Enter the number of accumulation steps.", "请输入梯度累积步数。";
     EmptyEveryK => "Enter the interval K.", "请输入间隔 K。";
     EmptyGpus => "Enter the number of GPUs per node.", "请输入每节点显卡数。";
+    EmptyGpuMemory => "Enter the GPU's memory in GiB.", "请输入显卡的显存容量（GiB）。";
     EmptyLoraRank => "Enter a LoRA rank.", "请输入 LoRA 秩。";
     EmptyContext => "Enter a context length.", "请输入上下文长度。";
     HostRam => "Host RAM per node for offloading: {0}", "每节点用于卸载的主机内存：{0}";
