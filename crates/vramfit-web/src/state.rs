@@ -324,10 +324,7 @@ impl AppState {
     /// the GPU at the current batch (nothing while the inputs are invalid;
     /// an error, already shown by the estimate, leaves it unknown).
     fn find_max_input(&mut self) {
-        let kind = self.input_kind();
-        let (Ok(cfg), Ok((_, spec)), false) = (self.inputs.config(kind), self.model(), self.stale) else { return };
-        let catalog = Rc::clone(&self.catalog);
-        let Some(gpu) = catalog.gpu(&self.inputs.gpu_id()) else { return };
+        let Some((cfg, spec, gpu)) = self.estimated() else { return };
         let overheads = vramfit_core::Overheads::for_gpu(&gpu);
         let usable = vramfit_core::estimate::usable(&gpu, &overheads);
         self.max_input = vramfit_core::max_input_for(&spec, &cfg, &overheads, usable).ok().flatten();
@@ -336,9 +333,19 @@ impl AppState {
     /// Lists the GPU presets and counts the current configuration fits on
     /// (nothing while the inputs are invalid).
     fn find_gpus(&mut self) {
-        let kind = self.input_kind();
-        let (Ok(cfg), Ok((_, spec)), false) = (self.inputs.config(kind), self.model(), self.stale) else { return };
+        let Some((cfg, spec, _)) = self.estimated() else { return };
         self.gpu_options = Some(Rc::new(crate::planner::GpuOptions::find(&spec, &cfg)));
+    }
+
+    /// The configuration, model and GPU of the report on screen, when it is
+    /// the current inputs' (valid inputs, nothing refused).
+    fn estimated(&self) -> Option<(TrainConfig, ModelSpec, vramfit_core::GpuPreset)> {
+        if self.stale {
+            return None;
+        }
+        let cfg = self.inputs.config(self.input_kind()).ok()?;
+        let (_, spec) = self.model().ok()?;
+        Some((cfg, spec, self.catalog.gpu(&self.inputs.gpu_id())?))
     }
 
     /// Whether the report on screen still waits for its curve and comparison.
