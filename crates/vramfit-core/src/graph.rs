@@ -20,7 +20,7 @@ pub struct TensorId(pub u32);
 pub struct ParamId(pub u32);
 
 /// Number of elements as `fixed + per_sample × batch`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct Numel {
     /// Elements independent of the batch (e.g. BatchNorm's saved mean).
     pub fixed: u64,

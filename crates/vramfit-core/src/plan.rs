@@ -132,9 +132,11 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
         if gpu.bf16 { &[Precision::AmpBf16, Precision::Fp32, Precision::Bf16] } else { &[Precision::AmpFp16, Precision::Fp32] };
     let layouts: Vec<(Precision, Checkpointing)> =
         precisions.iter().copied().flat_map(|p| [Checkpointing::NONE, Checkpointing::Mode(CheckpointMode::Full)].map(|c| (p, c))).collect();
-    // (layout, tape, configuration): candidates that differ only in the optimizer share a tape.
-    let mut candidates: Vec<(usize, usize, TrainConfig)> = Vec::new();
-    let mut tape_count = 0;
+    // (layout, configuration). Candidates of one layout share a graph and a
+    // tape: one recorded for a multi-GPU strategy replays every other
+    // strategy and every optimizer ([`simulate::Prepared`]); on one GPU the
+    // layout has a single strategy.
+    let mut candidates: Vec<(usize, TrainConfig)> = Vec::new();
     for parallel in strategies(req, world) {
         for (layout, &(precision, checkpointing)) in layouts.iter().enumerate() {
             let probe = TrainConfig { precision, checkpointing, parallel, batch: 1, grad_accum: 1, ..req.base };
@@ -142,20 +144,19 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
                 continue;
             }
             for optimizer in optimizers(req.base.optimizer) {
-                candidates.push((layout, tape_count, TrainConfig { optimizer, ..probe }));
+                candidates.push((layout, TrainConfig { optimizer, ..probe }));
             }
-            tape_count += 1;
         }
     }
     let Some(first) = candidates.first() else {
         return Ok(PlanResult { plans: Vec::new(), tried: 0, per_gpu_batch: per_gpu, warning, timed });
     };
     // FLOPs do not depend on precision or layout: one lowering times them all.
-    let work = Work::of(&spec.lower_unnamed(&first.2)?);
+    let work = Work::of(&spec.lower_unnamed(&first.1)?);
     let divisors: Vec<u64> = (1..=per_gpu.min(4096)).filter(|d| per_gpu.is_multiple_of(*d)).collect();
     // (seconds, tie-break rank, candidate, micro-batch)
     let mut order: Vec<(f64, Rank, usize, u64)> = Vec::new();
-    for (i, (_, _, c)) in candidates.iter().enumerate() {
+    for (i, (_, c)) in candidates.iter().enumerate() {
         for &micro in &divisors {
             let cfg = TrainConfig { batch: micro, grad_accum: per_gpu / micro, ..*c };
             let speed = req.measured.map_or(Speed::Peak(gpu, spec.input_kind()), Speed::Measured);
@@ -167,18 +168,19 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
     // strategy), then the larger micro-batch.
     order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)).then(b.3.cmp(&a.3)));
     let graphs: Vec<OnceCell<Option<Rc<Graph>>>> = layouts.iter().map(|_| OnceCell::new()).collect();
-    let tapes: Vec<OnceCell<simulate::Prepared>> = (0..tape_count).map(|_| OnceCell::new()).collect();
+    let tapes: Vec<OnceCell<simulate::Prepared>> = layouts.iter().map(|_| OnceCell::new()).collect();
     let mut done = vec![false; candidates.len()];
     let mut plans: Vec<Plan> = Vec::new();
     for (seconds, _, i, micro) in order {
         if plans.len() >= req.max_plans {
             break;
         }
-        let (Some((layout, tape, base)), Some(false)) = (candidates.get(i), done.get(i).copied()) else { continue };
+        let (Some((layout, base)), Some(false)) = (candidates.get(i), done.get(i).copied()) else { continue };
         let Some(graph) = graphs.get(*layout).and_then(|g| g.get_or_init(|| spec.lower_unnamed(base).ok().map(Rc::new)).as_ref()) else {
             continue;
         };
-        let Some(prepared) = tapes.get(*tape).map(|t| t.get_or_init(|| simulate::Prepared::new(Rc::clone(graph), base, overheads))) else {
+        let Some(prepared) = tapes.get(*layout).map(|t| t.get_or_init(|| simulate::Prepared::new(Rc::clone(graph), base, overheads)))
+        else {
             continue;
         };
         let config = TrainConfig { batch: micro, grad_accum: per_gpu / micro, ..*base };

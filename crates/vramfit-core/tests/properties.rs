@@ -14,6 +14,7 @@
 
 use proptest::prelude::*;
 use vramfit_core::models::{Arch, Head, MlpActivation, MlpLayer, MlpSpec, TransformerSpec, VitSpec};
+use vramfit_core::parallel::{Offload, Parallel};
 use vramfit_core::{
     Attention, CheckpointMode, Checkpointing, ModelSpec, Optimizer, Overheads, Precision, TrainConfig, estimate, model_preset,
 };
@@ -281,6 +282,35 @@ proptest! {
         let target = TrainConfig { optimizer: other, ..cfg };
         let shared = Prepared::new(Rc::clone(&g), &cfg, &o).run(&target, &o, true);
         let own = Prepared::new(g, &target, &o).run(&target, &o, true);
+        prop_assert_eq!(shared, own);
+    }
+
+    /// A tape recorded for a multi-GPU data-parallel strategy names its
+    /// model-state sizes, so it replays every other strategy and offload over
+    /// the same GPUs exactly as a tape recorded for it alone, with sizes as
+    /// bytes (the planner records one tape per precision and checkpointing this way).
+    #[test]
+    fn one_tape_serves_every_strategy(
+        spec in model(),
+        cfg in train_config(),
+        recorded in prop::sample::select(vramfit_core::parallel::Strategy::ALL[1..].to_vec()),
+        replayed in prop::sample::select(vramfit_core::parallel::Strategy::ALL.to_vec()),
+        offload in prop::sample::select(vec![Offload::None, Offload::Optimizer, Offload::OptimizerParams]),
+        gpus in prop::sample::select(vec![2u64, 4, 8]),
+    ) {
+        use std::rc::Rc;
+        use vramfit_core::simulate::Prepared;
+        let o = Overheads::default();
+        let on = |strategy, offload| Parallel { strategy, offload, gpus_per_node: gpus, ..Parallel::default() };
+        let base = TrainConfig { parallel: on(recorded, Offload::None), ..cfg };
+        let target = TrainConfig { parallel: on(replayed, offload), ..cfg };
+        if base.validate().is_err() || target.validate().is_err() {
+            return Ok(());
+        }
+        let Ok(g) = spec.lower(&base) else { return Ok(()) };
+        let g = Rc::new(g);
+        let shared = Prepared::new(Rc::clone(&g), &base, &o).run(&target, &o, true);
+        let own = Prepared::for_one_strategy(g, &target, &o).run(&target, &o, true);
         prop_assert_eq!(shared, own);
     }
 }

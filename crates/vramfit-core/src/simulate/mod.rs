@@ -19,7 +19,7 @@ use crate::graph::{Graph, Numel};
 use crate::states;
 use crate::units::Bytes;
 use serde::Serialize;
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 pub use step::OPTIMIZER_OP;
@@ -120,27 +120,75 @@ pub fn simulate(g: &Graph, cfg: &TrainConfig, overheads: &Overheads, record: boo
 /// The batch-independent part of a simulation, recorded once and replayed
 /// per batch size (the largest-batch search, the batch curve and the planner
 /// run many simulations of one configuration).
+///
+/// A tape recorded for a multi-GPU data-parallel strategy names its
+/// model-state sizes ([`shard::Sharded`]) instead of fixing them, so it
+/// also replays every other strategy and offload over the same GPUs: what
+/// a step allocates and frees, and in which order, is the same under all of
+/// them; only the sizes differ, some of them zero (the planner records one
+/// tape per precision and checkpointing instead of one per strategy).
 pub struct Prepared {
     g: Rc<Graph>,
     plan: plan::Plan,
-    shards: shard::Shards,
     tape: tape::Tape,
-    /// Each optimizer's sizes ([`Prepared::optimizer_sizes`]), by its index in [`Optimizer::ALL`], once asked for.
+    /// The strategy recorded; a tape that is not shared replays only it.
+    recorded: Rc<Strategy>,
+    /// Whether the tape names model-state sizes ([`shard::Sharded`]).
+    shared: bool,
+    /// Other strategies replayed, once asked for.
+    others: RefCell<Vec<Rc<Strategy>>>,
+}
+
+/// What a replay reads under one data-parallel strategy.
+struct Strategy {
+    shards: shard::Shards,
+    sizes: shard::ShardSizes,
+    /// Each optimizer's sizes ([`Strategy::optimizer_sizes`]), by its index in [`Optimizer::ALL`], once asked for.
     optimizers: Vec<OnceCell<OptimizerSizes>>,
 }
 
 /// Each parameter's optimizer state and the optimizer step's temporaries, in bytes.
 type OptimizerSizes = (Vec<u64>, Vec<u64>);
 
+impl Strategy {
+    fn new(g: &Graph, cfg: &TrainConfig) -> Strategy {
+        let shards = shard::Shards::new(g, cfg);
+        let sizes = shards.sizes(g);
+        Strategy { shards, sizes, optimizers: Optimizer::ALL.iter().map(|_| OnceCell::new()).collect() }
+    }
+
+    /// The sizes of `cfg`'s optimizer: each parameter's state and the step's temporaries.
+    fn optimizer_sizes(&self, g: &Graph, cfg: &TrainConfig) -> std::borrow::Cow<'_, OptimizerSizes> {
+        let make = || (g.params.iter().map(|p| self.shards.state(p, cfg)).collect(), self.shards.step_temps(g, cfg));
+        match Optimizer::ALL.iter().position(|o| *o == cfg.optimizer).and_then(|i| self.optimizers.get(i)) {
+            Some(cell) => std::borrow::Cow::Borrowed(cell.get_or_init(make)),
+            None => std::borrow::Cow::Owned(make()),
+        }
+    }
+}
+
 impl Prepared {
     /// Analyses `g` and records its tape for everything in `cfg` except the
-    /// batch size, the accumulation steps and the optimizer, and for the number of cuBLAS
-    /// handles in `overheads` (workspace sizes are read at each run).
+    /// batch size, the accumulation steps and the optimizer (and, for a
+    /// multi-GPU data-parallel strategy, the strategy and offload), and for
+    /// the number of cuBLAS handles in `overheads` (workspace sizes are read
+    /// at each run).
     pub fn new(g: Rc<Graph>, cfg: &TrainConfig, overheads: &Overheads) -> Prepared {
+        Prepared::record(g, cfg, overheads, cfg.parallel.strategy != crate::parallel::Strategy::Single)
+    }
+
+    /// [`Prepared::new`] for `cfg`'s strategy only: model-state sizes are
+    /// recorded as bytes, as they are on one GPU (what a shared tape's
+    /// replays are checked against).
+    pub fn for_one_strategy(g: Rc<Graph>, cfg: &TrainConfig, overheads: &Overheads) -> Prepared {
+        Prepared::record(g, cfg, overheads, false)
+    }
+
+    fn record(g: Rc<Graph>, cfg: &TrainConfig, overheads: &Overheads, shared: bool) -> Prepared {
         let plan = plan::plan(&g, cfg);
-        let shards = shard::Shards::new(&g, cfg);
-        let tape = step::Sim::new(&g, &plan, &shards, cfg, overheads).run(STEPS);
-        Prepared { g, plan, shards, tape, optimizers: Optimizer::ALL.iter().map(|_| OnceCell::new()).collect() }
+        let recorded = Rc::new(Strategy::new(&g, cfg));
+        let tape = step::Sim::new(&g, &plan, &recorded.shards, cfg, overheads, shared).run(STEPS);
+        Prepared { g, plan, tape, recorded, shared, others: RefCell::new(Vec::new()) }
     }
 
     /// The graph this was prepared for.
@@ -155,16 +203,28 @@ impl Prepared {
         kept_with(&self.g, &self.plan, cfg)
     }
 
-    /// The sizes of `cfg`'s optimizer: each parameter's state and the step's temporaries.
-    fn optimizer_sizes(&self, cfg: &TrainConfig) -> std::borrow::Cow<'_, OptimizerSizes> {
-        let make = || (self.g.params.iter().map(|p| self.shards.state(p, cfg)).collect(), self.shards.step_temps(&self.g, cfg));
-        match Optimizer::ALL.iter().position(|o| *o == cfg.optimizer).and_then(|i| self.optimizers.get(i)) {
-            Some(cell) => std::borrow::Cow::Borrowed(cell.get_or_init(make)),
-            None => std::borrow::Cow::Owned(make()),
+    /// The strategy a replay at `cfg` reads: `cfg`'s on a shared tape, else the recorded one.
+    fn strategy(&self, cfg: &TrainConfig) -> Rc<Strategy> {
+        if !self.shared || self.recorded.shards.parallel == cfg.parallel {
+            return Rc::clone(&self.recorded);
         }
+        let mut others = self.others.borrow_mut();
+        if let Some(s) = others.iter().find(|s| s.shards.parallel == cfg.parallel) {
+            return Rc::clone(s);
+        }
+        let s = Rc::new(Strategy::new(&self.g, cfg));
+        others.push(Rc::clone(&s));
+        s
     }
 
-    fn eval<'a>(&self, cfg: &TrainConfig, overheads: &Overheads, optimizer: &'a OptimizerSizes, kv_cache: Numel) -> tape::Eval<'a> {
+    fn eval<'a>(
+        &self,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        strategy: &'a Strategy,
+        optimizer: &'a OptimizerSizes,
+        kv_cache: Numel,
+    ) -> tape::Eval<'a> {
         tape::Eval {
             batch: cfg.batch,
             accumulates: cfg.grad_accum > 1,
@@ -174,11 +234,13 @@ impl Prepared {
             states: &optimizer.0,
             step_temps: &optimizer.1,
             kv_cache,
+            shards: &strategy.sizes,
         }
     }
 
     /// Simulates at `cfg`, which may differ from the prepared one only in
-    /// batch size, accumulation steps and optimizer.
+    /// batch size, accumulation steps and optimizer (and on a shared tape,
+    /// see [`Prepared`], in data-parallel strategy and offload).
     pub fn run(&self, cfg: &TrainConfig, overheads: &Overheads, record: bool) -> Simulation {
         self.run_with_kv_cache(cfg, overheads, self.g.kv_cache, record)
     }
@@ -187,9 +249,10 @@ impl Prepared {
     /// the graph's (inference at another context length: nothing else in
     /// the step depends on it).
     pub fn run_with_kv_cache(&self, cfg: &TrainConfig, overheads: &Overheads, kv_cache: Numel, record: bool) -> Simulation {
-        let optimizer = self.optimizer_sizes(cfg);
-        let r = tape::replay(&self.tape, &self.eval(cfg, overheads, &optimizer, kv_cache), true, record);
-        let host_ram = if cfg.mode == crate::config::Mode::Inference { 0 } else { self.shards.host_bytes(&self.g, cfg) };
+        let strategy = self.strategy(cfg);
+        let optimizer = strategy.optimizer_sizes(&self.g, cfg);
+        let r = tape::replay(&self.tape, &self.eval(cfg, overheads, &strategy, &optimizer, kv_cache), true, record);
+        let host_ram = if cfg.mode == crate::config::Mode::Inference { 0 } else { strategy.shards.host_bytes(&self.g, cfg) };
         Simulation { peak: r.peak, timeline: r.timeline, peak_reserved: Bytes(r.peak_reserved), host_ram: Bytes(host_ram) }
     }
 
@@ -201,8 +264,9 @@ impl Prepared {
 
     /// [`Prepared::peak_allocated`] with a KV cache of `kv_cache` elements (see [`Prepared::run_with_kv_cache`]).
     pub fn peak_allocated_with_kv_cache(&self, cfg: &TrainConfig, overheads: &Overheads, kv_cache: Numel) -> Bytes {
-        let optimizer = self.optimizer_sizes(cfg);
-        Bytes(tape::peak_allocated(&self.tape, &self.eval(cfg, overheads, &optimizer, kv_cache)))
+        let strategy = self.strategy(cfg);
+        let optimizer = strategy.optimizer_sizes(&self.g, cfg);
+        Bytes(tape::peak_allocated(&self.tape, &self.eval(cfg, overheads, &strategy, &optimizer, kv_cache)))
     }
 
     /// Peak reserved bytes at `cfg` with a KV cache of `kv_cache` elements
@@ -210,8 +274,9 @@ impl Prepared {
     /// replay that stops there (a step that does not fit costs only the
     /// events up to its overflow).
     pub fn peak_reserved_within(&self, cfg: &TrainConfig, overheads: &Overheads, kv_cache: Numel, limit: Bytes) -> Option<Bytes> {
-        let optimizer = self.optimizer_sizes(cfg);
-        tape::peak_reserved_within(&self.tape, &self.eval(cfg, overheads, &optimizer, kv_cache), limit.0).map(Bytes)
+        let strategy = self.strategy(cfg);
+        let optimizer = strategy.optimizer_sizes(&self.g, cfg);
+        tape::peak_reserved_within(&self.tape, &self.eval(cfg, overheads, &strategy, &optimizer, kv_cache), limit.0).map(Bytes)
     }
 
     /// The KV cache of the graph this was prepared for.

@@ -9,8 +9,80 @@ use crate::graph::{Graph, Param};
 use crate::parallel::{Offload, Parallel};
 use crate::states;
 
+/// A model-state size that depends on the data-parallel strategy: a tape
+/// records it by name and a replay reads it from the strategy's
+/// [`ShardSizes`], so one recording serves every strategy. Each is zero
+/// under the strategies that do not allocate it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sharded {
+    /// Parameter `i`'s weight as one GPU keeps it.
+    Weight(u32),
+    /// Parameter `i`'s gradient from the first backward of a step, when it
+    /// is kept whole: the buffer becomes `.grad`.
+    WholeGrad(u32),
+    /// Parameter `i`'s full-size gradient when only a shard is kept: freed
+    /// after the op, once reduce-scattered.
+    ReducedGrad(u32),
+    /// The shard of parameter `i`'s gradient kept as `.grad`.
+    GradShard(u32),
+    /// DDP's flat gradient buckets.
+    DdpBuckets,
+    /// DeepSpeed's reduce buckets during backward.
+    ZeroBuckets,
+    /// A block's parameters all-gathered (ZeRO-3, FSDP full shard): these bytes.
+    BlockGather(u64),
+    /// The parameters outside the blocks, gathered from forward until backward ends (FSDP's root unit).
+    RootGather(u64),
+    /// A module's parameters outside the blocks, gathered for its own op (ZeRO-3).
+    OpGather(u64),
+}
+
+/// Per-GPU model-state sizes under one strategy, by [`Sharded`] name.
+#[derive(Debug, Default)]
+pub struct ShardSizes {
+    weights: Vec<u64>,
+    /// Each parameter's (full, kept) gradient bytes.
+    grads: Vec<(u64, u64)>,
+    ddp_buckets: u64,
+    zero_buckets: u64,
+    gathers_blocks: bool,
+    gathers_root: bool,
+    gathers_ops: bool,
+}
+
+impl ShardSizes {
+    /// No model states (replays of tapes without [`Sharded`] sizes).
+    #[cfg(test)]
+    pub const NONE: ShardSizes = ShardSizes {
+        weights: Vec::new(),
+        grads: Vec::new(),
+        ddp_buckets: 0,
+        zero_buckets: 0,
+        gathers_blocks: false,
+        gathers_root: false,
+        gathers_ops: false,
+    };
+
+    /// The bytes of `s` under this strategy.
+    pub fn bytes(&self, s: Sharded) -> u64 {
+        let grad = |i: u32| self.grads.get(i as usize).copied().unwrap_or((0, 0));
+        let when = |on: bool, bytes: u64| if on { bytes } else { 0 };
+        match s {
+            Sharded::Weight(i) => self.weights.get(i as usize).copied().unwrap_or(0),
+            Sharded::WholeGrad(i) => grad(i).0 * u64::from(grad(i).0 == grad(i).1),
+            Sharded::ReducedGrad(i) => grad(i).0 * u64::from(grad(i).0 != grad(i).1),
+            Sharded::GradShard(i) => grad(i).1 * u64::from(grad(i).0 != grad(i).1),
+            Sharded::DdpBuckets => self.ddp_buckets,
+            Sharded::ZeroBuckets => self.zero_buckets,
+            Sharded::BlockGather(bytes) => when(self.gathers_blocks, bytes),
+            Sharded::RootGather(bytes) => when(self.gathers_root, bytes),
+            Sharded::OpGather(bytes) => when(self.gathers_ops, bytes),
+        }
+    }
+}
+
 /// Per-GPU sizes of model states under a strategy.
-pub(super) struct Shards {
+pub struct Shards {
     pub parallel: Parallel,
     pub pdtype: DType,
     pub format: crate::config::WeightFormat,
@@ -144,6 +216,20 @@ impl Shards {
             return 0;
         }
         g.params.iter().map(|p| self.full_grad(p)).sum()
+    }
+
+    /// The sizes a replay reads for [`Sharded`] sizes under this strategy.
+    pub fn sizes(&self, g: &Graph) -> ShardSizes {
+        let sharded = self.parallel.shards_params();
+        ShardSizes {
+            weights: g.params.iter().map(|p| self.weight(p)).collect(),
+            grads: g.params.iter().map(|p| (self.full_grad(p), self.grad(p))).collect(),
+            ddp_buckets: self.buckets(g),
+            zero_buckets: self.zero_buckets(),
+            gathers_blocks: sharded,
+            gathers_root: sharded && self.parallel.strategy != crate::parallel::Strategy::Zero3,
+            gathers_ops: sharded && self.parallel.strategy == crate::parallel::Strategy::Zero3,
+        }
     }
 
     /// Host memory per node used by offloading: this node's shards of the

@@ -5,7 +5,7 @@
 use super::Phase;
 use super::memory::Cat;
 use super::plan::{Plan, Segment, unique_storages, unique_storages_into};
-use super::shard::Shards;
+use super::shard::{ShardSizes, Sharded, Shards};
 use super::tape::{Handle, Size, SizeId, Tape};
 use crate::config::TrainConfig;
 use crate::dtype::DType;
@@ -35,11 +35,11 @@ pub(super) fn in_flight_bytes(g: &Graph, plan: &Plan, cfg: &TrainConfig) -> u64 
 /// Op index used for the optimizer step in [`Point::op`].
 pub const OPTIMIZER_OP: usize = usize::MAX;
 
-/// A parameter gradient made by an op: a full `.grad` to relabel, or a shard
-/// (parameter index, bytes) to allocate once the reduce-scatter has run.
+/// A parameter gradient made by an op: a full `.grad` to relabel, or the
+/// shard of parameter `i` to allocate once the reduce-scatter has run.
 enum Fresh {
     Grad(Option<Handle>),
-    Shard(usize, u64),
+    Shard(usize),
 }
 
 /// A gradient buffer shared by views (passthrough ops) until its last user.
@@ -64,12 +64,17 @@ pub(super) struct Sim<'a> {
     grad_of: Vec<Option<usize>>,
     grads: Vec<GradBuffer>,
     // Per step / run.
-    param_grad: Vec<Option<Option<Handle>>>,
+    /// Each parameter's `.grad` once made in the step: the whole gradient and the kept shard (one of them is empty).
+    param_grad: Vec<Option<(Option<Handle>, Option<Handle>)>>,
     states: Option<Vec<Option<Handle>>>,
     /// cuBLAS workspaces still to be created (one per handle).
     workspace: u32,
     /// Per-GPU sizes under the data-parallel strategy.
     shards: &'a Shards,
+    /// The recording strategy's model-state sizes, for a tape that records them as bytes.
+    sizes: ShardSizes,
+    /// Whether the tape records model-state sizes by name ([`Sharded`]), to serve every strategy.
+    shared: bool,
     /// Gathered parameters of blocks (ZeRO-3 / FSDP full shard), by block.
     gathered: Vec<Option<Handle>>,
     /// Gathered parameters outside blocks, from forward until backward ends.
@@ -96,16 +101,26 @@ struct Scratch {
 }
 
 impl<'a> Sim<'a> {
-    pub(super) fn new(g: &'a Graph, plan: &'a Plan, shards: &'a Shards, cfg: &'a TrainConfig, overheads: &Overheads) -> Sim<'a> {
-        // Transformers record about 40 events per op (two steps of two
-        // micro-batches), a size per tensor and about 7 more per op.
-        let mut mem = Tape::with_capacity(g.ops.len().saturating_mul(44), g.tensors.len() + g.ops.len().saturating_mul(8));
+    /// A walk of `g` under `cfg`; with `shared`, model-state sizes are
+    /// recorded by name, so that the tape serves every data-parallel strategy.
+    pub(super) fn new(
+        g: &'a Graph,
+        plan: &'a Plan,
+        shards: &'a Shards,
+        cfg: &'a TrainConfig,
+        overheads: &Overheads,
+        shared: bool,
+    ) -> Sim<'a> {
+        // Transformers record about 40 events per op (two steps of two micro-batches).
+        let mut mem = Tape::with_capacity(g.ops.len().saturating_mul(44));
         let bytes = g.tensors.iter().map(|t| mem.size(Size::Rounded(t.numel, t.dtype.size()))).collect();
         let n = g.tensors.len();
-        for p in &g.params {
-            mem.alloc(Cat::Parameters, Size::Fixed(shards.weight(p)));
+        let sizes = shards.sizes(g);
+        let sharded = |s: Sharded| if shared { Size::Sharded(s) } else { Size::Fixed(sizes.bytes(s)) };
+        for i in 0..g.params.len() {
+            mem.alloc(Cat::Parameters, sharded(Sharded::Weight(u32::try_from(i).unwrap_or(u32::MAX))));
         }
-        mem.alloc(Cat::Gradients, Size::Fixed(shards.buckets(g)));
+        mem.alloc(Cat::Gradients, sharded(Sharded::DdpBuckets));
         for b in &g.buffers {
             mem.alloc(Cat::Other, Size::Fixed(states::allocation(b.numel, b.dtype).0));
         }
@@ -131,13 +146,16 @@ impl<'a> Sim<'a> {
             root_gathered: None,
             in_flight: None,
             shards,
+            sizes,
+            shared,
             scratch: Scratch::default(),
-            step_temps: crate::config::Optimizer::ALL
-                .iter()
-                .map(|&optimizer| shards.step_temps(g, &TrainConfig { optimizer, ..*cfg }).len())
-                .max()
-                .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
+            step_temps: u32::try_from(step_temp_slots(g, shards, cfg, shared)).unwrap_or(u32::MAX),
         }
+    }
+
+    /// How `s` is recorded: by name on a shared tape, else as the recording strategy's bytes.
+    fn sharded(&self, s: Sharded) -> Size {
+        if self.shared { Size::Sharded(s) } else { Size::Fixed(self.sizes.bytes(s)) }
     }
 
     /// Records `steps` optimizer steps. Micro-batches after the second
@@ -279,9 +297,7 @@ impl<'a> Sim<'a> {
         // FSDP's root unit (parameters outside the wrapped blocks) stays
         // gathered from forward until backward ends; ZeRO-3 gathers each
         // module's parameters only while it runs (see `op_gather`).
-        if self.shards.parallel.shards_params() && self.shards.parallel.strategy != crate::parallel::Strategy::Zero3 {
-            self.root_gathered = self.mem.alloc(Cat::Parameters, Size::Fixed(self.shards.root_gather));
-        }
+        self.root_gathered = self.mem.alloc(Cat::Parameters, self.sharded(Sharded::RootGather(self.shards.root_gather)));
         let mut current = None;
         for i in 0..self.g.ops.len() {
             let block = self.g.ops.get(i).and_then(|o| o.block);
@@ -299,24 +315,21 @@ impl<'a> Sim<'a> {
     /// ZeRO-3 gathers the parameters of a module outside the blocks just for
     /// its own forward or backward.
     fn op_gather(&mut self, op: &Op) -> Option<Handle> {
-        if op.block.is_some() || op.params.is_empty() || self.shards.parallel.strategy != crate::parallel::Strategy::Zero3 {
-            return None;
-        }
-        if !self.shards.parallel.shards_params() {
+        if op.block.is_some() || op.params.is_empty() {
             return None;
         }
         let bytes: u64 = op.params.iter().filter_map(|p| self.g.params.get(p.0 as usize)).map(|p| self.shards.full_weight(p)).sum();
-        self.mem.alloc(Cat::Parameters, Size::Fixed(bytes))
+        self.mem.alloc(Cat::Parameters, self.sharded(Sharded::OpGather(bytes)))
     }
 
     /// All-gathers a block's parameters (ZeRO-3 / FSDP full shard).
     fn gather(&mut self, block: Option<u32>) {
         let Some(b) = block.map(|b| b as usize) else { return };
-        if !self.shards.parallel.shards_params() || self.gathered.get(b).is_none_or(Option::is_some) {
+        if self.gathered.get(b).is_none_or(Option::is_some) {
             return;
         }
         let bytes = self.shards.block_gather.get(b).copied().unwrap_or(0);
-        let h = self.mem.alloc(Cat::Parameters, Size::Fixed(bytes));
+        let h = self.mem.alloc(Cat::Parameters, self.sharded(Sharded::BlockGather(bytes)));
         if let Some(slot) = self.gathered.get_mut(b) {
             *slot = h;
         }
@@ -358,7 +371,7 @@ impl<'a> Sim<'a> {
         if self.step == 1 && self.micro == 1 {
             self.cublas_workspace();
         }
-        let buckets = self.mem.alloc(Cat::Temporary, Size::Fixed(self.shards.zero_buckets()));
+        let buckets = self.mem.alloc(Cat::Temporary, self.sharded(Sharded::ZeroBuckets));
         self.backward_ops();
         self.mem.free(buckets);
     }
@@ -475,23 +488,21 @@ impl<'a> Sim<'a> {
             if !param.trainable {
                 continue;
             }
-            let (full, kept) = (self.shards.full_grad(param), self.shards.grad(param));
-            let first = self.param_grad.get(pi).is_some_and(Option::is_none);
-            if full != kept {
-                // Computed full-size, then reduce-scattered: the shard appears after this op.
-                transient.push(self.mem.alloc(Cat::Temporary, Size::Fixed(full)));
-                if first {
-                    fresh.push(Fresh::Shard(pi, kept));
-                }
-            } else if first {
-                let h = self.mem.alloc(Cat::Temporary, Size::Fixed(full));
-                if let Some(slot) = self.param_grad.get_mut(pi) {
-                    *slot = Some(h);
-                }
-                fresh.push(Fresh::Grad(h));
-            } else {
-                transient.push(self.mem.alloc(Cat::Temporary, Size::Fixed(full)));
+            if self.param_grad.get(pi).is_some_and(Option::is_some) {
+                // Accumulated in place into `.grad` (or its shard, after the reduce-scatter).
+                transient.push(self.mem.alloc(Cat::Temporary, Size::Fixed(self.shards.full_grad(param))));
+                continue;
             }
+            // Computed full-size: kept whole as `.grad`, or reduce-scattered
+            // after this op, when the kept shard appears (one of the two is empty).
+            let i = u32::try_from(pi).unwrap_or(u32::MAX);
+            transient.push(self.mem.alloc(Cat::Temporary, self.sharded(Sharded::ReducedGrad(i))));
+            let whole = self.mem.alloc(Cat::Temporary, self.sharded(Sharded::WholeGrad(i)));
+            if let Some(slot) = self.param_grad.get_mut(pi) {
+                *slot = Some((whole, None));
+            }
+            fresh.push(Fresh::Grad(whole));
+            fresh.push(Fresh::Shard(pi));
         }
     }
 
@@ -500,10 +511,10 @@ impl<'a> Sim<'a> {
         for f in fresh.drain(..) {
             match f {
                 Fresh::Grad(h) => self.mem.relabel(h, Cat::Gradients),
-                Fresh::Shard(pi, bytes) => {
-                    let h = self.mem.alloc(Cat::Gradients, Size::Fixed(bytes));
-                    if let Some(slot) = self.param_grad.get_mut(pi) {
-                        *slot = Some(h);
+                Fresh::Shard(pi) => {
+                    let h = self.mem.alloc(Cat::Gradients, self.sharded(Sharded::GradShard(u32::try_from(pi).unwrap_or(u32::MAX))));
+                    if let Some(Some(handles)) = self.param_grad.get_mut(pi) {
+                        handles.1 = h;
                     }
                 }
             }
@@ -570,9 +581,23 @@ impl<'a> Sim<'a> {
         temps.into_iter().for_each(|h| self.mem.free(h));
         // zero_grad(set_to_none=True)
         for slot in &mut self.param_grad {
-            if let Some(h) = slot.take() {
-                self.mem.free(h);
+            if let Some((whole, shard)) = slot.take() {
+                self.mem.free(whole);
+                self.mem.free(shard);
             }
         }
     }
+}
+
+/// Slots for the optimizer step's temporaries: the most any optimizer makes
+/// under the recording strategy, or, on a shared tape, under any strategy
+/// (ZeRO-3 adds an fp32 copy of each trainable gradient partition).
+fn step_temp_slots(g: &Graph, shards: &Shards, cfg: &TrainConfig, shared: bool) -> usize {
+    let optimizers = crate::config::Optimizer::ALL.iter();
+    if shared {
+        let trainable = g.params.iter().filter(|p| p.trainable).count();
+        let most = optimizers.map(|&o| states::optimizer_step_temps(&g.params, shards.pdtype, o).len()).max().unwrap_or(0);
+        return most + trainable;
+    }
+    optimizers.map(|&optimizer| shards.step_temps(g, &TrainConfig { optimizer, ..*cfg }).len()).max().unwrap_or(0)
 }

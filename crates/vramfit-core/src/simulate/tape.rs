@@ -10,12 +10,15 @@
 
 use super::allocator::{Block, CachingAllocator};
 use super::memory::{Cat, Memory};
+use super::shard::{ShardSizes, Sharded};
 use super::{Breakdown, Phase, Point};
 use crate::graph::Numel;
 use crate::states::ALLOCATION_QUANTUM;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// A byte count, recorded once and evaluated per micro-batch size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Size {
     /// Exactly this many bytes.
     Fixed(u64),
@@ -37,6 +40,8 @@ pub enum Size {
     State(u32),
     /// The optimizer step's `k`-th temporary (zero when the optimizer has fewer).
     StepTemp(u32),
+    /// A model-state size that depends on the data-parallel strategy (read at replay).
+    Sharded(Sharded),
 }
 
 /// `numel × width` rounded up to the allocation quantum.
@@ -55,7 +60,7 @@ impl Size {
             Size::Fixed(b) => b == 0,
             Size::Rounded(n, w) => none(n) || w == 0,
             Size::OpTemp { temp, conv, extra } => none(temp) && !conv && (none(extra.0) || extra.1 == 0),
-            Size::CublasWorkspace | Size::InFlight | Size::KvCache | Size::State(_) | Size::StepTemp(_) => false,
+            Size::CublasWorkspace | Size::InFlight | Size::KvCache | Size::State(_) | Size::StepTemp(_) | Size::Sharded(_) => false,
         }
     }
 
@@ -71,6 +76,7 @@ impl Size {
             Size::InFlight => e.in_flight,
             Size::State(i) => e.states.get(i as usize).copied().unwrap_or(0),
             Size::StepTemp(k) => e.step_temps.get(k as usize).copied().unwrap_or(0),
+            Size::Sharded(s) => e.shards.bytes(s),
         }
     }
 }
@@ -94,6 +100,46 @@ pub struct Eval<'a> {
     pub step_temps: &'a [u64],
     /// Bytes of the KV cache ([`Size::KvCache`]).
     pub kv_cache: Numel,
+    /// The strategy's model-state sizes ([`Size::Sharded`]).
+    pub shards: &'a ShardSizes,
+}
+
+/// A hasher for the tape's size table: folds each word in with a multiply
+/// (the sizes are a handful of integers; recording hashes one per allocation).
+#[derive(Default)]
+pub struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(u64::from(i));
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        // The multiplier of Fibonacci hashing (2^64 / golden ratio).
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+
+    fn write_isize(&mut self, i: isize) {
+        self.write_u64(i as u64);
+    }
 }
 
 /// A slot for one live allocation; slots are reused once freed.
@@ -141,7 +187,11 @@ enum Event {
 #[derive(Debug, Default)]
 pub struct Tape {
     events: Vec<Event>,
+    /// Each distinct size once: a model's layers repeat a few hundred shapes
+    /// over thousands of allocations, so a replay evaluates a short table.
     sizes: Vec<Size>,
+    /// Where each size is in `sizes`.
+    size_ids: HashMap<Size, SizeId, BuildHasherDefault<WordHasher>>,
     /// Each slot's role and size while it is live (`None`: free).
     live: Vec<Option<(Cat, SizeId)>>,
     free_slots: Vec<Slot>,
@@ -164,18 +214,23 @@ struct LastStep {
 pub struct Handle(Slot);
 
 impl Tape {
-    /// An empty tape with room for `events` events and `sizes` sizes.
-    pub fn with_capacity(events: usize, sizes: usize) -> Tape {
-        Tape { events: Vec::with_capacity(events), sizes: Vec::with_capacity(sizes), ..Tape::default() }
+    /// An empty tape with room for `events` events.
+    pub fn with_capacity(events: usize) -> Tape {
+        Tape { events: Vec::with_capacity(events), ..Tape::default() }
     }
 
-    /// Registers a size for [`Tape::alloc_sized`]; `None` when it is zero at every batch.
+    /// Registers a size for [`Tape::alloc_sized`] (the same size twice gets
+    /// the same id); `None` when it is zero at every batch.
     pub fn size(&mut self, size: Size) -> Option<SizeId> {
         if size.is_zero() {
             return None;
         }
-        self.sizes.push(size);
-        Some(SizeId(u32::try_from(self.sizes.len() - 1).unwrap_or(u32::MAX)))
+        let next = SizeId(u32::try_from(self.sizes.len()).unwrap_or(u32::MAX));
+        let id = *self.size_ids.entry(size).or_insert(next);
+        if id == next {
+            self.sizes.push(size);
+        }
+        Some(id)
     }
 
     /// Records an allocation; `None` when the size is zero at every batch.
@@ -270,6 +325,11 @@ impl Tape {
         }
     }
 
+    /// Every registered size in bytes at `e`, by [`SizeId`].
+    fn evaluate(&self, e: &Eval<'_>) -> Vec<u64> {
+        self.sizes.iter().map(|s| s.at(e)).collect()
+    }
+
     /// Slots the replay needs.
     fn slots(&self) -> usize {
         self.live.len()
@@ -297,7 +357,7 @@ pub struct Replay {
 /// moment of equal total.
 pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Replay {
     let mut mem = Memory::new(tape.slots(), allocator);
-    let sizes: Vec<u64> = tape.sizes.iter().map(|s| s.at(e)).collect();
+    let sizes = tape.evaluate(e);
     let mut peak = Point { step: 0, micro_batch: 0, phase: Phase::Forward, op: 0, breakdown: Breakdown::default() };
     let mut peak_total = 0u64;
     let mut timeline = if record { Vec::with_capacity(tape.moments) } else { Vec::new() };
@@ -348,10 +408,10 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
 
 /// The peak of allocated memory when the tape is evaluated at `e`: the
 /// total [`replay`] finds without the allocator model and without recording
-/// (from the last step), without the per-category accounting. Sizes are
-/// evaluated as their events come, so the earlier step's are never computed.
+/// (from the last step), without the per-category accounting.
 pub fn peak_allocated(tape: &Tape, e: &Eval<'_>) -> u64 {
-    let size = |id: SizeId| tape.sizes.get(id.0 as usize).map_or(0, |s| s.at(e));
+    let sizes = tape.evaluate(e);
+    let size = |id: SizeId| sizes.get(id.0 as usize).copied().unwrap_or(0);
     let mut live = vec![0u64; tape.slots()];
     let mut total = 0u64;
     let mut i = 0usize;
@@ -400,6 +460,7 @@ pub fn peak_allocated(tape: &Tape, e: &Eval<'_>) -> u64 {
 /// the allocated-memory accounting and the moments: what the largest-batch
 /// search and the planner ask most often.
 pub fn peak_reserved_within(tape: &Tape, e: &Eval<'_>, limit: u64) -> Option<u64> {
+    let sizes = tape.evaluate(e);
     let mut allocator = CachingAllocator::default();
     let mut live: Vec<Option<Block>> = vec![None; tape.slots()];
     let mut i = 0usize;
@@ -407,8 +468,7 @@ pub fn peak_reserved_within(tape: &Tape, e: &Eval<'_>, limit: u64) -> Option<u64
         i += 1;
         match *event {
             Event::Alloc { slot, size, transient, .. } => {
-                // Evaluated as it comes: a replay that stops early never computes the rest.
-                let bytes = tape.sizes.get(size.0 as usize).map_or(0, |s| s.at(e));
+                let bytes = sizes.get(size.0 as usize).copied().unwrap_or(0);
                 if bytes == 0 {
                     continue;
                 }
@@ -443,6 +503,8 @@ pub fn peak_reserved_within(tape: &Tape, e: &Eval<'_>, limit: u64) -> Option<u64
 mod tests {
     use super::*;
 
+    static NO_SHARDS: ShardSizes = ShardSizes::NONE;
+
     fn eval(batch: u64, accumulates: bool) -> Eval<'static> {
         Eval {
             batch,
@@ -453,6 +515,7 @@ mod tests {
             states: &[4096],
             step_temps: &[],
             kv_cache: Numel { fixed: 1, per_sample: 100 },
+            shards: &NO_SHARDS,
         }
     }
 
