@@ -151,8 +151,10 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
     let Some(first) = candidates.first() else {
         return Ok(PlanResult { plans: Vec::new(), tried: 0, per_gpu_batch: per_gpu, warning, timed });
     };
-    // FLOPs do not depend on precision or layout: one lowering times them all.
-    let work = Work::of(&spec.lower_unnamed(&first.1)?);
+    // FLOPs do not depend on precision or layout: one lowering times them
+    // all, and serves as its layout's graph.
+    let first_graph = Rc::new(spec.lower_unnamed(&first.1)?);
+    let work = Work::of(&first_graph);
     let divisors: Vec<u64> = (1..=per_gpu.min(4096)).filter(|d| per_gpu.is_multiple_of(*d)).collect();
     // (seconds, tie-break rank, candidate, micro-batch)
     let mut order: Vec<(f64, Rank, usize, u64)> = Vec::new();
@@ -168,6 +170,9 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
     // strategy), then the larger micro-batch.
     order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)).then(b.3.cmp(&a.3)));
     let graphs: Vec<OnceCell<Option<Rc<Graph>>>> = layouts.iter().map(|_| OnceCell::new()).collect();
+    if let Some(cell) = graphs.get(first.0) {
+        let _ = cell.set(Some(first_graph));
+    }
     let tapes: Vec<OnceCell<simulate::Prepared>> = layouts.iter().map(|_| OnceCell::new()).collect();
     let mut done = vec![false; candidates.len()];
     let mut plans: Vec<Plan> = Vec::new();

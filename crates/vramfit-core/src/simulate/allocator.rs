@@ -133,7 +133,10 @@ impl Pool {
     fn find(&self, size: u64, blocks: &[Entry]) -> Option<(usize, usize)> {
         let first = class(units(size));
         let start = entry_of(units(size) << 32, 0);
-        let holds = |e: u128| blocks.get(id_of(e) as usize).is_some_and(|b| b.size >= size);
+        // A key at least `start` holds the request unless sizes saturate the
+        // key (2 TiB): only then is the block's real size read.
+        let exact = units(size) < u64::from(u32::MAX);
+        let holds = |e: u128| exact || blocks.get(id_of(e) as usize).is_some_and(|b| b.size >= size);
         let mut c = first;
         loop {
             let list = self.classes.get(c)?;
@@ -232,30 +235,21 @@ impl CachingAllocator {
         let small = size <= SMALL_SIZE;
         let pool = if small { &mut self.small } else { &mut self.large };
         let id = match pool.take(size, &self.blocks) {
-            Some(id) => {
-                self.set(id, |e| e.free = false);
-                id
-            }
+            Some(id) => id,
             None => self.reserve_segment(size, small),
         };
-        let Some(found) = self.entry(id) else { return Block(id) };
+        let Some(found) = self.blocks.get_mut(id as usize) else { return Block(id) };
+        found.free = false;
         let remaining = found.size.saturating_sub(size);
         let split = if small { remaining >= MIN_BLOCK } else { remaining > SMALL_SIZE };
         if split {
-            let rest = self.new_entry(Entry {
-                addr: found.addr.saturating_add(size),
-                size: remaining,
-                prev: id,
-                next: found.next,
-                free: false,
-                small,
-            });
-            self.set(found.next, |n| n.prev = rest);
-            self.set(id, |e| {
-                e.size = size;
-                e.next = rest;
-            });
-            self.insert_free(rest);
+            let (addr, next) = (found.addr.saturating_add(size), found.next);
+            found.size = size;
+            let rest = Entry { addr, size: remaining, prev: id, next, free: true, small };
+            let rest_id = self.new_entry(rest);
+            self.set(next, |n| n.prev = rest_id);
+            self.set(id, |e| e.next = rest_id);
+            self.pool(small).insert(key(&rest), rest_id);
         }
         Block(id)
     }
