@@ -103,9 +103,12 @@ pub struct PlanResult {
 /// every (configuration, micro-batch) pair is timed first from one lowering's
 /// FLOPs, and only then checked for fit, fastest first, until
 /// `req.max_plans` plans are found: a configuration's largest fitting
-/// micro-batch is its fastest. A fit check screens with allocated memory
-/// (a cheap lower bound of reserved memory) before the full simulation, and
-/// graphs and recorded tapes are made only for configurations that get that far.
+/// micro-batch is its fastest. A fit check screens with the allocated
+/// memory of a few moments of the step (after each forward, at the
+/// optimizer step: a cheap lower bound of reserved memory) before the
+/// reserved-memory replay, which stops at an overflow; graphs and tapes are
+/// made only for configurations that get that far (one tape per precision
+/// and checkpointing serves every strategy and optimizer).
 ///
 /// # Errors
 /// Invalid sizes, or a model that cannot be lowered for the base configuration.
@@ -189,7 +192,7 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
             continue;
         };
         let config = TrainConfig { batch: micro, grad_accum: per_gpu / micro, ..*base };
-        if prepared.peak_allocated(&config, overheads).0.saturating_add(overheads.cuda_context.0) > capacity {
+        if prepared.landmark_allocated(&config, overheads).0.saturating_add(overheads.cuda_context.0) > capacity {
             continue;
         }
         // A candidate that does not fit is told at its overflow, without simulating the rest.

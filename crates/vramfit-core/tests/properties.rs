@@ -235,6 +235,22 @@ proptest! {
         prop_assert_eq!(p.peak_allocated(&cfg, &o), p.run(&cfg, &o, false).peak.breakdown.total());
     }
 
+    /// The planner's screen reads a few moments of the last step (after
+    /// each forward, at the optimizer step): never above the peak, and at
+    /// least the optimizer step's moment.
+    #[test]
+    fn landmarks_bound_the_allocated_peak_from_below(spec in model(), cfg in train_config()) {
+        use vramfit_core::simulate::{Phase, Prepared};
+        let o = Overheads::default();
+        let Ok(g) = spec.lower(&cfg) else { return Ok(()) };
+        let p = Prepared::new(std::rc::Rc::new(g), &cfg, &o);
+        let landmark = p.landmark_allocated(&cfg, &o);
+        let sim = p.run(&cfg, &o, true);
+        prop_assert!(landmark <= sim.peak.breakdown.total(), "{landmark:?} above the peak");
+        let step = sim.timeline.iter().rev().find(|m| m.phase == Phase::Optimizer).map(|m| m.breakdown.total());
+        prop_assert!(step.is_some_and(|s| landmark >= s), "{landmark:?} below the optimizer step's {step:?}");
+    }
+
     /// The reserved-only replay (workspaces in one allocator step, no
     /// moments) has the full simulation's peak of reserved memory, and
     /// stops, answering `None`, exactly when a limit is below it; the

@@ -269,6 +269,15 @@ impl Prepared {
         Bytes(tape::peak_allocated(&self.tape, &self.eval(cfg, overheads, &strategy, &optimizer, kv_cache)))
     }
 
+    /// A lower bound of [`Prepared::peak_allocated`] at `cfg` from a few
+    /// moments of the last step (after forward, at the optimizer step), at
+    /// a small fraction of its cost: what the planner screens with.
+    pub fn landmark_allocated(&self, cfg: &TrainConfig, overheads: &Overheads) -> Bytes {
+        let strategy = self.strategy(cfg);
+        let optimizer = strategy.optimizer_sizes(&self.g, cfg);
+        Bytes(tape::landmark_allocated(&self.tape, &self.eval(cfg, overheads, &strategy, &optimizer, self.g.kv_cache)))
+    }
+
     /// Peak reserved bytes at `cfg` with a KV cache of `kv_cache` elements
     /// when they are at most `limit`; `None` when they exceed it, found by a
     /// replay that stops there (a step that does not fit costs only the

@@ -186,13 +186,19 @@ impl<'a> Sim<'a> {
                     self.mem.begin_accumulating();
                 }
                 self.forward();
+                if step == steps {
+                    // The last step's activations, right after forward (only
+                    // frees since its last moment); in the second micro-batch
+                    // beside the gradients of the first.
+                    self.mem.landmark();
+                }
                 self.backward();
                 self.end_micro_batch();
             }
             self.mem.end_accumulating();
             let warm = self.in_flight.take();
             self.mem.free(warm);
-            self.optimizer_step();
+            self.optimizer_step(step == steps);
         }
         self.mem
     }
@@ -569,7 +575,7 @@ impl<'a> Sim<'a> {
     /// The optimizer's state (created lazily by the first step) and the
     /// step's temporaries, with sizes read at replay: one tape serves every
     /// optimizer (the planner's and the comparison's variants share it).
-    fn optimizer_step(&mut self) {
+    fn optimizer_step(&mut self, last: bool) {
         if self.states.is_none() {
             let count = u32::try_from(self.g.params.len()).unwrap_or(u32::MAX);
             let states = (0..count).map(|i| self.mem.alloc(Cat::States, Size::State(i))).collect();
@@ -578,6 +584,10 @@ impl<'a> Sim<'a> {
         let temps: Vec<Option<Handle>> = (0..self.step_temps).map(|k| self.mem.alloc(Cat::Temporary, Size::StepTemp(k))).collect();
         self.micro = 0;
         self.observe(Phase::Optimizer, OPTIMIZER_OP);
+        if last {
+            // The model states and the step's temporaries, at this moment.
+            self.mem.landmark();
+        }
         temps.into_iter().for_each(|h| self.mem.free(h));
         // zero_grad(set_to_none=True)
         for slot in &mut self.param_grad {

@@ -200,6 +200,10 @@ pub struct Tape {
     last_step: Option<LastStep>,
     /// Moments recorded ([`Event::Observe`]): a recording replay's timeline holds at most this many.
     moments: usize,
+    /// The allocations live at a few points, each at or just after a
+    /// moment with only frees since ([`Tape::landmark`]), and whether it
+    /// lies within the events that run only with gradient accumulation.
+    landmarks: Vec<(Vec<SizeId>, bool)>,
 }
 
 /// The start of the last training step: its first event and the allocations live then.
@@ -269,6 +273,13 @@ impl Tape {
             .filter_map(|(slot, held)| held.map(|(cat, size)| (Slot::try_from(slot).unwrap_or(Slot::MAX), cat, size)))
             .collect();
         self.last_step = Some(LastStep { start: self.events.len(), live });
+    }
+
+    /// Keeps what is live now as a landmark ([`landmark_allocated`]): the
+    /// caller records it at most frees after the last moment.
+    pub fn landmark(&mut self) {
+        let live = self.live.iter().filter_map(|held| held.map(|(_, size)| size)).collect();
+        self.landmarks.push((live, self.open.is_some()));
     }
 
     /// Records a free (nothing for `None` or an already freed handle).
@@ -452,6 +463,15 @@ pub fn peak_allocated(tape: &Tape, e: &Eval<'_>) -> u64 {
         }
     }
     peak
+}
+
+/// The highest allocated total at the tape's landmarks when it is evaluated
+/// at `e`: each is a moment's total or less, so this is a lower bound of
+/// [`peak_allocated`], from a few thousand sizes instead of a replay.
+pub fn landmark_allocated(tape: &Tape, e: &Eval<'_>) -> u64 {
+    let sizes = tape.evaluate(e);
+    let total = |live: &Vec<SizeId>| live.iter().map(|id| sizes.get(id.0 as usize).copied().unwrap_or(0)).fold(0u64, u64::saturating_add);
+    tape.landmarks.iter().filter(|(_, accumulating)| e.accumulates || !accumulating).map(|(live, _)| total(live)).max().unwrap_or(0)
 }
 
 /// The peak of reserved memory (the caching-allocator model) when the tape
