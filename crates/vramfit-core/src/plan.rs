@@ -187,7 +187,8 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
         let Some(graph) = graphs.get(*layout).and_then(|g| g.get_or_init(|| spec.lower_unnamed(base).ok().map(Rc::new)).as_ref()) else {
             continue;
         };
-        let Some(prepared) = tapes.get(*layout).map(|t| t.get_or_init(|| simulate::Prepared::new(Rc::clone(graph), base, overheads)))
+        let Some(prepared) =
+            tapes.get(*layout).map(|t| t.get_or_init(|| simulate::Prepared::new(Rc::clone(graph), base, overheads).keeping_snapshots()))
         else {
             continue;
         };

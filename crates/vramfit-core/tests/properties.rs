@@ -272,6 +272,31 @@ proptest! {
         prop_assert_eq!(p.peak_reserved_within(&cfg, &o, kv, vramfit_core::Bytes(reserved.0 - 1)), None);
     }
 
+    /// Replays that keep and resume from their state at the optimizer's
+    /// first allocation answer as replays from the start, for any order of
+    /// optimizers, batches and limits (some below what is reserved by then).
+    #[test]
+    fn resumed_replays_answer_as_whole_ones(
+        spec in model(),
+        cfg in train_config(),
+        asks in prop::collection::vec((prop::sample::select(Optimizer::ALL.to_vec()), 1u64..4, 0.2f64..1.2), 1..8),
+    ) {
+        use std::rc::Rc;
+        use vramfit_core::simulate::Prepared;
+        let o = Overheads::default();
+        let Ok(g) = spec.lower(&cfg) else { return Ok(()) };
+        let g = Rc::new(g);
+        let kv = g.kv_cache;
+        let whole = Prepared::new(Rc::clone(&g), &cfg, &o);
+        let sharing = Prepared::new(g, &cfg, &o).keeping_snapshots();
+        let top = whole.run(&cfg, &o, false).peak_reserved.0 as f64;
+        for (optimizer, batch, fraction) in asks {
+            let c = TrainConfig { optimizer, batch, ..cfg };
+            let limit = vramfit_core::Bytes((top * fraction) as u64);
+            prop_assert_eq!(sharing.peak_reserved_within(&c, &o, kv, limit), whole.peak_reserved_within(&c, &o, kv, limit), "{:?} b{} within {:?}", optimizer, batch, limit);
+        }
+    }
+
     /// The planner's lowering without names is the same graph with empty names.
     #[test]
     fn lowering_without_names_changes_only_the_names(spec in model(), cfg in train_config()) {

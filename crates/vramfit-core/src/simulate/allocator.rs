@@ -53,7 +53,7 @@ struct Entry {
 /// little), with a bitmap of the classes that hold any: a request searches
 /// its own class, then the first non-empty larger one.
 /// Same order as one sorted set, at a fraction of a tree's cost.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Pool {
     /// Each entry is `key << 32 | id`: one integer compares as the pair does.
     classes: Vec<Vec<u128>>,
@@ -175,7 +175,7 @@ impl Pool {
 
 /// The allocator's state: a table of blocks with neighbour links (for
 /// merging) and each pool's free blocks.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct CachingAllocator {
     blocks: Vec<Entry>,
     unused: Vec<u32>,

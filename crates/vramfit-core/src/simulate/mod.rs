@@ -137,6 +137,8 @@ pub struct Prepared {
     shared: bool,
     /// Other strategies replayed, once asked for.
     others: RefCell<Vec<Rc<Strategy>>>,
+    /// Reserved-memory replays' states at the optimizer, when kept ([`Prepared::keeping_snapshots`]).
+    snapshots: Option<RefCell<tape::Snapshots>>,
 }
 
 /// What a replay reads under one data-parallel strategy.
@@ -188,7 +190,16 @@ impl Prepared {
         let plan = plan::plan(&g, cfg);
         let recorded = Rc::new(Strategy::new(&g, cfg));
         let tape = step::Sim::new(&g, &plan, &recorded.shards, cfg, overheads, shared).run(STEPS);
-        Prepared { g, plan, tape, recorded, shared, others: RefCell::new(Vec::new()) }
+        Prepared { g, plan, tape, recorded, shared, others: RefCell::new(Vec::new()), snapshots: None }
+    }
+
+    /// Keeps the state of reserved-memory replays ([`Prepared::peak_reserved_within`])
+    /// at the optimizer's first allocation, for replays that differ only in
+    /// the optimizer to resume from (the planner tries two optimizers for
+    /// each configuration); a state is a few tens of kilobytes.
+    #[must_use]
+    pub fn keeping_snapshots(self) -> Prepared {
+        Prepared { snapshots: Some(RefCell::default()), ..self }
     }
 
     /// The graph this was prepared for.
@@ -285,7 +296,12 @@ impl Prepared {
     pub fn peak_reserved_within(&self, cfg: &TrainConfig, overheads: &Overheads, kv_cache: Numel, limit: Bytes) -> Option<Bytes> {
         let strategy = self.strategy(cfg);
         let optimizer = strategy.optimizer_sizes(&self.g, cfg);
-        tape::peak_reserved_within(&self.tape, &self.eval(cfg, overheads, &strategy, &optimizer, kv_cache), limit.0).map(Bytes)
+        let e = self.eval(cfg, overheads, &strategy, &optimizer, kv_cache);
+        match self.snapshots.as_ref().map(RefCell::try_borrow_mut) {
+            Some(Ok(mut snapshots)) => tape::peak_reserved_within(&self.tape, &e, limit.0, Some(&mut snapshots)),
+            _ => tape::peak_reserved_within(&self.tape, &e, limit.0, None),
+        }
+        .map(Bytes)
     }
 
     /// The KV cache of the graph this was prepared for.

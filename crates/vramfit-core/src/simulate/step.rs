@@ -577,6 +577,7 @@ impl<'a> Sim<'a> {
     /// optimizer (the planner's and the comparison's variants share it).
     fn optimizer_step(&mut self, last: bool) {
         if self.states.is_none() {
+            self.mem.mark_optimizer();
             let count = u32::try_from(self.g.params.len()).unwrap_or(u32::MAX);
             let states = (0..count).map(|i| self.mem.alloc(Cat::States, Size::State(i))).collect();
             self.states = Some(states);

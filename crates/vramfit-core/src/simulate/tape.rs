@@ -192,6 +192,10 @@ pub struct Tape {
     sizes: Vec<Size>,
     /// Where each size is in `sizes`.
     size_ids: HashMap<Size, SizeId, BuildHasherDefault<WordHasher>>,
+    /// For each size, an event index no later than its first use.
+    first_use: Vec<usize>,
+    /// Where the optimizer's first allocation is ([`Tape::mark_optimizer`]).
+    optimizer_at: Option<usize>,
     /// Each slot's role and size while it is live (`None`: free).
     live: Vec<Option<(Cat, SizeId)>>,
     free_slots: Vec<Slot>,
@@ -233,6 +237,7 @@ impl Tape {
         let id = *self.size_ids.entry(size).or_insert(next);
         if id == next {
             self.sizes.push(size);
+            self.first_use.push(self.events.len());
         }
         Some(id)
     }
@@ -273,6 +278,12 @@ impl Tape {
             .filter_map(|(slot, held)| held.map(|(cat, size)| (Slot::try_from(slot).unwrap_or(Slot::MAX), cat, size)))
             .collect();
         self.last_step = Some(LastStep { start: self.events.len(), live });
+    }
+
+    /// Marks where the optimizer's first allocation comes: every event
+    /// before it is the same whatever the optimizer ([`Snapshots`]).
+    pub fn mark_optimizer(&mut self) {
+        self.optimizer_at.get_or_insert(self.events.len());
     }
 
     /// Keeps what is live now as a landmark ([`landmark_allocated`]): the
@@ -479,44 +490,115 @@ pub fn landmark_allocated(tape: &Tape, e: &Eval<'_>) -> u64 {
 /// exceeds it. The same allocations as [`replay`] with the allocator, without
 /// the allocated-memory accounting and the moments: what the largest-batch
 /// search and the planner ask most often.
-pub fn peak_reserved_within(tape: &Tape, e: &Eval<'_>, limit: u64) -> Option<u64> {
+///
+/// With `snapshots`, a replay that agrees with a kept one up to the
+/// optimizer's first allocation (one that differs only in the optimizer)
+/// resumes from that one's state there, and a replay that gets there keeps its state.
+pub fn peak_reserved_within(tape: &Tape, e: &Eval<'_>, limit: u64, snapshots: Option<&mut Snapshots>) -> Option<u64> {
     let sizes = tape.evaluate(e);
-    let mut allocator = CachingAllocator::default();
-    let mut live: Vec<Option<Block>> = vec![None; tape.slots()];
-    let mut i = 0usize;
-    while let Some(event) = tape.events.get(i) {
-        i += 1;
-        match *event {
-            Event::Alloc { slot, size, transient, .. } => {
-                let bytes = sizes.get(size.0 as usize).copied().unwrap_or(0);
-                if bytes == 0 {
-                    continue;
-                }
-                if transient {
-                    // Its free (next) finds the slot empty.
-                    allocator.alloc_and_free(bytes);
-                } else if let Some(l) = live.get_mut(slot as usize) {
-                    *l = Some(allocator.alloc(bytes));
-                }
-                if allocator.reserved() > limit {
-                    return None;
-                }
+    let (Some(snapshots), Some(at)) = (snapshots, tape.optimizer_at) else {
+        let mut state = ReservedReplay::new(tape);
+        state.run(tape, &sizes, e, 0, usize::MAX, limit)?;
+        return Some(state.allocator.reserved());
+    };
+    let mut state = match snapshots.kept.iter().find(|s| s.resumes(tape, &sizes, e.accumulates)) {
+        Some(s) if s.state.allocator.reserved() > limit => return None,
+        Some(s) => s.state.clone(),
+        None => {
+            let mut state = ReservedReplay::new(tape);
+            state.run(tape, &sizes, e, 0, at, limit)?;
+            if snapshots.kept.len() >= SNAPSHOTS_KEPT {
+                snapshots.kept.remove(0);
             }
-            Event::Free { slot } => {
-                if let Some(block) = live.get_mut(slot as usize).and_then(Option::take) {
-                    allocator.free(block);
-                }
-            }
-            Event::Accumulating { len } => {
-                if !e.accumulates {
-                    i = i.saturating_add(len as usize);
-                }
-            }
-            Event::Relabel { .. } | Event::Observe { .. } | Event::Baseline => {}
+            snapshots.kept.push(Snapshot { sizes: sizes.clone(), accumulates: e.accumulates, state: state.clone() });
+            state
         }
+    };
+    state.run(tape, &sizes, e, at, usize::MAX, limit)?;
+    Some(state.allocator.reserved())
+}
+
+/// The allocator model and the live blocks of a reserved-memory replay.
+#[derive(Clone, Debug)]
+struct ReservedReplay {
+    allocator: CachingAllocator,
+    live: Vec<Option<Block>>,
+}
+
+impl ReservedReplay {
+    fn new(tape: &Tape) -> ReservedReplay {
+        ReservedReplay { allocator: CachingAllocator::default(), live: vec![None; tape.slots()] }
     }
-    // Reserved memory only grows: the peak is where it ends.
-    Some(allocator.reserved())
+
+    /// Replays events `from..to` with the evaluated `sizes`; `None` as soon
+    /// as reserved memory exceeds `limit`.
+    fn run(&mut self, tape: &Tape, sizes: &[u64], e: &Eval<'_>, from: usize, to: usize, limit: u64) -> Option<()> {
+        let mut i = from;
+        while let Some(event) = tape.events.get(i).filter(|_| i < to) {
+            i += 1;
+            match *event {
+                Event::Alloc { slot, size, transient, .. } => {
+                    let bytes = sizes.get(size.0 as usize).copied().unwrap_or(0);
+                    if bytes == 0 {
+                        continue;
+                    }
+                    if transient {
+                        // Its free (next) finds the slot empty.
+                        self.allocator.alloc_and_free(bytes);
+                    } else if let Some(l) = self.live.get_mut(slot as usize) {
+                        *l = Some(self.allocator.alloc(bytes));
+                    }
+                    if self.allocator.reserved() > limit {
+                        return None;
+                    }
+                }
+                Event::Free { slot } => {
+                    if let Some(block) = self.live.get_mut(slot as usize).and_then(Option::take) {
+                        self.allocator.free(block);
+                    }
+                }
+                Event::Accumulating { len } => {
+                    if !e.accumulates {
+                        i = i.saturating_add(len as usize);
+                    }
+                }
+                Event::Relabel { .. } | Event::Observe { .. } | Event::Baseline => {}
+            }
+        }
+        // Reserved memory only grows: the peak is where it ends.
+        Some(())
+    }
+}
+
+/// States of reserved-memory replays of one tape at the optimizer's first
+/// allocation ([`peak_reserved_within`]): the planner replays each
+/// configuration with the chosen optimizer and with 8-bit AdamW, which
+/// allocate alike until there.
+#[derive(Debug, Default)]
+pub struct Snapshots {
+    kept: Vec<Snapshot>,
+}
+
+/// Snapshots kept (the oldest goes first).
+const SNAPSHOTS_KEPT: usize = 4;
+
+/// One replay's state at the optimizer's first allocation, with what decided it.
+#[derive(Debug)]
+struct Snapshot {
+    sizes: Vec<u64>,
+    accumulates: bool,
+    state: ReservedReplay,
+}
+
+impl Snapshot {
+    /// Whether a replay with `sizes` reaches the optimizer in this state:
+    /// every size used before it is the same (and so is the accumulation).
+    fn resumes(&self, tape: &Tape, sizes: &[u64], accumulates: bool) -> bool {
+        let Some(at) = tape.optimizer_at else { return false };
+        accumulates == self.accumulates
+            && self.sizes.len() == sizes.len()
+            && self.sizes.iter().zip(sizes).zip(&tape.first_use).all(|((a, b), first)| a == b || *first >= at)
+    }
 }
 
 #[cfg(test)]
