@@ -161,11 +161,21 @@ impl Pool {
         }
     }
 
+    /// Empties the pool, keeping its lists' capacity.
+    fn clear(&mut self) {
+        for list in &mut self.classes {
+            list.clear();
+        }
+        self.nonempty = 0;
+    }
+
     /// Takes the best-fitting free block for `size` from `blocks` (see [`Pool::find`]).
     fn take(&mut self, size: u64, blocks: &[Entry]) -> Option<u32> {
         let (c, at) = self.find(size, blocks)?;
         let list = self.classes.get_mut(c)?;
-        let id = id_of(list.remove(at));
+        // Usually the last entry: popped without a move of the rest.
+        let entry = if at + 1 == list.len() { list.pop()? } else { list.remove(at) };
+        let id = id_of(entry);
         if list.is_empty() {
             self.nonempty &= !(1u128 << c);
         }
@@ -185,6 +195,15 @@ pub struct CachingAllocator {
 }
 
 impl CachingAllocator {
+    /// Back to no segments, keeping the tables' capacity for the next run.
+    pub fn clear(&mut self) {
+        self.blocks.clear();
+        self.unused.clear();
+        self.small.clear();
+        self.large.clear();
+        self.reserved = 0;
+    }
+
     /// Bytes held in segments.
     pub fn reserved(&self) -> u64 {
         self.reserved

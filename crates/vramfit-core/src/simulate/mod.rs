@@ -137,8 +137,8 @@ pub struct Prepared {
     shared: bool,
     /// Other strategies replayed, once asked for.
     others: RefCell<Vec<Rc<Strategy>>>,
-    /// Reserved-memory replays' states at the optimizer, when kept ([`Prepared::keeping_snapshots`]).
-    snapshots: Option<RefCell<tape::Snapshots>>,
+    /// Where reserved-memory replays run (see [`Prepared::keeping_snapshots`]).
+    work: RefCell<tape::Workspace>,
 }
 
 /// What a replay reads under one data-parallel strategy.
@@ -190,7 +190,7 @@ impl Prepared {
         let plan = plan::plan(&g, cfg);
         let recorded = Rc::new(Strategy::new(&g, cfg));
         let tape = step::Sim::new(&g, &plan, &recorded.shards, cfg, overheads, shared).run(STEPS);
-        Prepared { g, plan, tape, recorded, shared, others: RefCell::new(Vec::new()), snapshots: None }
+        Prepared { g, plan, tape, recorded, shared, others: RefCell::new(Vec::new()), work: RefCell::default() }
     }
 
     /// Keeps the state of reserved-memory replays ([`Prepared::peak_reserved_within`])
@@ -199,7 +199,7 @@ impl Prepared {
     /// each configuration); a state is a few tens of kilobytes.
     #[must_use]
     pub fn keeping_snapshots(self) -> Prepared {
-        Prepared { snapshots: Some(RefCell::default()), ..self }
+        Prepared { work: RefCell::new(tape::Workspace::keeping_snapshots()), ..self }
     }
 
     /// The graph this was prepared for.
@@ -297,9 +297,10 @@ impl Prepared {
         let strategy = self.strategy(cfg);
         let optimizer = strategy.optimizer_sizes(&self.g, cfg);
         let e = self.eval(cfg, overheads, &strategy, &optimizer, kv_cache);
-        match self.snapshots.as_ref().map(RefCell::try_borrow_mut) {
-            Some(Ok(mut snapshots)) => tape::peak_reserved_within(&self.tape, &e, limit.0, Some(&mut snapshots)),
-            _ => tape::peak_reserved_within(&self.tape, &e, limit.0, None),
+        // A replay never runs within another; a fresh workspace if one did.
+        match self.work.try_borrow_mut() {
+            Ok(mut work) => tape::peak_reserved_within(&self.tape, &e, limit.0, &mut work),
+            Err(_) => tape::peak_reserved_within(&self.tape, &e, limit.0, &mut tape::Workspace::default()),
         }
         .map(Bytes)
     }

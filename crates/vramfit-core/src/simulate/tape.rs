@@ -281,7 +281,7 @@ impl Tape {
     }
 
     /// Marks where the optimizer's first allocation comes: every event
-    /// before it is the same whatever the optimizer ([`Snapshots`]).
+    /// before it is the same whatever the optimizer ([`Workspace`]).
     pub fn mark_optimizer(&mut self) {
         self.optimizer_at.get_or_insert(self.events.len());
     }
@@ -491,43 +491,65 @@ pub fn landmark_allocated(tape: &Tape, e: &Eval<'_>) -> u64 {
 /// the allocated-memory accounting and the moments: what the largest-batch
 /// search and the planner ask most often.
 ///
-/// With `snapshots`, a replay that agrees with a kept one up to the
-/// optimizer's first allocation (one that differs only in the optimizer)
-/// resumes from that one's state there, and a replay that gets there keeps its state.
-pub fn peak_reserved_within(tape: &Tape, e: &Eval<'_>, limit: u64, snapshots: Option<&mut Snapshots>) -> Option<u64> {
+/// The replay runs in `work`'s tables. When `work` keeps snapshots, a
+/// replay that agrees with a kept one up to the optimizer's first
+/// allocation (one that differs only in the optimizer) resumes from that
+/// one's state there, and a replay that gets there keeps its state.
+pub fn peak_reserved_within(tape: &Tape, e: &Eval<'_>, limit: u64, work: &mut Workspace) -> Option<u64> {
     let sizes = tape.evaluate(e);
-    let (Some(snapshots), Some(at)) = (snapshots, tape.optimizer_at) else {
-        let mut state = ReservedReplay::new(tape);
+    let Workspace { state, snapshots } = work;
+    let (Some(snapshots), Some(at)) = (snapshots.as_mut(), tape.optimizer_at) else {
+        state.reset(tape);
         state.run(tape, &sizes, e, 0, usize::MAX, limit)?;
         return Some(state.allocator.reserved());
     };
-    let mut state = match snapshots.kept.iter().find(|s| s.resumes(tape, &sizes, e.accumulates)) {
+    match snapshots.iter().find(|s| s.resumes(tape, &sizes, e.accumulates)) {
         Some(s) if s.state.allocator.reserved() > limit => return None,
-        Some(s) => s.state.clone(),
+        Some(s) => state.clone_from(&s.state),
         None => {
-            let mut state = ReservedReplay::new(tape);
+            state.reset(tape);
             state.run(tape, &sizes, e, 0, at, limit)?;
-            if snapshots.kept.len() >= SNAPSHOTS_KEPT {
-                snapshots.kept.remove(0);
+            if snapshots.len() >= SNAPSHOTS_KEPT {
+                snapshots.remove(0);
             }
-            snapshots.kept.push(Snapshot { sizes: sizes.clone(), accumulates: e.accumulates, state: state.clone() });
-            state
+            snapshots.push(Snapshot { sizes: sizes.clone(), accumulates: e.accumulates, state: state.clone() });
         }
-    };
+    }
     state.run(tape, &sizes, e, at, usize::MAX, limit)?;
     Some(state.allocator.reserved())
 }
 
+/// Where reserved-memory replays run: tables reused from one replay to the
+/// next, and, when kept ([`Workspace::keeping_snapshots`]), replays' states
+/// at the optimizer's first allocation: the planner replays each
+/// configuration with the chosen optimizer and with 8-bit AdamW, which
+/// allocate alike until there.
+#[derive(Debug, Default)]
+pub struct Workspace {
+    state: ReservedReplay,
+    snapshots: Option<Vec<Snapshot>>,
+}
+
+impl Workspace {
+    /// A workspace that keeps snapshots.
+    pub fn keeping_snapshots() -> Workspace {
+        Workspace { snapshots: Some(Vec::new()), ..Workspace::default() }
+    }
+}
+
 /// The allocator model and the live blocks of a reserved-memory replay.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct ReservedReplay {
     allocator: CachingAllocator,
     live: Vec<Option<Block>>,
 }
 
 impl ReservedReplay {
-    fn new(tape: &Tape) -> ReservedReplay {
-        ReservedReplay { allocator: CachingAllocator::default(), live: vec![None; tape.slots()] }
+    /// Back to the start of `tape`, keeping the tables' capacity.
+    fn reset(&mut self, tape: &Tape) {
+        self.allocator.clear();
+        self.live.clear();
+        self.live.resize(tape.slots(), None);
     }
 
     /// Replays events `from..to` with the evaluated `sizes`; `None` as soon
@@ -568,15 +590,6 @@ impl ReservedReplay {
         // Reserved memory only grows: the peak is where it ends.
         Some(())
     }
-}
-
-/// States of reserved-memory replays of one tape at the optimizer's first
-/// allocation ([`peak_reserved_within`]): the planner replays each
-/// configuration with the chosen optimizer and with 8-bit AdamW, which
-/// allocate alike until there.
-#[derive(Debug, Default)]
-pub struct Snapshots {
-    kept: Vec<Snapshot>,
 }
 
 /// Snapshots kept (the oldest goes first).
