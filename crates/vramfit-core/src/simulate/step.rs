@@ -85,6 +85,8 @@ pub(super) struct Sim<'a> {
     scratch: Scratch,
     /// The most temporaries any optimizer's step makes here.
     step_temps: u32,
+    /// Where the first step's landmarks would be ([`Sim::landmark`]).
+    landmarks: Vec<usize>,
 }
 
 /// Per-op lists, kept between ops so that recording a tape does not allocate for each.
@@ -111,8 +113,11 @@ impl<'a> Sim<'a> {
         overheads: &Overheads,
         shared: bool,
     ) -> Sim<'a> {
-        // Transformers record about 40 events per op (two steps of two micro-batches).
-        let mut mem = Tape::with_capacity(g.ops.len().saturating_mul(44));
+        // Transformers record about 23 events per op in a step (of two
+        // micro-batches; [`Tape::repeat`] makes room for the next); a size
+        // per tensor and per parameter's states and gradients, a few per op.
+        let sizes = g.tensors.len() + g.params.len().saturating_mul(8) + g.ops.len().saturating_mul(2);
+        let mut mem = Tape::with_capacity(g.ops.len().saturating_mul(24), sizes);
         let bytes = g.tensors.iter().map(|t| mem.size(Size::Rounded(t.numel, t.dtype.size()))).collect();
         let n = g.tensors.len();
         let sizes = shards.sizes(g);
@@ -150,6 +155,7 @@ impl<'a> Sim<'a> {
             shared,
             scratch: Scratch::default(),
             step_temps: u32::try_from(step_temp_slots(g, shards, cfg, shared)).unwrap_or(u32::MAX),
+            landmarks: Vec::new(),
         }
     }
 
@@ -171,11 +177,20 @@ impl<'a> Sim<'a> {
             self.forward();
             return self.mem;
         }
+        // The first step's events, and where its landmarks would be.
+        let mut first = (0, 0);
         for step in 1..=steps {
             self.step = step;
             if step == steps && steps > 1 {
                 self.mem.mark_last_step();
             }
+            if step > 1 {
+                // Later steps allocate as the first, without what it created for good.
+                let landmarks = if step == steps { std::mem::take(&mut self.landmarks) } else { Vec::new() };
+                self.mem.repeat(first.0, first.1, step, &landmarks);
+                continue;
+            }
+            let start = self.mem.position();
             for micro in 1..=2 {
                 self.micro = micro;
                 if micro == 1 {
@@ -186,12 +201,10 @@ impl<'a> Sim<'a> {
                     self.mem.begin_accumulating();
                 }
                 self.forward();
-                if step == steps {
-                    // The last step's activations, right after forward (only
-                    // frees since its last moment); in the second micro-batch
-                    // beside the gradients of the first.
-                    self.mem.landmark();
-                }
+                // The last step's activations, right after forward (only
+                // frees since its last moment); in the second micro-batch
+                // beside the gradients of the first.
+                self.landmark(step == steps);
                 self.backward();
                 self.end_micro_batch();
             }
@@ -199,8 +212,19 @@ impl<'a> Sim<'a> {
             let warm = self.in_flight.take();
             self.mem.free(warm);
             self.optimizer_step(step == steps);
+            first = (start, self.mem.position());
         }
         self.mem
+    }
+
+    /// A landmark of the last step here: taken now in the last step, else
+    /// noted for [`Tape::repeat`] to take.
+    fn landmark(&mut self, last: bool) {
+        if last {
+            self.mem.landmark();
+        } else {
+            self.landmarks.push(self.mem.position());
+        }
     }
 
     fn observe(&mut self, phase: Phase, op: usize) {
@@ -290,7 +314,7 @@ impl<'a> Sim<'a> {
     /// kept for the rest of the run (`getCurrentCUDABlasHandle`).
     fn cublas_workspace(&mut self) {
         if self.workspace > 0 {
-            self.mem.alloc(Cat::Other, Size::CublasWorkspace);
+            self.mem.alloc_once(Cat::Other, Size::CublasWorkspace);
             self.workspace -= 1;
         }
     }
@@ -579,16 +603,14 @@ impl<'a> Sim<'a> {
         if self.states.is_none() {
             self.mem.mark_optimizer();
             let count = u32::try_from(self.g.params.len()).unwrap_or(u32::MAX);
-            let states = (0..count).map(|i| self.mem.alloc(Cat::States, Size::State(i))).collect();
+            let states = (0..count).map(|i| self.mem.alloc_once(Cat::States, Size::State(i))).collect();
             self.states = Some(states);
         }
         let temps: Vec<Option<Handle>> = (0..self.step_temps).map(|k| self.mem.alloc(Cat::Temporary, Size::StepTemp(k))).collect();
         self.micro = 0;
         self.observe(Phase::Optimizer, OPTIMIZER_OP);
-        if last {
-            // The model states and the step's temporaries, at this moment.
-            self.mem.landmark();
-        }
+        // The model states and the step's temporaries, at this moment.
+        self.landmark(last);
         temps.into_iter().for_each(|h| self.mem.free(h));
         // zero_grad(set_to_none=True)
         for slot in &mut self.param_grad {

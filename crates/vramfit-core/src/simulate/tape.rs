@@ -196,6 +196,8 @@ pub struct Tape {
     first_use: Vec<usize>,
     /// Where the optimizer's first allocation is ([`Tape::mark_optimizer`]).
     optimizer_at: Option<usize>,
+    /// Events that a repeated step leaves out ([`Tape::alloc_once`]), in order.
+    once: Vec<usize>,
     /// Each slot's role and size while it is live (`None`: free).
     live: Vec<Option<(Cat, SizeId)>>,
     free_slots: Vec<Slot>,
@@ -222,9 +224,15 @@ struct LastStep {
 pub struct Handle(Slot);
 
 impl Tape {
-    /// An empty tape with room for `events` events.
-    pub fn with_capacity(events: usize) -> Tape {
-        Tape { events: Vec::with_capacity(events), ..Tape::default() }
+    /// An empty tape with room for `events` events and `sizes` sizes.
+    pub fn with_capacity(events: usize, sizes: usize) -> Tape {
+        Tape {
+            events: Vec::with_capacity(events),
+            sizes: Vec::with_capacity(sizes),
+            size_ids: HashMap::with_capacity_and_hasher(sizes, BuildHasherDefault::default()),
+            first_use: Vec::with_capacity(sizes),
+            ..Tape::default()
+        }
     }
 
     /// Registers a size for [`Tape::alloc_sized`] (the same size twice gets
@@ -246,6 +254,78 @@ impl Tape {
     pub fn alloc(&mut self, cat: Cat, size: Size) -> Option<Handle> {
         let id = self.size(size);
         self.alloc_sized(cat, id)
+    }
+
+    /// Records an allocation that happens only in the first step (a cuBLAS
+    /// workspace, the optimizer state): [`Tape::repeat`] leaves it out.
+    pub fn alloc_once(&mut self, cat: Cat, size: Size) -> Option<Handle> {
+        let at = self.events.len();
+        let h = self.alloc(cat, size);
+        if h.is_some() {
+            self.once.push(at);
+        }
+        h
+    }
+
+    /// Where the next event goes.
+    pub fn position(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Records events `from..to` again as step `step`, without those that
+    /// happen only once, with landmarks where the events at `landmarks`
+    /// would come: a training step allocates and frees exactly as the one
+    /// before it, apart from what the first creates for good, so the walk
+    /// of one step records them all.
+    pub fn repeat(&mut self, from: usize, to: usize, step: u32, landmarks: &[usize]) {
+        self.events.reserve(to.saturating_sub(from));
+        // Each recorded slot's handle in the repetition.
+        let mut handle: Vec<Option<Handle>> = vec![None; self.live.len()];
+        let mut ends: Vec<usize> = Vec::new();
+        let skipped = std::mem::take(&mut self.once);
+        let (mut once, mut landmarks) = (skipped.iter().copied().filter(|&i| i >= from).peekable(), landmarks.iter().peekable());
+        for i in from..to {
+            while landmarks.next_if(|&&at| at <= i).is_some() {
+                self.landmark();
+            }
+            while ends.last() == Some(&i) {
+                ends.pop();
+                self.end_accumulating();
+            }
+            if once.next_if_eq(&i).is_some() {
+                continue;
+            }
+            let Some(&event) = self.events.get(i) else { break };
+            match event {
+                Event::Alloc { slot, cat, size, .. } => {
+                    let h = self.alloc_sized(cat, Some(size));
+                    if let Some(at) = handle.get_mut(slot as usize) {
+                        *at = h;
+                    }
+                }
+                Event::Free { slot } => {
+                    let h = handle.get_mut(slot as usize).and_then(Option::take);
+                    self.free(h);
+                }
+                Event::Relabel { slot, to } => self.relabel(handle.get(slot as usize).copied().flatten(), to),
+                Event::Observe { micro, phase, op, .. } => {
+                    self.events.push(Event::Observe { step, micro, phase, op });
+                    self.moments += 1;
+                }
+                Event::Baseline => self.baseline(),
+                Event::Accumulating { len } => {
+                    self.begin_accumulating();
+                    ends.push(i + 1 + len as usize);
+                }
+            }
+        }
+        while ends.pop().is_some() {
+            self.end_accumulating();
+        }
+        for _ in landmarks {
+            self.landmark();
+        }
+        self.once = skipped;
     }
 
     /// Records an allocation of a registered size (`None`: nothing to allocate).
