@@ -84,7 +84,12 @@ fn units(bytes: u64) -> u64 {
 }
 
 fn key(e: &Entry) -> u64 {
-    (units(e.size) << 32) | units(e.addr)
+    key_of(e.size, e.addr)
+}
+
+/// A block's pool key from its size and address.
+fn key_of(size: u64, addr: u64) -> u64 {
+    (units(size) << 32) | units(addr)
 }
 
 /// The class of a size in units: non-decreasing in the size.
@@ -103,13 +108,17 @@ impl Pool {
         if let Some(list) = self.classes.get_mut(c) {
             let e = entry_of(key, id);
             // Lists are sorted descending: a block below every other goes last.
-            if list.last().is_none_or(|last| *last > e) {
-                list.push(e);
-            } else {
-                let at = list.partition_point(|x| *x > e);
-                list.insert(at, e);
+            match list.last() {
+                None => {
+                    list.push(e);
+                    self.nonempty |= 1u128 << c;
+                }
+                Some(last) if *last > e => list.push(e),
+                Some(_) => {
+                    let at = list.partition_point(|x| *x > e);
+                    list.insert(at, e);
+                }
             }
-            self.nonempty |= 1u128 << c;
         }
     }
 
@@ -242,12 +251,6 @@ impl CachingAllocator {
         self.set(id, |e| e.free = true);
     }
 
-    fn remove_free(&mut self, id: u32) {
-        let Some(e) = self.entry(id) else { return };
-        self.pool(e.small).remove(key(&e), id);
-        self.set(id, |e| e.free = false);
-    }
-
     /// Allocates `size` bytes (already rounded to 512) and returns the block.
     pub fn alloc(&mut self, size: u64) -> Block {
         let size = size.max(MIN_BLOCK);
@@ -302,38 +305,31 @@ impl CachingAllocator {
         }
     }
 
-    /// Returns a block to its pool, merging it with free neighbours.
+    /// Returns a block to its pool, merging it with free neighbours (the
+    /// merged block keeps the lowest one's id).
     pub fn free(&mut self, block: Block) {
+        let CachingAllocator { blocks, unused, small, large, .. } = self;
         let id = block.0;
-        let Some(mut e) = self.entry(id) else { return };
-        if let Some(prev) = self.entry(e.prev).filter(|p| p.free) {
-            // Absorb into the previous block, which keeps its id.
-            self.remove_free(e.prev);
-            let (pid, next) = (e.prev, e.next);
-            self.set(pid, |p| {
-                p.size += e.size;
-                p.next = next;
-            });
-            self.set(next, |n| n.prev = pid);
-            self.unused.push(id);
-            e = Entry { size: prev.size + e.size, next, ..prev };
-            return self.merge_next(pid, e);
+        let Some(&e) = blocks.get(id as usize) else { return };
+        let pool = if e.small { small } else { large };
+        let (mut first, mut addr, mut size, mut next) = (id, e.addr, e.size, e.next);
+        if let Some(&p) = blocks.get(e.prev as usize).filter(|p| p.free) {
+            pool.remove(key_of(p.size, p.addr), e.prev);
+            unused.push(id);
+            (first, addr, size) = (e.prev, p.addr, p.size + size);
         }
-        self.merge_next(id, e);
-    }
-
-    fn merge_next(&mut self, id: u32, e: Entry) {
-        if let Some(next) = self.entry(e.next).filter(|n| n.free) {
-            self.remove_free(e.next);
-            let (nid, after) = (e.next, next.next);
-            self.set(id, |b| {
-                b.size += next.size;
-                b.next = after;
-            });
-            self.set(after, |a| a.prev = id);
-            self.unused.push(nid);
+        if let Some(&n) = blocks.get(next as usize).filter(|n| n.free) {
+            pool.remove(key_of(n.size, n.addr), next);
+            unused.push(next);
+            (size, next) = (size + n.size, n.next);
         }
-        self.insert_free(id);
+        if let Some(b) = blocks.get_mut(first as usize) {
+            (b.size, b.next, b.free) = (size, next, true);
+        }
+        if let Some(n) = blocks.get_mut(next as usize) {
+            n.prev = first;
+        }
+        pool.insert(key_of(size, addr), first);
     }
 }
 
