@@ -70,6 +70,9 @@ fn id_of(entry: u128) -> u32 {
     (entry & u128::from(u32::MAX)) as u32
 }
 
+/// Entries a pool compares from the end of a list before it searches it.
+const SCAN: usize = 16;
+
 /// Size classes: four per power of two of the size in 512-byte units (at most 2^32).
 const CLASSES: usize = 128;
 
@@ -115,7 +118,10 @@ impl Pool {
                 }
                 Some(last) if *last > e => list.push(e),
                 Some(_) => {
-                    let at = list.partition_point(|x| *x > e);
+                    // Usually a few places from the end (a run of one size
+                    // ordered by address): a short scan, then a binary search.
+                    let tail = list.iter().rev().take(SCAN).take_while(|x| **x < e).count();
+                    let at = if tail < SCAN { list.len() - tail } else { list.partition_point(|x| *x > e) };
                     list.insert(at, e);
                 }
             }
