@@ -14,8 +14,7 @@ use super::shard::{ShardSizes, Sharded};
 use super::{Breakdown, Phase, Point};
 use crate::graph::Numel;
 use crate::states::ALLOCATION_QUANTUM;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
 /// A byte count, recorded once and evaluated per micro-batch size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -142,6 +141,13 @@ impl Hasher for WordHasher {
     }
 }
 
+/// An empty place of the size index.
+const EMPTY: u32 = u32::MAX;
+
+fn hash_of(size: &Size) -> u64 {
+    BuildHasherDefault::<WordHasher>::default().hash_one(size)
+}
+
 /// A slot for one live allocation; slots are reused once freed.
 pub type Slot = u32;
 
@@ -191,7 +197,10 @@ pub struct Tape {
     /// over thousands of allocations, so a replay evaluates a short table.
     sizes: Vec<Size>,
     /// Where each size is in `sizes`.
-    size_ids: HashMap<Size, SizeId, BuildHasherDefault<WordHasher>>,
+    /// An open-addressing table of ids into `sizes` by the size's hash
+    /// ([`EMPTY`] where none), at most half full: small (4 bytes an entry)
+    /// beside a map keyed by the sizes themselves.
+    size_index: Vec<u32>,
     /// For each size, an event index no later than its first use.
     first_use: Vec<usize>,
     /// Where the optimizer's first allocation is ([`Tape::mark_optimizer`]).
@@ -229,7 +238,7 @@ impl Tape {
         Tape {
             events: Vec::with_capacity(events),
             sizes: Vec::with_capacity(sizes),
-            size_ids: HashMap::with_capacity_and_hasher(sizes, BuildHasherDefault::default()),
+            size_index: vec![EMPTY; sizes.max(32).next_power_of_two()],
             first_use: Vec::with_capacity(sizes),
             ..Tape::default()
         }
@@ -241,13 +250,41 @@ impl Tape {
         if size.is_zero() {
             return None;
         }
-        let next = SizeId(u32::try_from(self.sizes.len()).unwrap_or(u32::MAX));
-        let id = *self.size_ids.entry(size).or_insert(next);
-        if id == next {
-            self.sizes.push(size);
-            self.first_use.push(self.events.len());
+        if self.sizes.len() * 2 >= self.size_index.len() {
+            self.grow_size_index();
         }
-        Some(id)
+        let mask = self.size_index.len() - 1;
+        let mut at = hash_of(&size) as usize & mask;
+        loop {
+            match self.size_index.get(at).copied() {
+                Some(id) if id != EMPTY && self.sizes.get(id as usize) == Some(&size) => return Some(SizeId(id)),
+                Some(id) if id != EMPTY => at = (at + 1) & mask,
+                _ => break,
+            }
+        }
+        let id = u32::try_from(self.sizes.len()).unwrap_or(EMPTY);
+        if let Some(slot) = self.size_index.get_mut(at) {
+            *slot = id;
+        }
+        self.sizes.push(size);
+        self.first_use.push(self.events.len());
+        Some(SizeId(id))
+    }
+
+    /// Doubles the size index and files every size again.
+    fn grow_size_index(&mut self) {
+        let len = (self.size_index.len() * 2).max(32);
+        let mut index = vec![EMPTY; len];
+        for (id, size) in self.sizes.iter().enumerate() {
+            let mut at = hash_of(size) as usize & (len - 1);
+            while index.get(at).is_some_and(|slot| *slot != EMPTY) {
+                at = (at + 1) & (len - 1);
+            }
+            if let Some(slot) = index.get_mut(at) {
+                *slot = u32::try_from(id).unwrap_or(EMPTY);
+            }
+        }
+        self.size_index = index;
     }
 
     /// Records an allocation; `None` when the size is zero at every batch.
