@@ -113,11 +113,12 @@ impl<'a> Sim<'a> {
         overheads: &Overheads,
         shared: bool,
     ) -> Sim<'a> {
-        // Transformers record about 23 events per op in a step (of two
-        // micro-batches; [`Tape::repeat`] makes room for the next); a size
-        // per tensor and per parameter's states and gradients, a few per op.
+        // Transformers record about 23 events per op in a step of two
+        // micro-batches, and the tape holds two steps (growing the tape
+        // instead costs the 70B estimate a third more time, measured); a
+        // size per tensor and per parameter's states and gradients, a few per op.
         let sizes = g.tensors.len() + g.params.len().saturating_mul(8) + g.ops.len().saturating_mul(2);
-        let mut mem = Tape::with_capacity(g.ops.len().saturating_mul(24), sizes);
+        let mut mem = Tape::with_capacity(g.ops.len().saturating_mul(48), sizes);
         let bytes = g.tensors.iter().map(|t| mem.size(Size::Rounded(t.numel, t.dtype.size()))).collect();
         let n = g.tensors.len();
         let sizes = shards.sizes(g);
