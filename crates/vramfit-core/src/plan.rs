@@ -172,10 +172,8 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
     // half precision, the chosen optimizer before 8-bit, the simpler
     // strategy), then the larger micro-batch.
     order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)).then(b.3.cmp(&a.3)));
-    let graphs: Vec<OnceCell<Option<Rc<Graph>>>> = layouts.iter().map(|_| OnceCell::new()).collect();
-    if let Some(cell) = graphs.get(first.0) {
-        let _ = cell.set(Some(first_graph));
-    }
+    let graphs: Vec<OnceCell<Option<Rc<Graph>>>> =
+        (0..layouts.len()).map(|l| if l == first.0 { OnceCell::from(Some(Rc::clone(&first_graph))) } else { OnceCell::new() }).collect();
     let tapes: Vec<OnceCell<simulate::Prepared>> = layouts.iter().map(|_| OnceCell::new()).collect();
     let mut done = vec![false; candidates.len()];
     let mut plans: Vec<Plan> = Vec::new();

@@ -117,16 +117,15 @@ impl<'a> Sim<'a> {
         // micro-batches, and the tape holds two steps (growing the tape
         // instead costs the 70B estimate a third more time, measured); a
         // size per tensor and per parameter's states and gradients, a few per op.
-        let sizes = g.tensors.len() + g.params.len().saturating_mul(8) + g.ops.len().saturating_mul(2);
-        let mut mem = Tape::with_capacity(g.ops.len().saturating_mul(48), sizes);
+        let size_count = g.tensors.len() + g.params.len().saturating_mul(8) + g.ops.len().saturating_mul(2);
+        let mut mem = Tape::with_capacity(g.ops.len().saturating_mul(48), size_count);
         let bytes = g.tensors.iter().map(|t| mem.size(Size::Rounded(t.numel, t.dtype.size()))).collect();
         let n = g.tensors.len();
         let sizes = shards.sizes(g);
-        let sharded = |s: Sharded| if shared { Size::Sharded(s) } else { Size::Fixed(sizes.bytes(s)) };
         for i in 0..g.params.len() {
-            mem.alloc(Cat::Parameters, sharded(Sharded::Weight(u32::try_from(i).unwrap_or(u32::MAX))));
+            mem.alloc(Cat::Parameters, recorded(shared, &sizes, Sharded::Weight(u32::try_from(i).unwrap_or(u32::MAX))));
         }
-        mem.alloc(Cat::Gradients, sharded(Sharded::DdpBuckets));
+        mem.alloc(Cat::Gradients, recorded(shared, &sizes, Sharded::DdpBuckets));
         for b in &g.buffers {
             mem.alloc(Cat::Other, Size::Fixed(states::allocation(b.numel, b.dtype).0));
         }
@@ -160,9 +159,9 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// How `s` is recorded: by name on a shared tape, else as the recording strategy's bytes.
+    /// How `s` is recorded (see [`recorded`]).
     fn sharded(&self, s: Sharded) -> Size {
-        if self.shared { Size::Sharded(s) } else { Size::Fixed(self.sizes.bytes(s)) }
+        recorded(self.shared, &self.sizes, s)
     }
 
     /// Records `steps` optimizer steps. Micro-batches after the second
@@ -621,6 +620,12 @@ impl<'a> Sim<'a> {
             }
         }
     }
+}
+
+/// How a model-state size is recorded: by name on a `shared` tape, else as
+/// the recording strategy's bytes (`sizes`).
+fn recorded(shared: bool, sizes: &ShardSizes, s: Sharded) -> Size {
+    if shared { Size::Sharded(s) } else { Size::Fixed(sizes.bytes(s)) }
 }
 
 /// Slots for the optimizer step's temporaries: the most any optimizer makes

@@ -103,10 +103,10 @@ pub struct Eval<'a> {
     pub shards: &'a ShardSizes,
 }
 
-/// A hasher for the tape's size table: folds each word in with a multiply
+/// A hasher for the tape's size index: folds each word in with a multiply
 /// (the sizes are a handful of integers; recording hashes one per allocation).
 #[derive(Default)]
-pub struct WordHasher(u64);
+struct WordHasher(u64);
 
 impl Hasher for WordHasher {
     fn finish(&self) -> u64 {
@@ -196,8 +196,7 @@ pub struct Tape {
     /// Each distinct size once: a model's layers repeat a few hundred shapes
     /// over thousands of allocations, so a replay evaluates a short table.
     sizes: Vec<Size>,
-    /// Where each size is in `sizes`.
-    /// An open-addressing table of ids into `sizes` by the size's hash
+    /// Where each size is in `sizes`: an open-addressing table of ids by the size's hash
     /// ([`EMPTY`] where none), at most half full: small (4 bytes an entry)
     /// beside a map keyed by the sizes themselves.
     size_index: Vec<u32>,
