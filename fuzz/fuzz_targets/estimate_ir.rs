@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     let gpu = u.choose(&gpus).ok();
     let overheads = gpu.map(Overheads::for_gpu).unwrap_or_default();
     if std::env::var_os("VRAMFIT_FUZZ_PRINT").is_some() {
-        eprintln!("{spec:?}\n{cfg:?}\ngpu: {:?}", gpu.map(|g| g.id));
+        eprintln!("{spec:?}\n{cfg:?}\ngpu: {:?}", gpu.map(|g| g.id.as_ref()));
     }
     match estimate(&spec, &cfg, &overheads, gpu) {
         Ok(e) => {
