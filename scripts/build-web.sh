@@ -19,9 +19,10 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-if [ -d "$HOME/.cargo/bin" ]; then
-  export PATH="$HOME/.cargo/bin:$PATH"
-fi
+# `cargo install` puts wasm-bindgen in $CARGO_HOME/bin, which need not be on PATH.
+CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
+mkdir -p "$CARGO_BIN"
+export PATH="$CARGO_BIN:$PATH"
 
 TARGET=wasm32-unknown-unknown
 # WEB_PROFILE=dev builds a debug page (no wasm-opt; debug assertions and

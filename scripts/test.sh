@@ -25,6 +25,10 @@ cargo test --workspace --locked
 step "property tests again, 10 000 cases each (release; debug runs use 1 000)"
 PROPTEST_CASES=10000 cargo test -p vramfit-core --release --locked --test properties --test parallel
 step "dependency audit: licenses, bans, sources (cargo deny, deny.toml; offline)"
+# The audit reads every package in Cargo.lock, including those only other
+# platforms build (Windows, Android), which a Linux build never downloads:
+# fetch them all first, or only a machine that fetched them before passes.
+cargo fetch --locked
 cargo deny --offline --locked check licenses bans sources
 if cargo deny --locked fetch db >/dev/null 2>&1; then
   cargo deny --offline --locked check advisories

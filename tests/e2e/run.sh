@@ -8,16 +8,18 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
   echo "Chromium not found; installing the Debian package"
-  apt-get update -qq
-  apt-get install -y -qq chromium
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium
 fi
 # Screenshots of the Chinese page need a CJK font; the checks do not.
 if command -v fc-list >/dev/null && [ -z "$(fc-list :lang=zh 2>/dev/null)" ]; then
   echo "No CJK font; installing fonts-wqy-microhei (Debian package) for the Chinese screenshots"
-  { apt-get install -y -qq fonts-wqy-microhei >/dev/null 2>&1 ||
-    { apt-get update -qq && apt-get install -y -qq fonts-wqy-microhei >/dev/null; }; } ||
+  { $SUDO apt-get install -y -qq fonts-wqy-microhei >/dev/null 2>&1 ||
+    { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq fonts-wqy-microhei >/dev/null; }; } ||
     echo "warning: could not install a CJK font; Chinese screenshots will show boxes"
 fi
 for pkg in playwright-core axe-core; do
