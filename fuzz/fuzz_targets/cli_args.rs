@@ -19,7 +19,8 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    if let Command::Estimate(a) | Command::Plan(a) | Command::MaxBatch(a) | Command::Gpus(a) = &cmd {
+    if let Command::Estimate(a) | Command::Plan(a) | Command::MaxBatch(a) | Command::Gpus(a) = &cmd
+    {
         if a.model_json.is_none() && vramfit_core::model_preset(&a.model).is_err() {
             return;
         }

@@ -13,7 +13,9 @@ use vramfit_core::{Overheads, estimate, gpu_presets};
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
-    let (Ok(spec), Ok(cfg)) = (generate::model(&mut u), generate::config(&mut u)) else { return };
+    let (Ok(spec), Ok(cfg)) = (generate::model(&mut u), generate::config(&mut u)) else {
+        return;
+    };
     let gpus = gpu_presets();
     let gpu = u.choose(&gpus).ok();
     let overheads = gpu.map(Overheads::for_gpu).unwrap_or_default();
@@ -22,8 +24,14 @@ fuzz_target!(|data: &[u8]| {
     }
     match estimate(&spec, &cfg, &overheads, gpu) {
         Ok(e) => {
-            assert!(e.peak_allocated_bytes <= e.peak_reserved_bytes, "{spec:?} {cfg:?}");
-            assert!(e.peak_reserved_bytes <= e.device_used_bytes, "{spec:?} {cfg:?}");
+            assert!(
+                e.peak_allocated_bytes <= e.peak_reserved_bytes,
+                "{spec:?} {cfg:?}"
+            );
+            assert!(
+                e.peak_reserved_bytes <= e.device_used_bytes,
+                "{spec:?} {cfg:?}"
+            );
         }
         Err(err) => assert!(!err.to_string().is_empty()),
     }

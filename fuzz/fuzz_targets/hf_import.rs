@@ -10,7 +10,11 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     match hf::import(&text) {
         Ok(model) => {
-            let cfg = TrainConfig { batch: 1, seq: 16, ..TrainConfig::default() };
+            let cfg = TrainConfig {
+                batch: 1,
+                seq: 16,
+                ..TrainConfig::default()
+            };
             if let Ok(e) = estimate(&model.spec, &cfg, &Overheads::default(), None) {
                 assert!(e.peak_allocated_bytes <= e.peak_reserved_bytes);
             }

@@ -99,8 +99,16 @@ impl LimitsSummary {
     /// ```
     pub fn shortfalls(&self) -> Vec<String> {
         let checks = [
-            ("maxBufferSize", self.max_buffer_size, REQUIRED.max_buffer_size),
-            ("maxStorageBufferBindingSize", self.max_storage_buffer_binding_size, REQUIRED.max_storage_buffer_binding_size),
+            (
+                "maxBufferSize",
+                self.max_buffer_size,
+                REQUIRED.max_buffer_size,
+            ),
+            (
+                "maxStorageBufferBindingSize",
+                self.max_storage_buffer_binding_size,
+                REQUIRED.max_storage_buffer_binding_size,
+            ),
             (
                 "maxComputeWorkgroupStorageSize",
                 u64::from(self.max_compute_workgroup_storage_size),
@@ -117,6 +125,10 @@ impl LimitsSummary {
                 u64::from(REQUIRED.max_storage_buffers_per_shader_stage),
             ),
         ];
-        checks.iter().filter(|(_, have, need)| have < need).map(|(name, have, need)| format!("{name}: {have} < {need}")).collect()
+        checks
+            .iter()
+            .filter(|(_, have, need)| have < need)
+            .map(|(name, have, need)| format!("{name}: {have} < {need}"))
+            .collect()
     }
 }

@@ -66,13 +66,22 @@ struct RunOutput {
     markdown: String,
 }
 
-async fn run_with(options: &str, on_progress: &js_sys::Function, signal: &StopSignal) -> Result<RunOutput, Failure> {
-    let options: RunOptions =
-        serde_json::from_str(options).map_err(|e| Failure::new(FailureKind::Invalid, format!("the options do not parse: {e}")))?;
+async fn run_with(
+    options: &str,
+    on_progress: &js_sys::Function,
+    signal: &StopSignal,
+) -> Result<RunOutput, Failure> {
+    let options: RunOptions = serde_json::from_str(options).map_err(|e| {
+        Failure::new(
+            FailureKind::Invalid,
+            format!("the options do not parse: {e}"),
+        )
+    })?;
     let plan = options.plan().map_err(|e| Failure::from_bench(&e))?;
     let (ctx, _, errors) = open().await?;
     let lost = signal.clone();
-    ctx.device().set_device_lost_callback(move |_, message| lost.stop(Stop::DeviceLost(message)));
+    ctx.device()
+        .set_device_lost_callback(move |_, message| lost.stop(Stop::DeviceLost(message)));
     let mut progress = |p: &crate::runner::Progress| {
         if let Ok(json) = serde_json::to_string(p) {
             // A throwing callback only loses a progress update.
@@ -81,13 +90,23 @@ async fn run_with(options: &str, on_progress: &js_sys::Function, signal: &StopSi
     };
     let report = crate::runner::run_plan(&ctx, &plan, &clock, signal, &mut progress).await;
     if let Some(message) = errors.lock().unwrap_or_else(PoisonError::into_inner).take() {
-        return Err(Failure::from_bench(&vramfit_bench::BenchError::Validation { kernel: "device", message }));
+        return Err(Failure::from_bench(
+            &vramfit_bench::BenchError::Validation {
+                kernel: "device",
+                message,
+            },
+        ));
     }
     let report = report?;
-    let json = report.to_json().map_err(|e| Failure::new(FailureKind::Other, e.to_string()))?;
+    let json = report
+        .to_json()
+        .map_err(|e| Failure::new(FailureKind::Other, e.to_string()))?;
     // Release the device now; its loss is expected from here on.
     ctx.device().destroy();
-    Ok(RunOutput { json, markdown: report.to_markdown() })
+    Ok(RunOutput {
+        json,
+        markdown: report.to_markdown(),
+    })
 }
 
 /// Errors the device reported outside any error scope (the first one).
@@ -98,14 +117,22 @@ type Uncaptured = Arc<Mutex<Option<String>>>;
 /// handler (which panics), and checks the limits.
 async fn open() -> Result<(GpuContext, AdapterDetails, Uncaptured), Failure> {
     if !has_webgpu() {
-        return Err(Failure::new(FailureKind::NoWebgpu, "navigator.gpu is missing"));
+        return Err(Failure::new(
+            FailureKind::NoWebgpu,
+            "navigator.gpu is missing",
+        ));
     }
-    let ctx = GpuContext::request(DEFAULT_BACKENDS).await.map_err(|e| Failure::from_bench(&e))?;
+    let ctx = GpuContext::request(DEFAULT_BACKENDS)
+        .await
+        .map_err(|e| Failure::from_bench(&e))?;
     let errors: Uncaptured = Arc::default();
     let slot = Arc::clone(&errors);
-    ctx.device().on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
-        slot.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert_with(|| error.to_string());
-    }));
+    ctx.device()
+        .on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
+            slot.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get_or_insert_with(|| error.to_string());
+        }));
     let mut details = AdapterDetails::of(&ctx);
     add_browser_info(&ctx, &mut details);
     let shortfalls = details.limits.shortfalls();
@@ -126,22 +153,37 @@ fn has_webgpu() -> bool {
 /// (wgpu's `AdapterInfo` carries only the description on the web). Read
 /// with `Reflect`, so a browser without the property leaves them empty.
 fn add_browser_info(ctx: &GpuContext, details: &mut AdapterDetails) {
-    let Some(device) = ctx.device().as_webgpu() else { return };
+    let Some(device) = ctx.device().as_webgpu() else {
+        return;
+    };
     let device: &JsValue = device.as_ref();
-    let Ok(info) = js_sys::Reflect::get(device, &JsValue::from_str("adapterInfo")) else { return };
-    let field = |name: &str| js_sys::Reflect::get(&info, &JsValue::from_str(name)).ok().and_then(|v| v.as_string()).unwrap_or_default();
+    let Ok(info) = js_sys::Reflect::get(device, &JsValue::from_str("adapterInfo")) else {
+        return;
+    };
+    let field = |name: &str| {
+        js_sys::Reflect::get(&info, &JsValue::from_str(name))
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default()
+    };
     details.vendor = field("vendor");
     details.architecture = field("architecture");
     details.description = field("description");
     if details.name.is_empty() {
         details.name = details.description.clone();
     }
-    if js_sys::Reflect::get(&info, &JsValue::from_str("isFallbackAdapter")).ok().and_then(|v| v.as_bool()) == Some(true) {
+    if js_sys::Reflect::get(&info, &JsValue::from_str("isFallbackAdapter"))
+        .ok()
+        .and_then(|v| v.as_bool())
+        == Some(true)
+    {
         details.fallback = true;
     }
 }
 
 /// `performance.now()` in seconds (the timing module's clock on wasm).
 fn clock() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now() / 1000.0)
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now() / 1000.0)
 }

@@ -45,15 +45,31 @@ impl RunOptions {
     /// assert!(RunOptions { size: "huge".into(), ..RunOptions::default() }.plan().is_err());
     /// ```
     pub fn plan(&self) -> Result<BenchPlan, BenchError> {
-        let size = if self.size.is_empty() { SizePreset::Small } else { self.size.parse()? };
+        let size = if self.size.is_empty() {
+            SizePreset::Small
+        } else {
+            self.size.parse()?
+        };
         let dtypes: Vec<DType> = parse_all(&self.dtypes)?;
         let kernels: Vec<KernelId> = parse_all(&self.kernels)?;
         Ok(BenchPlan {
-            dtypes: if dtypes.is_empty() { vec![DType::F32] } else { dtypes },
-            kernels: if kernels.is_empty() && self.layers.is_empty() { KernelId::ALL.to_vec() } else { kernels },
+            dtypes: if dtypes.is_empty() {
+                vec![DType::F32]
+            } else {
+                dtypes
+            },
+            kernels: if kernels.is_empty() && self.layers.is_empty() {
+                KernelId::ALL.to_vec()
+            } else {
+                kernels
+            },
             size,
             matmul_size: None,
-            timing: if self.quick { TimingOptions::quick() } else { TimingOptions::default() },
+            timing: if self.quick {
+                TimingOptions::quick()
+            } else {
+                TimingOptions::default()
+            },
             layers: parse_all::<LayerId>(&self.layers)?,
             layer_config: layer_config(&self.query, size),
         })
@@ -61,7 +77,9 @@ impl RunOptions {
 }
 
 /// Each of `names` parsed, duplicates dropped, order kept.
-fn parse_all<T: std::str::FromStr<Err = BenchError> + PartialEq>(names: &[String]) -> Result<Vec<T>, BenchError> {
+fn parse_all<T: std::str::FromStr<Err = BenchError> + PartialEq>(
+    names: &[String],
+) -> Result<Vec<T>, BenchError> {
     let mut out = Vec::new();
     for name in names {
         let value = name.trim().parse::<T>()?;
@@ -79,14 +97,32 @@ fn parse_all<T: std::str::FromStr<Err = BenchError> + PartialEq>(names: &[String
 /// down further where the adapter's limits require it.
 pub fn layer_config(query: &str, size: SizePreset) -> LayerConfig {
     let state = share::decode(&format!("?{}", query.trim_start_matches('?'))).state;
-    let transformer =
-        vramfit_core::model_preset(&state.model).is_ok_and(|preset| matches!(preset.spec, vramfit_core::ModelSpec::Transformer(_)));
-    let model = if transformer { state.model } else { LayerConfig::default().model };
+    let transformer = vramfit_core::model_preset(&state.model)
+        .is_ok_and(|preset| matches!(preset.spec, vramfit_core::ModelSpec::Transformer(_)));
+    let model = if transformer {
+        state.model
+    } else {
+        LayerConfig::default().model
+    };
     let as_usize = |v: u64| usize::try_from(v).unwrap_or(usize::MAX).max(1);
-    let (batch, seq, image) = (as_usize(state.train.batch), as_usize(state.train.seq), as_usize(state.train.image));
+    let (batch, seq, image) = (
+        as_usize(state.train.batch),
+        as_usize(state.train.seq),
+        as_usize(state.train.image),
+    );
     match size {
-        SizePreset::Small => LayerConfig { model, batch: 1, seq: seq.min(128), image: image.min(112) },
-        _ => LayerConfig { model, batch, seq, image },
+        SizePreset::Small => LayerConfig {
+            model,
+            batch: 1,
+            seq: seq.min(128),
+            image: image.min(112),
+        },
+        _ => LayerConfig {
+            model,
+            batch,
+            seq,
+            image,
+        },
     }
 }
 
@@ -107,19 +143,31 @@ mod tests {
 
     #[test]
     fn layers_alone_run_no_kernels_and_bad_names_are_rejected() {
-        let layers = RunOptions { layers: vec!["transformer".into()], ..RunOptions::default() };
+        let layers = RunOptions {
+            layers: vec!["transformer".into()],
+            ..RunOptions::default()
+        };
         assert!(layers.plan().unwrap().kernels.is_empty());
-        let bad = RunOptions { dtypes: vec!["bf16".into()], ..RunOptions::default() };
+        let bad = RunOptions {
+            dtypes: vec!["bf16".into()],
+            ..RunOptions::default()
+        };
         assert!(bad.plan().unwrap_err().to_string().contains("bf16"));
     }
 
     #[test]
     fn layer_sizes_follow_the_calculator_and_are_capped_when_small() {
         let big = layer_config("v=1&m=gpt2-medium&b=4&s=1024", SizePreset::Default);
-        assert_eq!((big.model.as_str(), big.batch, big.seq), ("gpt2-medium", 4, 1024));
+        assert_eq!(
+            (big.model.as_str(), big.batch, big.seq),
+            ("gpt2-medium", 4, 1024)
+        );
         let small = layer_config("?v=1&m=gpt2-medium&b=4&s=1024", SizePreset::Small);
         assert_eq!((small.batch, small.seq), (1, 128));
         // A CNN in the calculator: the transformer block falls back to GPT-2.
-        assert_eq!(layer_config("v=1&m=resnet50", SizePreset::Small).model, "gpt2");
+        assert_eq!(
+            layer_config("v=1&m=resnet50", SizePreset::Small).model,
+            "gpt2"
+        );
     }
 }

@@ -48,7 +48,10 @@ pub struct Failure {
 impl Failure {
     /// A failure of `kind` with `message`.
     pub fn new(kind: FailureKind, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into() }
+        Self {
+            kind,
+            message: message.into(),
+        }
     }
 
     /// Classifies a benchmark error; the message is the error with its causes.
@@ -57,10 +60,14 @@ impl Failure {
         let kind = match error {
             BenchError::NoAdapter { .. } => FailureKind::NoAdapter,
             BenchError::RequestDevice { .. } => FailureKind::RequestDevice,
-            BenchError::UnsupportedLimit { .. } | BenchError::InputTooLarge { .. } => FailureKind::Limits,
+            BenchError::UnsupportedLimit { .. } | BenchError::InputTooLarge { .. } => {
+                FailureKind::Limits
+            }
             BenchError::OutOfMemory { .. } => FailureKind::OutOfMemory,
             BenchError::ShaderTemplate { .. } => FailureKind::Shader,
-            BenchError::Validation { message, .. } if mentions_shader(message) => FailureKind::Shader,
+            BenchError::Validation { message, .. } if mentions_shader(message) => {
+                FailureKind::Shader
+            }
             BenchError::Validation { .. } => FailureKind::Validation,
             BenchError::InvalidChoice { .. } => FailureKind::Invalid,
             // Mapping fails, or its callback is dropped unrun, when the
@@ -84,7 +91,9 @@ impl Failure {
 /// (WGSL parse and validation errors, and objects made invalid by them).
 fn mentions_shader(message: &str) -> bool {
     let lower = message.to_lowercase();
-    ["shader", "wgsl", "pipeline"].iter().any(|w| lower.contains(w))
+    ["shader", "wgsl", "pipeline"]
+        .iter()
+        .any(|w| lower.contains(w))
 }
 
 /// `error: cause: cause ...`.
@@ -123,7 +132,10 @@ impl<T: serde::Serialize> Outcome<T> {
     /// for these plain types) becomes an [`FailureKind::Other`] failure.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|error| {
-            let failure = Failure::new(FailureKind::Other, format!("serialising the result failed: {error}"));
+            let failure = Failure::new(
+                FailureKind::Other,
+                format!("serialising the result failed: {error}"),
+            );
             serde_json::to_string(&Outcome::<()>::Err(failure)).unwrap_or_default()
         })
     }
@@ -137,25 +149,50 @@ mod tests {
 
     #[test]
     fn bench_errors_map_to_the_kinds_the_page_explains() {
-        let oom = BenchError::OutOfMemory { kernel: "matmul", message: "allocation failed".into() };
+        let oom = BenchError::OutOfMemory {
+            kernel: "matmul",
+            message: "allocation failed".into(),
+        };
         assert_eq!(Failure::from_bench(&oom).kind, FailureKind::OutOfMemory);
-        let shader = BenchError::Validation { kernel: "timing", message: "Invalid ShaderModule \"gelu\"".into() };
+        let shader = BenchError::Validation {
+            kernel: "timing",
+            message: "Invalid ShaderModule \"gelu\"".into(),
+        };
         assert_eq!(Failure::from_bench(&shader).kind, FailureKind::Shader);
-        let other = BenchError::Validation { kernel: "timing", message: "buffer usage".into() };
+        let other = BenchError::Validation {
+            kernel: "timing",
+            message: "buffer usage".into(),
+        };
         assert_eq!(Failure::from_bench(&other).kind, FailureKind::Validation);
-        let limit =
-            BenchError::UnsupportedLimit { kernel: "matmul", limit: "max_compute_invocations_per_workgroup", required: 256, available: 64 };
+        let limit = BenchError::UnsupportedLimit {
+            kernel: "matmul",
+            limit: "max_compute_invocations_per_workgroup",
+            required: 256,
+            available: 64,
+        };
         let failure = Failure::from_bench(&limit);
         assert_eq!(failure.kind, FailureKind::Limits);
         assert!(failure.message.contains("256"), "{}", failure.message);
-        assert_eq!(Failure::from_bench(&BenchError::MapCallbackDropped).kind, FailureKind::DeviceLost);
-        assert_eq!(Failure::from_stop(&Stop::Cancelled).kind, FailureKind::Cancelled);
+        assert_eq!(
+            Failure::from_bench(&BenchError::MapCallbackDropped).kind,
+            FailureKind::DeviceLost
+        );
+        assert_eq!(
+            Failure::from_stop(&Stop::Cancelled).kind,
+            FailureKind::Cancelled
+        );
     }
 
     #[test]
     fn outcomes_serialise_as_ok_or_err_objects() {
         assert_eq!(Outcome::of(Ok::<_, Failure>(3)).to_json(), r#"{"ok":3}"#);
-        let err = Outcome::<u8>::of(Err(Failure::new(FailureKind::NoWebgpu, "navigator.gpu is missing")));
-        assert_eq!(err.to_json(), r#"{"err":{"kind":"no-webgpu","message":"navigator.gpu is missing"}}"#);
+        let err = Outcome::<u8>::of(Err(Failure::new(
+            FailureKind::NoWebgpu,
+            "navigator.gpu is missing",
+        )));
+        assert_eq!(
+            err.to_json(),
+            r#"{"err":{"kind":"no-webgpu","message":"navigator.gpu is missing"}}"#
+        );
     }
 }

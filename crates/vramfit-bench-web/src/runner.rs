@@ -26,17 +26,31 @@ pub const NO_F16_NOTE: &str = "f16 skipped: the adapter lacks shader-f16";
 
 /// One step: a single kernel family or layer in one type.
 fn steps(plan: &BenchPlan, shader_f16: bool) -> Vec<(String, BenchPlan)> {
-    let runnable = plan.dtypes.iter().copied().filter(|&d| d != DType::F16 || shader_f16);
+    let runnable = plan
+        .dtypes
+        .iter()
+        .copied()
+        .filter(|&d| d != DType::F16 || shader_f16);
     let mut out = Vec::new();
     for dtype in runnable.clone() {
         for &kernel in &plan.kernels {
-            let step = BenchPlan { dtypes: vec![dtype], kernels: vec![kernel], layers: Vec::new(), ..plan.clone() };
+            let step = BenchPlan {
+                dtypes: vec![dtype],
+                kernels: vec![kernel],
+                layers: Vec::new(),
+                ..plan.clone()
+            };
             out.push((format!("{} {dtype}", kernel.name()), step));
         }
     }
     for dtype in runnable {
         for &layer in &plan.layers {
-            let step = BenchPlan { dtypes: vec![dtype], kernels: Vec::new(), layers: vec![layer], ..plan.clone() };
+            let step = BenchPlan {
+                dtypes: vec![dtype],
+                kernels: Vec::new(),
+                layers: vec![layer],
+                ..plan.clone()
+            };
             out.push((format!("{} {dtype}", layer.name()), step));
         }
     }
@@ -71,16 +85,29 @@ pub async fn run_plan(
         if let Some(stop) = signal.stopped() {
             return Err(Failure::from_stop(&stop));
         }
-        progress(&Progress { done, total, label: label.clone() });
+        progress(&Progress {
+            done,
+            total,
+            label: label.clone(),
+        });
         let mut finished = |r: &vramfit_bench::report::KernelResult| {
-            progress(&Progress { done, total, label: format!("{} {}", r.name(), r.dtype) });
+            progress(&Progress {
+                done,
+                total,
+                label: format!("{} {}", r.name(), r.dtype),
+            });
         };
         let report = signal
             .race(run_suite(ctx, &step, clock, &mut finished))
             .await
             .map_err(|stop| Failure::from_stop(&stop))?
             // A step that failed because the device was lost reports the loss.
-            .map_err(|error| signal.stopped().map_or_else(|| Failure::from_bench(&error), |stop| Failure::from_stop(&stop)))?;
+            .map_err(|error| {
+                signal.stopped().map_or_else(
+                    || Failure::from_bench(&error),
+                    |stop| Failure::from_stop(&stop),
+                )
+            })?;
         results.extend(report.results);
         layers.extend(report.layers);
         for note in report.notes {
@@ -89,7 +116,11 @@ pub async fn run_plan(
             }
         }
     }
-    progress(&Progress { done: total, total, label: String::new() });
+    progress(&Progress {
+        done: total,
+        total,
+        label: String::new(),
+    });
     let adapter = vramfit_bench::report::AdapterReport::from(&summary);
     Ok(BenchReport::new(adapter, plan.size.name(), results, notes).with_layers(layers))
 }
@@ -104,13 +135,22 @@ mod tests {
     use vramfit_bench::timing::native_clock;
 
     fn options(json: &str) -> vramfit_bench::suite::BenchPlan {
-        serde_json::from_str::<RunOptions>(json).unwrap().plan().unwrap()
+        serde_json::from_str::<RunOptions>(json)
+            .unwrap()
+            .plan()
+            .unwrap()
     }
 
     #[test]
     fn steps_split_by_type_kernel_and_layer_and_drop_f16_without_shader_f16() {
-        let plan = options(r#"{"dtypes":["f32","f16"],"kernels":["matmul","gelu"],"layers":["resnet"]}"#);
-        let names = |f16| steps(&plan, f16).into_iter().map(|(label, _)| label).collect::<Vec<_>>();
+        let plan =
+            options(r#"{"dtypes":["f32","f16"],"kernels":["matmul","gelu"],"layers":["resnet"]}"#);
+        let names = |f16| {
+            steps(&plan, f16)
+                .into_iter()
+                .map(|(label, _)| label)
+                .collect::<Vec<_>>()
+        };
         assert_eq!(names(false), ["matmul f32", "gelu f32", "resnet f32"]);
         assert_eq!(names(true).len(), 6);
     }
@@ -120,7 +160,14 @@ mod tests {
         let Some(ctx) = gpu_or_skip() else { return };
         let plan = options(r#"{"dtypes":["f32","f16"],"kernels":["gelu"],"quick":true}"#);
         let mut seen = Vec::new();
-        let report = pollster::block_on(run_plan(&ctx, &plan, &native_clock, &StopSignal::new(), &mut |p| seen.push(p.clone()))).unwrap();
+        let report = pollster::block_on(run_plan(
+            &ctx,
+            &plan,
+            &native_clock,
+            &StopSignal::new(),
+            &mut |p| seen.push(p.clone()),
+        ))
+        .unwrap();
         let f16 = ctx.summary().shader_f16;
         assert_eq!(report.results.len(), if f16 { 2 } else { 1 });
         assert_eq!(report.notes.iter().any(|n| n == NO_F16_NOTE), !f16);
@@ -135,7 +182,9 @@ mod tests {
         let signal = StopSignal::new();
         signal.stop(Stop::Cancelled);
         let plan = options(r#"{"kernels":["gelu"],"quick":true}"#);
-        let failure = pollster::block_on(run_plan(&ctx, &plan, &native_clock, &signal, &mut |_| {})).unwrap_err();
+        let failure =
+            pollster::block_on(run_plan(&ctx, &plan, &native_clock, &signal, &mut |_| {}))
+                .unwrap_err();
         assert_eq!(failure.kind, FailureKind::Cancelled);
     }
 }

@@ -66,7 +66,11 @@ impl StopSignal {
     ///
     /// The [`Stop`] if the signal stopped first (or had already stopped).
     pub async fn race<T>(&self, work: impl Future<Output = T>) -> Result<T, Stop> {
-        Race { signal: self.clone(), work: Box::pin(work) }.await
+        Race {
+            signal: self.clone(),
+            work: Box::pin(work),
+        }
+        .await
     }
 }
 
@@ -128,6 +132,9 @@ mod tests {
         signal.stop(Stop::Cancelled);
         signal.stop(Stop::DeviceLost("later".into()));
         assert_eq!(signal.stopped(), Some(Stop::Cancelled));
-        assert_eq!(pollster::block_on(signal.race(async { 1 })), Err(Stop::Cancelled));
+        assert_eq!(
+            pollster::block_on(signal.race(async { 1 })),
+            Err(Stop::Cancelled)
+        );
     }
 }

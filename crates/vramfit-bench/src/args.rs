@@ -59,11 +59,14 @@ pub fn parse_bench_args(argv: &[String]) -> Result<BenchArgs> {
         match name {
             "--json" => json = true,
             "--quick" => plan.timing = TimingOptions::quick(),
-            "--dtype" | "--kernels" | "--size" | "--matmul-size" | "--layers" | "--model" | "--seq" | "--batch" | "--image" => {
-                let value = inline.or_else(|| it.next().cloned()).ok_or_else(|| BenchError::InvalidChoice {
-                    what: "flag value",
-                    value: name.to_string(),
-                    accepted: "a value after the flag",
+            "--dtype" | "--kernels" | "--size" | "--matmul-size" | "--layers" | "--model"
+            | "--seq" | "--batch" | "--image" => {
+                let value = inline.or_else(|| it.next().cloned()).ok_or_else(|| {
+                    BenchError::InvalidChoice {
+                        what: "flag value",
+                        value: name.to_string(),
+                        accepted: "a value after the flag",
+                    }
                 })?;
                 match name {
                     "--dtype" => plan.dtypes = list(&value)?,
@@ -104,17 +107,21 @@ pub fn parse_bench_args(argv: &[String]) -> Result<BenchArgs> {
 
 /// `value` as a positive whole number for flag `what`.
 fn positive(what: &str, value: String) -> Result<usize> {
-    value.parse::<usize>().ok().filter(|&n| n > 0).ok_or(BenchError::InvalidChoice {
-        what: if what == "--seq" {
-            "--seq"
-        } else if what == "--batch" {
-            "--batch"
-        } else {
-            "--image"
-        },
-        value,
-        accepted: "a positive whole number",
-    })
+    value
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or(BenchError::InvalidChoice {
+            what: if what == "--seq" {
+                "--seq"
+            } else if what == "--batch" {
+                "--batch"
+            } else {
+                "--image"
+            },
+            value,
+            accepted: "a positive whole number",
+        })
 }
 
 /// A comma-separated list of `T`, without duplicates, in the given order.
@@ -149,7 +156,12 @@ mod tests {
     #[test]
     fn bench_args_reject_unknown_flags_and_values() {
         assert!(parse(&["--bogus"]).is_err());
-        assert!(parse(&["--kernels", "matmul,fft"]).unwrap_err().to_string().contains("fft"));
+        assert!(
+            parse(&["--kernels", "matmul,fft"])
+                .unwrap_err()
+                .to_string()
+                .contains("fft")
+        );
         assert!(parse(&["--matmul-size", "0"]).is_err());
         assert!(parse(&["--dtype"]).is_err());
         assert!(parse(&["--seq", "0"]).is_err());
@@ -159,12 +171,27 @@ mod tests {
     #[test]
     fn bench_args_layers_alone_run_only_the_layers() {
         use crate::layers::LayerId;
-        let a =
-            parse(&["--layers", "transformer,resnet", "--model", "gpt2-medium", "--seq", "128", "--batch=4", "--image", "112"]).unwrap();
+        let a = parse(&[
+            "--layers",
+            "transformer,resnet",
+            "--model",
+            "gpt2-medium",
+            "--seq",
+            "128",
+            "--batch=4",
+            "--image",
+            "112",
+        ])
+        .unwrap();
         assert_eq!(a.plan.layers, [LayerId::Transformer, LayerId::Resnet]);
         assert!(a.plan.kernels.is_empty());
         assert_eq!(
-            (a.plan.layer_config.model.as_str(), a.plan.layer_config.seq, a.plan.layer_config.batch, a.plan.layer_config.image),
+            (
+                a.plan.layer_config.model.as_str(),
+                a.plan.layer_config.seq,
+                a.plan.layer_config.batch,
+                a.plan.layer_config.image
+            ),
             ("gpt2-medium", 128, 4, 112)
         );
         let both = parse(&["--layers", "resnet", "--kernels", "gelu"]).unwrap();

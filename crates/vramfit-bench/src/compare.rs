@@ -74,16 +74,31 @@ impl Comparison {
             }
             let diff = (actual - expected).abs();
             // `f32::max` ignores NaN, so propagate it by hand.
-            max_abs_error = if diff.is_nan() { diff } else { max_abs_error.max(diff) };
+            max_abs_error = if diff.is_nan() {
+                diff
+            } else {
+                max_abs_error.max(diff)
+            };
             let tolerance = tolerance(index);
             if diff.is_nan() || diff > tolerance {
                 mismatch_count += 1;
                 if mismatches.len() < MAX_REPORTED_MISMATCHES {
-                    mismatches.push(Mismatch { index, actual, expected, tolerance });
+                    mismatches.push(Mismatch {
+                        index,
+                        actual,
+                        expected,
+                        tolerance,
+                    });
                 }
             }
         }
-        Self { actual_len: actual.len(), expected_len: expected.len(), max_abs_error, mismatch_count, mismatches }
+        Self {
+            actual_len: actual.len(),
+            expected_len: expected.len(),
+            max_abs_error,
+            mismatch_count,
+            mismatches,
+        }
     }
 
     /// Whether the lengths agree and every element is within tolerance.
@@ -95,7 +110,11 @@ impl Comparison {
 impl fmt::Display for Comparison {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.actual_len != self.expected_len {
-            writeln!(f, "length mismatch: actual {}, expected {}", self.actual_len, self.expected_len)?;
+            writeln!(
+                f,
+                "length mismatch: actual {}, expected {}",
+                self.actual_len, self.expected_len
+            )?;
         }
         write!(
             f,
@@ -108,7 +127,11 @@ impl fmt::Display for Comparison {
             write!(f, "\n  {mismatch}")?;
         }
         if self.mismatch_count > self.mismatches.len() {
-            write!(f, "\n  ... and {} more", self.mismatch_count - self.mismatches.len())?;
+            write!(
+                f,
+                "\n  ... and {} more",
+                self.mismatch_count - self.mismatches.len()
+            )?;
         }
         Ok(())
     }

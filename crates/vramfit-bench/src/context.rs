@@ -88,8 +88,16 @@ impl GpuContext {
                 ..Default::default()
             })
             .await
-            .map_err(|source| BenchError::RequestDevice { adapter: adapter.get_info().name, source })?;
-        Ok(Self { instance, adapter, device, queue })
+            .map_err(|source| BenchError::RequestDevice {
+                adapter: adapter.get_info().name,
+                source,
+            })?;
+        Ok(Self {
+            instance,
+            adapter,
+            device,
+            queue,
+        })
     }
 
     /// The instance the adapter was found on.

@@ -20,7 +20,9 @@ pub const SCALAR_ALIAS_F32: &str = "alias scalar = f32;";
 const SCALAR_ALIAS_F16: &str = "alias scalar = f16;";
 
 /// The element type of a tensor on the GPU.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum DType {
     /// IEEE binary32.
@@ -81,7 +83,10 @@ impl DType {
     pub fn encode(self, values: &[f32]) -> Vec<u8> {
         match self {
             DType::F32 => bytemuck::cast_slice(values).to_vec(),
-            DType::F16 => values.iter().flat_map(|&x| f32_to_f16_bits(x).to_le_bytes()).collect(),
+            DType::F16 => values
+                .iter()
+                .flat_map(|&x| f32_to_f16_bits(x).to_le_bytes())
+                .collect(),
         }
     }
 
@@ -91,10 +96,16 @@ impl DType {
     pub fn decode(self, bytes: &[u8], len: usize) -> Vec<f32> {
         match self {
             // `chunks_exact` yields whole chunks, so the conversions cannot fail.
-            DType::F32 => bytes.chunks_exact(4).take(len).map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4]))).collect(),
-            DType::F16 => {
-                bytes.chunks_exact(2).take(len).map(|c| f16_bits_to_f32(u16::from_le_bytes(c.try_into().unwrap_or([0; 2])))).collect()
-            }
+            DType::F32 => bytes
+                .chunks_exact(4)
+                .take(len)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+                .collect(),
+            DType::F16 => bytes
+                .chunks_exact(2)
+                .take(len)
+                .map(|c| f16_bits_to_f32(u16::from_le_bytes(c.try_into().unwrap_or([0; 2]))))
+                .collect(),
         }
     }
 
@@ -108,11 +119,17 @@ impl DType {
     /// kernel cannot be specialised.
     pub fn specialize(self, kernel: &'static str, source: &str) -> Result<String> {
         if !source.contains(SCALAR_ALIAS_F32) {
-            return Err(BenchError::ShaderTemplate { kernel, missing: SCALAR_ALIAS_F32 });
+            return Err(BenchError::ShaderTemplate {
+                kernel,
+                missing: SCALAR_ALIAS_F32,
+            });
         }
         Ok(match self {
             DType::F32 => source.to_string(),
-            DType::F16 => format!("enable f16;\n{}", source.replace(SCALAR_ALIAS_F32, SCALAR_ALIAS_F16)),
+            DType::F16 => format!(
+                "enable f16;\n{}",
+                source.replace(SCALAR_ALIAS_F32, SCALAR_ALIAS_F16)
+            ),
         })
     }
 
@@ -138,7 +155,11 @@ impl FromStr for DType {
         match s {
             "f32" | "fp32" => Ok(DType::F32),
             "f16" | "fp16" => Ok(DType::F16),
-            _ => Err(BenchError::InvalidChoice { what: "dtype", value: s.to_string(), accepted: "f32|f16" }),
+            _ => Err(BenchError::InvalidChoice {
+                what: "dtype",
+                value: s.to_string(),
+                accepted: "f32|f16",
+            }),
         }
     }
 }
@@ -180,7 +201,11 @@ fn round_shift(value: u32, shift: u32) -> u32 {
     let kept = value >> shift;
     let rest = value & ((1 << shift) - 1);
     let half = 1 << (shift - 1);
-    if rest > half || (rest == half && kept & 1 == 1) { kept + 1 } else { kept }
+    if rest > half || (rest == half && kept & 1 == 1) {
+        kept + 1
+    } else {
+        kept
+    }
 }
 
 /// The `f32` whose value is the IEEE binary16 `bits` (exact: every `f16`

@@ -52,9 +52,22 @@ mod native {
             Err(error) => return fail(&error, 2),
         }
         let mut progress = |r: &vramfit_bench::report::KernelResult| {
-            eprintln!("  {} {} {}: {:.3} ms, {:.1} GFLOP/s, {:.1} GB/s", r.name(), r.dtype, r.shape, r.median_ms, r.gflops, r.gbs);
+            eprintln!(
+                "  {} {} {}: {:.3} ms, {:.1} GFLOP/s, {:.1} GB/s",
+                r.name(),
+                r.dtype,
+                r.shape,
+                r.median_ms,
+                r.gflops,
+                r.gbs
+            );
         };
-        let report = match pollster::block_on(suite::run_suite(&ctx, &args.plan, &timing::native_clock, &mut progress)) {
+        let report = match pollster::block_on(suite::run_suite(
+            &ctx,
+            &args.plan,
+            &timing::native_clock,
+            &mut progress,
+        )) {
             Ok(report) => report,
             Err(error) => return fail(&error, 2),
         };

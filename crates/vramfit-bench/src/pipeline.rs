@@ -54,11 +54,19 @@ impl KernelPipeline {
         let device = ctx.device();
         let needed = spec.dtype.required_features();
         if !device.features().contains(needed) {
-            return Err(BenchError::MissingFeature { kernel: spec.kernel, feature: needed });
+            return Err(BenchError::MissingFeature {
+                kernel: spec.kernel,
+                feature: needed,
+            });
         }
         let source = spec.dtype.specialize(spec.kernel, spec.source)?;
-        let (pipeline, layout) = catch_gpu_errors_now(device, spec.kernel, || build(device, spec, source))?;
-        Ok(Self { kernel: spec.kernel, pipeline, layout })
+        let (pipeline, layout) =
+            catch_gpu_errors_now(device, spec.kernel, || build(device, spec, source))?;
+        Ok(Self {
+            kernel: spec.kernel,
+            pipeline,
+            layout,
+        })
     }
 
     /// Binds `uniform` (the parameters, copied into a new buffer) and
@@ -70,11 +78,21 @@ impl KernelPipeline {
     /// [`BenchError::InputTooLarge`] if a workgroup count exceeds the
     /// device's `max_compute_workgroups_per_dimension`;
     /// [`BenchError::Validation`] if the device rejects the bind group.
-    pub(crate) fn bind(&self, ctx: &GpuContext, uniform: &[u8], buffers: &[&wgpu::Buffer], workgroups: [u32; 3]) -> Result<Dispatch> {
+    pub(crate) fn bind(
+        &self,
+        ctx: &GpuContext,
+        uniform: &[u8],
+        buffers: &[&wgpu::Buffer],
+        workgroups: [u32; 3],
+    ) -> Result<Dispatch> {
         let device = ctx.device();
         let max = device.limits().max_compute_workgroups_per_dimension;
         if let Some(&too_many) = workgroups.iter().find(|&&count| count > max) {
-            return Err(BenchError::InputTooLarge { kernel: self.kernel, len: too_many as usize, max: u64::from(max) });
+            return Err(BenchError::InputTooLarge {
+                kernel: self.kernel,
+                len: too_many as usize,
+                max: u64::from(max),
+            });
         }
         catch_gpu_errors_now(device, self.kernel, || {
             let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -85,19 +103,37 @@ impl KernelPipeline {
             let entries: Vec<_> = std::iter::once(&params)
                 .chain(buffers.iter().copied())
                 .zip(0..)
-                .map(|(buffer, binding)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
+                .map(|(buffer, binding)| wgpu::BindGroupEntry {
+                    binding,
+                    resource: buffer.as_entire_binding(),
+                })
                 .collect();
-            let bind_group =
-                device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(self.kernel), layout: &self.layout, entries: &entries });
-            Dispatch { kernel: self.kernel, pipeline: self.pipeline.clone(), bind_group, workgroups, _params: params }
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(self.kernel),
+                layout: &self.layout,
+                entries: &entries,
+            });
+            Dispatch {
+                kernel: self.kernel,
+                pipeline: self.pipeline.clone(),
+                bind_group,
+                workgroups,
+                _params: params,
+            }
         })
     }
 }
 
 /// Compiles `source` and builds the pipeline and layout for `spec`.
-fn build(device: &wgpu::Device, spec: &PipelineSpec<'_>, source: String) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
-    let module = device
-        .create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(spec.kernel), source: wgpu::ShaderSource::Wgsl(source.into()) });
+fn build(
+    device: &wgpu::Device,
+    spec: &PipelineSpec<'_>,
+    source: String,
+) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(spec.kernel),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    });
     let entries: Vec<_> = spec
         .slots
         .iter()
@@ -111,12 +147,19 @@ fn build(device: &wgpu::Device, spec: &PipelineSpec<'_>, source: String) -> (wgp
             wgpu::BindGroupLayoutEntry {
                 binding,
                 visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+                ty: wgpu::BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
                 count: None,
             }
         })
         .collect();
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(spec.kernel), entries: &entries });
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(spec.kernel),
+        entries: &entries,
+    });
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some(spec.kernel),
         bind_group_layouts: &[Some(&layout)],
@@ -127,7 +170,10 @@ fn build(device: &wgpu::Device, spec: &PipelineSpec<'_>, source: String) -> (wgp
         layout: Some(&pipeline_layout),
         module: &module,
         entry_point: Some("main"),
-        compilation_options: wgpu::PipelineCompilationOptions { constants: spec.constants, ..Default::default() },
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants: spec.constants,
+            ..Default::default()
+        },
         cache: None,
     });
     (pipeline, layout)
@@ -171,7 +217,10 @@ impl Dispatch {
 /// Storage writes of one dispatch are visible to the next (WebGPU orders
 /// dispatches within a pass), so a chain needs no extra synchronisation.
 pub fn encode_all(encoder: &mut wgpu::CommandEncoder, label: &str, dispatches: &[Dispatch]) {
-    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: None });
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(label),
+        timestamp_writes: None,
+    });
     for dispatch in dispatches {
         dispatch.record(&mut pass);
     }
@@ -185,7 +234,9 @@ pub fn encode_all(encoder: &mut wgpu::CommandEncoder, label: &str, dispatches: &
 /// rejects the work.
 pub async fn submit(ctx: &GpuContext, label: &'static str, dispatches: &[Dispatch]) -> Result<()> {
     crate::scope::catch_gpu_errors(ctx.device(), label, || {
-        let mut encoder = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        let mut encoder = ctx
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
         encode_all(&mut encoder, label, dispatches);
         ctx.queue().submit([encoder.finish()]);
     })
@@ -217,7 +268,10 @@ pub fn dispatch_1d(n: u64, per_group: u32, max_x: u32) -> [u32; 3] {
 
 /// Fails unless `value` fits a `u32` shader parameter.
 pub(crate) fn to_u32(kernel: &'static str, what: &'static str, value: usize) -> Result<u32> {
-    u32::try_from(value).map_err(|_| BenchError::InvalidShape { kernel, what: format!("{what} = {value} does not fit in u32") })
+    u32::try_from(value).map_err(|_| BenchError::InvalidShape {
+        kernel,
+        what: format!("{what} = {value} does not fit in u32"),
+    })
 }
 
 #[cfg(test)]
@@ -226,11 +280,20 @@ mod tests {
 
     #[test]
     fn dispatch_1d_covers_every_item_exactly_once_rounded_up() {
-        for (n, per, max) in [(0, 256, 65_535), (1, 256, 4), (256, 256, 4), (257, 256, 4), (5000, 64, 7)] {
+        for (n, per, max) in [
+            (0, 256, 65_535),
+            (1, 256, 4),
+            (256, 256, 4),
+            (257, 256, 4),
+            (5000, 64, 7),
+        ] {
             let [x, y, z] = dispatch_1d(n, per, max);
             let capacity = u64::from(x) * u64::from(y) * u64::from(z) * u64::from(per);
             assert!(capacity >= n && x <= max, "{n}: {x}x{y}");
-            assert!(capacity == 0 || capacity < n + u64::from(per) * u64::from(x), "{n}: {x}x{y} wastes a whole row");
+            assert!(
+                capacity == 0 || capacity < n + u64::from(per) * u64::from(x),
+                "{n}: {x}x{y} wastes a whole row"
+            );
         }
     }
 }

@@ -31,20 +31,32 @@ use crate::error::{BenchError, Result};
 pub(crate) async fn wait_idle(ctx: &crate::GpuContext) -> Result<()> {
     let (sender, receiver) = oneshot();
     ctx.queue().on_submitted_work_done(move || sender.send(()));
-    ctx.device().poll(wgpu::PollType::wait_indefinitely()).map_err(BenchError::Poll)?;
+    ctx.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(BenchError::Poll)?;
     receiver.await.ok_or(BenchError::MapCallbackDropped)
 }
 
-pub(crate) async fn read_buffer<T: bytemuck::Pod>(device: &wgpu::Device, staging: &wgpu::Buffer) -> Result<Vec<T>> {
+pub(crate) async fn read_buffer<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    staging: &wgpu::Buffer,
+) -> Result<Vec<T>> {
     let (sender, receiver) = oneshot();
     staging.map_async(wgpu::MapMode::Read, .., move |result| sender.send(result));
     // Blocks natively until the copy is done and the callback has run;
     // a no-op on the WebGPU backend.
-    device.poll(wgpu::PollType::wait_indefinitely()).map_err(BenchError::Poll)?;
-    receiver.await.ok_or(BenchError::MapCallbackDropped)?.map_err(BenchError::BufferMap)?;
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(BenchError::Poll)?;
+    receiver
+        .await
+        .ok_or(BenchError::MapCallbackDropped)?
+        .map_err(BenchError::BufferMap)?;
 
     let data = {
-        let view = staging.get_mapped_range(..).map_err(BenchError::MappedRange)?;
+        let view = staging
+            .get_mapped_range(..)
+            .map_err(BenchError::MappedRange)?;
         // `pod_collect_to_vec` copies without requiring the mapped bytes to be
         // aligned for `T`, so it cannot panic the way `cast_slice` can.
         bytemuck::pod_collect_to_vec::<u8, T>(&view)
@@ -78,7 +90,12 @@ pub(crate) struct Receiver<T> {
 /// executor-specific dependency.
 pub(crate) fn oneshot<T>() -> (Sender<T>, Receiver<T>) {
     let slot = Arc::new(Mutex::new(Slot::Empty(None)));
-    (Sender { slot: Arc::clone(&slot) }, Receiver { slot })
+    (
+        Sender {
+            slot: Arc::clone(&slot),
+        },
+        Receiver { slot },
+    )
 }
 
 impl<T> Sender<T> {

@@ -20,8 +20,8 @@ mod rows;
 pub use adam::adam;
 pub use attention::attention;
 pub use backward::{
-    add, batchnorm, batchnorm_backward, conv2d_backward_data, conv2d_backward_filter, gelu_backward, layernorm_backward, merge_heads,
-    softmax_backward, split_heads,
+    add, batchnorm, batchnorm_backward, conv2d_backward_data, conv2d_backward_filter,
+    gelu_backward, layernorm_backward, merge_heads, softmax_backward, split_heads,
 };
 pub use conv2d::conv2d;
 pub use expected::{Expected, dot_tolerance};
@@ -45,7 +45,11 @@ pub use rows::{gelu, layernorm, softmax};
 /// ```
 pub fn saxpy(a: f32, x: &[f32], y: &[f32]) -> Result<Vec<f32>> {
     if x.len() != y.len() {
-        return Err(BenchError::LengthMismatch { kernel: "saxpy reference", left: x.len(), right: y.len() });
+        return Err(BenchError::LengthMismatch {
+            kernel: "saxpy reference",
+            left: x.len(),
+            right: y.len(),
+        });
     }
     Ok(x.iter().zip(y).map(|(&xi, &yi)| a * xi + yi).collect())
 }

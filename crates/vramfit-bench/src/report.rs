@@ -88,8 +88,20 @@ pub struct KernelResult {
 
 impl KernelResult {
     /// Summarises `timing` of a call doing `flops` and moving `bytes`.
-    #[allow(clippy::too_many_arguments, reason = "a plain constructor of a report row")]
-    pub fn new(kernel: &str, variant: &str, dtype: DType, shape: String, flops: f64, bytes: f64, metric: Metric, timing: &Timing) -> Self {
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a plain constructor of a report row"
+    )]
+    pub fn new(
+        kernel: &str,
+        variant: &str,
+        dtype: DType,
+        shape: String,
+        flops: f64,
+        bytes: f64,
+        metric: Metric,
+        timing: &Timing,
+    ) -> Self {
         let ms = |q| timing.quantile(q) * 1e3;
         let median = timing.median();
         Self {
@@ -161,7 +173,12 @@ pub struct BenchReport {
 
 impl BenchReport {
     /// A report over `results`, with [`speedups`] derived from them.
-    pub fn new(adapter: AdapterReport, size: &str, results: Vec<KernelResult>, notes: Vec<String>) -> Self {
+    pub fn new(
+        adapter: AdapterReport,
+        size: &str,
+        results: Vec<KernelResult>,
+        notes: Vec<String>,
+    ) -> Self {
         let speedups = speedups(&results);
         Self {
             schema: REPORT_SCHEMA.to_string(),
@@ -196,11 +213,21 @@ impl BenchReport {
         let mut out = String::new();
         let a = &self.adapter;
         let first = self.results.first().map(|r| r.timer);
-        let timer = first.or_else(|| self.layers.iter().find_map(|l| l.forward.as_ref().map(|p| p.timer))).map_or("-", |t| match t {
-            Timer::GpuTimestamps => "GPU timestamps",
-            Timer::WallClock => "wall clock",
-        });
-        let _ = writeln!(out, "## vramfit bench: {} ({}), size {}, timer: {timer}\n", a.name, a.backend, self.size);
+        let timer = first
+            .or_else(|| {
+                self.layers
+                    .iter()
+                    .find_map(|l| l.forward.as_ref().map(|p| p.timer))
+            })
+            .map_or("-", |t| match t {
+                Timer::GpuTimestamps => "GPU timestamps",
+                Timer::WallClock => "wall clock",
+            });
+        let _ = writeln!(
+            out,
+            "## vramfit bench: {} ({}), size {}, timer: {timer}\n",
+            a.name, a.backend, self.size
+        );
         if self.results.is_empty() {
             out.push_str(&layers_markdown(&self.layers));
             self.push_notes(&mut out);
@@ -208,7 +235,13 @@ impl BenchReport {
         }
         out.push_str("| kernel | dtype | shape | median ms | p10–p90 ms | GFLOP/s | GB/s |\n|---|---|---|---:|---:|---:|---:|\n");
         for r in &self.results {
-            let bold = |metric: Metric, value: f64| if r.metric == metric { format!("**{value:.1}**") } else { format!("{value:.1}") };
+            let bold = |metric: Metric, value: f64| {
+                if r.metric == metric {
+                    format!("**{value:.1}**")
+                } else {
+                    format!("{value:.1}")
+                }
+            };
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {:.3} | {:.3}–{:.3} | {} | {} |",
@@ -255,14 +288,20 @@ impl BenchReport {
 /// tensors with their buffer sizes, the estimator's number and the
 /// itemised differences.
 pub fn layers_markdown(layers: &[LayerResult]) -> String {
-    let mut out = String::from("### Layers: saved for backward (real buffers) vs vramfit-core's estimate\n\n");
+    let mut out = String::from(
+        "### Layers: saved for backward (real buffers) vs vramfit-core's estimate\n\n",
+    );
     out.push_str("| layer | dtype | shape | saved, measured | saved, estimated | forward ms | GFLOP/s | fwd+bwd ms | GFLOP/s |\n");
     out.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|\n");
     let pass = |p: &Option<crate::layers::PassTiming>| {
-        p.as_ref().map_or(("-".into(), "-".into()), |p| (format!("{:.2}", p.median_ms), format!("{:.1}", p.gflops)))
+        p.as_ref().map_or(("-".into(), "-".into()), |p| {
+            (format!("{:.2}", p.median_ms), format!("{:.1}", p.gflops))
+        })
     };
     for r in layers {
-        let estimated = r.estimate.as_ref().map_or("-".to_string(), |e| format!("{} ({})", Bytes(e.estimated_bytes), e.layer));
+        let estimated = r.estimate.as_ref().map_or("-".to_string(), |e| {
+            format!("{} ({})", Bytes(e.estimated_bytes), e.layer)
+        });
         let ((fm, fg), (bm, bg)) = (pass(&r.forward), pass(&r.forward_backward));
         let _ = writeln!(
             out,
@@ -274,16 +313,35 @@ pub fn layers_markdown(layers: &[LayerResult]) -> String {
         );
     }
     for r in layers {
-        let _ = writeln!(out, "\n#### {} {}: {}\n", r.layer, r.dtype, r.shape.describe());
+        let _ = writeln!(
+            out,
+            "\n#### {} {}: {}\n",
+            r.layer,
+            r.dtype,
+            r.shape.describe()
+        );
         if let Some(scaling) = &r.scaling {
             let _ = writeln!(out, "Scaled to fit the adapter: {scaling}.\n");
         }
         out.push_str("| saved tensor | shape | dtype | data bytes | buffer bytes |\n|---|---|---|---:|---:|\n");
         for s in &r.saved {
             let shape: Vec<String> = s.shape.iter().map(usize::to_string).collect();
-            let _ = writeln!(out, "| {} | [{}] | {} | {} | {} |", s.name, shape.join(", "), s.dtype, s.data_bytes, s.allocated_bytes);
+            let _ = writeln!(
+                out,
+                "| {} | [{}] | {} | {} | {} |",
+                s.name,
+                shape.join(", "),
+                s.dtype,
+                s.data_bytes,
+                s.allocated_bytes
+            );
         }
-        let _ = writeln!(out, "| **total** | | | | **{}** ({}) |", r.saved_bytes, Bytes(r.saved_bytes));
+        let _ = writeln!(
+            out,
+            "| **total** | | | | **{}** ({}) |",
+            r.saved_bytes,
+            Bytes(r.saved_bytes)
+        );
         if let Some(e) = &r.estimate {
             let _ = writeln!(
                 out,
@@ -298,7 +356,11 @@ pub fn layers_markdown(layers: &[LayerResult]) -> String {
             for d in &e.differences {
                 let _ = writeln!(out, "| {} | {:+} |", d.what, d.bytes);
             }
-            let _ = writeln!(out, "| PyTorch's allocator rounds each block to 512 B (here: 4 B) | {:+} |", e.rounding_bytes);
+            let _ = writeln!(
+                out,
+                "| PyTorch's allocator rounds each block to 512 B (here: 4 B) | {:+} |",
+                e.rounding_bytes
+            );
         }
         for note in &r.notes {
             let _ = writeln!(out, "\nNote: {note}");
@@ -310,21 +372,35 @@ pub fn layers_markdown(layers: &[LayerResult]) -> String {
 /// Tuned matmul vs naive and fused attention vs materialised, per type;
 /// then f16 vs f32 for every row measured in both.
 pub fn speedups(results: &[KernelResult]) -> Vec<Speedup> {
-    let find = |name: &str, dtype: DType| results.iter().find(|r| r.name() == name && r.dtype == dtype);
+    let find = |name: &str, dtype: DType| {
+        results
+            .iter()
+            .find(|r| r.name() == name && r.dtype == dtype)
+    };
     let mut out = Vec::new();
     for dtype in DType::ALL {
         for (fast, slow, what) in [
             ("matmul tiled", "matmul naive", "matmul tiled vs naive"),
-            ("attention flash", "attention materialized", "attention flash vs materialized"),
+            (
+                "attention flash",
+                "attention materialized",
+                "attention flash vs materialized",
+            ),
         ] {
             if let (Some(f), Some(s)) = (find(fast, dtype), find(slow, dtype)) {
-                out.push(Speedup { what: format!("{what} ({dtype})"), factor: s.median_ms / f.median_ms });
+                out.push(Speedup {
+                    what: format!("{what} ({dtype})"),
+                    factor: s.median_ms / f.median_ms,
+                });
             }
         }
     }
     for r in results.iter().filter(|r| r.dtype == DType::F16) {
         if let Some(base) = find(&r.name(), DType::F32) {
-            out.push(Speedup { what: format!("{}: f16 vs f32", r.name()), factor: base.median_ms / r.median_ms });
+            out.push(Speedup {
+                what: format!("{}: f16 vs f32", r.name()),
+                factor: base.median_ms / r.median_ms,
+            });
         }
     }
     out
@@ -337,18 +413,54 @@ mod tests {
     use crate::timing::{Timer, Timing};
 
     fn row(variant: &str, dtype: DType, seconds: f64) -> KernelResult {
-        let timing = Timing { timer: Timer::WallClock, batch: 1, seconds: vec![seconds] };
-        KernelResult::new("matmul", variant, dtype, "8x8x8".into(), 1e9, 1e6, Metric::Gflops, &timing)
+        let timing = Timing {
+            timer: Timer::WallClock,
+            batch: 1,
+            seconds: vec![seconds],
+        };
+        KernelResult::new(
+            "matmul",
+            variant,
+            dtype,
+            "8x8x8".into(),
+            1e9,
+            1e6,
+            Metric::Gflops,
+            &timing,
+        )
     }
 
     #[test]
     fn report_derives_speedups_and_renders_both_formats() {
-        let adapter = AdapterReport { name: "test".into(), backend: "vulkan".into(), shader_f16: true, timestamp_query: false };
-        let results = vec![row("naive", DType::F32, 1.0), row("tiled", DType::F32, 0.25), row("tiled", DType::F16, 0.125)];
+        let adapter = AdapterReport {
+            name: "test".into(),
+            backend: "vulkan".into(),
+            shader_f16: true,
+            timestamp_query: false,
+        };
+        let results = vec![
+            row("naive", DType::F32, 1.0),
+            row("tiled", DType::F32, 0.25),
+            row("tiled", DType::F16, 0.125),
+        ];
         let report = BenchReport::new(adapter, "small", results, vec![]);
-        let factors: Vec<_> = report.speedups.iter().map(|s| (s.what.as_str(), s.factor)).collect();
-        assert_eq!(factors, [("matmul tiled vs naive (f32)", 4.0), ("matmul tiled: f16 vs f32", 2.0)]);
-        assert!(report.to_markdown().contains("| matmul tiled | f32 | 8x8x8 | 250.000"));
+        let factors: Vec<_> = report
+            .speedups
+            .iter()
+            .map(|s| (s.what.as_str(), s.factor))
+            .collect();
+        assert_eq!(
+            factors,
+            [
+                ("matmul tiled vs naive (f32)", 4.0),
+                ("matmul tiled: f16 vs f32", 2.0)
+            ]
+        );
+        assert!(
+            report
+                .to_markdown()
+                .contains("| matmul tiled | f32 | 8x8x8 | 250.000")
+        );
         let json = report.to_json().unwrap();
         let back: BenchReport = serde_json::from_str(&json).unwrap();
         assert_eq!(back, report);

@@ -56,11 +56,22 @@ impl Saxpy {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         let device = ctx.device();
         let limits = device.limits();
-        check_limit("max_compute_invocations_per_workgroup", limits.max_compute_invocations_per_workgroup)?;
-        check_limit("max_compute_workgroup_size_x", limits.max_compute_workgroup_size_x)?;
+        check_limit(
+            "max_compute_invocations_per_workgroup",
+            limits.max_compute_invocations_per_workgroup,
+        )?;
+        check_limit(
+            "max_compute_workgroup_size_x",
+            limits.max_compute_workgroup_size_x,
+        )?;
 
-        let (pipeline, bind_group_layout) = catch_gpu_errors_now(device, KERNEL, || build_pipeline(device))?;
-        Ok(Self { pipeline, bind_group_layout, max_len: max_len(&limits) })
+        let (pipeline, bind_group_layout) =
+            catch_gpu_errors_now(device, KERNEL, || build_pipeline(device))?;
+        Ok(Self {
+            pipeline,
+            bind_group_layout,
+            max_len: max_len(&limits),
+        })
     }
 
     /// The most elements one [`Saxpy::run`] call accepts on this device.
@@ -82,20 +93,28 @@ impl Saxpy {
     /// has no other way to wait); in a browser it yields to the event loop.
     pub async fn run(&self, ctx: &GpuContext, a: f32, x: &[f32], y: &[f32]) -> Result<Vec<f32>> {
         if x.len() != y.len() {
-            return Err(BenchError::LengthMismatch { kernel: KERNEL, left: x.len(), right: y.len() });
+            return Err(BenchError::LengthMismatch {
+                kernel: KERNEL,
+                left: x.len(),
+                right: y.len(),
+            });
         }
         if x.is_empty() {
             // Zero-sized bindings are invalid, and there is nothing to do.
             return Ok(Vec::new());
         }
-        let n = u32::try_from(x.len()).ok().filter(|&n| u64::from(n) <= self.max_len).ok_or(BenchError::InputTooLarge {
-            kernel: KERNEL,
-            len: x.len(),
-            max: self.max_len,
-        })?;
+        let n = u32::try_from(x.len())
+            .ok()
+            .filter(|&n| u64::from(n) <= self.max_len)
+            .ok_or(BenchError::InputTooLarge {
+                kernel: KERNEL,
+                len: x.len(),
+                max: self.max_len,
+            })?;
 
         let device = ctx.device();
-        let staging = catch_gpu_errors(device, KERNEL, || self.submit(ctx, Params { a, n }, x, y)).await?;
+        let staging =
+            catch_gpu_errors(device, KERNEL, || self.submit(ctx, Params { a, n }, x, y)).await?;
         read_buffer(device, &staging).await
     }
 
@@ -105,12 +124,21 @@ impl Saxpy {
         use wgpu::BufferUsages as Usage;
 
         let device = ctx.device();
-        let upload =
-            |label, contents, usage| device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage });
+        let upload = |label, contents, usage| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
         // In binding order; see the header of shaders/saxpy.wgsl.
         let params_buffer = upload("saxpy params", bytemuck::bytes_of(&params), Usage::UNIFORM);
         let x_buffer = upload("saxpy x", bytemuck::cast_slice(x), Usage::STORAGE);
-        let y_buffer = upload("saxpy y", bytemuck::cast_slice(y), Usage::STORAGE | Usage::COPY_SRC);
+        let y_buffer = upload(
+            "saxpy y",
+            bytemuck::cast_slice(y),
+            Usage::STORAGE | Usage::COPY_SRC,
+        );
         let staging = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("saxpy y readback"),
             size: y_buffer.size(),
@@ -120,7 +148,10 @@ impl Saxpy {
         let entries: Vec<_> = [&params_buffer, &x_buffer, &y_buffer]
             .into_iter()
             .zip(0..)
-            .map(|(buffer, binding)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
+            .map(|(buffer, binding)| wgpu::BindGroupEntry {
+                binding,
+                resource: buffer.as_entire_binding(),
+            })
             .collect();
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("saxpy bind group"),
@@ -128,9 +159,14 @@ impl Saxpy {
             entries: &entries,
         });
 
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("saxpy encoder") });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("saxpy encoder"),
+        });
         {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("saxpy pass"), timestamp_writes: None });
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("saxpy pass"),
+                timestamp_writes: None,
+            });
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
             pass.dispatch_workgroups(params.n.div_ceil(SAXPY_WORKGROUP_SIZE), 1, 1);
@@ -179,10 +215,14 @@ fn build_pipeline(device: &wgpu::Device) -> (wgpu::ComputePipeline, wgpu::BindGr
 /// The most elements one call can process within `limits`: bounded by the
 /// dispatch size, the storage binding and buffer sizes, and `n: u32`.
 fn max_len(limits: &wgpu::Limits) -> u64 {
-    let max_by_dispatch = u64::from(limits.max_compute_workgroups_per_dimension) * u64::from(SAXPY_WORKGROUP_SIZE);
+    let max_by_dispatch =
+        u64::from(limits.max_compute_workgroups_per_dimension) * u64::from(SAXPY_WORKGROUP_SIZE);
     let max_by_binding = limits.max_storage_buffer_binding_size / ELEMENT_SIZE;
     let max_by_buffer = limits.max_buffer_size / ELEMENT_SIZE;
-    max_by_dispatch.min(max_by_binding).min(max_by_buffer).min(u64::from(u32::MAX))
+    max_by_dispatch
+        .min(max_by_binding)
+        .min(max_by_buffer)
+        .min(u64::from(u32::MAX))
 }
 
 /// Fails if the device's `limit` is below [`SAXPY_WORKGROUP_SIZE`].
@@ -203,7 +243,11 @@ fn layout_entry(binding: u32, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLay
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
         count: None,
     }
 }

@@ -18,7 +18,11 @@ use crate::error::{BenchError, Result};
 ///
 /// [`BenchError::Validation`] or [`BenchError::OutOfMemory`], labelled with
 /// `kernel`, if the device reported such an error while `work` ran.
-pub(crate) async fn catch_gpu_errors<T>(device: &wgpu::Device, kernel: &'static str, work: impl FnOnce() -> T) -> Result<T> {
+pub(crate) async fn catch_gpu_errors<T>(
+    device: &wgpu::Device,
+    kernel: &'static str,
+    work: impl FnOnce() -> T,
+) -> Result<T> {
     let (output, validation, oom) = scoped(device, work);
     into_result(kernel, validation.await, oom.await)?;
     Ok(output)
@@ -34,9 +38,17 @@ pub(crate) async fn catch_gpu_errors<T>(device: &wgpu::Device, kernel: &'static 
 /// # Errors
 ///
 /// As [`catch_gpu_errors`], for the errors that are known immediately.
-pub(crate) fn catch_gpu_errors_now<T>(device: &wgpu::Device, kernel: &'static str, work: impl FnOnce() -> T) -> Result<T> {
+pub(crate) fn catch_gpu_errors_now<T>(
+    device: &wgpu::Device,
+    kernel: &'static str,
+    work: impl FnOnce() -> T,
+) -> Result<T> {
     let (output, validation, oom) = scoped(device, work);
-    into_result(kernel, poll_once(validation).flatten(), poll_once(oom).flatten())?;
+    into_result(
+        kernel,
+        poll_once(validation).flatten(),
+        poll_once(oom).flatten(),
+    )?;
     Ok(output)
 }
 
@@ -45,7 +57,11 @@ pub(crate) fn catch_gpu_errors_now<T>(device: &wgpu::Device, kernel: &'static st
 fn scoped<T>(
     device: &wgpu::Device,
     work: impl FnOnce() -> T,
-) -> (T, impl Future<Output = Option<wgpu::Error>>, impl Future<Output = Option<wgpu::Error>>) {
+) -> (
+    T,
+    impl Future<Output = Option<wgpu::Error>>,
+    impl Future<Output = Option<wgpu::Error>>,
+) {
     let oom_scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
     let validation_scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let output = work();
@@ -58,12 +74,22 @@ fn scoped<T>(
 }
 
 /// The first of the two scope errors, as a [`BenchError`].
-fn into_result(kernel: &'static str, validation: Option<wgpu::Error>, oom: Option<wgpu::Error>) -> Result<()> {
+fn into_result(
+    kernel: &'static str,
+    validation: Option<wgpu::Error>,
+    oom: Option<wgpu::Error>,
+) -> Result<()> {
     if let Some(error) = validation {
-        return Err(BenchError::Validation { kernel, message: error.to_string() });
+        return Err(BenchError::Validation {
+            kernel,
+            message: error.to_string(),
+        });
     }
     if let Some(error) = oom {
-        return Err(BenchError::OutOfMemory { kernel, message: error.to_string() });
+        return Err(BenchError::OutOfMemory {
+            kernel,
+            message: error.to_string(),
+        });
     }
     Ok(())
 }
@@ -94,15 +120,24 @@ mod tests {
     #[test]
     fn catch_gpu_errors_now_turns_a_bad_shader_into_a_validation_error() {
         let Some(ctx) = gpu_or_skip() else { return };
-        let result = catch_gpu_errors_now(ctx.device(), "test", || make_invalid_shader(ctx.device()));
-        assert!(matches!(result, Err(BenchError::Validation { kernel: "test", .. })), "{result:?}");
+        let result =
+            catch_gpu_errors_now(ctx.device(), "test", || make_invalid_shader(ctx.device()));
+        assert!(
+            matches!(result, Err(BenchError::Validation { kernel: "test", .. })),
+            "{result:?}"
+        );
     }
 
     #[test]
     fn catch_gpu_errors_turns_a_bad_shader_into_a_validation_error() {
         let Some(ctx) = gpu_or_skip() else { return };
-        let result = pollster::block_on(catch_gpu_errors(ctx.device(), "test", || make_invalid_shader(ctx.device())));
-        assert!(matches!(result, Err(BenchError::Validation { kernel: "test", .. })), "{result:?}");
+        let result = pollster::block_on(catch_gpu_errors(ctx.device(), "test", || {
+            make_invalid_shader(ctx.device())
+        }));
+        assert!(
+            matches!(result, Err(BenchError::Validation { kernel: "test", .. })),
+            "{result:?}"
+        );
     }
 
     #[test]

@@ -8,8 +8,8 @@ use crate::data::seeded_f32s;
 use crate::dtype::DType;
 use crate::error::{BenchError, Result};
 use crate::kernels::{
-    Adam, AdamConfig, Attention, AttentionShape, AttentionVariant, Conv2d, Conv2dShape, Gelu, LayerNorm, LayerNormShape, Matmul,
-    MatmulShape, MatmulVariant, Softmax, SoftmaxShape,
+    Adam, AdamConfig, Attention, AttentionShape, AttentionVariant, Conv2d, Conv2dShape, Gelu,
+    LayerNorm, LayerNormShape, Matmul, MatmulShape, MatmulVariant, Softmax, SoftmaxShape,
 };
 use crate::layers::{LayerConfig, LayerId, measure_layer};
 use crate::pipeline::Dispatch;
@@ -38,8 +38,15 @@ pub enum KernelId {
 
 impl KernelId {
     /// Every family, in report order.
-    pub const ALL: [KernelId; 7] =
-        [KernelId::Matmul, KernelId::Conv2d, KernelId::Layernorm, KernelId::Softmax, KernelId::Gelu, KernelId::Attention, KernelId::Adam];
+    pub const ALL: [KernelId; 7] = [
+        KernelId::Matmul,
+        KernelId::Conv2d,
+        KernelId::Layernorm,
+        KernelId::Softmax,
+        KernelId::Gelu,
+        KernelId::Attention,
+        KernelId::Adam,
+    ];
 
     /// The name on the command line and in reports.
     pub fn name(self) -> &'static str {
@@ -59,11 +66,14 @@ impl FromStr for KernelId {
     type Err = BenchError;
 
     fn from_str(s: &str) -> Result<Self> {
-        KernelId::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| BenchError::InvalidChoice {
-            what: "kernel",
-            value: s.to_string(),
-            accepted: "matmul|conv2d|layernorm|softmax|gelu|attention|adam",
-        })
+        KernelId::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| BenchError::InvalidChoice {
+                what: "kernel",
+                value: s.to_string(),
+                accepted: "matmul|conv2d|layernorm|softmax|gelu|attention|adam",
+            })
     }
 }
 
@@ -106,7 +116,11 @@ impl FromStr for SizePreset {
             "small" => Ok(SizePreset::Small),
             "default" => Ok(SizePreset::Default),
             "large" => Ok(SizePreset::Large),
-            _ => Err(BenchError::InvalidChoice { what: "size", value: s.to_string(), accepted: "small|default|large" }),
+            _ => Err(BenchError::InvalidChoice {
+                what: "size",
+                value: s.to_string(),
+                accepted: "small|default|large",
+            }),
         }
     }
 }
@@ -181,8 +195,16 @@ pub async fn run_suite(
         for &kernel in &plan.kernels {
             for case in prepare(ctx, kernel, dtype, plan)? {
                 let timing = time_dispatches(ctx, &case.work, &plan.timing, clock).await?;
-                let result =
-                    KernelResult::new(kernel.name(), &case.variant, dtype, case.shape, case.flops, case.bytes, case.metric, &timing);
+                let result = KernelResult::new(
+                    kernel.name(),
+                    &case.variant,
+                    dtype,
+                    case.shape,
+                    case.flops,
+                    case.bytes,
+                    case.metric,
+                    &timing,
+                );
                 progress(&result);
                 results.push(result);
             }
@@ -194,13 +216,28 @@ pub async fn run_suite(
             continue;
         }
         for &layer in &plan.layers {
-            layers.push(measure_layer(ctx, plan.layer_config.shape(layer)?, dtype, Some(&plan.timing), clock).await?);
+            layers.push(
+                measure_layer(
+                    ctx,
+                    plan.layer_config.shape(layer)?,
+                    dtype,
+                    Some(&plan.timing),
+                    clock,
+                )
+                .await?,
+            );
         }
     }
     if dtype_has_f16_accumulation(plan) {
         notes.push("f16 matmul and conv2d accumulate in f16; the other f16 kernels compute in f32 and store f16; Adam keeps f32 parameters and moments (f16 gradients only)".into());
     }
-    Ok(BenchReport::new(AdapterReport::from(&summary), plan.size.name(), results, notes).with_layers(layers))
+    Ok(BenchReport::new(
+        AdapterReport::from(&summary),
+        plan.size.name(),
+        results,
+        notes,
+    )
+    .with_layers(layers))
 }
 
 /// Whether the report needs the note on f16 arithmetic.
@@ -214,7 +251,12 @@ fn tensor(ctx: &GpuContext, label: &str, seed: u64, len: usize, dtype: DType) ->
 }
 
 /// The cases of one kernel family in one type.
-fn prepare(ctx: &GpuContext, kernel: KernelId, dtype: DType, plan: &BenchPlan) -> Result<Vec<Case>> {
+fn prepare(
+    ctx: &GpuContext,
+    kernel: KernelId,
+    dtype: DType,
+    plan: &BenchPlan,
+) -> Result<Vec<Case>> {
     let size = plan.size;
     let e = dtype.size() as f64;
     match kernel {
@@ -246,8 +288,19 @@ fn prepare(ctx: &GpuContext, kernel: KernelId, dtype: DType, plan: &BenchPlan) -
                 .collect()
         }
         KernelId::Conv2d => {
-            let (n, c_in, c_out, hw) = size.pick([(2, 16, 32, 32), (8, 64, 64, 56), (32, 64, 128, 56)]);
-            let shape = Conv2dShape { n, c_in, h: hw, w: hw, c_out, kh: 3, kw: 3, stride: 1, pad: 1 };
+            let (n, c_in, c_out, hw) =
+                size.pick([(2, 16, 32, 32), (8, 64, 64, 56), (32, 64, 128, 56)]);
+            let shape = Conv2dShape {
+                n,
+                c_in,
+                h: hw,
+                w: hw,
+                c_out,
+                kh: 3,
+                kw: 3,
+                stride: 1,
+                pad: 1,
+            };
             let x = tensor(ctx, "x", 1, shape.x_len(), dtype)?;
             let w = tensor(ctx, "w", 2, shape.w_len(), dtype)?;
             let bias = tensor(ctx, "bias", 3, c_out, dtype)?;
@@ -267,14 +320,21 @@ fn prepare(ctx: &GpuContext, kernel: KernelId, dtype: DType, plan: &BenchPlan) -
         }
         KernelId::Layernorm => {
             let (rows, cols) = size.pick([(1024, 768), (8192, 1024), (32768, 4096)]);
-            let shape = LayerNormShape { rows, cols, eps: 1e-5 };
+            let shape = LayerNormShape {
+                rows,
+                cols,
+                eps: 1e-5,
+            };
             let x = tensor(ctx, "x", 1, rows * cols, dtype)?;
             let gamma = tensor(ctx, "gamma", 2, cols, dtype)?;
             let beta = tensor(ctx, "beta", 3, cols, dtype)?;
             let y = GpuTensor::zeros(ctx, "y", rows * cols, dtype)?;
             let mean = GpuTensor::zeros(ctx, "mean", rows, DType::F32)?;
             let rstd = GpuTensor::zeros(ctx, "rstd", rows, DType::F32)?;
-            let work = vec![LayerNorm::new(ctx, dtype)?.bind(ctx, &shape, &x, &gamma, &beta, &y, &mean, &rstd)?];
+            let work = vec![
+                LayerNorm::new(ctx, dtype)?
+                    .bind(ctx, &shape, &x, &gamma, &beta, &y, &mean, &rstd)?,
+            ];
             let flops = 8.0 * (rows * cols) as f64;
             Ok(vec![Case {
                 variant: "forward".into(),
@@ -288,7 +348,11 @@ fn prepare(ctx: &GpuContext, kernel: KernelId, dtype: DType, plan: &BenchPlan) -
         }
         KernelId::Softmax => {
             let (rows, cols) = size.pick([(1024, 1024), (8192, 2048), (32768, 4096)]);
-            let shape = SoftmaxShape { rows, cols, causal_period: None };
+            let shape = SoftmaxShape {
+                rows,
+                cols,
+                causal_period: None,
+            };
             let x = tensor(ctx, "x", 1, rows * cols, dtype)?;
             let y = GpuTensor::zeros(ctx, "y", rows * cols, dtype)?;
             let work = vec![Softmax::new(ctx, dtype)?.bind(ctx, &shape, &x, &y)?];
@@ -320,7 +384,13 @@ fn prepare(ctx: &GpuContext, kernel: KernelId, dtype: DType, plan: &BenchPlan) -
         }
         KernelId::Attention => {
             let (batch, seq, head_dim) = size.pick([(4, 256, 64), (16, 1024, 64), (32, 2048, 64)]);
-            let shape = AttentionShape { batch, seq_q: seq, seq_kv: seq, head_dim, causal: false };
+            let shape = AttentionShape {
+                batch,
+                seq_q: seq,
+                seq_kv: seq,
+                head_dim,
+                causal: false,
+            };
             let q = tensor(ctx, "q", 1, shape.q_len(), dtype)?;
             let k = tensor(ctx, "k", 2, shape.kv_len(), dtype)?;
             let v = tensor(ctx, "v", 3, shape.kv_len(), dtype)?;
@@ -328,7 +398,8 @@ fn prepare(ctx: &GpuContext, kernel: KernelId, dtype: DType, plan: &BenchPlan) -
             [AttentionVariant::Materialized, AttentionVariant::Flash]
                 .into_iter()
                 .map(|variant| {
-                    let work = Attention::new(ctx, variant, dtype)?.bind(ctx, &shape, &q, &k, &v, &o)?;
+                    let work =
+                        Attention::new(ctx, variant, dtype)?.bind(ctx, &shape, &q, &k, &v, &o)?;
                     let variant = match variant {
                         AttentionVariant::Materialized => "materialized",
                         AttentionVariant::Flash => "flash",
@@ -351,7 +422,14 @@ fn prepare(ctx: &GpuContext, kernel: KernelId, dtype: DType, plan: &BenchPlan) -
             let param = tensor(ctx, "param", 2, n, DType::F32)?;
             let m = GpuTensor::zeros(ctx, "m", n, DType::F32)?;
             let v = GpuTensor::zeros(ctx, "v", n, DType::F32)?;
-            let work = vec![Adam::new(ctx, dtype)?.bind(ctx, &AdamConfig::default(), &grad, &param, &m, &v)?];
+            let work = vec![Adam::new(ctx, dtype)?.bind(
+                ctx,
+                &AdamConfig::default(),
+                &grad,
+                &param,
+                &m,
+                &v,
+            )?];
             let bytes = n as f64 * AdamConfig::bytes_per_param(dtype);
             Ok(vec![Case {
                 variant: "step".into(),

@@ -31,9 +31,18 @@ impl GpuTensor {
         let mut contents = dtype.encode(values);
         contents.resize(size as usize, 0);
         let buffer = catch_gpu_errors_now(ctx.device(), "tensor", || {
-            ctx.device().create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: &contents, usage: usage() })
+            ctx.device()
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents: &contents,
+                    usage: usage(),
+                })
         })?;
-        Ok(Self { buffer, len: values.len(), dtype })
+        Ok(Self {
+            buffer,
+            len: values.len(),
+            dtype,
+        })
     }
 
     /// A tensor of `len` zeros.
@@ -44,7 +53,12 @@ impl GpuTensor {
     pub fn zeros(ctx: &GpuContext, label: &str, len: usize, dtype: DType) -> Result<Self> {
         let size = padded_size(ctx, len, dtype)?;
         let buffer = catch_gpu_errors_now(ctx.device(), "tensor", || {
-            ctx.device().create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage: usage(), mapped_at_creation: false })
+            ctx.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: usage(),
+                mapped_at_creation: false,
+            })
         })?;
         Ok(Self { buffer, len, dtype })
     }
@@ -82,7 +96,12 @@ impl GpuTensor {
     /// [`BenchError::ShapeMismatch`] if `values` has another length.
     pub fn write(&self, ctx: &GpuContext, values: &[f32]) -> Result<()> {
         if values.len() != self.len {
-            return Err(BenchError::ShapeMismatch { kernel: "tensor", tensor: "write", expected: self.len, actual: values.len() });
+            return Err(BenchError::ShapeMismatch {
+                kernel: "tensor",
+                tensor: "write",
+                expected: self.len,
+                actual: values.len(),
+            });
         }
         let mut bytes = self.dtype.encode(values);
         bytes.resize(self.buffer.size() as usize, 0);
@@ -105,7 +124,9 @@ impl GpuTensor {
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("tensor read-back") });
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("tensor read-back"),
+            });
             encoder.copy_buffer_to_buffer(&self.buffer, 0, &staging, 0, self.buffer.size());
             ctx.queue().submit([encoder.finish()]);
             staging
@@ -117,12 +138,28 @@ impl GpuTensor {
 
     /// Fails unless the tensor has `expected` elements of `dtype`; `kernel`
     /// and `name` label the error.
-    pub(crate) fn expect(&self, kernel: &'static str, name: &'static str, expected: usize, dtype: DType) -> Result<()> {
+    pub(crate) fn expect(
+        &self,
+        kernel: &'static str,
+        name: &'static str,
+        expected: usize,
+        dtype: DType,
+    ) -> Result<()> {
         if self.dtype != dtype {
-            return Err(BenchError::DTypeMismatch { kernel, tensor: name, expected: dtype, actual: self.dtype });
+            return Err(BenchError::DTypeMismatch {
+                kernel,
+                tensor: name,
+                expected: dtype,
+                actual: self.dtype,
+            });
         }
         if self.len != expected {
-            return Err(BenchError::ShapeMismatch { kernel, tensor: name, expected, actual: self.len });
+            return Err(BenchError::ShapeMismatch {
+                kernel,
+                tensor: name,
+                expected,
+                actual: self.len,
+            });
         }
         Ok(())
     }
@@ -138,10 +175,19 @@ fn usage() -> wgpu::BufferUsages {
 /// within the device's limits.
 fn padded_size(ctx: &GpuContext, len: usize, dtype: DType) -> Result<u64> {
     let limits = ctx.device().limits();
-    let max_bytes = limits.max_buffer_size.min(limits.max_storage_buffer_binding_size);
-    let bytes = (len as u64).saturating_mul(dtype.size()).next_multiple_of(4).max(4);
+    let max_bytes = limits
+        .max_buffer_size
+        .min(limits.max_storage_buffer_binding_size);
+    let bytes = (len as u64)
+        .saturating_mul(dtype.size())
+        .next_multiple_of(4)
+        .max(4);
     if bytes > max_bytes {
-        return Err(BenchError::InputTooLarge { kernel: "tensor", len, max: max_bytes / dtype.size() });
+        return Err(BenchError::InputTooLarge {
+            kernel: "tensor",
+            len,
+            max: max_bytes / dtype.size(),
+        });
     }
     Ok(bytes)
 }

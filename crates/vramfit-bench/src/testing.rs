@@ -23,12 +23,16 @@ pub fn gpu_or_skip() -> Option<GpuContext> {
             eprintln!("adapter: {}", ctx.summary());
             Some(ctx)
         }
-        Err(error @ BenchError::NoAdapter { .. }) if std::env::var(ALLOW_NO_GPU_VAR).as_deref() == Ok("1") => {
+        Err(error @ BenchError::NoAdapter { .. })
+            if std::env::var(ALLOW_NO_GPU_VAR).as_deref() == Ok("1") =>
+        {
             eprintln!("skipping GPU test ({ALLOW_NO_GPU_VAR}=1): {error}");
             None
         }
         Err(error) => {
-            let cause = std::error::Error::source(&error).map(|cause| format!(": {cause}")).unwrap_or_default();
+            let cause = std::error::Error::source(&error)
+                .map(|cause| format!(": {cause}"))
+                .unwrap_or_default();
             panic!(
                 "no usable GPU: {error}{cause}. Install mesa-vulkan-drivers and \
                  libvulkan1, or set {ALLOW_NO_GPU_VAR}=1 to skip GPU tests."

@@ -36,14 +36,26 @@ pub struct TimingOptions {
 impl Default for TimingOptions {
     /// 3 warm-ups, 10 runs of 10–250 ms.
     fn default() -> Self {
-        Self { warmup: 3, runs: 10, min_span_s: 0.010, max_span_s: 0.250, max_batch: 1000 }
+        Self {
+            warmup: 3,
+            runs: 10,
+            min_span_s: 0.010,
+            max_span_s: 0.250,
+            max_batch: 1000,
+        }
     }
 }
 
 impl TimingOptions {
     /// A quick setting for CI and tests: 1 warm-up, 3 runs of at least 1 ms.
     pub fn quick() -> Self {
-        Self { warmup: 1, runs: 3, min_span_s: 0.001, max_span_s: 0.100, max_batch: 100 }
+        Self {
+            warmup: 1,
+            runs: 3,
+            min_span_s: 0.001,
+            max_span_s: 0.100,
+            max_batch: 100,
+        }
     }
 }
 
@@ -74,10 +86,14 @@ impl Timing {
     pub fn quantile(&self, q: f64) -> f64 {
         let mut sorted = self.seconds.clone();
         sorted.sort_by(f64::total_cmp);
-        let Some(last) = sorted.len().checked_sub(1) else { return f64::NAN };
+        let Some(last) = sorted.len().checked_sub(1) else {
+            return f64::NAN;
+        };
         let position = q.clamp(0.0, 1.0) * last as f64;
         let (low, high) = (position.floor() as usize, position.ceil() as usize);
-        let (Some(a), Some(b)) = (sorted.get(low), sorted.get(high)) else { return f64::NAN };
+        let (Some(a), Some(b)) = (sorted.get(low), sorted.get(high)) else {
+            return f64::NAN;
+        };
         a + (b - a) * (position - low as f64)
     }
 
@@ -102,9 +118,17 @@ pub fn native_clock() -> f64 {
 ///
 /// [`BenchError::InvalidShape`] for empty work or zero runs, and the device
 /// and read-back errors of [`BenchError`].
-pub async fn time_dispatches(ctx: &GpuContext, work: &[Dispatch], options: &TimingOptions, clock: &dyn Fn() -> f64) -> Result<Timing> {
+pub async fn time_dispatches(
+    ctx: &GpuContext,
+    work: &[Dispatch],
+    options: &TimingOptions,
+    clock: &dyn Fn() -> f64,
+) -> Result<Timing> {
     if work.is_empty() || options.runs == 0 {
-        return Err(BenchError::InvalidShape { kernel: "timing", what: "nothing to time (no dispatches or zero runs)".into() });
+        return Err(BenchError::InvalidShape {
+            kernel: "timing",
+            what: "nothing to time (no dispatches or zero runs)".into(),
+        });
     }
     let timestamps = Timestamps::new(ctx);
     for _ in 0..options.warmup {
@@ -113,7 +137,9 @@ pub async fn time_dispatches(ctx: &GpuContext, work: &[Dispatch], options: &Timi
     let single = run_once(ctx, work, 1, None, clock).await?.max(1e-9);
     let wanted = (options.min_span_s / single).ceil();
     let affordable = (options.max_span_s / single).floor().max(1.0);
-    let batch = wanted.min(affordable).clamp(1.0, f64::from(options.max_batch.max(1))) as u32;
+    let batch = wanted
+        .min(affordable)
+        .clamp(1.0, f64::from(options.max_batch.max(1))) as u32;
 
     let mut seconds = Vec::with_capacity(options.runs as usize);
     let mut all_gpu = timestamps.is_some();
@@ -126,7 +152,15 @@ pub async fn time_dispatches(ctx: &GpuContext, work: &[Dispatch], options: &Timi
         all_gpu &= gpu.is_some();
         seconds.push(gpu.unwrap_or(wall) / f64::from(batch));
     }
-    Ok(Timing { timer: if all_gpu { Timer::GpuTimestamps } else { Timer::WallClock }, batch, seconds })
+    Ok(Timing {
+        timer: if all_gpu {
+            Timer::GpuTimestamps
+        } else {
+            Timer::WallClock
+        },
+        batch,
+        seconds,
+    })
 }
 
 /// Records `work` `batch` times in one pass, submits, waits; returns the
@@ -140,14 +174,19 @@ async fn run_once(
 ) -> Result<f64> {
     let device = ctx.device();
     let start = catch_gpu_errors(device, "timing", || {
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("timed work") });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("timed work"),
+        });
         {
             let timestamp_writes = timestamps.map(|t| wgpu::ComputePassTimestampWrites {
                 query_set: &t.queries,
                 beginning_of_pass_write_index: Some(0),
                 end_of_pass_write_index: Some(1),
             });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("timed work"), timestamp_writes });
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("timed work"),
+                timestamp_writes,
+            });
             for _ in 0..batch {
                 for dispatch in work {
                     dispatch.record(&mut pass);
@@ -183,16 +222,28 @@ impl Timestamps {
             return None;
         }
         let size = 2 * u64::from(wgpu::QUERY_SIZE);
-        let buffer =
-            |label, usage| device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false });
+        let buffer = |label, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
         Some(Self {
             queries: device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("pass timestamps"),
                 ty: wgpu::QueryType::Timestamp,
                 count: 2,
             }),
-            resolve: buffer("timestamp resolve", wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC),
-            staging: buffer("timestamp read-back", wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST),
+            resolve: buffer(
+                "timestamp resolve",
+                wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            ),
+            staging: buffer(
+                "timestamp read-back",
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            ),
         })
     }
 
@@ -214,11 +265,22 @@ mod tests {
 
     #[test]
     fn quantiles_interpolate_between_sorted_runs() {
-        let t = Timing { timer: Timer::WallClock, batch: 1, seconds: vec![4.0, 1.0, 3.0, 2.0, 5.0] };
+        let t = Timing {
+            timer: Timer::WallClock,
+            batch: 1,
+            seconds: vec![4.0, 1.0, 3.0, 2.0, 5.0],
+        };
         assert_eq!(t.median(), 3.0);
         assert_eq!(t.quantile(0.0), 1.0);
         assert_eq!(t.quantile(1.0), 5.0);
         assert_eq!(t.quantile(0.125), 1.5);
-        assert!(Timing { seconds: vec![], ..t }.median().is_nan());
+        assert!(
+            Timing {
+                seconds: vec![],
+                ..t
+            }
+            .median()
+            .is_nan()
+        );
     }
 }

@@ -2,7 +2,10 @@
 
 use std::fmt;
 use vramfit_core::share::{self, IMPORTED_MODEL};
-use vramfit_core::{Attention, Bytes, Checkpointing, Error, ModuleLoading, Optimizer, Overheads, Precision, TrainConfig, units::MIB};
+use vramfit_core::{
+    Attention, Bytes, Checkpointing, Error, ModuleLoading, Optimizer, Overheads, Precision,
+    TrainConfig, units::MIB,
+};
 
 /// A parsed command.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,7 +34,9 @@ impl Command {
     /// link's ignored parts), one message each, for stderr.
     pub fn warnings(&self) -> &[String] {
         match self {
-            Command::Estimate(a) | Command::Plan(a) | Command::MaxBatch(a) | Command::Gpus(a) => &a.warnings,
+            Command::Estimate(a) | Command::Plan(a) | Command::MaxBatch(a) | Command::Gpus(a) => {
+                &a.warnings
+            }
             _ => &[],
         }
     }
@@ -205,12 +210,18 @@ SHARE LINKS (the web calculator's URL: same model, GPU and settings, same number
 ";
 
 fn number(flag: &str, value: &str) -> Result<u64, CliError> {
-    value.parse::<u64>().map_err(|_| CliError::Usage(format!("invalid value '{value}' for {flag}: expected a whole number")))
+    value.parse::<u64>().map_err(|_| {
+        CliError::Usage(format!(
+            "invalid value '{value}' for {flag}: expected a whole number"
+        ))
+    })
 }
 
 fn choice<T: std::str::FromStr<Err = Error>>(flag: &str, value: &str) -> Result<T, CliError> {
     value.parse::<T>().map_err(|e| match e {
-        Error::InvalidChoice { accepted, .. } => CliError::Usage(format!("invalid value '{value}' for {flag}: expected {accepted}")),
+        Error::InvalidChoice { accepted, .. } => CliError::Usage(format!(
+            "invalid value '{value}' for {flag}: expected {accepted}"
+        )),
         other => CliError::Core(other),
     })
 }
@@ -220,17 +231,21 @@ fn choice<T: std::str::FromStr<Err = Error>>(flag: &str, value: &str) -> Result<
 /// # Errors
 /// [`CliError::Usage`] naming the flag and the accepted values.
 pub fn parse(argv: &[String]) -> Result<Command, CliError> {
-    let Some(cmd) = argv.first() else { return Ok(Command::Help) };
+    let Some(cmd) = argv.first() else {
+        return Ok(Command::Help);
+    };
     let rest = argv.get(1..).unwrap_or(&[]);
     match cmd.as_str() {
         "estimate" => parse_estimate(rest, cmd, &[]).map(|a| Command::Estimate(Box::new(a))),
-        "plan" | "max-batch" | "gpus" if rest.iter().any(|a| a == "--url") => {
-            Err(CliError::Usage(format!("--url is for estimate, not {cmd}: run `vramfit estimate ... --url`")))
-        }
+        "plan" | "max-batch" | "gpus" if rest.iter().any(|a| a == "--url") => Err(CliError::Usage(
+            format!("--url is for estimate, not {cmd}: run `vramfit estimate ... --url`"),
+        )),
         "plan" => {
             let a = parse_estimate(rest, cmd, PLAN_FLAGS)?;
             if a.target_batch.is_none() || a.gpu.is_none() {
-                return Err(CliError::Usage("plan needs --gpu <gpu-id> and --target-batch N".into()));
+                return Err(CliError::Usage(
+                    "plan needs --gpu <gpu-id> and --target-batch N".into(),
+                ));
             }
             Ok(Command::Plan(Box::new(a)))
         }
@@ -241,7 +256,10 @@ pub fn parse(argv: &[String]) -> Result<Command, CliError> {
                 return Err(CliError::Usage("max-batch needs --gpu <gpu-id>".into()));
             }
             // Without --margin the whole usable memory counts (as `estimate --gpu` does).
-            if !rest.iter().any(|f| f == "--margin" || f.starts_with("--margin=")) {
+            if !rest
+                .iter()
+                .any(|f| f == "--margin" || f.starts_with("--margin="))
+            {
                 a.margin = 0.0;
             }
             Ok(Command::MaxBatch(Box::new(a)))
@@ -251,19 +269,32 @@ pub fn parse(argv: &[String]) -> Result<Command, CliError> {
             for a in rest {
                 match a.as_str() {
                     "--json" => json = true,
-                    other => return Err(CliError::Usage(format!("unknown flag '{other}' for presets: expected --json"))),
+                    other => {
+                        return Err(CliError::Usage(format!(
+                            "unknown flag '{other}' for presets: expected --json"
+                        )));
+                    }
                 }
             }
             Ok(Command::Presets { json })
         }
         "help" | "--help" | "-h" => Ok(Command::Help),
         "--version" | "-V" => Ok(Command::Version),
-        other => Err(CliError::Usage(format!("unknown command '{other}': expected estimate|plan|max-batch|gpus|presets|help"))),
+        other => Err(CliError::Usage(format!(
+            "unknown command '{other}': expected estimate|plan|max-batch|gpus|presets|help"
+        ))),
     }
 }
 
 /// The flags `plan` takes besides the estimate's.
-const PLAN_FLAGS: &[&str] = &["--target-batch", "--gpus", "--export", "--margin", "--dataset-samples", "--bench-report"];
+const PLAN_FLAGS: &[&str] = &[
+    "--target-batch",
+    "--gpus",
+    "--export",
+    "--margin",
+    "--dataset-samples",
+    "--bench-report",
+];
 
 /// The estimate's flags, plus `extra` (some of [`PLAN_FLAGS`]) for the
 /// commands that take them; `cmd` names the command in messages.
@@ -285,7 +316,11 @@ fn parse_estimate(argv: &[String], cmd: &str, extra: &[&str]) -> Result<Estimate
     // A link sets the starting point, wherever it stands; the other flags override it.
     if let Some(link) = flag_value(argv, "--from-url")? {
         let decoded = share::decode(&link);
-        warnings = decoded.warnings.iter().map(|w| format!("the link's {w}")).collect();
+        warnings = decoded
+            .warnings
+            .iter()
+            .map(|w| format!("the link's {w}"))
+            .collect();
         let state = decoded.state;
         cfg = state.train;
         gpu = Some(state.gpu);
@@ -317,7 +352,10 @@ fn parse_estimate(argv: &[String], cmd: &str, extra: &[&str]) -> Result<Estimate
             if extra.contains(&name) {
                 let value = match inline {
                     Some(v) => v,
-                    None => it.next().cloned().ok_or_else(|| CliError::Usage(format!("{name} needs a value")))?,
+                    None => it
+                        .next()
+                        .cloned()
+                        .ok_or_else(|| CliError::Usage(format!("{name} needs a value")))?,
                 };
                 match name {
                     "--target-batch" => target_batch = Some(number(name, &value)?),
@@ -390,11 +428,17 @@ fn parse_estimate(argv: &[String], cmd: &str, extra: &[&str]) -> Result<Estimate
         ];
         if !KNOWN.contains(&name) {
             let known: Vec<&str> = KNOWN.iter().chain(extra).copied().collect();
-            return Err(CliError::Usage(format!("unknown flag '{flag}' for {cmd}: expected one of {} or --json", known.join(", "))));
+            return Err(CliError::Usage(format!(
+                "unknown flag '{flag}' for {cmd}: expected one of {} or --json",
+                known.join(", ")
+            )));
         }
         let value = match inline {
             Some(v) => v,
-            None => it.next().cloned().ok_or_else(|| CliError::Usage(format!("{name} needs a value")))?,
+            None => it
+                .next()
+                .cloned()
+                .ok_or_else(|| CliError::Usage(format!("{name} needs a value")))?,
         };
         match name {
             "--model" => {
@@ -484,15 +528,26 @@ fn parse_estimate(argv: &[String], cmd: &str, extra: &[&str]) -> Result<Estimate
             _ => {}
         }
     }
-    let model = model.ok_or_else(|| CliError::Usage("estimate needs --model <preset-id|config.json> (see `vramfit presets`)".into()))?;
+    let model = model.ok_or_else(|| {
+        CliError::Usage(
+            "estimate needs --model <preset-id|config.json> (see `vramfit presets`)".into(),
+        )
+    })?;
     cfg.validate().map_err(|e| match e {
-        Error::OutOfRange { field, value, min, max } => {
-            CliError::Usage(format!("invalid value '{value}' for --{field}: expected a whole number in {min}..={max}"))
-        }
+        Error::OutOfRange {
+            field,
+            value,
+            min,
+            max,
+        } => CliError::Usage(format!(
+            "invalid value '{value}' for --{field}: expected a whole number in {min}..={max}"
+        )),
         other => CliError::Core(other),
     })?;
     if url && json {
-        return Err(CliError::Usage("--url prints a link, --json an estimate: choose one".into()));
+        return Err(CliError::Usage(
+            "--url prints a link, --json an estimate: choose one".into(),
+        ));
     }
     Ok(EstimateArgs {
         model,
@@ -515,12 +570,21 @@ fn parse_estimate(argv: &[String], cmd: &str, extra: &[&str]) -> Result<Estimate
 /// The training throughput in a `vramfit bench --json` report (its layers'
 /// forward + backward rate per type).
 fn bench_throughput(path: &str) -> Result<vramfit_core::plan::Throughput, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("cannot read --bench-report {path}: {e}")))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| CliError::Usage(format!("--bench-report {path} is not JSON: {e}")))?;
-    let rate = |key: &str| value.pointer(&format!("/throughput/{key}")).and_then(serde_json::Value::as_f64).filter(|r| *r > 0.0);
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::Usage(format!("cannot read --bench-report {path}: {e}")))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| CliError::Usage(format!("--bench-report {path} is not JSON: {e}")))?;
+    let rate = |key: &str| {
+        value
+            .pointer(&format!("/throughput/{key}"))
+            .and_then(serde_json::Value::as_f64)
+            .filter(|r| *r > 0.0)
+    };
     match (rate("fp32_flops_per_s"), rate("fp16_flops_per_s")) {
-        (Some(fp32), Some(fp16)) => Ok(vramfit_core::plan::Throughput { fp32_flops_per_s: fp32, fp16_flops_per_s: fp16 }),
+        (Some(fp32), Some(fp16)) => Ok(vramfit_core::plan::Throughput {
+            fp32_flops_per_s: fp32,
+            fp16_flops_per_s: fp16,
+        }),
         _ => Err(CliError::Usage(format!(
             "--bench-report {path} has no measured throughput: run `vramfit bench --layers transformer --json` (the layers measure it)"
         ))),
@@ -535,7 +599,11 @@ fn flag_value(argv: &[String], flag: &str) -> Result<Option<String>, CliError> {
     let mut it = argv.iter();
     while let Some(a) = it.next() {
         if a == flag {
-            return it.next().cloned().map(Some).ok_or_else(|| CliError::Usage(format!("{flag} needs a value")));
+            return it
+                .next()
+                .cloned()
+                .map(Some)
+                .ok_or_else(|| CliError::Usage(format!("{flag} needs a value")));
         }
         if let Some(v) = a.strip_prefix(flag).and_then(|rest| rest.strip_prefix('=')) {
             return Ok(Some(v.to_string()));

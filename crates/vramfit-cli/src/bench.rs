@@ -13,7 +13,9 @@ use vramfit_bench::{GpuContext, suite, timing};
 /// GPU can be used.
 pub fn run(argv: &[String]) -> ExitCode {
     if argv.iter().any(|a| a == "--help" || a == "-h") {
-        println!("vramfit bench [flags]: time the WGSL kernels (and layers) on this machine's GPU\n\n{BENCH_USAGE}");
+        println!(
+            "vramfit bench [flags]: time the WGSL kernels (and layers) on this machine's GPU\n\n{BENCH_USAGE}"
+        );
         return ExitCode::SUCCESS;
     }
     let args = match parse_bench_args(argv) {
@@ -25,9 +27,21 @@ pub fn run(argv: &[String]) -> ExitCode {
         Err(e) => return fail(&e),
     };
     eprintln!("vramfit: adapter {}", ctx.summary());
-    let mut progress =
-        |r: &vramfit_bench::report::KernelResult| eprintln!("vramfit: {} {} {}: {:.3} ms", r.name(), r.dtype, r.shape, r.median_ms);
-    let report = match pollster::block_on(suite::run_suite(&ctx, &args.plan, &timing::native_clock, &mut progress)) {
+    let mut progress = |r: &vramfit_bench::report::KernelResult| {
+        eprintln!(
+            "vramfit: {} {} {}: {:.3} ms",
+            r.name(),
+            r.dtype,
+            r.shape,
+            r.median_ms
+        )
+    };
+    let report = match pollster::block_on(suite::run_suite(
+        &ctx,
+        &args.plan,
+        &timing::native_clock,
+        &mut progress,
+    )) {
         Ok(report) => report,
         Err(e) => return fail(&e),
     };

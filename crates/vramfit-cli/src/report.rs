@@ -4,7 +4,9 @@ use crate::args::{CliError, Command, EstimateArgs, USAGE};
 use std::fmt::Write as _;
 use vramfit_core::models::InputKind;
 use vramfit_core::share::{IMPORTED_MODEL, ShareState};
-use vramfit_core::{Bytes, Estimate, ModelSpec, estimate, gpu_preset, gpu_presets, hf, model_preset, model_presets};
+use vramfit_core::{
+    Bytes, Estimate, ModelSpec, estimate, gpu_preset, gpu_presets, hf, model_preset, model_presets,
+};
 
 /// Runs a command, returning what to print on stdout.
 ///
@@ -40,16 +42,29 @@ fn resolve(a: &EstimateArgs) -> Result<Model, CliError> {
     let model = a.model.as_str();
     if let Some(text) = &a.model_json {
         let imported = hf::import(text)?;
-        return Ok(Model { name: imported.name, spec: imported.spec, json: Some(text.clone()) });
+        return Ok(Model {
+            name: imported.name,
+            spec: imported.spec,
+            json: Some(text.clone()),
+        });
     }
     if let Ok(p) = model_preset(model) {
-        return Ok(Model { name: p.name.to_string(), spec: p.spec, json: None });
+        return Ok(Model {
+            name: p.name.to_string(),
+            spec: p.spec,
+            json: None,
+        });
     }
     let path = std::path::Path::new(model);
     if path.is_file() || model.ends_with(".json") {
-        let text = std::fs::read_to_string(path).map_err(|e| CliError::Io(format!("cannot read {model}: {e}")))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::Io(format!("cannot read {model}: {e}")))?;
         let imported = hf::import(&text)?;
-        return Ok(Model { name: imported.name, spec: imported.spec, json: Some(text) });
+        return Ok(Model {
+            name: imported.name,
+            spec: imported.spec,
+            json: Some(text),
+        });
     }
     Err(vramfit_core::Error::UnknownModel(model.to_string()).into())
 }
@@ -61,7 +76,11 @@ fn share_url(a: &EstimateArgs, model: &Model) -> Result<String, CliError> {
             "a share link carries no overhead flags (--cuda-*, --cublas-*, --cudnn-*, --memory-fraction): the page uses the GPU's".into(),
         ));
     }
-    let mut state = ShareState { train: a.config, config_json: model.json.clone(), ..ShareState::default() };
+    let mut state = ShareState {
+        train: a.config,
+        config_json: model.json.clone(),
+        ..ShareState::default()
+    };
     if model.json.is_some() {
         state.model = IMPORTED_MODEL.to_string();
     } else {
@@ -95,7 +114,9 @@ fn run_max_batch(a: &EstimateArgs) -> Result<String, CliError> {
     let gpu = gpu_preset(a.gpu.as_deref().unwrap_or_default())?;
     let overheads = a.overrides.resolve(Some(&gpu));
     // The usable memory less the safety margin.
-    let cap = Bytes((vramfit_core::estimate::usable(&gpu, &overheads).0 as f64 * (1.0 - a.margin)) as u64);
+    let cap = Bytes(
+        (vramfit_core::estimate::usable(&gpu, &overheads).0 as f64 * (1.0 - a.margin)) as u64,
+    );
     let mut session = vramfit_core::Session::default();
     let best = session.max_batch(&spec, &a.config, &overheads, cap)?;
     // The longest sequence (text) or largest image (vision) at the configured batch.
@@ -115,7 +136,10 @@ fn run_max_batch(a: &EstimateArgs) -> Result<String, CliError> {
         }
         return Ok(format!("{out}\n"));
     }
-    let mut s = format!("{name} on {}: largest micro-batch that fits in {cap}: {best}\n", gpu.name);
+    let mut s = format!(
+        "{name} on {}: largest micro-batch that fits in {cap}: {best}\n",
+        gpu.name
+    );
     let at = format!("at micro-batch {}", a.config.batch);
     match (spec.input_kind(), input) {
         (InputKind::Tokens, Some(0)) => {
@@ -140,9 +164,15 @@ fn run_gpus(a: &EstimateArgs) -> Result<String, CliError> {
     let overheads = a.overrides.resolve(None);
     let options = vramfit_core::plan::which_gpus(&spec, &a.config, &overheads)?;
     if a.json {
-        return Ok(format!("{}\n", serde_json::json!({"schema": "vramfit.gpus/1", "model": name, "options": options})));
+        return Ok(format!(
+            "{}\n",
+            serde_json::json!({"schema": "vramfit.gpus/1", "model": name, "options": options})
+        ));
     }
-    let mut s = format!("{name}, micro-batch {}: GPUs it fits on, smallest first\n", a.config.batch);
+    let mut s = format!(
+        "{name}, micro-batch {}: GPUs it fits on, smallest first\n",
+        a.config.batch
+    );
     if options.is_empty() {
         s.push_str("none of the presets, even with 8 GPUs\n");
     }
@@ -180,8 +210,16 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
     if let (Some(kind), Some(p)) = (a.export.as_deref(), best) {
         let c = &p.config;
         return Ok(match kind {
-            "deepspeed" => format!("{}\n", serde_json::to_string_pretty(&vramfit_core::export::deepspeed(c)).unwrap_or_default()),
-            "hf" => format!("{}\n", serde_json::to_string_pretty(&vramfit_core::export::hf_training_arguments(c)).unwrap_or_default()),
+            "deepspeed" => format!(
+                "{}\n",
+                serde_json::to_string_pretty(&vramfit_core::export::deepspeed(c))
+                    .unwrap_or_default()
+            ),
+            "hf" => format!(
+                "{}\n",
+                serde_json::to_string_pretty(&vramfit_core::export::hf_training_arguments(c))
+                    .unwrap_or_default()
+            ),
             "accelerate" => vramfit_core::export::accelerate_yaml(c),
             _ => vramfit_core::export::pytorch_snippet(c),
         });
@@ -189,8 +227,11 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
     if a.export.is_some() {
         return Err(CliError::Usage("no plan fits: nothing to export".into()));
     }
-    let advice =
-        vramfit_core::plan::advice(req.target_batch, best.map_or(1, |p| p.config.batch), vramfit_core::plan::uses_batchnorm(&spec));
+    let advice = vramfit_core::plan::advice(
+        req.target_batch,
+        best.map_or(1, |p| p.config.batch),
+        vramfit_core::plan::uses_batchnorm(&spec),
+    );
     if a.json {
         let v = serde_json::json!({"schema": "vramfit.plan/1", "model": name, "gpu": gpu.id, "result": result, "advice": advice});
         return Ok(format!("{v}\n"));
@@ -207,21 +248,37 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
         let _ = writeln!(s, "warning: {w}");
     }
     if result.plans.is_empty() {
-        let _ = writeln!(s, "no configuration fits; try more GPUs, offloading or a smaller model");
+        let _ = writeln!(
+            s,
+            "no configuration fits; try more GPUs, offloading or a smaller model"
+        );
     }
     if !result.timed {
-        let _ = writeln!(s, "step times are relative to the fastest plan: a custom GPU has no throughput figures");
+        let _ = writeln!(
+            s,
+            "step times are relative to the fastest plan: a custom GPU has no throughput figures"
+        );
     }
-    let fastest = result.plans.first().map_or(1.0, |p| p.step_seconds.max(f64::MIN_POSITIVE));
+    let fastest = result
+        .plans
+        .first()
+        .map_or(1.0, |p| p.step_seconds.max(f64::MIN_POSITIVE));
     for (i, p) in result.plans.iter().take(8).enumerate() {
         let c = &p.config;
-        let time =
-            if result.timed { format!("{:>8.3} s/step", p.step_seconds) } else { format!("{:>8.2}× time", p.step_seconds / fastest) };
+        let time = if result.timed {
+            format!("{:>8.3} s/step", p.step_seconds)
+        } else {
+            format!("{:>8.2}× time", p.step_seconds / fastest)
+        };
         let _ = writeln!(
             s,
             "{:>2}. {time}{}  {:>9}  micro {} × accum {}, {}, {}, checkpointing {}, {}",
             i + 1,
-            if p.epoch_seconds > 0.0 && result.timed { format!(" ({:.1} h/epoch)", p.epoch_seconds / 3600.0) } else { String::new() },
+            if p.epoch_seconds > 0.0 && result.timed {
+                format!(" ({:.1} h/epoch)", p.epoch_seconds / 3600.0)
+            } else {
+                String::new()
+            },
             p.device_used_bytes.to_string(),
             c.batch,
             c.grad_accum,
@@ -244,7 +301,11 @@ const SATURATED: vramfit_core::Bytes = vramfit_core::Bytes(u64::MAX);
 
 /// A byte count for the table; a saturated one says so instead of a number.
 fn shown(b: vramfit_core::Bytes) -> String {
-    if b == SATURATED { "> 16 EiB".to_string() } else { b.to_string() }
+    if b == SATURATED {
+        "> 16 EiB".to_string()
+    } else {
+        b.to_string()
+    }
 }
 
 fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
@@ -275,14 +336,39 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
     ] {
         let _ = writeln!(s, "  {label:<28}{:>12}", shown(v));
     }
-    let _ = writeln!(s, "  {:<28}{:>12}", "peak allocated (PyTorch)", shown(e.peak_allocated_bytes));
-    let _ = writeln!(s, "  {:<28}{:>12}", "peak reserved (allocator)", shown(e.peak_reserved_bytes));
-    let _ = writeln!(s, "  {:<28}{:>12}", "device used (nvidia-smi)", shown(e.device_used_bytes));
+    let _ = writeln!(
+        s,
+        "  {:<28}{:>12}",
+        "peak allocated (PyTorch)",
+        shown(e.peak_allocated_bytes)
+    );
+    let _ = writeln!(
+        s,
+        "  {:<28}{:>12}",
+        "peak reserved (allocator)",
+        shown(e.peak_reserved_bytes)
+    );
+    let _ = writeln!(
+        s,
+        "  {:<28}{:>12}",
+        "device used (nvidia-smi)",
+        shown(e.device_used_bytes)
+    );
     if e.device_used_bytes == SATURATED {
-        let _ = writeln!(s, "  (saturated: the true number is larger than 2^64 bytes, 16 EiB)");
+        let _ = writeln!(
+            s,
+            "  (saturated: the true number is larger than 2^64 bytes, 16 EiB)"
+        );
     }
-    let phase = serde_json::to_value(e.peak_phase).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-    let _ = writeln!(s, "\npeak in {phase} of step {} at {}", e.peak_step, e.peak_op);
+    let phase = serde_json::to_value(e.peak_phase)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let _ = writeln!(
+        s,
+        "\npeak in {phase} of step {} at {}",
+        e.peak_step, e.peak_op
+    );
     if e.host_ram_bytes.0 > 0 {
         let _ = writeln!(s, "host RAM per node for offloading: {}", e.host_ram_bytes);
     }
@@ -299,9 +385,16 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
     }
     if let Some(g) = &e.gpu {
         let verdict = if g.fits { "fits" } else { "does NOT fit" };
-        let _ = writeln!(s, "{}: {verdict} in {} usable; largest micro-batch that fits: {}", g.id, g.usable_bytes, g.max_batch);
+        let _ = writeln!(
+            s,
+            "{}: {verdict} in {} usable; largest micro-batch that fits: {}",
+            g.id, g.usable_bytes, g.max_batch
+        );
         if let Some(c) = g.max_context {
-            let _ = writeln!(s, "longest context (KV-cache tokens) that fits at this batch: {c}");
+            let _ = writeln!(
+                s,
+                "longest context (KV-cache tokens) that fits at this batch: {c}"
+            );
         }
     }
     s

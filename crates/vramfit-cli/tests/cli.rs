@@ -4,7 +4,10 @@
 use std::process::{Command, Output};
 
 fn vramfit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vramfit")).args(args).output().expect("run vramfit")
+    Command::new(env!("CARGO_BIN_EXE_vramfit"))
+        .args(args)
+        .output()
+        .expect("run vramfit")
 }
 
 /// `vramfit estimate --model gpt2 ARGS` exits 2 with a message containing `needle`.
@@ -19,26 +22,56 @@ fn rejects_gpt2_estimate(args: &[&str], needle: &str) {
 
 fn json(args: &[&str]) -> serde_json::Value {
     let out = vramfit(args);
-    assert!(out.status.success(), "vramfit {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "vramfit {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
 }
 
 #[test]
 fn estimate_json_has_the_contract_fields() {
-    let v = json(&["estimate", "--model", "resnet50", "--batch", "32", "--gpu", "rtx-3060-12gb", "--json"]);
+    let v = json(&[
+        "estimate",
+        "--model",
+        "resnet50",
+        "--batch",
+        "32",
+        "--gpu",
+        "rtx-3060-12gb",
+        "--json",
+    ]);
     assert_eq!(v["schema"], "vramfit.estimate/1");
     assert_eq!(v["parameter_count"], 25_557_032);
     let peak = v["peak_allocated_bytes"].as_u64().unwrap();
     let reserved = v["peak_reserved_bytes"].as_u64().unwrap();
     let device = v["device_used_bytes"].as_u64().unwrap();
-    assert!(peak > 25_557_032 * 4 * 3, "peak {peak} below weights + grads + momentum");
-    assert!(reserved >= peak && device > reserved, "{peak} <= {reserved} < {device}");
+    assert!(
+        peak > 25_557_032 * 4 * 3,
+        "peak {peak} below weights + grads + momentum"
+    );
+    assert!(
+        reserved >= peak && device > reserved,
+        "{peak} <= {reserved} < {device}"
+    );
     assert!(["forward", "backward", "optimizer"].contains(&v["peak_phase"].as_str().unwrap()));
     let parts = &v["at_peak"];
-    let sum: u64 = ["parameters", "gradients", "optimizer_states", "activations", "temporary", "other"]
-        .iter()
-        .map(|k| parts[*k].as_u64().unwrap_or_else(|| panic!("at_peak.{k} missing")))
-        .sum();
+    let sum: u64 = [
+        "parameters",
+        "gradients",
+        "optimizer_states",
+        "activations",
+        "temporary",
+        "other",
+    ]
+    .iter()
+    .map(|k| {
+        parts[*k]
+            .as_u64()
+            .unwrap_or_else(|| panic!("at_peak.{k} missing"))
+    })
+    .sum();
     assert_eq!(sum, peak, "at_peak parts must add up to the peak");
     assert_eq!(v["gpu"]["id"], "rtx-3060-12gb");
     assert_eq!(v["gpu"]["memory_bytes"], 12u64 << 30);
@@ -50,8 +83,12 @@ fn estimate_json_has_the_contract_fields() {
 
 #[test]
 fn bigger_batch_means_more_memory() {
-    let small = json(&["estimate", "--model", "gpt2", "--batch", "1", "--seq", "256", "--json"]);
-    let large = json(&["estimate", "--model", "gpt2", "--batch", "4", "--seq", "256", "--json"]);
+    let small = json(&[
+        "estimate", "--model", "gpt2", "--batch", "1", "--seq", "256", "--json",
+    ]);
+    let large = json(&[
+        "estimate", "--model", "gpt2", "--batch", "4", "--seq", "256", "--json",
+    ]);
     assert!(large["peak_allocated_bytes"].as_u64() > small["peak_allocated_bytes"].as_u64());
 }
 
@@ -65,29 +102,69 @@ fn hf_config_file_is_accepted() {
         r#"{"model_type":"llama","vocab_size":32000,"hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008}"#,
     )
     .unwrap();
-    let v = json(&["estimate", "--model", path.to_str().unwrap(), "--batch", "1", "--seq", "128", "--json"]);
+    let v = json(&[
+        "estimate",
+        "--model",
+        path.to_str().unwrap(),
+        "--batch",
+        "1",
+        "--seq",
+        "128",
+        "--json",
+    ]);
     assert_eq!(v["parameter_count"], 6_738_415_616u64);
 }
 
 #[test]
 fn bad_values_name_the_flag_and_accepted_values_with_exit_code_2() {
     let cases: &[(&[&str], &[&str])] = &[
-        (&["estimate", "--model", "gpt2", "--precision", "fp64"], &["--precision", "amp-bf16"]),
-        (&["estimate", "--model", "gpt2", "--optimizer", "rmsprop"], &["--optimizer", "adamw-8bit"]),
-        (&["estimate", "--model", "gpt2", "--batch", "abc"], &["--batch", "whole number"]),
-        (&["estimate", "--model", "gpt2", "--batch", "0"], &["batch", "1.."]),
-        (&["estimate", "--model", "gpt2", "--checkpointing", "every-0"], &["--checkpointing", "every-K"]),
-        (&["estimate", "--model", "gpt2", "--frobnicate", "1"], &["--frobnicate", "--model"]),
-        (&["estimate", "--model", "not-a-model"], &["not-a-model", "presets"]),
-        (&["estimate", "--model", "gpt2", "--gpu", "rtx-9090"], &["rtx-9090"]),
+        (
+            &["estimate", "--model", "gpt2", "--precision", "fp64"],
+            &["--precision", "amp-bf16"],
+        ),
+        (
+            &["estimate", "--model", "gpt2", "--optimizer", "rmsprop"],
+            &["--optimizer", "adamw-8bit"],
+        ),
+        (
+            &["estimate", "--model", "gpt2", "--batch", "abc"],
+            &["--batch", "whole number"],
+        ),
+        (
+            &["estimate", "--model", "gpt2", "--batch", "0"],
+            &["batch", "1.."],
+        ),
+        (
+            &["estimate", "--model", "gpt2", "--checkpointing", "every-0"],
+            &["--checkpointing", "every-K"],
+        ),
+        (
+            &["estimate", "--model", "gpt2", "--frobnicate", "1"],
+            &["--frobnicate", "--model"],
+        ),
+        (
+            &["estimate", "--model", "not-a-model"],
+            &["not-a-model", "presets"],
+        ),
+        (
+            &["estimate", "--model", "gpt2", "--gpu", "rtx-9090"],
+            &["rtx-9090"],
+        ),
         (&["estimate", "--batch", "2"], &["--model"]),
-        (&["estimate", "--model", "gpt2", "--seq", "4096"], &["4096", "positions"]),
+        (
+            &["estimate", "--model", "gpt2", "--seq", "4096"],
+            &["4096", "positions"],
+        ),
     ];
     for (args, needles) in cases {
         let out = vramfit(args);
         assert_eq!(out.status.code(), Some(2), "{args:?} should exit 2");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: one line expected, got {err}");
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "{args:?}: one line expected, got {err}"
+        );
         for n in *needles {
             assert!(err.contains(n), "{args:?}: '{err}' should mention '{n}'");
         }
@@ -99,18 +176,43 @@ fn bad_values_name_the_flag_and_accepted_values_with_exit_code_2() {
 fn presets_lists_models_and_gpus() {
     let v = json(&["presets", "--json"]);
     let models = v["models"].as_array().unwrap();
-    assert!(models.iter().any(|m| m["id"] == "llama-3-70b" && m["parameter_count"] == 70_553_706_496u64));
-    assert!(v["gpus"].as_array().unwrap().iter().any(|g| g["id"] == "h100-sxm"));
+    assert!(
+        models
+            .iter()
+            .any(|m| m["id"] == "llama-3-70b" && m["parameter_count"] == 70_553_706_496u64)
+    );
+    assert!(
+        v["gpus"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == "h100-sxm")
+    );
     let text = vramfit(&["presets"]);
     assert!(String::from_utf8_lossy(&text.stdout).contains("resnet50"));
 }
 
 #[test]
 fn table_output_is_readable() {
-    let out = vramfit(&["estimate", "--model", "bert-base", "--batch", "8", "--seq", "128", "--gpu", "t4"]);
+    let out = vramfit(&[
+        "estimate",
+        "--model",
+        "bert-base",
+        "--batch",
+        "8",
+        "--seq",
+        "128",
+        "--gpu",
+        "t4",
+    ]);
     assert!(out.status.success());
     let s = String::from_utf8_lossy(&out.stdout);
-    for needle in ["109,483,778 parameters", "peak allocated (PyTorch)", "device used (nvidia-smi)", "t4:"] {
+    for needle in [
+        "109,483,778 parameters",
+        "peak allocated (PyTorch)",
+        "device used (nvidia-smi)",
+        "t4:",
+    ] {
         assert!(s.contains(needle), "missing '{needle}' in:\n{s}");
     }
 }
@@ -125,11 +227,17 @@ fn overheads_follow_the_gpu_and_the_flags() {
     let a100 = get(&["--gpu", "a100-80gb"]);
     let h100 = get(&["--gpu", "h100-sxm"]);
     // Two cuBLAS workspaces (forward and autograd threads): 32 MiB each on Hopper, 8.125 MiB before.
-    let delta = h100["peak_allocated_bytes"].as_u64().unwrap() - a100["peak_allocated_bytes"].as_u64().unwrap();
+    let delta = h100["peak_allocated_bytes"].as_u64().unwrap()
+        - a100["peak_allocated_bytes"].as_u64().unwrap();
     assert_eq!(delta, 2 * (32 * 1024 * 1024 - 8_519_680));
     let eager = get(&["--gpu", "a100-80gb", "--cuda-loading", "eager"]);
-    let d = eager["device_used_bytes"].as_u64().unwrap() - a100["device_used_bytes"].as_u64().unwrap();
-    assert_eq!(d, 600 * 1024 * 1024, "eager context 1000 MiB vs lazy 400 MiB");
+    let d =
+        eager["device_used_bytes"].as_u64().unwrap() - a100["device_used_bytes"].as_u64().unwrap();
+    assert_eq!(
+        d,
+        600 * 1024 * 1024,
+        "eager context 1000 MiB vs lazy 400 MiB"
+    );
     let custom = get(&["--cuda-context-mib", "123"]);
     assert_eq!(custom["overheads"]["cuda_context"], 123u64 * 1024 * 1024);
     let out = vramfit(&["estimate", "--model", "gpt2", "--cuda-loading", "sometimes"]);
@@ -140,13 +248,38 @@ fn overheads_follow_the_gpu_and_the_flags() {
 #[test]
 fn data_parallel_flags_shard_memory_and_report_host_ram() {
     let run = |extra: &[&str]| {
-        let mut args = vec!["estimate", "--model", "gpt2-medium", "--batch", "2", "--seq", "256", "--precision", "bf16", "--json"];
+        let mut args = vec![
+            "estimate",
+            "--model",
+            "gpt2-medium",
+            "--batch",
+            "2",
+            "--seq",
+            "256",
+            "--precision",
+            "bf16",
+            "--json",
+        ];
         args.extend_from_slice(extra);
         json(&args)
     };
     let single = run(&[]);
-    let zero2 = run(&["--strategy", "zero2", "--gpus-per-node", "8", "--zero-bucket", "1048576"]);
-    let offload = run(&["--strategy", "zero3", "--gpus-per-node", "8", "--offload", "optimizer+params"]);
+    let zero2 = run(&[
+        "--strategy",
+        "zero2",
+        "--gpus-per-node",
+        "8",
+        "--zero-bucket",
+        "1048576",
+    ]);
+    let offload = run(&[
+        "--strategy",
+        "zero3",
+        "--gpus-per-node",
+        "8",
+        "--offload",
+        "optimizer+params",
+    ]);
     assert!(zero2["peak_allocated_bytes"].as_u64() < single["peak_allocated_bytes"].as_u64());
     assert_eq!(zero2["config"]["parallel"]["strategy"], "zero2");
     assert!(zero2["deepspeed_estimate"]["gpu_bytes"].as_u64().unwrap() > 0);
@@ -154,7 +287,17 @@ fn data_parallel_flags_shard_memory_and_report_host_ram() {
     assert!(offload["host_ram_bytes"].as_u64().unwrap() > 0);
     for (args, needle) in [
         (vec!["--strategy", "zero4"], "--strategy"),
-        (vec!["--strategy", "ddp", "--gpus-per-node", "4", "--offload", "optimizer"], "offload"),
+        (
+            vec![
+                "--strategy",
+                "ddp",
+                "--gpus-per-node",
+                "4",
+                "--offload",
+                "optimizer",
+            ],
+            "offload",
+        ),
         (vec!["--nodes", "0"], "nodes"),
     ] {
         rejects_gpt2_estimate(&args, needle);
@@ -229,13 +372,44 @@ fn megatron_and_fine_tuning_flags() {
     ]);
     assert_eq!(v["parameter_count"], 6_738_415_616u64);
     assert!(v["rank_note"].as_str().unwrap().contains("stage 0 of 2"));
-    let frozen = json(&["estimate", "--model", "gpt2", "--freeze", "6", "--keep-mlp", "0.5", "--json"]);
+    let frozen = json(&[
+        "estimate",
+        "--model",
+        "gpt2",
+        "--freeze",
+        "6",
+        "--keep-mlp",
+        "0.5",
+        "--json",
+    ]);
     assert!(frozen["trainable_parameter_count"].as_u64() < frozen["parameter_count"].as_u64());
-    let inf = json(&["estimate", "--model", "gpt2", "--mode", "inference", "--weights", "fp16", "--json"]);
+    let inf = json(&[
+        "estimate",
+        "--model",
+        "gpt2",
+        "--mode",
+        "inference",
+        "--weights",
+        "fp16",
+        "--json",
+    ]);
     assert_eq!(inf["config"]["precision"], "fp16");
-    let table = vramfit(&["estimate", "--model", "gpt2", "--strategy", "zero3", "--gpus-per-node", "4", "--offload", "optimizer"]);
+    let table = vramfit(&[
+        "estimate",
+        "--model",
+        "gpt2",
+        "--strategy",
+        "zero3",
+        "--gpus-per-node",
+        "4",
+        "--offload",
+        "optimizer",
+    ]);
     let text = String::from_utf8_lossy(&table.stdout);
-    assert!(text.contains("DeepSpeed's own estimator") && text.contains("leaves out activations"), "{text}");
+    assert!(
+        text.contains("DeepSpeed's own estimator") && text.contains("leaves out activations"),
+        "{text}"
+    );
     assert!(text.contains("host RAM"), "{text}");
     for (args, needle) in [
         (vec!["--tp", "3", "--gpus-per-node", "8"], "tp"),
@@ -270,38 +444,143 @@ fn inference_reports_the_longest_context_and_ddp_bucket_views_save_a_copy() {
     let ctx = v["gpu"]["max_context"].as_u64().unwrap();
     // 24 GiB minus 15 GiB of bf16 weights leaves roughly 8 GiB for 128 KiB per token.
     assert!((50_000..80_000).contains(&ctx), "{ctx}");
-    let ddp = json(&["estimate", "--model", "gpt2", "--strategy", "ddp", "--gpus-per-node", "4", "--json"]);
-    let view = json(&["estimate", "--model", "gpt2", "--strategy", "ddp", "--gpus-per-node", "4", "--ddp-bucket-view", "--json"]);
-    let saved = ddp["peak_allocated_bytes"].as_u64().unwrap() - view["peak_allocated_bytes"].as_u64().unwrap();
+    let ddp = json(&[
+        "estimate",
+        "--model",
+        "gpt2",
+        "--strategy",
+        "ddp",
+        "--gpus-per-node",
+        "4",
+        "--json",
+    ]);
+    let view = json(&[
+        "estimate",
+        "--model",
+        "gpt2",
+        "--strategy",
+        "ddp",
+        "--gpus-per-node",
+        "4",
+        "--ddp-bucket-view",
+        "--json",
+    ]);
+    let saved = ddp["peak_allocated_bytes"].as_u64().unwrap()
+        - view["peak_allocated_bytes"].as_u64().unwrap();
     // One fp32 copy of GPT-2's gradients (124,439,808 parameters, each tensor rounded to 512 B).
-    assert!((124_439_808 * 4..124_439_808 * 4 + 200 * 512).contains(&saved), "{saved}");
+    assert!(
+        (124_439_808 * 4..124_439_808 * 4 + 200 * 512).contains(&saved),
+        "{saved}"
+    );
 }
 
 #[test]
 fn plan_and_max_batch_commands() {
-    let v = json(&["plan", "--model", "bert-base", "--seq", "128", "--gpu", "t4", "--target-batch", "64", "--json"]);
+    let v = json(&[
+        "plan",
+        "--model",
+        "bert-base",
+        "--seq",
+        "128",
+        "--gpu",
+        "t4",
+        "--target-batch",
+        "64",
+        "--json",
+    ]);
     assert_eq!(v["schema"], "vramfit.plan/1");
     assert!(!v["result"]["plans"].as_array().unwrap().is_empty());
-    assert!(v["advice"].as_array().unwrap().iter().any(|a| a["id"] == "lr-scaling"));
-    let ds = vramfit(&["plan", "--model", "bert-base", "--seq", "128", "--gpu", "t4", "--target-batch", "64", "--export", "deepspeed"]);
+    assert!(
+        v["advice"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["id"] == "lr-scaling")
+    );
+    let ds = vramfit(&[
+        "plan",
+        "--model",
+        "bert-base",
+        "--seq",
+        "128",
+        "--gpu",
+        "t4",
+        "--target-batch",
+        "64",
+        "--export",
+        "deepspeed",
+    ]);
     let cfg: serde_json::Value = serde_json::from_slice(&ds.stdout).expect("ds_config.json parses");
     assert_eq!(cfg["train_batch_size"], 64);
-    let py = vramfit(&["plan", "--model", "bert-base", "--seq", "128", "--gpu", "t4", "--target-batch", "64", "--export", "pytorch"]);
+    let py = vramfit(&[
+        "plan",
+        "--model",
+        "bert-base",
+        "--seq",
+        "128",
+        "--gpu",
+        "t4",
+        "--target-batch",
+        "64",
+        "--export",
+        "pytorch",
+    ]);
     assert!(String::from_utf8_lossy(&py.stdout).contains("optimizer.zero_grad(set_to_none=True)"));
-    let mb = json(&["max-batch", "--model", "resnet50", "--gpu", "a100-80gb", "--json"]);
+    let mb = json(&[
+        "max-batch",
+        "--model",
+        "resnet50",
+        "--gpu",
+        "a100-80gb",
+        "--json",
+    ]);
     assert!(mb["max_batch"].as_u64().unwrap() > 64);
     let out = vramfit(&["plan", "--model", "gpt2", "--gpu", "t4"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--target-batch"));
-    let out = vramfit(&["plan", "--model", "gpt2", "--gpu", "t4", "--target-batch", "8", "--export", "yaml"]);
+    let out = vramfit(&[
+        "plan",
+        "--model",
+        "gpt2",
+        "--gpu",
+        "t4",
+        "--target-batch",
+        "8",
+        "--export",
+        "yaml",
+    ]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("deepspeed|hf|accelerate|pytorch"));
 }
 
 #[test]
 fn max_batch_keeps_a_margin_and_names_the_longest_sequence_and_largest_image() {
-    let full = json(&["max-batch", "--model", "gpt2", "--gpu", "rtx-3060-12gb", "--batch", "16", "--json"]);
-    let kept = json(&["max-batch", "--model", "gpt2", "--gpu", "rtx-3060-12gb", "--batch", "16", "--margin", "0.2", "--json"]);
-    assert_eq!(full["margin"].as_f64(), Some(0.0), "no --margin: the whole usable memory");
+    let full = json(&[
+        "max-batch",
+        "--model",
+        "gpt2",
+        "--gpu",
+        "rtx-3060-12gb",
+        "--batch",
+        "16",
+        "--json",
+    ]);
+    let kept = json(&[
+        "max-batch",
+        "--model",
+        "gpt2",
+        "--gpu",
+        "rtx-3060-12gb",
+        "--batch",
+        "16",
+        "--margin",
+        "0.2",
+        "--json",
+    ]);
+    assert_eq!(
+        full["margin"].as_f64(),
+        Some(0.0),
+        "no --margin: the whole usable memory"
+    );
     assert!(kept["usable_bytes"].as_u64().unwrap() < full["usable_bytes"].as_u64().unwrap());
     assert!(kept["max_batch"].as_u64().unwrap() < full["max_batch"].as_u64().unwrap());
     // At batch 16 GPT-2 on 12 GB fits only a shorter sequence than the default 512.
@@ -309,19 +588,65 @@ fn max_batch_keeps_a_margin_and_names_the_longest_sequence_and_largest_image() {
     assert!((1..512).contains(&longest), "{longest}");
     assert!(kept["max_seq"].as_u64().unwrap() < longest);
     assert_eq!(full["batch"].as_u64(), Some(16));
-    let text = String::from_utf8(vramfit(&["max-batch", "--model", "resnet50", "--gpu", "rtx-3060-12gb", "--batch", "64"]).stdout).unwrap();
-    assert!(text.contains("largest image that fits at micro-batch 64: "), "{text}");
+    let text = String::from_utf8(
+        vramfit(&[
+            "max-batch",
+            "--model",
+            "resnet50",
+            "--gpu",
+            "rtx-3060-12gb",
+            "--batch",
+            "64",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert!(
+        text.contains("largest image that fits at micro-batch 64: "),
+        "{text}"
+    );
     // Feature vectors have no input size to grow.
-    let mlp = json(&["max-batch", "--model", "mlp-small", "--gpu", "rtx-4090", "--json"]);
-    assert!(mlp.get("max_seq").is_none() && mlp.get("max_image").is_none(), "{mlp}");
+    let mlp = json(&[
+        "max-batch",
+        "--model",
+        "mlp-small",
+        "--gpu",
+        "rtx-4090",
+        "--json",
+    ]);
+    assert!(
+        mlp.get("max_seq").is_none() && mlp.get("max_image").is_none(),
+        "{mlp}"
+    );
     // A GPU given by its memory.
-    let custom = json(&["max-batch", "--model", "gpt2", "--gpu", "custom-48", "--json"]);
-    assert_eq!((custom["gpu"].as_str(), custom["usable_bytes"].as_u64()), (Some("custom-48"), Some(48 << 30)));
+    let custom = json(&[
+        "max-batch",
+        "--model",
+        "gpt2",
+        "--gpu",
+        "custom-48",
+        "--json",
+    ]);
+    assert_eq!(
+        (custom["gpu"].as_str(), custom["usable_bytes"].as_u64()),
+        (Some("custom-48"), Some(48 << 30))
+    );
     let unknown = vramfit(&["max-batch", "--model", "gpt2", "--gpu", "custom-0"]);
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("custom-<GiB>"));
-    let out = vramfit(&["max-batch", "--model", "gpt2", "--gpu", "rtx-4090", "--target-batch", "4"]);
+    let out = vramfit(&[
+        "max-batch",
+        "--model",
+        "gpt2",
+        "--gpu",
+        "rtx-4090",
+        "--target-batch",
+        "4",
+    ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown flag '--target-batch' for max-batch"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("unknown flag '--target-batch' for max-batch")
+    );
 }
 
 #[test]
@@ -332,12 +657,28 @@ fn plan_prices_steps_at_a_bench_reports_measured_throughput() {
     // What `vramfit bench --json` writes, reduced to the part plan reads.
     std::fs::write(&report, r#"{"schema": "vramfit.bench/1", "throughput": {"fp32_flops_per_s": 1e12, "fp16_flops_per_s": 2e12}}"#)
         .unwrap();
-    let args = ["plan", "--model", "gpt2", "--seq", "256", "--gpu", "rtx-4090", "--target-batch", "16", "--json"];
+    let args = [
+        "plan",
+        "--model",
+        "gpt2",
+        "--seq",
+        "256",
+        "--gpu",
+        "rtx-4090",
+        "--target-batch",
+        "16",
+        "--json",
+    ];
     let step = |v: &serde_json::Value| v["result"]["plans"][0]["step_seconds"].as_f64().unwrap();
     let datasheet = json(&args);
     let path = report.to_string_lossy().to_string();
     let measured = json(&[&args[..], &["--bench-report", &path]].concat());
-    assert!(step(&measured) > 5.0 * step(&datasheet), "{} vs {}", step(&measured), step(&datasheet));
+    assert!(
+        step(&measured) > 5.0 * step(&datasheet),
+        "{} vs {}",
+        step(&measured),
+        step(&datasheet)
+    );
     // A report without layers (no throughput) and a missing file say what to do.
     std::fs::write(&report, r#"{"schema": "vramfit.bench/1", "kernels": []}"#).unwrap();
     let out = vramfit(&[&args[..], &["--bench-report", &path]].concat());
@@ -350,27 +691,61 @@ fn plan_prices_steps_at_a_bench_reports_measured_throughput() {
 
 #[test]
 fn gpus_lists_where_a_config_fits_smallest_first() {
-    let v =
-        json(&["gpus", "--model", "llama-2-7b", "--precision", "bf16", "--batch", "1", "--seq", "512", "--attention", "flash", "--json"]);
+    let v = json(&[
+        "gpus",
+        "--model",
+        "llama-2-7b",
+        "--precision",
+        "bf16",
+        "--batch",
+        "1",
+        "--seq",
+        "512",
+        "--attention",
+        "flash",
+        "--json",
+    ]);
     let opts = v["options"].as_array().unwrap();
     assert!(!opts.is_empty());
     // Full bf16 training of a 7B model needs more than one 24 GB card.
-    assert!(!opts.iter().any(|o| o["gpu"] == "rtx-4090" && o["gpus"] == 1));
-    assert!(opts.iter().any(|o| o["gpu"] == "a100-80gb" && o["gpus"] == 1));
-    let mem: Vec<u64> = opts.iter().map(|o| o["memory_bytes"].as_u64().unwrap() * o["gpus"].as_u64().unwrap()).collect();
+    assert!(
+        !opts
+            .iter()
+            .any(|o| o["gpu"] == "rtx-4090" && o["gpus"] == 1)
+    );
+    assert!(
+        opts.iter()
+            .any(|o| o["gpu"] == "a100-80gb" && o["gpus"] == 1)
+    );
+    let mem: Vec<u64> = opts
+        .iter()
+        .map(|o| o["memory_bytes"].as_u64().unwrap() * o["gpus"].as_u64().unwrap())
+        .collect();
     assert!(mem.windows(2).all(|w| w[0] <= w[1]), "smallest first");
 }
 
 fn stdout(args: &[&str]) -> String {
     let out = vramfit(args);
-    assert!(out.status.success(), "vramfit {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "vramfit {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
 /// The two estimates are equal; on failure, shows the headline fields only.
 fn same_estimate(a: &serde_json::Value, b: &serde_json::Value) {
     let head = |v: &serde_json::Value| {
-        ["config", "gpu", "parameter_count", "peak_allocated_bytes", "peak_reserved_bytes", "device_used_bytes"].map(|k| v[k].to_string())
+        [
+            "config",
+            "gpu",
+            "parameter_count",
+            "peak_allocated_bytes",
+            "peak_reserved_bytes",
+            "device_used_bytes",
+        ]
+        .map(|k| v[k].to_string())
     };
     assert!(a == b, "estimates differ:\n{:?}\n{:?}", head(a), head(b));
 }
@@ -404,10 +779,30 @@ fn url_prints_the_share_link_and_from_url_reproduces_the_estimate() {
     let linked = json(&["estimate", "--from-url", link.trim(), "--json"]);
     same_estimate(&direct, &linked);
     // Flags after (or before) the link override it.
-    let larger = json(&["estimate", "--batch", "8", "--from-url", link.trim(), "--json"]);
+    let larger = json(&[
+        "estimate",
+        "--batch",
+        "8",
+        "--from-url",
+        link.trim(),
+        "--json",
+    ]);
     assert_eq!(larger["config"]["batch"], 8);
-    let base = stdout(&["estimate", "--from-url", link.trim(), "--base-url", "https://docs.example/calc/", "--url"]);
-    assert_eq!(base.trim(), link.trim().replace("https://vramfit.github.io/vramfit/", "https://docs.example/calc/"));
+    let base = stdout(&[
+        "estimate",
+        "--from-url",
+        link.trim(),
+        "--base-url",
+        "https://docs.example/calc/",
+        "--url",
+    ]);
+    assert_eq!(
+        base.trim(),
+        link.trim().replace(
+            "https://vramfit.github.io/vramfit/",
+            "https://docs.example/calc/"
+        )
+    );
 }
 
 #[test]
@@ -437,8 +832,14 @@ fn scale_out_and_fine_tuning_settings_travel_in_the_link() {
         "off",
     ];
     let link = stdout(&[&["estimate"], &flags[..], &["--url"]].concat());
-    assert!(link.contains("&st=zero3&gn=8&of=optimizer") && link.contains("&mo=finetune-lora&r=8"), "{link}");
-    same_estimate(&json(&[&["estimate"], &flags[..], &["--json"]].concat()), &json(&["estimate", "--from-url", link.trim(), "--json"]));
+    assert!(
+        link.contains("&st=zero3&gn=8&of=optimizer") && link.contains("&mo=finetune-lora&r=8"),
+        "{link}"
+    );
+    same_estimate(
+        &json(&[&["estimate"], &flags[..], &["--json"]].concat()),
+        &json(&["estimate", "--from-url", link.trim(), "--json"]),
+    );
 }
 
 #[test]
@@ -453,45 +854,120 @@ fn a_config_json_file_travels_packed_in_the_link() {
     )
     .unwrap();
     let p = path.to_str().unwrap();
-    let link = stdout(&["estimate", "--model", p, "--batch", "1", "--seq", "128", "--gpu", "h200", "--url"]);
+    let link = stdout(&[
+        "estimate", "--model", p, "--batch", "1", "--seq", "128", "--gpu", "h200", "--url",
+    ]);
     assert!(link.contains("&j=1") && !link.contains("m="), "{link}");
-    let direct = json(&["estimate", "--model", p, "--batch", "1", "--seq", "128", "--gpu", "h200", "--json"]);
-    same_estimate(&direct, &json(&["estimate", "--from-url", link.trim(), "--json"]));
+    let direct = json(&[
+        "estimate", "--model", p, "--batch", "1", "--seq", "128", "--gpu", "h200", "--json",
+    ]);
+    same_estimate(
+        &direct,
+        &json(&["estimate", "--from-url", link.trim(), "--json"]),
+    );
     assert_eq!(direct["parameter_count"], 6_738_415_616u64);
 }
 
 #[test]
 fn a_bad_link_warns_on_stderr_and_uses_defaults() {
-    let out = vramfit(&["estimate", "--from-url", "https://x/?m=gpt-5&b=abc&b=3&zz=1&s=128", "--json"]);
+    let out = vramfit(&[
+        "estimate",
+        "--from-url",
+        "https://x/?m=gpt-5&b=abc&b=3&zz=1&s=128",
+        "--json",
+    ]);
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines.len(), 3, "{err}");
-    assert!(lines[0].starts_with("vramfit: warning: the link's ignored m=gpt-5: no model preset"), "{err}");
-    assert!(lines[1].contains("b=abc") && lines[2].contains("repeated b=3"), "{err}");
+    assert!(
+        lines[0].starts_with("vramfit: warning: the link's ignored m=gpt-5: no model preset"),
+        "{err}"
+    );
+    assert!(
+        lines[1].contains("b=abc") && lines[2].contains("repeated b=3"),
+        "{err}"
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!((v["config"]["batch"].as_u64(), v["config"]["seq"].as_u64()), (Some(8), Some(128)));
+    assert_eq!(
+        (v["config"]["batch"].as_u64(), v["config"]["seq"].as_u64()),
+        (Some(8), Some(128))
+    );
     assert_eq!(v["gpu"]["id"], "rtx-4090", "the page's default GPU");
     for (args, needle) in [
-        (&["estimate", "--model", "gpt2", "--url", "--json"][..], "choose one"),
-        (&["plan", "--model", "gpt2", "--gpu", "h100-sxm", "--target-batch", "8", "--url"][..], "--url is for estimate"),
-        (&["estimate", "--model", "gpt2", "--cuda-context-mib", "500", "--url"][..], "overhead"),
-        (&["estimate", "--model", "gpt2", "--base-url", "javascript:alert(1)", "--url"][..], "--base-url"),
+        (
+            &["estimate", "--model", "gpt2", "--url", "--json"][..],
+            "choose one",
+        ),
+        (
+            &[
+                "plan",
+                "--model",
+                "gpt2",
+                "--gpu",
+                "h100-sxm",
+                "--target-batch",
+                "8",
+                "--url",
+            ][..],
+            "--url is for estimate",
+        ),
+        (
+            &[
+                "estimate",
+                "--model",
+                "gpt2",
+                "--cuda-context-mib",
+                "500",
+                "--url",
+            ][..],
+            "overhead",
+        ),
+        (
+            &[
+                "estimate",
+                "--model",
+                "gpt2",
+                "--base-url",
+                "javascript:alert(1)",
+                "--url",
+            ][..],
+            "--base-url",
+        ),
         (&["estimate", "--from-url"][..], "--from-url needs a value"),
     ] {
         let out = vramfit(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains(needle), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(needle),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
 #[test]
 fn saturated_byte_counts_are_labelled_not_printed_as_numbers() {
     // A 70B model's KV cache for 2^24 sequences of 2^24 tokens: more than 2^64 bytes.
-    let args =
-        ["estimate", "--model", "llama-2-70b", "--mode", "inference", "--batch", "16777216", "--context", "16777216", "--gpu", "h200"];
+    let args = [
+        "estimate",
+        "--model",
+        "llama-2-70b",
+        "--mode",
+        "inference",
+        "--batch",
+        "16777216",
+        "--context",
+        "16777216",
+        "--gpu",
+        "h200",
+    ];
     let out = vramfit(&args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.contains("> 16 EiB") && s.contains("saturated"), "{s}");
     assert!(!s.contains("16777216 TiB"), "{s}");
@@ -499,9 +975,11 @@ fn saturated_byte_counts_are_labelled_not_printed_as_numbers() {
 
 #[test]
 fn absurd_flag_values_are_refused_with_the_range() {
-    for (flag, value, needle) in
-        [("--batch", "1099511627776", "1..=16777216"), ("--seq", "0", "1..=16777216"), ("--grad-accum", "0", "1..=65536")]
-    {
+    for (flag, value, needle) in [
+        ("--batch", "1099511627776", "1..=16777216"),
+        ("--seq", "0", "1..=16777216"),
+        ("--grad-accum", "0", "1..=65536"),
+    ] {
         rejects_gpt2_estimate(&[flag, value], needle);
     }
     rejects_gpt2_estimate(&["--batch", "18446744073709551616"], "whole number");
@@ -511,5 +989,15 @@ fn absurd_flag_values_are_refused_with_the_range() {
 
 #[test]
 fn zero_bucket_out_of_range_is_a_usage_error() {
-    rejects_gpt2_estimate(&["--strategy", "zero3", "--gpus-per-node", "2", "--zero-bucket", "18446744073709551615"], "--zero-bucket");
+    rejects_gpt2_estimate(
+        &[
+            "--strategy",
+            "zero3",
+            "--gpus-per-node",
+            "2",
+            "--zero-bucket",
+            "18446744073709551615",
+        ],
+        "--zero-bucket",
+    );
 }

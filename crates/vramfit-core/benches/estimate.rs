@@ -4,26 +4,56 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
-use vramfit_core::{Overheads, Precision, TrainConfig, estimate, gpu_preset, max_batch_for, model_preset};
+use vramfit_core::{
+    Overheads, Precision, TrainConfig, estimate, gpu_preset, max_batch_for, model_preset,
+};
 
 fn bench(c: &mut Criterion) {
-    let Ok(model) = model_preset("llama-2-70b") else { return };
-    let cfg = TrainConfig { batch: 1, seq: 4096, precision: Precision::AmpBf16, ..TrainConfig::default() };
+    let Ok(model) = model_preset("llama-2-70b") else {
+        return;
+    };
+    let cfg = TrainConfig {
+        batch: 1,
+        seq: 4096,
+        precision: Precision::AmpBf16,
+        ..TrainConfig::default()
+    };
     let o = Overheads::default();
     c.bench_function("estimate llama-2-70b (b1, s4096, amp-bf16, adamw)", |b| {
         b.iter(|| estimate(black_box(&model.spec), black_box(&cfg), &o, None))
     });
-    let Ok(small) = model_preset("resnet50") else { return };
-    let Ok(gpu) = gpu_preset("a100-80gb") else { return };
-    let rcfg = TrainConfig { image: 224, ..TrainConfig::default() };
+    let Ok(small) = model_preset("resnet50") else {
+        return;
+    };
+    let Ok(gpu) = gpu_preset("a100-80gb") else {
+        return;
+    };
+    let rcfg = TrainConfig {
+        image: 224,
+        ..TrainConfig::default()
+    };
     c.bench_function("max batch resnet50 on a100-80gb", |b| {
-        b.iter(|| max_batch_for(black_box(&small.spec), black_box(&rcfg), &o, gpu.memory_bytes))
+        b.iter(|| {
+            max_batch_for(
+                black_box(&small.spec),
+                black_box(&rcfg),
+                &o,
+                gpu.memory_bytes,
+            )
+        })
     });
 }
 
 fn bench_planner(c: &mut Criterion) {
-    let (Ok(model), Ok(gpu)) = (model_preset("llama-2-7b"), gpu_preset("a100-80gb")) else { return };
-    let base = TrainConfig { seq: 1024, precision: Precision::Bf16, attention: vramfit_core::Attention::Flash, ..TrainConfig::default() };
+    let (Ok(model), Ok(gpu)) = (model_preset("llama-2-7b"), gpu_preset("a100-80gb")) else {
+        return;
+    };
+    let base = TrainConfig {
+        seq: 1024,
+        precision: Precision::Bf16,
+        attention: vramfit_core::Attention::Flash,
+        ..TrainConfig::default()
+    };
     let req = vramfit_core::plan::PlanRequest {
         base,
         target_batch: 64,

@@ -4,9 +4,17 @@ fn main() {
     use vramfit_core::*;
     let spec = model_preset("bert-large").unwrap().spec;
     let gpu = gpu_preset("rtx-3060-12gb").unwrap();
-    let base = TrainConfig { seq: 512, batch: 4, ..TrainConfig::default() };
+    let base = TrainConfig {
+        seq: 512,
+        batch: 4,
+        ..TrainConfig::default()
+    };
     let e = estimate(&spec, &base, &Overheads::for_gpu(&gpu), Some(&gpu)).unwrap();
-    println!("fp32 b4: {} fits={}", e.device_used_bytes, e.gpu.unwrap().fits);
+    println!(
+        "fp32 b4: {} fits={}",
+        e.device_used_bytes,
+        e.gpu.unwrap().fits
+    );
     let t = std::time::Instant::now();
     let r = plan::plan(
         &spec,
@@ -24,7 +32,12 @@ fn main() {
         },
     )
     .unwrap();
-    println!("{} tried, {} plans, {:?}", r.tried, r.plans.len(), t.elapsed());
+    println!(
+        "{} tried, {} plans, {:?}",
+        r.tried,
+        r.plans.len(),
+        t.elapsed()
+    );
     for p in r.plans.iter().take(8) {
         println!(
             "{:>8.3}s {} {}x{} {} {} {} | {}",

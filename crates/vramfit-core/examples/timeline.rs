@@ -17,9 +17,16 @@ fn main() {
     };
     let e = vramfit_core::estimate(&p.spec, &cfg, &Default::default(), None).unwrap();
     let b = &e.at_peak;
-    println!("peak {} ({} step {} at {}): {b:?}", e.peak_allocated_bytes.0, e.peak_phase, e.peak_step, e.peak_op);
+    println!(
+        "peak {} ({} step {} at {}): {b:?}",
+        e.peak_allocated_bytes.0, e.peak_phase, e.peak_step, e.peak_op
+    );
     let filter = get(7, "");
-    for t in e.timeline.iter().filter(|t| t.step == 2 && t.op.contains(&filter)) {
+    for t in e
+        .timeline
+        .iter()
+        .filter(|t| t.step == 2 && t.op.contains(&filter))
+    {
         println!("{} {:<50} {:.1}", t.phase, t.op, t.allocated_bytes.mib());
     }
     for l in &e.layers {

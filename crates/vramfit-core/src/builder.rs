@@ -67,7 +67,10 @@ impl Builder {
     /// A builder for a model trained at `precision`.
     pub fn new(precision: Precision) -> Builder {
         Builder {
-            graph: Graph { layers: vec!["input".to_string()], ..Graph::default() },
+            graph: Graph {
+                layers: vec!["input".to_string()],
+                ..Graph::default()
+            },
             precision,
             layer: 0,
             block: None,
@@ -137,7 +140,14 @@ impl Builder {
     pub fn end_block(&mut self) {
         if !self.scope_holds.is_empty() {
             let held = std::mem::take(&mut self.scope_holds);
-            self.op("return", OpKind::ScopeEnd, OpSpec { inputs: held, ..OpSpec::default() });
+            self.op(
+                "return",
+                OpKind::ScopeEnd,
+                OpSpec {
+                    inputs: held,
+                    ..OpSpec::default()
+                },
+            );
         }
         self.block = None;
         self.frozen = self.base_frozen;
@@ -146,7 +156,14 @@ impl Builder {
     /// Marks the point where a Python reference to `t` goes away: `t` lives
     /// at least until here.
     pub fn keep_alive(&mut self, t: TensorId) {
-        self.op("return", OpKind::ScopeEnd, OpSpec { inputs: vec![t], ..OpSpec::default() });
+        self.op(
+            "return",
+            OpKind::ScopeEnd,
+            OpSpec {
+                inputs: vec![t],
+                ..OpSpec::default()
+            },
+        );
     }
 
     /// Keeps `t` alive until the current block ends, as a Python local
@@ -176,7 +193,13 @@ impl Builder {
     pub fn param(&mut self, name: &str, shape: &[u64]) -> ParamId {
         let name = self.full_name(name);
         let trainable = !self.frozen;
-        self.graph.params.push(Param { name, shape: shape.to_vec(), trainable, quantizable: false, dtype: None });
+        self.graph.params.push(Param {
+            name,
+            shape: shape.to_vec(),
+            trainable,
+            quantizable: false,
+            dtype: None,
+        });
         ParamId((self.graph.params.len() - 1) as u32)
     }
 
@@ -188,7 +211,10 @@ impl Builder {
 
     /// Whether a parameter is trained.
     pub fn param_trainable(&self, p: ParamId) -> bool {
-        self.graph.params.get(p.0 as usize).is_some_and(|p| p.trainable)
+        self.graph
+            .params
+            .get(p.0 as usize)
+            .is_some_and(|p| p.trainable)
     }
 
     /// Marks a parameter as a block linear weight that int8 / NF4 formats quantize.
@@ -214,7 +240,11 @@ impl Builder {
 
     /// The storage type of a parameter.
     pub fn param_storage_dtype(&self, p: ParamId) -> DType {
-        self.graph.params.get(p.0 as usize).and_then(|p| p.dtype).unwrap_or_else(|| self.param_dtype())
+        self.graph
+            .params
+            .get(p.0 as usize)
+            .and_then(|p| p.dtype)
+            .unwrap_or_else(|| self.param_dtype())
     }
 
     /// Sequence parallelism: all-gathers a sequence-sharded tensor before a
@@ -224,8 +254,23 @@ impl Builder {
             return x;
         }
         let t = self.tensor_info(x);
-        let out = self.tensor(Numel { fixed: t.numel.fixed * self.sp, per_sample: t.numel.per_sample * self.sp }, t.dtype, t.requires_grad);
-        self.op("sp_all_gather", OpKind::Copy, OpSpec { inputs: vec![x], outputs: vec![out], ..OpSpec::default() });
+        let out = self.tensor(
+            Numel {
+                fixed: t.numel.fixed * self.sp,
+                per_sample: t.numel.per_sample * self.sp,
+            },
+            t.dtype,
+            t.requires_grad,
+        );
+        self.op(
+            "sp_all_gather",
+            OpKind::Copy,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out],
+                ..OpSpec::default()
+            },
+        );
         out
     }
 
@@ -236,8 +281,23 @@ impl Builder {
             return x;
         }
         let t = self.tensor_info(x);
-        let out = self.tensor(Numel { fixed: t.numel.fixed / self.sp, per_sample: t.numel.per_sample / self.sp }, t.dtype, t.requires_grad);
-        self.op("sp_reduce_scatter", OpKind::Copy, OpSpec { inputs: vec![x], outputs: vec![out], ..OpSpec::default() });
+        let out = self.tensor(
+            Numel {
+                fixed: t.numel.fixed / self.sp,
+                per_sample: t.numel.per_sample / self.sp,
+            },
+            t.dtype,
+            t.requires_grad,
+        );
+        self.op(
+            "sp_reduce_scatter",
+            OpKind::Copy,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out],
+                ..OpSpec::default()
+            },
+        );
         out
     }
 
@@ -263,7 +323,15 @@ impl Builder {
     /// gradient comes back as this stage's starting gradient.
     pub fn pipeline_send(&mut self, x: TensorId) {
         let grad_seed = self.tensor(Numel::fixed(1), DType::F32, true);
-        self.op("pipeline_send", OpKind::Loss, OpSpec { inputs: vec![x], outputs: vec![grad_seed], ..OpSpec::default() });
+        self.op(
+            "pipeline_send",
+            OpKind::Loss,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![grad_seed],
+                ..OpSpec::default()
+            },
+        );
     }
 
     /// Sets the KV cache's size per sample in bytes.
@@ -278,20 +346,32 @@ impl Builder {
 
     /// The element count of a parameter.
     pub fn param_numel(&self, p: ParamId) -> u64 {
-        self.graph.params.get(p.0 as usize).map(Param::numel).unwrap_or(0)
+        self.graph
+            .params
+            .get(p.0 as usize)
+            .map(Param::numel)
+            .unwrap_or(0)
     }
 
     /// A new tensor.
     pub fn tensor(&mut self, numel: Numel, dtype: DType, requires_grad: bool) -> TensorId {
         let requires_grad = requires_grad && !self.inference;
-        self.graph.tensors.push(Tensor { numel, dtype, alias_of: None, requires_grad });
+        self.graph.tensors.push(Tensor {
+            numel,
+            dtype,
+            alias_of: None,
+            requires_grad,
+        });
         TensorId((self.graph.tensors.len() - 1) as u32)
     }
 
     /// A view of (or in-place result on) `base`: no new storage.
     pub fn alias(&mut self, base: TensorId) -> TensorId {
         let t = self.tensor_info(base);
-        self.graph.tensors.push(Tensor { alias_of: Some(base), ..t });
+        self.graph.tensors.push(Tensor {
+            alias_of: Some(base),
+            ..t
+        });
         TensorId((self.graph.tensors.len() - 1) as u32)
     }
 
@@ -356,7 +436,14 @@ impl Builder {
     /// A model input (token ids, labels, images) copied to the GPU.
     pub fn input(&mut self, name: &str, per_sample: u64, dtype: DType) -> TensorId {
         let t = self.tensor(Numel::per_sample(per_sample), dtype, false);
-        self.op(name, OpKind::Input, OpSpec { outputs: vec![t], ..OpSpec::default() });
+        self.op(
+            name,
+            OpKind::Input,
+            OpSpec {
+                outputs: vec![t],
+                ..OpSpec::default()
+            },
+        );
         t
     }
 
@@ -367,7 +454,15 @@ impl Builder {
         }
         let t = self.tensor_info(x);
         let out = self.tensor(t.numel, dtype, t.requires_grad);
-        self.op("to", OpKind::Cast, OpSpec { inputs: vec![x], outputs: vec![out], ..OpSpec::default() });
+        self.op(
+            "to",
+            OpKind::Cast,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out],
+                ..OpSpec::default()
+            },
+        );
         out
     }
 

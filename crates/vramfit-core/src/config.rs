@@ -197,11 +197,13 @@ impl FromStr for Checkpointing {
                 }),
             };
         }
-        s.parse::<CheckpointMode>().map(Checkpointing::Mode).map_err(|_| Error::InvalidChoice {
-            field: "checkpointing",
-            value: s.to_string(),
-            accepted: "none|full|selective|every-K (K a whole number ≥ 1)".to_string(),
-        })
+        s.parse::<CheckpointMode>()
+            .map(Checkpointing::Mode)
+            .map_err(|_| Error::InvalidChoice {
+                field: "checkpointing",
+                value: s.to_string(),
+                accepted: "none|full|selective|every-K (K a whole number ≥ 1)".to_string(),
+            })
     }
 }
 
@@ -309,12 +311,20 @@ pub const MAX_DIMENSION: u64 = 1 << 24;
 impl TrainConfig {
     /// Tokens the KV cache holds (inference).
     pub fn cache_tokens(&self) -> u64 {
-        if self.context == 0 { self.seq } else { self.context.max(self.seq) }
+        if self.context == 0 {
+            self.seq
+        } else {
+            self.context.max(self.seq)
+        }
     }
 
     /// The weight format in effect: QLoRA implies NF4.
     pub fn weight_format(&self) -> WeightFormat {
-        if self.mode == Mode::FinetuneQlora { WeightFormat::Int4 } else { self.weights }
+        if self.mode == Mode::FinetuneQlora {
+            WeightFormat::Int4
+        } else {
+            self.weights
+        }
     }
 
     /// Checks every field's range.
@@ -332,9 +342,18 @@ impl TrainConfig {
         check_range("lora-rank", self.lora_rank, 1, 1 << 16)?;
         check_range("context", self.context, 0, MAX_DIMENSION)?;
         check_range("freeze", self.frozen_blocks, 0, 100_000)?;
-        for (field, v) in [("keep-attention", self.keep_attention), ("keep-mlp", self.keep_mlp), ("keep-conv", self.keep_conv)] {
+        for (field, v) in [
+            ("keep-attention", self.keep_attention),
+            ("keep-mlp", self.keep_mlp),
+            ("keep-conv", self.keep_conv),
+        ] {
             if !(v > 0.0 && v <= 1.0) {
-                return Err(Error::OutOfRange { field, value: v.to_string(), min: 0, max: 1 });
+                return Err(Error::OutOfRange {
+                    field,
+                    value: v.to_string(),
+                    min: 0,
+                    max: 1,
+                });
             }
         }
         if let Checkpointing::EveryK(k) = self.checkpointing {
@@ -350,7 +369,12 @@ impl TrainConfig {
 /// [`Error::OutOfRange`] when it is not.
 pub fn check_range(field: &'static str, value: u64, min: u64, max: u64) -> Result<(), Error> {
     if value < min || value > max {
-        return Err(Error::OutOfRange { field, value: value.to_string(), min, max });
+        return Err(Error::OutOfRange {
+            field,
+            value: value.to_string(),
+            min,
+            max,
+        });
     }
     Ok(())
 }
@@ -367,13 +391,23 @@ mod tests {
         for o in Optimizer::ALL {
             assert_eq!(o.id().parse::<Optimizer>().ok(), Some(*o));
         }
-        assert_eq!("every-3".parse::<Checkpointing>().ok(), Some(Checkpointing::EveryK(3)));
-        assert_eq!("full".parse::<Checkpointing>().ok(), Some(Checkpointing::Mode(CheckpointMode::Full)));
+        assert_eq!(
+            "every-3".parse::<Checkpointing>().ok(),
+            Some(Checkpointing::EveryK(3))
+        );
+        assert_eq!(
+            "full".parse::<Checkpointing>().ok(),
+            Some(Checkpointing::Mode(CheckpointMode::Full))
+        );
     }
 
     #[test]
     fn bad_choice_names_the_field_and_accepted_values() {
-        let err = "fp64".parse::<Precision>().err().map(|e| e.to_string()).unwrap_or_default();
+        let err = "fp64"
+            .parse::<Precision>()
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert!(err.contains("precision"), "{err}");
         assert!(err.contains("amp-bf16"), "{err}");
         assert!("every-0".parse::<Checkpointing>().is_err());
@@ -381,7 +415,13 @@ mod tests {
 
     #[test]
     fn zero_batch_is_rejected() {
-        let cfg = TrainConfig { batch: 0, ..TrainConfig::default() };
-        assert!(matches!(cfg.validate(), Err(Error::OutOfRange { field: "batch", .. })));
+        let cfg = TrainConfig {
+            batch: 0,
+            ..TrainConfig::default()
+        };
+        assert!(matches!(
+            cfg.validate(),
+            Err(Error::OutOfRange { field: "batch", .. })
+        ));
     }
 }

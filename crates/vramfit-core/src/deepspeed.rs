@@ -43,9 +43,15 @@ pub fn zero2(total_params: u64, gpus_per_node: u64, nodes: u64, cpu_offload: boo
     } else {
         let cpu = p * 4.0 * gpus_per_node as f64 * ADDITIONAL_BUFFER_FACTOR;
         // `int(18 * total_params / total_gpus)`: Python's true division, then truncation.
-        (cpu, 2 * total_params + (18.0 * p / total_gpus as f64) as u64)
+        (
+            cpu,
+            2 * total_params + (18.0 * p / total_gpus as f64) as u64,
+        )
     };
-    ZeroEstimate { cpu_bytes: cpu as u64, gpu_bytes: gpu }
+    ZeroEstimate {
+        cpu_bytes: cpu as u64,
+        gpu_bytes: gpu,
+    }
 }
 
 /// `estimate_zero3_model_states_mem_needs(total_params, largest_layer_params,
@@ -67,19 +73,40 @@ pub fn zero3(
     let per_node = gpus_per_node as f64;
     let (cpu, gpu) = match (offload.optimizer, offload.params) {
         (true, true) => {
-            let factor = if zero_init { 18.0 * gpus_factor } else { (4.0 * per_node).max(18.0 * gpus_factor) };
+            let factor = if zero_init {
+                18.0 * gpus_factor
+            } else {
+                (4.0 * per_node).max(18.0 * gpus_factor)
+            };
             (p * factor * ADDITIONAL_BUFFER_FACTOR, largest)
         }
         (true, false) => {
-            let factor = if zero_init { 16.0 * gpus_factor } else { (4.0 * per_node).max(16.0 * gpus_factor) };
-            (p * factor * ADDITIONAL_BUFFER_FACTOR, largest + (2.0 * p / total_gpus) as u64)
+            let factor = if zero_init {
+                16.0 * gpus_factor
+            } else {
+                (4.0 * per_node).max(16.0 * gpus_factor)
+            };
+            (
+                p * factor * ADDITIONAL_BUFFER_FACTOR,
+                largest + (2.0 * p / total_gpus) as u64,
+            )
         }
         (false, _) => {
-            let cpu = if zero_init { largest_layer_params as f64 * 4.0 * per_node } else { p * 4.0 * per_node };
-            (cpu * ADDITIONAL_BUFFER_FACTOR, largest + (18.0 * p / total_gpus) as u64)
+            let cpu = if zero_init {
+                largest_layer_params as f64 * 4.0 * per_node
+            } else {
+                p * 4.0 * per_node
+            };
+            (
+                cpu * ADDITIONAL_BUFFER_FACTOR,
+                largest + (18.0 * p / total_gpus) as u64,
+            )
         }
     };
-    ZeroEstimate { cpu_bytes: cpu as u64, gpu_bytes: gpu }
+    ZeroEstimate {
+        cpu_bytes: cpu as u64,
+        gpu_bytes: gpu,
+    }
 }
 
 #[cfg(test)]
@@ -102,13 +129,62 @@ mod tests {
 
     #[test]
     fn zero3_matches_deepspeeds_published_t5_3b_table() {
-        let both = zero3(T5_3B, T5_3B_LARGEST, 8, 1, ZeroOffload { optimizer: true, params: true }, true);
-        assert_eq!((gib(both.gpu_bytes), gib(both.cpu_bytes)), ("0.12".into(), "71.69".into()));
-        let opt = zero3(T5_3B, T5_3B_LARGEST, 8, 1, ZeroOffload { optimizer: true, params: false }, true);
-        assert_eq!((gib(opt.gpu_bytes), gib(opt.cpu_bytes)), ("0.78".into(), "63.72".into()));
-        let none = zero3(T5_3B, T5_3B_LARGEST, 8, 1, ZeroOffload { optimizer: false, params: false }, true);
-        assert_eq!((gib(none.gpu_bytes), gib(none.cpu_bytes)), ("6.09".into(), "1.43".into()));
-        let cold = zero3(T5_3B, T5_3B_LARGEST, 8, 1, ZeroOffload { optimizer: false, params: false }, false);
+        let both = zero3(
+            T5_3B,
+            T5_3B_LARGEST,
+            8,
+            1,
+            ZeroOffload {
+                optimizer: true,
+                params: true,
+            },
+            true,
+        );
+        assert_eq!(
+            (gib(both.gpu_bytes), gib(both.cpu_bytes)),
+            ("0.12".into(), "71.69".into())
+        );
+        let opt = zero3(
+            T5_3B,
+            T5_3B_LARGEST,
+            8,
+            1,
+            ZeroOffload {
+                optimizer: true,
+                params: false,
+            },
+            true,
+        );
+        assert_eq!(
+            (gib(opt.gpu_bytes), gib(opt.cpu_bytes)),
+            ("0.78".into(), "63.72".into())
+        );
+        let none = zero3(
+            T5_3B,
+            T5_3B_LARGEST,
+            8,
+            1,
+            ZeroOffload {
+                optimizer: false,
+                params: false,
+            },
+            true,
+        );
+        assert_eq!(
+            (gib(none.gpu_bytes), gib(none.cpu_bytes)),
+            ("6.09".into(), "1.43".into())
+        );
+        let cold = zero3(
+            T5_3B,
+            T5_3B_LARGEST,
+            8,
+            1,
+            ZeroOffload {
+                optimizer: false,
+                params: false,
+            },
+            false,
+        );
         assert_eq!(gib(cold.cpu_bytes), "127.45");
     }
 
@@ -116,10 +192,43 @@ mod tests {
     fn zero3_matches_deepspeeds_published_t5_large_cases() {
         // t5-large: 737.67M parameters, 32.90M largest layer, 1 node × 4 GPUs.
         let (p, l) = (737_668_096, 32_899_072);
-        let none = zero3(p, l, 4, 1, ZeroOffload { optimizer: false, params: false }, true);
-        let both = zero3(p, l, 4, 1, ZeroOffload { optimizer: true, params: true }, true);
-        let opt = zero3(p, l, 4, 1, ZeroOffload { optimizer: true, params: false }, true);
-        assert_eq!((mib(none.gpu_bytes), mib(opt.gpu_bytes)), ("3291".into(), "477".into()));
+        let none = zero3(
+            p,
+            l,
+            4,
+            1,
+            ZeroOffload {
+                optimizer: false,
+                params: false,
+            },
+            true,
+        );
+        let both = zero3(
+            p,
+            l,
+            4,
+            1,
+            ZeroOffload {
+                optimizer: true,
+                params: true,
+            },
+            true,
+        );
+        let opt = zero3(
+            p,
+            l,
+            4,
+            1,
+            ZeroOffload {
+                optimizer: true,
+                params: false,
+            },
+            true,
+        );
+        assert_eq!(
+            (mib(none.gpu_bytes), mib(opt.gpu_bytes)),
+            ("3291".into(), "477".into())
+        );
         // The published 125 MB is 4 × 32,899,072 B = exactly 125.5 MiB, truncated.
         assert_eq!(both.gpu_bytes, 4 * l);
         assert_eq!(both.gpu_bytes >> 20, 125);
@@ -128,7 +237,10 @@ mod tests {
     #[test]
     fn zero2_matches_deepspeed_for_t5_3b() {
         let off = zero2(T5_3B, 8, 1, true);
-        assert_eq!((gib(off.gpu_bytes), gib(off.cpu_bytes)), ("5.31".into(), "127.45".into()));
+        assert_eq!(
+            (gib(off.gpu_bytes), gib(off.cpu_bytes)),
+            ("5.31".into(), "127.45".into())
+        );
         // memory.rst still prints 15.93 GB from the pre-#5099 formula (4P + 16P/N);
         // the current code gives 2P + 18P/N.
         let none = zero2(T5_3B, 8, 1, false);
@@ -151,11 +263,35 @@ mod reference {
         let mut rows = 0;
         for line in CSV.lines().skip(1).filter(|l| !l.trim().is_empty()) {
             let f: Vec<u64> = line.split(',').map(|x| x.trim().parse().unwrap()).collect();
-            let [stage, p, largest, gpn, nodes, off_opt, off_par, zero_init, cpu, gpu] = f[..] else { panic!("bad row {line}") };
+            let [
+                stage,
+                p,
+                largest,
+                gpn,
+                nodes,
+                off_opt,
+                off_par,
+                zero_init,
+                cpu,
+                gpu,
+            ] = f[..]
+            else {
+                panic!("bad row {line}")
+            };
             let ours = if stage == 2 {
                 zero2(p, gpn, nodes, off_opt == 1)
             } else {
-                zero3(p, largest, gpn, nodes, ZeroOffload { optimizer: off_opt == 1, params: off_par == 1 }, zero_init == 1)
+                zero3(
+                    p,
+                    largest,
+                    gpn,
+                    nodes,
+                    ZeroOffload {
+                        optimizer: off_opt == 1,
+                        params: off_par == 1,
+                    },
+                    zero_init == 1,
+                )
             };
             assert_eq!((ours.cpu_bytes, ours.gpu_bytes), (cpu, gpu), "row {line}");
             rows += 1;

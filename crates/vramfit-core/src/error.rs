@@ -28,10 +28,14 @@ pub enum Error {
         max: u64,
     },
     /// No model preset has this id.
-    #[error("unknown model '{0}': run `vramfit presets` for the list, or pass a Hugging Face config.json")]
+    #[error(
+        "unknown model '{0}': run `vramfit presets` for the list, or pass a Hugging Face config.json"
+    )]
     UnknownModel(String),
     /// No GPU preset has this id.
-    #[error("unknown GPU '{0}': run `vramfit presets` for the list, or give custom-<GiB> for a GPU by its memory (1 to 4096 GiB)")]
+    #[error(
+        "unknown GPU '{0}': run `vramfit presets` for the list, or give custom-<GiB> for a GPU by its memory (1 to 4096 GiB)"
+    )]
     UnknownGpu(String),
     /// A Hugging Face `config.json` could not be parsed as JSON.
     #[error("config.json is not valid JSON: {0}")]

@@ -83,7 +83,10 @@ impl Default for Overheads {
 impl Overheads {
     /// The defaults for a GPU (its cuBLAS workspace size).
     pub fn for_gpu(gpu: &GpuPreset) -> Overheads {
-        Overheads { cublas_workspace: gpu.cublas_workspace(), ..Overheads::default() }
+        Overheads {
+            cublas_workspace: gpu.cublas_workspace(),
+            ..Overheads::default()
+        }
     }
 }
 
@@ -178,7 +181,12 @@ pub struct Estimate {
 pub(crate) fn validate(cfg: &TrainConfig, overheads: &Overheads) -> Result<(), Error> {
     cfg.validate()?;
     if !(overheads.memory_fraction > 0.0 && overheads.memory_fraction <= 1.0) {
-        return Err(Error::OutOfRange { field: "memory-fraction", value: overheads.memory_fraction.to_string(), min: 0, max: 1 });
+        return Err(Error::OutOfRange {
+            field: "memory-fraction",
+            value: overheads.memory_fraction.to_string(),
+            min: 0,
+            max: 1,
+        });
     }
     Ok(())
 }
@@ -208,7 +216,12 @@ pub fn usable(gpu: &GpuPreset, o: &Overheads) -> Bytes {
 /// let bad = TrainConfig { batch: 0, ..cfg };
 /// assert!(estimate(&model, &bad, &Overheads::default(), None).is_err());
 /// ```
-pub fn estimate(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, gpu: Option<&GpuPreset>) -> Result<Estimate, Error> {
+pub fn estimate(
+    spec: &ModelSpec,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    gpu: Option<&GpuPreset>,
+) -> Result<Estimate, Error> {
     crate::session::Session::default().estimate(spec, cfg, overheads, gpu)
 }
 
@@ -235,22 +248,45 @@ pub(crate) fn rank_note(cfg: &TrainConfig, spec: &ModelSpec) -> Option<String> {
 /// What DeepSpeed's `estimate_zero{2,3}_model_states_mem_needs_all_live`
 /// would print for this model and layout (its "largest layer" is the module
 /// with the most direct parameters; here, the op with the most).
-pub(crate) fn deepspeed_estimate(g: &Graph, cfg: &TrainConfig) -> Option<crate::deepspeed::ZeroEstimate> {
+pub(crate) fn deepspeed_estimate(
+    g: &Graph,
+    cfg: &TrainConfig,
+) -> Option<crate::deepspeed::ZeroEstimate> {
     use crate::parallel::{Offload, Strategy};
     let p = &cfg.parallel;
     let total = g.parameter_count();
     match p.strategy {
-        Strategy::Zero2 => Some(crate::deepspeed::zero2(total, p.gpus_per_node, p.nodes, p.offload != Offload::None)),
+        Strategy::Zero2 => Some(crate::deepspeed::zero2(
+            total,
+            p.gpus_per_node,
+            p.nodes,
+            p.offload != Offload::None,
+        )),
         Strategy::Zero3 => {
             let largest = g
                 .ops
                 .iter()
-                .map(|op| op.params.iter().filter_map(|id| g.params.get(id.0 as usize)).map(|p| p.numel()).sum::<u64>())
+                .map(|op| {
+                    op.params
+                        .iter()
+                        .filter_map(|id| g.params.get(id.0 as usize))
+                        .map(|p| p.numel())
+                        .sum::<u64>()
+                })
                 .max()
                 .unwrap_or(0);
-            let offload =
-                crate::deepspeed::ZeroOffload { optimizer: p.offload != Offload::None, params: p.offload == Offload::OptimizerParams };
-            Some(crate::deepspeed::zero3(total, largest, p.gpus_per_node, p.nodes, offload, true))
+            let offload = crate::deepspeed::ZeroOffload {
+                optimizer: p.offload != Offload::None,
+                params: p.offload == Offload::OptimizerParams,
+            };
+            Some(crate::deepspeed::zero3(
+                total,
+                largest,
+                p.gpus_per_node,
+                p.nodes,
+                offload,
+                true,
+            ))
         }
         _ => None,
     }
@@ -267,24 +303,46 @@ pub(crate) fn deepspeed_estimate(g: &Graph, cfg: &TrainConfig) -> Option<crate::
 ///
 /// # Errors
 /// As [`estimate`].
-pub fn max_batch_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<u64, Error> {
+pub fn max_batch_for(
+    spec: &ModelSpec,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    capacity: Bytes,
+) -> Result<u64, Error> {
     crate::session::Session::default().max_batch(spec, cfg, overheads, capacity)
 }
 
 /// [`max_batch_for`] on a prepared simulation of `cfg`'s configuration.
-pub(crate) fn max_batch_prepared(prepared: &simulate::Prepared, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> u64 {
+pub(crate) fn max_batch_prepared(
+    prepared: &simulate::Prepared,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    capacity: Bytes,
+) -> u64 {
     let at = |batch: u64| TrainConfig { batch, ..*cfg };
     let context = overheads.cuda_context.0;
-    let allocated = |batch: u64| prepared.peak_allocated(&at(batch), overheads).0.saturating_add(context);
+    let allocated = |batch: u64| {
+        prepared
+            .peak_allocated(&at(batch), overheads)
+            .0
+            .saturating_add(context)
+    };
     let kv = prepared.kv_cache();
-    let used =
-        |batch: u64, limit: u64| device_used_within(limit, overheads, |l| prepared.peak_reserved_within(&at(batch), overheads, kv, l));
+    let used = |batch: u64, limit: u64| {
+        device_used_within(limit, overheads, |l| {
+            prepared.peak_reserved_within(&at(batch), overheads, kv, l)
+        })
+    };
     largest_fitting(allocated, used, capacity.0)
 }
 
 /// Device memory (reserved plus the CUDA context) when it is at most
 /// `limit`, from `reserved_within`, which answers for a limit on reserved bytes.
-pub(crate) fn device_used_within(limit: u64, overheads: &Overheads, reserved_within: impl FnOnce(Bytes) -> Option<Bytes>) -> Option<u64> {
+pub(crate) fn device_used_within(
+    limit: u64,
+    overheads: &Overheads,
+    reserved_within: impl FnOnce(Bytes) -> Option<Bytes>,
+) -> Option<u64> {
     let context = overheads.cuda_context.0;
     let reserved = reserved_within(Bytes(limit.checked_sub(context)?))?;
     Some(reserved.0.saturating_add(context))
@@ -301,7 +359,11 @@ pub(crate) fn device_used_within(limit: u64, overheads: &Overheads, reserved_wit
 /// proportional to `allocated(n) − allocated(1)`, as measured at the bound,
 /// a second cheap search finds a close guess; secant steps on `used` finish
 /// from there (usually one or two more full simulations).
-fn largest_fitting(allocated: impl Fn(u64) -> u64, used: impl Fn(u64, u64) -> Option<u64>, capacity: u64) -> u64 {
+fn largest_fitting(
+    allocated: impl Fn(u64) -> u64,
+    used: impl Fn(u64, u64) -> Option<u64>,
+    capacity: u64,
+) -> u64 {
     // Both searches over allocated memory probe the same small batches.
     let seen = std::cell::RefCell::new(Vec::<(u64, u64)>::new());
     let allocated = |n: u64| {
@@ -321,19 +383,35 @@ fn largest_fitting(allocated: impl Fn(u64) -> u64, used: impl Fn(u64, u64) -> Op
     if at_bound <= capacity {
         return bound;
     }
-    let slope = (at_bound.saturating_sub(allocated(1))) as f64 / bound.saturating_sub(1).max(1) as f64;
+    let slope =
+        (at_bound.saturating_sub(allocated(1))) as f64 / bound.saturating_sub(1).max(1) as f64;
     // allocated(n) + k·(allocated(n) − a1) ≤ capacity, with k the gap per allocated byte at the bound.
     let a1 = allocated(1);
-    let k = at_bound.saturating_sub(allocated(bound)) as f64 / allocated(bound).saturating_sub(a1).max(1) as f64;
+    let k = at_bound.saturating_sub(allocated(bound)) as f64
+        / allocated(bound).saturating_sub(a1).max(1) as f64;
     let target = (((capacity as f64 + k * a1 as f64) / (1.0 + k)) as u64).min(capacity);
     // The bound's search measured allocated memory around the target already: start between the nearest two.
     let known = seen.borrow().clone();
-    let below = known.iter().filter(|(_, m)| *m <= target).max_by_key(|(n, _)| *n).copied();
-    let above = known.iter().filter(|(_, m)| *m > target).min_by_key(|(n, _)| *n).map(|&(n, m)| (n, Some(m)));
+    let below = known
+        .iter()
+        .filter(|(_, m)| *m <= target)
+        .max_by_key(|(n, _)| *n)
+        .copied();
+    let above = known
+        .iter()
+        .filter(|(_, m)| *m > target)
+        .min_by_key(|(n, _)| *n)
+        .map(|&(n, m)| (n, Some(m)));
     let guess = match below {
         Some(lo) => {
             let allocated = |n: u64, _limit: u64| Some(allocated(n));
-            secant_search(&allocated, target, Some(lo), above, slope_between(lo, above).unwrap_or(slope))
+            secant_search(
+                &allocated,
+                target,
+                Some(lo),
+                above,
+                slope_between(lo, above).unwrap_or(slope),
+            )
         }
         None => 0,
     }
@@ -364,7 +442,13 @@ fn largest_guided(used: impl Fn(u64) -> u64, capacity: u64) -> u64 {
     let slope = u16.saturating_sub(u1) as f64 / (PROBE - 1) as f64;
     let used = |n: u64, _limit: u64| Some(used(n));
     if u16 > capacity {
-        return secant_search(&used, capacity, Some((1, u1)), Some((PROBE, Some(u16))), slope);
+        return secant_search(
+            &used,
+            capacity,
+            Some((1, u1)),
+            Some((PROBE, Some(u16))),
+            slope,
+        );
     }
     secant_search(&used, capacity, Some((PROBE, u16)), None, slope)
 }
@@ -422,19 +506,33 @@ fn secant_search(
             (Some(l), Some(h)) => {
                 let room = capacity.saturating_sub(l.1) as f64;
                 let secant = match h.1 {
-                    Some(hm) if hm > l.1 => Some(l.0 as f64 + (room * (h.0 - l.0) as f64 / (hm - l.1) as f64).floor()),
+                    Some(hm) if hm > l.1 => {
+                        Some(l.0 as f64 + (room * (h.0 - l.0) as f64 / (hm - l.1) as f64).floor())
+                    }
                     // Along the slope, unless it says that `h` fits: then it is wrong.
-                    _ if slope > 0.0 => Some(l.0 as f64 + (room / slope).floor()).filter(|p| *p < (h.0 - 1) as f64),
+                    _ if slope > 0.0 => {
+                        Some(l.0 as f64 + (room / slope).floor()).filter(|p| *p < (h.0 - 1) as f64)
+                    }
                     _ => None,
                 };
                 match secant {
-                    Some(p) if same_side < 2 && !flat => (p.max(0.0) as u64).clamp(l.0 + 1, h.0 - 1),
+                    Some(p) if same_side < 2 && !flat => {
+                        (p.max(0.0) as u64).clamp(l.0 + 1, h.0 - 1)
+                    }
                     _ => split(l.0, h.0),
                 }
             }
             (Some(l), None) => {
-                let ahead = if slope > 0.0 { (capacity.saturating_sub(l.1) as f64 / slope).floor() as u64 } else { l.0 };
-                stride = if same_side >= 2 || flat { stride.saturating_mul(2).max(l.0) } else { ahead.max(1) };
+                let ahead = if slope > 0.0 {
+                    (capacity.saturating_sub(l.1) as f64 / slope).floor() as u64
+                } else {
+                    l.0
+                };
+                stride = if same_side >= 2 || flat {
+                    stride.saturating_mul(2).max(l.0)
+                } else {
+                    ahead.max(1)
+                };
                 l.0.saturating_add(stride).min(MAX_DIMENSION)
             }
             (None, Some(h)) => {
@@ -442,7 +540,9 @@ fn secant_search(
                 // the answer is mostly just below (a stair of memory), so
                 // steps of 1, 2, 4, ... (cheap: batches that do not fit stop early).
                 stride = match (h.1, backs) {
-                    (Some(hm), 0) if slope > 0.0 => (hm.saturating_sub(capacity) as f64 / slope).ceil() as u64,
+                    (Some(hm), 0) if slope > 0.0 => {
+                        (hm.saturating_sub(capacity) as f64 / slope).ceil() as u64
+                    }
                     (_, 0 | 1) => 1,
                     _ => stride.saturating_mul(2),
                 }
@@ -454,11 +554,19 @@ fn secant_search(
         // A batch that does not fit need not be measured to the end: no step needs its memory.
         let u = used(guess, capacity);
         let fit = u.is_some_and(|u| u <= capacity);
-        same_side = if last_fit == Some(fit) { same_side + 1 } else { 0 };
+        same_side = if last_fit == Some(fit) {
+            same_side + 1
+        } else {
+            0
+        };
         last_fit = Some(fit);
         // Update the slope from the new point and its nearest measured neighbour.
         let hi_measured = hi.and_then(|(b, m)| Some((b, m?)));
-        let near = if fit { hi_measured.or(lo) } else { lo.or(hi_measured) };
+        let near = if fit {
+            hi_measured.or(lo)
+        } else {
+            lo.or(hi_measured)
+        };
         if let (Some(u), Some((b, m))) = (u, near.filter(|(b, _)| *b != guess)) {
             let per = (u as f64 - m as f64) / (guess as f64 - b as f64);
             if per > 0.0 {
@@ -489,7 +597,12 @@ fn secant_search(
 ///
 /// # Errors
 /// As [`estimate`] at the configured input size.
-pub fn max_input_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<Option<u64>, Error> {
+pub fn max_input_for(
+    spec: &ModelSpec,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    capacity: Bytes,
+) -> Result<Option<u64>, Error> {
     crate::session::Session::default().max_input(spec, cfg, overheads, capacity)
 }
 
@@ -497,7 +610,11 @@ pub fn max_input_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads,
 /// holds, for `fits` true up to some size and false above it (0 when it holds
 /// for none), searched from `start`: doubling or halving until the answer is
 /// bracketed, then bisection.
-pub(crate) fn largest_input(start: u64, step: u64, fits: &mut impl FnMut(u64) -> Result<bool, Error>) -> Result<u64, Error> {
+pub(crate) fn largest_input(
+    start: u64,
+    step: u64,
+    fits: &mut impl FnMut(u64) -> Result<bool, Error>,
+) -> Result<u64, Error> {
     let step = step.max(1);
     let top = MAX_DIMENSION - MAX_DIMENSION % step;
     let snap = |v: u64| (v - v % step).clamp(step, top);
@@ -544,7 +661,12 @@ pub(crate) fn largest_input(start: u64, step: u64, fits: &mut impl FnMut(u64) ->
 ///
 /// # Errors
 /// As [`estimate`].
-pub fn max_context_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<u64, Error> {
+pub fn max_context_for(
+    spec: &ModelSpec,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    capacity: Bytes,
+) -> Result<u64, Error> {
     crate::session::Session::default().max_context(spec, cfg, overheads, capacity)
 }
 
@@ -552,7 +674,12 @@ pub fn max_context_for(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overhead
 /// the tape reads the KV cache's size at each replay, and the cache is
 /// linear in the tokens, so the search is the largest-batch search's over
 /// the tokens beyond the prompt.
-pub(crate) fn max_context_prepared(prepared: &simulate::Prepared, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> u64 {
+pub(crate) fn max_context_prepared(
+    prepared: &simulate::Prepared,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    capacity: Bytes,
+) -> u64 {
     let kv = prepared.graph().kv_cache;
     if kv.per_sample == 0 {
         return 0;
@@ -563,16 +690,24 @@ pub(crate) fn max_context_prepared(prepared: &simulate::Prepared, cfg: &TrainCon
     let shift = cfg.seq.saturating_sub(1);
     let at = |k: u64| {
         let context = shift.saturating_add(k);
-        (TrainConfig { context, ..*cfg }, crate::graph::Numel::per_sample(per_token.saturating_mul(context)))
+        (
+            TrainConfig { context, ..*cfg },
+            crate::graph::Numel::per_sample(per_token.saturating_mul(context)),
+        )
     };
     let context = overheads.cuda_context.0;
     let allocated = |k: u64| {
         let (c, kv) = at(k);
-        prepared.peak_allocated_with_kv_cache(&c, overheads, kv).0.saturating_add(context)
+        prepared
+            .peak_allocated_with_kv_cache(&c, overheads, kv)
+            .0
+            .saturating_add(context)
     };
     let used = |k: u64, limit: u64| {
         let (c, kv) = at(k);
-        device_used_within(limit, overheads, |l| prepared.peak_reserved_within(&c, overheads, kv, l))
+        device_used_within(limit, overheads, |l| {
+            prepared.peak_reserved_within(&c, overheads, kv, l)
+        })
     };
     match largest_fitting(allocated, used, capacity.0) {
         0 => 0,
@@ -582,11 +717,23 @@ pub(crate) fn max_context_prepared(prepared: &simulate::Prepared, cfg: &TrainCon
 
 /// The per-layer table at `batch` from the graph and what each layer keeps after forward.
 pub(crate) fn layer_rows(g: &Graph, batch: u64, kept: Vec<(usize, Bytes)>) -> Vec<LayerRow> {
-    let mut rows: Vec<LayerRow> =
-        g.layers.iter().map(|name| LayerRow { name: name.clone(), parameters: 0, saved_bytes: Bytes::ZERO, forward_flops: 0.0 }).collect();
+    let mut rows: Vec<LayerRow> = g
+        .layers
+        .iter()
+        .map(|name| LayerRow {
+            name: name.clone(),
+            parameters: 0,
+            saved_bytes: Bytes::ZERO,
+            forward_flops: 0.0,
+        })
+        .collect();
     for p in &g.params {
         // Parameters are registered while their layer is current; find it by name prefix.
-        if let Some(r) = rows.iter_mut().rev().find(|r| p.name.strip_prefix(r.name.as_str()).is_some_and(|rest| rest.starts_with('.'))) {
+        if let Some(r) = rows.iter_mut().rev().find(|r| {
+            p.name
+                .strip_prefix(r.name.as_str())
+                .is_some_and(|rest| rest.starts_with('.'))
+        }) {
             r.parameters += p.numel();
         }
     }
@@ -610,7 +757,11 @@ pub fn model_states(g: &Graph, cfg: &TrainConfig) -> (Bytes, Bytes, Bytes) {
     let dt = cfg.precision.param_dtype();
     let w = g.params.iter().map(|p| states::weight_bytes(p, dt)).sum();
     let gr = g.params.iter().map(|p| states::gradient_bytes(p, dt)).sum();
-    let o = g.params.iter().map(|p| states::optimizer_state_bytes(p, dt, cfg.optimizer)).sum();
+    let o = g
+        .params
+        .iter()
+        .map(|p| states::optimizer_state_bytes(p, dt, cfg.optimizer))
+        .sum();
     (w, gr, o)
 }
 
@@ -623,20 +774,47 @@ mod tests {
     /// search probes a few dozen sizes at most.
     #[test]
     fn the_input_search_finds_the_last_fitting_multiple_of_its_step() {
-        let thresholds = [0, 1, 2, 3, 7, 8, 9, 100, 224, 1023, 1024, 1025, 4097, 123_457, MAX_DIMENSION - 1, MAX_DIMENSION];
+        let thresholds = [
+            0,
+            1,
+            2,
+            3,
+            7,
+            8,
+            9,
+            100,
+            224,
+            1023,
+            1024,
+            1025,
+            4097,
+            123_457,
+            MAX_DIMENSION - 1,
+            MAX_DIMENSION,
+        ];
         for t in thresholds {
             for step in [1, 2, 3, 8] {
                 for start in [1, 2, 100, 512, 4096, 1 << 20, MAX_DIMENSION] {
                     let mut probes = 0;
                     let mut fits = |v: u64| {
                         probes += 1;
-                        assert!(v.is_multiple_of(step) && (1..=MAX_DIMENSION).contains(&v), "probed {v} (step {step})");
+                        assert!(
+                            v.is_multiple_of(step) && (1..=MAX_DIMENSION).contains(&v),
+                            "probed {v} (step {step})"
+                        );
                         Ok(v <= t)
                     };
                     let got = largest_input(start, step, &mut fits).unwrap();
-                    let want = if t < step { 0 } else { (t.min(MAX_DIMENSION) / step) * step };
+                    let want = if t < step {
+                        0
+                    } else {
+                        (t.min(MAX_DIMENSION) / step) * step
+                    };
                     assert_eq!(got, want, "threshold {t}, step {step}, from {start}");
-                    assert!(probes <= 2 * 26, "{probes} probes for threshold {t}, step {step}, from {start}");
+                    assert!(
+                        probes <= 2 * 26,
+                        "{probes} probes for threshold {t}, step {step}, from {start}"
+                    );
                 }
             }
         }
@@ -644,7 +822,13 @@ mod tests {
 
     #[test]
     fn the_input_search_passes_errors_on() {
-        let mut fails = |v: u64| if v > 64 { Err(Error::InvalidModel("boom".into())) } else { Ok(true) };
+        let mut fails = |v: u64| {
+            if v > 64 {
+                Err(Error::InvalidModel("boom".into()))
+            } else {
+                Ok(true)
+            }
+        };
         assert!(largest_input(8, 1, &mut fails).is_err());
     }
 }

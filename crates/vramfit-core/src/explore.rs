@@ -2,7 +2,9 @@
 //! curve) and what each common memory-saving technique would change (the
 //! comparison strip). Both re-run the real simulation; nothing is extrapolated.
 
-use crate::config::{CheckpointMode, Checkpointing, MAX_DIMENSION, Optimizer, Precision, TrainConfig};
+use crate::config::{
+    CheckpointMode, Checkpointing, MAX_DIMENSION, Optimizer, Precision, TrainConfig,
+};
 use crate::error::Error;
 use crate::estimate::Overheads;
 use crate::models::ModelSpec;
@@ -24,7 +26,12 @@ pub struct CurvePoint {
 ///
 /// # Errors
 /// As [`crate::estimate`].
-pub fn batch_curve(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, batches: &[u64]) -> Result<Vec<CurvePoint>, Error> {
+pub fn batch_curve(
+    spec: &ModelSpec,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    batches: &[u64],
+) -> Result<Vec<CurvePoint>, Error> {
     crate::session::Session::default().batch_curve(spec, cfg, overheads, batches)
 }
 
@@ -32,7 +39,9 @@ pub fn batch_curve(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, b
 /// plus `extra` (e.g. the current batch and the largest that fits).
 pub fn curve_batches(upto: u64, extra: &[u64]) -> Vec<u64> {
     let upto = upto.clamp(1, MAX_DIMENSION);
-    let mut v: Vec<u64> = std::iter::successors(Some(1u64), |b| b.checked_mul(2)).take_while(|&b| b < upto).collect();
+    let mut v: Vec<u64> = std::iter::successors(Some(1u64), |b| b.checked_mul(2))
+        .take_while(|&b| b < upto)
+        .collect();
     v.push(upto);
     v.extend(extra.iter().copied().filter(|&b| (1..=upto).contains(&b)));
     v.sort_unstable();
@@ -76,7 +85,11 @@ pub struct Variant {
 ///
 /// # Errors
 /// As [`crate::estimate`].
-pub fn compare_techniques(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Vec<Variant>, Error> {
+pub fn compare_techniques(
+    spec: &ModelSpec,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+) -> Result<Vec<Variant>, Error> {
     crate::session::Session::default().compare_techniques(spec, cfg, overheads)
 }
 
@@ -84,17 +97,39 @@ pub fn compare_techniques(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overh
 pub(crate) fn techniques(cfg: &TrainConfig) -> Vec<(Technique, TrainConfig)> {
     let mut candidates = Vec::new();
     if cfg.precision == Precision::Fp32 {
-        candidates.push((Technique::Amp, TrainConfig { precision: Precision::AmpBf16, ..*cfg }));
+        candidates.push((
+            Technique::Amp,
+            TrainConfig {
+                precision: Precision::AmpBf16,
+                ..*cfg
+            },
+        ));
     }
     if cfg.checkpointing != Checkpointing::Mode(CheckpointMode::Full) {
-        candidates.push((Technique::Checkpointing, TrainConfig { checkpointing: Checkpointing::Mode(CheckpointMode::Full), ..*cfg }));
+        candidates.push((
+            Technique::Checkpointing,
+            TrainConfig {
+                checkpointing: Checkpointing::Mode(CheckpointMode::Full),
+                ..*cfg
+            },
+        ));
     }
     if cfg.batch >= 4 {
-        let accum = TrainConfig { batch: cfg.batch / 4, grad_accum: cfg.grad_accum.saturating_mul(4).min(1 << 16), ..*cfg };
+        let accum = TrainConfig {
+            batch: cfg.batch / 4,
+            grad_accum: cfg.grad_accum.saturating_mul(4).min(1 << 16),
+            ..*cfg
+        };
         candidates.push((Technique::Accumulation4, accum));
     }
     if matches!(cfg.optimizer, Optimizer::Adam | Optimizer::AdamW) {
-        candidates.push((Technique::EightBitOptimizer, TrainConfig { optimizer: Optimizer::AdamW8bit, ..*cfg }));
+        candidates.push((
+            Technique::EightBitOptimizer,
+            TrainConfig {
+                optimizer: Optimizer::AdamW8bit,
+                ..*cfg
+            },
+        ));
     }
     candidates
 }
@@ -109,25 +144,57 @@ mod tests {
         let spec = model_preset("resnet18").map(|p| p.spec).unwrap();
         let batches = curve_batches(100, &[37]);
         assert_eq!(batches, vec![1, 2, 4, 8, 16, 32, 37, 64, 100]);
-        let curve = batch_curve(&spec, &TrainConfig::default(), &Overheads::default(), &batches).unwrap();
+        let curve = batch_curve(
+            &spec,
+            &TrainConfig::default(),
+            &Overheads::default(),
+            &batches,
+        )
+        .unwrap();
         assert_eq!(curve.len(), batches.len());
-        assert!(curve.windows(2).all(|w| w[0].allocated_bytes <= w[1].allocated_bytes));
+        assert!(
+            curve
+                .windows(2)
+                .all(|w| w[0].allocated_bytes <= w[1].allocated_bytes)
+        );
     }
 
     #[test]
     fn techniques_save_memory_on_a_large_activation_config() {
         let spec = model_preset("gpt2").map(|p| p.spec).unwrap();
-        let cfg = TrainConfig { batch: 8, seq: 1024, ..TrainConfig::default() };
+        let cfg = TrainConfig {
+            batch: 8,
+            seq: 1024,
+            ..TrainConfig::default()
+        };
         let variants = compare_techniques(&spec, &cfg, &Overheads::default()).unwrap();
         let kinds: Vec<Technique> = variants.iter().map(|v| v.technique).collect();
-        assert_eq!(kinds, vec![Technique::Amp, Technique::Checkpointing, Technique::Accumulation4, Technique::EightBitOptimizer]);
+        assert_eq!(
+            kinds,
+            vec![
+                Technique::Amp,
+                Technique::Checkpointing,
+                Technique::Accumulation4,
+                Technique::EightBitOptimizer
+            ]
+        );
         let base = crate::estimate(&spec, &cfg, &Overheads::default(), None).unwrap();
         for v in &variants {
-            assert!(v.allocated_bytes < base.peak_allocated_bytes, "{:?} should lower the peak here", v.technique);
+            assert!(
+                v.allocated_bytes < base.peak_allocated_bytes,
+                "{:?} should lower the peak here",
+                v.technique
+            );
         }
         // With long sequences and eager attention, activations dominate: cutting
         // them (checkpointing, smaller micro-batches) beats shrinking optimizer state.
-        let saved = |t: Technique| variants.iter().find(|v| v.technique == t).map(|v| v.saved_bytes).unwrap();
+        let saved = |t: Technique| {
+            variants
+                .iter()
+                .find(|v| v.technique == t)
+                .map(|v| v.saved_bytes)
+                .unwrap()
+        };
         assert!(saved(Technique::Checkpointing) > saved(Technique::EightBitOptimizer));
         assert!(saved(Technique::Accumulation4) > saved(Technique::EightBitOptimizer));
     }

@@ -17,10 +17,18 @@ pub fn deepspeed(c: &TrainConfig) -> Value {
     };
     let mut zero = json!({ "stage": stage, "reduce_bucket_size": c.parallel.zero_bucket, "contiguous_gradients": true });
     if c.parallel.offload != Offload::None {
-        set(&mut zero, "offload_optimizer", json!({ "device": "cpu", "pin_memory": true }));
+        set(
+            &mut zero,
+            "offload_optimizer",
+            json!({ "device": "cpu", "pin_memory": true }),
+        );
     }
     if c.parallel.offload == Offload::OptimizerParams {
-        set(&mut zero, "offload_param", json!({ "device": "cpu", "pin_memory": true }));
+        set(
+            &mut zero,
+            "offload_param",
+            json!({ "device": "cpu", "pin_memory": true }),
+        );
     }
     let half = matches!(c.precision, Precision::Fp16 | Precision::AmpFp16);
     let bf16 = matches!(c.precision, Precision::Bf16 | Precision::AmpBf16);
@@ -62,14 +70,25 @@ pub fn hf_training_arguments(c: &TrainConfig) -> Value {
     if c.parallel.strategy.is_zero() {
         set(&mut args, "deepspeed", json!("ds_config.json"));
     }
-    if matches!(c.parallel.strategy, Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid) {
+    if matches!(
+        c.parallel.strategy,
+        Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid
+    ) {
         let mode = match c.parallel.strategy {
             Strategy::FsdpGradOp => "shard_grad_op",
             Strategy::FsdpHybrid => "hybrid_shard",
             _ => "full_shard",
         };
-        let offload = if c.parallel.offload != Offload::None { " offload" } else { "" };
-        set(&mut args, "fsdp", json!(format!("{mode} auto_wrap{offload}")));
+        let offload = if c.parallel.offload != Offload::None {
+            " offload"
+        } else {
+            ""
+        };
+        set(
+            &mut args,
+            "fsdp",
+            json!(format!("{mode} auto_wrap{offload}")),
+        );
     }
     args
 }
@@ -127,7 +146,10 @@ pub fn pytorch_snippet(c: &TrainConfig) -> String {
     if c.optimizer == Optimizer::AdamW8bit {
         s.push_str("import bitsandbytes as bnb\n");
     }
-    s.push_str(&format!("\nmicro_batch, accumulation = {}, {}\n", c.batch, c.grad_accum));
+    s.push_str(&format!(
+        "\nmicro_batch, accumulation = {}, {}\n",
+        c.batch, c.grad_accum
+    ));
     s.push_str("loader = torch.utils.data.DataLoader(dataset, batch_size=micro_batch, shuffle=True, pin_memory=True)\n");
     if c.checkpointing == Checkpointing::Mode(CheckpointMode::Full) {
         s.push_str(
@@ -165,9 +187,21 @@ mod tests {
 
     /// Top-level and `zero_optimization` keys DeepSpeed's config accepts
     /// (deepspeed/runtime/config.py, zero/config.py).
-    const DS_KEYS: &[&str] =
-        &["train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "fp16", "bf16", "zero_optimization"];
-    const ZERO_KEYS: &[&str] = &["stage", "reduce_bucket_size", "contiguous_gradients", "offload_optimizer", "offload_param"];
+    const DS_KEYS: &[&str] = &[
+        "train_batch_size",
+        "train_micro_batch_size_per_gpu",
+        "gradient_accumulation_steps",
+        "fp16",
+        "bf16",
+        "zero_optimization",
+    ];
+    const ZERO_KEYS: &[&str] = &[
+        "stage",
+        "reduce_bucket_size",
+        "contiguous_gradients",
+        "offload_optimizer",
+        "offload_param",
+    ];
     /// `transformers.TrainingArguments` fields used.
     const HF_KEYS: &[&str] = &[
         "per_device_train_batch_size",
@@ -185,7 +219,12 @@ mod tests {
             batch: 4,
             grad_accum: 8,
             precision: Precision::AmpBf16,
-            parallel: Parallel { strategy, offload, gpus_per_node: 8, ..Parallel::default() },
+            parallel: Parallel {
+                strategy,
+                offload,
+                gpus_per_node: 8,
+                ..Parallel::default()
+            },
             ..TrainConfig::default()
         }
     }
@@ -197,7 +236,10 @@ mod tests {
         let back: Value = serde_json::from_str(&text).unwrap_or_default();
         let obj = back.as_object().cloned().unwrap_or_default();
         assert!(obj.keys().all(|k| DS_KEYS.contains(&k.as_str())), "{obj:?}");
-        let zero = obj["zero_optimization"].as_object().cloned().unwrap_or_default();
+        let zero = obj["zero_optimization"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
         assert!(zero.keys().all(|k| ZERO_KEYS.contains(&k.as_str())));
         assert_eq!(obj["train_batch_size"], 4 * 8 * 8);
         assert_eq!(zero["stage"], 3);
@@ -217,9 +259,20 @@ mod tests {
     #[test]
     fn accelerate_and_pytorch_exports_carry_the_plan() {
         let y = accelerate_yaml(&cfg(Strategy::FsdpFull, Offload::None));
-        assert!(y.contains("distributed_type: FSDP") && y.contains("fsdp_sharding_strategy: FULL_SHARD") && y.contains("num_processes: 8"));
-        let fp16 = TrainConfig { precision: Precision::AmpFp16, ..cfg(Strategy::Single, Offload::None) };
+        assert!(
+            y.contains("distributed_type: FSDP")
+                && y.contains("fsdp_sharding_strategy: FULL_SHARD")
+                && y.contains("num_processes: 8")
+        );
+        let fp16 = TrainConfig {
+            precision: Precision::AmpFp16,
+            ..cfg(Strategy::Single, Offload::None)
+        };
         let py = pytorch_snippet(&fp16);
-        assert!(py.contains("GradScaler") && py.contains("torch.float16") && py.contains("micro_batch, accumulation = 4, 8"));
+        assert!(
+            py.contains("GradScaler")
+                && py.contains("torch.float16")
+                && py.contains("micro_batch, accumulation = 4, 8")
+        );
     }
 }

@@ -45,7 +45,10 @@ pub struct GpuPreset {
 macro_rules! gpu {
     // `no_bf16` after the source marks a GPU without bf16 matrix math.
     ($id:literal, $name:literal, $vendor:literal, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal, no_bf16) => {
-        GpuPreset { bf16: false, ..gpu!($id, $name, $vendor, $gib, $bw, $fp32, $fp16, $tensor, $src) }
+        GpuPreset {
+            bf16: false,
+            ..gpu!($id, $name, $vendor, $gib, $bw, $fp32, $fp16, $tensor, $src)
+        }
     };
     ($id:literal, $name:literal, $vendor:literal, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal) => {
         GpuPreset {
@@ -113,9 +116,39 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             25.5,
             "derived: 3584 cores × 2 × 1.777 GHz; NVIDIA Ampere whitepaper ratios"
         ),
-        gpu!("rtx-3080-10gb", "GeForce RTX 3080 10GB", "nvidia", 10, 760, 29.8, 29.8, 59.5, "NVIDIA Ampere GA102 whitepaper"),
-        gpu!("rtx-3090", "GeForce RTX 3090", "nvidia", 24, 936, 35.6, 35.6, 71, "NVIDIA Ampere GA102 whitepaper"),
-        gpu!("rtx-4060", "GeForce RTX 4060", "nvidia", 8, 272, 15.1, 15.1, 30, "derived: 3072 cores × 2 × 2.46 GHz; Ada whitepaper ratios"),
+        gpu!(
+            "rtx-3080-10gb",
+            "GeForce RTX 3080 10GB",
+            "nvidia",
+            10,
+            760,
+            29.8,
+            29.8,
+            59.5,
+            "NVIDIA Ampere GA102 whitepaper"
+        ),
+        gpu!(
+            "rtx-3090",
+            "GeForce RTX 3090",
+            "nvidia",
+            24,
+            936,
+            35.6,
+            35.6,
+            71,
+            "NVIDIA Ampere GA102 whitepaper"
+        ),
+        gpu!(
+            "rtx-4060",
+            "GeForce RTX 4060",
+            "nvidia",
+            8,
+            272,
+            15.1,
+            15.1,
+            30,
+            "derived: 3072 cores × 2 × 2.46 GHz; Ada whitepaper ratios"
+        ),
         gpu!(
             "rtx-4070",
             "GeForce RTX 4070",
@@ -160,17 +193,130 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             209.5,
             "NVIDIA RTX Blackwell whitepaper (tensor: FP32 accumulate)"
         ),
-        gpu!("t4", "Tesla T4", "nvidia", 16, 320, 8.1, 16.2, 65, "NVIDIA T4 datasheet", no_bf16),
-        gpu!("v100-16gb", "Tesla V100 SXM2 16GB", "nvidia", 16, 900, 15.7, 31.4, 125, "NVIDIA V100 datasheet", no_bf16),
-        gpu!("v100-32gb", "Tesla V100 SXM2 32GB", "nvidia", 32, 900, 15.7, 31.4, 125, "NVIDIA V100 datasheet", no_bf16),
-        gpu!("a10", "A10", "nvidia", 24, 600, 31.2, 31.2, 125, "NVIDIA A10 datasheet"),
-        gpu!("a100-40gb", "A100 40GB SXM", "nvidia", 40, 1555, 19.5, 78, 312, "NVIDIA A100 datasheet"),
-        gpu!("a100-80gb", "A100 80GB SXM", "nvidia", 80, 2039, 19.5, 78, 312, "NVIDIA A100 datasheet"),
-        gpu!("l4", "L4", "nvidia", 24, 300, 30.3, 30.3, 121, "NVIDIA L4 datasheet"),
-        gpu!("l40s", "L40S", "nvidia", 48, 864, 91.6, 91.6, 362, "NVIDIA L40S datasheet"),
-        gpu!("h100-sxm", "H100 SXM 80GB", "nvidia", 80, 3350, 67, 134, 989, "NVIDIA H100 datasheet"),
-        gpu!("h100-pcie", "H100 PCIe 80GB", "nvidia", 80, 2000, 51, 102, 756, "NVIDIA H100 datasheet"),
-        gpu!("h200", "H200 SXM 141GB", "nvidia", 141, 4800, 67, 134, 989, "NVIDIA H200 datasheet"),
+        gpu!(
+            "t4",
+            "Tesla T4",
+            "nvidia",
+            16,
+            320,
+            8.1,
+            16.2,
+            65,
+            "NVIDIA T4 datasheet",
+            no_bf16
+        ),
+        gpu!(
+            "v100-16gb",
+            "Tesla V100 SXM2 16GB",
+            "nvidia",
+            16,
+            900,
+            15.7,
+            31.4,
+            125,
+            "NVIDIA V100 datasheet",
+            no_bf16
+        ),
+        gpu!(
+            "v100-32gb",
+            "Tesla V100 SXM2 32GB",
+            "nvidia",
+            32,
+            900,
+            15.7,
+            31.4,
+            125,
+            "NVIDIA V100 datasheet",
+            no_bf16
+        ),
+        gpu!(
+            "a10",
+            "A10",
+            "nvidia",
+            24,
+            600,
+            31.2,
+            31.2,
+            125,
+            "NVIDIA A10 datasheet"
+        ),
+        gpu!(
+            "a100-40gb",
+            "A100 40GB SXM",
+            "nvidia",
+            40,
+            1555,
+            19.5,
+            78,
+            312,
+            "NVIDIA A100 datasheet"
+        ),
+        gpu!(
+            "a100-80gb",
+            "A100 80GB SXM",
+            "nvidia",
+            80,
+            2039,
+            19.5,
+            78,
+            312,
+            "NVIDIA A100 datasheet"
+        ),
+        gpu!(
+            "l4",
+            "L4",
+            "nvidia",
+            24,
+            300,
+            30.3,
+            30.3,
+            121,
+            "NVIDIA L4 datasheet"
+        ),
+        gpu!(
+            "l40s",
+            "L40S",
+            "nvidia",
+            48,
+            864,
+            91.6,
+            91.6,
+            362,
+            "NVIDIA L40S datasheet"
+        ),
+        gpu!(
+            "h100-sxm",
+            "H100 SXM 80GB",
+            "nvidia",
+            80,
+            3350,
+            67,
+            134,
+            989,
+            "NVIDIA H100 datasheet"
+        ),
+        gpu!(
+            "h100-pcie",
+            "H100 PCIe 80GB",
+            "nvidia",
+            80,
+            2000,
+            51,
+            102,
+            756,
+            "NVIDIA H100 datasheet"
+        ),
+        gpu!(
+            "h200",
+            "H200 SXM 141GB",
+            "nvidia",
+            141,
+            4800,
+            67,
+            134,
+            989,
+            "NVIDIA H200 datasheet"
+        ),
         gpu!(
             "b200",
             "B200 (HGX)",
@@ -204,7 +350,17 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             1307,
             "AMD ROCm MI300 table: FP32 non-packed (163.4 packed); FP16 shader derived as the packed rate"
         ),
-        gpu!("arc-a770-16gb", "Intel Arc A770 16GB", "intel", 16, 560, 17.2, 34.4, 138, "derived: 4096 ALUs × 2 × 2.1 GHz; XMX from Intel"),
+        gpu!(
+            "arc-a770-16gb",
+            "Intel Arc A770 16GB",
+            "intel",
+            16,
+            560,
+            17.2,
+            34.4,
+            138,
+            "derived: 4096 ALUs × 2 × 2.1 GHz; XMX from Intel"
+        ),
         gpu!(
             "iris-xe-96eu",
             "Intel Iris Xe (96 EU)",
@@ -216,12 +372,72 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             0,
             "derived: 768 ALUs × 2 × 1.35 GHz; shared memory, 8 GiB assumed"
         ),
-        gpu!("arc-140v", "Intel Arc 140V", "intel", 16, 136, 4, 8, 32, "derived, uncertain; shared memory, 16 GiB assumed"),
-        gpu!("radeon-780m", "AMD Radeon 780M", "amd", 8, 100, 4.1, 8.3, 0, "derived (non-dual-issue FP32); shared memory, 8 GiB assumed"),
-        gpu!("apple-m1", "Apple M1 (16 GB)", "apple", 16, 68, 2.6, 2.6, 0, "Apple; unified memory, usable share is lower"),
-        gpu!("apple-m1-max", "Apple M1 Max (64 GB)", "apple", 64, 400, 10.4, 10.4, 0, "Apple"),
-        gpu!("apple-m2", "Apple M2 (24 GB)", "apple", 24, 100, 3.6, 3.6, 0, "Apple"),
-        gpu!("apple-m2-max", "Apple M2 Max (96 GB)", "apple", 96, 400, 13.6, 13.6, 0, "Apple"),
+        gpu!(
+            "arc-140v",
+            "Intel Arc 140V",
+            "intel",
+            16,
+            136,
+            4,
+            8,
+            32,
+            "derived, uncertain; shared memory, 16 GiB assumed"
+        ),
+        gpu!(
+            "radeon-780m",
+            "AMD Radeon 780M",
+            "amd",
+            8,
+            100,
+            4.1,
+            8.3,
+            0,
+            "derived (non-dual-issue FP32); shared memory, 8 GiB assumed"
+        ),
+        gpu!(
+            "apple-m1",
+            "Apple M1 (16 GB)",
+            "apple",
+            16,
+            68,
+            2.6,
+            2.6,
+            0,
+            "Apple; unified memory, usable share is lower"
+        ),
+        gpu!(
+            "apple-m1-max",
+            "Apple M1 Max (64 GB)",
+            "apple",
+            64,
+            400,
+            10.4,
+            10.4,
+            0,
+            "Apple"
+        ),
+        gpu!(
+            "apple-m2",
+            "Apple M2 (24 GB)",
+            "apple",
+            24,
+            100,
+            3.6,
+            3.6,
+            0,
+            "Apple"
+        ),
+        gpu!(
+            "apple-m2-max",
+            "Apple M2 Max (96 GB)",
+            "apple",
+            96,
+            400,
+            13.6,
+            13.6,
+            0,
+            "Apple"
+        ),
         gpu!(
             "apple-m3-max",
             "Apple M3 Max 40c (128 GB)",
@@ -272,8 +488,15 @@ impl GpuPreset {
     /// Hopper and Blackwell (H100, H200, B200, RTX 50), 8.125 MiB otherwise
     /// (`aten/src/ATen/cuda/CublasHandlePool.cpp`).
     pub fn cublas_workspace(&self) -> Bytes {
-        let hopper_or_newer = matches!(self.id.as_ref(), "h100-sxm" | "h100-pcie" | "h200" | "b200" | "rtx-5090");
-        if hopper_or_newer { crate::estimate::CUBLAS_WORKSPACE_HOPPER } else { crate::estimate::CUBLAS_WORKSPACE_DEFAULT }
+        let hopper_or_newer = matches!(
+            self.id.as_ref(),
+            "h100-sxm" | "h100-pcie" | "h200" | "b200" | "rtx-5090"
+        );
+        if hopper_or_newer {
+            crate::estimate::CUBLAS_WORKSPACE_HOPPER
+        } else {
+            crate::estimate::CUBLAS_WORKSPACE_DEFAULT
+        }
     }
 }
 
@@ -291,7 +514,10 @@ pub fn gpu_preset(id: &str) -> Result<GpuPreset, Error> {
             .map(custom_gpu)
             .ok_or_else(|| Error::UnknownGpu(id.to_string()));
     }
-    gpu_presets().into_iter().find(|g| g.id == id).ok_or_else(|| Error::UnknownGpu(id.to_string()))
+    gpu_presets()
+        .into_iter()
+        .find(|g| g.id == id)
+        .ok_or_else(|| Error::UnknownGpu(id.to_string()))
 }
 
 /// The id prefix of a GPU given by its memory alone.

@@ -31,17 +31,24 @@ pub struct Numel {
 impl Numel {
     /// A batch-proportional size.
     pub fn per_sample(n: u64) -> Numel {
-        Numel { fixed: 0, per_sample: n }
+        Numel {
+            fixed: 0,
+            per_sample: n,
+        }
     }
 
     /// A batch-independent size.
     pub fn fixed(n: u64) -> Numel {
-        Numel { fixed: n, per_sample: 0 }
+        Numel {
+            fixed: n,
+            per_sample: 0,
+        }
     }
 
     /// Elements at micro-batch `batch` (saturating).
     pub fn at(self, batch: u64) -> u64 {
-        self.fixed.saturating_add(self.per_sample.saturating_mul(batch))
+        self.fixed
+            .saturating_add(self.per_sample.saturating_mul(batch))
     }
 }
 
@@ -195,12 +202,19 @@ impl Graph {
     /// Total parameter count, shared (tied) parameters counted once, as
     /// `sum(p.numel() for p in model.parameters())` does.
     pub fn parameter_count(&self) -> u64 {
-        self.params.iter().map(Param::numel).fold(0u64, u64::saturating_add)
+        self.params
+            .iter()
+            .map(Param::numel)
+            .fold(0u64, u64::saturating_add)
     }
 
     /// Trainable parameter count.
     pub fn trainable_parameter_count(&self) -> u64 {
-        self.params.iter().filter(|p| p.trainable).map(Param::numel).fold(0u64, u64::saturating_add)
+        self.params
+            .iter()
+            .filter(|p| p.trainable)
+            .map(Param::numel)
+            .fold(0u64, u64::saturating_add)
     }
 
     /// The tensor with this id.

@@ -15,7 +15,9 @@
 //! the names and defaults `transformers`' `ResNetConfig` uses.
 
 use crate::error::Error;
-use crate::models::{Arch, Head, MlpActivation, MlpLayer, MlpSpec, ModelSpec, ResNetSpec, TransformerSpec};
+use crate::models::{
+    Arch, Head, MlpActivation, MlpLayer, MlpSpec, ModelSpec, ResNetSpec, TransformerSpec,
+};
 use serde_json::{Map, Value};
 
 /// The `model_type` values that can be imported.
@@ -39,15 +41,19 @@ impl Fields<'_> {
     fn opt_u64(&self, key: &'static str) -> Result<Option<u64>, Error> {
         match self.map.get(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(v) => v
-                .as_u64()
-                .map(Some)
-                .ok_or_else(|| Error::InvalidModel(format!("config.json field '{key}' must be a non-negative whole number, got {v}"))),
+            Some(v) => v.as_u64().map(Some).ok_or_else(|| {
+                Error::InvalidModel(format!(
+                    "config.json field '{key}' must be a non-negative whole number, got {v}"
+                ))
+            }),
         }
     }
 
     fn u64(&self, key: &'static str) -> Result<u64, Error> {
-        self.opt_u64(key)?.ok_or_else(|| Error::MissingField { model_type: self.model_type.clone(), field: key })
+        self.opt_u64(key)?.ok_or_else(|| Error::MissingField {
+            model_type: self.model_type.clone(),
+            field: key,
+        })
     }
 
     fn f64_or(&self, key: &str, default: f64) -> f64 {
@@ -58,14 +64,23 @@ impl Fields<'_> {
         match self.map.get(key) {
             None | Some(Value::Null) => Ok(default),
             Some(Value::String(s)) => Ok(s),
-            Some(v) => Err(Error::InvalidModel(format!("config.json field '{key}' must be a string, got {v}"))),
+            Some(v) => Err(Error::InvalidModel(format!(
+                "config.json field '{key}' must be a string, got {v}"
+            ))),
         }
     }
 
     /// A list of whole numbers (at most [`crate::models::MAX_LAYERS`] of them).
     fn u64_list(&self, key: &'static str) -> Result<Vec<u64>, Error> {
-        let bad = || Error::InvalidModel(format!("config.json field '{key}' must be a list of non-negative whole numbers"));
-        let list = self.map.get(key).ok_or_else(|| Error::MissingField { model_type: self.model_type.clone(), field: key })?;
+        let bad = || {
+            Error::InvalidModel(format!(
+                "config.json field '{key}' must be a list of non-negative whole numbers"
+            ))
+        };
+        let list = self.map.get(key).ok_or_else(|| Error::MissingField {
+            model_type: self.model_type.clone(),
+            field: key,
+        })?;
         let items = list.as_array().ok_or_else(bad)?;
         if items.len() as u64 > crate::models::MAX_LAYERS {
             return Err(Error::InvalidModel(format!(
@@ -78,14 +93,21 @@ impl Fields<'_> {
     }
 
     fn bool_or(&self, key: &str, default: bool) -> bool {
-        self.map.get(key).and_then(Value::as_bool).unwrap_or(default)
+        self.map
+            .get(key)
+            .and_then(Value::as_bool)
+            .unwrap_or(default)
     }
 
     fn architectures(&self) -> Vec<String> {
         self.map
             .get("architectures")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 }
@@ -107,12 +129,22 @@ impl Fields<'_> {
 /// ```
 pub fn import(text: &str) -> Result<Imported, Error> {
     let value: Value = serde_json::from_str(text).map_err(|e| Error::ConfigJson(e.to_string()))?;
-    let map = value.as_object().ok_or_else(|| Error::ConfigJson("the top level must be a JSON object".into()))?;
+    let map = value
+        .as_object()
+        .ok_or_else(|| Error::ConfigJson("the top level must be a JSON object".into()))?;
     let model_type = match map.get("model_type") {
         Some(Value::String(s)) => s.clone(),
-        _ => return Err(Error::MissingField { model_type: "unknown".into(), field: "model_type" }),
+        _ => {
+            return Err(Error::MissingField {
+                model_type: "unknown".into(),
+                field: "model_type",
+            });
+        }
     };
-    let f = Fields { map, model_type: model_type.clone() };
+    let f = Fields {
+        map,
+        model_type: model_type.clone(),
+    };
     if matches!(model_type.as_str(), "bert" | "gpt2") {
         heads_divide_hidden(&f)?;
     }
@@ -122,10 +154,20 @@ pub fn import(text: &str) -> Result<Imported, Error> {
         "llama" | "mistral" | "qwen2" => ModelSpec::Transformer(llama(&f)?),
         "vramfit_mlp" => mlp(&f)?,
         "vramfit_resnet" => resnet(&f)?,
-        _ => return Err(Error::UnsupportedModelType { model_type, supported: SUPPORTED }),
+        _ => {
+            return Err(Error::UnsupportedModelType {
+                model_type,
+                supported: SUPPORTED,
+            });
+        }
     };
     spec.parameter_count()?;
-    let name = map.get("_name_or_path").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or(&model_type).to_string();
+    let name = map
+        .get("_name_or_path")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .unwrap_or(&model_type)
+        .to_string();
     Ok(Imported { name, spec })
 }
 
@@ -137,10 +179,23 @@ fn mlp(f: &Fields) -> Result<ModelSpec, Error> {
         "relu" => MlpActivation::Relu,
         "gelu" => MlpActivation::Gelu,
         "none" => MlpActivation::None,
-        other => return Err(Error::InvalidModel(format!("hidden_act must be 'relu', 'gelu' or 'none', got '{other}'"))),
+        other => {
+            return Err(Error::InvalidModel(format!(
+                "hidden_act must be 'relu', 'gelu' or 'none', got '{other}'"
+            )));
+        }
     };
-    let layers = f.u64_list("hidden_sizes")?.into_iter().map(|out| MlpLayer { out, activation }).collect();
-    Ok(ModelSpec::Mlp(MlpSpec { input: f.u64("input_size")?, layers, block_size: 1, classes: f.u64("num_labels")? }))
+    let layers = f
+        .u64_list("hidden_sizes")?
+        .into_iter()
+        .map(|out| MlpLayer { out, activation })
+        .collect();
+    Ok(ModelSpec::Mlp(MlpSpec {
+        input: f.u64("input_size")?,
+        layers,
+        block_size: 1,
+        classes: f.u64("num_labels")?,
+    }))
 }
 
 /// vramfit's torchvision ResNet: blocks per stage (`depths`, four stages),
@@ -148,28 +203,47 @@ fn mlp(f: &Fields) -> Result<ModelSpec, Error> {
 fn resnet(f: &Fields) -> Result<ModelSpec, Error> {
     let depths = f.u64_list("depths")?;
     let stages: [u64; 4] = depths.as_slice().try_into().map_err(|_| {
-        Error::InvalidModel(format!("depths must list the blocks of 4 stages (ResNet-50: [3, 4, 6, 3]), got {} numbers", depths.len()))
+        Error::InvalidModel(format!(
+            "depths must list the blocks of 4 stages (ResNet-50: [3, 4, 6, 3]), got {} numbers",
+            depths.len()
+        ))
     })?;
     // torchvision's `_make_layer` always builds a stage's first block.
     if stages.contains(&0) {
-        return Err(Error::InvalidModel("every ResNet stage has at least one block (depths must be 1 or more)".into()));
+        return Err(Error::InvalidModel(
+            "every ResNet stage has at least one block (depths must be 1 or more)".into(),
+        ));
     }
     let bottleneck = match f.str_or("layer_type", "bottleneck")? {
         "bottleneck" => true,
         "basic" => false,
-        other => return Err(Error::InvalidModel(format!("layer_type must be 'bottleneck' or 'basic', got '{other}'"))),
+        other => {
+            return Err(Error::InvalidModel(format!(
+                "layer_type must be 'bottleneck' or 'basic', got '{other}'"
+            )));
+        }
     };
-    Ok(ModelSpec::ResNet(ResNetSpec { stages, bottleneck, classes: f.opt_u64("num_labels")?.unwrap_or(1000) }))
+    Ok(ModelSpec::ResNet(ResNetSpec {
+        stages,
+        bottleneck,
+        classes: f.opt_u64("num_labels")?.unwrap_or(1000),
+    }))
 }
 
 /// BERT's and GPT-2's attention split the hidden size evenly over the heads;
 /// `transformers` raises a `ValueError` otherwise (`BertSelfAttention`,
 /// `GPT2Attention`).
 fn heads_divide_hidden(f: &Fields) -> Result<(), Error> {
-    let (hidden_key, heads_key) = if f.model_type == "gpt2" { ("n_embd", "n_head") } else { ("hidden_size", "num_attention_heads") };
+    let (hidden_key, heads_key) = if f.model_type == "gpt2" {
+        ("n_embd", "n_head")
+    } else {
+        ("hidden_size", "num_attention_heads")
+    };
     let (hidden, heads) = (f.u64(hidden_key)?, f.u64(heads_key)?);
     if heads > 0 && !hidden.is_multiple_of(heads) {
-        return Err(Error::InvalidModel(format!("{hidden_key} ({hidden}) must be a multiple of {heads_key} ({heads})")));
+        return Err(Error::InvalidModel(format!(
+            "{hidden_key} ({hidden}) must be a multiple of {heads_key} ({heads})"
+        )));
     }
     Ok(())
 }
@@ -177,7 +251,10 @@ fn heads_divide_hidden(f: &Fields) -> Result<(), Error> {
 fn bert(f: &Fields) -> Result<TransformerSpec, Error> {
     let hidden = f.u64("hidden_size")?;
     let heads = f.u64("num_attention_heads")?;
-    let classification = f.architectures().iter().any(|a| a.ends_with("ForSequenceClassification"));
+    let classification = f
+        .architectures()
+        .iter()
+        .any(|a| a.ends_with("ForSequenceClassification"));
     let head = if classification {
         let labels = match f.map.get("id2label").and_then(Value::as_object) {
             Some(m) if !m.is_empty() => m.len() as u64,

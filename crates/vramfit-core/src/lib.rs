@@ -38,7 +38,8 @@ pub use config::{Attention, CheckpointMode, Checkpointing, Optimizer, Precision,
 pub use dtype::DType;
 pub use error::Error;
 pub use estimate::{
-    Estimate, GpuFit, LayerRow, ModuleLoading, Overheads, SCHEMA, TimelinePoint, estimate, max_batch_for, max_context_for, max_input_for,
+    Estimate, GpuFit, LayerRow, ModuleLoading, Overheads, SCHEMA, TimelinePoint, estimate,
+    max_batch_for, max_context_for, max_input_for,
 };
 pub use gpus::{GpuPreset, gpu_preset, gpu_presets};
 pub use graph::Graph;

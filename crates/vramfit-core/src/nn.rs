@@ -33,7 +33,15 @@ pub struct Conv {
 impl Conv {
     /// A square kernel without bias and one group.
     pub fn new(cin: u64, cout: u64, kernel: u64, stride: u64, pad: u64) -> Conv {
-        Conv { cin, cout, kernel, stride, pad, groups: 1, bias: false }
+        Conv {
+            cin,
+            cout,
+            kernel,
+            stride,
+            pad,
+            groups: 1,
+            bias: false,
+        }
     }
 
     /// Output side for an input side (PyTorch's floor formula).
@@ -48,13 +56,17 @@ impl Conv {
 
 /// Bytes of `numel` elements of `dtype`, batch-affine.
 pub(crate) fn bytes(numel: Numel, dtype: DType) -> Numel {
-    Numel { fixed: numel.fixed * dtype.size(), per_sample: numel.per_sample * dtype.size() }
+    Numel {
+        fixed: numel.fixed * dtype.size(),
+        per_sample: numel.per_sample * dtype.size(),
+    }
 }
 
 impl Builder {
     /// Whether an op's output needs a gradient: an input does, or a parameter is trained.
     pub fn grad_flows(&self, inputs: &[TensorId], params: &[ParamId]) -> bool {
-        inputs.iter().any(|&t| self.requires_grad(t)) || params.iter().any(|&p| self.param_trainable(p))
+        inputs.iter().any(|&t| self.requires_grad(t))
+            || params.iter().any(|&p| self.param_trainable(p))
     }
 
     /// A new tensor shaped like `x` (`numel` elements per sample) with `dtype`,
@@ -67,12 +79,23 @@ impl Builder {
     /// `nn.Linear(in_f, out_f, bias)` (or HF `Conv1D`) applied to `x` whose last
     /// dimension is `in_f`: `addmm` on the flattened input. Saves the input
     /// (if the weight is trained) and the weight (if the input needs a gradient).
-    pub fn linear(&mut self, name: &str, x: TensorId, in_f: u64, out_f: u64, bias: bool) -> TensorId {
+    pub fn linear(
+        &mut self,
+        name: &str,
+        x: TensorId,
+        in_f: u64,
+        out_f: u64,
+        bias: bool,
+    ) -> TensorId {
         let w = self.param(&format!("{name}.weight"), &[out_f, in_f]);
         if self.in_block() {
             self.mark_quantizable(w);
         }
-        let b = if bias { Some(self.param(&format!("{name}.bias"), &[out_f])) } else { None };
+        let b = if bias {
+            Some(self.param(&format!("{name}.bias"), &[out_f]))
+        } else {
+            None
+        };
         let base = self.linear_with(name, x, w, b, in_f, out_f);
         if self.lora_rank == 0 || !self.in_block() {
             return base;
@@ -84,9 +107,20 @@ impl Builder {
     /// recommends): `base(x) + lora_B(lora_A(x.to(fp32))) * scaling`, then
     /// cast back to the base output's dtype. The adapters are fp32 and trained;
     /// `lora_dropout` is 0 (PEFT's default), so no mask.
-    fn lora_adapter(&mut self, name: &str, x: TensorId, base: TensorId, in_f: u64, out_f: u64) -> TensorId {
+    fn lora_adapter(
+        &mut self,
+        name: &str,
+        x: TensorId,
+        base: TensorId,
+        in_f: u64,
+        out_f: u64,
+    ) -> TensorId {
         let r = self.lora_rank;
-        let xa = if self.lora_fp32 { self.cast(x, DType::F32) } else { x };
+        let xa = if self.lora_fp32 {
+            self.cast(x, DType::F32)
+        } else {
+            x
+        };
         let a = self.adapter_param(&format!("{name}.lora_A.default.weight"), &[r, in_f]);
         let ha = self.linear_with(&format!("{name}.lora_A"), xa, a, None, in_f, r);
         let b = self.adapter_param(&format!("{name}.lora_B.default.weight"), &[out_f, r]);
@@ -97,23 +131,59 @@ impl Builder {
     }
 
     /// A linear op on existing parameters (e.g. an LM head tied to the embedding).
-    pub fn linear_with(&mut self, name: &str, x: TensorId, w: ParamId, bias: Option<ParamId>, in_f: u64, out_f: u64) -> TensorId {
+    pub fn linear_with(
+        &mut self,
+        name: &str,
+        x: TensorId,
+        w: ParamId,
+        bias: Option<ParamId>,
+        in_f: u64,
+        out_f: u64,
+    ) -> TensorId {
         let xc = self.autocast_lower(x);
         let rows = self.numel(xc).per_sample / in_f.max(1);
         // FLOPs are a product of three sizes; they saturate rather than overflow.
-        let flops = Numel::per_sample(2u64.saturating_mul(rows).saturating_mul(in_f).saturating_mul(out_f));
+        let flops = Numel::per_sample(
+            2u64.saturating_mul(rows)
+                .saturating_mul(in_f)
+                .saturating_mul(out_f),
+        );
         self.weighted_op(name, OpKind::Linear, xc, w, bias, rows * out_f, flops)
     }
 
     /// `nn.Conv2d` on an input of `side`×`side` pixels; returns the output and its side.
     pub fn conv2d(&mut self, name: &str, x: TensorId, c: Conv, side: u64) -> (TensorId, u64) {
-        let w = self.param(&format!("{name}.weight"), &[c.cout, c.cin / c.groups.max(1), c.kernel, c.kernel]);
-        let bias = if c.bias { Some(self.param(&format!("{name}.bias"), &[c.cout])) } else { None };
+        let w = self.param(
+            &format!("{name}.weight"),
+            &[c.cout, c.cin / c.groups.max(1), c.kernel, c.kernel],
+        );
+        let bias = if c.bias {
+            Some(self.param(&format!("{name}.bias"), &[c.cout]))
+        } else {
+            None
+        };
         let xc = self.autocast_lower(x);
         let out_side = c.out_side(side);
         // 2 FLOPs per multiply-accumulate, a product of six sizes: saturating.
-        let flops = [out_side, out_side, c.cin / c.groups.max(1), c.kernel, c.kernel, 2].iter().fold(c.cout, |a, &f| a.saturating_mul(f));
-        let out = self.weighted_op(name, OpKind::Conv2d, xc, w, bias, c.cout * out_side * out_side, Numel::per_sample(flops));
+        let flops = [
+            out_side,
+            out_side,
+            c.cin / c.groups.max(1),
+            c.kernel,
+            c.kernel,
+            2,
+        ]
+        .iter()
+        .fold(c.cout, |a, &f| a.saturating_mul(f));
+        let out = self.weighted_op(
+            name,
+            OpKind::Conv2d,
+            xc,
+            w,
+            bias,
+            c.cout * out_side * out_side,
+            Numel::per_sample(flops),
+        );
         (out, out_side)
     }
 
@@ -137,10 +207,18 @@ impl Builder {
         params.extend(bias);
         let mut outputs = Vec::new();
         let wc = self.autocast_weight(w, &mut outputs);
-        let out = self.tensor(Numel::per_sample(out_per_sample), self.dtype(xc), self.grad_flows(&[xc], &params));
+        let out = self.tensor(
+            Numel::per_sample(out_per_sample),
+            self.dtype(xc),
+            self.grad_flows(&[xc], &params),
+        );
         outputs.insert(0, out);
         // The input is kept only to compute the weight's gradient.
-        let mut saved = if self.param_trainable(w) { vec![xc] } else { Vec::new() };
+        let mut saved = if self.param_trainable(w) {
+            vec![xc]
+        } else {
+            Vec::new()
+        };
         if let (Some(wc), true) = (wc, self.requires_grad(xc)) {
             saved.push(wc);
         }
@@ -152,7 +230,16 @@ impl Builder {
         self.op(
             name,
             kind,
-            OpSpec { inputs: vec![xc], outputs, saved, params, backward_temp, param_grad_via_cast, flops, ..OpSpec::default() },
+            OpSpec {
+                inputs: vec![xc],
+                outputs,
+                saved,
+                params,
+                backward_temp,
+                param_grad_via_cast,
+                flops,
+                ..OpSpec::default()
+            },
         );
         out
     }
@@ -238,8 +325,16 @@ impl Builder {
         );
         let xn = self.mul(&format!("{name}.mul"), xf, rstd, n);
         let xn = self.cast(xn, in_dtype);
-        let out_dtype = if self.param_dtype() == DType::F32 { DType::F32 } else { in_dtype };
-        let out = self.tensor(Numel::per_sample(n), out_dtype, self.grad_flows(&[xn], &[w]));
+        let out_dtype = if self.param_dtype() == DType::F32 {
+            DType::F32
+        } else {
+            in_dtype
+        };
+        let out = self.tensor(
+            Numel::per_sample(n),
+            out_dtype,
+            self.grad_flows(&[xn], &[w]),
+        );
         self.op(
             &format!("{name}.weight_mul"),
             OpKind::RmsNorm,
@@ -270,7 +365,13 @@ impl Builder {
         self.op(
             name,
             OpKind::Elementwise,
-            OpSpec { inputs: vec![a, b], outputs: vec![out], saved, flops: Numel::per_sample(n), ..OpSpec::default() },
+            OpSpec {
+                inputs: vec![a, b],
+                outputs: vec![out],
+                saved,
+                flops: Numel::per_sample(n),
+                ..OpSpec::default()
+            },
         );
         out
     }
@@ -284,7 +385,13 @@ impl Builder {
         self.op(
             name,
             OpKind::Add,
-            OpSpec { inputs: vec![a, b], outputs: vec![out], grad_passthrough: same, flops: Numel::per_sample(n), ..OpSpec::default() },
+            OpSpec {
+                inputs: vec![a, b],
+                outputs: vec![out],
+                grad_passthrough: same,
+                flops: Numel::per_sample(n),
+                ..OpSpec::default()
+            },
         );
         out
     }
@@ -320,7 +427,13 @@ impl Builder {
         self.op(
             name,
             OpKind::Elementwise,
-            OpSpec { inputs: vec![x], outputs: vec![out], saved: vec![out], flops: Numel::per_sample(n), ..OpSpec::default() },
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out],
+                saved: vec![out],
+                flops: Numel::per_sample(n),
+                ..OpSpec::default()
+            },
         );
         out
     }
@@ -381,7 +494,15 @@ impl Builder {
     pub fn copy(&mut self, name: &str, x: TensorId) -> TensorId {
         let t = self.tensor_info(x);
         let out = self.tensor(t.numel, t.dtype, t.requires_grad);
-        self.op(name, OpKind::Copy, OpSpec { inputs: vec![x], outputs: vec![out], ..OpSpec::default() });
+        self.op(
+            name,
+            OpKind::Copy,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out],
+                ..OpSpec::default()
+            },
+        );
         out
     }
 
@@ -399,7 +520,13 @@ impl Builder {
         self.op(
             name,
             OpKind::Embedding,
-            OpSpec { inputs: vec![ids], outputs: vec![out], saved: vec![ids], params: vec![w], ..OpSpec::default() },
+            OpSpec {
+                inputs: vec![ids],
+                outputs: vec![out],
+                saved: vec![ids],
+                params: vec![w],
+                ..OpSpec::default()
+            },
         );
         out
     }
@@ -432,14 +559,32 @@ impl Builder {
         let dtype = self.dtype(x);
         let n = self.numel(x).per_sample;
         let out = self.out_like(channels * out_side * out_side, dtype, &[x]);
-        self.op(name, OpKind::Pool, OpSpec { inputs: vec![x], outputs: vec![out], flops: Numel::per_sample(n), ..OpSpec::default() });
+        self.op(
+            name,
+            OpKind::Pool,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out],
+                flops: Numel::per_sample(n),
+                ..OpSpec::default()
+            },
+        );
         out
     }
 
     /// `torch.flatten` / `view`: a view with no new storage.
     pub fn view(&mut self, x: TensorId) -> TensorId {
         let out = self.alias(x);
-        self.op("view", OpKind::Copy, OpSpec { inputs: vec![x], outputs: vec![out], grad_passthrough: true, ..OpSpec::default() });
+        self.op(
+            "view",
+            OpKind::Copy,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out],
+                grad_passthrough: true,
+                ..OpSpec::default()
+            },
+        );
         out
     }
 
@@ -449,7 +594,11 @@ impl Builder {
     /// (`softmax(x, dtype=torch.float32)`, as Llama's eager attention calls it).
     pub fn softmax(&mut self, name: &str, x: TensorId, fp32_out: bool) -> TensorId {
         let t = self.tensor_info(x);
-        let dtype = if fp32_out || self.autocast_dtype().is_some() { DType::F32 } else { t.dtype };
+        let dtype = if fp32_out || self.autocast_dtype().is_some() {
+            DType::F32
+        } else {
+            t.dtype
+        };
         let out = self.tensor(t.numel, dtype, t.requires_grad);
         self.op(
             name,
@@ -467,7 +616,14 @@ impl Builder {
 
     /// Batched matmul between two activations (`torch.matmul` on 4-D tensors
     /// lowers to `bmm`); saves both operands. `out_numel` per sample.
-    pub fn bmm(&mut self, name: &str, a: TensorId, b: TensorId, out_numel: u64, flops: u64) -> TensorId {
+    pub fn bmm(
+        &mut self,
+        name: &str,
+        a: TensorId,
+        b: TensorId,
+        out_numel: u64,
+        flops: u64,
+    ) -> TensorId {
         let a = self.autocast_lower(a);
         let b = self.autocast_lower(b);
         let dtype = self.promote(a, b);
@@ -482,7 +638,13 @@ impl Builder {
         self.op(
             name,
             OpKind::Matmul,
-            OpSpec { inputs: vec![a, b], outputs: vec![out], saved, flops: Numel::per_sample(flops), ..OpSpec::default() },
+            OpSpec {
+                inputs: vec![a, b],
+                outputs: vec![out],
+                saved,
+                flops: Numel::per_sample(flops),
+                ..OpSpec::default()
+            },
         );
         out
     }
@@ -492,14 +654,25 @@ impl Builder {
     /// `fp32_set_opt_dtype` list: a half input yields fp32 log-probabilities
     /// directly (no fp32 copy of the logits). Saves the log-probabilities;
     /// backward allocates gradients of the log-probabilities and of the logits.
-    pub fn cross_entropy(&mut self, name: &str, logits: TensorId, labels: TensorId, rows: u64, classes: u64) -> TensorId {
+    pub fn cross_entropy(
+        &mut self,
+        name: &str,
+        logits: TensorId,
+        labels: TensorId,
+        rows: u64,
+        classes: u64,
+    ) -> TensorId {
         if self.inference {
             // No loss in inference: the logits are the result.
             self.keep_alive(logits);
             return logits;
         }
         let lc = logits;
-        let dtype = if self.autocast_dtype().is_some() { DType::F32 } else { self.dtype(logits) };
+        let dtype = if self.autocast_dtype().is_some() {
+            DType::F32
+        } else {
+            self.dtype(logits)
+        };
         let n = rows * classes;
         let logp = self.out_like(n, dtype, &[lc]);
         let loss = self.tensor(Numel::fixed(1), DType::F32, true);

@@ -14,7 +14,10 @@ impl Builder {
     /// full-size zero tensor, so one more full-size buffer is transient).
     pub fn split(&mut self, name: &str, base: TensorId, parts: u64, select: bool) -> Vec<TensorId> {
         let t = self.tensor_info(base);
-        let per = Numel { fixed: t.numel.fixed / parts.max(1), per_sample: t.numel.per_sample / parts.max(1) };
+        let per = Numel {
+            fixed: t.numel.fixed / parts.max(1),
+            per_sample: t.numel.per_sample / parts.max(1),
+        };
         let views: Vec<TensorId> = (0..parts)
             .map(|_| {
                 let id = self.alias(base);
@@ -22,8 +25,21 @@ impl Builder {
                 id
             })
             .collect();
-        let backward_temp = if select { bytes(t.numel, t.dtype) } else { Numel::default() };
-        self.op(name, OpKind::Copy, OpSpec { inputs: vec![base], outputs: views.clone(), backward_temp, ..OpSpec::default() });
+        let backward_temp = if select {
+            bytes(t.numel, t.dtype)
+        } else {
+            Numel::default()
+        };
+        self.op(
+            name,
+            OpKind::Copy,
+            OpSpec {
+                inputs: vec![base],
+                outputs: views.clone(),
+                backward_temp,
+                ..OpSpec::default()
+            },
+        );
         views
     }
 
@@ -39,7 +55,10 @@ impl Builder {
             OpSpec {
                 inputs: vec![x],
                 outputs: vec![out],
-                forward_temp: Numel { fixed: 2 * size.fixed, per_sample: 2 * size.per_sample },
+                forward_temp: Numel {
+                    fixed: 2 * size.fixed,
+                    per_sample: 2 * size.per_sample,
+                },
                 backward_temp: size,
                 flops: Numel::per_sample(4 * t.numel.per_sample),
                 ..OpSpec::default()
@@ -52,7 +71,15 @@ impl Builder {
     pub fn expand_copy(&mut self, name: &str, x: TensorId, per_sample: u64) -> TensorId {
         let t = self.tensor_info(x);
         let out = self.tensor(Numel::per_sample(per_sample), t.dtype, t.requires_grad);
-        self.op(name, OpKind::Copy, OpSpec { inputs: vec![x], outputs: vec![out], ..OpSpec::default() });
+        self.op(
+            name,
+            OpKind::Copy,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out],
+                ..OpSpec::default()
+            },
+        );
         out
     }
 
@@ -69,7 +96,13 @@ impl Builder {
         self.op(
             &format!("{name}.pow"),
             OpKind::Elementwise,
-            OpSpec { inputs: vec![xf], outputs: vec![cube], saved: vec![xf], flops: Numel::per_sample(2 * n), ..OpSpec::default() },
+            OpSpec {
+                inputs: vec![xf],
+                outputs: vec![cube],
+                saved: vec![xf],
+                flops: Numel::per_sample(2 * n),
+                ..OpSpec::default()
+            },
         );
         let c = self.scale(&format!("{name}.mul_c"), cube);
         let inner = self.add(&format!("{name}.add_x"), x, c);
@@ -79,7 +112,13 @@ impl Builder {
         self.op(
             &format!("{name}.tanh"),
             OpKind::Elementwise,
-            OpSpec { inputs: vec![inner], outputs: vec![th], saved: vec![th], flops: Numel::per_sample(4 * n), ..OpSpec::default() },
+            OpSpec {
+                inputs: vec![inner],
+                outputs: vec![th],
+                saved: vec![th],
+                flops: Numel::per_sample(4 * n),
+                ..OpSpec::default()
+            },
         );
         let one_plus = self.scale(&format!("{name}.add_one"), th);
         self.mul(&format!("{name}.mul"), half, one_plus, n)
@@ -89,7 +128,16 @@ impl Builder {
     /// backend: saves q, k, v, the output and the fp32 log-sum-exp; backward
     /// needs an fp32 accumulator for dq and the softmax row sums.
     #[allow(clippy::too_many_arguments)]
-    pub fn fused_attention(&mut self, name: &str, q: TensorId, k: TensorId, v: TensorId, seq: u64, heads: u64, head_dim: u64) -> TensorId {
+    pub fn fused_attention(
+        &mut self,
+        name: &str,
+        q: TensorId,
+        k: TensorId,
+        v: TensorId,
+        seq: u64,
+        heads: u64,
+        head_dim: u64,
+    ) -> TensorId {
         let q = self.autocast_lower(q);
         let k = self.autocast_lower(k);
         let v = self.autocast_lower(v);

@@ -99,11 +99,19 @@ impl fmt::Display for Strategy {
 impl FromStr for Strategy {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self, Error> {
-        Strategy::ALL.iter().copied().find(|v| v.id() == s).ok_or_else(|| Error::InvalidChoice {
-            field: "strategy",
-            value: s.to_string(),
-            accepted: Strategy::ALL.iter().map(|v| v.id()).collect::<Vec<_>>().join("|"),
-        })
+        Strategy::ALL
+            .iter()
+            .copied()
+            .find(|v| v.id() == s)
+            .ok_or_else(|| Error::InvalidChoice {
+                field: "strategy",
+                value: s.to_string(),
+                accepted: Strategy::ALL
+                    .iter()
+                    .map(|v| v.id())
+                    .collect::<Vec<_>>()
+                    .join("|"),
+            })
     }
 }
 
@@ -134,9 +142,14 @@ impl Offload {
 impl FromStr for Offload {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self, Error> {
-        [Offload::None, Offload::Optimizer, Offload::OptimizerParams].into_iter().find(|v| v.id() == s).ok_or_else(|| {
-            Error::InvalidChoice { field: "offload", value: s.to_string(), accepted: "none|optimizer|optimizer+params".to_string() }
-        })
+        [Offload::None, Offload::Optimizer, Offload::OptimizerParams]
+            .into_iter()
+            .find(|v| v.id() == s)
+            .ok_or_else(|| Error::InvalidChoice {
+                field: "offload",
+                value: s.to_string(),
+                accepted: "none|optimizer|optimizer+params".to_string(),
+            })
     }
 }
 
@@ -209,19 +222,34 @@ impl Parallel {
 
     /// Parameters are sharded (gathered per block when used).
     pub fn shards_params(&self) -> bool {
-        matches!(self.strategy, Strategy::Zero3 | Strategy::FsdpFull | Strategy::FsdpHybrid) && self.shard_group() > 1
+        matches!(
+            self.strategy,
+            Strategy::Zero3 | Strategy::FsdpFull | Strategy::FsdpHybrid
+        ) && self.shard_group() > 1
     }
 
     /// Gradients are sharded after reduce-scatter.
     pub fn shards_grads(&self) -> bool {
-        matches!(self.strategy, Strategy::Zero2 | Strategy::Zero3 | Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid)
-            && self.shard_group() > 1
+        matches!(
+            self.strategy,
+            Strategy::Zero2
+                | Strategy::Zero3
+                | Strategy::FsdpFull
+                | Strategy::FsdpGradOp
+                | Strategy::FsdpHybrid
+        ) && self.shard_group() > 1
     }
 
     /// Optimizer state is sharded.
     pub fn shards_states(&self) -> bool {
         self.strategy.is_zero()
-            || matches!(self.strategy, Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid | Strategy::MegatronDistOpt)
+            || matches!(
+                self.strategy,
+                Strategy::FsdpFull
+                    | Strategy::FsdpGradOp
+                    | Strategy::FsdpHybrid
+                    | Strategy::MegatronDistOpt
+            )
     }
 
     /// DDP's separate gradient buckets (none with `gradient_as_bucket_view=True`).
@@ -248,18 +276,33 @@ impl Parallel {
             )));
         }
         if self.sp && self.tp == 1 {
-            return Err(Error::NotApplicable("sequence parallelism needs tensor parallelism (--tp > 1)".into()));
+            return Err(Error::NotApplicable(
+                "sequence parallelism needs tensor parallelism (--tp > 1)".into(),
+            ));
         }
         match (self.offload, self.strategy) {
             (Offload::None, _) => Ok(()),
-            (Offload::Optimizer, s) if s.is_zero() || matches!(s, Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid) => {
+            (Offload::Optimizer, s)
+                if s.is_zero()
+                    || matches!(
+                        s,
+                        Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid
+                    ) =>
+            {
                 Ok(())
             }
-            (Offload::OptimizerParams, Strategy::Zero3 | Strategy::FsdpFull | Strategy::FsdpHybrid) => Ok(()),
+            (
+                Offload::OptimizerParams,
+                Strategy::Zero3 | Strategy::FsdpFull | Strategy::FsdpHybrid,
+            ) => Ok(()),
             (o, s) => Err(Error::NotApplicable(format!(
                 "offload '{}' needs a sharded strategy ({}), not '{s}'",
                 o.id(),
-                if o == Offload::OptimizerParams { "zero3, fsdp-full or fsdp-hybrid" } else { "zero1-3 or fsdp" }
+                if o == Offload::OptimizerParams {
+                    "zero3, fsdp-full or fsdp-hybrid"
+                } else {
+                    "zero1-3 or fsdp"
+                }
             ))),
         }
     }

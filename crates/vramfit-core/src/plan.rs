@@ -112,10 +112,25 @@ pub struct PlanResult {
 ///
 /// # Errors
 /// Invalid sizes, or a model that cannot be lowered for the base configuration.
-pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &PlanRequest) -> Result<PlanResult, Error> {
-    crate::config::check_range("target-batch", req.target_batch, 1, crate::config::MAX_DIMENSION)?;
+pub fn plan(
+    spec: &ModelSpec,
+    gpu: &GpuPreset,
+    overheads: &Overheads,
+    req: &PlanRequest,
+) -> Result<PlanResult, Error> {
+    crate::config::check_range(
+        "target-batch",
+        req.target_batch,
+        1,
+        crate::config::MAX_DIMENSION,
+    )?;
     if !(0.0..0.9).contains(&req.margin) {
-        return Err(Error::OutOfRange { field: "margin", value: req.margin.to_string(), min: 0, max: 0 });
+        return Err(Error::OutOfRange {
+            field: "margin",
+            value: req.margin.to_string(),
+            min: 0,
+            max: 0,
+        });
     }
     let world = req.gpus_per_node.max(1) * req.nodes.max(1);
     let per_gpu = req.target_batch.div_ceil(world);
@@ -126,15 +141,28 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
             per_gpu * world
         )
     });
-    let capacity = (gpu.memory_bytes.0 as f64 * overheads.memory_fraction * (1.0 - req.margin)) as u64;
+    let capacity =
+        (gpu.memory_bytes.0 as f64 * overheads.memory_fraction * (1.0 - req.margin)) as u64;
     let timed = req.measured.is_some() || !gpu.is_custom();
     // The configurations, each with the key of the graph it lowers to. A GPU
     // without bf16 matrix math trains in mixed precision with fp16 (and a
     // gradient scaler); pure fp16 without master weights is not offered.
-    let precisions: &[Precision] =
-        if gpu.bf16 { &[Precision::AmpBf16, Precision::Fp32, Precision::Bf16] } else { &[Precision::AmpFp16, Precision::Fp32] };
-    let layouts: Vec<(Precision, Checkpointing)> =
-        precisions.iter().copied().flat_map(|p| [Checkpointing::NONE, Checkpointing::Mode(CheckpointMode::Full)].map(|c| (p, c))).collect();
+    let precisions: &[Precision] = if gpu.bf16 {
+        &[Precision::AmpBf16, Precision::Fp32, Precision::Bf16]
+    } else {
+        &[Precision::AmpFp16, Precision::Fp32]
+    };
+    let layouts: Vec<(Precision, Checkpointing)> = precisions
+        .iter()
+        .copied()
+        .flat_map(|p| {
+            [
+                Checkpointing::NONE,
+                Checkpointing::Mode(CheckpointMode::Full),
+            ]
+            .map(|c| (p, c))
+        })
+        .collect();
     // (layout, configuration). Candidates of one layout share a graph and a
     // tape: one recorded for a multi-GPU strategy replays every other
     // strategy and every optimizer ([`simulate::Prepared`]); on one GPU the
@@ -142,7 +170,14 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
     let mut candidates: Vec<(usize, TrainConfig)> = Vec::new();
     for parallel in strategies(req, world) {
         for (layout, &(precision, checkpointing)) in layouts.iter().enumerate() {
-            let probe = TrainConfig { precision, checkpointing, parallel, batch: 1, grad_accum: 1, ..req.base };
+            let probe = TrainConfig {
+                precision,
+                checkpointing,
+                parallel,
+                batch: 1,
+                grad_accum: 1,
+                ..req.base
+            };
             if probe.validate().is_err() {
                 continue;
             }
@@ -152,60 +187,122 @@ pub fn plan(spec: &ModelSpec, gpu: &GpuPreset, overheads: &Overheads, req: &Plan
         }
     }
     let Some(first) = candidates.first() else {
-        return Ok(PlanResult { plans: Vec::new(), tried: 0, per_gpu_batch: per_gpu, warning, timed });
+        return Ok(PlanResult {
+            plans: Vec::new(),
+            tried: 0,
+            per_gpu_batch: per_gpu,
+            warning,
+            timed,
+        });
     };
     // FLOPs do not depend on precision or layout: one lowering times them
     // all, and serves as its layout's graph.
     let first_graph = Rc::new(spec.lower_unnamed(&first.1)?);
     let work = Work::of(&first_graph);
-    let divisors: Vec<u64> = (1..=per_gpu.min(4096)).filter(|d| per_gpu.is_multiple_of(*d)).collect();
+    let divisors: Vec<u64> = (1..=per_gpu.min(4096))
+        .filter(|d| per_gpu.is_multiple_of(*d))
+        .collect();
     // (seconds, tie-break rank, candidate, micro-batch)
     let mut order: Vec<(f64, Rank, usize, u64)> = Vec::new();
     for (i, (_, c)) in candidates.iter().enumerate() {
         for &micro in &divisors {
-            let cfg = TrainConfig { batch: micro, grad_accum: per_gpu / micro, ..*c };
-            let speed = req.measured.map_or(Speed::Peak(gpu, spec.input_kind()), Speed::Measured);
+            let cfg = TrainConfig {
+                batch: micro,
+                grad_accum: per_gpu / micro,
+                ..*c
+            };
+            let speed = req
+                .measured
+                .map_or(Speed::Peak(gpu, spec.input_kind()), Speed::Measured);
             order.push((work.seconds(&cfg, speed), rank(&cfg), i, micro));
         }
     }
     // Fastest first; among equals the plan that changes less (AMP before pure
     // half precision, the chosen optimizer before 8-bit, the simpler
     // strategy), then the larger micro-batch.
-    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)).then(b.3.cmp(&a.3)));
-    let graphs: Vec<OnceCell<Option<Rc<Graph>>>> =
-        (0..layouts.len()).map(|l| if l == first.0 { OnceCell::from(Some(Rc::clone(&first_graph))) } else { OnceCell::new() }).collect();
-    let tapes: Vec<OnceCell<simulate::Prepared>> = layouts.iter().map(|_| OnceCell::new()).collect();
+    order.sort_by(|a, b| {
+        a.0.total_cmp(&b.0)
+            .then(a.1.cmp(&b.1))
+            .then(a.2.cmp(&b.2))
+            .then(b.3.cmp(&a.3))
+    });
+    let graphs: Vec<OnceCell<Option<Rc<Graph>>>> = (0..layouts.len())
+        .map(|l| {
+            if l == first.0 {
+                OnceCell::from(Some(Rc::clone(&first_graph)))
+            } else {
+                OnceCell::new()
+            }
+        })
+        .collect();
+    let tapes: Vec<OnceCell<simulate::Prepared>> =
+        layouts.iter().map(|_| OnceCell::new()).collect();
     let mut done = vec![false; candidates.len()];
     let mut plans: Vec<Plan> = Vec::new();
     for (seconds, _, i, micro) in order {
         if plans.len() >= req.max_plans {
             break;
         }
-        let (Some((layout, base)), Some(false)) = (candidates.get(i), done.get(i).copied()) else { continue };
-        let Some(graph) = graphs.get(*layout).and_then(|g| g.get_or_init(|| spec.lower_unnamed(base).ok().map(Rc::new)).as_ref()) else {
+        let (Some((layout, base)), Some(false)) = (candidates.get(i), done.get(i).copied()) else {
             continue;
         };
-        let Some(prepared) =
-            tapes.get(*layout).map(|t| t.get_or_init(|| simulate::Prepared::new(Rc::clone(graph), base, overheads).keeping_snapshots()))
-        else {
+        let Some(graph) = graphs.get(*layout).and_then(|g| {
+            g.get_or_init(|| spec.lower_unnamed(base).ok().map(Rc::new))
+                .as_ref()
+        }) else {
             continue;
         };
-        let config = TrainConfig { batch: micro, grad_accum: per_gpu / micro, ..*base };
-        if prepared.landmark_allocated(&config, overheads).0.saturating_add(overheads.cuda_context.0) > capacity {
+        let Some(prepared) = tapes.get(*layout).map(|t| {
+            t.get_or_init(|| {
+                simulate::Prepared::new(Rc::clone(graph), base, overheads).keeping_snapshots()
+            })
+        }) else {
+            continue;
+        };
+        let config = TrainConfig {
+            batch: micro,
+            grad_accum: per_gpu / micro,
+            ..*base
+        };
+        if prepared
+            .landmark_allocated(&config, overheads)
+            .0
+            .saturating_add(overheads.cuda_context.0)
+            > capacity
+        {
             continue;
         }
         // A candidate that does not fit is told at its overflow, without simulating the rest.
-        let reserved_within = |limit| prepared.peak_reserved_within(&config, overheads, prepared.kv_cache(), limit);
-        let Some(device) = crate::estimate::device_used_within(capacity, overheads, reserved_within).map(Bytes) else {
+        let reserved_within =
+            |limit| prepared.peak_reserved_within(&config, overheads, prepared.kv_cache(), limit);
+        let Some(device) =
+            crate::estimate::device_used_within(capacity, overheads, reserved_within).map(Bytes)
+        else {
             continue;
         };
         if let Some(d) = done.get_mut(i) {
             *d = true;
         }
-        let epoch = if req.dataset_samples > 0 { seconds * req.dataset_samples as f64 / (per_gpu as f64 * world as f64) } else { 0.0 };
-        plans.push(Plan { config, device_used_bytes: device, step_seconds: seconds, epoch_seconds: epoch, tradeoff: tradeoff(&config) });
+        let epoch = if req.dataset_samples > 0 {
+            seconds * req.dataset_samples as f64 / (per_gpu as f64 * world as f64)
+        } else {
+            0.0
+        };
+        plans.push(Plan {
+            config,
+            device_used_bytes: device,
+            step_seconds: seconds,
+            epoch_seconds: epoch,
+            tradeoff: tradeoff(&config),
+        });
     }
-    Ok(PlanResult { plans, tried: candidates.len(), per_gpu_batch: per_gpu, warning, timed })
+    Ok(PlanResult {
+        plans,
+        tried: candidates.len(),
+        per_gpu_batch: per_gpu,
+        warning,
+        timed,
+    })
 }
 
 /// The peak that ranks plans for a GPU without throughput figures, FLOP/s.
@@ -227,7 +324,14 @@ fn rank(c: &TrainConfig) -> Rank {
         (_, Offload::None) => 4,
         _ => 5,
     };
-    (u8::from(!matches!(c.precision, Precision::AmpBf16 | Precision::AmpFp16)), u8::from(c.optimizer == Optimizer::AdamW8bit), strategy)
+    (
+        u8::from(!matches!(
+            c.precision,
+            Precision::AmpBf16 | Precision::AmpFp16
+        )),
+        u8::from(c.optimizer == Optimizer::AdamW8bit),
+        strategy,
+    )
 }
 
 fn strategies(req: &PlanRequest, world: u64) -> Vec<Parallel> {
@@ -293,10 +397,21 @@ impl Work {
             .ops
             .iter()
             .filter(|op| op.flops.fixed > 0 || op.flops.per_sample > 0)
-            .map(|op| (op.block, op.attention_core, op.flops.fixed as f64, op.flops.per_sample as f64))
+            .map(|op| {
+                (
+                    op.block,
+                    op.attention_core,
+                    op.flops.fixed as f64,
+                    op.flops.per_sample as f64,
+                )
+            })
             .collect();
         let forward = ops.iter().fold((0.0, 0.0), |(f, p), o| (f + o.2, p + o.3));
-        Work { ops, forward, trainable: g.trainable_parameter_count() as f64 }
+        Work {
+            ops,
+            forward,
+            trainable: g.trainable_parameter_count() as f64,
+        }
     }
 
     fn seconds(&self, cfg: &TrainConfig, speed: Speed<'_>) -> f64 {
@@ -308,7 +423,8 @@ impl Work {
             self.ops
                 .iter()
                 .filter(|(block, core, ..)| {
-                    block.is_some_and(|b| cfg.checkpointing.checkpoints_block(b)) || (cfg.checkpointing.selective() && *core)
+                    block.is_some_and(|b| cfg.checkpointing.checkpoints_block(b))
+                        || (cfg.checkpointing.selective() && *core)
                 })
                 .map(|o| o.2 + o.3 * batch)
                 .sum()
@@ -328,7 +444,11 @@ impl Work {
             Speed::Peak(gpu, kind) => {
                 // A GPU known only by its memory has no datasheet: a nominal
                 // peak ranks plans by their compute ([`PlanResult::timed`]).
-                let peak = if gpu.is_custom() { NOMINAL_PEAK_FLOPS } else { gpu.peak_flops_per_s(cfg.precision) };
+                let peak = if gpu.is_custom() {
+                    NOMINAL_PEAK_FLOPS
+                } else {
+                    gpu.peak_flops_per_s(cfg.precision)
+                };
                 let per_sample = match kind {
                     crate::models::InputKind::Tokens => cfg.seq,
                     crate::models::InputKind::Image => (cfg.image / 16).max(1).pow(2),
@@ -344,7 +464,12 @@ impl Work {
             o => {
                 let world = cfg.parallel.shard_group().max(1) as f64;
                 // Gradients down and parameters back up in half precision; plus the CPU optimizer.
-                let bytes = if o == Offload::OptimizerParams { 8.0 } else { 4.0 } * self.trainable / world;
+                let bytes = if o == Offload::OptimizerParams {
+                    8.0
+                } else {
+                    4.0
+                } * self.trainable
+                    / world;
                 bytes / PCIE_BYTES_PER_S + self.trainable / world / CPU_ADAM_PARAMS_PER_S
             }
         };
@@ -355,7 +480,10 @@ impl Work {
 fn tradeoff(c: &TrainConfig) -> String {
     let mut parts = Vec::new();
     if c.grad_accum > 1 {
-        parts.push(format!("micro-batch {} × {} accumulation steps: same effective batch, smaller kernels", c.batch, c.grad_accum));
+        parts.push(format!(
+            "micro-batch {} × {} accumulation steps: same effective batch, smaller kernels",
+            c.batch, c.grad_accum
+        ));
     } else {
         parts.push(format!("micro-batch {} without accumulation", c.batch));
     }
@@ -368,7 +496,8 @@ fn tradeoff(c: &TrainConfig) -> String {
         _ => parts.push("pure half precision: least memory, no fp32 master copy".into()),
     }
     if c.checkpointing != Checkpointing::NONE {
-        parts.push("checkpointing re-runs each block's forward (about a third more compute)".into());
+        parts
+            .push("checkpointing re-runs each block's forward (about a third more compute)".into());
     }
     if c.optimizer == Optimizer::AdamW8bit {
         parts.push("8-bit AdamW: a quarter of the optimizer memory".into());
@@ -394,7 +523,8 @@ pub struct Advice {
 /// Whether the model normalizes with BatchNorm (its statistics are over the
 /// micro-batch, which [`advice`] warns about).
 pub fn uses_batchnorm(spec: &ModelSpec) -> bool {
-    matches!(spec, ModelSpec::ResNet(_) | ModelSpec::MobileNetV2(_)) || matches!(spec, ModelSpec::Vgg(v) if v.batch_norm)
+    matches!(spec, ModelSpec::ResNet(_) | ModelSpec::MobileNetV2(_))
+        || matches!(spec, ModelSpec::Vgg(v) if v.batch_norm)
 }
 
 /// Advice for an effective batch, a micro-batch and a model: the linear
@@ -408,7 +538,11 @@ pub fn advice(effective_batch: u64, micro_batch: u64, has_batchnorm: bool) -> Ve
         id: "lr-scaling",
         text: format!(
             "Scale the learning rate with the effective batch: lr = base_lr × {effective_batch} / 256 (the linear scaling rule){}.",
-            if effective_batch > 256 { ", with a few epochs of warmup at this size" } else { "" }
+            if effective_batch > 256 {
+                ", with a few epochs of warmup at this size"
+            } else {
+                ""
+            }
         ),
     }];
     if effective_batch > 256 {
@@ -436,7 +570,10 @@ pub fn advice(effective_batch: u64, micro_batch: u64, has_batchnorm: bool) -> Ve
         id: "eval",
         text: "Evaluate under torch.no_grad() (or torch.inference_mode()): nothing is kept for backward, so evaluation fits much larger batches.".into(),
     });
-    out.push(Advice { id: "pin-memory", text: "pin_memory=True in the DataLoader costs host RAM, not GPU memory.".into() });
+    out.push(Advice {
+        id: "pin-memory",
+        text: "pin_memory=True in the DataLoader costs host RAM, not GPU memory.".into(),
+    });
     out.push(Advice {
         id: "empty-cache",
         text: "torch.cuda.empty_cache() returns cached blocks to the driver but does not lower the peak a step needs; it cannot fix an out-of-memory error.".into(),
@@ -473,15 +610,27 @@ pub struct GpuOption {
 ///
 /// # Errors
 /// As [`crate::estimate`].
-pub fn which_gpus(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Vec<GpuOption>, Error> {
+pub fn which_gpus(
+    spec: &ModelSpec,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+) -> Result<Vec<GpuOption>, Error> {
     let mut out = Vec::new();
     for gpus in [1u64, 2, 4, 8] {
-        let mut parallel = Parallel { gpus_per_node: gpus, nodes: 1, ..cfg.parallel };
+        let mut parallel = Parallel {
+            gpus_per_node: gpus,
+            nodes: 1,
+            ..cfg.parallel
+        };
         if gpus > 1 && parallel.strategy == Strategy::Single {
             parallel.strategy = Strategy::FsdpFull;
         }
         if gpus == 1 {
-            parallel = Parallel { strategy: Strategy::Single, offload: Offload::None, ..parallel };
+            parallel = Parallel {
+                strategy: Strategy::Single,
+                offload: Offload::None,
+                ..parallel
+            };
         }
         let base = TrainConfig { parallel, ..*cfg };
         if base.validate().is_err() {
@@ -489,16 +638,27 @@ pub fn which_gpus(spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) ->
         }
         let g = spec.lower_unnamed(&TrainConfig { batch: 1, ..base })?;
         let prepared = simulate::Prepared::new(Rc::new(g), &base, overheads);
-        let mut cache: std::collections::HashMap<(u64, u64), u64> = std::collections::HashMap::new();
+        let mut cache: std::collections::HashMap<(u64, u64), u64> =
+            std::collections::HashMap::new();
         // A bf16 configuration needs bf16 matrix math (see [`GpuPreset::bf16`]).
         let bf16 = matches!(cfg.precision, Precision::Bf16 | Precision::AmpBf16);
-        for gpu in crate::gpus::gpu_presets().into_iter().filter(|g| g.bf16 || !bf16) {
-            let o = Overheads { cublas_workspace: gpu.cublas_workspace(), ..*overheads };
+        for gpu in crate::gpus::gpu_presets()
+            .into_iter()
+            .filter(|g| g.bf16 || !bf16)
+        {
+            let o = Overheads {
+                cublas_workspace: gpu.cublas_workspace(),
+                ..*overheads
+            };
             let cap = crate::estimate::usable(&gpu, &o).0;
             let mut used = |b: u64| -> u64 {
-                *cache
-                    .entry((b, o.cublas_workspace.0))
-                    .or_insert_with(|| device_used(&prepared.run(&TrainConfig { batch: b, ..base }, &o, false), &o).0)
+                *cache.entry((b, o.cublas_workspace.0)).or_insert_with(|| {
+                    device_used(
+                        &prepared.run(&TrainConfig { batch: b, ..base }, &o, false),
+                        &o,
+                    )
+                    .0
+                })
             };
             let at_config = used(cfg.batch);
             let max_batch = if used(1) > cap {

@@ -45,7 +45,10 @@ const PEAKS_KEPT: usize = 32;
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session").field("kept", &self.kept.len()).field("peaks", &self.peaks.len()).finish()
+        f.debug_struct("Session")
+            .field("kept", &self.kept.len())
+            .field("peaks", &self.peaks.len())
+            .finish()
     }
 }
 
@@ -55,11 +58,25 @@ impl Session {
     ///
     /// # Errors
     /// An invalid configuration or memory fraction, or a model that cannot be lowered.
-    pub fn prepared(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Rc<Prepared>, Error> {
+    pub fn prepared(
+        &mut self,
+        spec: &ModelSpec,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+    ) -> Result<Rc<Prepared>, Error> {
         estimate::validate(cfg, overheads)?;
         // A prepared tape serves every batch, accumulation and optimizer.
-        let base = TrainConfig { batch: 1, grad_accum: 1, optimizer: crate::config::Optimizer::AdamW, ..*cfg };
-        if let Some(at) = self.kept.iter().position(|(k, _)| k.2 == overheads.cublas_handles && k.1 == base && k.0 == *spec) {
+        let base = TrainConfig {
+            batch: 1,
+            grad_accum: 1,
+            optimizer: crate::config::Optimizer::AdamW,
+            ..*cfg
+        };
+        if let Some(at) = self
+            .kept
+            .iter()
+            .position(|(k, _)| k.2 == overheads.cublas_handles && k.1 == base && k.0 == *spec)
+        {
             // Most recently used last.
             let entry = self.kept.remove(at);
             let prepared = Rc::clone(&entry.1);
@@ -70,7 +87,10 @@ impl Session {
         if self.kept.len() >= KEPT {
             self.kept.remove(0);
         }
-        self.kept.push(((spec.clone(), base, overheads.cublas_handles), Rc::clone(&prepared)));
+        self.kept.push((
+            (spec.clone(), base, overheads.cublas_handles),
+            Rc::clone(&prepared),
+        ));
         Ok(prepared)
     }
 
@@ -89,26 +109,52 @@ impl Session {
         let g = prepared.graph();
         let sim = prepared.run(cfg, overheads, true);
         // Under tensor or pipeline parallelism the graph is one rank's share; counts are of the whole model.
-        let (parameter_count, trainable_parameter_count) = if cfg.parallel.tp > 1 || cfg.parallel.pp > 1 {
-            let one = crate::parallel::Parallel { tp: 1, pp: 1, sp: false, ..cfg.parallel };
-            let whole = spec.lower(&TrainConfig { parallel: one, ..*cfg })?;
-            (whole.parameter_count(), whole.trainable_parameter_count())
-        } else {
-            (g.parameter_count(), g.trainable_parameter_count())
-        };
+        let (parameter_count, trainable_parameter_count) =
+            if cfg.parallel.tp > 1 || cfg.parallel.pp > 1 {
+                let one = crate::parallel::Parallel {
+                    tp: 1,
+                    pp: 1,
+                    sp: false,
+                    ..cfg.parallel
+                };
+                let whole = spec.lower(&TrainConfig {
+                    parallel: one,
+                    ..*cfg
+                })?;
+                (whole.parameter_count(), whole.trainable_parameter_count())
+            } else {
+                (g.parameter_count(), g.trainable_parameter_count())
+            };
         let op_name = |i: usize| {
-            if i == usize::MAX { "optimizer.step".to_string() } else { g.ops.get(i).map(|o| o.name.clone()).unwrap_or_default() }
+            if i == usize::MAX {
+                "optimizer.step".to_string()
+            } else {
+                g.ops.get(i).map(|o| o.name.clone()).unwrap_or_default()
+            }
         };
         // Each op's name once, shared by its moments.
-        let names: Vec<std::sync::Arc<str>> = g.ops.iter().map(|o| std::sync::Arc::from(o.name.as_str())).collect();
+        let names: Vec<std::sync::Arc<str>> = g
+            .ops
+            .iter()
+            .map(|o| std::sync::Arc::from(o.name.as_str()))
+            .collect();
         let optimizer: std::sync::Arc<str> = std::sync::Arc::from("optimizer.step");
         let timeline = sim
             .timeline
             .iter()
             .map(|p| {
-                let op = if p.op == usize::MAX { Some(&optimizer) } else { names.get(p.op) };
+                let op = if p.op == usize::MAX {
+                    Some(&optimizer)
+                } else {
+                    names.get(p.op)
+                };
                 let op = op.map_or_else(|| std::sync::Arc::from(""), std::sync::Arc::clone);
-                TimelinePoint { step: p.step, phase: p.phase, op, allocated_bytes: p.breakdown.total() }
+                TimelinePoint {
+                    step: p.step,
+                    phase: p.phase,
+                    op,
+                    allocated_bytes: p.breakdown.total(),
+                }
             })
             .collect();
         let device = device_used(&sim, overheads);
@@ -123,7 +169,9 @@ impl Session {
                     fits: device <= cap,
                     max_batch: estimate::max_batch_prepared(&prepared, cfg, overheads, cap),
                     max_context: if cfg.mode == crate::config::Mode::Inference {
-                        Some(estimate::max_context_prepared(&prepared, cfg, overheads, cap))
+                        Some(estimate::max_context_prepared(
+                            &prepared, cfg, overheads, cap,
+                        ))
                     } else {
                         None
                     },
@@ -157,26 +205,50 @@ impl Session {
     ///
     /// # Errors
     /// As [`crate::estimate()`].
-    pub fn max_batch(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<u64, Error> {
+    pub fn max_batch(
+        &mut self,
+        spec: &ModelSpec,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        capacity: Bytes,
+    ) -> Result<u64, Error> {
         let prepared = self.prepared(spec, &TrainConfig { batch: 1, ..*cfg }, overheads)?;
-        Ok(estimate::max_batch_prepared(&prepared, cfg, overheads, capacity))
+        Ok(estimate::max_batch_prepared(
+            &prepared, cfg, overheads, capacity,
+        ))
     }
 
     /// The largest input that fits; see [`crate::max_input_for`].
     ///
     /// # Errors
     /// As [`crate::estimate()`] at the configured input size.
-    pub fn max_input(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<Option<u64>, Error> {
+    pub fn max_input(
+        &mut self,
+        spec: &ModelSpec,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        capacity: Bytes,
+    ) -> Result<Option<u64>, Error> {
         let tokens = match spec.input_kind() {
             InputKind::Tokens => true,
             InputKind::Image => false,
             InputKind::Features => return Ok(None),
         };
-        let set = |v: u64| if tokens { TrainConfig { seq: v, ..*cfg } } else { TrainConfig { image: v, ..*cfg } };
+        let set = |v: u64| {
+            if tokens {
+                TrainConfig { seq: v, ..*cfg }
+            } else {
+                TrainConfig { image: v, ..*cfg }
+            }
+        };
         // The configured size must estimate (its errors are the caller's to see).
         self.prepared(spec, cfg, overheads)?;
         // Sequence parallelism splits the sequence over the tensor-parallel ranks.
-        let step = if tokens && cfg.parallel.sp { cfg.parallel.tp.max(1) } else { 1 };
+        let step = if tokens && cfg.parallel.sp {
+            cfg.parallel.tp.max(1)
+        } else {
+            1
+        };
         let mut fits = |v: u64| -> Result<bool, Error> {
             let c = set(v);
             let prepared = match self.prepared(spec, &c, overheads) {
@@ -186,22 +258,42 @@ impl Session {
                 Err(Error::NotApplicable(_) | Error::OutOfRange { .. }) => return Ok(false),
                 Err(e) => return Err(e),
             };
-            if prepared.peak_allocated(&c, overheads).0.saturating_add(overheads.cuda_context.0) > capacity.0 {
+            if prepared
+                .peak_allocated(&c, overheads)
+                .0
+                .saturating_add(overheads.cuda_context.0)
+                > capacity.0
+            {
                 return Ok(false);
             }
             let kv = prepared.kv_cache();
-            Ok(estimate::device_used_within(capacity.0, overheads, |l| prepared.peak_reserved_within(&c, overheads, kv, l)).is_some())
+            Ok(estimate::device_used_within(capacity.0, overheads, |l| {
+                prepared.peak_reserved_within(&c, overheads, kv, l)
+            })
+            .is_some())
         };
-        Ok(Some(estimate::largest_input(if tokens { cfg.seq } else { cfg.image }, step, &mut fits)?))
+        Ok(Some(estimate::largest_input(
+            if tokens { cfg.seq } else { cfg.image },
+            step,
+            &mut fits,
+        )?))
     }
 
     /// The longest context that fits; see [`crate::max_context_for`].
     ///
     /// # Errors
     /// As [`crate::estimate()`].
-    pub fn max_context(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, capacity: Bytes) -> Result<u64, Error> {
+    pub fn max_context(
+        &mut self,
+        spec: &ModelSpec,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        capacity: Bytes,
+    ) -> Result<u64, Error> {
         let prepared = self.prepared(spec, cfg, overheads)?;
-        Ok(estimate::max_context_prepared(&prepared, cfg, overheads, capacity))
+        Ok(estimate::max_context_prepared(
+            &prepared, cfg, overheads, capacity,
+        ))
     }
 
     /// Peak memory at each of `batches`; see [`explore::batch_curve`].
@@ -219,8 +311,13 @@ impl Session {
             .iter()
             .filter(|&&b| (1..=MAX_DIMENSION).contains(&b))
             .map(|&batch| {
-                let (allocated, used) = self.peaks(spec, &TrainConfig { batch, ..*cfg }, overheads)?;
-                Ok(CurvePoint { batch, allocated_bytes: allocated, device_used_bytes: used })
+                let (allocated, used) =
+                    self.peaks(spec, &TrainConfig { batch, ..*cfg }, overheads)?;
+                Ok(CurvePoint {
+                    batch,
+                    allocated_bytes: allocated,
+                    device_used_bytes: used,
+                })
             })
             .collect()
     }
@@ -229,7 +326,12 @@ impl Session {
     ///
     /// # Errors
     /// As [`crate::estimate()`].
-    pub fn compare_techniques(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<Vec<Variant>, Error> {
+    pub fn compare_techniques(
+        &mut self,
+        spec: &ModelSpec,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+    ) -> Result<Vec<Variant>, Error> {
         let (_, base) = self.peaks(spec, cfg, overheads)?;
         explore::techniques(cfg)
             .into_iter()
@@ -247,17 +349,34 @@ impl Session {
     }
 
     /// (peak allocated, device used) of one configuration.
-    fn peaks(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads) -> Result<(Bytes, Bytes), Error> {
-        if let Some((_, p)) = self.peaks.iter().find(|((s, c, o), _)| c == cfg && o == overheads && s == spec) {
+    fn peaks(
+        &mut self,
+        spec: &ModelSpec,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+    ) -> Result<(Bytes, Bytes), Error> {
+        if let Some((_, p)) = self
+            .peaks
+            .iter()
+            .find(|((s, c, o), _)| c == cfg && o == overheads && s == spec)
+        {
             return Ok(*p);
         }
-        let sim = self.prepared(spec, cfg, overheads)?.run(cfg, overheads, false);
+        let sim = self
+            .prepared(spec, cfg, overheads)?
+            .run(cfg, overheads, false);
         let p = (sim.peak.breakdown.total(), device_used(&sim, overheads));
         self.remember(spec, cfg, overheads, p);
         Ok(p)
     }
 
-    fn remember(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, peaks: (Bytes, Bytes)) {
+    fn remember(
+        &mut self,
+        spec: &ModelSpec,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        peaks: (Bytes, Bytes),
+    ) {
         if self.peaks.len() >= PEAKS_KEPT {
             self.peaks.remove(0);
         }
@@ -279,10 +398,26 @@ mod tests {
         for (model, precision) in [("gpt2", Precision::AmpBf16), ("resnet50", Precision::Fp32)] {
             let spec = model_preset(model).unwrap().spec;
             for (batch, grad_accum) in [(8, 1), (3, 4), (8, 2), (1, 1)] {
-                let cfg = TrainConfig { batch, grad_accum, seq: 256, precision, optimizer: Optimizer::AdamW, ..TrainConfig::default() };
-                assert_eq!(session.estimate(&spec, &cfg, &o, Some(&gpu)).unwrap(), crate::estimate(&spec, &cfg, &o, Some(&gpu)).unwrap());
-                assert_eq!(session.compare_techniques(&spec, &cfg, &o).unwrap(), explore::compare_techniques(&spec, &cfg, &o).unwrap());
-                assert_eq!(session.batch_curve(&spec, &cfg, &o, &[1, 5]).unwrap(), explore::batch_curve(&spec, &cfg, &o, &[1, 5]).unwrap());
+                let cfg = TrainConfig {
+                    batch,
+                    grad_accum,
+                    seq: 256,
+                    precision,
+                    optimizer: Optimizer::AdamW,
+                    ..TrainConfig::default()
+                };
+                assert_eq!(
+                    session.estimate(&spec, &cfg, &o, Some(&gpu)).unwrap(),
+                    crate::estimate(&spec, &cfg, &o, Some(&gpu)).unwrap()
+                );
+                assert_eq!(
+                    session.compare_techniques(&spec, &cfg, &o).unwrap(),
+                    explore::compare_techniques(&spec, &cfg, &o).unwrap()
+                );
+                assert_eq!(
+                    session.batch_curve(&spec, &cfg, &o, &[1, 5]).unwrap(),
+                    explore::batch_curve(&spec, &cfg, &o, &[1, 5]).unwrap()
+                );
             }
         }
         assert!(session.kept.len() <= KEPT);
@@ -292,10 +427,24 @@ mod tests {
     fn invalid_input_is_refused_before_the_cache() {
         let spec = model_preset("gpt2").unwrap().spec;
         let mut session = Session::default();
-        let bad = TrainConfig { batch: 0, ..TrainConfig::default() };
-        assert!(session.estimate(&spec, &bad, &Overheads::default(), None).is_err());
-        let o = Overheads { memory_fraction: 0.0, ..Overheads::default() };
-        assert!(session.prepared(&spec, &TrainConfig::default(), &o).is_err());
+        let bad = TrainConfig {
+            batch: 0,
+            ..TrainConfig::default()
+        };
+        assert!(
+            session
+                .estimate(&spec, &bad, &Overheads::default(), None)
+                .is_err()
+        );
+        let o = Overheads {
+            memory_fraction: 0.0,
+            ..Overheads::default()
+        };
+        assert!(
+            session
+                .prepared(&spec, &TrainConfig::default(), &o)
+                .is_err()
+        );
         assert!(session.kept.is_empty());
     }
 }

@@ -65,7 +65,10 @@ impl Default for ShareState {
             model: "gpt2".to_string(),
             config_json: None,
             gpu: "rtx-4090".to_string(),
-            train: TrainConfig { precision: Precision::AmpBf16, ..TrainConfig::default() },
+            train: TrainConfig {
+                precision: Precision::AmpBf16,
+                ..TrainConfig::default()
+            },
         }
     }
 }
@@ -110,9 +113,15 @@ impl ShareState {
         KEYS.iter()
             .filter_map(|k| {
                 let value = (k.get)(self);
-                let keep_model = k.key == "m" && self.config_json.is_some() && self.model != IMPORTED_MODEL;
-                let implied = k.key == "m" && self.model == IMPORTED_MODEL && self.config_json.is_some();
-                ((value != (k.get)(&default) || keep_model) && !implied).then_some(Setting { key: k.key, flag: k.flag, value })
+                let keep_model =
+                    k.key == "m" && self.config_json.is_some() && self.model != IMPORTED_MODEL;
+                let implied =
+                    k.key == "m" && self.model == IMPORTED_MODEL && self.config_json.is_some();
+                ((value != (k.get)(&default) || keep_model) && !implied).then_some(Setting {
+                    key: k.key,
+                    flag: k.flag,
+                    value,
+                })
             })
             .collect()
     }
@@ -172,7 +181,12 @@ pub fn decode(link: &str) -> Decoded {
         // Drop the pair cut in half too.
         let kept = query.get(..end).unwrap_or_default();
         query = kept.rsplit_once('&').map_or("", |(before, _)| before);
-        warnings.push(Warning { key: String::new(), value: String::new(), reason: Reason::TooLong, fallback: String::new() });
+        warnings.push(Warning {
+            key: String::new(),
+            value: String::new(),
+            reason: Reason::TooLong,
+            fallback: String::new(),
+        });
     }
     decode_pairs(&parse_query(query), warnings)
 }
@@ -183,7 +197,12 @@ pub fn decode_pairs(pairs: &[(String, String)], mut warnings: Vec<Warning>) -> D
     let mut state = ShareState::default();
     let mut seen: Vec<&str> = Vec::new();
     let mut warn = |key: &str, value: &str, reason, fallback: String| {
-        warnings.push(Warning { key: key.to_string(), value: quote(value), reason, fallback });
+        warnings.push(Warning {
+            key: key.to_string(),
+            value: quote(value),
+            reason,
+            fallback,
+        });
     };
     for (key, value) in pairs {
         let key = key.trim();
@@ -198,9 +217,19 @@ pub fn decode_pairs(pairs: &[(String, String)], mut warnings: Vec<Warning>) -> D
         seen.push(key);
         match (key, known) {
             ("v", _) => match value.trim().parse::<u64>() {
-                Ok(v) if v > u64::from(VERSION) => warn(key, value, Reason::NewerVersion, String::new()),
+                Ok(v) if v > u64::from(VERSION) => {
+                    warn(key, value, Reason::NewerVersion, String::new())
+                }
                 Ok(v) if v >= 1 => {}
-                _ => warn(key, value, Reason::Count { min: 1, max: u64::from(VERSION) }, VERSION.to_string()),
+                _ => warn(
+                    key,
+                    value,
+                    Reason::Count {
+                        min: 1,
+                        max: u64::from(VERSION),
+                    },
+                    VERSION.to_string(),
+                ),
             },
             ("j", _) => match unpack_config(value) {
                 Ok(text) => state.config_json = Some(text),
@@ -239,9 +268,17 @@ mod tests {
     #[test]
     fn keys_are_unique_and_flags_name_cli_flags() {
         for (i, k) in KEYS.iter().enumerate() {
-            assert!(KEYS.iter().skip(i + 1).all(|o| o.key != k.key && o.flag != k.flag), "{k:?}");
+            assert!(
+                KEYS.iter()
+                    .skip(i + 1)
+                    .all(|o| o.key != k.key && o.flag != k.flag),
+                "{k:?}"
+            );
             assert!(k.flag.starts_with("--"), "{k:?}");
-            assert!(!["v", "j", "lang", "theme", "units", "lock", "curve"].contains(&k.key), "{k:?} clashes");
+            assert!(
+                !["v", "j", "lang", "theme", "units", "lock", "curve"].contains(&k.key),
+                "{k:?} clashes"
+            );
         }
     }
 
@@ -253,12 +290,18 @@ mod tests {
         s.train.parallel.bucket_view = true;
         s.train.lora_fp32 = false;
         let args: Vec<String> = s.settings().iter().map(Setting::cli).collect();
-        assert_eq!(args, ["--lora-fp32 off", "--tp 2", "--sp on", "--ddp-bucket-view"]);
+        assert_eq!(
+            args,
+            ["--lora-fp32 off", "--tp 2", "--sp on", "--ddp-bucket-view"]
+        );
     }
 
     #[test]
     fn long_values_are_shortened_in_warnings() {
         let d = decode(&format!("b={}", "9".repeat(500)));
-        assert_eq!(d.warnings.first().map(|w| w.value.chars().count()), Some(MAX_QUOTED_CHARS + 1));
+        assert_eq!(
+            d.warnings.first().map(|w| w.value.chars().count()),
+            Some(MAX_QUOTED_CHARS + 1)
+        );
     }
 }

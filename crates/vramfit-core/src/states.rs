@@ -34,10 +34,14 @@ pub fn stored_weight_bytes(p: &Param, dtype: DType, format: crate::config::Weigh
     use crate::config::WeightFormat;
     let n = p.numel();
     match format {
-        WeightFormat::Int8 if p.quantizable => allocation(n, DType::U8) + allocation(p.shape.first().copied().unwrap_or(1), DType::F32),
+        WeightFormat::Int8 if p.quantizable => {
+            allocation(n, DType::U8) + allocation(p.shape.first().copied().unwrap_or(1), DType::F32)
+        }
         WeightFormat::Int4 if p.quantizable => {
             let blocks = n.div_ceil(64);
-            allocation(n.div_ceil(2), DType::U8) + allocation(blocks, DType::U8) + allocation(blocks.div_ceil(256), DType::F32)
+            allocation(n.div_ceil(2), DType::U8)
+                + allocation(blocks, DType::U8)
+                + allocation(blocks.div_ceil(256), DType::F32)
         }
         _ => weight_bytes(p, dtype),
     }
@@ -46,7 +50,11 @@ pub fn stored_weight_bytes(p: &Param, dtype: DType, format: crate::config::Weigh
 /// Gradient bytes of one parameter: `param.grad` has the parameter's dtype
 /// (`torch/csrc/autograd/functions/accumulate_grad.h`). Frozen parameters have none.
 pub fn gradient_bytes(p: &Param, dtype: DType) -> Bytes {
-    if p.trainable { allocation(p.numel(), p.dtype.unwrap_or(dtype)) } else { Bytes::ZERO }
+    if p.trainable {
+        allocation(p.numel(), p.dtype.unwrap_or(dtype))
+    } else {
+        Bytes::ZERO
+    }
 }
 
 /// bitsandbytes keeps 32-bit state for tensors smaller than this (`min_8bit_size`).
@@ -79,7 +87,10 @@ pub fn optimizer_state_bytes(p: &Param, dtype: DType, opt: Optimizer) -> Bytes {
         Optimizer::AdamW8bit => {
             if n >= BNB_MIN_8BIT_SIZE {
                 let blocks = n.div_ceil(BNB_BLOCK);
-                allocation(n, DType::U8) + allocation(n, DType::U8) + allocation(blocks, DType::F32) + allocation(blocks, DType::F32)
+                allocation(n, DType::U8)
+                    + allocation(n, DType::U8)
+                    + allocation(blocks, DType::F32)
+                    + allocation(blocks, DType::F32)
             } else {
                 allocation(n, DType::F32) + allocation(n, DType::F32)
             }
@@ -117,7 +128,9 @@ pub fn optimizer_step_temps(params: &[Param], dtype: DType, opt: Optimizer) -> V
     let trainable = params.iter().filter(|p| p.trainable);
     let largest = trainable.clone().map(Param::numel).max().unwrap_or(0);
     match opt {
-        Optimizer::Adam | Optimizer::AdamW => trainable.map(|p| allocation(p.numel(), p.dtype.unwrap_or(dtype))).collect(),
+        Optimizer::Adam | Optimizer::AdamW => trainable
+            .map(|p| allocation(p.numel(), p.dtype.unwrap_or(dtype)))
+            .collect(),
         Optimizer::Sgd | Optimizer::SgdMomentum | Optimizer::AdamW8bit => Vec::new(),
         Optimizer::Adafactor => vec![allocation(largest, DType::F32); 2],
         Optimizer::Lion => vec![allocation(largest, dtype); 2],
@@ -129,25 +142,46 @@ mod tests {
     use super::*;
 
     fn param(shape: &[u64]) -> Param {
-        Param { name: "w".into(), shape: shape.to_vec(), trainable: true, quantizable: false, dtype: None }
+        Param {
+            name: "w".into(),
+            shape: shape.to_vec(),
+            trainable: true,
+            quantizable: false,
+            dtype: None,
+        }
     }
 
     #[test]
     fn adam_keeps_two_param_sized_states() {
         let p = param(&[1024, 1024]);
-        assert_eq!(optimizer_state_bytes(&p, DType::F32, Optimizer::AdamW), Bytes(8 << 20));
-        assert_eq!(optimizer_state_bytes(&p, DType::F32, Optimizer::SgdMomentum), Bytes(4 << 20));
-        assert_eq!(optimizer_state_bytes(&p, DType::F32, Optimizer::Sgd), Bytes(0));
+        assert_eq!(
+            optimizer_state_bytes(&p, DType::F32, Optimizer::AdamW),
+            Bytes(8 << 20)
+        );
+        assert_eq!(
+            optimizer_state_bytes(&p, DType::F32, Optimizer::SgdMomentum),
+            Bytes(4 << 20)
+        );
+        assert_eq!(
+            optimizer_state_bytes(&p, DType::F32, Optimizer::Sgd),
+            Bytes(0)
+        );
     }
 
     #[test]
     fn eight_bit_adam_uses_one_byte_per_state_plus_block_scales() {
         let p = param(&[1024, 1024]);
         let blocks = (1u64 << 20) / 256;
-        assert_eq!(optimizer_state_bytes(&p, DType::F32, Optimizer::AdamW8bit), Bytes(2 * (1 << 20) + 2 * blocks * 4));
+        assert_eq!(
+            optimizer_state_bytes(&p, DType::F32, Optimizer::AdamW8bit),
+            Bytes(2 * (1 << 20) + 2 * blocks * 4)
+        );
         // Small tensors stay in 32 bits.
         let small = param(&[100]);
-        assert_eq!(optimizer_state_bytes(&small, DType::F32, Optimizer::AdamW8bit), Bytes(1024));
+        assert_eq!(
+            optimizer_state_bytes(&small, DType::F32, Optimizer::AdamW8bit),
+            Bytes(1024)
+        );
     }
 
     #[test]

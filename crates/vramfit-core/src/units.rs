@@ -11,7 +11,9 @@ pub const GIB: u64 = 1 << 30;
 
 /// A number of bytes. Arithmetic saturates instead of overflowing, so absurd
 /// inputs yield a huge but well-defined number rather than a panic.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Bytes(pub u64);
 

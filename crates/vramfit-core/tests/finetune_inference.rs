@@ -11,14 +11,27 @@ fn run(model: &str, cfg: TrainConfig) -> vramfit_core::Estimate {
 }
 
 fn base(mode: Mode) -> TrainConfig {
-    TrainConfig { mode, batch: 1, seq: 512, precision: Precision::Bf16, attention: Attention::Flash, ..TrainConfig::default() }
+    TrainConfig {
+        mode,
+        batch: 1,
+        seq: 512,
+        precision: Precision::Bf16,
+        attention: Attention::Flash,
+        ..TrainConfig::default()
+    }
 }
 
 #[test]
 fn lora_on_every_linear_matches_peft_counts() {
     // PEFT, LoraConfig(r=16, target_modules="all-linear") on Llama-2-7B prints
     // "trainable params: 39,976,960 || all params: 6,778,392,576".
-    let e = run("llama-2-7b", TrainConfig { lora_rank: 16, ..base(Mode::FinetuneLora) });
+    let e = run(
+        "llama-2-7b",
+        TrainConfig {
+            lora_rank: 16,
+            ..base(Mode::FinetuneLora)
+        },
+    );
     assert_eq!(e.trainable_parameter_count, 39_976_960);
     assert_eq!(e.parameter_count, 6_778_392_576);
     // Adapters are fp32: gradients and Adam state only for them.
@@ -32,20 +45,34 @@ fn qlora_stores_the_base_in_nf4() {
     // Block linear weights go from 2 bytes to ~0.52 bytes per weight.
     let ratio = qlora.at_peak.parameters.0 as f64 / lora.at_peak.parameters.0 as f64;
     assert!((0.25..0.35).contains(&ratio), "ratio {ratio}");
-    assert_eq!(lora.trainable_parameter_count, qlora.trainable_parameter_count);
+    assert_eq!(
+        lora.trainable_parameter_count,
+        qlora.trainable_parameter_count
+    );
 }
 
 #[test]
 fn quantized_weights_cannot_be_fully_trained() {
     let spec = model_preset("gpt2").unwrap().spec;
-    let cfg = TrainConfig { weights: WeightFormat::Int4, ..TrainConfig::default() };
-    let err = estimate(&spec, &cfg, &Overheads::default(), None).unwrap_err().to_string();
-    assert!(err.contains("finetune-qlora") || err.contains("inference"), "{err}");
+    let cfg = TrainConfig {
+        weights: WeightFormat::Int4,
+        ..TrainConfig::default()
+    };
+    let err = estimate(&spec, &cfg, &Overheads::default(), None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("finetune-qlora") || err.contains("inference"),
+        "{err}"
+    );
 }
 
 #[test]
 fn inference_has_no_gradients_and_a_gqa_kv_cache() {
-    let cfg = TrainConfig { context: 8192, ..base(Mode::Inference) };
+    let cfg = TrainConfig {
+        context: 8192,
+        ..base(Mode::Inference)
+    };
     let e = run("llama-3-8b", cfg);
     // 2 (K, V) × 32 layers × 8 KV heads × 128 dims × 2 bytes = 128 KiB per token.
     assert_eq!(e.at_peak.kv_cache.0, 128 * 1024 * 8192);
@@ -54,14 +81,32 @@ fn inference_has_no_gradients_and_a_gqa_kv_cache() {
     // Weights: 8,030,261,248 bf16 parameters.
     assert!(e.at_peak.parameters.0 >= 2 * 8_030_261_248);
     // More context, more cache.
-    let longer = run("llama-3-8b", TrainConfig { context: 16384, ..base(Mode::Inference) });
+    let longer = run(
+        "llama-3-8b",
+        TrainConfig {
+            context: 16384,
+            ..base(Mode::Inference)
+        },
+    );
     assert_eq!(longer.at_peak.kv_cache.0, 2 * e.at_peak.kv_cache.0);
 }
 
 #[test]
 fn inference_needs_far_less_than_training() {
-    let train = run("gpt2", TrainConfig { precision: Precision::Fp32, ..base(Mode::Train) });
-    let infer = run("gpt2", TrainConfig { precision: Precision::Fp32, ..base(Mode::Inference) });
+    let train = run(
+        "gpt2",
+        TrainConfig {
+            precision: Precision::Fp32,
+            ..base(Mode::Train)
+        },
+    );
+    let infer = run(
+        "gpt2",
+        TrainConfig {
+            precision: Precision::Fp32,
+            ..base(Mode::Inference)
+        },
+    );
     assert!(infer.peak_allocated_bytes.0 * 3 < train.peak_allocated_bytes.0);
 }
 
@@ -70,22 +115,49 @@ fn inference_needs_far_less_than_training() {
 /// batches 1 and 4, on a small and a large GPU.
 #[test]
 fn the_longest_context_is_exact() {
-    let cases =
-        [("llama-3-8b", "a100-80gb", 1), ("llama-3-8b", "a100-80gb", 4), ("gpt2", "rtx-3060-12gb", 1), ("gpt2", "rtx-3060-12gb", 4)];
+    let cases = [
+        ("llama-3-8b", "a100-80gb", 1),
+        ("llama-3-8b", "a100-80gb", 4),
+        ("gpt2", "rtx-3060-12gb", 1),
+        ("gpt2", "rtx-3060-12gb", 4),
+    ];
     for (model, gpu_id, batch) in cases {
         let spec = model_preset(model).unwrap().spec;
         let gpu = vramfit_core::gpu_preset(gpu_id).unwrap();
         let o = Overheads::for_gpu(&gpu);
-        let cfg = TrainConfig { batch, ..base(Mode::Inference) };
+        let cfg = TrainConfig {
+            batch,
+            ..base(Mode::Inference)
+        };
         let e = estimate(&spec, &cfg, &o, Some(&gpu)).unwrap();
         let longest = e.gpu.as_ref().and_then(|g| g.max_context).unwrap();
-        assert_eq!(longest, vramfit_core::max_context_for(&spec, &cfg, &o, vramfit_core::estimate::usable(&gpu, &o)).unwrap());
-        let used = |context: u64| estimate(&spec, &TrainConfig { context, ..cfg }, &o, None).unwrap().device_used_bytes;
+        assert_eq!(
+            longest,
+            vramfit_core::max_context_for(
+                &spec,
+                &cfg,
+                &o,
+                vramfit_core::estimate::usable(&gpu, &o)
+            )
+            .unwrap()
+        );
+        let used = |context: u64| {
+            estimate(&spec, &TrainConfig { context, ..cfg }, &o, None)
+                .unwrap()
+                .device_used_bytes
+        };
         let cap = vramfit_core::estimate::usable(&gpu, &o);
         assert!(longest >= cfg.seq, "{model} b{batch}: {longest}");
-        assert!(used(longest) <= cap, "{model} b{batch}: context {longest} does not fit");
+        assert!(
+            used(longest) <= cap,
+            "{model} b{batch}: context {longest} does not fit"
+        );
         if longest < vramfit_core::config::MAX_DIMENSION {
-            assert!(used(longest + 1) > cap, "{model} b{batch}: context {} fits too", longest + 1);
+            assert!(
+                used(longest + 1) > cap,
+                "{model} b{batch}: context {} fits too",
+                longest + 1
+            );
         }
     }
 }

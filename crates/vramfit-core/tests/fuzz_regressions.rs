@@ -12,8 +12,16 @@ use vramfit_core::{Error, ModelSpec, Overheads, TrainConfig, estimate, gpu_prese
 /// looped (practically) forever while lowering. Blocks are now capped.
 #[test]
 fn resnet_with_unbounded_blocks_is_refused_at_once() {
-    let spec = ModelSpec::ResNet(ResNetSpec { stages: [u64::MAX, 3, 1, 2], bottleneck: false, classes: 1 });
-    let cfg = TrainConfig { batch: 1, image: 64, ..TrainConfig::default() };
+    let spec = ModelSpec::ResNet(ResNetSpec {
+        stages: [u64::MAX, 3, 1, 2],
+        bottleneck: false,
+        classes: 1,
+    });
+    let cfg = TrainConfig {
+        batch: 1,
+        image: 64,
+        ..TrainConfig::default()
+    };
     match estimate(&spec, &cfg, &Overheads::default(), None) {
         Err(Error::TooLarge { what, limit, .. }) => {
             assert!(what.contains("ResNet residual blocks"), "{what}");
@@ -29,14 +37,34 @@ fn resnet_with_unbounded_blocks_is_refused_at_once() {
 /// deepest accepted ResNet on 1-pixel images estimates on a GPU.
 #[test]
 fn deep_resnet_on_one_pixel_images_is_capped_and_the_cap_estimates() {
-    let deep = ModelSpec::ResNet(ResNetSpec { stages: [557, 1, 1, 1], bottleneck: false, classes: 1 });
-    let cfg = TrainConfig { batch: 1, image: 1, optimizer: vramfit_core::Optimizer::Sgd, ..TrainConfig::default() };
-    assert!(matches!(estimate(&deep, &cfg, &Overheads::default(), None), Err(Error::TooLarge { .. })));
-    let capped = ModelSpec::ResNet(ResNetSpec { stages: [MAX_LAYERS - 3, 1, 1, 1], bottleneck: false, classes: 1 });
+    let deep = ModelSpec::ResNet(ResNetSpec {
+        stages: [557, 1, 1, 1],
+        bottleneck: false,
+        classes: 1,
+    });
+    let cfg = TrainConfig {
+        batch: 1,
+        image: 1,
+        optimizer: vramfit_core::Optimizer::Sgd,
+        ..TrainConfig::default()
+    };
+    assert!(matches!(
+        estimate(&deep, &cfg, &Overheads::default(), None),
+        Err(Error::TooLarge { .. })
+    ));
+    let capped = ModelSpec::ResNet(ResNetSpec {
+        stages: [MAX_LAYERS - 3, 1, 1, 1],
+        bottleneck: false,
+        classes: 1,
+    });
     let gpu = gpu_preset("gtx-1060-6gb").unwrap();
     let start = Instant::now();
     let e = estimate(&capped, &cfg, &Overheads::for_gpu(&gpu), Some(&gpu)).unwrap();
-    println!("{:?} for the deepest ResNet, max batch {}", start.elapsed(), e.gpu.unwrap().max_batch);
+    println!(
+        "{:?} for the deepest ResNet, max batch {}",
+        start.elapsed(),
+        e.gpu.unwrap().max_batch
+    );
 }
 
 /// `hf_import` (timeout under load; 0.3 s when run alone under the fuzzer's
@@ -47,23 +75,37 @@ fn deep_resnet_on_one_pixel_images_is_capped_and_the_cap_estimates() {
 fn deep_config_with_uneven_heads_imports_and_estimates() {
     let json = r#"{"model_type":"mistral","vocab_size":37131,"hidden_size":1192,"num_hidden_layers":91,"num_attention_heads":65,"num_key_value_head\u0000s":8,"intermediate_size":14336}"#;
     let m = hf::import(json).unwrap();
-    let cfg = TrainConfig { batch: 1, seq: 16, ..TrainConfig::default() };
+    let cfg = TrainConfig {
+        batch: 1,
+        seq: 16,
+        ..TrainConfig::default()
+    };
     let start = Instant::now();
     let e = estimate(&m.spec, &cfg, &Overheads::default(), None).unwrap();
-    println!("{:?} for 91 layers, {} parameters", start.elapsed(), e.parameter_count);
+    println!(
+        "{:?} for 91 layers, {} parameters",
+        start.elapsed(),
+        e.parameter_count
+    );
 }
 
 /// `hf_import`: duplicate keys take the last value (serde_json), as Python's
 /// `json.load` does, and out-of-range dropout is refused.
 #[test]
 fn duplicate_keys_take_the_last_value_and_dropout_is_checked() {
-    let json = r#"{"model_type":"gpt2","vocab_size":100,"n_embd":64,"n_layer":1,"n_head":4,"n_embd":32}"#;
+    let json =
+        r#"{"model_type":"gpt2","vocab_size":100,"n_embd":64,"n_layer":1,"n_head":4,"n_embd":32}"#;
     let m = hf::import(json).unwrap();
-    let ModelSpec::Transformer(t) = m.spec else { panic!("not a transformer") };
+    let ModelSpec::Transformer(t) = m.spec else {
+        panic!("not a transformer")
+    };
     assert_eq!(t.hidden, 32);
     let json = r#"{"model_type":"gpt2","vocab_size":100,"n_embd":64,"n_layer":1,"n_head":4,"resid_pdrop":7}"#;
     let msg = hf::import(json).unwrap_err().to_string();
-    assert!(msg.contains("dropout") && msg.contains("between 0 and 1"), "{msg}");
+    assert!(
+        msg.contains("dropout") && msg.contains("between 0 and 1"),
+        "{msg}"
+    );
 }
 
 /// `estimate_ir`, crash (`attempt to add with overflow` in
@@ -94,10 +136,20 @@ fn bert_with_overflowing_projections_is_refused_with_the_limit() {
         head: Head::CausalLm,
         fused_gelu: false,
     });
-    let cfg = TrainConfig { batch: 1, seq: 1, image: 1, optimizer: vramfit_core::Optimizer::Sgd, lora_rank: 1, ..TrainConfig::default() };
+    let cfg = TrainConfig {
+        batch: 1,
+        seq: 1,
+        image: 1,
+        optimizer: vramfit_core::Optimizer::Sgd,
+        lora_rank: 1,
+        ..TrainConfig::default()
+    };
     let gpu = gpu_preset("gtx-1060-6gb").unwrap();
     match estimate(&spec, &cfg, &Overheads::for_gpu(&gpu), Some(&gpu)) {
-        Err(Error::TooLarge { what, limit, .. }) => assert!(what.contains("an attention projection") && limit == "2^56 elements", "{what}"),
+        Err(Error::TooLarge { what, limit, .. }) => assert!(
+            what.contains("an attention projection") && limit == "2^56 elements",
+            "{what}"
+        ),
         other => panic!("{other:?}"),
     }
 }
@@ -106,13 +158,18 @@ fn bert_with_overflowing_projections_is_refused_with_the_limit() {
 /// heads do not divide the hidden size are refused, as `transformers` does.
 #[test]
 fn bert_and_gpt2_heads_must_divide_the_hidden_size() {
-    let bert =
-        r#"{"model_type":"bert","vocab_size":100,"hidden_size":63,"num_hidden_layers":1,"num_attention_heads":4,"intermediate_size":8}"#;
+    let bert = r#"{"model_type":"bert","vocab_size":100,"hidden_size":63,"num_hidden_layers":1,"num_attention_heads":4,"intermediate_size":8}"#;
     let msg = hf::import(bert).unwrap_err().to_string();
-    assert!(msg.contains("hidden_size (63)") && msg.contains("num_attention_heads (4)"), "{msg}");
+    assert!(
+        msg.contains("hidden_size (63)") && msg.contains("num_attention_heads (4)"),
+        "{msg}"
+    );
     let gpt2 = r#"{"model_type":"gpt2","vocab_size":100,"n_embd":10,"n_layer":1,"n_head":4}"#;
     let msg = hf::import(gpt2).unwrap_err().to_string();
-    assert!(msg.contains("n_embd (10)") && msg.contains("n_head (4)"), "{msg}");
+    assert!(
+        msg.contains("n_embd (10)") && msg.contains("n_head (4)"),
+        "{msg}"
+    );
 }
 
 /// Found by probing the CLI beside the `cli_args` target: `--zero-bucket
@@ -129,9 +186,16 @@ fn zero_bucket_beyond_two_to_the_forty_elements_is_refused() {
             zero_bucket,
             ..Default::default()
         };
-        let cfg = TrainConfig { batch: 1, seq: 64, parallel, ..TrainConfig::default() };
+        let cfg = TrainConfig {
+            batch: 1,
+            seq: 64,
+            parallel,
+            ..TrainConfig::default()
+        };
         match estimate(&spec, &cfg, &Overheads::default(), None) {
-            Err(Error::OutOfRange { field, max, .. }) => assert_eq!((field, max), ("zero-bucket", 1 << 40)),
+            Err(Error::OutOfRange { field, max, .. }) => {
+                assert_eq!((field, max), ("zero-bucket", 1 << 40))
+            }
             other => panic!("{zero_bucket}: {other:?}"),
         }
     }
@@ -142,11 +206,33 @@ fn zero_bucket_beyond_two_to_the_forty_elements_is_refused() {
 /// could refuse the spec. Now such a spec is left to the size checks.
 #[test]
 fn pruning_a_zero_width_transformer_is_refused_not_a_panic() {
-    let Ok(ModelSpec::Transformer(t)) = vramfit_core::model_preset("llama-tiny").map(|p| p.spec) else { panic!("llama-tiny") };
-    for spec in [TransformerSpec { intermediate: 0, ..t.clone() }, TransformerSpec { kv_heads: 0, ..t.clone() }] {
-        let cfg = TrainConfig { keep_mlp: 0.5, keep_attention: 0.5, seq: 64, ..TrainConfig::default() };
+    let Ok(ModelSpec::Transformer(t)) = vramfit_core::model_preset("llama-tiny").map(|p| p.spec)
+    else {
+        panic!("llama-tiny")
+    };
+    for spec in [
+        TransformerSpec {
+            intermediate: 0,
+            ..t.clone()
+        },
+        TransformerSpec {
+            kv_heads: 0,
+            ..t.clone()
+        },
+    ] {
+        let cfg = TrainConfig {
+            keep_mlp: 0.5,
+            keep_attention: 0.5,
+            seq: 64,
+            ..TrainConfig::default()
+        };
         // Refused or estimated as given, but never a panic.
-        let _ = estimate(&ModelSpec::Transformer(spec), &cfg, &Overheads::default(), None);
+        let _ = estimate(
+            &ModelSpec::Transformer(spec),
+            &cfg,
+            &Overheads::default(),
+            None,
+        );
     }
 }
 
@@ -158,7 +244,10 @@ fn pruning_a_zero_width_transformer_is_refused_not_a_panic() {
 /// into the heads exactly, as `transformers` requires.
 #[test]
 fn bert_spec_whose_heads_do_not_split_the_hidden_size_is_refused() {
-    let Ok(ModelSpec::Transformer(t)) = vramfit_core::model_preset("bert-base").map(|p| p.spec) else { panic!("bert-base") };
+    let Ok(ModelSpec::Transformer(t)) = vramfit_core::model_preset("bert-base").map(|p| p.spec)
+    else {
+        panic!("bert-base")
+    };
     let crash = TransformerSpec {
         hidden: 3,
         layers: 3,
@@ -168,14 +257,32 @@ fn bert_spec_whose_heads_do_not_split_the_hidden_size_is_refused() {
         intermediate: 8_322_942,
         ..t.clone()
     };
-    let skewed = TransformerSpec { head_dim: 32, ..t.clone() };
-    let cfg = TrainConfig { batch: 1, seq: 1, ..TrainConfig::default() };
-    let msg = |spec: TransformerSpec| match estimate(&ModelSpec::Transformer(spec), &cfg, &Overheads::default(), None) {
+    let skewed = TransformerSpec {
+        head_dim: 32,
+        ..t.clone()
+    };
+    let cfg = TrainConfig {
+        batch: 1,
+        seq: 1,
+        ..TrainConfig::default()
+    };
+    let msg = |spec: TransformerSpec| match estimate(
+        &ModelSpec::Transformer(spec),
+        &cfg,
+        &Overheads::default(),
+        None,
+    ) {
         Err(Error::InvalidModel(m)) => m,
         other => panic!("{other:?}"),
     };
-    assert_eq!(msg(crash), "hidden_size (3) is not a multiple of num_attention_heads (16515071)");
-    assert_eq!(msg(skewed), "head_dim (32) must be hidden_size / num_attention_heads = 64 for BERT and GPT-2");
+    assert_eq!(
+        msg(crash),
+        "hidden_size (3) is not a multiple of num_attention_heads (16515071)"
+    );
+    assert_eq!(
+        msg(skewed),
+        "head_dim (32) must be hidden_size / num_attention_heads = 64 for BERT and GPT-2"
+    );
 }
 
 /// What the same fix changed for pruning: BERT's query, key and value
@@ -186,9 +293,22 @@ fn bert_spec_whose_heads_do_not_split_the_hidden_size_is_refused() {
 #[test]
 fn pruned_bert_heads_shrink_query_key_value_and_output() {
     let spec = vramfit_core::model_preset("bert-base").unwrap().spec;
-    let cfg = TrainConfig { batch: 2, seq: 128, ..TrainConfig::default() };
+    let cfg = TrainConfig {
+        batch: 2,
+        seq: 128,
+        ..TrainConfig::default()
+    };
     let full = estimate(&spec, &cfg, &Overheads::default(), None).unwrap();
-    let half = estimate(&spec, &TrainConfig { keep_attention: 0.5, ..cfg }, &Overheads::default(), None).unwrap();
+    let half = estimate(
+        &spec,
+        &TrainConfig {
+            keep_attention: 0.5,
+            ..cfg
+        },
+        &Overheads::default(),
+        None,
+    )
+    .unwrap();
     assert_eq!(full.parameter_count - half.parameter_count, 12 * 1_180_800);
     assert!(half.peak_allocated_bytes < full.peak_allocated_bytes);
 }
@@ -241,8 +361,15 @@ fn deep_inference_longest_context_search_replays_one_tape() {
         fit.max_context
     );
     let longest = fit.max_context.unwrap();
-    let used = |context: u64| estimate(&spec, &TrainConfig { context, ..cfg }, &o, None).unwrap().device_used_bytes;
-    assert!(used(longest) <= fit.usable_bytes && used(longest + 1) > fit.usable_bytes, "{longest}");
+    let used = |context: u64| {
+        estimate(&spec, &TrainConfig { context, ..cfg }, &o, None)
+            .unwrap()
+            .device_used_bytes
+    };
+    assert!(
+        used(longest) <= fit.usable_bytes && used(longest + 1) > fit.usable_bytes,
+        "{longest}"
+    );
 }
 
 /// `estimate_ir`, this round (slow unit, 0.9 s under the sanitizers): a
@@ -289,9 +416,22 @@ fn deep_qlora_with_a_huge_largest_batch_estimates_exactly() {
     let start = Instant::now();
     let e = estimate(&spec, &cfg, &o, Some(&gpu)).unwrap();
     let fit = e.gpu.unwrap();
-    println!("{:?} for a 109-layer QLoRA decoder: max batch {}, {} moments", start.elapsed(), fit.max_batch, e.timeline.len());
-    let used = |batch: u64| estimate(&spec, &TrainConfig { batch, ..cfg }, &o, None).unwrap().device_used_bytes;
-    assert!(used(fit.max_batch) <= fit.usable_bytes && used(fit.max_batch + 1) > fit.usable_bytes, "{}", fit.max_batch);
+    println!(
+        "{:?} for a 109-layer QLoRA decoder: max batch {}, {} moments",
+        start.elapsed(),
+        fit.max_batch,
+        e.timeline.len()
+    );
+    let used = |batch: u64| {
+        estimate(&spec, &TrainConfig { batch, ..cfg }, &o, None)
+            .unwrap()
+            .device_used_bytes
+    };
+    assert!(
+        used(fit.max_batch) <= fit.usable_bytes && used(fit.max_batch + 1) > fit.usable_bytes,
+        "{}",
+        fit.max_batch
+    );
 }
 
 /// `estimate_ir`, last round (slow unit, 2.9 s under the sanitizers; this is
@@ -346,7 +486,19 @@ fn deep_qlora_whose_memory_is_a_staircase_estimates_exactly() {
     let start = Instant::now();
     let e = estimate(&spec, &cfg, &o, Some(&gpu)).unwrap();
     let fit = e.gpu.unwrap();
-    println!("{:?} for a 94-layer QLoRA decoder on an 11 GB GPU: max batch {}", start.elapsed(), fit.max_batch);
-    let used = |batch: u64| estimate(&spec, &TrainConfig { batch, ..cfg }, &o, None).unwrap().device_used_bytes;
-    assert!(used(fit.max_batch) <= fit.usable_bytes && used(fit.max_batch + 1) > fit.usable_bytes, "{}", fit.max_batch);
+    println!(
+        "{:?} for a 94-layer QLoRA decoder on an 11 GB GPU: max batch {}",
+        start.elapsed(),
+        fit.max_batch
+    );
+    let used = |batch: u64| {
+        estimate(&spec, &TrainConfig { batch, ..cfg }, &o, None)
+            .unwrap()
+            .device_used_bytes
+    };
+    assert!(
+        used(fit.max_batch) <= fit.usable_bytes && used(fit.max_batch + 1) > fit.usable_bytes,
+        "{}",
+        fit.max_batch
+    );
 }

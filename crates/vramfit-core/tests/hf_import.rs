@@ -52,24 +52,45 @@ fn errors_name_the_problem() {
     let e = import(r#"{"model_type":"t5","d_model":512}"#).unwrap_err();
     assert!(matches!(e, Error::UnsupportedModelType { .. }));
     let msg = e.to_string();
-    assert!(msg.contains("t5") && msg.contains("bert, gpt2, llama, mistral, qwen2"), "{msg}");
+    assert!(
+        msg.contains("t5") && msg.contains("bert, gpt2, llama, mistral, qwen2"),
+        "{msg}"
+    );
 
     let e = import(r#"{"model_type":"llama","vocab_size":32000,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":8}"#)
         .unwrap_err();
-    assert_eq!(e, Error::MissingField { model_type: "llama".into(), field: "hidden_size" });
+    assert_eq!(
+        e,
+        Error::MissingField {
+            model_type: "llama".into(),
+            field: "hidden_size"
+        }
+    );
     assert!(e.to_string().contains("hidden_size"));
 
     assert!(matches!(import("{not json"), Err(Error::ConfigJson(_))));
     assert!(matches!(import("[1,2]"), Err(Error::ConfigJson(_))));
-    assert!(matches!(import(r#"{"vocab_size":3}"#), Err(Error::MissingField { field: "model_type", .. })));
+    assert!(matches!(
+        import(r#"{"vocab_size":3}"#),
+        Err(Error::MissingField {
+            field: "model_type",
+            ..
+        })
+    ));
     let e = import(r#"{"model_type":"llama","vocab_size":32000,"hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":3,"intermediate_size":8}"#).unwrap_err();
     assert!(e.to_string().contains("num_key_value_heads"), "{e}");
-    let e = import(r#"{"model_type":"gpt2","vocab_size":-5,"n_embd":64,"n_layer":1,"n_head":4}"#).unwrap_err();
+    let e = import(r#"{"model_type":"gpt2","vocab_size":-5,"n_embd":64,"n_layer":1,"n_head":4}"#)
+        .unwrap_err();
     assert!(e.to_string().contains("vocab_size"), "{e}");
     // Absurdly deep models are refused with the limit, not simulated for seconds.
-    let e = import(r#"{"model_type":"gpt2","vocab_size":100,"n_embd":64,"n_layer":100000,"n_head":4}"#).unwrap_err();
+    let e =
+        import(r#"{"model_type":"gpt2","vocab_size":100,"n_embd":64,"n_layer":100000,"n_head":4}"#)
+            .unwrap_err();
     let limit = vramfit_core::models::MAX_LAYERS.to_string();
-    assert!(e.to_string().contains("num_hidden_layers") && e.to_string().contains(&limit), "{e}");
+    assert!(
+        e.to_string().contains("num_hidden_layers") && e.to_string().contains(&limit),
+        "{e}"
+    );
 }
 
 /// vramfit's own descriptions of an MLP and a torchvision ResNet import to
@@ -78,12 +99,24 @@ fn errors_name_the_problem() {
 #[test]
 fn vramfit_mlp_and_resnet_descriptions_import() {
     use vramfit_core::ModelSpec;
-    let resnet50 = hf::import(r#"{"model_type": "vramfit_resnet", "depths": [3, 4, 6, 3]}"#).unwrap();
-    assert_eq!(resnet50.spec.parameter_count().unwrap(), 25_557_032, "torchvision resnet50");
-    assert_eq!(resnet50.spec, vramfit_core::model_preset("resnet50").unwrap().spec);
+    let resnet50 =
+        hf::import(r#"{"model_type": "vramfit_resnet", "depths": [3, 4, 6, 3]}"#).unwrap();
+    assert_eq!(
+        resnet50.spec.parameter_count().unwrap(),
+        25_557_032,
+        "torchvision resnet50"
+    );
+    assert_eq!(
+        resnet50.spec,
+        vramfit_core::model_preset("resnet50").unwrap().spec
+    );
     let resnet18 =
         hf::import(r#"{"model_type": "vramfit_resnet", "depths": [2, 2, 2, 2], "layer_type": "basic", "num_labels": 1000}"#).unwrap();
-    assert_eq!(resnet18.spec.parameter_count().unwrap(), 11_689_512, "torchvision resnet18");
+    assert_eq!(
+        resnet18.spec.parameter_count().unwrap(),
+        11_689_512,
+        "torchvision resnet18"
+    );
     // 784·512 + 512 + 512·512 + 512 + 512·10 + 10 (three nn.Linear layers).
     let mlp = hf::import(r#"{"model_type": "vramfit_mlp", "input_size": 784, "hidden_sizes": [512, 512], "num_labels": 10}"#).unwrap();
     assert_eq!(mlp.spec.parameter_count().unwrap(), 669_706);
@@ -92,15 +125,26 @@ fn vramfit_mlp_and_resnet_descriptions_import() {
     );
     let err = |json: &str| hf::import(json).unwrap_err().to_string();
     assert!(err(r#"{"model_type": "vramfit_resnet", "depths": [3, 4, 6]}"#).contains("4 stages"));
-    assert!(err(r#"{"model_type": "vramfit_resnet", "depths": [3, 0, 6, 3]}"#).contains("at least one block"));
-    assert!(err(r#"{"model_type": "vramfit_resnet", "depths": [3, 4, 6, 3], "layer_type": "wide"}"#).contains("layer_type"));
+    assert!(
+        err(r#"{"model_type": "vramfit_resnet", "depths": [3, 0, 6, 3]}"#)
+            .contains("at least one block")
+    );
+    assert!(
+        err(r#"{"model_type": "vramfit_resnet", "depths": [3, 4, 6, 3], "layer_type": "wide"}"#)
+            .contains("layer_type")
+    );
     assert!(err(r#"{"model_type": "vramfit_mlp", "input_size": 8, "hidden_sizes": [4, -1], "num_labels": 2}"#).contains("hidden_sizes"));
     assert!(
         err(r#"{"model_type": "vramfit_mlp", "input_size": 8, "hidden_sizes": [4], "hidden_act": "tanh", "num_labels": 2}"#)
             .contains("hidden_act")
     );
-    assert!(err(r#"{"model_type": "vramfit_mlp", "input_size": 8, "hidden_sizes": [4]}"#).contains("num_labels"));
-    let long =
-        format!(r#"{{"model_type": "vramfit_mlp", "input_size": 8, "hidden_sizes": [{}], "num_labels": 2}}"#, vec!["4"; 1000].join(","));
+    assert!(
+        err(r#"{"model_type": "vramfit_mlp", "input_size": 8, "hidden_sizes": [4]}"#)
+            .contains("num_labels")
+    );
+    let long = format!(
+        r#"{{"model_type": "vramfit_mlp", "input_size": 8, "hidden_sizes": [{}], "num_labels": 2}}"#,
+        vec!["4"; 1000].join(",")
+    );
     assert!(err(&long).contains("more than"));
 }

@@ -22,7 +22,12 @@ struct Row {
 fn rows() -> Vec<Row> {
     let mut lines = CSV.lines();
     let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("column {name}"));
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("column {name}"))
+    };
     let mut out = Vec::new();
     for line in lines.filter(|l| !l.trim().is_empty()) {
         let f: Vec<&str> = line.split(',').collect();
@@ -45,7 +50,10 @@ fn rows() -> Vec<Row> {
         };
         let spec = model_preset(get("model")).unwrap().spec;
         // The CPU reference has no cuBLAS, so no cuBLAS workspaces.
-        let overheads = Overheads { cublas_handles: 0, ..Overheads::default() };
+        let overheads = Overheads {
+            cublas_handles: 0,
+            ..Overheads::default()
+        };
         let estimate = estimate(&spec, &cfg, &overheads, None).unwrap();
         out.push(Row {
             case: get("case").to_string(),
@@ -67,11 +75,23 @@ fn rows() -> Vec<Row> {
 
 fn parts(e: &Estimate) -> [f64; 6] {
     let p = &e.at_peak;
-    [p.parameters, p.gradients, p.optimizer_states, p.activations, p.temporary, p.other].map(|b| b.0 as f64)
+    [
+        p.parameters,
+        p.gradients,
+        p.optimizer_states,
+        p.activations,
+        p.temporary,
+        p.other,
+    ]
+    .map(|b| b.0 as f64)
 }
 
 fn phase(e: &Estimate) -> String {
-    serde_json::to_value(e.peak_phase).unwrap().as_str().unwrap().to_string()
+    serde_json::to_value(e.peak_phase)
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 /// The accuracy bound this test enforces on every row's peak.
@@ -84,7 +104,10 @@ fn peak_allocated_agrees_with_pytorch_memtracker() {
     let mut worst = (0.0f64, String::new());
     let mut sum = 0.0;
     let mut failures = Vec::new();
-    println!("{:<58} {:>10} {:>10} {:>7}  {:<9} {:<9}", "case", "ref MiB", "ours MiB", "err %", "ref phase", "our phase");
+    println!(
+        "{:<58} {:>10} {:>10} {:>7}  {:<9} {:<9}",
+        "case", "ref MiB", "ours MiB", "err %", "ref phase", "our phase"
+    );
     for r in &rows {
         let ours = r.estimate.peak_allocated_bytes.0 as f64;
         let err = (ours - r.reference_peak) / r.reference_peak;
@@ -106,8 +129,19 @@ fn peak_allocated_agrees_with_pytorch_memtracker() {
             failures.push(format!("{}: {:+.2} %", r.case, 100.0 * err));
         }
     }
-    println!("mean |error| {:.2} %, worst {:.2} % ({})", 100.0 * sum / rows.len() as f64, 100.0 * worst.0, worst.1);
-    assert!(failures.is_empty(), "{} rows outside ±{} %:\n{}", failures.len(), 100.0 * MAX_PEAK_ERROR, failures.join("\n"));
+    println!(
+        "mean |error| {:.2} %, worst {:.2} % ({})",
+        100.0 * sum / rows.len() as f64,
+        100.0 * worst.0,
+        worst.1
+    );
+    assert!(
+        failures.is_empty(),
+        "{} rows outside ±{} %:\n{}",
+        failures.len(),
+        100.0 * MAX_PEAK_ERROR,
+        failures.join("\n")
+    );
 }
 
 const PHASES: &str = include_str!("../../../tests/reference/memory_reference_phases.csv");
@@ -116,13 +150,26 @@ const PHASES: &str = include_str!("../../../tests/reference/memory_reference_pha
 fn phase_maxima() -> std::collections::HashMap<String, [(String, f64); 3]> {
     let mut lines = PHASES.lines();
     let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("column {name}"));
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("column {name}"))
+    };
     lines
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            let max = |p: &str| (p.to_string(), f[col(&format!("{p}_max_bytes"))].parse::<f64>().unwrap());
-            (f[col("case")].to_string(), [max("forward"), max("backward"), max("optimizer")])
+            let max = |p: &str| {
+                (
+                    p.to_string(),
+                    f[col(&format!("{p}_max_bytes"))].parse::<f64>().unwrap(),
+                )
+            };
+            (
+                f[col("case")].to_string(),
+                [max("forward"), max("backward"), max("optimizer")],
+            )
         })
         .collect()
 }
@@ -139,10 +186,15 @@ fn peak_phase_agrees_with_pytorch_memtracker() {
         if ours == r.reference_phase {
             continue;
         }
-        let tie =
-            maxima.get(&r.case).and_then(|m| m.iter().find(|(p, _)| *p == ours)).is_some_and(|(_, max)| *max >= 0.995 * r.reference_peak);
+        let tie = maxima
+            .get(&r.case)
+            .and_then(|m| m.iter().find(|(p, _)| *p == ours))
+            .is_some_and(|(_, max)| *max >= 0.995 * r.reference_peak);
         if !tie {
-            mismatches.push(format!("{}: reference {}, ours {}", r.case, r.reference_phase, ours));
+            mismatches.push(format!(
+                "{}: reference {}, ours {}",
+                r.case, r.reference_phase, ours
+            ));
         }
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
@@ -150,7 +202,14 @@ fn peak_phase_agrees_with_pytorch_memtracker() {
 
 #[test]
 fn category_split_at_the_peak_is_within_ten_percent() {
-    let names = ["parameters", "gradients", "optimizer_states", "activations", "temporary", "other"];
+    let names = [
+        "parameters",
+        "gradients",
+        "optimizer_states",
+        "activations",
+        "temporary",
+        "other",
+    ];
     let mut failures = Vec::new();
     for r in rows() {
         let mut ours = parts(&r.estimate);
@@ -176,12 +235,18 @@ fn category_split_at_the_peak_is_within_ten_percent() {
             reference[3] += reference[4];
             reference[4] = 0.0;
         }
-        let r = Row { reference_parts: reference, ..r };
+        let r = Row {
+            reference_parts: reference,
+            ..r
+        };
         for (i, name) in names.iter().enumerate() {
             // Within 10 % of the category, or within 1 % of the peak for small categories.
             let diff = (ours[i] - r.reference_parts[i]).abs();
             if diff > 0.10 * r.reference_parts[i] && diff > 0.01 * r.reference_peak {
-                failures.push(format!("{} {name}: ref {:.0} ours {:.0}", r.case, r.reference_parts[i], ours[i]));
+                failures.push(format!(
+                    "{} {name}: ref {:.0} ours {:.0}",
+                    r.case, r.reference_parts[i], ours[i]
+                ));
             }
         }
     }

@@ -17,14 +17,24 @@ fn cfg(strategy: Strategy, gpus: u64, offload: Offload) -> TrainConfig {
         seq: 256,
         precision: Precision::Bf16,
         // Hugging Face's DeepSpeed integration sets reduce_bucket_size to hidden² ("auto").
-        parallel: Parallel { strategy, gpus_per_node: gpus, nodes: 1, offload, zero_bucket: 1 << 20, ..Parallel::default() },
+        parallel: Parallel {
+            strategy,
+            gpus_per_node: gpus,
+            nodes: 1,
+            offload,
+            zero_bucket: 1 << 20,
+            ..Parallel::default()
+        },
         ..TrainConfig::default()
     }
 }
 
 fn peak(model: &str, c: &TrainConfig) -> u64 {
     let spec = model_preset(model).unwrap().spec;
-    estimate(&spec, c, &Overheads::default(), None).unwrap().peak_allocated_bytes.0
+    estimate(&spec, c, &Overheads::default(), None)
+        .unwrap()
+        .peak_allocated_bytes
+        .0
 }
 
 #[test]
@@ -34,15 +44,31 @@ fn zero2_model_states_at_the_step_equal_deepspeeds_formula() {
     let spec = model_preset("gpt2-medium").unwrap().spec;
     let c = cfg(Strategy::Zero2, 8, Offload::None);
     let g = spec.lower(&c).unwrap();
-    let sim = simulate(&g, &c, &Overheads { cublas_handles: 0, ..Overheads::default() }, true);
-    let step = sim.timeline.iter().rev().find(|p| p.phase == Phase::Optimizer).unwrap();
+    let sim = simulate(
+        &g,
+        &c,
+        &Overheads {
+            cublas_handles: 0,
+            ..Overheads::default()
+        },
+        true,
+    );
+    let step = sim
+        .timeline
+        .iter()
+        .rev()
+        .find(|p| p.phase == Phase::Optimizer)
+        .unwrap();
     let b = step.breakdown;
     let ours = (b.parameters + b.gradients + b.optimizer_states).0 as f64;
     let p = g.parameter_count();
     let ds = vramfit_core::deepspeed::zero2(p, 8, 1, false).gpu_bytes as f64;
     // Each tensor is rounded to 512 B per GPU; DeepSpeed counts raw bytes.
     let tolerance = 6.0 * 512.0 * g.params.len() as f64;
-    assert!((ours - ds).abs() <= tolerance, "ours {ours} vs DeepSpeed {ds}");
+    assert!(
+        (ours - ds).abs() <= tolerance,
+        "ours {ours} vs DeepSpeed {ds}"
+    );
 }
 
 #[test]
@@ -55,7 +81,10 @@ fn offloading_moves_state_to_host_ram() {
     let (a, b, c) = (est(&none), est(&opt), est(&both));
     assert_eq!(a.host_ram_bytes.0, 0);
     assert!(b.host_ram_bytes.0 > 0 && c.host_ram_bytes > b.host_ram_bytes);
-    assert!(b.peak_allocated_bytes < a.peak_allocated_bytes && c.peak_allocated_bytes < b.peak_allocated_bytes);
+    assert!(
+        b.peak_allocated_bytes < a.peak_allocated_bytes
+            && c.peak_allocated_bytes < b.peak_allocated_bytes
+    );
     assert_eq!(c.at_peak.optimizer_states.0, 0);
 }
 
@@ -63,14 +92,19 @@ fn offloading_moves_state_to_host_ram() {
 fn invalid_offload_is_rejected_with_a_reason() {
     let spec = model_preset("gpt2").unwrap().spec;
     let c = cfg(Strategy::Ddp, 4, Offload::Optimizer);
-    let err = estimate(&spec, &c, &Overheads::default(), None).unwrap_err().to_string();
+    let err = estimate(&spec, &c, &Overheads::default(), None)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("offload") && err.contains("ddp"), "{err}");
 }
 
 /// Cases for the cheap property: `PROPTEST_CASES`, else 1 000 (about 10 s in
 /// debug); `scripts/test.sh` runs 10 000 in release.
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000)
 }
 
 /// Weights + gradients (DDP's buckets included) + optimizer state on one
@@ -79,7 +113,12 @@ fn cases() -> u32 {
 fn model_states_at_step(spec: &vramfit_core::ModelSpec, c: &TrainConfig) -> u64 {
     let g = spec.lower(c).unwrap();
     let sim = simulate(&g, c, &Overheads::default(), true);
-    let step = sim.timeline.iter().rev().find(|p| p.phase == Phase::Optimizer).unwrap();
+    let step = sim
+        .timeline
+        .iter()
+        .rev()
+        .find(|p| p.phase == Phase::Optimizer)
+        .unwrap();
     let b = step.breakdown;
     (b.parameters + b.gradients + b.optimizer_states).0
 }
@@ -126,8 +165,18 @@ fn zero_can_use_more_than_ddp_at_the_peak() {
     // although its model states are smaller.
     let spec = model_preset("llama-tiny").unwrap().spec;
     let at = |strategy: Strategy| {
-        let parallel = Parallel { strategy, gpus_per_node: 2, ..Parallel::default() };
-        TrainConfig { batch: 1, seq: 64, precision: Precision::AmpBf16, parallel, ..TrainConfig::default() }
+        let parallel = Parallel {
+            strategy,
+            gpus_per_node: 2,
+            ..Parallel::default()
+        };
+        TrainConfig {
+            batch: 1,
+            seq: 64,
+            precision: Precision::AmpBf16,
+            parallel,
+            ..TrainConfig::default()
+        }
     };
     let (ddp, z2) = (at(Strategy::Ddp), at(Strategy::Zero2));
     assert!(peak("llama-tiny", &z2) > peak("llama-tiny", &ddp));
@@ -179,16 +228,40 @@ fn megatron_distributed_optimizer_matches_its_bytes_per_parameter_table() {
     // parameter with the distributed optimizer over d data-parallel GPUs:
     // bf16 6 + 12/d, fp16 4 + 16/d, fp32 8 + 8/d.
     let spec = model_preset("gpt2-medium").unwrap().spec;
-    for (precision, fixed, sharded) in [(Precision::Bf16, 6.0, 12.0), (Precision::Fp16, 4.0, 16.0), (Precision::Fp32, 8.0, 8.0)] {
+    for (precision, fixed, sharded) in [
+        (Precision::Bf16, 6.0, 12.0),
+        (Precision::Fp16, 4.0, 16.0),
+        (Precision::Fp32, 8.0, 8.0),
+    ] {
         let d = 8u64;
-        let c = TrainConfig { precision, ..cfg(Strategy::MegatronDistOpt, d, Offload::None) };
+        let c = TrainConfig {
+            precision,
+            ..cfg(Strategy::MegatronDistOpt, d, Offload::None)
+        };
         let g = spec.lower(&c).unwrap();
-        let sim = simulate(&g, &c, &Overheads { cublas_handles: 0, ..Overheads::default() }, true);
-        let step = sim.timeline.iter().rev().find(|p| p.phase == Phase::Optimizer).unwrap();
+        let sim = simulate(
+            &g,
+            &c,
+            &Overheads {
+                cublas_handles: 0,
+                ..Overheads::default()
+            },
+            true,
+        );
+        let step = sim
+            .timeline
+            .iter()
+            .rev()
+            .find(|p| p.phase == Phase::Optimizer)
+            .unwrap();
         let b = step.breakdown;
-        let per_param = (b.parameters + b.gradients + b.optimizer_states).0 as f64 / g.parameter_count() as f64;
+        let per_param =
+            (b.parameters + b.gradients + b.optimizer_states).0 as f64 / g.parameter_count() as f64;
         let expected = fixed + sharded / d as f64;
-        assert!((per_param - expected).abs() < 0.01, "{precision:?}: {per_param} vs {expected}");
+        assert!(
+            (per_param - expected).abs() < 0.01,
+            "{precision:?}: {per_param} vs {expected}"
+        );
     }
 }
 
@@ -198,7 +271,13 @@ fn zero_reduce_buckets_cost_their_configured_size_during_backward() {
     // for contiguous gradients, whatever the model's size.
     let spec = model_preset("gpt2").unwrap().spec;
     let small = cfg(Strategy::Zero2, 4, Offload::None);
-    let default = TrainConfig { parallel: Parallel { zero_bucket: 500_000_000, ..small.parallel }, ..small };
+    let default = TrainConfig {
+        parallel: Parallel {
+            zero_bucket: 500_000_000,
+            ..small.parallel
+        },
+        ..small
+    };
     let e_small = estimate(&spec, &small, &Overheads::default(), None).unwrap();
     let e_default = estimate(&spec, &default, &Overheads::default(), None).unwrap();
     let extra = e_default.peak_allocated_bytes.0 - e_small.peak_allocated_bytes.0;

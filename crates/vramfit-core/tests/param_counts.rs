@@ -14,7 +14,8 @@ fn presets_match_pytorch_exactly() {
         let mut cols = line.splitn(3, ',');
         let id = cols.next().unwrap();
         let expected: u64 = cols.next().unwrap().parse().unwrap();
-        let preset = model_preset(id).unwrap_or_else(|e| panic!("reference row {id} has no preset: {e}"));
+        let preset =
+            model_preset(id).unwrap_or_else(|e| panic!("reference row {id} has no preset: {e}"));
         let got = preset.spec.parameter_count().unwrap();
         assert_eq!(got, expected, "{id}: vramfit {got} vs PyTorch {expected}");
         checked += 1;

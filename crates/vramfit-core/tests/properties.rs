@@ -13,10 +13,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use proptest::prelude::*;
-use vramfit_core::models::{Arch, Head, MlpActivation, MlpLayer, MlpSpec, TransformerSpec, VitSpec};
+use vramfit_core::models::{
+    Arch, Head, MlpActivation, MlpLayer, MlpSpec, TransformerSpec, VitSpec,
+};
 use vramfit_core::parallel::{Offload, Parallel};
 use vramfit_core::{
-    Attention, CheckpointMode, Checkpointing, ModelSpec, Optimizer, Overheads, Precision, TrainConfig, estimate, model_preset,
+    Attention, CheckpointMode, Checkpointing, ModelSpec, Optimizer, Overheads, Precision,
+    TrainConfig, estimate, model_preset,
 };
 
 /// Cases per property without `PROPTEST_CASES`: enough for a quick local
@@ -26,11 +29,17 @@ const DEFAULT_CASES: u32 = 1_000;
 
 /// Cases per property: `PROPTEST_CASES`, else [`DEFAULT_CASES`].
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_CASES)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_CASES)
 }
 
 fn config() -> ProptestConfig {
-    ProptestConfig { cases: cases(), ..ProptestConfig::default() }
+    ProptestConfig {
+        cases: cases(),
+        ..ProptestConfig::default()
+    }
 }
 
 /// A tiny transformer of any architecture and head.
@@ -45,44 +54,64 @@ fn transformer() -> impl Strategy<Value = ModelSpec> {
         any::<bool>(),
         prop::sample::select(vec![0.0, 0.1]),
     )
-        .prop_map(|(arch, (hidden, heads), layers, vocab, intermediate, head, tie, dropout)| {
-            let llama = arch == Arch::Llama;
-            let head = match (arch, head) {
-                (Arch::Bert, 0) => Head::Classification { labels: 3 },
-                (Arch::Bert, _) => Head::Bare,
-                _ => Head::CausalLm,
-            };
-            ModelSpec::Transformer(TransformerSpec {
-                arch,
-                vocab,
-                hidden,
-                layers,
-                heads,
-                kv_heads: if llama && heads > 1 { heads / 2 } else { heads },
-                head_dim: hidden / heads,
-                intermediate,
-                max_positions: if llama { 0 } else { 512 },
-                type_vocab: if arch == Arch::Bert { 2 } else { 0 },
-                tie_embeddings: tie && arch != Arch::Bert,
-                qkv_bias: !llama,
-                mlp_bias: !llama,
-                hidden_dropout: if llama { 0.0 } else { dropout },
-                attention_dropout: dropout,
-                head,
-                fused_gelu: false,
-            })
-        })
+        .prop_map(
+            |(arch, (hidden, heads), layers, vocab, intermediate, head, tie, dropout)| {
+                let llama = arch == Arch::Llama;
+                let head = match (arch, head) {
+                    (Arch::Bert, 0) => Head::Classification { labels: 3 },
+                    (Arch::Bert, _) => Head::Bare,
+                    _ => Head::CausalLm,
+                };
+                ModelSpec::Transformer(TransformerSpec {
+                    arch,
+                    vocab,
+                    hidden,
+                    layers,
+                    heads,
+                    kv_heads: if llama && heads > 1 { heads / 2 } else { heads },
+                    head_dim: hidden / heads,
+                    intermediate,
+                    max_positions: if llama { 0 } else { 512 },
+                    type_vocab: if arch == Arch::Bert { 2 } else { 0 },
+                    tie_embeddings: tie && arch != Arch::Bert,
+                    qkv_bias: !llama,
+                    mlp_bias: !llama,
+                    hidden_dropout: if llama { 0.0 } else { dropout },
+                    attention_dropout: dropout,
+                    head,
+                    fused_gelu: false,
+                })
+            },
+        )
 }
 
 /// A tiny MLP.
 fn mlp() -> impl Strategy<Value = ModelSpec> {
-    (4u64..64, prop::collection::vec((4u64..128, 0u8..3), 1..5), 1usize..3, 2u64..20).prop_map(|(input, layers, block_size, classes)| {
-        let layers = layers
-            .into_iter()
-            .map(|(out, a)| MlpLayer { out, activation: [MlpActivation::None, MlpActivation::Relu, MlpActivation::Gelu][a as usize] })
-            .collect();
-        ModelSpec::Mlp(MlpSpec { input, layers, block_size, classes })
-    })
+    (
+        4u64..64,
+        prop::collection::vec((4u64..128, 0u8..3), 1..5),
+        1usize..3,
+        2u64..20,
+    )
+        .prop_map(|(input, layers, block_size, classes)| {
+            let layers = layers
+                .into_iter()
+                .map(|(out, a)| MlpLayer {
+                    out,
+                    activation: [
+                        MlpActivation::None,
+                        MlpActivation::Relu,
+                        MlpActivation::Gelu,
+                    ][a as usize],
+                })
+                .collect();
+            ModelSpec::Mlp(MlpSpec {
+                input,
+                layers,
+                block_size,
+                classes,
+            })
+        })
 }
 
 /// Any small model; images are `image`-sized (the ViT's own side is chosen to match).
@@ -106,23 +135,35 @@ fn train_config() -> impl Strategy<Value = TrainConfig> {
         prop::sample::select(Attention::ALL.to_vec()),
         1u64..3,
     )
-        .prop_map(|(batch, seq, precision, optimizer, attention, grad_accum)| TrainConfig {
-            batch,
-            seq,
-            image: 32,
-            precision,
-            optimizer,
-            attention,
-            grad_accum,
-            ..TrainConfig::default()
-        })
+        .prop_map(
+            |(batch, seq, precision, optimizer, attention, grad_accum)| TrainConfig {
+                batch,
+                seq,
+                image: 32,
+                precision,
+                optimizer,
+                attention,
+                grad_accum,
+                ..TrainConfig::default()
+            },
+        )
 }
 
 /// The smaller presets, for properties that hold for real models only.
-const PRESETS: [&str; 6] = ["resnet18", "mobilenet_v2", "mlp-small", "bert-base", "gpt2", "llama-tiny"];
+const PRESETS: [&str; 6] = [
+    "resnet18",
+    "mobilenet_v2",
+    "mlp-small",
+    "bert-base",
+    "gpt2",
+    "llama-tiny",
+];
 
 fn peak(spec: &ModelSpec, cfg: &TrainConfig) -> u64 {
-    estimate(spec, cfg, &Overheads::default(), None).unwrap().peak_allocated_bytes.0
+    estimate(spec, cfg, &Overheads::default(), None)
+        .unwrap()
+        .peak_allocated_bytes
+        .0
 }
 
 proptest! {
@@ -201,8 +242,17 @@ fn checkpointing_can_raise_the_peak_of_tiny_blocks() {
         head: Head::Classification { labels: 3 },
         fused_gelu: false,
     });
-    let cfg = TrainConfig { batch: 7, seq: 8, precision: Precision::AmpFp16, optimizer: Optimizer::Sgd, ..TrainConfig::default() };
-    let full = TrainConfig { checkpointing: Checkpointing::Mode(CheckpointMode::Full), ..cfg };
+    let cfg = TrainConfig {
+        batch: 7,
+        seq: 8,
+        precision: Precision::AmpFp16,
+        optimizer: Optimizer::Sgd,
+        ..TrainConfig::default()
+    };
+    let full = TrainConfig {
+        checkpointing: Checkpointing::Mode(CheckpointMode::Full),
+        ..cfg
+    };
     let (none, with) = (peak(&spec, &cfg), peak(&spec, &full));
     assert!(with > none && with - none < 16 << 10, "{none} -> {with}");
 }
@@ -212,7 +262,11 @@ fn adam_first_step_peaks_with_one_param_sized_temporary() {
     // The MLP with a tiny batch: the peak is the optimizer step, holding
     // params + grads + 2 states + one params-sized temporary (foreach sqrt).
     let spec = model_preset("mlp-small").unwrap().spec;
-    let cfg = TrainConfig { batch: 1, optimizer: Optimizer::Adam, ..TrainConfig::default() };
+    let cfg = TrainConfig {
+        batch: 1,
+        optimizer: Optimizer::Adam,
+        ..TrainConfig::default()
+    };
     let e = estimate(&spec, &cfg, &Overheads::default(), None).unwrap();
     assert_eq!(e.peak_phase, vramfit_core::Phase::Optimizer);
     let p = e.at_peak.parameters.0;

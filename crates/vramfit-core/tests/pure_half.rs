@@ -7,7 +7,12 @@ use vramfit_core::{Overheads, Precision, TrainConfig, estimate, model_preset};
 
 fn activations(model: &str, precision: Precision) -> u64 {
     let spec = model_preset(model).unwrap().spec;
-    let cfg = TrainConfig { batch: 16, image: 224, precision, ..TrainConfig::default() };
+    let cfg = TrainConfig {
+        batch: 16,
+        image: 224,
+        precision,
+        ..TrainConfig::default()
+    };
     let e = estimate(&spec, &cfg, &Overheads::default(), None).unwrap();
     e.layers.iter().map(|l| l.saved_bytes.0).sum()
 }
@@ -22,7 +27,10 @@ fn pure_half_cnn_vit_and_mlp_keep_half_sized_activations() {
             // a ViT in half precision also switches to the memory-efficient
             // attention kernel, which keeps less than the fp32 math path.
             let low = if model == "vit_b_16" { 0.40 } else { 0.49 };
-            assert!((low..=0.51).contains(&ratio), "{model} {half}: {ratio:.3} of fp32's saved bytes");
+            assert!(
+                (low..=0.51).contains(&ratio),
+                "{model} {half}: {ratio:.3} of fp32's saved bytes"
+            );
         }
     }
 }

@@ -7,8 +7,12 @@
 use proptest::prelude::*;
 use vramfit_core::config::{Mode, WeightFormat};
 use vramfit_core::parallel::{Offload, Parallel, Strategy as Dp};
-use vramfit_core::share::{IMPORTED_MODEL, KEYS, Reason, ShareState, decode, pack_config, reduce_config, unpack_config};
-use vramfit_core::{Attention, Checkpointing, Optimizer, Precision, TrainConfig, gpu_presets, hf, model_presets};
+use vramfit_core::share::{
+    IMPORTED_MODEL, KEYS, Reason, ShareState, decode, pack_config, reduce_config, unpack_config,
+};
+use vramfit_core::{
+    Attention, Checkpointing, Optimizer, Precision, TrainConfig, gpu_presets, hf, model_presets,
+};
 
 const LLAMA: &str = r#"{
   "_name_or_path": "meta-llama/Llama-2-7b-hf", "architectures": ["LlamaForCausalLM"], "bos_token_id": 1,
@@ -29,7 +33,12 @@ fn count(range: std::ops::RangeInclusive<u64>) -> impl Strategy<Value = u64> {
 }
 
 fn fraction() -> impl Strategy<Value = f64> {
-    prop_oneof![Just(1.0), (1u64..=1 << 53).prop_map(|n| n as f64 / (1u64 << 53) as f64), Just(0.5), Just(1e-300)]
+    prop_oneof![
+        Just(1.0),
+        (1u64..=1 << 53).prop_map(|n| n as f64 / (1u64 << 53) as f64),
+        Just(0.5),
+        Just(1e-300)
+    ]
 }
 
 fn parallel() -> impl Strategy<Value = Parallel> {
@@ -37,31 +46,50 @@ fn parallel() -> impl Strategy<Value = Parallel> {
         prop::sample::select(Dp::ALL.to_vec()),
         count(1..=1024),
         count(1..=1 << 16),
-        prop::sample::select(vec![Offload::None, Offload::Optimizer, Offload::OptimizerParams]),
+        prop::sample::select(vec![
+            Offload::None,
+            Offload::Optimizer,
+            Offload::OptimizerParams,
+        ]),
         (count(1..=1024), count(1..=1024), count(1..=1024)),
         (any::<bool>(), any::<bool>(), count(1..=1 << 40)),
     )
-        .prop_map(|(strategy, gpus_per_node, nodes, offload, (tp, pp, vpp), (sp, bucket_view, zero_bucket))| Parallel {
-            strategy,
-            gpus_per_node,
-            nodes,
-            offload,
-            tp,
-            pp,
-            sp,
-            bucket_view,
-            vpp,
-            zero_bucket,
-        })
+        .prop_map(
+            |(
+                strategy,
+                gpus_per_node,
+                nodes,
+                offload,
+                (tp, pp, vpp),
+                (sp, bucket_view, zero_bucket),
+            )| Parallel {
+                strategy,
+                gpus_per_node,
+                nodes,
+                offload,
+                tp,
+                pp,
+                sp,
+                bucket_view,
+                vpp,
+                zero_bucket,
+            },
+        )
 }
 
 fn train() -> impl Strategy<Value = TrainConfig> {
     let checkpointing = prop_oneof![
-        prop::sample::select(vec!["none", "full", "selective"]).prop_map(|c| c.parse::<Checkpointing>().unwrap()),
+        prop::sample::select(vec!["none", "full", "selective"])
+            .prop_map(|c| c.parse::<Checkpointing>().unwrap()),
         (1u32..=1 << 16).prop_map(Checkpointing::EveryK),
     ];
     (
-        (count(1..=1 << 24), count(1..=1 << 24), count(1..=1 << 24), count(1..=1 << 16)),
+        (
+            count(1..=1 << 24),
+            count(1..=1 << 24),
+            count(1..=1 << 24),
+            count(1..=1 << 16),
+        ),
         (
             prop::sample::select(Precision::ALL.to_vec()),
             prop::sample::select(Optimizer::ALL.to_vec()),
@@ -69,8 +97,19 @@ fn train() -> impl Strategy<Value = TrainConfig> {
             prop::sample::select(Attention::ALL.to_vec()),
         ),
         parallel(),
-        (prop::sample::select(Mode::ALL.to_vec()), count(1..=1 << 16), prop::sample::select(WeightFormat::ALL.to_vec())),
-        (count(0..=1 << 24), count(0..=100_000), fraction(), fraction(), fraction(), any::<bool>()),
+        (
+            prop::sample::select(Mode::ALL.to_vec()),
+            count(1..=1 << 16),
+            prop::sample::select(WeightFormat::ALL.to_vec()),
+        ),
+        (
+            count(0..=1 << 24),
+            count(0..=100_000),
+            fraction(),
+            fraction(),
+            fraction(),
+            any::<bool>(),
+        ),
     )
         .prop_map(
             |(
@@ -103,16 +142,33 @@ fn train() -> impl Strategy<Value = TrainConfig> {
 }
 
 fn state() -> impl Strategy<Value = ShareState> {
-    let models: Vec<String> = model_presets().iter().map(|m| m.id.to_string()).chain([IMPORTED_MODEL.to_string()]).collect();
+    let models: Vec<String> = model_presets()
+        .iter()
+        .map(|m| m.id.to_string())
+        .chain([IMPORTED_MODEL.to_string()])
+        .collect();
     let gpus: Vec<String> = gpu_presets().iter().map(|g| g.id.to_string()).collect();
     // A config rides along reduced (as links carry it), with any model.
     let configs = vec![None, Some(reduce_config(LLAMA)), Some(reduce_config(BERT))];
-    (prop::sample::select(models), prop::sample::select(configs), prop::sample::select(gpus), train()).prop_map(
-        |(model, config_json, gpu, train)| {
-            let config_json = if model == IMPORTED_MODEL { config_json.or_else(|| Some(reduce_config(LLAMA))) } else { config_json };
-            ShareState { model, config_json, gpu, train }
-        },
+    (
+        prop::sample::select(models),
+        prop::sample::select(configs),
+        prop::sample::select(gpus),
+        train(),
     )
+        .prop_map(|(model, config_json, gpu, train)| {
+            let config_json = if model == IMPORTED_MODEL {
+                config_json.or_else(|| Some(reduce_config(LLAMA)))
+            } else {
+                config_json
+            };
+            ShareState {
+                model,
+                config_json,
+                gpu,
+                train,
+            }
+        })
 }
 
 proptest! {
@@ -162,22 +218,41 @@ fn key_names() -> Vec<&'static str> {
 
 #[test]
 fn a_config_json_travels_compact_and_imports_the_same_model() {
-    let s = ShareState { model: IMPORTED_MODEL.into(), config_json: Some(LLAMA.into()), ..ShareState::default() };
+    let s = ShareState {
+        model: IMPORTED_MODEL.into(),
+        config_json: Some(LLAMA.into()),
+        ..ShareState::default()
+    };
     let q = s.to_query();
     assert!(q.len() < 220, "{} characters: {q}", q.len());
     assert!(q.starts_with("v=1&j=1"), "{q}");
     let back = decode(&q).state;
     assert_eq!(back.model, IMPORTED_MODEL);
-    let (a, b) = (hf::import(LLAMA).unwrap(), hf::import(back.config_json.as_deref().unwrap()).unwrap());
+    let (a, b) = (
+        hf::import(LLAMA).unwrap(),
+        hf::import(back.config_json.as_deref().unwrap()).unwrap(),
+    );
     assert_eq!(a, b);
     assert_eq!(b.name, "meta-llama/Llama-2-7b-hf");
     // Reduction keeps what changes the model: the labels of a classifier, the name.
     let bert = reduce_config(BERT);
-    assert!(bert.contains("id2label") && bert.contains("onerror"), "{bert}");
+    assert!(
+        bert.contains("id2label") && bert.contains("onerror"),
+        "{bert}"
+    );
     assert_eq!(hf::import(&bert).unwrap(), hf::import(BERT).unwrap());
     // Plain JSON, hand-written into a link, works too.
-    let d = decode(r#"?j={"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"vocab_size":50257}&b=2"#);
-    assert_eq!((d.state.model.as_str(), d.state.train.batch, d.warnings.len()), (IMPORTED_MODEL, 2, 0));
+    let d = decode(
+        r#"?j={"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"vocab_size":50257}&b=2"#,
+    );
+    assert_eq!(
+        (
+            d.state.model.as_str(),
+            d.state.train.batch,
+            d.warnings.len()
+        ),
+        (IMPORTED_MODEL, 2, 0)
+    );
 }
 
 /// vramfit's own MLP and ResNet descriptions (the page's custom models)
@@ -188,15 +263,26 @@ fn custom_mlp_and_resnet_descriptions_travel_in_a_link() {
         r#"{"_name_or_path": "custom-mlp-784-512-256-10", "model_type": "vramfit_mlp", "input_size": 784, "hidden_sizes": [512, 256], "hidden_act": "gelu", "num_labels": 10}"#,
         r#"{"_name_or_path": "custom-resnet-2-2-2-2", "model_type": "vramfit_resnet", "depths": [2, 2, 2, 2], "layer_type": "basic", "num_labels": 1000}"#,
     ] {
-        let s = ShareState { model: IMPORTED_MODEL.into(), config_json: Some(json.into()), ..ShareState::default() };
+        let s = ShareState {
+            model: IMPORTED_MODEL.into(),
+            config_json: Some(json.into()),
+            ..ShareState::default()
+        };
         let back = decode(&s.to_query()).state;
-        assert_eq!(hf::import(back.config_json.as_deref().unwrap()).unwrap(), hf::import(json).unwrap(), "{json}");
+        assert_eq!(
+            hf::import(back.config_json.as_deref().unwrap()).unwrap(),
+            hf::import(json).unwrap(),
+            "{json}"
+        );
     }
 }
 
 #[test]
 fn a_config_with_another_model_selected_keeps_both() {
-    let s = ShareState { config_json: Some(reduce_config(LLAMA)), ..ShareState::default() };
+    let s = ShareState {
+        config_json: Some(reduce_config(LLAMA)),
+        ..ShareState::default()
+    };
     let q = s.to_query();
     assert!(q.starts_with("v=1&m=gpt2&j="), "{q}");
     assert_eq!(decode(&q).state, s);
@@ -207,8 +293,20 @@ fn every_train_config_field_has_a_key() {
     // If this fails, TrainConfig has a new field: give it a key in share.rs
     // (KEYS) and a line in the README's table of keys.
     let json = serde_json::to_value(TrainConfig::default()).unwrap();
-    let mut fields: Vec<String> = json.as_object().unwrap().keys().filter(|k| *k != "parallel").cloned().collect();
-    fields.extend(json["parallel"].as_object().unwrap().keys().map(|k| format!("parallel.{k}")));
+    let mut fields: Vec<String> = json
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| *k != "parallel")
+        .cloned()
+        .collect();
+    fields.extend(
+        json["parallel"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| format!("parallel.{k}")),
+    );
     fields.sort();
     let mapped = [
         ("attention", "at"),
@@ -239,11 +337,21 @@ fn every_train_config_field_has_a_key() {
         ("seq", "s"),
         ("weights", "w"),
     ];
-    assert_eq!(fields, mapped.iter().map(|(f, _)| f.to_string()).collect::<Vec<_>>());
+    assert_eq!(
+        fields,
+        mapped
+            .iter()
+            .map(|(f, _)| f.to_string())
+            .collect::<Vec<_>>()
+    );
     for (_, key) in mapped {
         assert!(KEYS.iter().any(|k| k.key == key), "no key {key}");
     }
-    assert_eq!(KEYS.len(), mapped.len() + 2, "m and g besides the TrainConfig keys");
+    assert_eq!(
+        KEYS.len(),
+        mapped.len() + 2,
+        "m and g besides the TrainConfig keys"
+    );
 }
 
 #[test]
@@ -252,7 +360,10 @@ fn version_1_defaults_are_pinned() {
     // of the format: if TrainConfig's defaults change, version 1 must keep
     // these (spell them out in ShareState::default) or old links change meaning.
     let d = ShareState::default();
-    assert_eq!((d.model.as_str(), d.gpu.as_str(), d.config_json.as_deref()), ("gpt2", "rtx-4090", None));
+    assert_eq!(
+        (d.model.as_str(), d.gpu.as_str(), d.config_json.as_deref()),
+        ("gpt2", "rtx-4090", None)
+    );
     assert_eq!(
         serde_json::to_value(d.train).unwrap(),
         serde_json::json!({"batch":8,"seq":512,"image":224,"precision":"amp-bf16","optimizer":"adamw","checkpointing":"none",
@@ -264,15 +375,33 @@ fn version_1_defaults_are_pinned() {
 
 #[test]
 fn garbage_values_fall_back_with_a_warning_naming_the_key() {
-    let d = decode("v=1&m=gpt-5&g=rtx-9090&b=0&s=-1&p=fp64&c=every-0&ka=1.5&sp=maybe&of=disk&j=%%%&tp=1e3");
+    let d = decode(
+        "v=1&m=gpt-5&g=rtx-9090&b=0&s=-1&p=fp64&c=every-0&ka=1.5&sp=maybe&of=disk&j=%%%&tp=1e3",
+    );
     assert_eq!(d.state, ShareState::default());
     let keys: Vec<&str> = d.warnings.iter().map(|w| w.key.as_str()).collect();
-    assert_eq!(keys, ["m", "g", "b", "s", "p", "c", "ka", "sp", "of", "j", "tp"]);
+    assert_eq!(
+        keys,
+        ["m", "g", "b", "s", "p", "c", "ka", "sp", "of", "j", "tp"]
+    );
     let lines: Vec<String> = d.warnings.iter().map(ToString::to_string).collect();
-    assert_eq!(lines[0], "ignored m=gpt-5: no model preset has this id (using gpt2)");
-    assert_eq!(lines[4], "ignored p=fp64: expected one of fp32|fp16|bf16|amp-fp16|amp-bf16 (using amp-bf16)");
-    assert_eq!(lines[6], "ignored ka=1.5: expected a number in (0, 1] (using 1)");
-    assert!(lines[9].starts_with("ignored j: the config.json cannot be read: "), "{}", lines[9]);
+    assert_eq!(
+        lines[0],
+        "ignored m=gpt-5: no model preset has this id (using gpt2)"
+    );
+    assert_eq!(
+        lines[4],
+        "ignored p=fp64: expected one of fp32|fp16|bf16|amp-fp16|amp-bf16 (using amp-bf16)"
+    );
+    assert_eq!(
+        lines[6],
+        "ignored ka=1.5: expected a number in (0, 1] (using 1)"
+    );
+    assert!(
+        lines[9].starts_with("ignored j: the config.json cannot be read: "),
+        "{}",
+        lines[9]
+    );
 }
 
 #[test]
@@ -280,7 +409,10 @@ fn unknown_keys_are_ignored_and_repeated_keys_keep_the_first() {
     let d = decode("utm_source=x&b=4&b=16&lang=zh-CN&B=2&theme=dark");
     assert_eq!(d.state.train.batch, 4);
     assert_eq!(d.warnings.len(), 1);
-    assert_eq!(d.warnings[0].to_string(), "ignored the repeated b=16: the first b is used");
+    assert_eq!(
+        d.warnings[0].to_string(),
+        "ignored the repeated b=16: the first b is used"
+    );
 }
 
 #[test]
@@ -290,7 +422,13 @@ fn newer_versions_and_imported_models_without_a_config_warn() {
     assert_eq!(d.warnings[0].reason, Reason::NewerVersion);
     let d = decode("v=0&m=hf-import");
     assert_eq!(d.state.model, "gpt2");
-    assert_eq!(d.warnings.iter().map(|w| w.reason.clone()).collect::<Vec<_>>(), [Reason::Count { min: 1, max: 1 }, Reason::NoConfig]);
+    assert_eq!(
+        d.warnings
+            .iter()
+            .map(|w| w.reason.clone())
+            .collect::<Vec<_>>(),
+        [Reason::Count { min: 1, max: 1 }, Reason::NoConfig]
+    );
 }
 
 #[test]
@@ -304,7 +442,12 @@ fn huge_unicode_and_truncated_input_is_handled() {
     assert_eq!(d.state, ShareState::default());
     assert_eq!(d.warnings.len(), 4);
     assert!(d.warnings.iter().all(|w| !w.to_string().is_empty()));
-    let full = ShareState { model: IMPORTED_MODEL.into(), config_json: Some(LLAMA.into()), ..ShareState::default() }.to_query();
+    let full = ShareState {
+        model: IMPORTED_MODEL.into(),
+        config_json: Some(LLAMA.into()),
+        ..ShareState::default()
+    }
+    .to_query();
     for cut in 0..full.len() {
         let d = decode(&full[..cut]);
         if let Some(json) = &d.state.config_json {
@@ -317,7 +460,11 @@ fn huge_unicode_and_truncated_input_is_handled() {
 
 #[test]
 fn xss_probes_in_every_key_are_rejected_or_kept_as_plain_text() {
-    let probes = ["<script>alert(1)</script>", "\"><img src=x onerror=alert(1)>", "javascript:alert(1)"];
+    let probes = [
+        "<script>alert(1)</script>",
+        "\"><img src=x onerror=alert(1)>",
+        "javascript:alert(1)",
+    ];
     for key in key_names() {
         for probe in probes {
             let q = format!("{key}={}", vramfit_core::share::percent_encode(probe));
@@ -329,8 +476,20 @@ fn xss_probes_in_every_key_are_rejected_or_kept_as_plain_text() {
         }
     }
     // Inside a config.json a probe is just a (display) name, never markup.
-    let d = decode(&ShareState { model: IMPORTED_MODEL.into(), config_json: Some(BERT.into()), ..ShareState::default() }.to_query());
-    assert_eq!(hf::import(d.state.config_json.as_deref().unwrap()).unwrap().name, "<img src=x onerror=alert(1)>");
+    let d = decode(
+        &ShareState {
+            model: IMPORTED_MODEL.into(),
+            config_json: Some(BERT.into()),
+            ..ShareState::default()
+        }
+        .to_query(),
+    );
+    assert_eq!(
+        hf::import(d.state.config_json.as_deref().unwrap())
+            .unwrap()
+            .name,
+        "<img src=x onerror=alert(1)>"
+    );
 }
 
 /// A GPU given by its memory travels in `g` as `custom-<GiB>`; other spellings are refused.
@@ -339,13 +498,24 @@ fn a_custom_gpu_is_a_whole_number_of_gib_in_range() {
     let gpu = vramfit_core::gpu_preset("custom-48").unwrap();
     assert!(gpu.is_custom());
     assert_eq!(gpu.memory_bytes.0, 48 << 30);
-    for bad in ["custom-0", "custom-4097", "custom-48.5", "custom-048", "custom-", "custom--1", "custom-1e3"] {
+    for bad in [
+        "custom-0",
+        "custom-4097",
+        "custom-48.5",
+        "custom-048",
+        "custom-",
+        "custom--1",
+        "custom-1e3",
+    ] {
         assert!(vramfit_core::gpu_preset(bad).is_err(), "{bad} was accepted");
     }
     let decoded = vramfit_core::share::decode("v=1&g=custom-96");
     assert_eq!(decoded.state.gpu, "custom-96");
     assert!(decoded.warnings.is_empty());
     let refused = vramfit_core::share::decode("v=1&g=custom-0");
-    assert_eq!(refused.state.gpu, vramfit_core::share::ShareState::default().gpu);
+    assert_eq!(
+        refused.state.gpu,
+        vramfit_core::share::ShareState::default().gpu
+    );
     assert_eq!(refused.warnings.len(), 1);
 }

@@ -19,16 +19,37 @@ fn published(link: &str) -> ShareState {
 
 #[test]
 fn version_1_the_readme_example() {
-    let s = published("https://vramfit.github.io/vramfit/?v=1&m=bert-large&b=8&s=512&p=amp-bf16&o=adamw&c=full&g=rtx-3060-12gb");
-    assert_eq!((s.model.as_str(), s.gpu.as_str()), ("bert-large", "rtx-3060-12gb"));
-    assert_eq!((s.train.batch, s.train.seq, s.train.precision, s.train.optimizer), (8, 512, Precision::AmpBf16, Optimizer::AdamW));
-    assert_eq!(s.train.checkpointing, "full".parse::<Checkpointing>().unwrap());
+    let s = published(
+        "https://vramfit.github.io/vramfit/?v=1&m=bert-large&b=8&s=512&p=amp-bf16&o=adamw&c=full&g=rtx-3060-12gb",
+    );
+    assert_eq!(
+        (s.model.as_str(), s.gpu.as_str()),
+        ("bert-large", "rtx-3060-12gb")
+    );
+    assert_eq!(
+        (
+            s.train.batch,
+            s.train.seq,
+            s.train.precision,
+            s.train.optimizer
+        ),
+        (8, 512, Precision::AmpBf16, Optimizer::AdamW)
+    );
+    assert_eq!(
+        s.train.checkpointing,
+        "full".parse::<Checkpointing>().unwrap()
+    );
 }
 
 #[test]
 fn version_1_defaults_only() {
     // The page's first screen: GPT-2, batch 8 × 512 tokens, AMP bf16, AdamW, RTX 4090.
-    for link in ["https://vramfit.github.io/vramfit/?v=1", "https://vramfit.github.io/vramfit/", "?", ""] {
+    for link in [
+        "https://vramfit.github.io/vramfit/?v=1",
+        "https://vramfit.github.io/vramfit/",
+        "?",
+        "",
+    ] {
         assert_eq!(published(link), ShareState::default(), "{link}");
     }
     assert_eq!(ShareState::default().train.precision, Precision::AmpBf16);
@@ -37,10 +58,23 @@ fn version_1_defaults_only() {
 #[test]
 fn version_1_a_cnn_with_every_k_checkpointing_and_accumulation() {
     let s = published("?v=1&m=resnet50&g=a100-80gb&b=64&i=256&a=4&p=fp32&o=sgd-momentum&c=every-2");
-    assert_eq!((s.model.as_str(), s.gpu.as_str(), s.train.batch, s.train.image, s.train.grad_accum), ("resnet50", "a100-80gb", 64, 256, 4));
+    assert_eq!(
+        (
+            s.model.as_str(),
+            s.gpu.as_str(),
+            s.train.batch,
+            s.train.image,
+            s.train.grad_accum
+        ),
+        ("resnet50", "a100-80gb", 64, 256, 4)
+    );
     assert_eq!(
         (s.train.precision, s.train.optimizer, s.train.checkpointing),
-        (Precision::Fp32, Optimizer::SgdMomentum, Checkpointing::EveryK(2))
+        (
+            Precision::Fp32,
+            Optimizer::SgdMomentum,
+            Checkpointing::EveryK(2)
+        )
     );
 }
 
@@ -49,10 +83,19 @@ fn version_1_llama_zero3_with_offload_and_lora() {
     let s = published(
         "?v=1&m=llama-2-7b&g=a100-40gb&b=2&s=2048&o=adamw-8bit&c=full&at=flash&mo=finetune-lora&r=64&st=zero3&gn=8&n=2&of=optimizer%2Bparams&lf=0",
     );
-    assert_eq!((s.train.batch, s.train.seq, s.train.attention), (2, 2048, Attention::Flash));
-    assert_eq!((s.train.mode, s.train.lora_rank, s.train.lora_fp32), (Mode::FinetuneLora, 64, false));
+    assert_eq!(
+        (s.train.batch, s.train.seq, s.train.attention),
+        (2, 2048, Attention::Flash)
+    );
+    assert_eq!(
+        (s.train.mode, s.train.lora_rank, s.train.lora_fp32),
+        (Mode::FinetuneLora, 64, false)
+    );
     let p = s.train.parallel;
-    assert_eq!((p.strategy, p.gpus_per_node, p.nodes, p.offload), (Strategy::Zero3, 8, 2, Offload::OptimizerParams));
+    assert_eq!(
+        (p.strategy, p.gpus_per_node, p.nodes, p.offload),
+        (Strategy::Zero3, 8, 2, Offload::OptimizerParams)
+    );
 }
 
 #[test]
@@ -61,23 +104,42 @@ fn version_1_megatron_and_pruning() {
         "?v=1&m=gpt3-175b&g=h100-sxm&b=1&s=2048&tp=8&pp=8&vpp=2&sp=1&gn=8&n=16&st=megatron-distopt&ka=0.75&km=0.5&fr=4&zb=200000000",
     );
     let p = s.train.parallel;
-    assert_eq!((p.tp, p.pp, p.vpp, p.sp, p.strategy, p.zero_bucket), (8, 8, 2, true, Strategy::MegatronDistOpt, 200_000_000));
-    assert_eq!((s.train.keep_attention, s.train.keep_mlp, s.train.frozen_blocks), (0.75, 0.5, 4));
+    assert_eq!(
+        (p.tp, p.pp, p.vpp, p.sp, p.strategy, p.zero_bucket),
+        (8, 8, 2, true, Strategy::MegatronDistOpt, 200_000_000)
+    );
+    assert_eq!(
+        (
+            s.train.keep_attention,
+            s.train.keep_mlp,
+            s.train.frozen_blocks
+        ),
+        (0.75, 0.5, 4)
+    );
 }
 
 #[test]
 fn version_1_inference_with_a_long_context() {
-    let s = published("?v=1&m=mistral-7b&g=l4&b=4&s=1&mo=inference&w=int4&ctx=32768&bv=1&st=ddp&gn=2");
-    assert_eq!((s.train.mode, s.train.context, s.train.parallel.bucket_view), (Mode::Inference, 32768, true));
+    let s =
+        published("?v=1&m=mistral-7b&g=l4&b=4&s=1&mo=inference&w=int4&ctx=32768&bv=1&st=ddp&gn=2");
+    assert_eq!(
+        (s.train.mode, s.train.context, s.train.parallel.bucket_view),
+        (Mode::Inference, 32768, true)
+    );
 }
 
 #[test]
 fn version_1_a_packed_config_json() {
     // Written by `vramfit estimate --model Llama-2-7b-hf/config.json --batch 1 --url`.
-    let s = published("?v=1&b=1&j=1ewkiY29tbXVuaXR5L2xsYW1hLTItN2ItaGYiLAI0MDk2LAMxMTAwOCwBGywEMzIsBTMyLAczMjAwMH0");
+    let s = published(
+        "?v=1&b=1&j=1ewkiY29tbXVuaXR5L2xsYW1hLTItN2ItaGYiLAI0MDk2LAMxMTAwOCwBGywEMzIsBTMyLAczMjAwMH0",
+    );
     assert_eq!(s.model, IMPORTED_MODEL);
     let m = hf::import(s.config_json.as_deref().unwrap()).unwrap();
-    assert_eq!((m.name.as_str(), m.spec.parameter_count().unwrap()), ("community/llama-2-7b-hf", 6_738_415_616));
+    assert_eq!(
+        (m.name.as_str(), m.spec.parameter_count().unwrap()),
+        ("community/llama-2-7b-hf", 6_738_415_616)
+    );
 }
 
 #[test]
@@ -85,5 +147,12 @@ fn version_1_hand_written_plain_json() {
     let s = published(
         "?b=2&j=%7B%22model_type%22%3A%22gpt2%22%2C%22n_embd%22%3A768%2C%22n_layer%22%3A12%2C%22n_head%22%3A12%2C%22vocab_size%22%3A50257%7D",
     );
-    assert_eq!(hf::import(s.config_json.as_deref().unwrap()).unwrap().spec.parameter_count().unwrap(), 124_439_808);
+    assert_eq!(
+        hf::import(s.config_json.as_deref().unwrap())
+            .unwrap()
+            .spec
+            .parameter_count()
+            .unwrap(),
+        124_439_808
+    );
 }

@@ -16,15 +16,23 @@ use yew::Callback;
 /// The preferences the browser asks for (`navigator.language`,
 /// `prefers-color-scheme`); the defaults when they cannot be read.
 pub fn initial_prefs() -> Prefs {
-    let Some(window) = web_sys::window() else { return Prefs::default() };
+    let Some(window) = web_sys::window() else {
+        return Prefs::default();
+    };
     let language = window.navigator().language().unwrap_or_default();
-    let dark = window.match_media("(prefers-color-scheme: dark)").ok().flatten().is_some_and(|m| m.matches());
+    let dark = window
+        .match_media("(prefers-color-scheme: dark)")
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.matches());
     Prefs::from_browser(&language, dark)
 }
 
 /// Sets `<html lang>`, `<html data-theme>` and the document title.
 pub fn reflect(prefs: Prefs) {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
     if let Some(html) = document.document_element() {
         // Failing to set an attribute only loses styling hints; nothing to report.
         let _ = html.set_attribute("lang", prefs.lang.tag());
@@ -40,7 +48,9 @@ pub fn read_text(file: web_sys::File, done: Callback<Result<String, ImportError>
     if size > MAX_FILE_BYTES {
         return done.emit(Err(ImportError::TooLarge(size)));
     }
-    let Ok(reader) = web_sys::FileReader::new() else { return done.emit(Err(ImportError::Unreadable)) };
+    let Ok(reader) = web_sys::FileReader::new() else {
+        return done.emit(Err(ImportError::Unreadable));
+    };
     let on_load = {
         let reader = reader.clone();
         let done = done.clone();
@@ -59,7 +69,9 @@ pub fn read_text(file: web_sys::File, done: Callback<Result<String, ImportError>
 
 /// Moves keyboard focus to the element with this id, if it can take focus.
 pub fn focus(id: &str) {
-    let element = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id));
+    let element = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id));
     if let Some(el) = element {
         if let Some(svg) = el.dyn_ref::<web_sys::SvgElement>() {
             let _ = svg.focus();
@@ -76,7 +88,9 @@ pub fn focus(id: &str) {
 /// keeps the renders asked for in between (a batch typed as the first
 /// verdict appears) until then — runs first. At once when there is no window.
 pub fn soon(f: impl FnOnce() + 'static) {
-    let Some(window) = web_sys::window() else { return f() };
+    let Some(window) = web_sys::window() else {
+        return f();
+    };
     let later = window.clone();
     let hop = Closure::once_into_js(move || {
         let callback = Closure::once_into_js(f);
@@ -88,7 +102,9 @@ pub fn soon(f: impl FnOnce() + 'static) {
 
 /// The page's address (`location.href`); empty without a window.
 pub fn address() -> String {
-    web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default()
+    web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default()
 }
 
 /// The least time between two address updates, ms: `replaceState` is a
@@ -105,7 +121,9 @@ thread_local! {
 /// [`ADDRESS_INTERVAL_MS`]: at once (in a following task) after a quiet
 /// spell, else at the end of the interval with the latest query.
 pub fn update_query(query: String) {
-    let Some(window) = web_sys::window() else { return };
+    let Some(window) = web_sys::window() else {
+        return;
+    };
     let now = js_sys::Date::now();
     let (waiting, last) = ADDRESS.with(|a| {
         let mut a = a.borrow_mut();
@@ -129,19 +147,26 @@ pub fn update_query(query: String) {
         }
     });
     // A refused timer leaves the address as it was; the page works on.
-    let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(flush.unchecked_ref(), delay);
+    let _ =
+        window.set_timeout_with_callback_and_timeout_and_arguments_0(flush.unchecked_ref(), delay);
 }
 
 /// Replaces the query of the address with `query` without adding a history
 /// entry (`history.replaceState`), when it differs.
 pub fn replace_query(query: &str) {
-    let Some(window) = web_sys::window() else { return };
+    let Some(window) = web_sys::window() else {
+        return;
+    };
     let location = window.location();
     let wanted = format!("?{query}");
     if location.search().ok().as_deref() == Some(wanted.as_str()) {
         return;
     }
-    let url = format!("{}{wanted}{}", location.pathname().unwrap_or_default(), location.hash().unwrap_or_default());
+    let url = format!(
+        "{}{wanted}{}",
+        location.pathname().unwrap_or_default(),
+        location.hash().unwrap_or_default()
+    );
     if let Ok(history) = window.history() {
         // A refused replacement leaves the old address; the page works on.
         let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
@@ -152,19 +177,29 @@ pub fn replace_query(query: &str) {
 /// URL (`<meta name="vramfit-base">`, set by scripts/publish.sh) when it has
 /// one, else the folder of this page.
 pub fn base_url() -> String {
-    let Some(window) = web_sys::window() else { return String::new() };
+    let Some(window) = web_sys::window() else {
+        return String::new();
+    };
     let meta = window
         .document()
         .and_then(|d| d.query_selector("meta[name='vramfit-base']").ok().flatten())
         .and_then(|m| m.get_attribute("content"))
         .filter(|c| c.starts_with("https://") || c.starts_with("http://"));
     if let Some(base) = meta {
-        return if base.ends_with('/') { base } else { format!("{base}/") };
+        return if base.ends_with('/') {
+            base
+        } else {
+            format!("{base}/")
+        };
     }
     let location = window.location();
     let path = location.pathname().unwrap_or_default();
     let folder = path.rsplit_once('/').map_or("/", |(dir, _)| dir);
-    format!("{}{}/", location.origin().unwrap_or_default(), folder.trim_end_matches('/'))
+    format!(
+        "{}{}/",
+        location.origin().unwrap_or_default(),
+        folder.trim_end_matches('/')
+    )
 }
 
 /// Copies `text` to the clipboard and emits whether it worked. Where the
@@ -174,22 +209,36 @@ pub fn copy_text(text: &str, field: &str, done: Callback<bool>) {
     let select = {
         let field = field.to_string();
         move || {
-            let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(&field));
-            if let Some(input) = el.as_ref().and_then(|e| e.dyn_ref::<web_sys::HtmlInputElement>()) {
+            let el = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id(&field));
+            if let Some(input) = el
+                .as_ref()
+                .and_then(|e| e.dyn_ref::<web_sys::HtmlInputElement>())
+            {
                 input.select();
-            } else if let Some(area) = el.as_ref().and_then(|e| e.dyn_ref::<web_sys::HtmlTextAreaElement>()) {
+            } else if let Some(area) = el
+                .as_ref()
+                .and_then(|e| e.dyn_ref::<web_sys::HtmlTextAreaElement>())
+            {
                 area.select();
             }
         }
     };
-    let Some(window) = web_sys::window() else { return done.emit(false) };
+    let Some(window) = web_sys::window() else {
+        return done.emit(false);
+    };
     // `navigator.clipboard` is undefined outside secure contexts: check before calling it.
-    let clipboard = js_sys::Reflect::get(&window.navigator(), &"clipboard".into()).ok().filter(|c| c.is_object());
+    let clipboard = js_sys::Reflect::get(&window.navigator(), &"clipboard".into())
+        .ok()
+        .filter(|c| c.is_object());
     let Some(clipboard) = clipboard else {
         select();
         return done.emit(false);
     };
-    let promise = clipboard.unchecked_into::<web_sys::Clipboard>().write_text(text);
+    let promise = clipboard
+        .unchecked_into::<web_sys::Clipboard>()
+        .write_text(text);
     let ok = {
         let done = done.clone();
         Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(move |_| done.emit(true))
@@ -212,15 +261,20 @@ pub fn copy_text(text: &str, field: &str, done: Callback<bool>) {
 pub fn install_panic_hook() {
     // Through Yew, which otherwise replaces any hook with its own when rendering.
     yew::set_custom_panic_hook(Box::new(|info| {
-        let detail =
-            info.payload().downcast_ref::<&str>().map(|s| (*s).to_string()).or_else(|| info.payload().downcast_ref::<String>().cloned());
+        let detail = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned());
         show_crash(detail.as_deref().unwrap_or(""));
     }));
 }
 
 /// The crash notice (see [`install_panic_hook`]); shown once.
 fn show_crash(detail: &str) {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
     if document.get_element_by_id("runtime-error").is_some() {
         return;
     }
@@ -228,7 +282,11 @@ fn show_crash(detail: &str) {
         .document_element()
         .and_then(|e| e.get_attribute("lang"))
         .map_or(crate::i18n::Lang::En, |l| crate::i18n::Lang::from_tag(&l));
-    let (title, body, reload) = (t(lang, Key::CrashTitle), t(lang, Key::CrashBody), t(lang, Key::CrashReload));
+    let (title, body, reload) = (
+        t(lang, Key::CrashTitle),
+        t(lang, Key::CrashBody),
+        t(lang, Key::CrashReload),
+    );
     let build = || -> Option<web_sys::Element> {
         let box_ = document.create_element("div").ok()?;
         box_.set_id("runtime-error");
@@ -248,7 +306,9 @@ fn show_crash(detail: &str) {
                 let _ = location.reload();
             }
         });
-        button.add_event_listener_with_callback("click", onclick.as_ref().unchecked_ref()).ok()?;
+        button
+            .add_event_listener_with_callback("click", onclick.as_ref().unchecked_ref())
+            .ok()?;
         // The page is going away on click; the listener lives as long as it.
         onclick.forget();
         box_.append_child(&strong).ok()?;
@@ -262,7 +322,11 @@ fn show_crash(detail: &str) {
         Some(box_)
     };
     let Some(notice) = build() else { return };
-    let slot = document.query_selector("#app main, #widget main").ok().flatten().or_else(|| document.body().map(Into::into));
+    let slot = document
+        .query_selector("#app main, #widget main")
+        .ok()
+        .flatten()
+        .or_else(|| document.body().map(Into::into));
     if let Some(slot) = slot {
         let _ = slot.prepend_with_node_1(&notice);
     }
@@ -272,12 +336,15 @@ fn show_crash(detail: &str) {
 /// the page is up, so the browser suite can check the crash notice.
 #[cfg(debug_assertions)]
 pub fn panic_on_request() {
-    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    let hash = web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default();
     if hash == "#panic-test" {
         // Once the page is up (its language reflected on <html>), as a real crash would be.
         let crash = Closure::once_into_js(|| -> () { panic!("forced by #panic-test") });
         if let Some(window) = web_sys::window() {
-            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(crash.unchecked_ref(), 1000);
+            let _ = window
+                .set_timeout_with_callback_and_timeout_and_arguments_0(crash.unchecked_ref(), 1000);
         }
     }
 }

@@ -7,7 +7,9 @@ use crate::inputs::{CheckpointChoice, IMPORTED_MODEL};
 use crate::labels;
 use crate::prefs::Units;
 use crate::present;
-use vramfit_core::{Attention, GpuPreset, ModelPreset, Optimizer, Precision, gpu_presets, model_presets};
+use vramfit_core::{
+    Attention, GpuPreset, ModelPreset, Optimizer, Precision, gpu_presets, model_presets,
+};
 
 /// One `<option>`: the value sent back on change and the text shown.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,7 +36,10 @@ pub struct ChoiceGroup {
 /// the page). The `keep` value always stays (so the list
 /// still shows what is selected); empty groups are dropped.
 pub fn filter_groups(groups: &[ChoiceGroup], query: &str, keep: &str) -> Vec<ChoiceGroup> {
-    let terms: Vec<String> = query.split_whitespace().map(str::to_ascii_lowercase).collect();
+    let terms: Vec<String> = query
+        .split_whitespace()
+        .map(str::to_ascii_lowercase)
+        .collect();
     if terms.is_empty() {
         return groups.to_vec();
     }
@@ -46,12 +51,19 @@ pub fn filter_groups(groups: &[ChoiceGroup], query: &str, keep: &str) -> Vec<Cho
                 .choices
                 .iter()
                 .filter(|c| {
-                    let text = format!("{} {} {heading}", c.label.to_ascii_lowercase(), c.value.to_ascii_lowercase());
+                    let text = format!(
+                        "{} {} {heading}",
+                        c.label.to_ascii_lowercase(),
+                        c.value.to_ascii_lowercase()
+                    );
                     c.value == keep || terms.iter().all(|t| text.contains(t.as_str()))
                 })
                 .cloned()
                 .collect();
-            (!choices.is_empty()).then(|| ChoiceGroup { label: g.label.clone(), choices })
+            (!choices.is_empty()).then(|| ChoiceGroup {
+                label: g.label.clone(),
+                choices,
+            })
         })
         .collect()
 }
@@ -68,7 +80,10 @@ pub struct Catalog {
 impl Catalog {
     /// Loads the presets from the core.
     pub fn load() -> Catalog {
-        Catalog { models: model_presets(), gpus: gpu_presets() }
+        Catalog {
+            models: model_presets(),
+            gpus: gpu_presets(),
+        }
     }
 
     /// The model preset with this id.
@@ -81,7 +96,9 @@ impl Catalog {
         match self.gpus.iter().find(|g| g.id == id) {
             Some(g) => Some(g.clone()),
             // A GPU given by its memory (`custom-<GiB>`).
-            None => vramfit_core::gpu_preset(id).ok().filter(GpuPreset::is_custom),
+            None => vramfit_core::gpu_preset(id)
+                .ok()
+                .filter(GpuPreset::is_custom),
         }
     }
 
@@ -90,11 +107,20 @@ impl Catalog {
         let mut groups = group(
             &self.models,
             |m| labels::family(m.family, lang).to_string(),
-            |m| Choice { value: m.id.to_string(), label: m.name.to_string() },
+            |m| Choice {
+                value: m.id.to_string(),
+                label: m.name.to_string(),
+            },
         );
         if let Some(name) = imported {
-            let choice = Choice { value: IMPORTED_MODEL.to_string(), label: name.to_string() };
-            groups.push(ChoiceGroup { label: t(lang, Key::ImportedGroup).to_string(), choices: vec![choice] });
+            let choice = Choice {
+                value: IMPORTED_MODEL.to_string(),
+                label: name.to_string(),
+            };
+            groups.push(ChoiceGroup {
+                label: t(lang, Key::ImportedGroup).to_string(),
+                choices: vec![choice],
+            });
         }
         groups
     }
@@ -105,11 +131,17 @@ impl Catalog {
         let mut groups = group(
             &self.gpus,
             |g| labels::vendor(g.vendor).to_string(),
-            |g| Choice { value: g.id.to_string(), label: format!("{} · {}", g.name, present::capacity(g.memory_bytes, units)) },
+            |g| Choice {
+                value: g.id.to_string(),
+                label: format!("{} · {}", g.name, present::capacity(g.memory_bytes, units)),
+            },
         );
         groups.push(ChoiceGroup {
             label: t(lang, Key::CustomGpuGroup).to_string(),
-            choices: vec![Choice { value: crate::inputs::CUSTOM_GPU.to_string(), label: t(lang, Key::CustomGpuChoice).to_string() }],
+            choices: vec![Choice {
+                value: crate::inputs::CUSTOM_GPU.to_string(),
+                label: t(lang, Key::CustomGpuChoice).to_string(),
+            }],
         });
         groups
     }
@@ -117,17 +149,29 @@ impl Catalog {
 
 /// Precision modes.
 pub fn precisions(lang: Lang) -> Vec<ChoiceGroup> {
-    ungrouped(Precision::ALL.iter().map(|p| (p.id(), labels::precision(*p, lang))))
+    ungrouped(
+        Precision::ALL
+            .iter()
+            .map(|p| (p.id(), labels::precision(*p, lang))),
+    )
 }
 
 /// Optimizers.
 pub fn optimizers(lang: Lang) -> Vec<ChoiceGroup> {
-    ungrouped(Optimizer::ALL.iter().map(|o| (o.id(), labels::optimizer(*o, lang))))
+    ungrouped(
+        Optimizer::ALL
+            .iter()
+            .map(|o| (o.id(), labels::optimizer(*o, lang))),
+    )
 }
 
 /// Data-parallel strategies, by their ids (DeepSpeed and FSDP names).
 pub fn strategies() -> Vec<ChoiceGroup> {
-    ungrouped(vramfit_core::parallel::Strategy::ALL.iter().map(|s| (s.id(), s.id())))
+    ungrouped(
+        vramfit_core::parallel::Strategy::ALL
+            .iter()
+            .map(|s| (s.id(), s.id())),
+    )
 }
 
 /// What can be offloaded to host memory.
@@ -160,31 +204,54 @@ pub fn modes(lang: Lang) -> Vec<ChoiceGroup> {
 
 /// Checkpointing choices.
 pub fn checkpointing(lang: Lang) -> Vec<ChoiceGroup> {
-    ungrouped(CheckpointChoice::ALL.iter().map(|c| (c.id(), labels::checkpointing(*c, lang))))
+    ungrouped(
+        CheckpointChoice::ALL
+            .iter()
+            .map(|c| (c.id(), labels::checkpointing(*c, lang))),
+    )
 }
 
 /// Attention implementations.
 pub fn attentions(lang: Lang) -> Vec<ChoiceGroup> {
-    ungrouped(Attention::ALL.iter().map(|a| (a.id(), labels::attention(*a, lang))))
+    ungrouped(
+        Attention::ALL
+            .iter()
+            .map(|a| (a.id(), labels::attention(*a, lang))),
+    )
 }
 
 /// Groups items by a key, groups ordered by first appearance, items keeping
 /// their order (a vendor listed in two places still gets one group).
-fn group<T>(items: &[T], key: impl Fn(&T) -> String, choice: impl Fn(&T) -> Choice) -> Vec<ChoiceGroup> {
+fn group<T>(
+    items: &[T],
+    key: impl Fn(&T) -> String,
+    choice: impl Fn(&T) -> Choice,
+) -> Vec<ChoiceGroup> {
     let mut groups: Vec<ChoiceGroup> = Vec::new();
     for item in items {
         let label = key(item);
         match groups.iter_mut().find(|g| g.label == label) {
             Some(g) => g.choices.push(choice(item)),
-            None => groups.push(ChoiceGroup { label, choices: vec![choice(item)] }),
+            None => groups.push(ChoiceGroup {
+                label,
+                choices: vec![choice(item)],
+            }),
         }
     }
     groups
 }
 
 fn ungrouped<'a>(choices: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<ChoiceGroup> {
-    let choices = choices.map(|(value, label)| Choice { value: value.to_string(), label: label.to_string() }).collect();
-    vec![ChoiceGroup { label: String::new(), choices }]
+    let choices = choices
+        .map(|(value, label)| Choice {
+            value: value.to_string(),
+            label: label.to_string(),
+        })
+        .collect();
+    vec![ChoiceGroup {
+        label: String::new(),
+        choices,
+    }]
 }
 
 #[cfg(test)]
@@ -201,21 +268,42 @@ mod tests {
         assert_eq!(models, c.models.len());
         // Every preset, plus the choice of a GPU given by its memory, last.
         assert_eq!(gpus, c.gpus.len() + 1);
-        assert_eq!(gpu_groups.last().and_then(|g| g.choices.first()).map(|o| o.value.as_str()), Some(crate::inputs::CUSTOM_GPU));
+        assert_eq!(
+            gpu_groups
+                .last()
+                .and_then(|g| g.choices.first())
+                .map(|o| o.value.as_str()),
+            Some(crate::inputs::CUSTOM_GPU)
+        );
         let labels: Vec<&str> = gpu_groups.iter().map(|g| g.label.as_str()).collect();
         let mut unique = labels.clone();
         unique.dedup();
         assert_eq!(labels, unique, "a vendor got two groups");
-        assert!(model_groups.iter().any(|g| g.label == "CNN" && g.choices.iter().any(|m| m.value == "resnet50")));
+        assert!(
+            model_groups
+                .iter()
+                .any(|g| g.label == "CNN" && g.choices.iter().any(|m| m.value == "resnet50"))
+        );
     }
 
     #[test]
     fn gpu_labels_carry_their_memory_in_the_chosen_units() {
         let c = Catalog::load();
-        let label =
-            |units| c.gpu_groups(units, Lang::En).iter().flat_map(|g| g.choices.clone()).find(|o| o.value == "rtx-4090").map(|o| o.label);
-        assert_eq!(label(Units::Binary).as_deref(), Some("GeForce RTX 4090 · 24 GiB"));
-        assert_eq!(label(Units::Decimal).as_deref(), Some("GeForce RTX 4090 · 25.8 GB"));
+        let label = |units| {
+            c.gpu_groups(units, Lang::En)
+                .iter()
+                .flat_map(|g| g.choices.clone())
+                .find(|o| o.value == "rtx-4090")
+                .map(|o| o.label)
+        };
+        assert_eq!(
+            label(Units::Binary).as_deref(),
+            Some("GeForce RTX 4090 · 24 GiB")
+        );
+        assert_eq!(
+            label(Units::Decimal).as_deref(),
+            Some("GeForce RTX 4090 · 25.8 GB")
+        );
     }
 
     #[test]
@@ -224,7 +312,11 @@ mod tests {
         let groups = c.model_groups(Some("my-llama"), Lang::Zh);
         let last = groups.last().cloned();
         assert_eq!(last.as_ref().map(|g| g.label.as_str()), Some("已导入"));
-        assert_eq!(last.and_then(|g| g.choices.first().cloned()).map(|c| c.value), Some(IMPORTED_MODEL.to_string()));
+        assert_eq!(
+            last.and_then(|g| g.choices.first().cloned())
+                .map(|c| c.value),
+            Some(IMPORTED_MODEL.to_string())
+        );
         assert!(groups.iter().any(|g| g.label == "视觉 Transformer"));
     }
 
@@ -233,16 +325,33 @@ mod tests {
         let catalog = Catalog::load();
         let groups = catalog.model_groups(None, Lang::En);
         let found = filter_groups(&groups, "llama 70", "gpt2");
-        let ids: Vec<&str> = found.iter().flat_map(|g| g.choices.iter().map(|c| c.value.as_str())).collect();
-        assert!(ids.contains(&"llama-2-70b") && ids.contains(&"llama-3-70b"), "{ids:?}");
+        let ids: Vec<&str> = found
+            .iter()
+            .flat_map(|g| g.choices.iter().map(|c| c.value.as_str()))
+            .collect();
+        assert!(
+            ids.contains(&"llama-2-70b") && ids.contains(&"llama-3-70b"),
+            "{ids:?}"
+        );
         assert!(ids.contains(&"gpt2"), "the selected model stays listed");
-        assert!(!ids.contains(&"llama-2-7b") && !ids.contains(&"resnet50"), "{ids:?}");
+        assert!(
+            !ids.contains(&"llama-2-7b") && !ids.contains(&"resnet50"),
+            "{ids:?}"
+        );
         // By family heading, case-insensitively.
         let cnn = filter_groups(&groups, "RESNET", "");
-        assert!(cnn.iter().flat_map(|g| &g.choices).any(|c| c.value == "resnet50"));
+        assert!(
+            cnn.iter()
+                .flat_map(|g| &g.choices)
+                .any(|c| c.value == "resnet50")
+        );
         assert_eq!(filter_groups(&groups, "  ", "").len(), groups.len());
         assert!(filter_groups(&groups, "no-such-model", "").is_empty());
         let gpus = filter_groups(&catalog.gpu_groups(Units::Binary, Lang::En), "4090", "");
-        assert!(gpus.iter().flat_map(|g| &g.choices).any(|c| c.value == "rtx-4090"));
+        assert!(
+            gpus.iter()
+                .flat_map(|g| &g.choices)
+                .any(|c| c.value == "rtx-4090")
+        );
     }
 }

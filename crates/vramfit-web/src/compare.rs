@@ -58,13 +58,28 @@ pub fn technique_rows(report: &Report, prefs: Prefs) -> Vec<TechniqueRow> {
             let (effect, change) = match v.saved_bytes {
                 s if s > 0 => {
                     let pct = present::percent(present::share(magnitude, base));
-                    (Effect::Saves, tf(lang, Key::TechSaves, &[&present::bytes(magnitude, units), &pct]))
+                    (
+                        Effect::Saves,
+                        tf(
+                            lang,
+                            Key::TechSaves,
+                            &[&present::bytes(magnitude, units), &pct],
+                        ),
+                    )
                 }
-                s if s < 0 => (Effect::Costs, tf(lang, Key::TechCosts, &[&present::bytes(magnitude, units)])),
+                s if s < 0 => (
+                    Effect::Costs,
+                    tf(lang, Key::TechCosts, &[&present::bytes(magnitude, units)]),
+                ),
                 _ => (Effect::Same, t(lang, Key::TechSame).to_string()),
             };
-            let detail = (v.technique == Technique::Accumulation4)
-                .then(|| tf(lang, Key::TechAccumDetail, &[&present::group_digits(v.config.batch)]));
+            let detail = (v.technique == Technique::Accumulation4).then(|| {
+                tf(
+                    lang,
+                    Key::TechAccumDetail,
+                    &[&present::group_digits(v.config.batch)],
+                )
+            });
             TechniqueRow {
                 id: labels::technique_id(v.technique),
                 name: labels::technique(v.technique, lang),
@@ -94,8 +109,21 @@ mod tests {
     fn rows_are_sorted_by_saving_and_say_how_much() {
         let spec = model_preset("gpt2").map(|m| m.spec).unwrap();
         let gpu = gpu_preset("rtx-4090").unwrap();
-        let cfg = TrainConfig { batch: 8, seq: 1024, precision: Precision::Fp32, ..TrainConfig::default() };
-        let report = Report::compute(&spec, &cfg, &gpu, "GPT-2", Some(Field::Seq), &mut crate::report::Memo::default()).unwrap();
+        let cfg = TrainConfig {
+            batch: 8,
+            seq: 1024,
+            precision: Precision::Fp32,
+            ..TrainConfig::default()
+        };
+        let report = Report::compute(
+            &spec,
+            &cfg,
+            &gpu,
+            "GPT-2",
+            Some(Field::Seq),
+            &mut crate::report::Memo::default(),
+        )
+        .unwrap();
         let rows = technique_rows(&report, Prefs::default());
         assert_eq!(rows.len(), 4);
         assert!(rows.windows(2).all(|w| w[0].saved >= w[1].saved));
@@ -103,8 +131,19 @@ mod tests {
         assert_eq!(first.effect, Effect::Saves);
         assert!(first.change.starts_with("saves "), "{}", first.change);
         let accum = rows.iter().find(|r| r.id == "accumulation").unwrap();
-        assert_eq!(accum.detail.as_deref(), Some("micro-batch 2, same effective batch"));
-        let zh = technique_rows(&report, Prefs { lang: Lang::Zh, ..Prefs::default() });
-        assert!(zh.iter().all(|r| r.change.starts_with("节省") || r.change.starts_with("多用") || r.change == "没有变化"));
+        assert_eq!(
+            accum.detail.as_deref(),
+            Some("micro-batch 2, same effective batch")
+        );
+        let zh = technique_rows(
+            &report,
+            Prefs {
+                lang: Lang::Zh,
+                ..Prefs::default()
+            },
+        );
+        assert!(zh.iter().all(|r| r.change.starts_with("节省")
+            || r.change.starts_with("多用")
+            || r.change == "没有变化"));
     }
 }

@@ -24,7 +24,13 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order the form offers them.
-    pub const ALL: [Family; 5] = [Family::Gpt2, Family::Llama, Family::Bert, Family::ResNet, Family::Mlp];
+    pub const ALL: [Family; 5] = [
+        Family::Gpt2,
+        Family::Llama,
+        Family::Bert,
+        Family::ResNet,
+        Family::Mlp,
+    ];
 
     /// A stable id (the select's value).
     pub fn id(self) -> &'static str {
@@ -187,9 +193,16 @@ impl Dims {
     /// family's default take the new one's (1000 for a ResNet, as ImageNet;
     /// 10 for an MLP, as MNIST, whose 784 features are the default input).
     pub fn with_family(&self, family: Family) -> Dims {
-        let classes =
-            if self.classes == self.family.default_classes() { family.default_classes().to_string() } else { self.classes.clone() };
-        Dims { family, classes, ..self.clone() }
+        let classes = if self.classes == self.family.default_classes() {
+            family.default_classes().to_string()
+        } else {
+            self.classes.clone()
+        };
+        Dims {
+            family,
+            classes,
+            ..self.clone()
+        }
     }
 
     /// The `config.json` for these dimensions (for a ResNet or an MLP,
@@ -259,7 +272,10 @@ impl Dims {
         let input = count(DimField::Input, &self.input)?;
         let widths = list(DimField::Widths, &self.widths)?;
         let classes = count(DimField::Classes, &self.classes)?;
-        let sizes: Vec<u64> = std::iter::once(input).chain(widths.iter().copied()).chain([classes]).collect();
+        let sizes: Vec<u64> = std::iter::once(input)
+            .chain(widths.iter().copied())
+            .chain([classes])
+            .collect();
         Ok(json!({
             "_name_or_path": format!("custom-mlp-{}", joined(&sizes)), "model_type": "vramfit_mlp",
             "input_size": input, "hidden_sizes": widths, "hidden_act": self.activation.id(), "num_labels": classes,
@@ -283,7 +299,11 @@ fn list(f: DimField, s: &str) -> Result<Vec<u64>, DimError> {
 
 /// `3-4-6-3`.
 fn joined(sizes: &[u64]) -> String {
-    sizes.iter().map(u64::to_string).collect::<Vec<_>>().join("-")
+    sizes
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 #[cfg(test)]
@@ -297,50 +317,150 @@ mod tests {
         let imported = vramfit_core::hf::import(&json).unwrap();
         let gpt2 = model_preset("gpt2").unwrap().spec;
         let cfg = TrainConfig::default();
-        assert_eq!(imported.spec.lower(&cfg).unwrap().parameter_count(), gpt2.lower(&cfg).unwrap().parameter_count());
+        assert_eq!(
+            imported.spec.lower(&cfg).unwrap().parameter_count(),
+            gpt2.lower(&cfg).unwrap().parameter_count()
+        );
         assert_eq!(imported.name, "custom-gpt2-12x768");
     }
 
     #[test]
     fn every_family_imports_and_bad_dimensions_say_which() {
         for family in Family::ALL {
-            let dims = Dims { family, kv_heads: "4".into(), ..Dims::default() };
+            let dims = Dims {
+                family,
+                kv_heads: "4".into(),
+                ..Dims::default()
+            };
             let json = dims.config_json().unwrap();
-            assert!(vramfit_core::hf::import(&json).is_ok(), "{family:?}: {json}");
+            assert!(
+                vramfit_core::hf::import(&json).is_ok(),
+                "{family:?}: {json}"
+            );
         }
-        let bad = Dims { heads: "7".into(), ..Dims::default() };
+        let bad = Dims {
+            heads: "7".into(),
+            ..Dims::default()
+        };
         assert_eq!(bad.config_json(), Err(DimError::HeadsDoNotDivide));
-        let bad = Dims { family: Family::Llama, kv_heads: "5".into(), ..Dims::default() };
+        let bad = Dims {
+            family: Family::Llama,
+            kv_heads: "5".into(),
+            ..Dims::default()
+        };
         assert_eq!(bad.config_json(), Err(DimError::KvHeadsDoNotDivide));
-        let bad = Dims { layers: "abc".into(), ..Dims::default() };
-        assert!(matches!(bad.config_json(), Err(DimError::Field(DimField::Layers, FieldError::NotWhole))));
+        let bad = Dims {
+            layers: "abc".into(),
+            ..Dims::default()
+        };
+        assert!(matches!(
+            bad.config_json(),
+            Err(DimError::Field(DimField::Layers, FieldError::NotWhole))
+        ));
     }
 
     #[test]
     fn a_custom_resnet_and_mlp_import_as_the_models_they_describe() {
         let cfg = TrainConfig::default();
-        let params = |json: &str| vramfit_core::hf::import(json).unwrap().spec.lower(&cfg).unwrap().parameter_count();
-        let resnet = Dims { family: Family::ResNet, ..Dims::default() }.config_json().unwrap();
-        assert_eq!(params(&resnet), model_preset("resnet50").unwrap().spec.lower(&cfg).unwrap().parameter_count());
-        assert_eq!(vramfit_core::hf::import(&resnet).unwrap().name, "custom-resnet-3-4-6-3");
-        let basic = Dims { family: Family::ResNet, depths: "2,2,2,2".into(), bottleneck: false, ..Dims::default() };
-        assert_eq!(params(&basic.config_json().unwrap()), 11_689_512, "torchvision resnet18");
-        let mlp = Dims::default().with_family(Family::Mlp).config_json().unwrap();
+        let params = |json: &str| {
+            vramfit_core::hf::import(json)
+                .unwrap()
+                .spec
+                .lower(&cfg)
+                .unwrap()
+                .parameter_count()
+        };
+        let resnet = Dims {
+            family: Family::ResNet,
+            ..Dims::default()
+        }
+        .config_json()
+        .unwrap();
+        assert_eq!(
+            params(&resnet),
+            model_preset("resnet50")
+                .unwrap()
+                .spec
+                .lower(&cfg)
+                .unwrap()
+                .parameter_count()
+        );
+        assert_eq!(
+            vramfit_core::hf::import(&resnet).unwrap().name,
+            "custom-resnet-3-4-6-3"
+        );
+        let basic = Dims {
+            family: Family::ResNet,
+            depths: "2,2,2,2".into(),
+            bottleneck: false,
+            ..Dims::default()
+        };
+        assert_eq!(
+            params(&basic.config_json().unwrap()),
+            11_689_512,
+            "torchvision resnet18"
+        );
+        let mlp = Dims::default()
+            .with_family(Family::Mlp)
+            .config_json()
+            .unwrap();
         assert_eq!(params(&mlp), 669_706, "784 → 512 → 512 → 10");
-        assert_eq!(vramfit_core::hf::import(&mlp).unwrap().name, "custom-mlp-784-512-512-10");
-        let gelu = Dims { family: Family::Mlp, activation: Activation::Gelu, widths: " ".into(), ..Dims::default() };
-        assert!(gelu.config_json().unwrap().contains("\"hidden_act\": \"gelu\""), "no hidden layers is a linear classifier");
+        assert_eq!(
+            vramfit_core::hf::import(&mlp).unwrap().name,
+            "custom-mlp-784-512-512-10"
+        );
+        let gelu = Dims {
+            family: Family::Mlp,
+            activation: Activation::Gelu,
+            widths: " ".into(),
+            ..Dims::default()
+        };
+        assert!(
+            gelu.config_json()
+                .unwrap()
+                .contains("\"hidden_act\": \"gelu\""),
+            "no hidden layers is a linear classifier"
+        );
         // Classes the user typed stay when the family changes.
-        let typed = Dims { classes: "37".into(), ..Dims::default() }.with_family(Family::Mlp);
+        let typed = Dims {
+            classes: "37".into(),
+            ..Dims::default()
+        }
+        .with_family(Family::Mlp);
         assert_eq!(typed.with_family(Family::ResNet).classes, "37");
-        assert_eq!(Dims::default().with_family(Family::Mlp).with_family(Family::ResNet).classes, "1000");
-        let bad = Dims { family: Family::ResNet, depths: "3, 4, 6".into(), ..Dims::default() };
+        assert_eq!(
+            Dims::default()
+                .with_family(Family::Mlp)
+                .with_family(Family::ResNet)
+                .classes,
+            "1000"
+        );
+        let bad = Dims {
+            family: Family::ResNet,
+            depths: "3, 4, 6".into(),
+            ..Dims::default()
+        };
         assert_eq!(bad.config_json(), Err(DimError::Stages));
-        let bad = Dims { family: Family::ResNet, depths: "3, x, 6, 3".into(), ..Dims::default() };
+        let bad = Dims {
+            family: Family::ResNet,
+            depths: "3, x, 6, 3".into(),
+            ..Dims::default()
+        };
         assert_eq!(bad.config_json(), Err(DimError::List(DimField::Depths)));
-        let bad = Dims { family: Family::Mlp, widths: "512, 0".into(), ..Dims::default() };
+        let bad = Dims {
+            family: Family::Mlp,
+            widths: "512, 0".into(),
+            ..Dims::default()
+        };
         assert_eq!(bad.config_json(), Err(DimError::List(DimField::Widths)));
-        let bad = Dims { family: Family::Mlp, classes: "".into(), ..Dims::default() };
-        assert!(matches!(bad.config_json(), Err(DimError::Field(DimField::Classes, FieldError::Empty))));
+        let bad = Dims {
+            family: Family::Mlp,
+            classes: "".into(),
+            ..Dims::default()
+        };
+        assert!(matches!(
+            bad.config_json(),
+            Err(DimError::Field(DimField::Classes, FieldError::Empty))
+        ));
     }
 }

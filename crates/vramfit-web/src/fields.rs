@@ -102,7 +102,10 @@ impl Field {
             Field::Batch | Field::Seq | Field::Image => (1, MAX_DIMENSION),
             Field::Accum | Field::EveryK | Field::LoraRank => (1, MAX_STEPS),
             Field::Gpus => (1, MAX_GPUS),
-            Field::GpuMemory => (*vramfit_core::gpus::CUSTOM_GIB.start(), *vramfit_core::gpus::CUSTOM_GIB.end()),
+            Field::GpuMemory => (
+                *vramfit_core::gpus::CUSTOM_GIB.start(),
+                *vramfit_core::gpus::CUSTOM_GIB.end(),
+            ),
             Field::Context => (0, MAX_DIMENSION),
         }
     }
@@ -220,8 +223,10 @@ fn whole_number(s: &str) -> Option<f64> {
     };
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
-    let well_formed =
-        digits(int) && (frac.is_empty() || digits(frac)) && (exponent.is_some() || frac.is_empty()) && exponent.is_none_or(digits);
+    let well_formed = digits(int)
+        && (frac.is_empty() || digits(frac))
+        && (exponent.is_some() || frac.is_empty())
+        && exponent.is_none_or(digits);
     if !well_formed {
         return None;
     }
@@ -234,7 +239,14 @@ fn whole_number(s: &str) -> Option<f64> {
 /// Capitalises a core message (English, so ASCII case will do) and ends it with a full stop.
 pub(crate) fn sentence(message: &str) -> String {
     let mut chars = message.chars();
-    let mut out: String = chars.next().map(|c| std::iter::once(c.to_ascii_uppercase()).chain(chars).collect()).unwrap_or_default();
+    let mut out: String = chars
+        .next()
+        .map(|c| {
+            std::iter::once(c.to_ascii_uppercase())
+                .chain(chars)
+                .collect()
+        })
+        .unwrap_or_default();
     if !out.is_empty() && !out.ends_with(['.', '!', '?', '。']) {
         out.push('.');
     }
@@ -274,21 +286,45 @@ mod tests {
     #[test]
     fn counts_parse_with_specific_messages() {
         assert_eq!(en(Field::Seq, " 2048 "), Ok(2048));
-        assert_eq!(en(Field::Image, "x"), Err("Image size must be a whole number, like 224.".to_string()));
-        assert_eq!(en(Field::Seq, ""), Err("Enter a sequence length.".to_string()));
-        assert_eq!(en(Field::Image, " "), Err("Enter an image size.".to_string()));
+        assert_eq!(
+            en(Field::Image, "x"),
+            Err("Image size must be a whole number, like 224.".to_string())
+        );
+        assert_eq!(
+            en(Field::Seq, ""),
+            Err("Enter a sequence length.".to_string())
+        );
+        assert_eq!(
+            en(Field::Image, " "),
+            Err("Enter an image size.".to_string())
+        );
         assert_eq!(en(Field::Batch, "16777216"), Ok(MAX_DIMENSION));
-        assert_eq!(en(Field::Accum, "65537"), Err("Gradient accumulation must be at most 65,536.".to_string()));
-        assert_eq!(en(Field::EveryK, "0"), Err("Interval K must be at least 1.".to_string()));
+        assert_eq!(
+            en(Field::Accum, "65537"),
+            Err("Gradient accumulation must be at most 65,536.".to_string())
+        );
+        assert_eq!(
+            en(Field::EveryK, "0"),
+            Err("Interval K must be at least 1.".to_string())
+        );
     }
 
     #[test]
     fn scientific_notation_is_read_when_whole() {
         assert_eq!(parse_count(Field::Batch, "1e3"), Ok(1000));
         assert_eq!(parse_count(Field::Batch, "2.5e1"), Ok(25));
-        assert_eq!(parse_count(Field::Batch, "1e12"), Err(FieldError::TooLarge(MAX_DIMENSION)));
-        assert_eq!(parse_count(Field::Batch, "1e999"), Err(FieldError::TooLarge(MAX_DIMENSION)));
-        assert_eq!(parse_count(Field::Batch, "2.55e1"), Err(FieldError::NotWhole));
+        assert_eq!(
+            parse_count(Field::Batch, "1e12"),
+            Err(FieldError::TooLarge(MAX_DIMENSION))
+        );
+        assert_eq!(
+            parse_count(Field::Batch, "1e999"),
+            Err(FieldError::TooLarge(MAX_DIMENSION))
+        );
+        assert_eq!(
+            parse_count(Field::Batch, "2.55e1"),
+            Err(FieldError::NotWhole)
+        );
         assert_eq!(parse_count(Field::Batch, "1.5"), Err(FieldError::NotWhole));
         assert_eq!(parse_count(Field::Batch, "e3"), Err(FieldError::NotWhole));
         assert_eq!(parse_count(Field::Batch, "1e"), Err(FieldError::NotWhole));
@@ -299,24 +335,37 @@ mod tests {
 
     #[test]
     fn negative_and_zero_are_too_small() {
-        assert_eq!(parse_count(Field::Batch, "-3"), Err(FieldError::TooSmall(1)));
+        assert_eq!(
+            parse_count(Field::Batch, "-3"),
+            Err(FieldError::TooSmall(1))
+        );
         assert_eq!(parse_count(Field::Batch, "0"), Err(FieldError::TooSmall(1)));
-        assert_eq!(parse_count(Field::Batch, "-0"), Err(FieldError::TooSmall(1)));
+        assert_eq!(
+            parse_count(Field::Batch, "-0"),
+            Err(FieldError::TooSmall(1))
+        );
         assert_eq!(parse_count(Field::Batch, "--3"), Err(FieldError::NotWhole));
         assert_eq!(parse_count(Field::Batch, "+16"), Ok(16));
     }
 
     #[test]
     fn messages_are_translated() {
-        let e = parse_count(Field::Batch, "abc").err().map(|e| e.message(Field::Batch, Lang::Zh));
+        let e = parse_count(Field::Batch, "abc")
+            .err()
+            .map(|e| e.message(Field::Batch, Lang::Zh));
         assert_eq!(e.as_deref(), Some("批大小必须是整数，例如 8。"));
-        let e = parse_count(Field::Batch, "").err().map(|e| e.message(Field::Batch, Lang::Zh));
+        let e = parse_count(Field::Batch, "")
+            .err()
+            .map(|e| e.message(Field::Batch, Lang::Zh));
         assert_eq!(e.as_deref(), Some("请输入批大小。"));
     }
 
     #[test]
     fn core_messages_become_sentences() {
-        assert_eq!(sentence("sequence length 9 exceeds"), "Sequence length 9 exceeds.");
+        assert_eq!(
+            sentence("sequence length 9 exceeds"),
+            "Sequence length 9 exceeds."
+        );
         assert_eq!(sentence("Done."), "Done.");
         assert_eq!(sentence(""), "");
     }

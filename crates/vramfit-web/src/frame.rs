@@ -36,7 +36,10 @@ impl Drop for Listener {
     fn drop(&mut self) {
         if let Some(window) = web_sys::window() {
             // Removing a listener that is not there is a no-op.
-            let _ = window.remove_event_listener_with_callback("message", self.closure.as_ref().unchecked_ref());
+            let _ = window.remove_event_listener_with_callback(
+                "message",
+                self.closure.as_ref().unchecked_ref(),
+            );
         }
     }
 }
@@ -44,38 +47,50 @@ impl Drop for Listener {
 /// Listens to this window's messages from `from()` (checked per message:
 /// a frame's window changes when it navigates) on this page's origin;
 /// `on` gets each message's `type` and data.
-fn listen(from: impl Fn() -> Option<web_sys::Window> + 'static, on: impl Fn(&str, &JsValue) + 'static) -> Option<Listener> {
+fn listen(
+    from: impl Fn() -> Option<web_sys::Window> + 'static,
+    on: impl Fn(&str, &JsValue) + 'static,
+) -> Option<Listener> {
     let window = web_sys::window()?;
     let origin = window.location().origin().ok()?;
-    let closure = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
-        if event.origin() != origin {
-            return;
-        }
-        // Compared as values: another frame's window is no `instanceof`
-        // this one's `Window`, so a checked cast would refuse it.
-        let source = event.source().map(JsValue::from);
-        if source.is_none() || source != from().map(JsValue::from) {
-            return;
-        }
-        let data = event.data();
-        let field = |name: &str| js_sys::Reflect::get(&data, &JsValue::from_str(name)).ok();
-        if field("v").and_then(|v| v.as_f64()) != Some(1.0) {
-            return;
-        }
-        if let Some(kind) = field("type").and_then(|t| t.as_string()) {
-            on(&kind, &data);
-        }
-    });
-    window.add_event_listener_with_callback("message", closure.as_ref().unchecked_ref()).ok()?;
+    let closure =
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+            if event.origin() != origin {
+                return;
+            }
+            // Compared as values: another frame's window is no `instanceof`
+            // this one's `Window`, so a checked cast would refuse it.
+            let source = event.source().map(JsValue::from);
+            if source.is_none() || source != from().map(JsValue::from) {
+                return;
+            }
+            let data = event.data();
+            let field = |name: &str| js_sys::Reflect::get(&data, &JsValue::from_str(name)).ok();
+            if field("v").and_then(|v| v.as_f64()) != Some(1.0) {
+                return;
+            }
+            if let Some(kind) = field("type").and_then(|t| t.as_string()) {
+                on(&kind, &data);
+            }
+        });
+    window
+        .add_event_listener_with_callback("message", closure.as_ref().unchecked_ref())
+        .ok()?;
     Some(Listener { closure })
 }
 
 /// Posts `{ type, v: 1, [key]: value }` to `to` on this page's origin.
 fn post(to: &web_sys::Window, kind: &str, field: Option<(&str, JsValue)>) {
-    let Some(origin) = web_sys::window().and_then(|w| w.location().origin().ok()) else { return };
+    let Some(origin) = web_sys::window().and_then(|w| w.location().origin().ok()) else {
+        return;
+    };
     let message = js_sys::Object::new();
     // Setting a property on a fresh plain object cannot fail.
-    let _ = js_sys::Reflect::set(&message, &JsValue::from_str("type"), &JsValue::from_str(kind));
+    let _ = js_sys::Reflect::set(
+        &message,
+        &JsValue::from_str("type"),
+        &JsValue::from_str(kind),
+    );
     let _ = js_sys::Reflect::set(&message, &JsValue::from_str("v"), &JsValue::from_f64(1.0));
     if let Some((key, value)) = field {
         let _ = js_sys::Reflect::set(&message, &JsValue::from_str(key), &value);
@@ -86,12 +101,22 @@ fn post(to: &web_sys::Window, kind: &str, field: Option<(&str, JsValue)>) {
 
 /// The calculator's side: listens to the Benchmark page in `frame`, which
 /// asks for the configuration (`on_ready`) and reports its height (`on_height`).
-pub fn listen_to_page(frame: yew::NodeRef, on_ready: Callback<()>, on_height: Callback<f64>) -> Option<Listener> {
-    let window_of = move || frame.cast::<web_sys::HtmlIFrameElement>().and_then(|f| f.content_window());
+pub fn listen_to_page(
+    frame: yew::NodeRef,
+    on_ready: Callback<()>,
+    on_height: Callback<f64>,
+) -> Option<Listener> {
+    let window_of = move || {
+        frame
+            .cast::<web_sys::HtmlIFrameElement>()
+            .and_then(|f| f.content_window())
+    };
     listen(window_of, move |kind, data| match kind {
         READY => on_ready.emit(()),
         RESIZE => {
-            let height = js_sys::Reflect::get(data, &JsValue::from_str("height")).ok().and_then(|h| h.as_f64());
+            let height = js_sys::Reflect::get(data, &JsValue::from_str("height"))
+                .ok()
+                .and_then(|h| h.as_f64());
             if let Some(h) = height.filter(|h| h.is_finite() && *h >= 0.0) {
                 on_height.emit(h);
             }
@@ -102,7 +127,10 @@ pub fn listen_to_page(frame: yew::NodeRef, on_ready: Callback<()>, on_height: Ca
 
 /// The calculator's side: sends the page in `frame` its configuration.
 pub fn send_config(frame: &yew::NodeRef, query: &str) {
-    if let Some(window) = frame.cast::<web_sys::HtmlIFrameElement>().and_then(|f| f.content_window()) {
+    if let Some(window) = frame
+        .cast::<web_sys::HtmlIFrameElement>()
+        .and_then(|f| f.content_window())
+    {
         post(&window, CONFIG, Some(("query", JsValue::from_str(query))));
     }
 }
@@ -117,7 +145,9 @@ pub fn listen_to_calculator(on_config: Callback<String>) -> Option<Listener> {
         || web_sys::window().and_then(|w| w.parent().ok().flatten()),
         move |kind, data| {
             if kind == CONFIG {
-                let query = js_sys::Reflect::get(data, &JsValue::from_str("query")).ok().and_then(|q| q.as_string());
+                let query = js_sys::Reflect::get(data, &JsValue::from_str("query"))
+                    .ok()
+                    .and_then(|q| q.as_string());
                 if let Some(q) = query {
                     on_config.emit(q);
                 }

@@ -21,7 +21,8 @@ pub fn use_width(node: NodeRef) -> Option<u32> {
                 };
                 measure();
                 let closure = Closure::<dyn FnMut()>::new(measure);
-                let observer = web_sys::ResizeObserver::new(closure.as_ref().unchecked_ref()).ok()?;
+                let observer =
+                    web_sys::ResizeObserver::new(closure.as_ref().unchecked_ref()).ok()?;
                 observer.observe(&el);
                 Some((observer, closure))
             });
@@ -75,16 +76,26 @@ pub fn use_url_state(query: Option<String>) {
 /// effect that completes a report: once a new verdict is on screen, the batch
 /// curve and the comparison are computed in a following task.
 #[hook]
-pub fn use_app_actions(state: &UseReducerHandle<crate::state::AppState>) -> Callback<crate::state::Action> {
+pub fn use_app_actions(
+    state: &UseReducerHandle<crate::state::AppState>,
+) -> Callback<crate::state::Action> {
     {
         let dispatcher = state.dispatcher();
-        use_effect_with((state.generation, state.incomplete()), move |(_, incomplete)| {
-            if *incomplete {
-                crate::browser::soon(move || dispatcher.dispatch(crate::state::Action::CompleteReport));
-            }
-        });
+        use_effect_with(
+            (state.generation, state.incomplete()),
+            move |(_, incomplete)| {
+                if *incomplete {
+                    crate::browser::soon(move || {
+                        dispatcher.dispatch(crate::state::Action::CompleteReport)
+                    });
+                }
+            },
+        );
     }
     // The same callback every render (the dispatcher is the reducer's for
     // its lifetime): children that take it are not re-rendered for it.
-    use_callback(state.dispatcher(), |action: crate::state::Action, dispatcher| dispatcher.dispatch(action))
+    use_callback(
+        state.dispatcher(),
+        |action: crate::state::Action, dispatcher| dispatcher.dispatch(action),
+    )
 }

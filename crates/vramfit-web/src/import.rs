@@ -30,13 +30,20 @@ impl ImportError {
     pub fn message(&self, lang: Lang, units: Units) -> String {
         match self {
             ImportError::Core(Error::ConfigJson(why)) => tf(lang, Key::ImportNotJson, &[why]),
-            ImportError::Core(Error::UnsupportedModelType { model_type, supported }) => {
-                tf(lang, Key::ImportUnsupported, &[model_type, supported])
+            ImportError::Core(Error::UnsupportedModelType {
+                model_type,
+                supported,
+            }) => tf(lang, Key::ImportUnsupported, &[model_type, supported]),
+            ImportError::Core(Error::MissingField { model_type, field }) => {
+                tf(lang, Key::ImportMissing, &[model_type, field])
             }
-            ImportError::Core(Error::MissingField { model_type, field }) => tf(lang, Key::ImportMissing, &[model_type, field]),
             ImportError::Core(Error::InvalidModel(why)) => tf(lang, Key::ImportInvalid, &[why]),
             ImportError::Core(other) => tf(lang, Key::EstimatorRejected, &[&other.to_string()]),
-            ImportError::TooLarge(size) => tf(lang, Key::ImportTooLarge, &[&present::bytes(vramfit_core::Bytes(*size), units)]),
+            ImportError::TooLarge(size) => tf(
+                lang,
+                Key::ImportTooLarge,
+                &[&present::bytes(vramfit_core::Bytes(*size), units)],
+            ),
             ImportError::Unreadable => t(lang, Key::ImportUnreadable).to_string(),
         }
     }
@@ -104,9 +111,23 @@ impl ImportState {
     pub fn status(&self, lang: Lang, units: Units) -> (Tone, String) {
         let name = self.model.as_ref().map(|m| m.name.as_str());
         match (&self.error, name) {
-            (Some(e), Some(name)) => (Tone::Error, format!("{} {}", e.message(lang, units), tf(lang, Key::ImportKept, &[name]))),
+            (Some(e), Some(name)) => (
+                Tone::Error,
+                format!(
+                    "{} {}",
+                    e.message(lang, units),
+                    tf(lang, Key::ImportKept, &[name])
+                ),
+            ),
             (Some(e), None) => (Tone::Error, e.message(lang, units)),
-            (None, Some(name)) => (Tone::Ok, tf(lang, Key::ImportOk, &[name, &present::count(self.parameters, lang)])),
+            (None, Some(name)) => (
+                Tone::Ok,
+                tf(
+                    lang,
+                    Key::ImportOk,
+                    &[name, &present::count(self.parameters, lang)],
+                ),
+            ),
             (None, None) => (Tone::Hint, tf(lang, Key::ImportHint, &[SUPPORTED])),
         }
     }
@@ -126,16 +147,36 @@ mod tests {
         let name = s.model.as_ref().map(|m| m.name.clone());
         assert_eq!(name.as_deref(), Some("meta-llama/Llama-2-7b-hf"));
         assert!(!s.set_text("{\"model_type\": \"llama\"".to_string()));
-        let message = s.error.as_ref().map(|e| e.message(Lang::En, Units::Binary)).unwrap_or_default();
+        let message = s
+            .error
+            .as_ref()
+            .map(|e| e.message(Lang::En, Units::Binary))
+            .unwrap_or_default();
         assert!(message.starts_with("This is not valid JSON: "), "{message}");
-        assert_eq!(s.model.as_ref().map(|m| m.name.clone()), name, "the last valid import is kept");
+        assert_eq!(
+            s.model.as_ref().map(|m| m.name.clone()),
+            name,
+            "the last valid import is kept"
+        );
         let (tone, line) = s.status(Lang::En, Units::Binary);
         assert_eq!(tone, Tone::Error);
-        assert!(line.ends_with("Still using the last valid import, meta-llama/Llama-2-7b-hf."), "{line}");
+        assert!(
+            line.ends_with("Still using the last valid import, meta-llama/Llama-2-7b-hf."),
+            "{line}"
+        );
         assert!(!s.set_text("  ".to_string()));
         assert_eq!(s.error, None);
-        assert_eq!(s.status(Lang::En, Units::Binary), (Tone::Ok, "Imported meta-llama/Llama-2-7b-hf: 6.74B parameters.".to_string()));
-        assert_eq!(ImportState::default().status(Lang::Zh, Units::Binary).0, Tone::Hint);
+        assert_eq!(
+            s.status(Lang::En, Units::Binary),
+            (
+                Tone::Ok,
+                "Imported meta-llama/Llama-2-7b-hf: 6.74B parameters.".to_string()
+            )
+        );
+        assert_eq!(
+            ImportState::default().status(Lang::Zh, Units::Binary).0,
+            Tone::Hint
+        );
     }
 
     #[test]
@@ -143,11 +184,30 @@ mod tests {
         let mut s = ImportState::default();
         s.set_text(r#"{"model_type": "t5"}"#.to_string());
         let e = s.error.clone().unwrap_or(ImportError::Unreadable);
-        assert_eq!(e.message(Lang::En, Units::Binary), format!("model_type “t5” is not supported; supported are {SUPPORTED}."));
-        assert!(e.message(Lang::Zh, Units::Binary).starts_with("不支持 model_type“t5”"));
+        assert_eq!(
+            e.message(Lang::En, Units::Binary),
+            format!("model_type “t5” is not supported; supported are {SUPPORTED}.")
+        );
+        assert!(
+            e.message(Lang::Zh, Units::Binary)
+                .starts_with("不支持 model_type“t5”")
+        );
         s.set_text(r#"{"model_type": "llama", "vocab_size": 32000}"#.to_string());
-        let m = s.error.as_ref().map(|e| e.message(Lang::En, Units::Binary)).unwrap_or_default();
-        assert!(m.starts_with("This llama config lacks the required field “"), "{m}");
-        assert_eq!(ImportError::TooLarge(5 << 30).message(Lang::En, Units::Binary).split(';').next(), Some("That file is 5.00 GiB"));
+        let m = s
+            .error
+            .as_ref()
+            .map(|e| e.message(Lang::En, Units::Binary))
+            .unwrap_or_default();
+        assert!(
+            m.starts_with("This llama config lacks the required field “"),
+            "{m}"
+        );
+        assert_eq!(
+            ImportError::TooLarge(5 << 30)
+                .message(Lang::En, Units::Binary)
+                .split(';')
+                .next(),
+            Some("That file is 5.00 GiB")
+        );
     }
 }

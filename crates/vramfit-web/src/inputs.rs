@@ -32,8 +32,12 @@ pub enum CheckpointChoice {
 
 impl CheckpointChoice {
     /// Every choice, in the order offered.
-    pub const ALL: &'static [CheckpointChoice] =
-        &[CheckpointChoice::None, CheckpointChoice::Full, CheckpointChoice::Selective, CheckpointChoice::EveryK];
+    pub const ALL: &'static [CheckpointChoice] = &[
+        CheckpointChoice::None,
+        CheckpointChoice::Full,
+        CheckpointChoice::Selective,
+        CheckpointChoice::EveryK,
+    ];
 
     /// The `<option>` value.
     pub fn id(self) -> &'static str {
@@ -132,7 +136,11 @@ impl Inputs {
             checkpointing,
             every_k: k.unwrap_or(2).to_string(),
             attention: cfg.attention,
-            gpu: if custom.is_some() { CUSTOM_GPU.to_string() } else { share.gpu.clone() },
+            gpu: if custom.is_some() {
+                CUSTOM_GPU.to_string()
+            } else {
+                share.gpu.clone()
+            },
             gpu_memory: custom.unwrap_or("24").to_string(),
             gpus: cfg.parallel.gpus_per_node.to_string(),
             strategy: cfg.parallel.strategy,
@@ -211,7 +219,18 @@ impl Inputs {
             Mode::Train => None,
         };
         let memory = (self.gpu == CUSTOM_GPU).then_some(Field::GpuMemory);
-        [Some(Field::Batch), size, Some(Field::Accum), every_k, memory, Some(Field::Gpus), mode_field].into_iter().flatten().collect()
+        [
+            Some(Field::Batch),
+            size,
+            Some(Field::Accum),
+            every_k,
+            memory,
+            Some(Field::Gpus),
+            mode_field,
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 
     /// The GPU's id for the core and for links: the preset's, or
@@ -219,8 +238,8 @@ impl Inputs {
     /// refuses it when the memory is invalid, which [`Inputs::config`] reports).
     pub fn gpu_id(&self) -> String {
         if self.gpu == CUSTOM_GPU {
-            let memory =
-                parse_count(Field::GpuMemory, &self.gpu_memory).map_or_else(|_| self.gpu_memory.trim().to_string(), |n| n.to_string());
+            let memory = parse_count(Field::GpuMemory, &self.gpu_memory)
+                .map_or_else(|_| self.gpu_memory.trim().to_string(), |n| n.to_string());
             format!("{}{memory}", vramfit_core::gpus::CUSTOM_PREFIX)
         } else {
             self.gpu.clone()
@@ -235,7 +254,11 @@ impl Inputs {
         let mut cfg = TrainConfig {
             precision: self.precision,
             optimizer: self.optimizer,
-            attention: if kind == InputKind::Tokens { self.attention } else { self.rest.attention },
+            attention: if kind == InputKind::Tokens {
+                self.attention
+            } else {
+                self.rest.attention
+            },
             mode: self.mode,
             ..self.rest
         };
@@ -256,7 +279,10 @@ impl Inputs {
                     Field::Image => cfg.image = n,
                     Field::Accum => cfg.grad_accum = n,
                     // In range, so at most 2^16.
-                    Field::EveryK => cfg.checkpointing = Checkpointing::EveryK(u32::try_from(n).unwrap_or(u32::MAX)),
+                    Field::EveryK => {
+                        cfg.checkpointing =
+                            Checkpointing::EveryK(u32::try_from(n).unwrap_or(u32::MAX))
+                    }
                     Field::Gpus => cfg.parallel.gpus_per_node = n,
                     // Not part of the configuration: read by `gpu_id`.
                     Field::GpuMemory => {}
@@ -266,7 +292,11 @@ impl Inputs {
                 Err(e) => errors.set(field, e),
             }
         }
-        if errors.is_empty() { Ok(cfg) } else { Err(errors) }
+        if errors.is_empty() {
+            Ok(cfg)
+        } else {
+            Err(errors)
+        }
     }
 }
 
@@ -277,10 +307,25 @@ mod tests {
     #[test]
     fn fields_follow_the_model_and_the_checkpointing_choice() {
         let mut i = Inputs::default();
-        assert_eq!(i.fields(InputKind::Tokens), vec![Field::Batch, Field::Seq, Field::Accum, Field::Gpus]);
-        assert_eq!(i.fields(InputKind::Features), vec![Field::Batch, Field::Accum, Field::Gpus]);
+        assert_eq!(
+            i.fields(InputKind::Tokens),
+            vec![Field::Batch, Field::Seq, Field::Accum, Field::Gpus]
+        );
+        assert_eq!(
+            i.fields(InputKind::Features),
+            vec![Field::Batch, Field::Accum, Field::Gpus]
+        );
         i.checkpointing = CheckpointChoice::EveryK;
-        assert_eq!(i.fields(InputKind::Image), vec![Field::Batch, Field::Image, Field::Accum, Field::EveryK, Field::Gpus]);
+        assert_eq!(
+            i.fields(InputKind::Image),
+            vec![
+                Field::Batch,
+                Field::Image,
+                Field::Accum,
+                Field::EveryK,
+                Field::Gpus
+            ]
+        );
         i.mode = Mode::FinetuneQlora;
         assert_eq!(i.fields(InputKind::Features).last(), Some(&Field::LoraRank));
         i.mode = Mode::Inference;
@@ -289,16 +334,27 @@ mod tests {
 
     #[test]
     fn config_carries_every_choice() {
-        let mut i = Inputs { accum: "4".into(), checkpointing: CheckpointChoice::EveryK, every_k: "3".into(), ..Inputs::default() };
+        let mut i = Inputs {
+            accum: "4".into(),
+            checkpointing: CheckpointChoice::EveryK,
+            every_k: "3".into(),
+            ..Inputs::default()
+        };
         i.attention = Attention::Flash;
         let cfg = i.config(InputKind::Tokens).unwrap_or_default();
         assert_eq!((cfg.batch, cfg.seq, cfg.grad_accum), (8, 512, 4));
         assert_eq!(cfg.checkpointing, Checkpointing::EveryK(3));
         assert_eq!(cfg.attention, Attention::Flash);
         // The form's attention only applies to text models; others keep the link's.
-        assert_eq!(i.config(InputKind::Image).map(|c| c.attention), Ok(Attention::Eager));
+        assert_eq!(
+            i.config(InputKind::Image).map(|c| c.attention),
+            Ok(Attention::Eager)
+        );
         i.rest.attention = Attention::Sdpa;
-        assert_eq!(i.config(InputKind::Image).map(|c| c.attention), Ok(Attention::Sdpa));
+        assert_eq!(
+            i.config(InputKind::Image).map(|c| c.attention),
+            Ok(Attention::Sdpa)
+        );
     }
 
     #[test]
@@ -312,15 +368,33 @@ mod tests {
             ..Inputs::default()
         };
         let cfg = i.config(InputKind::Tokens).unwrap_or_default();
-        assert_eq!((cfg.parallel.gpus_per_node, cfg.parallel.strategy, cfg.parallel.offload), (8, Strategy::Zero3, Offload::Optimizer));
+        assert_eq!(
+            (
+                cfg.parallel.gpus_per_node,
+                cfg.parallel.strategy,
+                cfg.parallel.offload
+            ),
+            (8, Strategy::Zero3, Offload::Optimizer)
+        );
         assert_eq!((cfg.mode, cfg.context), (Mode::Inference, 2048));
-        let bad = Inputs { gpus: "0".into(), ..i };
-        assert!(bad.config(InputKind::Tokens).is_err_and(|e| e.get(Field::Gpus).is_some()));
+        let bad = Inputs {
+            gpus: "0".into(),
+            ..i
+        };
+        assert!(
+            bad.config(InputKind::Tokens)
+                .is_err_and(|e| e.get(Field::Gpus).is_some())
+        );
     }
 
     #[test]
     fn adopting_a_config_round_trips() {
-        let cfg = TrainConfig { batch: 2, grad_accum: 16, checkpointing: Checkpointing::EveryK(5), ..TrainConfig::default() };
+        let cfg = TrainConfig {
+            batch: 2,
+            grad_accum: 16,
+            checkpointing: Checkpointing::EveryK(5),
+            ..TrainConfig::default()
+        };
         let mut i = Inputs::default();
         i.adopt(&cfg);
         let back = i.config(InputKind::Tokens).unwrap_or_default();
@@ -329,9 +403,20 @@ mod tests {
 
     #[test]
     fn effective_batch_needs_both_fields() {
-        let i = Inputs { batch: "8".into(), accum: "4".into(), ..Inputs::default() };
+        let i = Inputs {
+            batch: "8".into(),
+            accum: "4".into(),
+            ..Inputs::default()
+        };
         assert_eq!(i.effective_batch(), Some((32, 8, 4)));
-        assert_eq!(Inputs { accum: "x".into(), ..i }.effective_batch(), None);
+        assert_eq!(
+            Inputs {
+                accum: "x".into(),
+                ..i
+            }
+            .effective_batch(),
+            None
+        );
     }
 
     #[test]

@@ -19,7 +19,12 @@ pub enum LayerColumn {
 
 impl LayerColumn {
     /// Every column, in table order.
-    pub const ALL: &'static [LayerColumn] = &[LayerColumn::Name, LayerColumn::Parameters, LayerColumn::Saved, LayerColumn::Flops];
+    pub const ALL: &'static [LayerColumn] = &[
+        LayerColumn::Name,
+        LayerColumn::Parameters,
+        LayerColumn::Saved,
+        LayerColumn::Flops,
+    ];
 
     /// A stable id, for test ids.
     pub fn id(self) -> &'static str {
@@ -44,7 +49,10 @@ pub struct LayerSort {
 impl Default for LayerSort {
     /// Model order: names ascending, which for module paths is the order of the layers.
     fn default() -> Self {
-        LayerSort { column: LayerColumn::Name, descending: false }
+        LayerSort {
+            column: LayerColumn::Name,
+            descending: false,
+        }
     }
 }
 
@@ -53,9 +61,15 @@ impl LayerSort {
     /// new one starts ascending for names and descending for numbers.
     pub fn toggled(self, column: LayerColumn) -> LayerSort {
         if column == self.column {
-            LayerSort { column, descending: !self.descending }
+            LayerSort {
+                column,
+                descending: !self.descending,
+            }
         } else {
-            LayerSort { column, descending: column != LayerColumn::Name }
+            LayerSort {
+                column,
+                descending: column != LayerColumn::Name,
+            }
         }
     }
 
@@ -108,7 +122,10 @@ fn natural(a: &str, b: &str) -> Ordering {
 }
 
 fn split_digits(s: &[u8]) -> (&[u8], &[u8]) {
-    let end = s.iter().position(|c| !c.is_ascii_digit()).unwrap_or(s.len());
+    let end = s
+        .iter()
+        .position(|c| !c.is_ascii_digit())
+        .unwrap_or(s.len());
     s.split_at(end)
 }
 
@@ -123,7 +140,12 @@ mod tests {
     use vramfit_core::Bytes;
 
     fn row(name: &str, parameters: u64, saved: u64, flops: f64) -> LayerRow {
-        LayerRow { name: name.to_string(), parameters, saved_bytes: Bytes(saved), forward_flops: flops }
+        LayerRow {
+            name: name.to_string(),
+            parameters,
+            saved_bytes: Bytes(saved),
+            forward_flops: flops,
+        }
     }
 
     fn names(rows: &[&LayerRow]) -> Vec<String> {
@@ -132,7 +154,12 @@ mod tests {
 
     #[test]
     fn names_sort_naturally_and_numbers_largest_first() {
-        let rows = vec![row("h.10", 5, 10, 1.0), row("h.2", 5, 30, 3.0), row("embeddings", 9, 1, 0.5), row("h.1", 1, 20, 2.0)];
+        let rows = vec![
+            row("h.10", 5, 10, 1.0),
+            row("h.2", 5, 30, 3.0),
+            row("embeddings", 9, 1, 0.5),
+            row("h.1", 1, 20, 2.0),
+        ];
         let s = LayerSort::default();
         assert_eq!(names(&s.apply(&rows)), ["embeddings", "h.1", "h.2", "h.10"]);
         let s = s.toggled(LayerColumn::Saved);

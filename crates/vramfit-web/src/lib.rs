@@ -87,7 +87,10 @@ pub fn mount_bench() {
 
 /// Renders `C` into the element with id `id`, or into `<body>` without one.
 fn mount_at<C: yew::BaseComponent<Properties = ()>>(id: &str) {
-    match web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) {
+    match web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+    {
         Some(root) => yew::Renderer::<C>::with_root(root).render(),
         None => yew::Renderer::<C>::new().render(),
     };

@@ -5,8 +5,12 @@
 use crate::i18n::{Key, Lang, t, tf};
 use crate::prefs::Units;
 use crate::present::{bytes, group_digits};
-use vramfit_core::plan::{Advice, Plan, PlanRequest, PlanResult, SHOWN, advice, plan, uses_batchnorm};
-use vramfit_core::{Checkpointing, GpuPreset, ModelSpec, Optimizer, Overheads, Precision, TrainConfig};
+use vramfit_core::plan::{
+    Advice, Plan, PlanRequest, PlanResult, SHOWN, advice, plan, uses_batchnorm,
+};
+use vramfit_core::{
+    Checkpointing, GpuPreset, ModelSpec, Optimizer, Overheads, Precision, TrainConfig,
+};
 
 /// Memory kept free on each GPU by the planner, as a fraction of what is usable
 /// (the CLI's `--margin` default).
@@ -40,8 +44,17 @@ impl Plans {
             measured: None,
         };
         let result = plan(spec, gpu, &Overheads::for_gpu(gpu), &req).map_err(|e| e.to_string());
-        let micro = result.as_ref().ok().and_then(|r| r.plans.first()).map_or(1, |p| p.config.batch);
-        Plans { target, gpus, result, advice: advice(target, micro, uses_batchnorm(spec)) }
+        let micro = result
+            .as_ref()
+            .ok()
+            .and_then(|r| r.plans.first())
+            .map_or(1, |p| p.config.batch);
+        Plans {
+            target,
+            gpus,
+            result,
+            advice: advice(target, micro, uses_batchnorm(spec)),
+        }
     }
 }
 
@@ -63,12 +76,18 @@ pub struct PlanRow {
 /// The display rows of `plans`.
 pub fn rows(plans: &[Plan], timed: bool, lang: Lang, units: Units) -> Vec<PlanRow> {
     // Without the GPU's throughput, times are relative to the fastest plan.
-    let fastest = plans.first().map_or(1.0, |p| p.step_seconds.max(f64::MIN_POSITIVE));
+    let fastest = plans
+        .first()
+        .map_or(1.0, |p| p.step_seconds.max(f64::MIN_POSITIVE));
     plans
         .iter()
         .map(|p| {
             let c = &p.config;
-            let mut title = vec![tf(lang, Key::PlanMicro, &[&group_digits(c.batch), &group_digits(c.grad_accum)])];
+            let mut title = vec![tf(
+                lang,
+                Key::PlanMicro,
+                &[&group_digits(c.batch), &group_digits(c.grad_accum)],
+            )];
             title.push(crate::labels::precision(c.precision, lang).to_string());
             if c.checkpointing != Checkpointing::NONE {
                 title.push(t(lang, Key::PlanCheckpointing).to_string());
@@ -87,7 +106,11 @@ pub fn rows(plans: &[Plan], timed: bool, lang: Lang, units: Units) -> Vec<PlanRo
                 step: if timed {
                     tf(lang, Key::PlanStep, &[&seconds(p.step_seconds, lang)])
                 } else {
-                    tf(lang, Key::PlanRelative, &[&format!("{:.2}", p.step_seconds / fastest)])
+                    tf(
+                        lang,
+                        Key::PlanRelative,
+                        &[&format!("{:.2}", p.step_seconds / fastest)],
+                    )
                 },
                 tradeoff: tradeoff(c, lang),
             }
@@ -111,7 +134,11 @@ pub fn seconds(s: f64, lang: Lang) -> String {
 pub fn tradeoff(c: &TrainConfig, lang: Lang) -> String {
     let mut parts = Vec::new();
     if c.grad_accum > 1 {
-        parts.push(tf(lang, Key::TradeAccum, &[&group_digits(c.batch), &group_digits(c.grad_accum)]));
+        parts.push(tf(
+            lang,
+            Key::TradeAccum,
+            &[&group_digits(c.batch), &group_digits(c.grad_accum)],
+        ));
     } else {
         parts.push(tf(lang, Key::TradeNoAccum, &[&group_digits(c.batch)]));
     }
@@ -172,7 +199,12 @@ pub enum Export {
 
 impl Export {
     /// Every format, in the order the panel offers them.
-    pub const ALL: [Export; 4] = [Export::DeepSpeed, Export::HuggingFace, Export::Accelerate, Export::PyTorch];
+    pub const ALL: [Export; 4] = [
+        Export::DeepSpeed,
+        Export::HuggingFace,
+        Export::Accelerate,
+        Export::PyTorch,
+    ];
 
     /// The format's name.
     pub fn label(self, lang: Lang) -> &'static str {
@@ -201,8 +233,12 @@ impl Export {
     pub fn text(self, c: &TrainConfig) -> String {
         use vramfit_core::export;
         match self {
-            Export::DeepSpeed => serde_json::to_string_pretty(&export::deepspeed(c)).unwrap_or_default(),
-            Export::HuggingFace => serde_json::to_string_pretty(&export::hf_training_arguments(c)).unwrap_or_default(),
+            Export::DeepSpeed => {
+                serde_json::to_string_pretty(&export::deepspeed(c)).unwrap_or_default()
+            }
+            Export::HuggingFace => {
+                serde_json::to_string_pretty(&export::hf_training_arguments(c)).unwrap_or_default()
+            }
             Export::Accelerate => export::accelerate_yaml(c),
             Export::PyTorch => export::pytorch_snippet(c),
         }
@@ -218,32 +254,55 @@ mod tests {
     fn plans_for_a_model_that_does_not_fit_make_it_fit_and_read_in_both_languages() {
         let spec = model_preset("gpt2-medium").unwrap().spec;
         let gpu = gpu_preset("rtx-3060-12gb").unwrap();
-        let base = TrainConfig { batch: 32, seq: 1024, ..TrainConfig::default() };
+        let base = TrainConfig {
+            batch: 32,
+            seq: 1024,
+            ..TrainConfig::default()
+        };
         let found = Plans::find(&spec, &base, &gpu, 32);
         let result = found.result.as_ref().unwrap();
         assert!(!result.plans.is_empty());
         for lang in [Lang::En, Lang::Zh] {
             let rows = rows(&result.plans, result.timed, lang, Units::Binary);
             assert_eq!(rows.len(), result.plans.len());
-            assert!(rows.iter().all(|r| !r.title.is_empty() && !r.tradeoff.is_empty() && r.memory.contains("GiB")));
+            assert!(rows.iter().all(|r| !r.title.is_empty()
+                && !r.tradeoff.is_empty()
+                && r.memory.contains("GiB")));
         }
         // The Chinese trade-off carries no English fragment of the core's sentence.
         let zh = tradeoff(&result.plans[0].config, Lang::Zh);
-        assert!(!zh.contains("micro-batch") && !zh.contains("accumulation"), "{zh}");
+        assert!(
+            !zh.contains("micro-batch") && !zh.contains("accumulation"),
+            "{zh}"
+        );
         assert!(found.advice.iter().any(|a| a.id == "lr-scaling"));
         for a in &found.advice {
-            assert_ne!(advice_text(a, 32, 1, Lang::Zh), a.text, "{} is not translated", a.id);
+            assert_ne!(
+                advice_text(a, 32, 1, Lang::Zh),
+                a.text,
+                "{} is not translated",
+                a.id
+            );
         }
     }
 
     #[test]
     fn every_export_is_non_empty_and_json_exports_parse() {
-        let c = TrainConfig { batch: 4, grad_accum: 8, precision: Precision::AmpBf16, ..TrainConfig::default() };
+        let c = TrainConfig {
+            batch: 4,
+            grad_accum: 8,
+            precision: Precision::AmpBf16,
+            ..TrainConfig::default()
+        };
         for e in Export::ALL {
             let text = e.text(&c);
             assert!(!text.is_empty(), "{}", e.id());
             if matches!(e, Export::DeepSpeed | Export::HuggingFace) {
-                assert!(serde_json::from_str::<serde_json::Value>(&text).is_ok(), "{}", e.id());
+                assert!(
+                    serde_json::from_str::<serde_json::Value>(&text).is_ok(),
+                    "{}",
+                    e.id()
+                );
             }
         }
         assert_eq!(seconds(0.25, Lang::En), "250 ms");
@@ -269,8 +328,12 @@ pub struct GpuOptions {
 impl GpuOptions {
     /// The options for `cfg` (its strategy for several GPUs, else FSDP).
     pub fn find(spec: &ModelSpec, cfg: &TrainConfig) -> GpuOptions {
-        let result = vramfit_core::plan::which_gpus(spec, cfg, &Overheads::default()).map_err(|e| e.to_string());
-        GpuOptions { batch: cfg.batch, result }
+        let result = vramfit_core::plan::which_gpus(spec, cfg, &Overheads::default())
+            .map_err(|e| e.to_string());
+        GpuOptions {
+            batch: cfg.batch,
+            result,
+        }
     }
 }
 
@@ -291,7 +354,11 @@ pub struct GpuRow {
 
 /// The options that take the configured batch, smallest first, at most
 /// [`GPU_ROWS`], and how many more fit only a smaller batch.
-pub fn gpu_rows(options: &[vramfit_core::plan::GpuOption], units: Units, lang: Lang) -> (Vec<GpuRow>, usize) {
+pub fn gpu_rows(
+    options: &[vramfit_core::plan::GpuOption],
+    units: Units,
+    lang: Lang,
+) -> (Vec<GpuRow>, usize) {
     let rows = options
         .iter()
         .filter(|o| o.fits)
@@ -299,8 +366,19 @@ pub fn gpu_rows(options: &[vramfit_core::plan::GpuOption], units: Units, lang: L
         .map(|o| GpuRow {
             gpu: o.gpu.to_string(),
             count: o.gpus,
-            title: if o.gpus > 1 { format!("{} × {}", o.gpus, o.name) } else { o.name.to_string() },
-            memory: tf(lang, Key::GpuMemoryOf, &[&bytes(o.device_used_bytes, units), &crate::present::capacity(o.memory_bytes, units)]),
+            title: if o.gpus > 1 {
+                format!("{} × {}", o.gpus, o.name)
+            } else {
+                o.name.to_string()
+            },
+            memory: tf(
+                lang,
+                Key::GpuMemoryOf,
+                &[
+                    &bytes(o.device_used_bytes, units),
+                    &crate::present::capacity(o.memory_bytes, units),
+                ],
+            ),
             max_batch: group_digits(o.max_batch),
         })
         .collect();

@@ -50,7 +50,15 @@ impl Prefs {
     /// (`navigator.language`) and whether it prefers a dark scheme. Units
     /// start binary everywhere: GPU memory is sold and reported in GiB.
     pub fn from_browser(language: &str, prefers_dark: bool) -> Prefs {
-        Prefs { lang: Lang::from_tag(language), units: Units::Binary, theme: if prefers_dark { Theme::Dark } else { Theme::Light } }
+        Prefs {
+            lang: Lang::from_tag(language),
+            units: Units::Binary,
+            theme: if prefers_dark {
+                Theme::Dark
+            } else {
+                Theme::Light
+            },
+        }
     }
 }
 
@@ -61,7 +69,10 @@ mod tests {
     #[test]
     fn browser_preferences_pick_language_and_theme() {
         let p = Prefs::from_browser("zh-CN", true);
-        assert_eq!((p.lang, p.units, p.theme), (Lang::Zh, Units::Binary, Theme::Dark));
+        assert_eq!(
+            (p.lang, p.units, p.theme),
+            (Lang::Zh, Units::Binary, Theme::Dark)
+        );
         let p = Prefs::from_browser("en-US", false);
         assert_eq!((p.lang, p.theme), (Lang::En, Theme::Light));
     }

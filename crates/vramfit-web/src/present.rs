@@ -27,14 +27,46 @@ pub struct BreakdownRow {
 /// a training step, and the KV cache when there is one (inference).
 pub fn breakdown_rows(b: &Breakdown) -> Vec<BreakdownRow> {
     let total = b.total();
-    let row = |key, label, note, bytes: Bytes| BreakdownRow { key, label, note, bytes, share: share(bytes, total) };
-    let kv_cache = (b.kv_cache.0 > 0).then(|| row("kv-cache", Key::CatKvCache, Key::CatKvCacheNote, b.kv_cache));
+    let row = |key, label, note, bytes: Bytes| BreakdownRow {
+        key,
+        label,
+        note,
+        bytes,
+        share: share(bytes, total),
+    };
+    let kv_cache = (b.kv_cache.0 > 0)
+        .then(|| row("kv-cache", Key::CatKvCache, Key::CatKvCacheNote, b.kv_cache));
     let mut rows = vec![
-        row("parameters", Key::CatParameters, Key::CatParametersNote, b.parameters),
-        row("gradients", Key::CatGradients, Key::CatGradientsNote, b.gradients),
-        row("optimizer-states", Key::CatOptimizer, Key::CatOptimizerNote, b.optimizer_states),
-        row("activations", Key::CatActivations, Key::CatActivationsNote, b.activations),
-        row("temporary", Key::CatTemporary, Key::CatTemporaryNote, b.temporary),
+        row(
+            "parameters",
+            Key::CatParameters,
+            Key::CatParametersNote,
+            b.parameters,
+        ),
+        row(
+            "gradients",
+            Key::CatGradients,
+            Key::CatGradientsNote,
+            b.gradients,
+        ),
+        row(
+            "optimizer-states",
+            Key::CatOptimizer,
+            Key::CatOptimizerNote,
+            b.optimizer_states,
+        ),
+        row(
+            "activations",
+            Key::CatActivations,
+            Key::CatActivationsNote,
+            b.activations,
+        ),
+        row(
+            "temporary",
+            Key::CatTemporary,
+            Key::CatTemporaryNote,
+            b.temporary,
+        ),
         row("other", Key::CatOther, Key::CatOtherNote, b.other),
     ];
     rows.extend(kv_cache);
@@ -43,7 +75,11 @@ pub fn breakdown_rows(b: &Breakdown) -> Vec<BreakdownRow> {
 
 /// `part / whole`, clamped to `[0, 1]`; zero when `whole` is zero.
 pub fn share(part: Bytes, whole: Bytes) -> f64 {
-    if whole.0 == 0 { 0.0 } else { (part.0 as f64 / whole.0 as f64).clamp(0.0, 1.0) }
+    if whole.0 == 0 {
+        0.0
+    } else {
+        (part.0 as f64 / whole.0 as f64).clamp(0.0, 1.0)
+    }
 }
 
 /// A share as a percentage: `42%`, `3.5%`, `<0.1%` for tiny non-zero shares, `0%`.
@@ -85,7 +121,11 @@ pub fn bytes(b: Bytes, units: Units) -> String {
                 unit += 1;
             }
             let name = NAMES.get(unit).copied().unwrap_or("B");
-            if unit == 0 { format!("{} B", b.0) } else { format!("{} {name}", three_digits(value)) }
+            if unit == 0 {
+                format!("{} B", b.0)
+            } else {
+                format!("{} {name}", three_digits(value))
+            }
         }
     }
 }
@@ -112,7 +152,9 @@ pub fn axis_unit(max: Bytes, units: Units) -> (&'static str, f64) {
 pub fn capacity(b: Bytes, units: Units) -> String {
     match units {
         Units::Binary if b.0 > 0 && b.0.is_multiple_of(GIB) => format!("{} GiB", b.0 / GIB),
-        Units::Decimal if b.0 > 0 && b.0.is_multiple_of(1_000_000_000) => format!("{} GB", b.0 / 1_000_000_000),
+        Units::Decimal if b.0 > 0 && b.0.is_multiple_of(1_000_000_000) => {
+            format!("{} GB", b.0 / 1_000_000_000)
+        }
         _ => bytes(b, units),
     }
 }
@@ -185,9 +227,20 @@ mod tests {
         assert_eq!(rows.len(), 6);
         let sum: f64 = rows.iter().map(|r| r.share).sum();
         assert!((sum - 1.0).abs() < 1e-12, "{sum}");
-        assert_eq!(rows.iter().find(|r| r.key == "optimizer-states").map(|r| r.share), Some(0.4));
-        let with_cache = Breakdown { kv_cache: Bytes(1000), ..b };
-        assert_eq!(breakdown_rows(&with_cache).last().map(|r| r.key), Some("kv-cache"));
+        assert_eq!(
+            rows.iter()
+                .find(|r| r.key == "optimizer-states")
+                .map(|r| r.share),
+            Some(0.4)
+        );
+        let with_cache = Breakdown {
+            kv_cache: Bytes(1000),
+            ..b
+        };
+        assert_eq!(
+            breakdown_rows(&with_cache).last().map(|r| r.key),
+            Some("kv-cache")
+        );
     }
 
     #[test]
@@ -200,7 +253,11 @@ mod tests {
 
     #[test]
     fn empty_breakdown_has_zero_shares_not_nan() {
-        assert!(breakdown_rows(&Breakdown::default()).iter().all(|r| r.share == 0.0));
+        assert!(
+            breakdown_rows(&Breakdown::default())
+                .iter()
+                .all(|r| r.share == 0.0)
+        );
     }
 
     #[test]
@@ -222,7 +279,10 @@ mod tests {
         assert_eq!(capacity(Bytes(24 * GIB), Units::Binary), "24 GiB");
         assert_eq!(capacity(Bytes(GIB + GIB / 2), Units::Binary), "1.50 GiB");
         assert_eq!(capacity(Bytes(80_000_000_000), Units::Decimal), "80 GB");
-        assert_eq!(axis_unit(Bytes(24 * GIB), Units::Binary), ("GiB", GIB as f64));
+        assert_eq!(
+            axis_unit(Bytes(24 * GIB), Units::Binary),
+            ("GiB", GIB as f64)
+        );
         assert_eq!(axis_unit(Bytes(300_000_000), Units::Decimal), ("MB", 1e6));
     }
 

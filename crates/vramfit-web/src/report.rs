@@ -9,7 +9,10 @@ use crate::present;
 use std::cell::RefCell;
 use std::rc::Rc;
 use vramfit_core::explore::{CurvePoint, Variant, curve_batches};
-use vramfit_core::{CheckpointMode, Checkpointing, Error, Estimate, GpuFit, GpuPreset, ModelSpec, Overheads, Session, TrainConfig};
+use vramfit_core::{
+    CheckpointMode, Checkpointing, Error, Estimate, GpuFit, GpuPreset, ModelSpec, Overheads,
+    Session, TrainConfig,
+};
 
 /// The core's cache of lowered models and recorded simulations, shared by
 /// every copy of the page state (equal when it is the same cache).
@@ -42,15 +45,26 @@ pub struct Memo {
 impl Memo {
     /// Forgets everything unless it was computed for this model, configuration and GPU.
     fn keep_only_for(&mut self, spec: &ModelSpec, cfg: &TrainConfig, gpu: &GpuPreset) {
-        let key = (spec.clone(), TrainConfig { batch: 1, ..*cfg }, gpu.id.to_string());
+        let key = (
+            spec.clone(),
+            TrainConfig { batch: 1, ..*cfg },
+            gpu.id.to_string(),
+        );
         if self.key.as_ref() != Some(&key) {
-            *self = Memo { key: Some(key), session: self.session.clone(), ..Memo::default() };
+            *self = Memo {
+                key: Some(key),
+                session: self.session.clone(),
+                ..Memo::default()
+            };
         }
     }
 
     /// Whether the GPU fit (the largest batch) is known for this model, configuration and GPU.
     pub fn knows_fit(&self, spec: &ModelSpec, cfg: &TrainConfig, gpu: &GpuPreset) -> bool {
-        self.fit.is_some() && self.key.as_ref().is_some_and(|(s, c, g)| *c == TrainConfig { batch: 1, ..*cfg } && *g == gpu.id && s == spec)
+        self.fit.is_some()
+            && self.key.as_ref().is_some_and(|(s, c, g)| {
+                *c == TrainConfig { batch: 1, ..*cfg } && *g == gpu.id && s == spec
+            })
     }
 
     /// Whether a curve was computed for the kept model, configuration and
@@ -60,13 +74,30 @@ impl Memo {
     }
 
     /// The curve at `batches`, simulating only the batches not seen before.
-    fn curve(&mut self, spec: &ModelSpec, cfg: &TrainConfig, overheads: &Overheads, batches: &[u64]) -> Result<Vec<CurvePoint>, Error> {
-        let missing: Vec<u64> = batches.iter().copied().filter(|b| !self.points.iter().any(|p| p.batch == *b)).collect();
+    fn curve(
+        &mut self,
+        spec: &ModelSpec,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        batches: &[u64],
+    ) -> Result<Vec<CurvePoint>, Error> {
+        let missing: Vec<u64> = batches
+            .iter()
+            .copied()
+            .filter(|b| !self.points.iter().any(|p| p.batch == *b))
+            .collect();
         if !missing.is_empty() {
-            let points = self.session.0.borrow_mut().batch_curve(spec, cfg, overheads, &missing)?;
+            let points = self
+                .session
+                .0
+                .borrow_mut()
+                .batch_curve(spec, cfg, overheads, &missing)?;
             self.points.extend(points);
         }
-        Ok(batches.iter().filter_map(|b| self.points.iter().find(|p| p.batch == *b).copied()).collect())
+        Ok(batches
+            .iter()
+            .filter_map(|b| self.points.iter().find(|p| p.batch == *b).copied())
+            .collect())
     }
 }
 
@@ -146,12 +177,23 @@ impl Report {
         let estimate = match &memo.fit {
             // Only whether this batch fits changes with the batch.
             Some(fit) => {
-                let mut e = memo.session.0.borrow_mut().estimate(spec, cfg, &overheads, None)?;
-                e.gpu = Some(GpuFit { fits: e.device_used_bytes <= fit.usable_bytes, ..fit.clone() });
+                let mut e = memo
+                    .session
+                    .0
+                    .borrow_mut()
+                    .estimate(spec, cfg, &overheads, None)?;
+                e.gpu = Some(GpuFit {
+                    fits: e.device_used_bytes <= fit.usable_bytes,
+                    ..fit.clone()
+                });
                 e
             }
             None => {
-                let e = memo.session.0.borrow_mut().estimate(spec, cfg, &overheads, Some(gpu))?;
+                let e = memo
+                    .session
+                    .0
+                    .borrow_mut()
+                    .estimate(spec, cfg, &overheads, Some(gpu))?;
                 memo.fit = e.gpu.clone();
                 e
             }
@@ -173,14 +215,33 @@ impl Report {
     ///
     /// # Errors
     /// Any error of [`vramfit_core::estimate()`].
-    pub fn completed(&self, spec: &ModelSpec, gpu: &GpuPreset, memo: &mut Memo) -> Result<Report, Error> {
+    pub fn completed(
+        &self,
+        spec: &ModelSpec,
+        gpu: &GpuPreset,
+        memo: &mut Memo,
+    ) -> Result<Report, Error> {
         let cfg = &self.estimate.config;
         let overheads = Overheads::for_gpu(gpu);
         let max = self.estimate.gpu.as_ref().map_or(0, |g| g.max_batch);
         let upto = max.max(cfg.batch).saturating_mul(2);
-        let curve = memo.curve(spec, cfg, &overheads, &curve_batches(upto, &[cfg.batch, max]))?;
-        let variants = memo.session.0.borrow_mut().compare_techniques(spec, cfg, &overheads)?;
-        Ok(Report { curve, variants, complete: true, ..self.clone() })
+        let curve = memo.curve(
+            spec,
+            cfg,
+            &overheads,
+            &curve_batches(upto, &[cfg.batch, max]),
+        )?;
+        let variants = memo
+            .session
+            .0
+            .borrow_mut()
+            .compare_techniques(spec, cfg, &overheads)?;
+        Ok(Report {
+            curve,
+            variants,
+            complete: true,
+            ..self.clone()
+        })
     }
 
     /// The effective batch: micro-batch × accumulation steps.
@@ -199,14 +260,32 @@ impl Report {
             Some(Field::Image) => tf(lang, Key::SummaryImage, &[&batch, &cfg.image.to_string()]),
             _ => tf(lang, Key::SummaryBatch, &[&batch]),
         };
-        let mut parts = vec![tf(lang, Key::SummaryParams, &[&present::count(self.estimate.parameter_count, lang)]), shape];
+        let mut parts = vec![
+            tf(
+                lang,
+                Key::SummaryParams,
+                &[&present::count(self.estimate.parameter_count, lang)],
+            ),
+            shape,
+        ];
         if cfg.grad_accum > 1 {
-            parts.push(tf(lang, Key::SummaryAccum, &[&cfg.grad_accum.to_string(), &self.effective_batch().to_string()]));
+            parts.push(tf(
+                lang,
+                Key::SummaryAccum,
+                &[
+                    &cfg.grad_accum.to_string(),
+                    &self.effective_batch().to_string(),
+                ],
+            ));
         }
         let checkpointing = match cfg.checkpointing {
             Checkpointing::Mode(CheckpointMode::None) => None,
-            Checkpointing::Mode(CheckpointMode::Full) => Some(t(lang, Key::CheckpointFull).to_string()),
-            Checkpointing::Mode(CheckpointMode::Selective) => Some(t(lang, Key::CheckpointSelective).to_string()),
+            Checkpointing::Mode(CheckpointMode::Full) => {
+                Some(t(lang, Key::CheckpointFull).to_string())
+            }
+            Checkpointing::Mode(CheckpointMode::Selective) => {
+                Some(t(lang, Key::CheckpointSelective).to_string())
+            }
             Checkpointing::EveryK(k) => Some(tf(lang, Key::SummaryEveryK, &[&k.to_string()])),
         };
         if let Some(c) = checkpointing {
@@ -230,8 +309,14 @@ mod tests {
         let gpu = gpu_preset("rtx-4090").unwrap();
         let mut memo = Memo::default();
         for batch in [8, 16, 3, 8, 40] {
-            let cfg = TrainConfig { batch, seq: 512, precision: Precision::AmpBf16, ..TrainConfig::default() };
-            let r = Report::compute(&spec, &cfg, &gpu, "GPT-2", Some(Field::Seq), &mut memo).unwrap();
+            let cfg = TrainConfig {
+                batch,
+                seq: 512,
+                precision: Precision::AmpBf16,
+                ..TrainConfig::default()
+            };
+            let r =
+                Report::compute(&spec, &cfg, &gpu, "GPT-2", Some(Field::Seq), &mut memo).unwrap();
             let core = estimate(&spec, &cfg, &Overheads::for_gpu(&gpu), Some(&gpu)).unwrap();
             assert_eq!(r.estimate, core, "batch {batch}");
             let batches: Vec<u64> = r.curve.iter().map(|p| p.batch).collect();
@@ -239,8 +324,16 @@ mod tests {
             assert_eq!(r.curve, fresh, "batch {batch}");
         }
         // A different configuration forgets what was kept.
-        let cfg = TrainConfig { batch: 8, seq: 256, precision: Precision::AmpBf16, ..TrainConfig::default() };
+        let cfg = TrainConfig {
+            batch: 8,
+            seq: 256,
+            precision: Precision::AmpBf16,
+            ..TrainConfig::default()
+        };
         let r = Report::compute(&spec, &cfg, &gpu, "GPT-2", Some(Field::Seq), &mut memo).unwrap();
-        assert_eq!(Some(r.estimate), estimate(&spec, &cfg, &Overheads::for_gpu(&gpu), Some(&gpu)).ok());
+        assert_eq!(
+            Some(r.estimate),
+            estimate(&spec, &cfg, &Overheads::for_gpu(&gpu), Some(&gpu)).ok()
+        );
     }
 }

@@ -189,10 +189,20 @@ impl AppState {
         if let Some(json) = &link.share.config_json {
             import.set_text(json.clone());
         }
-        AppState::build(Inputs::from_share(&link.share), link.view.apply(browser), import, link.warnings.clone())
+        AppState::build(
+            Inputs::from_share(&link.share),
+            link.view.apply(browser),
+            import,
+            link.warnings.clone(),
+        )
     }
 
-    fn build(inputs: Inputs, prefs: Prefs, import: ImportState, link_warnings: Vec<Warning>) -> AppState {
+    fn build(
+        inputs: Inputs,
+        prefs: Prefs,
+        import: ImportState,
+        link_warnings: Vec<Warning>,
+    ) -> AppState {
         let mut s = AppState {
             catalog: Rc::new(Catalog::load()),
             inputs,
@@ -237,12 +247,24 @@ impl AppState {
         // The form's fields override their counterparts in `rest`, and are filtered out.
         let mut shown = form_keys(self.input_kind()).to_vec();
         shown.extend(["mo", "st", "gn", "of"]);
-        shown.extend(self.inputs.fields(self.input_kind()).iter().filter_map(|f| match f {
-            Field::LoraRank => Some("r"),
-            Field::Context => Some("ctx"),
-            _ => None,
-        }));
-        ShareState { train: self.inputs.rest, ..ShareState::default() }.settings().into_iter().filter(|s| !shown.contains(&s.key)).collect()
+        shown.extend(
+            self.inputs
+                .fields(self.input_kind())
+                .iter()
+                .filter_map(|f| match f {
+                    Field::LoraRank => Some("r"),
+                    Field::Context => Some("ctx"),
+                    _ => None,
+                }),
+        );
+        ShareState {
+            train: self.inputs.rest,
+            ..ShareState::default()
+        }
+        .settings()
+        .into_iter()
+        .filter(|s| !shown.contains(&s.key))
+        .collect()
     }
 
     /// The settings in effect that the widget's form does not show: those of
@@ -251,7 +273,14 @@ impl AppState {
         let kind = self.input_kind();
         let train = self.inputs.config(kind).unwrap_or(self.inputs.rest);
         let shown = form_keys(kind);
-        ShareState { train, ..ShareState::default() }.settings().into_iter().filter(|s| !shown.contains(&s.key)).collect()
+        ShareState {
+            train,
+            ..ShareState::default()
+        }
+        .settings()
+        .into_iter()
+        .filter(|s| !shown.contains(&s.key))
+        .collect()
     }
 
     /// Applies one change; re-estimates when it changed an input.
@@ -314,26 +343,38 @@ impl AppState {
     /// model, sizes, GPU and GPU count (nothing while the inputs are invalid).
     fn find_plans(&mut self, target: u64) {
         let kind = self.input_kind();
-        let (Ok(cfg), Ok((_, spec))) = (self.inputs.config(kind), self.model()) else { return };
+        let (Ok(cfg), Ok((_, spec))) = (self.inputs.config(kind), self.model()) else {
+            return;
+        };
         let catalog = Rc::clone(&self.catalog);
-        let Some(gpu) = catalog.gpu(&self.inputs.gpu_id()) else { return };
-        self.plans = Some(Rc::new(crate::planner::Plans::find(&spec, &cfg, &gpu, target)));
+        let Some(gpu) = catalog.gpu(&self.inputs.gpu_id()) else {
+            return;
+        };
+        self.plans = Some(Rc::new(crate::planner::Plans::find(
+            &spec, &cfg, &gpu, target,
+        )));
     }
 
     /// Searches the largest input (sequence length or image side) that fits
     /// the GPU at the current batch (nothing while the inputs are invalid;
     /// an error, already shown by the estimate, leaves it unknown).
     fn find_max_input(&mut self) {
-        let Some((cfg, spec, gpu)) = self.estimated() else { return };
+        let Some((cfg, spec, gpu)) = self.estimated() else {
+            return;
+        };
         let overheads = vramfit_core::Overheads::for_gpu(&gpu);
         let usable = vramfit_core::estimate::usable(&gpu, &overheads);
-        self.max_input = vramfit_core::max_input_for(&spec, &cfg, &overheads, usable).ok().flatten();
+        self.max_input = vramfit_core::max_input_for(&spec, &cfg, &overheads, usable)
+            .ok()
+            .flatten();
     }
 
     /// Lists the GPU presets and counts the current configuration fits on
     /// (nothing while the inputs are invalid).
     fn find_gpus(&mut self) {
-        let Some((cfg, spec, _)) = self.estimated() else { return };
+        let Some((cfg, spec, _)) = self.estimated() else {
+            return;
+        };
         self.gpu_options = Some(Rc::new(crate::planner::GpuOptions::find(&spec, &cfg)));
     }
 
@@ -357,9 +398,14 @@ impl AppState {
         // The first verdict has been on screen: the cards below it follow,
         // whether or not the curve and comparison can be computed.
         self.revealed = true;
-        let Some(report) = self.report.clone().filter(|r| !r.complete) else { return };
+        let Some(report) = self.report.clone().filter(|r| !r.complete) else {
+            return;
+        };
         let catalog = Rc::clone(&self.catalog);
-        let (Ok((_, spec)), Some(gpu)) = (self.model(), catalog.gpu(report.estimate.gpu.as_ref().map_or("", |g| g.id.as_str()))) else {
+        let (Ok((_, spec)), Some(gpu)) = (
+            self.model(),
+            catalog.gpu(report.estimate.gpu.as_ref().map_or("", |g| g.id.as_str())),
+        ) else {
             return;
         };
         match report.completed(&spec, &gpu, &mut self.memo) {
@@ -371,7 +417,12 @@ impl AppState {
     /// The selected model: its name and architecture, if it exists.
     fn model(&self) -> Result<(String, ModelSpec), Problem> {
         if self.inputs.model == IMPORTED_MODEL {
-            return self.import.model.as_ref().map(|m| (m.name.clone(), m.spec.clone())).ok_or(Problem::NoImportedModel);
+            return self
+                .import
+                .model
+                .as_ref()
+                .map(|m| (m.name.clone(), m.spec.clone()))
+                .ok_or(Problem::NoImportedModel);
         }
         self.catalog
             .model(&self.inputs.model)
@@ -382,7 +433,8 @@ impl AppState {
     /// What the selected model takes as input (text for an unknown model,
     /// whose error is shown anyway).
     pub fn input_kind(&self) -> InputKind {
-        self.model().map_or(InputKind::Tokens, |(_, spec)| spec.input_kind())
+        self.model()
+            .map_or(InputKind::Tokens, |(_, spec)| spec.input_kind())
     }
 
     /// The count fields shown for the selected model, in form order.
@@ -448,8 +500,22 @@ impl AppState {
         // Otherwise (also a batch typed before the first curve is done) the
         // verdict shows first and the rest follows in the next task.
         let cheap = self.memo.knows_fit(&spec, &cfg, &gpu) && self.memo.knows_curve();
-        let first = Report::first(&spec, &cfg, &gpu, &name, self.input_field(), &mut self.memo, previous.as_deref());
-        match first.and_then(|r| if cheap { r.completed(&spec, &gpu, &mut self.memo) } else { Ok(r) }) {
+        let first = Report::first(
+            &spec,
+            &cfg,
+            &gpu,
+            &name,
+            self.input_field(),
+            &mut self.memo,
+            previous.as_deref(),
+        );
+        match first.and_then(|r| {
+            if cheap {
+                r.completed(&spec, &gpu, &mut self.memo)
+            } else {
+                Ok(r)
+            }
+        }) {
             Ok(report) => Some(report),
             Err(e) => {
                 self.place(e);
@@ -460,16 +526,30 @@ impl AppState {
 
     /// Whether the form asks for one GPU's training, without offloading.
     fn plain_layout(&self) -> bool {
-        self.inputs.strategy == Strategy::Single && self.inputs.offload == Offload::None && self.inputs.mode == Mode::Train
+        self.inputs.strategy == Strategy::Single
+            && self.inputs.offload == Offload::None
+            && self.inputs.mode == Mode::Train
     }
 
     /// Shows a core error next to the field it is about, else as a problem.
     fn place(&mut self, e: Error) {
         match &e {
-            Error::OutOfRange { field, min, max, value } => {
+            Error::OutOfRange {
+                field,
+                min,
+                max,
+                value,
+            } => {
                 if let Some(f) = Field::from_core(field) {
                     let too_small = value.parse::<u64>().is_ok_and(|v| v < *min);
-                    return self.errors.set(f, if too_small { FieldError::TooSmall(*min) } else { FieldError::TooLarge(*max) });
+                    return self.errors.set(
+                        f,
+                        if too_small {
+                            FieldError::TooSmall(*min)
+                        } else {
+                            FieldError::TooLarge(*max)
+                        },
+                    );
                 }
             }
             // With the default layout and mode, the only form input a model can

@@ -17,7 +17,11 @@ fn set(field: Field, value: &str) -> Action {
 }
 
 fn peak(state: &AppState) -> u64 {
-    state.report.as_ref().map(|r| r.estimate.peak_allocated_bytes.0).unwrap_or(0)
+    state
+        .report
+        .as_ref()
+        .map(|r| r.estimate.peak_allocated_bytes.0)
+        .unwrap_or(0)
 }
 
 fn message(state: &AppState, field: Field) -> Option<String> {
@@ -32,7 +36,12 @@ const LLAMA: &str = r#"{"architectures": ["LlamaForCausalLM"], "model_type": "ll
 fn default_state_is_estimated_and_fresh() {
     let first = AppState::default();
     assert!(first.incomplete(), "the first report waits for its curve");
-    assert!(first.report.as_ref().is_some_and(|r| r.curve.is_empty() && r.estimate.gpu.is_some()));
+    assert!(
+        first
+            .report
+            .as_ref()
+            .is_some_and(|r| r.curve.is_empty() && r.estimate.gpu.is_some())
+    );
     let s = initial();
     assert!(!s.incomplete());
     assert!(s.errors.is_empty());
@@ -42,8 +51,14 @@ fn default_state_is_estimated_and_fresh() {
     assert_eq!(report.model_name, "GPT-2 (124M)");
     assert!(report.estimate.gpu.is_some(), "the verdict needs a GPU fit");
     assert!(report.curve.len() >= 3, "the batch curve has points");
-    assert!(!report.variants.is_empty(), "the comparison strip has techniques");
-    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Seq, Field::Accum, Field::Gpus]);
+    assert!(
+        !report.variants.is_empty(),
+        "the comparison strip has techniques"
+    );
+    assert_eq!(
+        s.visible_fields(),
+        vec![Field::Batch, Field::Seq, Field::Accum, Field::Gpus]
+    );
 }
 
 #[test]
@@ -54,7 +69,10 @@ fn larger_batch_raises_the_peak() {
     assert!(!s.stale);
     assert!(peak(&s) > before, "{} <= {before}", peak(&s));
     let curve = &s.report.as_ref().unwrap().curve;
-    assert!(curve.iter().any(|p| p.batch == 32), "the curve includes the current batch");
+    assert!(
+        curve.iter().any(|p| p.batch == 32),
+        "the curve includes the current batch"
+    );
 }
 
 #[test]
@@ -69,14 +87,27 @@ fn invalid_batch_keeps_the_last_report_and_names_the_problem() {
         ("abc", "Batch size must be a whole number, like 8."),
         ("1.5", "Batch size must be a whole number, like 8."),
         ("1e12", "Batch size must be at most 16,777,216."),
-        ("99999999999999999999999", "Batch size must be at most 16,777,216."),
+        (
+            "99999999999999999999999",
+            "Batch size must be at most 16,777,216.",
+        ),
         ("16777217", "Batch size must be at most 16,777,216."),
     ] {
         let next = reduce(Rc::clone(&s), set(Field::Batch, typed));
-        assert_eq!(message(&next, Field::Batch).as_deref(), Some(expected), "typed {typed:?}");
+        assert_eq!(
+            message(&next, Field::Batch).as_deref(),
+            Some(expected),
+            "typed {typed:?}"
+        );
         assert!(next.stale, "typed {typed:?}");
-        assert_eq!(next.report, last, "typed {typed:?} changed the report on screen");
-        assert_eq!(next.inputs.batch, typed, "what was typed stays in the field");
+        assert_eq!(
+            next.report, last,
+            "typed {typed:?} changed the report on screen"
+        );
+        assert_eq!(
+            next.inputs.batch, typed,
+            "what was typed stays in the field"
+        );
     }
 }
 
@@ -94,19 +125,31 @@ fn cnn_uses_image_size_and_ignores_a_bad_sequence_length() {
     let s = reduce(initial(), set(Field::Seq, "oops"));
     assert!(s.stale);
     let s = reduce(s, Action::SetModel("resnet50".to_string()));
-    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Image, Field::Accum, Field::Gpus]);
+    assert_eq!(
+        s.visible_fields(),
+        vec![Field::Batch, Field::Image, Field::Accum, Field::Gpus]
+    );
     assert!(s.errors.is_empty(), "{:?}", s.errors);
     assert!(!s.stale);
     let report = s.report.as_ref().unwrap();
     assert_eq!(report.model_name, "ResNet-50");
-    assert_eq!(report.details(Lang::En), "25.6M parameters · batch 8 at 224×224 px · Mixed bf16 · AdamW");
-    assert_eq!(report.details(Lang::Zh), "2556 万参数 · 批大小 8，224×224 像素 · 混合精度 bf16 · AdamW");
+    assert_eq!(
+        report.details(Lang::En),
+        "25.6M parameters · batch 8 at 224×224 px · Mixed bf16 · AdamW"
+    );
+    assert_eq!(
+        report.details(Lang::Zh),
+        "2556 万参数 · 批大小 8，224×224 像素 · 混合精度 bf16 · AdamW"
+    );
 }
 
 #[test]
 fn mlp_needs_no_input_size() {
     let s = reduce(initial(), Action::SetModel("mlp-small".to_string()));
-    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Accum, Field::Gpus]);
+    assert_eq!(
+        s.visible_fields(),
+        vec![Field::Batch, Field::Accum, Field::Gpus]
+    );
     assert!(!s.stale);
 }
 
@@ -116,24 +159,44 @@ fn core_rejection_is_shown_next_to_the_input_size() {
     let last = s.report.clone();
     let s = reduce(s, set(Field::Seq, "2048"));
     let m = message(&s, Field::Seq).unwrap_or_default();
-    assert!(m.starts_with("Not possible with this model: Sequence length 2048 exceeds") && m.ends_with('.'), "{m}");
+    assert!(
+        m.starts_with("Not possible with this model: Sequence length 2048 exceeds")
+            && m.ends_with('.'),
+        "{m}"
+    );
     assert_eq!(s.report, last);
-    let zh = s.errors.get(Field::Seq).map(|e| e.message(Field::Seq, Lang::Zh)).unwrap_or_default();
+    let zh = s
+        .errors
+        .get(Field::Seq)
+        .map(|e| e.message(Field::Seq, Lang::Zh))
+        .unwrap_or_default();
     assert!(zh.starts_with("此模型不支持该设置："), "{zh}");
 
     let s = reduce(initial(), Action::SetModel("vit_b_16".to_string()));
     let s = reduce(s, set(Field::Image, "256"));
-    assert!(message(&s, Field::Image).is_some_and(|m| m.contains("224")), "{:?}", s.errors);
+    assert!(
+        message(&s, Field::Image).is_some_and(|m| m.contains("224")),
+        "{:?}",
+        s.errors
+    );
 }
 
 #[test]
 fn unknown_presets_are_problems_not_panics() {
     let s = reduce(initial(), Action::SetGpu("gtx-9999".to_string()));
-    assert!(s.problem.as_ref().is_some_and(|p| p.message(Lang::En).contains("gtx-9999")));
+    assert!(
+        s.problem
+            .as_ref()
+            .is_some_and(|p| p.message(Lang::En).contains("gtx-9999"))
+    );
     assert!(s.stale && s.report.is_some());
     let s = reduce(s, Action::SetGpu("h100-sxm".to_string()));
     let s = reduce(s, Action::SetModel("no-such-model".to_string()));
-    assert!(s.problem.as_ref().is_some_and(|p| p.message(Lang::En).contains("no-such-model")));
+    assert!(
+        s.problem
+            .as_ref()
+            .is_some_and(|p| p.message(Lang::En).contains("no-such-model"))
+    );
     let s = reduce(s, Action::SetModel(IMPORTED_MODEL.to_string()));
     assert_eq!(s.problem, Some(Problem::NoImportedModel));
 }
@@ -142,11 +205,19 @@ fn unknown_presets_are_problems_not_panics() {
 fn verdict_follows_the_gpu() {
     let s = reduce(initial(), Action::SetModel("llama-2-7b".to_string()));
     let s = reduce(s, Action::SetPrecision(Precision::Fp32));
-    let fit = s.report.as_ref().and_then(|r| r.estimate.gpu.clone()).expect("a GPU was chosen");
+    let fit = s
+        .report
+        .as_ref()
+        .and_then(|r| r.estimate.gpu.clone())
+        .expect("a GPU was chosen");
     assert!(!fit.fits, "Llama-2-7B in fp32 with AdamW cannot fit 24 GiB");
     assert_eq!(fit.max_batch, 0);
     let s = reduce(s, Action::SetModel("gpt2".to_string()));
-    let fit = s.report.as_ref().and_then(|r| r.estimate.gpu.clone()).expect("a GPU was chosen");
+    let fit = s
+        .report
+        .as_ref()
+        .and_then(|r| r.estimate.gpu.clone())
+        .expect("a GPU was chosen");
     assert!(fit.fits && fit.max_batch >= 8, "{fit:?}");
 }
 
@@ -155,18 +226,41 @@ fn accumulation_multiplies_the_effective_batch_and_checkpointing_lowers_the_peak
     let s = reduce(initial(), set(Field::Accum, "4"));
     let r = s.report.clone().unwrap();
     assert_eq!((r.estimate.config.grad_accum, r.effective_batch()), (4, 32));
-    assert!(r.details(Lang::En).contains("accumulation ×4 (effective 32)"), "{}", r.details(Lang::En));
+    assert!(
+        r.details(Lang::En)
+            .contains("accumulation ×4 (effective 32)"),
+        "{}",
+        r.details(Lang::En)
+    );
     let before = peak(&s);
     let s = reduce(s, Action::SetCheckpointing(CheckpointChoice::Full));
-    assert!(peak(&s) < before, "full checkpointing should lower GPT-2's peak");
+    assert!(
+        peak(&s) < before,
+        "full checkpointing should lower GPT-2's peak"
+    );
     let s = reduce(s, Action::SetCheckpointing(CheckpointChoice::EveryK));
-    assert_eq!(s.visible_fields(), vec![Field::Batch, Field::Seq, Field::Accum, Field::EveryK, Field::Gpus]);
+    assert_eq!(
+        s.visible_fields(),
+        vec![
+            Field::Batch,
+            Field::Seq,
+            Field::Accum,
+            Field::EveryK,
+            Field::Gpus
+        ]
+    );
     let s = reduce(s, set(Field::EveryK, "0"));
-    assert_eq!(message(&s, Field::EveryK).as_deref(), Some("Interval K must be at least 1."));
+    assert_eq!(
+        message(&s, Field::EveryK).as_deref(),
+        Some("Interval K must be at least 1.")
+    );
     let s = reduce(s, set(Field::EveryK, "3"));
     assert!(!s.stale);
     let s = reduce(s, Action::SetAttention(Attention::Flash));
-    assert_eq!(s.report.as_ref().map(|r| r.estimate.config.attention), Some(Attention::Flash));
+    assert_eq!(
+        s.report.as_ref().map(|r| r.estimate.config.attention),
+        Some(Attention::Flash)
+    );
 }
 
 #[test]
@@ -176,21 +270,40 @@ fn importing_a_config_selects_it_and_a_bad_one_keeps_it() {
     assert!(!s.stale && s.import.error.is_none());
     let r = s.report.clone().unwrap();
     assert_eq!(r.model_name, "llama");
-    assert_eq!(r.estimate.parameter_count, 6_738_415_616, "Llama-2-7B has 6.74B parameters");
-    let s = reduce(s, Action::ImportConfig(LLAMA.replace("\"hidden_size\": 4096,", "")));
+    assert_eq!(
+        r.estimate.parameter_count, 6_738_415_616,
+        "Llama-2-7B has 6.74B parameters"
+    );
+    let s = reduce(
+        s,
+        Action::ImportConfig(LLAMA.replace("\"hidden_size\": 4096,", "")),
+    );
     assert!(s.import.error.is_some());
-    assert_eq!(s.report.as_ref().map(|r| r.estimate.parameter_count), Some(6_738_415_616), "the last valid import stays");
+    assert_eq!(
+        s.report.as_ref().map(|r| r.estimate.parameter_count),
+        Some(6_738_415_616),
+        "the last valid import stays"
+    );
     let s = reduce(s, Action::ImportFailed(ImportError::TooLarge(1 << 30)));
     assert_eq!(s.import.error, Some(ImportError::TooLarge(1 << 30)));
     // A preset can still be chosen, and the import offered again.
     let s = reduce(s, Action::SetModel("gpt2".to_string()));
     let s = reduce(s, Action::SetModel(IMPORTED_MODEL.to_string()));
-    assert_eq!(s.report.as_ref().map(|r| r.estimate.parameter_count), Some(6_738_415_616));
+    assert_eq!(
+        s.report.as_ref().map(|r| r.estimate.parameter_count),
+        Some(6_738_415_616)
+    );
 }
 
 #[test]
 fn adopting_a_technique_reproduces_its_memory() {
-    let s = Rc::new(AppState::new(Inputs { precision: Precision::Fp32, ..Inputs::default() }, Prefs::default()));
+    let s = Rc::new(AppState::new(
+        Inputs {
+            precision: Precision::Fp32,
+            ..Inputs::default()
+        },
+        Prefs::default(),
+    ));
     let s = s.reduce(Action::CompleteReport);
     let r = s.report.clone().unwrap();
     for v in &r.variants {
@@ -209,9 +322,22 @@ fn display_preferences_do_not_re_estimate() {
     let s = reduce(s, Action::SetUnits(Units::Decimal));
     let s = reduce(s, Action::SetTheme(Theme::Dark));
     let s = reduce(s, Action::SortLayers(LayerColumn::Saved));
-    assert_eq!(s.prefs, Prefs { lang: Lang::Zh, units: Units::Decimal, theme: Theme::Dark });
+    assert_eq!(
+        s.prefs,
+        Prefs {
+            lang: Lang::Zh,
+            units: Units::Decimal,
+            theme: Theme::Dark
+        }
+    );
     assert!(s.layer_sort.descending);
-    assert!(s.report.as_ref().zip(report.as_ref()).is_some_and(|(a, b)| Rc::ptr_eq(a, b)), "the report was recomputed");
+    assert!(
+        s.report
+            .as_ref()
+            .zip(report.as_ref())
+            .is_some_and(|(a, b)| Rc::ptr_eq(a, b)),
+        "the report was recomputed"
+    );
 }
 
 #[test]
@@ -220,18 +346,29 @@ fn a_batch_edit_completes_at_once_and_other_edits_keep_the_previous_curve_until_
     // The largest batch is known for this layout and GPU: one render does it all.
     let s = s.reduce(set(Field::Batch, "32"));
     assert!(!s.incomplete());
-    assert!(s.report.as_ref().is_some_and(|r| r.curve.iter().any(|p| p.batch == 32)));
+    assert!(
+        s.report
+            .as_ref()
+            .is_some_and(|r| r.curve.iter().any(|p| p.batch == 32))
+    );
     // A new GPU needs a new largest-batch search: the verdict comes first.
     let curve = s.report.as_ref().map(|r| r.curve.clone());
     let next = s.reduce(Action::SetGpu("a100-80gb".into()));
     assert!(next.incomplete());
-    assert_eq!(next.report.as_ref().map(|r| r.curve.clone()), curve, "no empty chart while the curve is computed");
+    assert_eq!(
+        next.report.as_ref().map(|r| r.curve.clone()),
+        curve,
+        "no empty chart while the curve is computed"
+    );
     let done = next.reduce(Action::CompleteReport);
     assert!(!done.incomplete());
     assert_ne!(done.report.as_ref().map(|r| r.curve.clone()), curve);
     // Completing twice changes nothing.
     let again = Rc::clone(&done).reduce(Action::CompleteReport);
-    assert!(Rc::ptr_eq(again.report.as_ref().unwrap(), done.report.as_ref().unwrap()));
+    assert!(Rc::ptr_eq(
+        again.report.as_ref().unwrap(),
+        done.report.as_ref().unwrap()
+    ));
 }
 
 #[test]
@@ -243,24 +380,47 @@ fn a_batch_typed_before_the_first_curve_shows_its_verdict_first() {
     // The cards below the breakdown are not rendered with the first verdict.
     assert!(!first.revealed);
     let typed = first.reduce(set(Field::Batch, "9"));
-    assert!(typed.incomplete(), "the batch edit simulated the whole curve before showing its verdict");
+    assert!(
+        typed.incomplete(),
+        "the batch edit simulated the whole curve before showing its verdict"
+    );
     assert!(!typed.revealed);
-    assert_eq!(typed.report.as_ref().map(|r| r.estimate.config.batch), Some(9));
+    assert_eq!(
+        typed.report.as_ref().map(|r| r.estimate.config.batch),
+        Some(9)
+    );
     let done = typed.reduce(Action::CompleteReport);
     assert!(!done.incomplete());
-    assert!(done.revealed, "the completed report did not bring the cards below the breakdown");
+    assert!(
+        done.revealed,
+        "the completed report did not bring the cards below the breakdown"
+    );
     // Once shown they stay, also while a later report waits for its completion.
     assert!(Rc::clone(&done).reduce(set(Field::Seq, "256")).revealed);
-    assert!(done.report.as_ref().is_some_and(|r| r.curve.iter().any(|p| p.batch == 9)));
+    assert!(
+        done.report
+            .as_ref()
+            .is_some_and(|r| r.curve.iter().any(|p| p.batch == 9))
+    );
     // From then on, batch edits complete at once.
     assert!(!done.reduce(set(Field::Batch, "10")).incomplete());
 }
 
 #[test]
 fn offload_with_ddp_is_rejected_with_a_message() {
-    let s = reduce(initial(), Action::SetStrategy(vramfit_core::parallel::Strategy::Ddp));
-    let s = reduce(s, Action::SetOffload(vramfit_core::parallel::Offload::Optimizer));
-    assert!(matches!(s.problem, Some(Problem::Core(_))), "{:?}", s.problem);
+    let s = reduce(
+        initial(),
+        Action::SetStrategy(vramfit_core::parallel::Strategy::Ddp),
+    );
+    let s = reduce(
+        s,
+        Action::SetOffload(vramfit_core::parallel::Offload::Optimizer),
+    );
+    assert!(
+        matches!(s.problem, Some(Problem::Core(_))),
+        "{:?}",
+        s.problem
+    );
     assert!(s.errors.is_empty(), "{:?}", s.errors);
     assert!(s.stale);
 }
@@ -276,14 +436,26 @@ fn the_longest_sequence_is_found_on_request_and_forgotten_when_an_input_changes(
     let cfg = found.report.as_ref().map(|r| r.estimate.config).unwrap();
     let gpu = vramfit_core::gpu_preset(&found.inputs.gpu).unwrap();
     let o = vramfit_core::Overheads::for_gpu(&gpu);
-    let spec = vramfit_core::model_preset(&found.inputs.model).unwrap().spec;
-    assert_eq!(vramfit_core::max_input_for(&spec, &cfg, &o, vramfit_core::estimate::usable(&gpu, &o)).unwrap(), Some(longest));
+    let spec = vramfit_core::model_preset(&found.inputs.model)
+        .unwrap()
+        .spec;
+    assert_eq!(
+        vramfit_core::max_input_for(&spec, &cfg, &o, vramfit_core::estimate::usable(&gpu, &o))
+            .unwrap(),
+        Some(longest)
+    );
     // Using it sets the sequence length; any input change forgets the answer.
     let used = reduce(Rc::clone(&found), set(Field::Seq, &longest.to_string()));
-    assert_eq!(used.report.as_ref().map(|r| r.estimate.config.seq), Some(longest));
+    assert_eq!(
+        used.report.as_ref().map(|r| r.estimate.config.seq),
+        Some(longest)
+    );
     assert_eq!(used.max_input, None);
     // Display settings keep it.
-    assert_eq!(reduce(found, Action::SetUnits(Units::Decimal)).max_input, Some(longest));
+    assert_eq!(
+        reduce(found, Action::SetUnits(Units::Decimal)).max_input,
+        Some(longest)
+    );
 }
 
 #[test]
@@ -291,45 +463,98 @@ fn the_gpus_a_configuration_fits_on_are_listed_on_request_and_one_can_be_taken()
     let s = initial();
     assert!(s.gpu_options.is_none());
     let found = reduce(s, Action::FindGpus);
-    let options = found.gpu_options.as_ref().and_then(|o| o.result.as_ref().ok()).expect("GPT-2 fits somewhere");
+    let options = found
+        .gpu_options
+        .as_ref()
+        .and_then(|o| o.result.as_ref().ok())
+        .expect("GPT-2 fits somewhere");
     let (rows, _) = crate::planner::gpu_rows(options, Units::Binary, Lang::En);
     assert!(!rows.is_empty() && rows.len() <= crate::planner::GPU_ROWS);
     // Every row takes the batch on screen; the first is the smallest.
     assert!(options.iter().filter(|o| o.fits).all(|o| o.max_batch >= 8));
     // Taking two GPUs of a preset shards with FSDP (the strategy was a single GPU).
-    let two = options.iter().find(|o| o.fits && o.gpus == 2).expect("a two-GPU option");
+    let two = options
+        .iter()
+        .find(|o| o.fits && o.gpus == 2)
+        .expect("a two-GPU option");
     let used = reduce(Rc::clone(&found), Action::UseGpus(two.gpu.to_string(), 2));
     let cfg = used.report.as_ref().map(|r| r.estimate.config).unwrap();
-    assert_eq!((used.inputs.gpu.as_str(), cfg.parallel.gpus_per_node, cfg.parallel.strategy), (two.gpu.as_ref(), 2, Strategy::FsdpFull));
+    assert_eq!(
+        (
+            used.inputs.gpu.as_str(),
+            cfg.parallel.gpus_per_node,
+            cfg.parallel.strategy
+        ),
+        (two.gpu.as_ref(), 2, Strategy::FsdpFull)
+    );
     assert_eq!(
         used.report.as_ref().map(|r| r.estimate.device_used_bytes),
         Some(two.device_used_bytes),
         "the list and the estimate disagree"
     );
-    assert!(used.gpu_options.is_none(), "the list outlived the inputs it was for");
+    assert!(
+        used.gpu_options.is_none(),
+        "the list outlived the inputs it was for"
+    );
     // Back to one GPU: a single-GPU layout.
     let one = reduce(used, Action::UseGpus("rtx-4090".into(), 1));
-    assert_eq!(one.report.as_ref().map(|r| r.estimate.config.parallel.strategy), Some(Strategy::Single));
+    assert_eq!(
+        one.report
+            .as_ref()
+            .map(|r| r.estimate.config.parallel.strategy),
+        Some(Strategy::Single)
+    );
 }
 
 #[test]
 fn a_gpu_given_by_its_memory_is_estimated_linked_and_validated() {
     let s = reduce(initial(), Action::SetGpu(crate::inputs::CUSTOM_GPU.into()));
     let s = reduce(s, set(Field::GpuMemory, "48"));
-    let fit = s.report.as_ref().and_then(|r| r.estimate.gpu.clone()).expect("a verdict");
-    assert_eq!((fit.id.as_str(), fit.usable_bytes.0), ("custom-48", 48 << 30));
-    assert_eq!(s.share_state().map(|st| st.gpu), Some("custom-48".to_string()));
+    let fit = s
+        .report
+        .as_ref()
+        .and_then(|r| r.estimate.gpu.clone())
+        .expect("a verdict");
+    assert_eq!(
+        (fit.id.as_str(), fit.usable_bytes.0),
+        ("custom-48", 48 << 30)
+    );
+    assert_eq!(
+        s.share_state().map(|st| st.gpu),
+        Some("custom-48".to_string())
+    );
     assert!(s.visible_fields().contains(&Field::GpuMemory));
     // The planner ranks without step times: the GPU's throughput is unknown.
     let planned = reduce(Rc::clone(&s), Action::FindPlans(8));
-    let timed = planned.plans.as_ref().and_then(|p| p.result.as_ref().ok()).map(|r| r.timed);
+    let timed = planned
+        .plans
+        .as_ref()
+        .and_then(|p| p.result.as_ref().ok())
+        .map(|r| r.timed);
     assert_eq!(timed, Some(false));
     // Out of range: the field says why, the last result stays.
     let bad = reduce(Rc::clone(&s), set(Field::GpuMemory, "0"));
-    assert!(bad.stale && message(&bad, Field::GpuMemory).is_some(), "{:?}", bad.errors);
+    assert!(
+        bad.stale && message(&bad, Field::GpuMemory).is_some(),
+        "{:?}",
+        bad.errors
+    );
     // A link with the custom GPU opens it with its memory.
     let link = crate::url::read("https://x/?v=1&g=custom-40");
     let opened = AppState::from_link(&link, Prefs::default());
-    assert_eq!((opened.inputs.gpu.as_str(), opened.inputs.gpu_memory.as_str()), (crate::inputs::CUSTOM_GPU, "40"));
-    assert_eq!(opened.report.as_ref().and_then(|r| r.estimate.gpu.as_ref()).map(|g| g.usable_bytes.0), Some(40 << 30));
+    assert_eq!(
+        (
+            opened.inputs.gpu.as_str(),
+            opened.inputs.gpu_memory.as_str()
+        ),
+        (crate::inputs::CUSTOM_GPU, "40")
+    );
+    assert_eq!(
+        opened
+            .report
+            .as_ref()
+            .and_then(|r| r.estimate.gpu.as_ref())
+            .map(|g| g.usable_bytes.0),
+        Some(40 << 30)
+    );
 }

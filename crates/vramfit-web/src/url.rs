@@ -110,7 +110,12 @@ pub fn read(address: &str) -> Link {
         }
         let mut warn = |reason, fallback: &str| {
             let value = value.chars().take(48).collect();
-            warnings.push(Warning { key: key.clone(), value, reason, fallback: fallback.to_string() });
+            warnings.push(Warning {
+                key: key.clone(),
+                value,
+                reason,
+                fallback: fallback.to_string(),
+            });
         };
         if seen.contains(&key) {
             warn(Reason::Repeated, "");
@@ -119,7 +124,11 @@ pub fn read(address: &str) -> Link {
         seen.push(key.clone());
         let v = value.trim();
         match key.as_str() {
-            "lang" => match Lang::parse(v).or_else(|| ["en", "zh"].contains(&primary(v).as_str()).then(|| Lang::from_tag(v))) {
+            "lang" => match Lang::parse(v).or_else(|| {
+                ["en", "zh"]
+                    .contains(&primary(v).as_str())
+                    .then(|| Lang::from_tag(v))
+            }) {
                 Some(l) => view.lang = Some(l),
                 None => warn(Reason::Choice("en|zh-CN".into()), ""),
             },
@@ -139,23 +148,42 @@ pub fn read(address: &str) -> Link {
                 _ => warn(Reason::Switch, "0"),
             },
             _ => {
-                let items: Vec<&str> = v.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+                let items: Vec<&str> = v
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .collect();
                 if items == ["all"] {
                     widget.locked = WIDGET_INPUTS.to_vec();
                 } else {
-                    widget.locked = WIDGET_INPUTS.iter().copied().filter(|k| items.contains(k)).collect();
+                    widget.locked = WIDGET_INPUTS
+                        .iter()
+                        .copied()
+                        .filter(|k| items.contains(k))
+                        .collect();
                     if items.iter().any(|i| !WIDGET_INPUTS.contains(i)) {
-                        warn(Reason::Choice(format!("all, or some of {}", WIDGET_INPUTS.join(","))), "");
+                        warn(
+                            Reason::Choice(format!("all, or some of {}", WIDGET_INPUTS.join(","))),
+                            "",
+                        );
                     }
                 }
             }
         }
     }
-    Link { share: decoded.state, view, widget, warnings }
+    Link {
+        share: decoded.state,
+        view,
+        widget,
+        warnings,
+    }
 }
 
 fn primary(tag: &str) -> String {
-    tag.split(['-', '_']).next().unwrap_or_default().to_ascii_lowercase()
+    tag.split(['-', '_'])
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase()
 }
 
 /// The page's query for a state and the display settings chosen on purpose.
@@ -165,7 +193,14 @@ pub fn page_query(share: &ShareState, view: &View) -> String {
 
 /// The Benchmark page's query ([`crate::frame`]): the state and every display setting in effect.
 pub fn frame_query(share: &ShareState, prefs: Prefs) -> String {
-    page_query(share, &View { lang: Some(prefs.lang), theme: Some(prefs.theme), units: Some(prefs.units) })
+    page_query(
+        share,
+        &View {
+            lang: Some(prefs.lang),
+            theme: Some(prefs.theme),
+            units: Some(prefs.units),
+        },
+    )
 }
 
 /// The widget's query: the state, its display settings and options.
@@ -173,7 +208,11 @@ pub fn widget_query(share: &ShareState, view: &View, widget: &WidgetOptions) -> 
     let mut q = page_query(share, view);
     if !widget.locked.is_empty() {
         q.push_str("&lock=");
-        q.push_str(&if widget.locked.len() == WIDGET_INPUTS.len() { "all".to_string() } else { widget.locked.join(",") });
+        q.push_str(&if widget.locked.len() == WIDGET_INPUTS.len() {
+            "all".to_string()
+        } else {
+            widget.locked.join(",")
+        });
     }
     if widget.curve {
         q.push_str("&curve=1");
@@ -191,7 +230,10 @@ pub fn widget_query(share: &ShareState, view: &View, widget: &WidgetOptions) -> 
 /// ```
 pub fn embed_snippet(base: &str, query: &str) -> String {
     // Queries hold only URL-safe characters; `&` is escaped for HTML all the same.
-    format!("<div data-vramfit=\"{}\"></div>\n<script src=\"{base}embed.js\" async></script>", query.replace('&', "&amp;"))
+    format!(
+        "<div data-vramfit=\"{}\"></div>\n<script src=\"{base}embed.js\" async></script>",
+        query.replace('&', "&amp;")
+    )
 }
 
 /// A warning as shown: the sentence, an id or detail to show as code, and
@@ -210,7 +252,14 @@ pub struct Described {
 pub fn describe(w: &Warning, lang: Lang) -> Described {
     let (text, detail) = match &w.reason {
         Reason::Choice(accepted) => (t(lang, Key::LinkChoice).to_string(), Some(accepted.clone())),
-        Reason::Count { min, max } => (tf(lang, Key::LinkCount, &[&group_digits(*min), &group_digits(*max)]), None),
+        Reason::Count { min, max } => (
+            tf(
+                lang,
+                Key::LinkCount,
+                &[&group_digits(*min), &group_digits(*max)],
+            ),
+            None,
+        ),
         Reason::Fraction => (t(lang, Key::LinkFraction).to_string(), None),
         Reason::Switch => (t(lang, Key::LinkSwitch).to_string(), None),
         Reason::UnknownModel => (t(lang, Key::LinkUnknownModel).to_string(), None),
@@ -221,7 +270,11 @@ pub fn describe(w: &Warning, lang: Lang) -> Described {
         Reason::NewerVersion => (t(lang, Key::LinkNewer).to_string(), None),
         Reason::TooLong => (t(lang, Key::LinkTooLong).to_string(), None),
     };
-    Described { text, detail, fallback: (!w.fallback.is_empty()).then(|| w.fallback.clone()) }
+    Described {
+        text,
+        detail,
+        fallback: (!w.fallback.is_empty()).then(|| w.fallback.clone()),
+    }
 }
 
 #[cfg(test)]
@@ -232,8 +285,21 @@ mod tests {
     fn view_and_widget_keys_are_read_and_bad_ones_named() {
         let l = read("?m=resnet50&lang=zh&theme=dark&units=gb&lock=m,g,zz&curve=1&curve=0");
         assert_eq!(l.share.model, "resnet50");
-        assert_eq!(l.view, View { lang: Some(Lang::Zh), theme: Some(Theme::Dark), units: Some(Units::Decimal) });
-        assert_eq!(l.widget, WidgetOptions { locked: vec!["m", "g"], curve: true });
+        assert_eq!(
+            l.view,
+            View {
+                lang: Some(Lang::Zh),
+                theme: Some(Theme::Dark),
+                units: Some(Units::Decimal)
+            }
+        );
+        assert_eq!(
+            l.widget,
+            WidgetOptions {
+                locked: vec!["m", "g"],
+                curve: true
+            }
+        );
         let keys: Vec<&str> = l.warnings.iter().map(|w| w.key.as_str()).collect();
         assert_eq!(keys, ["lock", "curve"]);
         let l = read("?lang=fr&theme=<script>&lock=all");
@@ -246,19 +312,47 @@ mod tests {
     fn queries_round_trip_through_read() {
         let mut share = ShareState::default();
         share.train.batch = 3;
-        let view = View { lang: Some(Lang::Zh), theme: None, units: Some(Units::Decimal) };
-        let widget = WidgetOptions { locked: vec!["m", "b"], curve: true };
+        let view = View {
+            lang: Some(Lang::Zh),
+            theme: None,
+            units: Some(Units::Decimal),
+        };
+        let widget = WidgetOptions {
+            locked: vec!["m", "b"],
+            curve: true,
+        };
         let l = read(&widget_query(&share, &view, &widget));
-        assert_eq!((l.share, l.view, l.widget, l.warnings.len()), (share, view, widget, 0));
-        let all = WidgetOptions { locked: WIDGET_INPUTS.to_vec(), curve: false };
-        assert!(widget_query(&ShareState::default(), &View::default(), &all).ends_with("&lock=all"));
+        assert_eq!(
+            (l.share, l.view, l.widget, l.warnings.len()),
+            (share, view, widget, 0)
+        );
+        let all = WidgetOptions {
+            locked: WIDGET_INPUTS.to_vec(),
+            curve: false,
+        };
+        assert!(
+            widget_query(&ShareState::default(), &View::default(), &all).ends_with("&lock=all")
+        );
     }
 
     #[test]
     fn chosen_views_keep_only_what_differs_from_the_browser() {
-        let browser = Prefs { lang: Lang::En, theme: Theme::Light, units: Units::Binary };
-        let prefs = Prefs { lang: Lang::Zh, ..browser };
-        assert_eq!(View::chosen(prefs, browser), View { lang: Some(Lang::Zh), ..View::default() });
+        let browser = Prefs {
+            lang: Lang::En,
+            theme: Theme::Light,
+            units: Units::Binary,
+        };
+        let prefs = Prefs {
+            lang: Lang::Zh,
+            ..browser
+        };
+        assert_eq!(
+            View::chosen(prefs, browser),
+            View {
+                lang: Some(Lang::Zh),
+                ..View::default()
+            }
+        );
         assert_eq!(View::chosen(prefs, browser).apply(browser), prefs);
     }
 
@@ -271,7 +365,13 @@ mod tests {
                 assert!(!describe(w, *lang).text.is_empty(), "{w:?}");
             }
         }
-        assert_eq!(describe(&l.warnings[0], Lang::En).text, "expected a whole number from 1 to 16,777,216");
-        assert_eq!(describe(&l.warnings[0], Lang::En).fallback.as_deref(), Some("8"));
+        assert_eq!(
+            describe(&l.warnings[0], Lang::En).text,
+            "expected a whole number from 1 to 16,777,216"
+        );
+        assert_eq!(
+            describe(&l.warnings[0], Lang::En).fallback.as_deref(),
+            Some("8")
+        );
     }
 }

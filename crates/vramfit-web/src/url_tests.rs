@@ -42,11 +42,21 @@ fn the_page_estimates_what_the_cli_would_for_the_same_link() {
 #[test]
 fn a_config_json_in_the_link_is_imported_and_written_back() {
     let json = r#"{"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"vocab_size":50257,"_name_or_path":"<b>x</b>"}"#;
-    let share = ShareState { model: IMPORTED_MODEL.into(), config_json: Some(json.into()), ..ShareState::default() };
+    let share = ShareState {
+        model: IMPORTED_MODEL.into(),
+        config_json: Some(json.into()),
+        ..ShareState::default()
+    };
     let s = load(&share.to_query());
     assert_eq!(s.inputs.model, IMPORTED_MODEL);
-    assert_eq!(s.report.as_ref().map(|r| r.model_name.as_str()), Some("<b>x</b>"));
-    assert_eq!(s.share_state().map(|s| s.to_query()), Some(share.to_query()));
+    assert_eq!(
+        s.report.as_ref().map(|r| r.model_name.as_str()),
+        Some("<b>x</b>")
+    );
+    assert_eq!(
+        s.share_state().map(|s| s.to_query()),
+        Some(share.to_query())
+    );
     // Picking a preset drops the config from the link.
     let s = s.reduce(Action::SetModel("gpt2".into()));
     assert_eq!(s.share_state().and_then(|s| s.config_json), None);
@@ -55,7 +65,14 @@ fn a_config_json_in_the_link_is_imported_and_written_back() {
 #[test]
 fn bad_values_keep_defaults_and_are_listed_until_dismissed() {
     let s = load("?b=abc&m=gpt-9&s=128&lang=xx");
-    assert_eq!((s.inputs.batch.as_str(), s.inputs.model.as_str(), s.inputs.seq.as_str()), ("8", "gpt2", "128"));
+    assert_eq!(
+        (
+            s.inputs.batch.as_str(),
+            s.inputs.model.as_str(),
+            s.inputs.seq.as_str()
+        ),
+        ("8", "gpt2", "128")
+    );
     let keys: Vec<&str> = s.link_warnings.iter().map(|w| w.key.as_str()).collect();
     assert_eq!(keys, ["b", "m", "lang"]);
     assert!(matches!(s.link_warnings[0].reason, Reason::Count { .. }));
@@ -70,13 +87,23 @@ fn settings_the_form_does_not_show_are_listed_kept_and_cleared() {
     assert_eq!(extras, ["--nodes 2"]);
     // The form shows the strategy, GPUs, mode and rank.
     assert_eq!(
-        (s.inputs.strategy.id(), s.inputs.gpus.as_str(), s.inputs.mode.id(), s.inputs.lora_rank.as_str()),
+        (
+            s.inputs.strategy.id(),
+            s.inputs.gpus.as_str(),
+            s.inputs.mode.id(),
+            s.inputs.lora_rank.as_str()
+        ),
         ("zero2", "4", "finetune-lora", "32")
     );
     // Editing the form keeps them.
     let s = s.reduce(Action::SetField(Field::Batch, "2".into()));
     let q = s.share_state().map(|s| s.to_query()).unwrap_or_default();
-    assert!(q.contains("&b=2") && q.contains("&st=zero2&gn=4&n=2") && q.contains("&mo=finetune-lora&r=32"), "{q}");
+    assert!(
+        q.contains("&b=2")
+            && q.contains("&st=zero2&gn=4&n=2")
+            && q.contains("&mo=finetune-lora&r=32"),
+        "{q}"
+    );
     let s = s.reduce(Action::ClearExtras);
     assert!(s.extras().is_empty());
     assert_eq!(
@@ -91,9 +118,16 @@ fn an_invalid_or_rejected_state_leaves_the_address_alone() {
     assert_eq!(s.share_state(), None);
     // A combination the estimator rejects (sequence parallelism without tensor parallelism).
     let s = load("v=1&sp=1");
-    assert!(matches!(s.problem, Some(Problem::Core(_))), "{:?}", s.problem);
+    assert!(
+        matches!(s.problem, Some(Problem::Core(_))),
+        "{:?}",
+        s.problem
+    );
     assert_eq!(s.share_state(), None);
-    assert_eq!(s.extras().iter().map(|e| e.cli()).collect::<Vec<_>>(), ["--sp on"]);
+    assert_eq!(
+        s.extras().iter().map(|e| e.cli()).collect::<Vec<_>>(),
+        ["--sp on"]
+    );
 }
 
 #[test]
@@ -101,12 +135,23 @@ fn the_benchmark_frame_gets_the_state_and_every_display_setting() {
     use crate::i18n::Lang;
     use crate::prefs::{Theme, Units};
     let share = decode("?m=gpt2&b=3").state;
-    let prefs = Prefs { lang: Lang::Zh, theme: Theme::Dark, units: Units::Decimal };
+    let prefs = Prefs {
+        lang: Lang::Zh,
+        theme: Theme::Dark,
+        units: Units::Decimal,
+    };
     let query = crate::url::frame_query(&share, prefs);
     // The framed page reads it as any page address: the same state, and these settings whatever its browser says.
     let link = read(&format!("?{query}"));
     assert_eq!(link.share, share);
     assert!(link.warnings.is_empty(), "{:?}", link.warnings);
     assert_eq!(link.view.apply(Prefs::default()), prefs);
-    assert_eq!(link.view.apply(Prefs { lang: Lang::En, theme: Theme::Light, units: Units::Binary }), prefs);
+    assert_eq!(
+        link.view.apply(Prefs {
+            lang: Lang::En,
+            theme: Theme::Light,
+            units: Units::Binary
+        }),
+        prefs
+    );
 }

@@ -7,12 +7,30 @@
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use vramfit_core::config::{Mode, WeightFormat};
-use vramfit_core::models::{Arch, Head, MlpActivation, MlpLayer, MlpSpec, MobileNetV2Spec, ResNetSpec, TransformerSpec, VggSpec, VitSpec};
+use vramfit_core::models::{
+    Arch, Head, MlpActivation, MlpLayer, MlpSpec, MobileNetV2Spec, ResNetSpec, TransformerSpec,
+    VggSpec, VitSpec,
+};
 use vramfit_core::parallel::{Offload, Parallel, Strategy};
-use vramfit_core::{Attention, CheckpointMode, Checkpointing, ModelSpec, Optimizer, Precision, TrainConfig};
+use vramfit_core::{
+    Attention, CheckpointMode, Checkpointing, ModelSpec, Optimizer, Precision, TrainConfig,
+};
 
 /// Edges worth hitting: zero, one, the validation limits and overflow bounds.
-const EDGES: [u64; 12] = [0, 1, 2, 3, 1024, 1025, 1 << 16, 1 << 24, (1 << 24) + 1, 1 << 32, (1 << 32) + 1, u64::MAX];
+const EDGES: [u64; 12] = [
+    0,
+    1,
+    2,
+    3,
+    1024,
+    1025,
+    1 << 16,
+    1 << 24,
+    (1 << 24) + 1,
+    1 << 32,
+    (1 << 32) + 1,
+    u64::MAX,
+];
 
 /// A dimension: usually `1..=small`, sometimes an edge, sometimes any `u64`.
 pub fn dim(u: &mut Unstructured, small: u64) -> Result<u64> {
@@ -29,7 +47,17 @@ pub fn dim(u: &mut Unstructured, small: u64) -> Result<u64> {
 pub fn fraction(u: &mut Unstructured) -> Result<f64> {
     Ok(match u.int_in_range(0u8..=7)? {
         7 => f64::from_bits(u.arbitrary()?),
-        6 => *u.choose(&[0.0, -0.0, 1.0, 1.0 + f64::EPSILON, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, f64::MIN_POSITIVE, -1.0])?,
+        6 => *u.choose(&[
+            0.0,
+            -0.0,
+            1.0,
+            1.0 + f64::EPSILON,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            -1.0,
+        ])?,
         4..=5 => f64::from(u.int_in_range(1u32..=100)?) / 100.0,
         _ => 1.0,
     })
@@ -50,12 +78,26 @@ pub fn model(u: &mut Unstructured) -> Result<ModelSpec> {
         }),
         3 => {
             let n = u.int_in_range(0usize..=24)?;
-            let layers = (0..n).map(|_| if u.ratio(1, 4).unwrap_or(false) { Ok(0) } else { dim(u, 512) }).collect::<Result<_>>()?;
-            ModelSpec::Vgg(VggSpec { layers, batch_norm: u.arbitrary()?, classes: dim(u, 1000)? })
+            let layers = (0..n)
+                .map(|_| {
+                    if u.ratio(1, 4).unwrap_or(false) {
+                        Ok(0)
+                    } else {
+                        dim(u, 512)
+                    }
+                })
+                .collect::<Result<_>>()?;
+            ModelSpec::Vgg(VggSpec {
+                layers,
+                batch_norm: u.arbitrary()?,
+                classes: dim(u, 1000)?,
+            })
         }
         4 => {
             if u.arbitrary()? {
-                ModelSpec::MobileNetV2(MobileNetV2Spec { classes: dim(u, 1000)? })
+                ModelSpec::MobileNetV2(MobileNetV2Spec {
+                    classes: dim(u, 1000)?,
+                })
             } else {
                 ModelSpec::Vit(VitSpec {
                     image: dim(u, 64)?,
@@ -70,9 +112,25 @@ pub fn model(u: &mut Unstructured) -> Result<ModelSpec> {
         }
         _ => {
             let n = u.int_in_range(0usize..=16)?;
-            let acts = [MlpActivation::None, MlpActivation::Relu, MlpActivation::Gelu];
-            let layers = (0..n).map(|_| Ok(MlpLayer { out: dim(u, 1024)?, activation: choose(u, &acts)? })).collect::<Result<_>>()?;
-            ModelSpec::Mlp(MlpSpec { input: dim(u, 1024)?, layers, block_size: u.int_in_range(0usize..=4)?, classes: dim(u, 1000)? })
+            let acts = [
+                MlpActivation::None,
+                MlpActivation::Relu,
+                MlpActivation::Gelu,
+            ];
+            let layers = (0..n)
+                .map(|_| {
+                    Ok(MlpLayer {
+                        out: dim(u, 1024)?,
+                        activation: choose(u, &acts)?,
+                    })
+                })
+                .collect::<Result<_>>()?;
+            ModelSpec::Mlp(MlpSpec {
+                input: dim(u, 1024)?,
+                layers,
+                block_size: u.int_in_range(0usize..=4)?,
+                classes: dim(u, 1000)?,
+            })
         }
     })
 }
@@ -82,7 +140,9 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
     let heads = dim(u, 8)?;
     let head = match u.int_in_range(0u8..=2)? {
         0 => Head::CausalLm,
-        1 => Head::Classification { labels: dim(u, 10)? },
+        1 => Head::Classification {
+            labels: dim(u, 10)?,
+        },
         _ => Head::Bare,
     };
     Ok(TransformerSpec {
@@ -119,13 +179,20 @@ pub fn config(u: &mut Unstructured) -> Result<TrainConfig> {
             strategy: choose(u, Strategy::ALL)?,
             gpus_per_node: dim(u, 8)?,
             nodes: dim(u, 2)?,
-            offload: choose(u, &[Offload::None, Offload::Optimizer, Offload::OptimizerParams])?,
+            offload: choose(
+                u,
+                &[Offload::None, Offload::Optimizer, Offload::OptimizerParams],
+            )?,
             tp: dim(u, 2)?,
             pp: dim(u, 2)?,
             sp: u.arbitrary()?,
             bucket_view: u.arbitrary()?,
             vpp: dim(u, 2)?,
-            zero_bucket: if u.arbitrary()? { 500_000_000 } else { dim(u, 1 << 20)? },
+            zero_bucket: if u.arbitrary()? {
+                500_000_000
+            } else {
+                dim(u, 1 << 20)?
+            },
         }
     } else {
         Parallel::default()

@@ -33,7 +33,14 @@ pub struct AdamConfig {
 impl Default for AdamConfig {
     /// PyTorch's AdamW defaults at step 1.
     fn default() -> Self {
-        Self { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 1e-2, step: 1 }
+        Self {
+            lr: 1e-3,
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            weight_decay: 1e-2,
+            step: 1,
+        }
     }
 }
 
@@ -41,7 +48,10 @@ impl AdamConfig {
     /// `(1 - beta1^step, 1 - beta2^step)`, the bias corrections.
     pub fn bias_corrections(&self) -> (f32, f32) {
         let step = i32::try_from(self.step).unwrap_or(i32::MAX);
-        (1.0 - f64::from(self.beta1).powi(step) as f32, 1.0 - f64::from(self.beta2).powi(step) as f32)
+        (
+            1.0 - f64::from(self.beta1).powi(step) as f32,
+            1.0 - f64::from(self.beta2).powi(step) as f32,
+        )
     }
 
     /// Bytes that must move per parameter: the gradient read, parameter and
@@ -97,7 +107,13 @@ impl Adam {
                 kernel: KERNEL,
                 source: include_str!("../../../../shaders/adam.wgsl"),
                 dtype,
-                slots: &[Slot::Uniform, Slot::Read, Slot::ReadWrite, Slot::ReadWrite, Slot::ReadWrite],
+                slots: &[
+                    Slot::Uniform,
+                    Slot::Read,
+                    Slot::ReadWrite,
+                    Slot::ReadWrite,
+                    Slot::ReadWrite,
+                ],
                 constants: &[("WORKGROUP_SIZE", f64::from(ADAM_WORKGROUP_SIZE))],
             },
         )?;
@@ -121,7 +137,10 @@ impl Adam {
         v: &GpuTensor,
     ) -> Result<Dispatch> {
         if config.step == 0 {
-            return Err(BenchError::InvalidShape { kernel: KERNEL, what: "steps count from 1".into() });
+            return Err(BenchError::InvalidShape {
+                kernel: KERNEL,
+                what: "steps count from 1".into(),
+            });
         }
         let n = grad.len();
         grad.expect(KERNEL, "grad", n, self.dtype)?;
@@ -139,8 +158,17 @@ impl Adam {
             bias1,
             bias2,
         };
-        let groups = dispatch_1d(u64::from(params.n), ADAM_WORKGROUP_SIZE, ctx.device().limits().max_compute_workgroups_per_dimension);
-        self.pipeline.bind(ctx, bytemuck::bytes_of(&params), &[grad.buffer(), param.buffer(), m.buffer(), v.buffer()], groups)
+        let groups = dispatch_1d(
+            u64::from(params.n),
+            ADAM_WORKGROUP_SIZE,
+            ctx.device().limits().max_compute_workgroups_per_dimension,
+        );
+        self.pipeline.bind(
+            ctx,
+            bytemuck::bytes_of(&params),
+            &[grad.buffer(), param.buffer(), m.buffer(), v.buffer()],
+            groups,
+        )
     }
 
     /// Runs one step per entry of `grads` (in order, steps 1, 2, ...) from
@@ -150,7 +178,13 @@ impl Adam {
     ///
     /// [`BenchError::LengthMismatch`] if a gradient's length differs from
     /// `param`'s, as [`Adam::bind`], plus the device and read-back errors.
-    pub async fn run(&self, ctx: &GpuContext, config: &AdamConfig, param: &[f32], grads: &[Vec<f32>]) -> Result<AdamState> {
+    pub async fn run(
+        &self,
+        ctx: &GpuContext,
+        config: &AdamConfig,
+        param: &[f32],
+        grads: &[Vec<f32>],
+    ) -> Result<AdamState> {
         let n = param.len();
         let param_t = upload(ctx, "adam param", param, DType::F32)?;
         let m = GpuTensor::zeros(ctx, "adam m", n, DType::F32)?;
@@ -160,13 +194,28 @@ impl Adam {
         let mut grad_tensors = Vec::with_capacity(grads.len());
         for (step, grad) in (1..).zip(grads) {
             if grad.len() != n {
-                return Err(BenchError::LengthMismatch { kernel: KERNEL, left: grad.len(), right: n });
+                return Err(BenchError::LengthMismatch {
+                    kernel: KERNEL,
+                    left: grad.len(),
+                    right: n,
+                });
             }
             let grad = upload(ctx, "adam grad", grad, self.dtype)?;
-            dispatches.push(self.bind(ctx, &AdamConfig { step, ..*config }, &grad, &param_t, &m, &v)?);
+            dispatches.push(self.bind(
+                ctx,
+                &AdamConfig { step, ..*config },
+                &grad,
+                &param_t,
+                &m,
+                &v,
+            )?);
             grad_tensors.push(grad);
         }
         submit(ctx, KERNEL, &dispatches).await?;
-        Ok(AdamState { param: param_t.read(ctx).await?, m: m.read(ctx).await?, v: v.read(ctx).await? })
+        Ok(AdamState {
+            param: param_t.read(ctx).await?,
+            m: m.read(ctx).await?,
+            v: v.read(ctx).await?,
+        })
     }
 }

@@ -119,9 +119,10 @@ impl Attention {
     /// As [`Matmul::new`].
     pub fn new(ctx: &GpuContext, variant: AttentionVariant, dtype: DType) -> Result<Self> {
         let kernels = match variant {
-            AttentionVariant::Materialized => {
-                Kernels::Materialized { matmul: Matmul::new(ctx, MatmulVariant::Tiled, dtype)?, softmax: Softmax::new(ctx, dtype)? }
-            }
+            AttentionVariant::Materialized => Kernels::Materialized {
+                matmul: Matmul::new(ctx, MatmulVariant::Tiled, dtype)?,
+                softmax: Softmax::new(ctx, dtype)?,
+            },
             AttentionVariant::Flash => {
                 check_invocations(ctx, KERNEL, ATTENTION_BLOCK_Q)?;
                 Kernels::Flash(KernelPipeline::new(
@@ -130,7 +131,13 @@ impl Attention {
                         kernel: KERNEL,
                         source: include_str!("../../../../shaders/attention_flash.wgsl"),
                         dtype,
-                        slots: &[Slot::Uniform, Slot::Read, Slot::Read, Slot::Read, Slot::ReadWrite],
+                        slots: &[
+                            Slot::Uniform,
+                            Slot::Read,
+                            Slot::Read,
+                            Slot::Read,
+                            Slot::ReadWrite,
+                        ],
                         constants: &[("BLOCK_Q", f64::from(ATTENTION_BLOCK_Q))],
                     },
                 )?)
@@ -167,7 +174,10 @@ impl Attention {
     ) -> Result<Vec<Dispatch>> {
         let kernel = self.variant().name();
         if shape.head_dim == 0 {
-            return Err(BenchError::InvalidShape { kernel, what: "head_dim must be at least 1".into() });
+            return Err(BenchError::InvalidShape {
+                kernel,
+                what: "head_dim must be at least 1".into(),
+            });
         }
         q.expect(kernel, "q", shape.q_len(), self.dtype)?;
         k.expect(kernel, "k", shape.kv_len(), self.dtype)?;
@@ -175,8 +185,14 @@ impl Attention {
         o.expect(kernel, "o", shape.q_len(), self.dtype)?;
         match &self.kernels {
             Kernels::Materialized { matmul, softmax } => {
-                let scores = GpuTensor::zeros(ctx, "attention scores", shape.scores_len(), self.dtype)?;
-                let probs = GpuTensor::zeros(ctx, "attention probabilities", shape.scores_len(), self.dtype)?;
+                let scores =
+                    GpuTensor::zeros(ctx, "attention scores", shape.scores_len(), self.dtype)?;
+                let probs = GpuTensor::zeros(
+                    ctx,
+                    "attention probabilities",
+                    shape.scores_len(),
+                    self.dtype,
+                )?;
                 let scores_shape = MatmulShape {
                     batch: shape.batch,
                     m: shape.seq_q,
@@ -208,7 +224,10 @@ impl Attention {
             }
             Kernels::Flash(pipeline) => {
                 if shape.head_dim > ATTENTION_MAX_HEAD_DIM {
-                    let what = format!("head_dim {} exceeds the fused kernel's maximum {ATTENTION_MAX_HEAD_DIM}", shape.head_dim);
+                    let what = format!(
+                        "head_dim {} exceeds the fused kernel's maximum {ATTENTION_MAX_HEAD_DIM}",
+                        shape.head_dim
+                    );
                     return Err(BenchError::InvalidShape { kernel, what });
                 }
                 to_u32(kernel, "q elements", shape.q_len())?;
@@ -223,7 +242,12 @@ impl Attention {
                     _pad: [0; 2],
                 };
                 let groups = [params.seq_q.div_ceil(ATTENTION_BLOCK_Q), params.batch, 1];
-                Ok(vec![pipeline.bind(ctx, bytemuck::bytes_of(&params), &[q.buffer(), k.buffer(), v.buffer(), o.buffer()], groups)?])
+                Ok(vec![pipeline.bind(
+                    ctx,
+                    bytemuck::bytes_of(&params),
+                    &[q.buffer(), k.buffer(), v.buffer(), o.buffer()],
+                    groups,
+                )?])
             }
         }
     }
@@ -233,7 +257,14 @@ impl Attention {
     /// # Errors
     ///
     /// As [`Attention::bind`], plus the device and read-back errors.
-    pub async fn run(&self, ctx: &GpuContext, shape: &AttentionShape, q: &[f32], k: &[f32], v: &[f32]) -> Result<Vec<f32>> {
+    pub async fn run(
+        &self,
+        ctx: &GpuContext,
+        shape: &AttentionShape,
+        q: &[f32],
+        k: &[f32],
+        v: &[f32],
+    ) -> Result<Vec<f32>> {
         let q = upload(ctx, "attention q", q, self.dtype)?;
         let k = upload(ctx, "attention k", k, self.dtype)?;
         let v = upload(ctx, "attention v", v, self.dtype)?;

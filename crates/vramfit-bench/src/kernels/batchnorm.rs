@@ -110,11 +110,28 @@ impl BatchNorm {
     /// As [`Matmul::new`](super::Matmul::new).
     pub fn new(ctx: &GpuContext, dtype: DType) -> Result<Self> {
         let (r, w, u) = (Slot::Read, Slot::ReadWrite, Slot::Uniform);
-        let forward = layer_pipeline(ctx, KERNEL, include_str!("../../../../shaders/batchnorm.wgsl"), dtype, &[u, r, r, r, r, w, w, w])?;
+        let forward = layer_pipeline(
+            ctx,
+            KERNEL,
+            include_str!("../../../../shaders/batchnorm.wgsl"),
+            dtype,
+            &[u, r, r, r, r, w, w, w],
+        )?;
         let source = include_str!("../../../../shaders/batchnorm_backward.wgsl");
-        let backward = layer_pipeline(ctx, BACKWARD, source, dtype, &[u, r, r, r, r, r, r, w, w, w, w])?;
+        let backward = layer_pipeline(
+            ctx,
+            BACKWARD,
+            source,
+            dtype,
+            &[u, r, r, r, r, r, r, w, w, w, w],
+        )?;
         let placeholder = GpuTensor::zeros(ctx, "batchnorm placeholder", 1, dtype)?;
-        Ok(Self { forward, backward, dtype, placeholder })
+        Ok(Self {
+            forward,
+            backward,
+            dtype,
+            placeholder,
+        })
     }
 
     /// Binds the forward: `x`, `gamma`, `beta` (`channels` each), an
@@ -142,8 +159,10 @@ impl BatchNorm {
             residual.expect(KERNEL, "residual", shape.len(), self.dtype)?;
         }
         out.y.expect(KERNEL, "y", shape.len(), self.dtype)?;
-        out.mean.expect(KERNEL, "mean", shape.channels, DType::F32)?;
-        out.rstd.expect(KERNEL, "rstd", shape.channels, DType::F32)?;
+        out.mean
+            .expect(KERNEL, "mean", shape.channels, DType::F32)?;
+        out.rstd
+            .expect(KERNEL, "rstd", shape.channels, DType::F32)?;
         to_u32(KERNEL, "elements", shape.len())?;
         let params = Params {
             n: to_u32(KERNEL, "n", shape.n)?,
@@ -163,7 +182,12 @@ impl BatchNorm {
             out.mean.buffer(),
             out.rstd.buffer(),
         ];
-        self.forward.bind(ctx, bytemuck::bytes_of(&params), &buffers, groups(ctx, params.c, 1))
+        self.forward.bind(
+            ctx,
+            bytemuck::bytes_of(&params),
+            &buffers,
+            groups(ctx, params.c, 1),
+        )
     }
 
     /// Binds the backward from the output gradient `dy` and the saved `x`,
@@ -186,11 +210,19 @@ impl BatchNorm {
         for (name, t) in [("dy", dy), ("x", x), ("y", saved.y), ("dx", grads.dx)] {
             t.expect(BACKWARD, name, shape.len(), self.dtype)?;
         }
-        for (name, t) in [("gamma", gamma), ("dgamma", grads.dgamma), ("dbeta", grads.dbeta)] {
+        for (name, t) in [
+            ("gamma", gamma),
+            ("dgamma", grads.dgamma),
+            ("dbeta", grads.dbeta),
+        ] {
             t.expect(BACKWARD, name, shape.channels, self.dtype)?;
         }
-        saved.mean.expect(BACKWARD, "mean", shape.channels, DType::F32)?;
-        saved.rstd.expect(BACKWARD, "rstd", shape.channels, DType::F32)?;
+        saved
+            .mean
+            .expect(BACKWARD, "mean", shape.channels, DType::F32)?;
+        saved
+            .rstd
+            .expect(BACKWARD, "rstd", shape.channels, DType::F32)?;
         if let Some(dz) = grads.dz {
             dz.expect(BACKWARD, "dz", shape.len(), self.dtype)?;
         }
@@ -214,7 +246,12 @@ impl BatchNorm {
             grads.dbeta.buffer(),
             grads.dz.unwrap_or(&self.placeholder).buffer(),
         ];
-        self.backward.bind(ctx, bytemuck::bytes_of(&params), &buffers, groups(ctx, params.c, 1))
+        self.backward.bind(
+            ctx,
+            bytemuck::bytes_of(&params),
+            &buffers,
+            groups(ctx, params.c, 1),
+        )
     }
 
     /// Uploads the operands, runs the forward and reads back
@@ -235,14 +272,24 @@ impl BatchNorm {
         let x = upload(ctx, "batchnorm x", x, self.dtype)?;
         let gamma = upload(ctx, "batchnorm gamma", gamma, self.dtype)?;
         let beta = upload(ctx, "batchnorm beta", beta, self.dtype)?;
-        let residual = residual.map(|r| upload(ctx, "batchnorm residual", r, self.dtype)).transpose()?;
+        let residual = residual
+            .map(|r| upload(ctx, "batchnorm residual", r, self.dtype))
+            .transpose()?;
         let y = GpuTensor::zeros(ctx, "batchnorm y", shape.len(), self.dtype)?;
         let mean = GpuTensor::zeros(ctx, "batchnorm mean", shape.channels, DType::F32)?;
         let rstd = GpuTensor::zeros(ctx, "batchnorm rstd", shape.channels, DType::F32)?;
-        let out = BatchNormOut { y: &y, mean: &mean, rstd: &rstd };
+        let out = BatchNormOut {
+            y: &y,
+            mean: &mean,
+            rstd: &rstd,
+        };
         let dispatch = self.bind(ctx, shape, &x, &gamma, &beta, residual.as_ref(), out)?;
         submit(ctx, KERNEL, &[dispatch]).await?;
-        Ok(vec![y.read(ctx).await?, mean.read(ctx).await?, rstd.read(ctx).await?])
+        Ok(vec![
+            y.read(ctx).await?,
+            mean.read(ctx).await?,
+            rstd.read(ctx).await?,
+        ])
     }
 
     /// Uploads the operands (`stats` = `[y, mean, rstd]` as the forward
@@ -269,12 +316,32 @@ impl BatchNorm {
         let mean = upload(ctx, "batchnorm_backward mean", part(1), DType::F32)?;
         let rstd = upload(ctx, "batchnorm_backward rstd", part(2), DType::F32)?;
         let zeros = |label, len| GpuTensor::zeros(ctx, label, len, self.dtype);
-        let (dx, dz) = (zeros("batchnorm_backward dx", shape.len())?, zeros("batchnorm_backward dz", shape.len())?);
-        let (dgamma, dbeta) = (zeros("batchnorm_backward dgamma", shape.channels)?, zeros("batchnorm_backward dbeta", shape.channels)?);
-        let saved = BatchNormOut { y: &y, mean: &mean, rstd: &rstd };
-        let grads = BatchNormGradOut { dx: &dx, dgamma: &dgamma, dbeta: &dbeta, dz: Some(&dz) };
+        let (dx, dz) = (
+            zeros("batchnorm_backward dx", shape.len())?,
+            zeros("batchnorm_backward dz", shape.len())?,
+        );
+        let (dgamma, dbeta) = (
+            zeros("batchnorm_backward dgamma", shape.channels)?,
+            zeros("batchnorm_backward dbeta", shape.channels)?,
+        );
+        let saved = BatchNormOut {
+            y: &y,
+            mean: &mean,
+            rstd: &rstd,
+        };
+        let grads = BatchNormGradOut {
+            dx: &dx,
+            dgamma: &dgamma,
+            dbeta: &dbeta,
+            dz: Some(&dz),
+        };
         let dispatch = self.bind_backward(ctx, shape, &dy, &x, &gamma, saved, grads)?;
         submit(ctx, BACKWARD, &[dispatch]).await?;
-        Ok(vec![dx.read(ctx).await?, dgamma.read(ctx).await?, dbeta.read(ctx).await?, dz.read(ctx).await?])
+        Ok(vec![
+            dx.read(ctx).await?,
+            dgamma.read(ctx).await?,
+            dbeta.read(ctx).await?,
+            dz.read(ctx).await?,
+        ])
     }
 }

@@ -40,12 +40,16 @@ impl Conv2dShape {
     /// Output height, `(h + 2 pad - kh) / stride + 1` (0 if the kernel does
     /// not fit).
     pub fn oh(&self) -> usize {
-        (self.h + 2 * self.pad).checked_sub(self.kh).map_or(0, |span| span / self.stride.max(1) + 1)
+        (self.h + 2 * self.pad)
+            .checked_sub(self.kh)
+            .map_or(0, |span| span / self.stride.max(1) + 1)
     }
 
     /// Output width.
     pub fn ow(&self) -> usize {
-        (self.w + 2 * self.pad).checked_sub(self.kw).map_or(0, |span| span / self.stride.max(1) + 1)
+        (self.w + 2 * self.pad)
+            .checked_sub(self.kw)
+            .map_or(0, |span| span / self.stride.max(1) + 1)
     }
 
     /// Elements of the input.
@@ -110,7 +114,13 @@ impl Conv2d {
                 kernel: KERNEL,
                 source: include_str!("../../../../shaders/conv2d.wgsl"),
                 dtype,
-                slots: &[Slot::Uniform, Slot::Read, Slot::Read, Slot::Read, Slot::ReadWrite],
+                slots: &[
+                    Slot::Uniform,
+                    Slot::Read,
+                    Slot::Read,
+                    Slot::Read,
+                    Slot::ReadWrite,
+                ],
                 constants: &[("WORKGROUP_SIZE", f64::from(CONV2D_WORKGROUP_SIZE))],
             },
         )?;
@@ -134,7 +144,10 @@ impl Conv2d {
         y: &GpuTensor,
     ) -> Result<Dispatch> {
         if shape.stride == 0 {
-            return Err(BenchError::InvalidShape { kernel: KERNEL, what: "stride must be at least 1".into() });
+            return Err(BenchError::InvalidShape {
+                kernel: KERNEL,
+                what: "stride must be at least 1".into(),
+            });
         }
         x.expect(KERNEL, "x", shape.x_len(), self.dtype)?;
         w.expect(KERNEL, "w", shape.w_len(), self.dtype)?;
@@ -143,7 +156,12 @@ impl Conv2d {
         let params = params(KERNEL, shape, shape.y_len())?;
         let max_x = ctx.device().limits().max_compute_workgroups_per_dimension;
         let groups = dispatch_1d(u64::from(params.total), CONV2D_WORKGROUP_SIZE, max_x);
-        self.pipeline.bind(ctx, bytemuck::bytes_of(&params), &[x.buffer(), w.buffer(), bias.buffer(), y.buffer()], groups)
+        self.pipeline.bind(
+            ctx,
+            bytemuck::bytes_of(&params),
+            &[x.buffer(), w.buffer(), bias.buffer(), y.buffer()],
+            groups,
+        )
     }
 
     /// Uploads the operands, runs the convolution and reads `y` back.
@@ -151,7 +169,14 @@ impl Conv2d {
     /// # Errors
     ///
     /// As [`Conv2d::bind`], plus the device and read-back errors.
-    pub async fn run(&self, ctx: &GpuContext, shape: &Conv2dShape, x: &[f32], w: &[f32], bias: &[f32]) -> Result<Vec<f32>> {
+    pub async fn run(
+        &self,
+        ctx: &GpuContext,
+        shape: &Conv2dShape,
+        x: &[f32],
+        w: &[f32],
+        bias: &[f32],
+    ) -> Result<Vec<f32>> {
         let x = upload(ctx, "conv2d x", x, self.dtype)?;
         let w = upload(ctx, "conv2d w", w, self.dtype)?;
         let bias = upload(ctx, "conv2d bias", bias, self.dtype)?;
@@ -164,9 +189,15 @@ impl Conv2d {
 /// The shader parameters of `shape`, writing `total` elements.
 pub(super) fn params(kernel: &'static str, shape: &Conv2dShape, total: usize) -> Result<Params> {
     if shape.stride == 0 {
-        return Err(BenchError::InvalidShape { kernel, what: "stride must be at least 1".into() });
+        return Err(BenchError::InvalidShape {
+            kernel,
+            what: "stride must be at least 1".into(),
+        });
     }
-    for (what, len) in [("input elements", shape.x_len()), ("output elements", shape.y_len())] {
+    for (what, len) in [
+        ("input elements", shape.x_len()),
+        ("output elements", shape.y_len()),
+    ] {
         to_u32(kernel, what, len)?;
     }
     let field = |what, value| to_u32(kernel, what, value);

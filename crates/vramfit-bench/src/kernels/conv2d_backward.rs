@@ -39,9 +39,25 @@ impl Conv2dBackward {
     /// As [`Matmul::new`](super::Matmul::new).
     pub fn new(ctx: &GpuContext, dtype: DType) -> Result<Self> {
         let slots = [Slot::Uniform, Slot::Read, Slot::Read, Slot::ReadWrite];
-        let data = layer_pipeline(ctx, DATA, include_str!("../../../../shaders/conv2d_backward_data.wgsl"), dtype, &slots)?;
-        let filter = layer_pipeline(ctx, FILTER, include_str!("../../../../shaders/conv2d_backward_filter.wgsl"), dtype, &slots)?;
-        Ok(Self { data, filter, dtype })
+        let data = layer_pipeline(
+            ctx,
+            DATA,
+            include_str!("../../../../shaders/conv2d_backward_data.wgsl"),
+            dtype,
+            &slots,
+        )?;
+        let filter = layer_pipeline(
+            ctx,
+            FILTER,
+            include_str!("../../../../shaders/conv2d_backward_filter.wgsl"),
+            dtype,
+            &slots,
+        )?;
+        Ok(Self {
+            data,
+            filter,
+            dtype,
+        })
     }
 
     /// Binds the input gradient `dx` from the output gradient `dy` and the
@@ -51,7 +67,14 @@ impl Conv2dBackward {
     ///
     /// [`BenchError::InvalidShape`] for a zero stride, the tensor checks and
     /// binding errors of [`Matmul::bind`](super::Matmul::bind).
-    pub fn bind_data(&self, ctx: &GpuContext, shape: &Conv2dShape, dy: &GpuTensor, w: &GpuTensor, dx: &GpuTensor) -> Result<Dispatch> {
+    pub fn bind_data(
+        &self,
+        ctx: &GpuContext,
+        shape: &Conv2dShape,
+        dy: &GpuTensor,
+        w: &GpuTensor,
+        dx: &GpuTensor,
+    ) -> Result<Dispatch> {
         dy.expect(DATA, "dy", shape.y_len(), self.dtype)?;
         w.expect(DATA, "w", shape.w_len(), self.dtype)?;
         dx.expect(DATA, "dx", shape.x_len(), self.dtype)?;
@@ -70,7 +93,14 @@ impl Conv2dBackward {
     /// # Errors
     ///
     /// As [`Conv2dBackward::bind_data`].
-    pub fn bind_filter(&self, ctx: &GpuContext, shape: &Conv2dShape, dy: &GpuTensor, x: &GpuTensor, dw: &GpuTensor) -> Result<Dispatch> {
+    pub fn bind_filter(
+        &self,
+        ctx: &GpuContext,
+        shape: &Conv2dShape,
+        dy: &GpuTensor,
+        x: &GpuTensor,
+        dw: &GpuTensor,
+    ) -> Result<Dispatch> {
         dy.expect(FILTER, "dy", shape.y_len(), self.dtype)?;
         x.expect(FILTER, "x", shape.x_len(), self.dtype)?;
         dw.expect(FILTER, "dw", shape.w_len(), self.dtype)?;
@@ -89,7 +119,14 @@ impl Conv2dBackward {
     /// # Errors
     ///
     /// As [`Conv2dBackward::bind_data`], plus the device and read-back errors.
-    pub async fn run(&self, ctx: &GpuContext, grad: ConvGrad, shape: &Conv2dShape, dy: &[f32], other: &[f32]) -> Result<Vec<f32>> {
+    pub async fn run(
+        &self,
+        ctx: &GpuContext,
+        grad: ConvGrad,
+        shape: &Conv2dShape,
+        dy: &[f32],
+        other: &[f32],
+    ) -> Result<Vec<f32>> {
         let dy = upload(ctx, "conv2d_backward dy", dy, self.dtype)?;
         let other = upload(ctx, "conv2d_backward operand", other, self.dtype)?;
         let (kernel, len) = match grad {

@@ -58,9 +58,21 @@ impl Gelu {
     pub fn bind(&self, ctx: &GpuContext, x: &GpuTensor, y: &GpuTensor) -> Result<Dispatch> {
         x.expect(KERNEL, "x", x.len(), self.dtype)?;
         y.expect(KERNEL, "y", x.len(), self.dtype)?;
-        let params = Params { n: to_u32(KERNEL, "n", x.len())?, _pad: [0; 3] };
-        let groups = dispatch_1d(u64::from(params.n), GELU_WORKGROUP_SIZE, ctx.device().limits().max_compute_workgroups_per_dimension);
-        self.pipeline.bind(ctx, bytemuck::bytes_of(&params), &[x.buffer(), y.buffer()], groups)
+        let params = Params {
+            n: to_u32(KERNEL, "n", x.len())?,
+            _pad: [0; 3],
+        };
+        let groups = dispatch_1d(
+            u64::from(params.n),
+            GELU_WORKGROUP_SIZE,
+            ctx.device().limits().max_compute_workgroups_per_dimension,
+        );
+        self.pipeline.bind(
+            ctx,
+            bytemuck::bytes_of(&params),
+            &[x.buffer(), y.buffer()],
+            groups,
+        )
     }
 
     /// Uploads `x`, runs the kernel and reads `y` back.

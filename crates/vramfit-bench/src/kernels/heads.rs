@@ -69,7 +69,16 @@ impl Heads {
     /// As [`Matmul::new`](super::Matmul::new).
     pub fn new(ctx: &GpuContext, dtype: DType) -> Result<Self> {
         let source = include_str!("../../../../shaders/heads.wgsl");
-        Ok(Self { pipeline: layer_pipeline(ctx, KERNEL, source, dtype, &[Slot::Uniform, Slot::Read, Slot::ReadWrite])?, dtype })
+        Ok(Self {
+            pipeline: layer_pipeline(
+                ctx,
+                KERNEL,
+                source,
+                dtype,
+                &[Slot::Uniform, Slot::Read, Slot::ReadWrite],
+            )?,
+            dtype,
+        })
     }
 
     /// Copies part `part` of `fused` into `split`.
@@ -78,7 +87,14 @@ impl Heads {
     ///
     /// [`BenchError::InvalidShape`] if `part >= parts`, and the tensor checks
     /// and binding errors of [`Matmul::bind`](super::Matmul::bind).
-    pub fn bind_split(&self, ctx: &GpuContext, shape: &HeadsShape, part: usize, fused: &GpuTensor, split: &GpuTensor) -> Result<Dispatch> {
+    pub fn bind_split(
+        &self,
+        ctx: &GpuContext,
+        shape: &HeadsShape,
+        part: usize,
+        fused: &GpuTensor,
+        split: &GpuTensor,
+    ) -> Result<Dispatch> {
         self.bind(ctx, shape, part, false, fused, split)
     }
 
@@ -88,13 +104,31 @@ impl Heads {
     /// # Errors
     ///
     /// As [`Heads::bind_split`].
-    pub fn bind_merge(&self, ctx: &GpuContext, shape: &HeadsShape, part: usize, split: &GpuTensor, fused: &GpuTensor) -> Result<Dispatch> {
+    pub fn bind_merge(
+        &self,
+        ctx: &GpuContext,
+        shape: &HeadsShape,
+        part: usize,
+        split: &GpuTensor,
+        fused: &GpuTensor,
+    ) -> Result<Dispatch> {
         self.bind(ctx, shape, part, true, split, fused)
     }
 
-    fn bind(&self, ctx: &GpuContext, shape: &HeadsShape, part: usize, merge: bool, src: &GpuTensor, dst: &GpuTensor) -> Result<Dispatch> {
+    fn bind(
+        &self,
+        ctx: &GpuContext,
+        shape: &HeadsShape,
+        part: usize,
+        merge: bool,
+        src: &GpuTensor,
+        dst: &GpuTensor,
+    ) -> Result<Dispatch> {
         if part >= shape.parts {
-            return Err(BenchError::InvalidShape { kernel: KERNEL, what: format!("part {part} of {}", shape.parts) });
+            return Err(BenchError::InvalidShape {
+                kernel: KERNEL,
+                what: format!("part {part} of {}", shape.parts),
+            });
         }
         let (fused, split) = if merge { (dst, src) } else { (src, dst) };
         fused.expect(KERNEL, "fused", shape.fused_len(), self.dtype)?;
@@ -111,6 +145,11 @@ impl Heads {
             merge: u32::from(merge),
             n: field("split elements", shape.split_len())?,
         };
-        self.pipeline.bind(ctx, bytemuck::bytes_of(&params), &[src.buffer(), dst.buffer()], groups(ctx, params.n, LAYER_WORKGROUP_SIZE))
+        self.pipeline.bind(
+            ctx,
+            bytemuck::bytes_of(&params),
+            &[src.buffer(), dst.buffer()],
+            groups(ctx, params.n, LAYER_WORKGROUP_SIZE),
+        )
     }
 }

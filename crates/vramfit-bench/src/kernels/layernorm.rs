@@ -77,7 +77,15 @@ impl LayerNorm {
                 kernel: KERNEL,
                 source: include_str!("../../../../shaders/layernorm.wgsl"),
                 dtype,
-                slots: &[Slot::Uniform, Slot::Read, Slot::Read, Slot::Read, Slot::ReadWrite, Slot::ReadWrite, Slot::ReadWrite],
+                slots: &[
+                    Slot::Uniform,
+                    Slot::Read,
+                    Slot::Read,
+                    Slot::Read,
+                    Slot::ReadWrite,
+                    Slot::ReadWrite,
+                    Slot::ReadWrite,
+                ],
                 constants: &[("WORKGROUP_SIZE", f64::from(LAYERNORM_WORKGROUP_SIZE))],
             },
         )?;
@@ -91,7 +99,10 @@ impl LayerNorm {
     ///
     /// The tensor checks and binding errors of
     /// [`Matmul::bind`](super::Matmul::bind).
-    #[allow(clippy::too_many_arguments, reason = "one argument per binding, in binding order")]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one argument per binding, in binding order"
+    )]
     pub fn bind(
         &self,
         ctx: &GpuContext,
@@ -111,11 +122,27 @@ impl LayerNorm {
         mean.expect(KERNEL, "mean", shape.rows, DType::F32)?;
         rstd.expect(KERNEL, "rstd", shape.rows, DType::F32)?;
         to_u32(KERNEL, "elements", elements)?;
-        let params =
-            Params { rows: to_u32(KERNEL, "rows", shape.rows)?, cols: to_u32(KERNEL, "cols", shape.cols)?, eps: shape.eps, _pad: 0 };
-        let groups = dispatch_1d(u64::from(params.rows), 1, ctx.device().limits().max_compute_workgroups_per_dimension);
-        let buffers = [x.buffer(), gamma.buffer(), beta.buffer(), y.buffer(), mean.buffer(), rstd.buffer()];
-        self.pipeline.bind(ctx, bytemuck::bytes_of(&params), &buffers, groups)
+        let params = Params {
+            rows: to_u32(KERNEL, "rows", shape.rows)?,
+            cols: to_u32(KERNEL, "cols", shape.cols)?,
+            eps: shape.eps,
+            _pad: 0,
+        };
+        let groups = dispatch_1d(
+            u64::from(params.rows),
+            1,
+            ctx.device().limits().max_compute_workgroups_per_dimension,
+        );
+        let buffers = [
+            x.buffer(),
+            gamma.buffer(),
+            beta.buffer(),
+            y.buffer(),
+            mean.buffer(),
+            rstd.buffer(),
+        ];
+        self.pipeline
+            .bind(ctx, bytemuck::bytes_of(&params), &buffers, groups)
     }
 
     /// Uploads the operands, runs the kernel and reads `y`, `mean` and
@@ -124,7 +151,14 @@ impl LayerNorm {
     /// # Errors
     ///
     /// As [`LayerNorm::bind`], plus the device and read-back errors.
-    pub async fn run(&self, ctx: &GpuContext, shape: &LayerNormShape, x: &[f32], gamma: &[f32], beta: &[f32]) -> Result<LayerNormOutput> {
+    pub async fn run(
+        &self,
+        ctx: &GpuContext,
+        shape: &LayerNormShape,
+        x: &[f32],
+        gamma: &[f32],
+        beta: &[f32],
+    ) -> Result<LayerNormOutput> {
         let x = upload(ctx, "layernorm x", x, self.dtype)?;
         let gamma = upload(ctx, "layernorm gamma", gamma, self.dtype)?;
         let beta = upload(ctx, "layernorm beta", beta, self.dtype)?;
@@ -133,6 +167,10 @@ impl LayerNorm {
         let rstd = GpuTensor::zeros(ctx, "layernorm rstd", shape.rows, DType::F32)?;
         let dispatch = self.bind(ctx, shape, &x, &gamma, &beta, &y, &mean, &rstd)?;
         let y = run_and_read(ctx, KERNEL, &[dispatch], &y).await?;
-        Ok(LayerNormOutput { y, mean: mean.read(ctx).await?, rstd: rstd.read(ctx).await? })
+        Ok(LayerNormOutput {
+            y,
+            mean: mean.read(ctx).await?,
+            rstd: rstd.read(ctx).await?,
+        })
     }
 }

@@ -62,11 +62,20 @@ impl LayerNormBackward {
     /// As [`Matmul::new`](super::Matmul::new).
     pub fn new(ctx: &GpuContext, dtype: DType) -> Result<Self> {
         let (r, w, u) = (Slot::Read, Slot::ReadWrite, Slot::Uniform);
-        let input =
-            layer_pipeline(ctx, KERNEL, include_str!("../../../../shaders/layernorm_backward.wgsl"), dtype, &[u, r, r, r, r, r, w])?;
+        let input = layer_pipeline(
+            ctx,
+            KERNEL,
+            include_str!("../../../../shaders/layernorm_backward.wgsl"),
+            dtype,
+            &[u, r, r, r, r, r, w],
+        )?;
         let source = include_str!("../../../../shaders/layernorm_backward_params.wgsl");
         let params = layer_pipeline(ctx, PARAMS_KERNEL, source, dtype, &[u, r, r, r, r, w, w])?;
-        Ok(Self { input, params, dtype })
+        Ok(Self {
+            input,
+            params,
+            dtype,
+        })
     }
 
     /// Binds the input gradient `dx` from `dy` and the saved tensors.
@@ -85,9 +94,23 @@ impl LayerNormBackward {
     ) -> Result<Dispatch> {
         let params = self.check(shape, dy, saved)?;
         dx.expect(KERNEL, "dx", shape.rows * shape.cols, self.dtype)?;
-        saved.gamma.expect(KERNEL, "gamma", shape.cols, self.dtype)?;
-        let buffers = [dy.buffer(), saved.x.buffer(), saved.gamma.buffer(), saved.mean.buffer(), saved.rstd.buffer(), dx.buffer()];
-        self.input.bind(ctx, bytemuck::bytes_of(&params), &buffers, groups(ctx, params.rows, 1))
+        saved
+            .gamma
+            .expect(KERNEL, "gamma", shape.cols, self.dtype)?;
+        let buffers = [
+            dy.buffer(),
+            saved.x.buffer(),
+            saved.gamma.buffer(),
+            saved.mean.buffer(),
+            saved.rstd.buffer(),
+            dx.buffer(),
+        ];
+        self.input.bind(
+            ctx,
+            bytemuck::bytes_of(&params),
+            &buffers,
+            groups(ctx, params.rows, 1),
+        )
     }
 
     /// Binds gamma's and beta's gradients (`cols` each) from `dy` and the
@@ -108,18 +131,39 @@ impl LayerNormBackward {
         let params = self.check(shape, dy, saved)?;
         dgamma.expect(PARAMS_KERNEL, "dgamma", shape.cols, self.dtype)?;
         dbeta.expect(PARAMS_KERNEL, "dbeta", shape.cols, self.dtype)?;
-        let buffers = [dy.buffer(), saved.x.buffer(), saved.mean.buffer(), saved.rstd.buffer(), dgamma.buffer(), dbeta.buffer()];
-        self.params.bind(ctx, bytemuck::bytes_of(&params), &buffers, groups(ctx, params.cols, LAYER_WORKGROUP_SIZE))
+        let buffers = [
+            dy.buffer(),
+            saved.x.buffer(),
+            saved.mean.buffer(),
+            saved.rstd.buffer(),
+            dgamma.buffer(),
+            dbeta.buffer(),
+        ];
+        self.params.bind(
+            ctx,
+            bytemuck::bytes_of(&params),
+            &buffers,
+            groups(ctx, params.cols, LAYER_WORKGROUP_SIZE),
+        )
     }
 
-    fn check(&self, shape: &LayerNormShape, dy: &GpuTensor, saved: LayerNormSaved<'_>) -> Result<Params> {
+    fn check(
+        &self,
+        shape: &LayerNormShape,
+        dy: &GpuTensor,
+        saved: LayerNormSaved<'_>,
+    ) -> Result<Params> {
         let elements = shape.rows * shape.cols;
         dy.expect(KERNEL, "dy", elements, self.dtype)?;
         saved.x.expect(KERNEL, "x", elements, self.dtype)?;
         saved.mean.expect(KERNEL, "mean", shape.rows, DType::F32)?;
         saved.rstd.expect(KERNEL, "rstd", shape.rows, DType::F32)?;
         to_u32(KERNEL, "elements", elements)?;
-        Ok(Params { rows: to_u32(KERNEL, "rows", shape.rows)?, cols: to_u32(KERNEL, "cols", shape.cols)?, _pad: [0; 2] })
+        Ok(Params {
+            rows: to_u32(KERNEL, "rows", shape.rows)?,
+            cols: to_u32(KERNEL, "cols", shape.cols)?,
+            _pad: [0; 2],
+        })
     }
 
     /// Uploads `dy`, `x`, `gamma` and the statistics, runs both kernels and
@@ -145,12 +189,29 @@ impl LayerNormBackward {
         let gamma = upload(ctx, "layernorm_backward gamma", gamma, self.dtype)?;
         let mean = upload(ctx, "layernorm_backward mean", mean, DType::F32)?;
         let rstd = upload(ctx, "layernorm_backward rstd", rstd, DType::F32)?;
-        let dx = GpuTensor::zeros(ctx, "layernorm_backward dx", shape.rows * shape.cols, self.dtype)?;
+        let dx = GpuTensor::zeros(
+            ctx,
+            "layernorm_backward dx",
+            shape.rows * shape.cols,
+            self.dtype,
+        )?;
         let dgamma = GpuTensor::zeros(ctx, "layernorm_backward dgamma", shape.cols, self.dtype)?;
         let dbeta = GpuTensor::zeros(ctx, "layernorm_backward dbeta", shape.cols, self.dtype)?;
-        let saved = LayerNormSaved { x: &x, gamma: &gamma, mean: &mean, rstd: &rstd };
-        let work = [self.bind_input(ctx, shape, &dy, saved, &dx)?, self.bind_params(ctx, shape, &dy, saved, &dgamma, &dbeta)?];
+        let saved = LayerNormSaved {
+            x: &x,
+            gamma: &gamma,
+            mean: &mean,
+            rstd: &rstd,
+        };
+        let work = [
+            self.bind_input(ctx, shape, &dy, saved, &dx)?,
+            self.bind_params(ctx, shape, &dy, saved, &dgamma, &dbeta)?,
+        ];
         submit(ctx, KERNEL, &work).await?;
-        Ok(LayerNormGrads { dx: dx.read(ctx).await?, dgamma: dgamma.read(ctx).await?, dbeta: dbeta.read(ctx).await? })
+        Ok(LayerNormGrads {
+            dx: dx.read(ctx).await?,
+            dgamma: dgamma.read(ctx).await?,
+            dbeta: dbeta.read(ctx).await?,
+        })
     }
 }

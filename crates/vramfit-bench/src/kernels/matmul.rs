@@ -61,19 +61,43 @@ pub struct MatmulShape {
 impl MatmulShape {
     /// The forward product `C[m, n] = A[m, k] * B[k, n]`.
     pub fn forward(m: usize, n: usize, k: usize) -> Self {
-        Self { batch: 1, m, n, k, trans_a: false, trans_b: false, alpha: 1.0 }
+        Self {
+            batch: 1,
+            m,
+            n,
+            k,
+            trans_a: false,
+            trans_b: false,
+            alpha: 1.0,
+        }
     }
 
     /// For the forward product of `forward(m, n, k)`, the gradient of A:
     /// `dA[m, k] = dC[m, n] * B[k, n]^T` (A = dC, B = the forward B).
     pub fn grad_a(m: usize, n: usize, k: usize) -> Self {
-        Self { batch: 1, m, n: k, k: n, trans_a: false, trans_b: true, alpha: 1.0 }
+        Self {
+            batch: 1,
+            m,
+            n: k,
+            k: n,
+            trans_a: false,
+            trans_b: true,
+            alpha: 1.0,
+        }
     }
 
     /// For the forward product of `forward(m, n, k)`, the gradient of B:
     /// `dB[k, n] = A[m, k]^T * dC[m, n]` (A = the forward A, B = dC).
     pub fn grad_b(m: usize, n: usize, k: usize) -> Self {
-        Self { batch: 1, m: k, n, k: m, trans_a: true, trans_b: false, alpha: 1.0 }
+        Self {
+            batch: 1,
+            m: k,
+            n,
+            k: m,
+            trans_a: true,
+            trans_b: false,
+            alpha: 1.0,
+        }
     }
 
     /// Elements of the A buffer.
@@ -132,18 +156,41 @@ impl Matmul {
     pub fn new(ctx: &GpuContext, variant: MatmulVariant, dtype: DType) -> Result<Self> {
         let kernel = variant.name();
         let (source, [x, y]) = match variant {
-            MatmulVariant::Naive => (include_str!("../../../../shaders/matmul_naive.wgsl"), MATMUL_NAIVE_WORKGROUP),
-            MatmulVariant::Tiled => (include_str!("../../../../shaders/matmul_tiled.wgsl"), MATMUL_TILED_WORKGROUP),
+            MatmulVariant::Naive => (
+                include_str!("../../../../shaders/matmul_naive.wgsl"),
+                MATMUL_NAIVE_WORKGROUP,
+            ),
+            MatmulVariant::Tiled => (
+                include_str!("../../../../shaders/matmul_tiled.wgsl"),
+                MATMUL_TILED_WORKGROUP,
+            ),
         };
         check_invocations(ctx, kernel, x * y)?;
-        let constants = [("WG_X", f64::from(x)), ("WG_Y", f64::from(y)), ("BK", f64::from(MATMUL_TILED_BK))];
+        let constants = [
+            ("WG_X", f64::from(x)),
+            ("WG_Y", f64::from(y)),
+            ("BK", f64::from(MATMUL_TILED_BK)),
+        ];
         let constants = match variant {
             MatmulVariant::Naive => &constants[..2],
             MatmulVariant::Tiled => &constants[..],
         };
         let slots = [Slot::Uniform, Slot::Read, Slot::Read, Slot::ReadWrite];
-        let pipeline = KernelPipeline::new(ctx, &PipelineSpec { kernel, source, dtype, slots: &slots, constants })?;
-        Ok(Self { pipeline, variant, dtype })
+        let pipeline = KernelPipeline::new(
+            ctx,
+            &PipelineSpec {
+                kernel,
+                source,
+                dtype,
+                slots: &slots,
+                constants,
+            },
+        )?;
+        Ok(Self {
+            pipeline,
+            variant,
+            dtype,
+        })
     }
 
     /// The variant this kernel runs.
@@ -159,13 +206,24 @@ impl Matmul {
     /// tensor does not fit the shape or the kernel's type,
     /// [`BenchError::InvalidShape`] for sizes beyond `u32`, and the errors
     /// of binding.
-    pub fn bind(&self, ctx: &GpuContext, shape: &MatmulShape, a: &GpuTensor, b: &GpuTensor, c: &GpuTensor) -> Result<Dispatch> {
+    pub fn bind(
+        &self,
+        ctx: &GpuContext,
+        shape: &MatmulShape,
+        a: &GpuTensor,
+        b: &GpuTensor,
+        c: &GpuTensor,
+    ) -> Result<Dispatch> {
         let kernel = self.variant.name();
         a.expect(kernel, "A", shape.a_len(), self.dtype)?;
         b.expect(kernel, "B", shape.b_len(), self.dtype)?;
         c.expect(kernel, "C", shape.c_len(), self.dtype)?;
         // Every index the shader computes must fit in u32.
-        for (what, len) in [("A elements", shape.a_len()), ("B elements", shape.b_len()), ("C elements", shape.c_len())] {
+        for (what, len) in [
+            ("A elements", shape.a_len()),
+            ("B elements", shape.b_len()),
+            ("C elements", shape.c_len()),
+        ] {
             to_u32(kernel, what, len)?;
         }
         let params = Params {
@@ -182,10 +240,22 @@ impl Matmul {
         };
         let (per_x, per_y) = match self.variant {
             MatmulVariant::Naive => (MATMUL_NAIVE_WORKGROUP[0], MATMUL_NAIVE_WORKGROUP[1]),
-            MatmulVariant::Tiled => (MATMUL_TILED_WORKGROUP[0] * MATMUL_TILED_OUTPUTS, MATMUL_TILED_WORKGROUP[1] * MATMUL_TILED_OUTPUTS),
+            MatmulVariant::Tiled => (
+                MATMUL_TILED_WORKGROUP[0] * MATMUL_TILED_OUTPUTS,
+                MATMUL_TILED_WORKGROUP[1] * MATMUL_TILED_OUTPUTS,
+            ),
         };
-        let workgroups = [params.n.div_ceil(per_x), params.m.div_ceil(per_y), to_u32(kernel, "batch", shape.batch)?];
-        self.pipeline.bind(ctx, bytemuck::bytes_of(&params), &[a.buffer(), b.buffer(), c.buffer()], workgroups)
+        let workgroups = [
+            params.n.div_ceil(per_x),
+            params.m.div_ceil(per_y),
+            to_u32(kernel, "batch", shape.batch)?,
+        ];
+        self.pipeline.bind(
+            ctx,
+            bytemuck::bytes_of(&params),
+            &[a.buffer(), b.buffer(), c.buffer()],
+            workgroups,
+        )
     }
 
     /// Uploads `a` and `b`, runs the product and reads C back.
@@ -193,7 +263,13 @@ impl Matmul {
     /// # Errors
     ///
     /// As [`Matmul::bind`], plus the device and read-back errors.
-    pub async fn run(&self, ctx: &GpuContext, shape: &MatmulShape, a: &[f32], b: &[f32]) -> Result<Vec<f32>> {
+    pub async fn run(
+        &self,
+        ctx: &GpuContext,
+        shape: &MatmulShape,
+        a: &[f32],
+        b: &[f32],
+    ) -> Result<Vec<f32>> {
         let a = upload(ctx, "matmul A", a, self.dtype)?;
         let b = upload(ctx, "matmul B", b, self.dtype)?;
         let c = GpuTensor::zeros(ctx, "matmul C", shape.c_len(), self.dtype)?;
@@ -203,7 +279,11 @@ impl Matmul {
 }
 
 /// Fails if the device cannot run `invocations` per workgroup.
-pub(crate) fn check_invocations(ctx: &GpuContext, kernel: &'static str, invocations: u32) -> Result<()> {
+pub(crate) fn check_invocations(
+    ctx: &GpuContext,
+    kernel: &'static str,
+    invocations: u32,
+) -> Result<()> {
     let available = ctx.device().limits().max_compute_invocations_per_workgroup;
     if available < invocations {
         return Err(BenchError::UnsupportedLimit {

@@ -34,12 +34,15 @@ mod softmax;
 mod softmax_backward;
 
 pub use adam::{ADAM_WORKGROUP_SIZE, Adam, AdamConfig, AdamState};
-pub use attention::{ATTENTION_BLOCK_Q, ATTENTION_MAX_HEAD_DIM, Attention, AttentionShape, AttentionVariant};
+pub use attention::{
+    ATTENTION_BLOCK_Q, ATTENTION_MAX_HEAD_DIM, Attention, AttentionShape, AttentionVariant,
+};
 pub use conv2d::{CONV2D_WORKGROUP_SIZE, Conv2d, Conv2dShape};
 pub use gelu::{GELU_WORKGROUP_SIZE, Gelu};
 pub use layernorm::{LAYERNORM_WORKGROUP_SIZE, LayerNorm, LayerNormOutput, LayerNormShape};
 pub use matmul::{
-    MATMUL_NAIVE_WORKGROUP, MATMUL_TILED_BK, MATMUL_TILED_OUTPUTS, MATMUL_TILED_WORKGROUP, Matmul, MatmulShape, MatmulVariant,
+    MATMUL_NAIVE_WORKGROUP, MATMUL_TILED_BK, MATMUL_TILED_OUTPUTS, MATMUL_TILED_WORKGROUP, Matmul,
+    MatmulShape, MatmulVariant,
 };
 pub use softmax::{SOFTMAX_WORKGROUP_SIZE, Softmax, SoftmaxShape};
 // Added for the layers' forward and backward passes (see `crate::layers`).
@@ -64,7 +67,12 @@ fn upload(ctx: &GpuContext, label: &str, values: &[f32], dtype: DType) -> Result
 }
 
 /// Submits `dispatches` and reads `out` back: the tail of every `run`.
-async fn run_and_read(ctx: &GpuContext, kernel: &'static str, dispatches: &[Dispatch], out: &GpuTensor) -> Result<Vec<f32>> {
+async fn run_and_read(
+    ctx: &GpuContext,
+    kernel: &'static str,
+    dispatches: &[Dispatch],
+    out: &GpuTensor,
+) -> Result<Vec<f32>> {
     submit(ctx, kernel, dispatches).await?;
     out.read(ctx).await
 }

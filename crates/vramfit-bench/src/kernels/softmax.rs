@@ -76,7 +76,13 @@ impl Softmax {
     ///
     /// The tensor checks and binding errors of
     /// [`Matmul::bind`](super::Matmul::bind).
-    pub fn bind(&self, ctx: &GpuContext, shape: &SoftmaxShape, x: &GpuTensor, y: &GpuTensor) -> Result<Dispatch> {
+    pub fn bind(
+        &self,
+        ctx: &GpuContext,
+        shape: &SoftmaxShape,
+        x: &GpuTensor,
+        y: &GpuTensor,
+    ) -> Result<Dispatch> {
         let elements = shape.rows * shape.cols;
         x.expect(KERNEL, "x", elements, self.dtype)?;
         y.expect(KERNEL, "y", elements, self.dtype)?;
@@ -87,8 +93,17 @@ impl Softmax {
             causal_period: to_u32(KERNEL, "causal period", shape.causal_period.unwrap_or(0))?,
             _pad: 0,
         };
-        let groups = dispatch_1d(u64::from(params.rows), 1, ctx.device().limits().max_compute_workgroups_per_dimension);
-        self.pipeline.bind(ctx, bytemuck::bytes_of(&params), &[x.buffer(), y.buffer()], groups)
+        let groups = dispatch_1d(
+            u64::from(params.rows),
+            1,
+            ctx.device().limits().max_compute_workgroups_per_dimension,
+        );
+        self.pipeline.bind(
+            ctx,
+            bytemuck::bytes_of(&params),
+            &[x.buffer(), y.buffer()],
+            groups,
+        )
     }
 
     /// Uploads `x`, runs the kernel and reads `y` back.

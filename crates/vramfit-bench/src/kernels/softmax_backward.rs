@@ -36,7 +36,10 @@ impl SoftmaxBackward {
     pub fn new(ctx: &GpuContext, dtype: DType) -> Result<Self> {
         let source = include_str!("../../../../shaders/softmax_backward.wgsl");
         let slots = [Slot::Uniform, Slot::Read, Slot::Read, Slot::ReadWrite];
-        Ok(Self { pipeline: layer_pipeline(ctx, KERNEL, source, dtype, &slots)?, dtype })
+        Ok(Self {
+            pipeline: layer_pipeline(ctx, KERNEL, source, dtype, &slots)?,
+            dtype,
+        })
     }
 
     /// Binds the saved output `y`, its gradient `dy` and the input gradient
@@ -46,13 +49,30 @@ impl SoftmaxBackward {
     ///
     /// The tensor checks and binding errors of
     /// [`Matmul::bind`](super::Matmul::bind).
-    pub fn bind(&self, ctx: &GpuContext, rows: usize, cols: usize, y: &GpuTensor, dy: &GpuTensor, dx: &GpuTensor) -> Result<Dispatch> {
+    pub fn bind(
+        &self,
+        ctx: &GpuContext,
+        rows: usize,
+        cols: usize,
+        y: &GpuTensor,
+        dy: &GpuTensor,
+        dx: &GpuTensor,
+    ) -> Result<Dispatch> {
         for (name, t) in [("y", y), ("dy", dy), ("dx", dx)] {
             t.expect(KERNEL, name, rows * cols, self.dtype)?;
         }
         to_u32(KERNEL, "elements", rows * cols)?;
-        let params = Params { rows: to_u32(KERNEL, "rows", rows)?, cols: to_u32(KERNEL, "cols", cols)?, _pad: [0; 2] };
-        self.pipeline.bind(ctx, bytemuck::bytes_of(&params), &[y.buffer(), dy.buffer(), dx.buffer()], groups(ctx, params.rows, 1))
+        let params = Params {
+            rows: to_u32(KERNEL, "rows", rows)?,
+            cols: to_u32(KERNEL, "cols", cols)?,
+            _pad: [0; 2],
+        };
+        self.pipeline.bind(
+            ctx,
+            bytemuck::bytes_of(&params),
+            &[y.buffer(), dy.buffer(), dx.buffer()],
+            groups(ctx, params.rows, 1),
+        )
     }
 
     /// Uploads `y` and `dy`, runs the kernel and reads `dx` back.
@@ -60,8 +80,18 @@ impl SoftmaxBackward {
     /// # Errors
     ///
     /// As [`SoftmaxBackward::bind`], plus the device and read-back errors.
-    pub async fn run(&self, ctx: &GpuContext, rows: usize, cols: usize, y: &[f32], dy: &[f32]) -> Result<Vec<f32>> {
-        let (y, dy) = (upload(ctx, "softmax_backward y", y, self.dtype)?, upload(ctx, "softmax_backward dy", dy, self.dtype)?);
+    pub async fn run(
+        &self,
+        ctx: &GpuContext,
+        rows: usize,
+        cols: usize,
+        y: &[f32],
+        dy: &[f32],
+    ) -> Result<Vec<f32>> {
+        let (y, dy) = (
+            upload(ctx, "softmax_backward y", y, self.dtype)?,
+            upload(ctx, "softmax_backward dy", dy, self.dtype)?,
+        );
         let dx = GpuTensor::zeros(ctx, "softmax_backward dx", rows * cols, self.dtype)?;
         let dispatch = self.bind(ctx, rows, cols, &y, &dy, &dx)?;
         run_and_read(ctx, KERNEL, &[dispatch], &dx).await

@@ -46,7 +46,9 @@ impl ProductKind {
         match self {
             ProductKind::Matmul(shape) => shape.flops(),
             // Each gradient of a convolution has the forward's multiply-adds.
-            ProductKind::Conv(shape) | ProductKind::ConvData(shape) | ProductKind::ConvFilter(shape) => shape.flops(),
+            ProductKind::Conv(shape)
+            | ProductKind::ConvData(shape)
+            | ProductKind::ConvFilter(shape) => shape.flops(),
         }
     }
 }
@@ -86,7 +88,10 @@ pub struct BoundLayer {
 impl BoundLayer {
     /// The tensor named `name` (inputs, weights, activations, gradients).
     pub fn tensor(&self, name: &str) -> Option<&GpuTensor> {
-        self.tensors.iter().find(|(n, ..)| n == name).map(|(.., t)| t)
+        self.tensors
+            .iter()
+            .find(|(n, ..)| n == name)
+            .map(|(.., t)| t)
     }
 
     /// Every tensor's name, in allocation order.
@@ -108,7 +113,11 @@ impl BoundLayer {
     /// FLOPs of the forward (`false`) or backward (`true`) matmuls and
     /// convolutions; element-wise work is not counted.
     pub fn flops(&self, backward: bool) -> f64 {
-        self.products.iter().filter(|p| p.backward == backward).map(|p| p.kind.flops()).sum()
+        self.products
+            .iter()
+            .filter(|p| p.backward == backward)
+            .map(|p| p.kind.flops())
+            .sum()
     }
 }
 
@@ -128,7 +137,16 @@ pub(crate) struct LayerBuilder<'a> {
 impl<'a> LayerBuilder<'a> {
     /// A builder for tensors of `dtype`; seeded data starts at `seed`.
     pub(crate) fn new(ctx: &'a GpuContext, dtype: DType, seed: u64) -> Self {
-        Self { ctx, dtype, seed, tensors: Vec::new(), saved: Vec::new(), forward: Vec::new(), backward: Vec::new(), products: Vec::new() }
+        Self {
+            ctx,
+            dtype,
+            seed,
+            tensors: Vec::new(),
+            saved: Vec::new(),
+            forward: Vec::new(),
+            backward: Vec::new(),
+            products: Vec::new(),
+        }
     }
 
     /// A zeroed tensor of the layer's type.
@@ -137,18 +155,34 @@ impl<'a> LayerBuilder<'a> {
     }
 
     /// A zeroed tensor of `dtype` (the `f32` statistics).
-    pub(crate) fn zeros_of(&mut self, name: &str, shape: &[usize], dtype: DType) -> Result<GpuTensor> {
+    pub(crate) fn zeros_of(
+        &mut self,
+        name: &str,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<GpuTensor> {
         let tensor = GpuTensor::zeros(self.ctx, name, shape.iter().product(), dtype)?;
-        self.tensors.push((name.to_string(), shape.to_vec(), tensor.clone()));
+        self.tensors
+            .push((name.to_string(), shape.to_vec(), tensor.clone()));
         Ok(tensor)
     }
 
     /// A tensor of seeded values in `[-scale, scale)` plus `offset`.
-    pub(crate) fn seeded(&mut self, name: &str, shape: &[usize], scale: f32, offset: f32) -> Result<GpuTensor> {
+    pub(crate) fn seeded(
+        &mut self,
+        name: &str,
+        shape: &[usize],
+        scale: f32,
+        offset: f32,
+    ) -> Result<GpuTensor> {
         self.seed += 1;
-        let values: Vec<f32> = seeded_f32s(self.seed, shape.iter().product()).into_iter().map(|v| v * scale + offset).collect();
+        let values: Vec<f32> = seeded_f32s(self.seed, shape.iter().product())
+            .into_iter()
+            .map(|v| v * scale + offset)
+            .collect();
         let tensor = GpuTensor::from_f32(self.ctx, name, &values, self.dtype)?;
-        self.tensors.push((name.to_string(), shape.to_vec(), tensor.clone()));
+        self.tensors
+            .push((name.to_string(), shape.to_vec(), tensor.clone()));
         Ok(tensor)
     }
 
@@ -158,9 +192,22 @@ impl<'a> LayerBuilder<'a> {
     }
 
     /// Records a product and returns its name for chaining.
-    pub(crate) fn product(&mut self, name: &str, kind: ProductKind, operands: [&str; 3], backward: bool) {
+    pub(crate) fn product(
+        &mut self,
+        name: &str,
+        kind: ProductKind,
+        operands: [&str; 3],
+        backward: bool,
+    ) {
         let [a, b, out] = operands.map(str::to_string);
-        self.products.push(Product { name: name.to_string(), kind, a, b, out, backward });
+        self.products.push(Product {
+            name: name.to_string(),
+            kind,
+            a,
+            b,
+            out,
+            backward,
+        });
     }
 
     /// The tensor named `name`.
@@ -169,7 +216,10 @@ impl<'a> LayerBuilder<'a> {
             .iter()
             .find(|(n, ..)| n == name)
             .map(|(.., t)| t.clone())
-            .ok_or_else(|| BenchError::InvalidShape { kernel: "layer", what: format!("no tensor named {name}") })
+            .ok_or_else(|| BenchError::InvalidShape {
+                kernel: "layer",
+                what: format!("no tensor named {name}"),
+            })
     }
 
     /// The finished layer.
@@ -180,11 +230,14 @@ impl<'a> LayerBuilder<'a> {
     pub(crate) fn finish(self) -> Result<BoundLayer> {
         let mut saved = Vec::new();
         for name in &self.saved {
-            let (_, shape, tensor) = self
-                .tensors
-                .iter()
-                .find(|(n, ..)| n == name)
-                .ok_or_else(|| BenchError::InvalidShape { kernel: "layer", what: format!("saved tensor {name} was not allocated") })?;
+            let (_, shape, tensor) =
+                self.tensors
+                    .iter()
+                    .find(|(n, ..)| n == name)
+                    .ok_or_else(|| BenchError::InvalidShape {
+                        kernel: "layer",
+                        what: format!("saved tensor {name} was not allocated"),
+                    })?;
             saved.push(SavedTensor {
                 name: name.clone(),
                 shape: shape.clone(),
@@ -193,6 +246,12 @@ impl<'a> LayerBuilder<'a> {
                 allocated_bytes: tensor.buffer().size(),
             });
         }
-        Ok(BoundLayer { forward: self.forward, backward: self.backward, saved, products: self.products, tensors: self.tensors })
+        Ok(BoundLayer {
+            forward: self.forward,
+            backward: self.backward,
+            saved,
+            products: self.products,
+            tensors: self.tensors,
+        })
     }
 }

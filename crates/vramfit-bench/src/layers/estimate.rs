@@ -60,13 +60,17 @@ fn precision(dtype: DType) -> Precision {
 
 /// The `saved_bytes` of layer `name` in `spec` at `cfg`.
 fn saved_bytes(spec: &ModelSpec, cfg: &TrainConfig, name: &str) -> Result<u64> {
-    let estimate = vramfit_core::estimate(spec, cfg, &Overheads::default(), None).map_err(BenchError::Estimate)?;
+    let estimate = vramfit_core::estimate(spec, cfg, &Overheads::default(), None)
+        .map_err(BenchError::Estimate)?;
     estimate
         .layers
         .iter()
         .find(|row| row.name == name)
         .map(|row| row.saved_bytes.0)
-        .ok_or_else(|| BenchError::InvalidShape { kernel: "estimate", what: format!("the estimate has no layer {name}") })
+        .ok_or_else(|| BenchError::InvalidShape {
+            kernel: "estimate",
+            what: format!("the estimate has no layer {name}"),
+        })
 }
 
 /// Compares the transformer block's `measured` saved bytes with GPT-2's
@@ -75,10 +79,19 @@ fn saved_bytes(spec: &ModelSpec, cfg: &TrainConfig, name: &str) -> Result<u64> {
 /// # Errors
 ///
 /// [`BenchError::Estimate`] if the estimator rejects the configuration.
-pub fn transformer(shape: &TransformerBlockShape, dtype: DType, measured: u64) -> Result<EstimateComparison> {
-    let base = vramfit_core::model_preset("gpt2").map_err(BenchError::Estimate)?.spec;
+pub fn transformer(
+    shape: &TransformerBlockShape,
+    dtype: DType,
+    measured: u64,
+) -> Result<EstimateComparison> {
+    let base = vramfit_core::model_preset("gpt2")
+        .map_err(BenchError::Estimate)?
+        .spec;
     let ModelSpec::Transformer(gpt2) = base else {
-        return Err(BenchError::InvalidShape { kernel: "estimate", what: "the gpt2 preset is not a transformer".into() });
+        return Err(BenchError::InvalidShape {
+            kernel: "estimate",
+            what: "the gpt2 preset is not a transformer".into(),
+        });
     };
     let (h, seq) = (shape.hidden as u64, shape.seq as u64);
     let spec = TransformerSpec {
@@ -91,8 +104,13 @@ pub fn transformer(shape: &TransformerBlockShape, dtype: DType, measured: u64) -
         max_positions: gpt2.max_positions.max(seq),
         ..gpt2
     };
-    let cfg =
-        TrainConfig { batch: shape.batch as u64, seq, precision: precision(dtype), attention: Attention::Eager, ..TrainConfig::default() };
+    let cfg = TrainConfig {
+        batch: shape.batch as u64,
+        seq,
+        precision: precision(dtype),
+        attention: Attention::Eager,
+        ..TrainConfig::default()
+    };
     let estimated = saved_bytes(&ModelSpec::Transformer(spec.clone()), &cfg, "h.1")?;
     let e = dtype.size() as i64;
     let th = (shape.tokens() * shape.hidden) as i64;
@@ -117,7 +135,10 @@ pub fn transformer(shape: &TransformerBlockShape, dtype: DType, measured: u64) -
     }
     if spec.hidden_dropout > 0.0 {
         differences.push(Difference {
-            what: format!("residual dropouts (p = {}): two 1-byte masks of B·S·h", spec.hidden_dropout),
+            what: format!(
+                "residual dropouts (p = {}): two 1-byte masks of B·S·h",
+                spec.hidden_dropout
+            ),
             bytes: 2 * th,
             phrase: super::Phrase::new("residual-dropout", &[&spec.hidden_dropout.to_string()]),
         });
@@ -133,7 +154,10 @@ pub fn transformer(shape: &TransformerBlockShape, dtype: DType, measured: u64) -
         });
     }
     Ok(comparison(
-        format!("GPT-2, 3 blocks, hidden {h}, {} heads, eager attention", shape.heads),
+        format!(
+            "GPT-2, 3 blocks, hidden {h}, {} heads, eager attention",
+            shape.heads
+        ),
         "h.1",
         dtype,
         estimated,
@@ -149,16 +173,32 @@ pub fn transformer(shape: &TransformerBlockShape, dtype: DType, measured: u64) -
 /// # Errors
 ///
 /// [`BenchError::Estimate`] if the estimator rejects the configuration.
-pub fn bottleneck(shape: &BottleneckShape, dtype: DType, measured: u64) -> Result<Option<EstimateComparison>> {
-    let Some(stage) = (0..4).find(|s| shape.channels == 256 << s) else { return Ok(None) };
+pub fn bottleneck(
+    shape: &BottleneckShape,
+    dtype: DType,
+    measured: u64,
+) -> Result<Option<EstimateComparison>> {
+    let Some(stage) = (0..4).find(|s| shape.channels == 256 << s) else {
+        return Ok(None);
+    };
     let planes = 64 << stage;
     if shape.width == 0 || shape.width > planes {
         return Ok(None);
     }
-    let spec = ModelSpec::ResNet(ResNetSpec { stages: [3, 4, 6, 3], bottleneck: true, classes: 1000 });
+    let spec = ModelSpec::ResNet(ResNetSpec {
+        stages: [3, 4, 6, 3],
+        bottleneck: true,
+        classes: 1000,
+    });
     let keep = shape.width as f64 / planes as f64;
     let image = (shape.side << stage) as u64 * 4;
-    let cfg = TrainConfig { batch: shape.batch as u64, image, precision: precision(dtype), keep_conv: keep, ..TrainConfig::default() };
+    let cfg = TrainConfig {
+        batch: shape.batch as u64,
+        image,
+        precision: precision(dtype),
+        keep_conv: keep,
+        ..TrainConfig::default()
+    };
     let layer = format!("layer{}.1", stage + 1);
     let estimated = saved_bytes(&spec, &cfg, &layer)?;
     let input = (shape.input_len() as u64 * dtype.size()).next_multiple_of(4) as i64;
@@ -171,7 +211,16 @@ pub fn bottleneck(shape: &BottleneckShape, dtype: DType, measured: u64) -> Resul
         phrase: super::Phrase::new("resnet-block-input", &[]),
     }];
     let mut differences = differences;
-    if dtype == DType::F16 && saved_bytes(&spec, &TrainConfig { precision: Precision::Fp32, ..cfg }, &layer)? == estimated {
+    if dtype == DType::F16
+        && saved_bytes(
+            &spec,
+            &TrainConfig {
+                precision: Precision::Fp32,
+                ..cfg
+            },
+            &layer,
+        )? == estimated
+    {
         // Six activations besides x: conv1..2 and their ReLUs at `width`
         // channels, conv3 and the output at `channels`.
         let (b, hw) = (shape.batch, shape.side * shape.side);
@@ -185,10 +234,24 @@ pub fn bottleneck(shape: &BottleneckShape, dtype: DType, measured: u64) -> Resul
         });
     }
     let model = format!("ResNet-50 image {image}, keep_conv {keep}");
-    Ok(Some(comparison(model, &layer, dtype, estimated, measured, differences)))
+    Ok(Some(comparison(
+        model,
+        &layer,
+        dtype,
+        estimated,
+        measured,
+        differences,
+    )))
 }
 
-fn comparison(model: String, layer: &str, dtype: DType, estimated: u64, measured: u64, differences: Vec<Difference>) -> EstimateComparison {
+fn comparison(
+    model: String,
+    layer: &str,
+    dtype: DType,
+    estimated: u64,
+    measured: u64,
+    differences: Vec<Difference>,
+) -> EstimateComparison {
     let explained: i64 = differences.iter().map(|d| d.bytes).sum();
     let rounding_bytes = estimated as i64 - measured as i64 - explained;
     EstimateComparison {

@@ -39,11 +39,14 @@ impl FromStr for LayerId {
     type Err = BenchError;
 
     fn from_str(s: &str) -> Result<Self> {
-        LayerId::ALL.into_iter().find(|l| l.name() == s).ok_or_else(|| BenchError::InvalidChoice {
-            what: "layer",
-            value: s.to_string(),
-            accepted: "transformer|resnet",
-        })
+        LayerId::ALL
+            .into_iter()
+            .find(|l| l.name() == s)
+            .ok_or_else(|| BenchError::InvalidChoice {
+                what: "layer",
+                value: s.to_string(),
+                accepted: "transformer|resnet",
+            })
     }
 }
 
@@ -112,7 +115,12 @@ pub struct LayerConfig {
 impl Default for LayerConfig {
     /// GPT-2 at sequence 256, batch 2, image 224.
     fn default() -> Self {
-        Self { model: "gpt2".into(), batch: 2, seq: 256, image: 224 }
+        Self {
+            model: "gpt2".into(),
+            batch: 2,
+            seq: 256,
+            image: 224,
+        }
     }
 }
 
@@ -125,16 +133,28 @@ impl LayerConfig {
     pub fn shape(&self, id: LayerId) -> Result<LayerShape> {
         Ok(match id {
             LayerId::Transformer => {
-                let spec = vramfit_core::model_preset(&self.model).map_err(BenchError::Estimate)?.spec;
+                let spec = vramfit_core::model_preset(&self.model)
+                    .map_err(BenchError::Estimate)?
+                    .spec;
                 let (hidden, heads) = match spec {
-                    vramfit_core::ModelSpec::Transformer(t) => (t.hidden as usize, t.heads as usize),
+                    vramfit_core::ModelSpec::Transformer(t) => {
+                        (t.hidden as usize, t.heads as usize)
+                    }
                     _ => (768, 12),
                 };
-                LayerShape::Transformer(TransformerBlockShape { batch: self.batch, seq: self.seq, hidden, heads })
+                LayerShape::Transformer(TransformerBlockShape {
+                    batch: self.batch,
+                    seq: self.seq,
+                    hidden,
+                    heads,
+                })
             }
-            LayerId::Resnet => {
-                LayerShape::Resnet(BottleneckShape { batch: self.batch, channels: 256, width: 64, side: (self.image / 4).max(1) })
-            }
+            LayerId::Resnet => LayerShape::Resnet(BottleneckShape {
+                batch: self.batch,
+                channels: 256,
+                width: 64,
+                side: (self.image / 4).max(1),
+            }),
         })
     }
 }
@@ -218,14 +238,19 @@ pub async fn measure_layer(
 ) -> Result<LayerResult> {
     let scaled = fit_to_device(ctx, requested, dtype)?;
     let (layer, bound) = match scaled.shape {
-        LayerShape::Transformer(shape) => ("transformer", TransformerBlock::new(ctx, dtype)?.bind(ctx, &shape, 1)?),
+        LayerShape::Transformer(shape) => (
+            "transformer",
+            TransformerBlock::new(ctx, dtype)?.bind(ctx, &shape, 1)?,
+        ),
         LayerShape::Resnet(shape) => ("resnet", Bottleneck::new(ctx, dtype)?.bind(ctx, &shape, 1)?),
     };
     let saved_bytes = bound.saved_bytes();
     let mut notes = Vec::new();
     let mut phrases: Vec<super::Phrase> = scaled.phrase.iter().cloned().collect();
     let estimate = match scaled.shape {
-        LayerShape::Transformer(shape) => estimate::transformer(&shape, dtype, saved_bytes).map(Some),
+        LayerShape::Transformer(shape) => {
+            estimate::transformer(&shape, dtype, saved_bytes).map(Some)
+        }
         LayerShape::Resnet(shape) => estimate::bottleneck(&shape, dtype, saved_bytes),
     };
     let estimate = estimate.unwrap_or_else(|error| {
@@ -241,9 +266,17 @@ pub async fn measure_layer(
     let (forward, forward_backward) = match timing {
         Some(options) => {
             let fwd = time_dispatches(ctx, &bound.forward, options, clock).await?;
-            let both: Vec<_> = bound.forward.iter().chain(&bound.backward).cloned().collect();
+            let both: Vec<_> = bound
+                .forward
+                .iter()
+                .chain(&bound.backward)
+                .cloned()
+                .collect();
             let fwd_bwd = time_dispatches(ctx, &both, options, clock).await?;
-            (Some(PassTiming::new(&fwd, forward_flops)), Some(PassTiming::new(&fwd_bwd, forward_flops + backward_flops)))
+            (
+                Some(PassTiming::new(&fwd, forward_flops)),
+                Some(PassTiming::new(&fwd_bwd, forward_flops + backward_flops)),
+            )
         }
         None => (None, None),
     };

@@ -16,6 +16,9 @@ pub struct Phrase {
 impl Phrase {
     /// `id` with `args`.
     pub fn new(id: &str, args: &[&str]) -> Phrase {
-        Phrase { id: id.to_string(), args: args.iter().map(|a| (*a).to_string()).collect() }
+        Phrase {
+            id: id.to_string(),
+            args: args.iter().map(|a| (*a).to_string()).collect(),
+        }
     }
 }

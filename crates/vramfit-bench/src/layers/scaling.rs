@@ -27,7 +27,13 @@ pub struct Scaled {
 /// As [`fit_to_limit`].
 pub fn fit_to_device(ctx: &GpuContext, shape: LayerShape, dtype: DType) -> Result<Scaled> {
     let limits = ctx.device().limits();
-    fit_to_limit(shape, limits.max_storage_buffer_binding_size.min(limits.max_buffer_size), dtype)
+    fit_to_limit(
+        shape,
+        limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size),
+        dtype,
+    )
 }
 
 /// Halves the batch, then the sequence, until the largest tensor of
@@ -62,11 +68,28 @@ pub fn fit_to_limit(shape: LayerShape, max_bytes: u64, dtype: DType) -> Result<S
             break;
         }
         fitted = match fitted {
-            LayerShape::Transformer(t) if t.batch > 1 => LayerShape::Transformer(super::TransformerBlockShape { batch: t.batch / 2, ..t }),
-            LayerShape::Transformer(t) if t.seq > 1 => LayerShape::Transformer(super::TransformerBlockShape { seq: t.seq / 2, ..t }),
-            LayerShape::Resnet(r) if r.batch > 1 => LayerShape::Resnet(super::BottleneckShape { batch: r.batch / 2, ..r }),
+            LayerShape::Transformer(t) if t.batch > 1 => {
+                LayerShape::Transformer(super::TransformerBlockShape {
+                    batch: t.batch / 2,
+                    ..t
+                })
+            }
+            LayerShape::Transformer(t) if t.seq > 1 => {
+                LayerShape::Transformer(super::TransformerBlockShape {
+                    seq: t.seq / 2,
+                    ..t
+                })
+            }
+            LayerShape::Resnet(r) if r.batch > 1 => LayerShape::Resnet(super::BottleneckShape {
+                batch: r.batch / 2,
+                ..r
+            }),
             _ => {
-                return Err(BenchError::InputTooLarge { kernel: "layer", len: shape.largest_tensor(), max: max_bytes / dtype.size() });
+                return Err(BenchError::InputTooLarge {
+                    kernel: "layer",
+                    len: shape.largest_tensor(),
+                    max: max_bytes / dtype.size(),
+                });
             }
         };
     }
@@ -77,7 +100,20 @@ pub fn fit_to_limit(shape: LayerShape, max_bytes: u64, dtype: DType) -> Result<S
             "scaled {changes}: the largest tensor ({largest} elements of {dtype}) must fit the adapter's {max_bytes}-byte buffer binding"
         )
     });
-    let phrase =
-        changed.then(|| super::Phrase::new("scaled", &[&changes, &largest.to_string(), &dtype.to_string(), &max_bytes.to_string()]));
-    Ok(Scaled { shape: fitted, note, phrase })
+    let phrase = changed.then(|| {
+        super::Phrase::new(
+            "scaled",
+            &[
+                &changes,
+                &largest.to_string(),
+                &dtype.to_string(),
+                &max_bytes.to_string(),
+            ],
+        )
+    });
+    Ok(Scaled {
+        shape: fitted,
+        note,
+        phrase,
+    })
 }

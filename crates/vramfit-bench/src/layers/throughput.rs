@@ -43,13 +43,23 @@ impl MeasuredThroughput {
             let (flops, seconds) = results
                 .iter()
                 .filter(|r| r.dtype == dtype)
-                .filter_map(|r| r.forward_backward.as_ref().map(|t| (r.forward_flops + r.backward_flops, t.median_ms / 1e3)))
+                .filter_map(|r| {
+                    r.forward_backward
+                        .as_ref()
+                        .map(|t| (r.forward_flops + r.backward_flops, t.median_ms / 1e3))
+                })
                 .fold((0.0, 0.0), |(f, s), (rf, rs)| (f + rf, s + rs));
             (seconds > 0.0).then(|| flops / seconds)
         };
         match (rate(DType::F32), rate(DType::F16)) {
-            (Some(fp32), Some(fp16)) => Some(Self { fp32_flops_per_s: fp32, fp16_flops_per_s: fp16 }),
-            (Some(only), None) | (None, Some(only)) => Some(Self { fp32_flops_per_s: only, fp16_flops_per_s: only }),
+            (Some(fp32), Some(fp16)) => Some(Self {
+                fp32_flops_per_s: fp32,
+                fp16_flops_per_s: fp16,
+            }),
+            (Some(only), None) | (None, Some(only)) => Some(Self {
+                fp32_flops_per_s: only,
+                fp16_flops_per_s: only,
+            }),
             (None, None) => None,
         }
     }
@@ -58,7 +68,11 @@ impl MeasuredThroughput {
     /// `f16` rate for every half-precision mode (bf16 is taken to run like
     /// f16; WGSL has no bf16).
     pub fn flops_per_s(&self, precision: Precision) -> f64 {
-        if precision == Precision::Fp32 { self.fp32_flops_per_s } else { self.fp16_flops_per_s }
+        if precision == Precision::Fp32 {
+            self.fp32_flops_per_s
+        } else {
+            self.fp16_flops_per_s
+        }
     }
 
     /// The measured rate as a fraction of `gpu`'s peak for `precision`, the
@@ -73,12 +87,19 @@ impl MeasuredThroughput {
 /// Seconds per optimizer step for `cfg` on the lowered `graph`, priced at
 /// `measured` instead of peak x MFU: the core's `plan::step_seconds` with
 /// [`Speed::Measured`] (the same FLOP count, recomputation and offload term).
-pub fn project_step_seconds(graph: &Graph, cfg: &TrainConfig, measured: &MeasuredThroughput) -> f64 {
+pub fn project_step_seconds(
+    graph: &Graph,
+    cfg: &TrainConfig,
+    measured: &MeasuredThroughput,
+) -> f64 {
     step_seconds(graph, cfg, Speed::Measured((*measured).into()))
 }
 
 impl From<MeasuredThroughput> for Throughput {
     fn from(m: MeasuredThroughput) -> Throughput {
-        Throughput { fp32_flops_per_s: m.fp32_flops_per_s, fp16_flops_per_s: m.fp16_flops_per_s }
+        Throughput {
+            fp32_flops_per_s: m.fp32_flops_per_s,
+            fp16_flops_per_s: m.fp16_flops_per_s,
+        }
     }
 }

@@ -16,8 +16,8 @@ use crate::context::GpuContext;
 use crate::dtype::DType;
 use crate::error::{BenchError, Result};
 use crate::kernels::{
-    Add, Gelu, GeluBackward, Heads, HeadsShape, LayerNorm, LayerNormBackward, LayerNormSaved, LayerNormShape, Matmul, MatmulShape,
-    MatmulVariant, Softmax, SoftmaxBackward, SoftmaxShape,
+    Add, Gelu, GeluBackward, Heads, HeadsShape, LayerNorm, LayerNormBackward, LayerNormSaved,
+    LayerNormShape, Matmul, MatmulShape, MatmulVariant, Softmax, SoftmaxBackward, SoftmaxShape,
 };
 
 /// The block's sizes.
@@ -57,13 +57,26 @@ impl TransformerBlockShape {
 
     /// `batch x seq, hidden h, heads a`, for reports.
     pub fn describe(&self) -> String {
-        format!("batch {} x seq {}, hidden {}, {} heads", self.batch, self.seq, self.hidden, self.heads)
+        format!(
+            "batch {} x seq {}, hidden {}, {} heads",
+            self.batch, self.seq, self.hidden, self.heads
+        )
     }
 
     fn check(&self) -> Result<()> {
-        if self.tokens() == 0 || self.hidden == 0 || self.heads == 0 || !self.hidden.is_multiple_of(self.heads) {
-            let what = format!("{} needs non-zero sizes and hidden divisible by heads", self.describe());
-            return Err(BenchError::InvalidShape { kernel: "transformer block", what });
+        if self.tokens() == 0
+            || self.hidden == 0
+            || self.heads == 0
+            || !self.hidden.is_multiple_of(self.heads)
+        {
+            let what = format!(
+                "{} needs non-zero sizes and hidden divisible by heads",
+                self.describe()
+            );
+            return Err(BenchError::InvalidShape {
+                kernel: "transformer block",
+                what,
+            });
         }
         Ok(())
     }
@@ -121,7 +134,12 @@ impl TransformerBlock {
     ///
     /// [`BenchError::InvalidShape`] for inconsistent sizes, and the
     /// allocation and binding errors of the kernels.
-    pub fn bind(&self, ctx: &GpuContext, shape: &TransformerBlockShape, seed: u64) -> Result<BoundLayer> {
+    pub fn bind(
+        &self,
+        ctx: &GpuContext,
+        shape: &TransformerBlockShape,
+        seed: u64,
+    ) -> Result<BoundLayer> {
         shape.check()?;
         let mut b = LayerBuilder::new(ctx, self.dtype, seed);
         self.forward(ctx, shape, &mut b)?;
@@ -129,13 +147,28 @@ impl TransformerBlock {
         b.finish()
     }
 
-    fn forward(&self, ctx: &GpuContext, s: &TransformerBlockShape, b: &mut LayerBuilder<'_>) -> Result<()> {
-        let (t, h, i, a, d, seq) = (s.tokens(), s.hidden, s.inner(), s.heads, s.head_dim(), s.seq);
+    fn forward(
+        &self,
+        ctx: &GpuContext,
+        s: &TransformerBlockShape,
+        b: &mut LayerBuilder<'_>,
+    ) -> Result<()> {
+        let (t, h, i, a, d, seq) = (
+            s.tokens(),
+            s.hidden,
+            s.inner(),
+            s.heads,
+            s.head_dim(),
+            s.seq,
+        );
         let bh = s.batch * a;
         let fan = |n: usize| 1.0 / (n as f32).sqrt();
         let x = b.seeded("x", &[s.batch, seq, h], 1.0, 0.0)?;
         let ln = |name: &str, b: &mut LayerBuilder<'_>| -> Result<_> {
-            Ok((b.seeded(&format!("{name}.weight"), &[h], 0.2, 1.0)?, b.seeded(&format!("{name}.bias"), &[h], 0.2, 0.0)?))
+            Ok((
+                b.seeded(&format!("{name}.weight"), &[h], 0.2, 1.0)?,
+                b.seeded(&format!("{name}.bias"), &[h], 0.2, 0.0)?,
+            ))
         };
         let (g1, be1) = ln("ln_1", b)?;
         let (g2, be2) = ln("ln_2", b)?;
@@ -143,41 +176,128 @@ impl TransformerBlock {
         b.seeded("attn.c_proj.weight", &[h, h], fan(h), 0.0)?;
         b.seeded("mlp.c_fc.weight", &[h, i], fan(h), 0.0)?;
         b.seeded("mlp.c_proj.weight", &[i, h], fan(i), 0.0)?;
-        let ln_shape = LayerNormShape { rows: t, cols: h, eps: EPS };
-        let heads = |parts| HeadsShape { batch: s.batch, seq, heads: a, head_dim: d, parts };
+        let ln_shape = LayerNormShape {
+            rows: t,
+            cols: h,
+            eps: EPS,
+        };
+        let heads = |parts| HeadsShape {
+            batch: s.batch,
+            seq,
+            heads: a,
+            head_dim: d,
+            parts,
+        };
 
         let n1 = b.zeros("ln_1.out", &[s.batch, seq, h])?;
-        let (mean1, rstd1) = (b.zeros_of("ln_1.mean", &[t], DType::F32)?, b.zeros_of("ln_1.rstd", &[t], DType::F32)?);
-        b.forward.push(self.layernorm.bind(ctx, &ln_shape, &x, &g1, &be1, &n1, &mean1, &rstd1)?);
+        let (mean1, rstd1) = (
+            b.zeros_of("ln_1.mean", &[t], DType::F32)?,
+            b.zeros_of("ln_1.rstd", &[t], DType::F32)?,
+        );
+        b.forward.push(
+            self.layernorm
+                .bind(ctx, &ln_shape, &x, &g1, &be1, &n1, &mean1, &rstd1)?,
+        );
         let qkv = b.zeros("attn.c_attn.out", &[s.batch, seq, 3 * h])?;
-        self.linear(ctx, b, "attn.c_attn", MatmulShape::forward(t, 3 * h, h), ["ln_1.out", "attn.c_attn.weight", "attn.c_attn.out"])?;
+        self.linear(
+            ctx,
+            b,
+            "attn.c_attn",
+            MatmulShape::forward(t, 3 * h, h),
+            ["ln_1.out", "attn.c_attn.weight", "attn.c_attn.out"],
+        )?;
         for (part, name) in ["attn.q", "attn.k", "attn.v"].into_iter().enumerate() {
             let split = b.zeros(name, &[bh, seq, d])?;
-            b.forward.push(self.heads.bind_split(ctx, &heads(3), part, &qkv, &split)?);
+            b.forward
+                .push(self.heads.bind_split(ctx, &heads(3), part, &qkv, &split)?);
         }
-        let scores_shape = MatmulShape { batch: bh, m: seq, n: seq, k: d, trans_a: false, trans_b: true, alpha: 1.0 / (d as f32).sqrt() };
+        let scores_shape = MatmulShape {
+            batch: bh,
+            m: seq,
+            n: seq,
+            k: d,
+            trans_a: false,
+            trans_b: true,
+            alpha: 1.0 / (d as f32).sqrt(),
+        };
         let scores = b.zeros("attn.scores", &[bh, seq, seq])?;
-        self.linear(ctx, b, "attn.scores", scores_shape, ["attn.q", "attn.k", "attn.scores"])?;
+        self.linear(
+            ctx,
+            b,
+            "attn.scores",
+            scores_shape,
+            ["attn.q", "attn.k", "attn.scores"],
+        )?;
         let probs = b.zeros("attn.probs", &[bh, seq, seq])?;
-        b.forward.push(self.softmax.bind(ctx, &SoftmaxShape { rows: bh * seq, cols: seq, causal_period: Some(seq) }, &scores, &probs)?);
-        let context_shape = MatmulShape { batch: bh, m: seq, n: d, k: seq, trans_a: false, trans_b: false, alpha: 1.0 };
+        b.forward.push(self.softmax.bind(
+            ctx,
+            &SoftmaxShape {
+                rows: bh * seq,
+                cols: seq,
+                causal_period: Some(seq),
+            },
+            &scores,
+            &probs,
+        )?);
+        let context_shape = MatmulShape {
+            batch: bh,
+            m: seq,
+            n: d,
+            k: seq,
+            trans_a: false,
+            trans_b: false,
+            alpha: 1.0,
+        };
         let ctx_heads = b.zeros("attn.context_heads", &[bh, seq, d])?;
-        self.linear(ctx, b, "attn.context", context_shape, ["attn.probs", "attn.v", "attn.context_heads"])?;
+        self.linear(
+            ctx,
+            b,
+            "attn.context",
+            context_shape,
+            ["attn.probs", "attn.v", "attn.context_heads"],
+        )?;
         let merged = b.zeros("attn.context", &[s.batch, seq, h])?;
-        b.forward.push(self.heads.bind_merge(ctx, &heads(1), 0, &ctx_heads, &merged)?);
+        b.forward.push(
+            self.heads
+                .bind_merge(ctx, &heads(1), 0, &ctx_heads, &merged)?,
+        );
         let attn_out = b.zeros("attn.c_proj.out", &[s.batch, seq, h])?;
-        self.linear(ctx, b, "attn.c_proj", MatmulShape::forward(t, h, h), ["attn.context", "attn.c_proj.weight", "attn.c_proj.out"])?;
+        self.linear(
+            ctx,
+            b,
+            "attn.c_proj",
+            MatmulShape::forward(t, h, h),
+            ["attn.context", "attn.c_proj.weight", "attn.c_proj.out"],
+        )?;
         let x2 = b.zeros("attn.residual", &[s.batch, seq, h])?;
         b.forward.push(self.add.bind(ctx, &x, &attn_out, &x2)?);
         let n2 = b.zeros("ln_2.out", &[s.batch, seq, h])?;
-        let (mean2, rstd2) = (b.zeros_of("ln_2.mean", &[t], DType::F32)?, b.zeros_of("ln_2.rstd", &[t], DType::F32)?);
-        b.forward.push(self.layernorm.bind(ctx, &ln_shape, &x2, &g2, &be2, &n2, &mean2, &rstd2)?);
+        let (mean2, rstd2) = (
+            b.zeros_of("ln_2.mean", &[t], DType::F32)?,
+            b.zeros_of("ln_2.rstd", &[t], DType::F32)?,
+        );
+        b.forward.push(
+            self.layernorm
+                .bind(ctx, &ln_shape, &x2, &g2, &be2, &n2, &mean2, &rstd2)?,
+        );
         let f = b.zeros("mlp.c_fc.out", &[s.batch, seq, i])?;
-        self.linear(ctx, b, "mlp.c_fc", MatmulShape::forward(t, i, h), ["ln_2.out", "mlp.c_fc.weight", "mlp.c_fc.out"])?;
+        self.linear(
+            ctx,
+            b,
+            "mlp.c_fc",
+            MatmulShape::forward(t, i, h),
+            ["ln_2.out", "mlp.c_fc.weight", "mlp.c_fc.out"],
+        )?;
         let g = b.zeros("mlp.act.out", &[s.batch, seq, i])?;
         b.forward.push(self.gelu.bind(ctx, &f, &g)?);
         let m = b.zeros("mlp.c_proj.out", &[s.batch, seq, h])?;
-        self.linear(ctx, b, "mlp.c_proj", MatmulShape::forward(t, h, i), ["mlp.act.out", "mlp.c_proj.weight", "mlp.c_proj.out"])?;
+        self.linear(
+            ctx,
+            b,
+            "mlp.c_proj",
+            MatmulShape::forward(t, h, i),
+            ["mlp.act.out", "mlp.c_proj.weight", "mlp.c_proj.out"],
+        )?;
         let out = b.zeros("out", &[s.batch, seq, h])?;
         b.forward.push(self.add.bind(ctx, &x2, &m, &out)?);
         b.save(&[
@@ -200,12 +320,34 @@ impl TransformerBlock {
         Ok(())
     }
 
-    fn backward(&self, ctx: &GpuContext, s: &TransformerBlockShape, b: &mut LayerBuilder<'_>) -> Result<()> {
-        let (t, h, i, a, d, seq) = (s.tokens(), s.hidden, s.inner(), s.heads, s.head_dim(), s.seq);
+    fn backward(
+        &self,
+        ctx: &GpuContext,
+        s: &TransformerBlockShape,
+        b: &mut LayerBuilder<'_>,
+    ) -> Result<()> {
+        let (t, h, i, a, d, seq) = (
+            s.tokens(),
+            s.hidden,
+            s.inner(),
+            s.heads,
+            s.head_dim(),
+            s.seq,
+        );
         let bh = s.batch * a;
         let act = |n: usize| [s.batch, seq, n];
-        let ln_shape = LayerNormShape { rows: t, cols: h, eps: EPS };
-        let heads = |parts| HeadsShape { batch: s.batch, seq, heads: a, head_dim: d, parts };
+        let ln_shape = LayerNormShape {
+            rows: t,
+            cols: h,
+            eps: EPS,
+        };
+        let heads = |parts| HeadsShape {
+            batch: s.batch,
+            seq,
+            heads: a,
+            head_dim: d,
+            parts,
+        };
         let dout = b.seeded("d.out", &act(h), 1.0, 0.0)?;
         // MLP: out = x2 + c_proj(gelu(c_fc(ln_2(x2)))).
         self.linear_backward(
@@ -217,7 +359,12 @@ impl TransformerBlock {
             ["d.mlp.act.out", "d.mlp.c_proj.weight"],
         )?;
         let df = b.zeros("d.mlp.c_fc.out", &act(i))?;
-        b.backward.push(self.gelu_backward.bind(ctx, &b.get("mlp.c_fc.out")?, &b.get("d.mlp.act.out")?, &df)?);
+        b.backward.push(self.gelu_backward.bind(
+            ctx,
+            &b.get("mlp.c_fc.out")?,
+            &b.get("d.mlp.act.out")?,
+            &df,
+        )?);
         self.linear_backward(
             ctx,
             b,
@@ -239,8 +386,22 @@ impl TransformerBlock {
             ["d.attn.context", "d.attn.c_proj.weight"],
         )?;
         let dctx_heads = b.zeros("d.attn.context_heads", &[bh, seq, d])?;
-        b.backward.push(self.heads.bind_split(ctx, &heads(1), 0, &b.get("d.attn.context")?, &dctx_heads)?);
-        let context_shape = MatmulShape { batch: bh, m: seq, n: d, k: seq, trans_a: false, trans_b: false, alpha: 1.0 };
+        b.backward.push(self.heads.bind_split(
+            ctx,
+            &heads(1),
+            0,
+            &b.get("d.attn.context")?,
+            &dctx_heads,
+        )?);
+        let context_shape = MatmulShape {
+            batch: bh,
+            m: seq,
+            n: d,
+            k: seq,
+            trans_a: false,
+            trans_b: false,
+            alpha: 1.0,
+        };
         b.zeros("d.attn.probs", &[bh, seq, seq])?;
         b.zeros("d.attn.v", &[bh, seq, d])?;
         self.grad_products(
@@ -252,18 +413,51 @@ impl TransformerBlock {
             ["d.attn.probs", "d.attn.v"],
         )?;
         let dscores = b.zeros("d.attn.scores", &[bh, seq, seq])?;
-        b.backward.push(self.softmax_backward.bind(ctx, bh * seq, seq, &b.get("attn.probs")?, &b.get("d.attn.probs")?, &dscores)?);
+        b.backward.push(self.softmax_backward.bind(
+            ctx,
+            bh * seq,
+            seq,
+            &b.get("attn.probs")?,
+            &b.get("d.attn.probs")?,
+            &dscores,
+        )?);
         let alpha = 1.0 / (d as f32).sqrt();
         b.zeros("d.attn.q", &[bh, seq, d])?;
         b.zeros("d.attn.k", &[bh, seq, d])?;
         // scores = alpha q k^T: dq = alpha dS k, dk = alpha dS^T q.
-        let dq = MatmulShape { batch: bh, m: seq, n: d, k: seq, trans_a: false, trans_b: false, alpha };
-        self.product(ctx, b, "attn.scores dq", dq, ["d.attn.scores", "attn.k", "d.attn.q"])?;
-        let dk = MatmulShape { trans_a: true, ..dq };
-        self.product(ctx, b, "attn.scores dk", dk, ["d.attn.scores", "attn.q", "d.attn.k"])?;
+        let dq = MatmulShape {
+            batch: bh,
+            m: seq,
+            n: d,
+            k: seq,
+            trans_a: false,
+            trans_b: false,
+            alpha,
+        };
+        self.product(
+            ctx,
+            b,
+            "attn.scores dq",
+            dq,
+            ["d.attn.scores", "attn.k", "d.attn.q"],
+        )?;
+        let dk = MatmulShape {
+            trans_a: true,
+            ..dq
+        };
+        self.product(
+            ctx,
+            b,
+            "attn.scores dk",
+            dk,
+            ["d.attn.scores", "attn.q", "d.attn.k"],
+        )?;
         let dqkv = b.zeros("d.attn.c_attn.out", &act(3 * h))?;
         for (part, name) in ["d.attn.q", "d.attn.k", "d.attn.v"].into_iter().enumerate() {
-            b.backward.push(self.heads.bind_merge(ctx, &heads(3), part, &b.get(name)?, &dqkv)?);
+            b.backward.push(
+                self.heads
+                    .bind_merge(ctx, &heads(3), part, &b.get(name)?, &dqkv)?,
+            );
         }
         self.linear_backward(
             ctx,
@@ -280,17 +474,33 @@ impl TransformerBlock {
     }
 
     /// Binds a forward product `names[2] = names[0] x names[1]`.
-    fn linear(&self, ctx: &GpuContext, b: &mut LayerBuilder<'_>, name: &str, shape: MatmulShape, names: [&str; 3]) -> Result<()> {
+    fn linear(
+        &self,
+        ctx: &GpuContext,
+        b: &mut LayerBuilder<'_>,
+        name: &str,
+        shape: MatmulShape,
+        names: [&str; 3],
+    ) -> Result<()> {
         let [x, w, y] = names.map(|n| b.get(n));
-        b.forward.push(self.matmul.bind(ctx, &shape, &x?, &w?, &y?)?);
+        b.forward
+            .push(self.matmul.bind(ctx, &shape, &x?, &w?, &y?)?);
         b.product(name, ProductKind::Matmul(shape), names, false);
         Ok(())
     }
 
     /// Binds a backward product.
-    fn product(&self, ctx: &GpuContext, b: &mut LayerBuilder<'_>, name: &str, shape: MatmulShape, names: [&str; 3]) -> Result<()> {
+    fn product(
+        &self,
+        ctx: &GpuContext,
+        b: &mut LayerBuilder<'_>,
+        name: &str,
+        shape: MatmulShape,
+        names: [&str; 3],
+    ) -> Result<()> {
         let [x, w, y] = names.map(|n| b.get(n));
-        b.backward.push(self.matmul.bind(ctx, &shape, &x?, &w?, &y?)?);
+        b.backward
+            .push(self.matmul.bind(ctx, &shape, &x?, &w?, &y?)?);
         b.product(name, ProductKind::Matmul(shape), names, true);
         Ok(())
     }
@@ -307,8 +517,14 @@ impl TransformerBlock {
         grads: [&str; 2],
     ) -> Result<()> {
         let [a, w, dc] = names;
-        let grad_a = MatmulShape { batch: shape.batch, ..MatmulShape::grad_a(shape.m, shape.n, shape.k) };
-        let grad_b = MatmulShape { batch: shape.batch, ..MatmulShape::grad_b(shape.m, shape.n, shape.k) };
+        let grad_a = MatmulShape {
+            batch: shape.batch,
+            ..MatmulShape::grad_a(shape.m, shape.n, shape.k)
+        };
+        let grad_b = MatmulShape {
+            batch: shape.batch,
+            ..MatmulShape::grad_b(shape.m, shape.n, shape.k)
+        };
         self.product(ctx, b, &format!("{name} dA"), grad_a, [dc, w, grads[0]])?;
         self.product(ctx, b, &format!("{name} dB"), grad_b, [a, dc, grads[1]])
     }
@@ -340,14 +556,29 @@ impl TransformerBlock {
         input: &str,
     ) -> Result<crate::GpuTensor> {
         let dy = b.get(&format!("d.{name}.out"))?;
-        let (x, gamma, mean, rstd) =
-            (b.get(input)?, b.get(&format!("{name}.weight"))?, b.get(&format!("{name}.mean"))?, b.get(&format!("{name}.rstd"))?);
-        let saved = LayerNormSaved { x: &x, gamma: &gamma, mean: &mean, rstd: &rstd };
+        let (x, gamma, mean, rstd) = (
+            b.get(input)?,
+            b.get(&format!("{name}.weight"))?,
+            b.get(&format!("{name}.mean"))?,
+            b.get(&format!("{name}.rstd"))?,
+        );
+        let saved = LayerNormSaved {
+            x: &x,
+            gamma: &gamma,
+            mean: &mean,
+            rstd: &rstd,
+        };
         let dx = b.zeros(&format!("d.{name}.in"), &[shape.rows, shape.cols])?;
         let dgamma = b.zeros(&format!("d.{name}.weight"), &[shape.cols])?;
         let dbeta = b.zeros(&format!("d.{name}.bias"), &[shape.cols])?;
-        b.backward.push(self.layernorm_backward.bind_input(ctx, shape, &dy, saved, &dx)?);
-        b.backward.push(self.layernorm_backward.bind_params(ctx, shape, &dy, saved, &dgamma, &dbeta)?);
+        b.backward.push(
+            self.layernorm_backward
+                .bind_input(ctx, shape, &dy, saved, &dx)?,
+        );
+        b.backward.push(
+            self.layernorm_backward
+                .bind_params(ctx, shape, &dy, saved, &dgamma, &dbeta)?,
+        );
         Ok(dx)
     }
 }

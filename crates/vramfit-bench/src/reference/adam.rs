@@ -12,13 +12,25 @@ use crate::kernels::AdamConfig;
 /// times relative to the magnitudes involved, so we allow `16 u32` per step
 /// times those magnitudes (the parameter, the step size times the update
 /// ratio `m_hat / denom`, the moments and their inputs).
-pub fn adam(config: &AdamConfig, param: &[f32], grads: &[Vec<f32>], dtype: DType) -> (Expected, Expected, Expected) {
+pub fn adam(
+    config: &AdamConfig,
+    param: &[f32],
+    grads: &[Vec<f32>],
+    dtype: DType,
+) -> (Expected, Expected, Expected) {
     let u = f64::from(f32::EPSILON) / 2.0;
     let steps = grads.len().max(1) as f64;
     let (b1, b2) = (f64::from(config.beta1), f64::from(config.beta2));
-    let (lr, eps, wd) = (f64::from(config.lr), f64::from(config.eps), f64::from(config.weight_decay));
-    let (mut out_p, mut out_m, mut out_v) =
-        (Expected::with_capacity(param.len()), Expected::with_capacity(param.len()), Expected::with_capacity(param.len()));
+    let (lr, eps, wd) = (
+        f64::from(config.lr),
+        f64::from(config.eps),
+        f64::from(config.weight_decay),
+    );
+    let (mut out_p, mut out_m, mut out_v) = (
+        Expected::with_capacity(param.len()),
+        Expected::with_capacity(param.len()),
+        Expected::with_capacity(param.len()),
+    );
     for (i, &p0) in param.iter().enumerate() {
         let (mut p, mut m, mut v) = (f64::from(p0), 0.0, 0.0);
         let (mut p_scale, mut m_scale, mut v_scale) = (p.abs(), 0.0_f64, 0.0_f64);

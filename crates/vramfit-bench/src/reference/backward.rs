@@ -21,7 +21,9 @@ fn at(data: &[f64], index: usize) -> f64 {
 /// stored in `dtype`: the random-walk bound of
 /// [`dot_tolerance`](super::dot_tolerance) with `f32`'s roundoff.
 fn f32_sum_tolerance(dtype: DType, value: f64, l2: f64, terms: usize) -> f64 {
-    2.0 * f64::from(dtype.unit_roundoff()) * value.abs() + 8.0 * U32 * (terms.max(1) as f64).sqrt() * l2 + flush_floor(dtype)
+    2.0 * f64::from(dtype.unit_roundoff()) * value.abs()
+        + 8.0 * U32 * (terms.max(1) as f64).sqrt() * l2
+        + flush_floor(dtype)
 }
 
 /// `a + b`, inputs rounded to `dtype`; tolerance `2u|y|` plus one `f32`
@@ -32,7 +34,10 @@ pub fn add(a: &[f32], b: &[f32], dtype: DType) -> Expected {
     let mut out = Expected::with_capacity(a.len());
     for (i, x) in a.iter().enumerate() {
         let (y, sum_abs) = (x + at(&b, i), x.abs() + at(&b, i).abs());
-        out.push(y, 2.0 * u * y.abs() + 2.0 * U32 * sum_abs + flush_floor(dtype));
+        out.push(
+            y,
+            2.0 * u * y.abs() + 2.0 * U32 * sum_abs + flush_floor(dtype),
+        );
     }
     out
 }
@@ -41,13 +46,25 @@ pub fn add(a: &[f32], b: &[f32], dtype: DType) -> Expected {
 /// `split_heads` copy); exact.
 pub fn split_heads(shape: &HeadsShape, part: usize, fused: &[f32], dtype: DType) -> Expected {
     let fused = rounded(fused, dtype);
-    let HeadsShape { batch, seq, heads, head_dim: d, parts } = *shape;
+    let HeadsShape {
+        batch,
+        seq,
+        heads,
+        head_dim: d,
+        parts,
+    } = *shape;
     let mut out = Expected::with_capacity(shape.split_len());
     for b in 0..batch {
         for h in 0..heads {
             for s in 0..seq {
                 for e in 0..d {
-                    out.push(at(&fused, ((b * seq + s) * parts + part) * heads * d + h * d + e), 0.0);
+                    out.push(
+                        at(
+                            &fused,
+                            ((b * seq + s) * parts + part) * heads * d + h * d + e,
+                        ),
+                        0.0,
+                    );
                 }
             }
         }
@@ -58,7 +75,13 @@ pub fn split_heads(shape: &HeadsShape, part: usize, fused: &[f32], dtype: DType)
 /// The inverse of [`split_heads`] for `parts` split tensors, in order
 /// (`merge_heads`, or the qkv gradient from dq, dk and dv); exact.
 pub fn merge_heads(shape: &HeadsShape, split: &[&[f32]], dtype: DType) -> Expected {
-    let HeadsShape { batch, seq, heads, head_dim: d, parts } = *shape;
+    let HeadsShape {
+        batch,
+        seq,
+        heads,
+        head_dim: d,
+        parts,
+    } = *shape;
     let split: Vec<Vec<f64>> = split.iter().map(|s| rounded(s, dtype)).collect();
     let mut out = Expected::with_capacity(shape.fused_len());
     for b in 0..batch {
@@ -66,7 +89,9 @@ pub fn merge_heads(shape: &HeadsShape, split: &[&[f32]], dtype: DType) -> Expect
             for part in 0..parts {
                 for h in 0..heads {
                     for e in 0..d {
-                        let value = split.get(part).map_or(0.0, |t| at(t, ((b * heads + h) * seq + s) * d + e));
+                        let value = split
+                            .get(part)
+                            .map_or(0.0, |t| at(t, ((b * heads + h) * seq + s) * d + e));
                         out.push(value, 0.0);
                     }
                 }
@@ -90,7 +115,10 @@ pub fn gelu_backward(x: &[f32], dy: &[f32], dtype: DType) -> Expected {
         let slope = 0.5 * (1.0 + t) + 0.5 * v * (1.0 - t * t) * k * (1.0 + 3.0 * c * v * v);
         let g = at(&dy, i);
         let value = g * slope;
-        out.push(value, 2.0 * u * value.abs() + 64.0 * U32 * (1.0 + v * v) * g.abs() + flush_floor(dtype));
+        out.push(
+            value,
+            2.0 * u * value.abs() + 64.0 * U32 * (1.0 + v * v) * g.abs() + flush_floor(dtype),
+        );
     }
     out
 }
@@ -148,7 +176,9 @@ pub fn layernorm_backward(
     for r in 0..rows {
         let (m, rs) = (stat(mean, r), stat(rstd, r));
         let xhat: Vec<f64> = (0..cols).map(|j| (at(&x, r * cols + j) - m) * rs).collect();
-        let g: Vec<f64> = (0..cols).map(|j| at(&dy, r * cols + j) * at(&gamma, j)).collect();
+        let g: Vec<f64> = (0..cols)
+            .map(|j| at(&dy, r * cols + j) * at(&gamma, j))
+            .collect();
         let m1 = g.iter().sum::<f64>() / cols as f64;
         let m2 = g.iter().zip(&xhat).map(|(g, h)| g * h).sum::<f64>() / cols as f64;
         let rms = (g.iter().map(|v| v * v).sum::<f64>() / cols as f64).sqrt();
@@ -156,7 +186,12 @@ pub fn layernorm_backward(
             let (gj, hj) = (at(&g, j), at(&xhat, j));
             let value = rs * (gj - m1 - hj * m2);
             let scale = rs * (gj.abs() + rms * (1.0 + hj.abs()));
-            dx.push(value, 2.0 * u * value.abs() + 32.0 * U32 * (cols as f64).sqrt() * scale + flush_floor(dtype));
+            dx.push(
+                value,
+                2.0 * u * value.abs()
+                    + 32.0 * U32 * (cols as f64).sqrt() * scale
+                    + flush_floor(dtype),
+            );
             if let Some(c) = column.get_mut(j) {
                 let d = at(&dy, r * cols + j);
                 *c = (c.0 + d * hj, c.1 + (d * hj).powi(2), c.2 + d, c.3 + d * d);
@@ -188,15 +223,24 @@ pub fn batchnorm(
     residual: Option<&[f32]>,
     dtype: DType,
 ) -> (Expected, Expected, Expected) {
-    let (x, gamma, beta) = (rounded(x, dtype), rounded(gamma, dtype), rounded(beta, dtype));
+    let (x, gamma, beta) = (
+        rounded(x, dtype),
+        rounded(gamma, dtype),
+        rounded(beta, dtype),
+    );
     let residual = residual.map(|r| rounded(r, dtype));
     let count = shape.n * shape.hw;
     let u = f64::from(dtype.unit_roundoff());
     let sum_error = 32.0 * U32 * (count.max(1) as f64).sqrt();
     let mut values = vec![(0.0, 0.0); shape.len()];
-    let (mut means, mut rstds) = (Expected::with_capacity(shape.channels), Expected::with_capacity(shape.channels));
+    let (mut means, mut rstds) = (
+        Expected::with_capacity(shape.channels),
+        Expected::with_capacity(shape.channels),
+    );
     for ch in 0..shape.channels {
-        let xs: Vec<f64> = (0..count).map(|k| at(&x, channel_index(shape, ch, k))).collect();
+        let xs: Vec<f64> = (0..count)
+            .map(|k| at(&x, channel_index(shape, ch, k)))
+            .collect();
         let mean = xs.iter().sum::<f64>() / count as f64;
         let var = xs.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / count as f64;
         let rstd = 1.0 / (var + f64::from(shape.eps)).sqrt();
@@ -241,35 +285,68 @@ pub fn batchnorm_backward(
     rstd: &[f32],
     dtype: DType,
 ) -> (Expected, Expected, Expected, Expected) {
-    let (dy, x, y, gamma) = (rounded(dy, dtype), rounded(x, dtype), rounded(y, dtype), rounded(gamma, dtype));
+    let (dy, x, y, gamma) = (
+        rounded(dy, dtype),
+        rounded(x, dtype),
+        rounded(y, dtype),
+        rounded(gamma, dtype),
+    );
     let count = shape.n * shape.hw;
     let u = f64::from(dtype.unit_roundoff());
     let stat = |v: &[f32], c: usize| v.get(c).copied().map_or(0.0, f64::from);
     let mut dx_values = vec![(0.0, 0.0); shape.len()];
     let mut dz_values = vec![0.0; shape.len()];
-    let (mut dgamma, mut dbeta) = (Expected::with_capacity(shape.channels), Expected::with_capacity(shape.channels));
+    let (mut dgamma, mut dbeta) = (
+        Expected::with_capacity(shape.channels),
+        Expected::with_capacity(shape.channels),
+    );
     for ch in 0..shape.channels {
         let (m, rs, g) = (stat(mean, ch), stat(rstd, ch), at(&gamma, ch));
         let index: Vec<usize> = (0..count).map(|k| channel_index(shape, ch, k)).collect();
-        let dz: Vec<f64> = index.iter().map(|&i| if shape.relu && at(&y, i) <= 0.0 { 0.0 } else { at(&dy, i) }).collect();
+        let dz: Vec<f64> = index
+            .iter()
+            .map(|&i| {
+                if shape.relu && at(&y, i) <= 0.0 {
+                    0.0
+                } else {
+                    at(&dy, i)
+                }
+            })
+            .collect();
         let xhat: Vec<f64> = index.iter().map(|&i| (at(&x, i) - m) * rs).collect();
         let s1: f64 = dz.iter().sum();
         let s2: f64 = dz.iter().zip(&xhat).map(|(d, h)| d * h).sum();
         let rms = (dz.iter().map(|d| d * d).sum::<f64>() / count.max(1) as f64).sqrt();
-        let l2_terms = (dz.iter().zip(&xhat).map(|(d, h)| (d * h).powi(2)).sum::<f64>()).sqrt();
+        let l2_terms = (dz
+            .iter()
+            .zip(&xhat)
+            .map(|(d, h)| (d * h).powi(2))
+            .sum::<f64>())
+        .sqrt();
         dgamma.push(s2, f32_sum_tolerance(dtype, s2, l2_terms, count));
-        dbeta.push(s1, f32_sum_tolerance(dtype, s1, rms * (count as f64).sqrt(), count));
+        dbeta.push(
+            s1,
+            f32_sum_tolerance(dtype, s1, rms * (count as f64).sqrt(), count),
+        );
         for (k, &i) in index.iter().enumerate() {
             let (d, h) = (at(&dz, k), at(&xhat, k));
             let value = g * rs * (d - s1 / count as f64 - h * s2 / count as f64);
             let scale = g.abs() * rs * (d.abs() + rms * (1.0 + h.abs()));
             if let (Some(slot), Some(z)) = (dx_values.get_mut(i), dz_values.get_mut(i)) {
-                *slot = (value, 2.0 * u * value.abs() + 32.0 * U32 * (count as f64).sqrt() * scale + flush_floor(dtype));
+                *slot = (
+                    value,
+                    2.0 * u * value.abs()
+                        + 32.0 * U32 * (count as f64).sqrt() * scale
+                        + flush_floor(dtype),
+                );
                 *z = d;
             }
         }
     }
-    let (mut dx, mut dz) = (Expected::with_capacity(shape.len()), Expected::with_capacity(shape.len()));
+    let (mut dx, mut dz) = (
+        Expected::with_capacity(shape.len()),
+        Expected::with_capacity(shape.len()),
+    );
     for ((value, tolerance), z) in dx_values.into_iter().zip(dz_values) {
         dx.push(value, tolerance);
         dz.push(z, 0.0);
@@ -285,7 +362,8 @@ pub fn conv2d_backward_data(shape: &Conv2dShape, dy: &[f32], w: &[f32], dtype: D
     let s = *shape;
     let mut sums = vec![(0.0, 0.0, 0_usize); s.x_len()];
     for_each_tap(&s, |n, co, ci, oy, ox, ky, kx, iy, ix| {
-        let term = at(&dy, ((n * s.c_out + co) * s.oh() + oy) * s.ow() + ox) * at(&w, ((co * s.c_in + ci) * s.kh + ky) * s.kw + kx);
+        let term = at(&dy, ((n * s.c_out + co) * s.oh() + oy) * s.ow() + ox)
+            * at(&w, ((co * s.c_in + ci) * s.kh + ky) * s.kw + kx);
         if let Some(slot) = sums.get_mut(((n * s.c_in + ci) * s.h + iy) * s.w + ix) {
             *slot = (slot.0 + term, slot.1 + term * term, slot.2 + 1);
         }
@@ -296,12 +374,18 @@ pub fn conv2d_backward_data(shape: &Conv2dShape, dy: &[f32], w: &[f32], dtype: D
 /// The weight gradient of a convolution, `dw`, from `dy` and the saved
 /// input `x`, inputs rounded to `dtype`; tolerance as
 /// [`conv2d_backward_data`].
-pub fn conv2d_backward_filter(shape: &Conv2dShape, dy: &[f32], x: &[f32], dtype: DType) -> Expected {
+pub fn conv2d_backward_filter(
+    shape: &Conv2dShape,
+    dy: &[f32],
+    x: &[f32],
+    dtype: DType,
+) -> Expected {
     let (dy, x) = (rounded(dy, dtype), rounded(x, dtype));
     let s = *shape;
     let mut sums = vec![(0.0, 0.0, 0_usize); s.w_len()];
     for_each_tap(&s, |n, co, ci, oy, ox, ky, kx, iy, ix| {
-        let term = at(&dy, ((n * s.c_out + co) * s.oh() + oy) * s.ow() + ox) * at(&x, ((n * s.c_in + ci) * s.h + iy) * s.w + ix);
+        let term = at(&dy, ((n * s.c_out + co) * s.oh() + oy) * s.ow() + ox)
+            * at(&x, ((n * s.c_in + ci) * s.h + iy) * s.w + ix);
         if let Some(slot) = sums.get_mut(((co * s.c_in + ci) * s.kh + ky) * s.kw + kx) {
             *slot = (slot.0 + term, slot.1 + term * term, slot.2 + 1);
         }
@@ -311,7 +395,10 @@ pub fn conv2d_backward_filter(shape: &Conv2dShape, dy: &[f32], x: &[f32], dtype:
 
 /// Calls `f(n, co, ci, oy, ox, ky, kx, iy, ix)` for every product of the
 /// convolution whose input position lies inside the image.
-fn for_each_tap(s: &Conv2dShape, mut f: impl FnMut(usize, usize, usize, usize, usize, usize, usize, usize, usize)) {
+fn for_each_tap(
+    s: &Conv2dShape,
+    mut f: impl FnMut(usize, usize, usize, usize, usize, usize, usize, usize, usize),
+) {
     for n in 0..s.n {
         for co in 0..s.c_out {
             for oy in 0..s.oh() {
@@ -319,9 +406,10 @@ fn for_each_tap(s: &Conv2dShape, mut f: impl FnMut(usize, usize, usize, usize, u
                     for ci in 0..s.c_in {
                         for ky in 0..s.kh {
                             for kx in 0..s.kw {
-                                let (Some(iy), Some(ix)) =
-                                    ((oy * s.stride + ky).checked_sub(s.pad), (ox * s.stride + kx).checked_sub(s.pad))
-                                else {
+                                let (Some(iy), Some(ix)) = (
+                                    (oy * s.stride + ky).checked_sub(s.pad),
+                                    (ox * s.stride + kx).checked_sub(s.pad),
+                                ) else {
                                     continue;
                                 };
                                 if iy < s.h && ix < s.w {

@@ -21,19 +21,33 @@ pub fn conv2d(shape: &Conv2dShape, x: &[f32], w: &[f32], bias: &[f32], dtype: DT
                     for ci in 0..s.c_in {
                         for ky in 0..s.kh {
                             for kx in 0..s.kw {
-                                let (iy, ix) = ((oy * s.stride + ky).checked_sub(s.pad), (ox * s.stride + kx).checked_sub(s.pad));
-                                let (Some(iy), Some(ix)) = (iy, ix) else { continue };
+                                let (iy, ix) = (
+                                    (oy * s.stride + ky).checked_sub(s.pad),
+                                    (ox * s.stride + kx).checked_sub(s.pad),
+                                );
+                                let (Some(iy), Some(ix)) = (iy, ix) else {
+                                    continue;
+                                };
                                 if iy >= s.h || ix >= s.w {
                                     continue;
                                 }
-                                let xv = x.get(((n * s.c_in + ci) * s.h + iy) * s.w + ix).copied().unwrap_or(0.0);
-                                let wv = w.get(((co * s.c_in + ci) * s.kh + ky) * s.kw + kx).copied().unwrap_or(0.0);
+                                let xv = x
+                                    .get(((n * s.c_in + ci) * s.h + iy) * s.w + ix)
+                                    .copied()
+                                    .unwrap_or(0.0);
+                                let wv = w
+                                    .get(((co * s.c_in + ci) * s.kh + ky) * s.kw + kx)
+                                    .copied()
+                                    .unwrap_or(0.0);
                                 sum += xv * wv;
                                 squares += (xv * wv).powi(2);
                             }
                         }
                     }
-                    out.push(sum, dot_tolerance(dtype, sum, squares.sqrt(), s.c_in * s.kh * s.kw + 1));
+                    out.push(
+                        sum,
+                        dot_tolerance(dtype, sum, squares.sqrt(), s.c_in * s.kh * s.kw + 1),
+                    );
                 }
             }
         }

@@ -16,7 +16,10 @@ pub struct Expected {
 impl Expected {
     /// An empty result with room for `len` values.
     pub(crate) fn with_capacity(len: usize) -> Self {
-        Self { values: Vec::with_capacity(len), tolerance: Vec::with_capacity(len) }
+        Self {
+            values: Vec::with_capacity(len),
+            tolerance: Vec::with_capacity(len),
+        }
     }
 
     /// Appends one value and its tolerance.
@@ -27,7 +30,9 @@ impl Expected {
 
     /// Compares the GPU's `actual` with these values.
     pub fn compare(&self, actual: &[f32]) -> Comparison {
-        Comparison::new(actual, &self.values, |i| self.tolerance.get(i).copied().unwrap_or(0.0))
+        Comparison::new(actual, &self.values, |i| {
+            self.tolerance.get(i).copied().unwrap_or(0.0)
+        })
     }
 }
 

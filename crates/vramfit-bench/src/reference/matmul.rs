@@ -10,7 +10,15 @@ use crate::kernels::MatmulShape;
 /// `shape.a_len()` and `shape.b_len()` elements; missing ones count as 0.
 pub fn matmul(shape: &MatmulShape, a: &[f32], b: &[f32], dtype: DType) -> Expected {
     let (a, b) = (rounded(a, dtype), rounded(b, dtype));
-    let MatmulShape { batch, m, n, k, trans_a, trans_b, alpha } = *shape;
+    let MatmulShape {
+        batch,
+        m,
+        n,
+        k,
+        trans_a,
+        trans_b,
+        alpha,
+    } = *shape;
     let mut out = Expected::with_capacity(shape.c_len());
     for z in 0..batch {
         let a_at = |i: usize, p: usize| {
@@ -30,7 +38,10 @@ pub fn matmul(shape: &MatmulShape, a: &[f32], b: &[f32], dtype: DType) -> Expect
                     squares += term * term;
                 }
                 let alpha = f64::from(alpha);
-                out.push(alpha * sum, alpha.abs() * dot_tolerance(dtype, sum, squares.sqrt(), k));
+                out.push(
+                    alpha * sum,
+                    alpha.abs() * dot_tolerance(dtype, sum, squares.sqrt(), k),
+                );
             }
         }
     }

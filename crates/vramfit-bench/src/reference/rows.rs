@@ -18,13 +18,26 @@ const U32: f64 = f32::EPSILON as f64 / 2.0;
 /// [`dot_tolerance`](super::dot_tolerance)), which reaches `y` through the
 /// normalised value; we allow 32 times that, plus `2u|y|` for the output
 /// rounding to `dtype`.
-pub fn layernorm(shape: &LayerNormShape, x: &[f32], gamma: &[f32], beta: &[f32], dtype: DType) -> (Expected, Expected, Expected) {
-    let (x, gamma, beta) = (rounded(x, dtype), rounded(gamma, dtype), rounded(beta, dtype));
+pub fn layernorm(
+    shape: &LayerNormShape,
+    x: &[f32],
+    gamma: &[f32],
+    beta: &[f32],
+    dtype: DType,
+) -> (Expected, Expected, Expected) {
+    let (x, gamma, beta) = (
+        rounded(x, dtype),
+        rounded(gamma, dtype),
+        rounded(beta, dtype),
+    );
     let (rows, cols) = (shape.rows, shape.cols);
     let u = f64::from(dtype.unit_roundoff());
     let sum_error = 32.0 * U32 * (cols.max(1) as f64).sqrt();
-    let (mut y, mut means, mut rstds) =
-        (Expected::with_capacity(rows * cols), Expected::with_capacity(rows), Expected::with_capacity(rows));
+    let (mut y, mut means, mut rstds) = (
+        Expected::with_capacity(rows * cols),
+        Expected::with_capacity(rows),
+        Expected::with_capacity(rows),
+    );
     for row in x.chunks(cols.max(1)).take(rows) {
         let mean = row.iter().sum::<f64>() / cols as f64;
         let var = row.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / cols as f64;
@@ -33,11 +46,17 @@ pub fn layernorm(shape: &LayerNormShape, x: &[f32], gamma: &[f32], beta: &[f32],
         means.push(mean, sum_error * rms + flush_floor(DType::F32));
         rstds.push(rstd, rstd * (sum_error + 4.0 * U32));
         for (j, v) in row.iter().enumerate() {
-            let (g, b) = (gamma.get(j).copied().unwrap_or(0.0), beta.get(j).copied().unwrap_or(0.0));
+            let (g, b) = (
+                gamma.get(j).copied().unwrap_or(0.0),
+                beta.get(j).copied().unwrap_or(0.0),
+            );
             let normalized = (v - mean) * rstd;
             let value = normalized * g + b;
             let arithmetic = sum_error * (g.abs() * (normalized.abs() + 1.0) + b.abs());
-            y.push(value, 2.0 * u * value.abs() + arithmetic + flush_floor(dtype));
+            y.push(
+                value,
+                2.0 * u * value.abs() + arithmetic + flush_floor(dtype),
+            );
         }
     }
     (y, means, rstds)
@@ -57,8 +76,14 @@ pub fn softmax(shape: &SoftmaxShape, x: &[f32], dtype: DType) -> Expected {
     let u = f64::from(dtype.unit_roundoff());
     let mut out = Expected::with_capacity(rows * cols);
     for (r, row) in x.chunks(cols.max(1)).take(rows).enumerate() {
-        let live = shape.causal_period.map_or(cols, |period| (r % period + 1).min(cols));
-        let max = row.iter().take(live).copied().fold(f64::NEG_INFINITY, f64::max);
+        let live = shape
+            .causal_period
+            .map_or(cols, |period| (r % period + 1).min(cols));
+        let max = row
+            .iter()
+            .take(live)
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
         let sum: f64 = row.iter().take(live).map(|v| (v - max).exp()).sum();
         for (j, v) in row.iter().enumerate() {
             if j >= live {
@@ -85,7 +110,10 @@ pub fn gelu(x: &[f32], dtype: DType) -> Expected {
     let mut out = Expected::with_capacity(x.len());
     for v in rounded(x, dtype) {
         let value = 0.5 * v * (1.0 + (sqrt_2_over_pi * (v + 0.044_715 * v.powi(3))).tanh());
-        out.push(value, 2.0 * u * value.abs() + 16.0 * U32 * (v.abs() + 1.0) + flush_floor(dtype));
+        out.push(
+            value,
+            2.0 * u * value.abs() + 16.0 * U32 * (v.abs() + 1.0) + flush_floor(dtype),
+        );
     }
     out
 }

@@ -52,16 +52,30 @@ fn classifier_loss(b: &mut Builder, x: TensorId, labels: TensorId, classes: u64)
 
 fn check_side(side: u64, what: &str) -> Result<(), Error> {
     if side == 0 {
-        return Err(Error::NotApplicable(format!("the image is too small for {what}: a feature map shrinks to zero")));
+        return Err(Error::NotApplicable(format!(
+            "the image is too small for {what}: a feature map shrinks to zero"
+        )));
     }
     Ok(())
 }
 
 /// Conv → BatchNorm → in-place ReLU, the torchvision pattern.
-fn conv_bn_relu(b: &mut Builder, name: &str, bn: &str, x: TensorId, c: Conv, side: u64, relu: bool) -> (TensorId, u64) {
+fn conv_bn_relu(
+    b: &mut Builder,
+    name: &str,
+    bn: &str,
+    x: TensorId,
+    c: Conv,
+    side: u64,
+    relu: bool,
+) -> (TensorId, u64) {
     let (y, side) = b.conv2d(name, x, c, side);
     let y = b.batchnorm2d(bn, y, c.cout);
-    let y = if relu { b.relu(&format!("{name}.relu"), y, true) } else { y };
+    let y = if relu {
+        b.relu(&format!("{name}.relu"), y, true)
+    } else {
+        y
+    };
     (y, side)
 }
 
@@ -74,7 +88,11 @@ fn pruned(channels: u64, keep: f64) -> u64 {
 /// block's inner channels (structured pruning; 1 = unpruned).
 pub fn lower_resnet(b: &mut Builder, r: &ResNetSpec, image: u64, keep: f64) -> Result<(), Error> {
     let blocks = r.stages.iter().fold(0u64, |a, &n| a.saturating_add(n));
-    super::check_dimension("ResNet residual blocks (all stages)", blocks, super::MAX_LAYERS)?;
+    super::check_dimension(
+        "ResNet residual blocks (all stages)",
+        blocks,
+        super::MAX_LAYERS,
+    )?;
     super::check_dimension("ResNet classes", r.classes, super::MAX_WIDTH)?;
     let (x, labels) = image_input(b, image);
     b.layer("stem");
@@ -92,12 +110,52 @@ pub fn lower_resnet(b: &mut Builder, r: &ResNetSpec, image: u64, keep: f64) -> R
             let identity = x;
             let inner = pruned(planes, keep);
             let (out, out_side) = if r.bottleneck {
-                let (y, s) = conv_bn_relu(b, "conv1", "bn1", x, Conv::new(inplanes, inner, 1, 1, 0), side, true);
-                let (y, s) = conv_bn_relu(b, "conv2", "bn2", y, Conv::new(inner, inner, 3, stride, 1), s, true);
-                conv_bn_relu(b, "conv3", "bn3", y, Conv::new(inner, planes * 4, 1, 1, 0), s, false)
+                let (y, s) = conv_bn_relu(
+                    b,
+                    "conv1",
+                    "bn1",
+                    x,
+                    Conv::new(inplanes, inner, 1, 1, 0),
+                    side,
+                    true,
+                );
+                let (y, s) = conv_bn_relu(
+                    b,
+                    "conv2",
+                    "bn2",
+                    y,
+                    Conv::new(inner, inner, 3, stride, 1),
+                    s,
+                    true,
+                );
+                conv_bn_relu(
+                    b,
+                    "conv3",
+                    "bn3",
+                    y,
+                    Conv::new(inner, planes * 4, 1, 1, 0),
+                    s,
+                    false,
+                )
             } else {
-                let (y, s) = conv_bn_relu(b, "conv1", "bn1", x, Conv::new(inplanes, inner, 3, stride, 1), side, true);
-                conv_bn_relu(b, "conv2", "bn2", y, Conv::new(inner, planes, 3, 1, 1), s, false)
+                let (y, s) = conv_bn_relu(
+                    b,
+                    "conv1",
+                    "bn1",
+                    x,
+                    Conv::new(inplanes, inner, 3, stride, 1),
+                    side,
+                    true,
+                );
+                conv_bn_relu(
+                    b,
+                    "conv2",
+                    "bn2",
+                    y,
+                    Conv::new(inner, planes, 3, 1, 1),
+                    s,
+                    false,
+                )
             };
             let identity = if stride != 1 || inplanes != planes * expansion {
                 conv_bn_relu(
@@ -118,7 +176,12 @@ pub fn lower_resnet(b: &mut Builder, r: &ResNetSpec, image: u64, keep: f64) -> R
             b.op(
                 "add_identity",
                 crate::graph::OpKind::Add,
-                crate::builder::OpSpec { inputs: vec![out, identity], outputs: vec![summed], grad_passthrough: true, ..Default::default() },
+                crate::builder::OpSpec {
+                    inputs: vec![out, identity],
+                    outputs: vec![summed],
+                    grad_passthrough: true,
+                    ..Default::default()
+                },
             );
             x = b.relu("relu", summed, true);
             side = out_side;
@@ -146,7 +209,12 @@ pub fn lower_vgg(b: &mut Builder, v: &VggSpec, image: u64, keep: f64) -> Result<
         let c = if c == 0 { 0 } else { pruned(c, keep) };
         b.layer(&format!("features.{idx}"));
         if c == 0 {
-            let (y, s) = b.maxpool(&format!("features.{idx}"), x, Conv::new(cin, cin, 2, 2, 0), side);
+            let (y, s) = b.maxpool(
+                &format!("features.{idx}"),
+                x,
+                Conv::new(cin, cin, 2, 2, 0),
+                side,
+            );
             x = y;
             side = s;
             idx += 1;
@@ -154,8 +222,14 @@ pub fn lower_vgg(b: &mut Builder, v: &VggSpec, image: u64, keep: f64) -> Result<
             continue;
         }
         super::check_dimension("VGG channels", c, super::MAX_WIDTH)?;
-        super::check_elements("a VGG convolution's output per sample (channels × side × side)", &[c, side, side])?;
-        super::check_elements("a VGG convolution's weight (in × out channels × 3 × 3)", &[cin, c, 9])?;
+        super::check_elements(
+            "a VGG convolution's output per sample (channels × side × side)",
+            &[c, side, side],
+        )?;
+        super::check_elements(
+            "a VGG convolution's weight (in × out channels × 3 × 3)",
+            &[cin, c, 9],
+        )?;
         let mut conv = Conv::new(cin, c, 3, 1, 1);
         conv.bias = true;
         let (y, s) = b.conv2d(&format!("features.{idx}"), x, conv, side);
@@ -170,7 +244,10 @@ pub fn lower_vgg(b: &mut Builder, v: &VggSpec, image: u64, keep: f64) -> Result<
         idx += 1;
         cin = c;
     }
-    super::check_elements("VGG's first classifier layer (channels × 7 × 7 × 4096)", &[cin, 49, 4096])?;
+    super::check_elements(
+        "VGG's first classifier layer (channels × 7 × 7 × 4096)",
+        &[cin, 49, 4096],
+    )?;
     b.layer("classifier");
     let pooled = b.avgpool("avgpool", x, cin, 7);
     let flat = b.view(pooled);
@@ -187,15 +264,35 @@ pub fn lower_vgg(b: &mut Builder, v: &VggSpec, image: u64, keep: f64) -> Result<
 
 /// Lowers a MobileNetV2 (width 1.0) for square images of side `image`,
 /// keeping `keep` of each block's expansion channels.
-pub fn lower_mobilenet_v2(b: &mut Builder, m: &MobileNetV2Spec, image: u64, keep: f64) -> Result<(), Error> {
+pub fn lower_mobilenet_v2(
+    b: &mut Builder,
+    m: &MobileNetV2Spec,
+    image: u64,
+    keep: f64,
+) -> Result<(), Error> {
     super::check_dimension("MobileNetV2 classes", m.classes, super::MAX_WIDTH)?;
     let (x, labels) = image_input(b, image);
     b.layer("features.0");
-    let (x, side) = conv_bn_relu(b, "features.0.0", "features.0.1", x, Conv::new(3, 32, 3, 2, 1), image, true);
+    let (x, side) = conv_bn_relu(
+        b,
+        "features.0.0",
+        "features.0.1",
+        x,
+        Conv::new(3, 32, 3, 2, 1),
+        image,
+        true,
+    );
     let (mut x, mut side, mut cin) = (x, side, 32u64);
     // (expansion t, channels c, repeats n, first stride s), torchvision's table.
-    const SETTINGS: [(u64, u64, u64, u64); 7] =
-        [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)];
+    const SETTINGS: [(u64, u64, u64, u64); 7] = [
+        (1, 16, 1, 1),
+        (6, 24, 2, 2),
+        (6, 32, 3, 2),
+        (6, 64, 4, 2),
+        (6, 96, 3, 1),
+        (6, 160, 3, 2),
+        (6, 320, 1, 1),
+    ];
     let mut idx = 1;
     for (t, c, n, s) in SETTINGS {
         for i in 0..n {
@@ -209,17 +306,47 @@ pub fn lower_mobilenet_v2(b: &mut Builder, m: &MobileNetV2Spec, image: u64, keep
             let mut y_side = side;
             let mut j = 0;
             if t != 1 {
-                let (z, zs) =
-                    conv_bn_relu(b, &format!("conv.{j}.0"), &format!("conv.{j}.1"), y, Conv::new(cin, hidden, 1, 1, 0), y_side, true);
+                let (z, zs) = conv_bn_relu(
+                    b,
+                    &format!("conv.{j}.0"),
+                    &format!("conv.{j}.1"),
+                    y,
+                    Conv::new(cin, hidden, 1, 1, 0),
+                    y_side,
+                    true,
+                );
                 y = z;
                 y_side = zs;
                 j += 1;
             }
-            let dw = Conv { groups: hidden, ..Conv::new(hidden, hidden, 3, stride, 1) };
-            let (z, zs) = conv_bn_relu(b, &format!("conv.{j}.0"), &format!("conv.{j}.1"), y, dw, y_side, true);
+            let dw = Conv {
+                groups: hidden,
+                ..Conv::new(hidden, hidden, 3, stride, 1)
+            };
+            let (z, zs) = conv_bn_relu(
+                b,
+                &format!("conv.{j}.0"),
+                &format!("conv.{j}.1"),
+                y,
+                dw,
+                y_side,
+                true,
+            );
             j += 1;
-            let (z, zs) = conv_bn_relu(b, &format!("conv.{j}"), &format!("conv.{}", j + 1), z, Conv::new(hidden, c, 1, 1, 0), zs, false);
-            x = if stride == 1 && cin == c { b.add("residual", input, z) } else { z };
+            let (z, zs) = conv_bn_relu(
+                b,
+                &format!("conv.{j}"),
+                &format!("conv.{}", j + 1),
+                z,
+                Conv::new(hidden, c, 1, 1, 0),
+                zs,
+                false,
+            );
+            x = if stride == 1 && cin == c {
+                b.add("residual", input, z)
+            } else {
+                z
+            };
             side = zs;
             cin = c;
             idx += 1;
@@ -228,7 +355,15 @@ pub fn lower_mobilenet_v2(b: &mut Builder, m: &MobileNetV2Spec, image: u64, keep
         }
     }
     b.layer(&format!("features.{idx}"));
-    let (x, _) = conv_bn_relu(b, &format!("features.{idx}.0"), &format!("features.{idx}.1"), x, Conv::new(cin, 1280, 1, 1, 0), side, true);
+    let (x, _) = conv_bn_relu(
+        b,
+        &format!("features.{idx}.0"),
+        &format!("features.{idx}.1"),
+        x,
+        Conv::new(cin, 1280, 1, 1, 0),
+        side,
+        true,
+    );
     b.layer("classifier");
     let pooled = b.avgpool("adaptive_avg_pool2d", x, 1280, 1);
     let flat = b.view(pooled);

@@ -53,10 +53,16 @@ pub fn check_elements(what: &str, factors: &[u64]) -> Result<(), Error> {
 /// [`Error::InvalidModel`] for zero, [`Error::TooLarge`] above `max`.
 pub fn check_dimension(name: &str, value: u64, max: u64) -> Result<(), Error> {
     if value == 0 {
-        return Err(Error::InvalidModel(format!("{name} must be at least 1, got 0")));
+        return Err(Error::InvalidModel(format!(
+            "{name} must be at least 1, got 0"
+        )));
     }
     if value > max {
-        return Err(Error::TooLarge { what: name.to_string(), value: value.to_string(), limit: max.to_string() });
+        return Err(Error::TooLarge {
+            what: name.to_string(),
+            value: value.to_string(),
+            limit: max.to_string(),
+        });
     }
     Ok(())
 }
@@ -140,12 +146,19 @@ impl ModelSpec {
                 cfg.weight_format()
             )));
         }
-        let cnn = matches!(self, ModelSpec::ResNet(_) | ModelSpec::Vgg(_) | ModelSpec::MobileNetV2(_));
+        let cnn = matches!(
+            self,
+            ModelSpec::ResNet(_) | ModelSpec::Vgg(_) | ModelSpec::MobileNetV2(_)
+        );
         if (cfg.keep_attention < 1.0 || cfg.keep_mlp < 1.0) && cnn {
-            return Err(Error::NotApplicable("this CNN has no attention heads or MLP blocks to prune: use keep-conv".into()));
+            return Err(Error::NotApplicable(
+                "this CNN has no attention heads or MLP blocks to prune: use keep-conv".into(),
+            ));
         }
         if cfg.keep_conv < 1.0 && !cnn {
-            return Err(Error::NotApplicable("keep-conv prunes convolution channels of CNNs (ResNet, VGG, MobileNetV2)".into()));
+            return Err(Error::NotApplicable(
+                "keep-conv prunes convolution channels of CNNs (ResNet, VGG, MobileNetV2)".into(),
+            ));
         }
         b.lora_fp32 = cfg.lora_fp32;
         match self {
@@ -155,7 +168,9 @@ impl ModelSpec {
             }
             ModelSpec::ResNet(r) => cnn::lower_resnet(&mut b, r, cfg.image, cfg.keep_conv)?,
             ModelSpec::Vgg(v) => cnn::lower_vgg(&mut b, v, cfg.image, cfg.keep_conv)?,
-            ModelSpec::MobileNetV2(m) => cnn::lower_mobilenet_v2(&mut b, m, cfg.image, cfg.keep_conv)?,
+            ModelSpec::MobileNetV2(m) => {
+                cnn::lower_mobilenet_v2(&mut b, m, cfg.image, cfg.keep_conv)?
+            }
             ModelSpec::Vit(v) => vit::lower_vit(&mut b, v, cfg.image, cfg.attention)?,
             ModelSpec::Mlp(m) => vit::lower_mlp(&mut b, &vit::pruned_mlp(m, cfg.keep_mlp))?,
         }
@@ -168,7 +183,12 @@ impl ModelSpec {
             ModelSpec::Vit(v) => v.image,
             _ => 224,
         };
-        TrainConfig { batch: 1, seq: 8, image, ..TrainConfig::default() }
+        TrainConfig {
+            batch: 1,
+            seq: 8,
+            image,
+            ..TrainConfig::default()
+        }
     }
 
     /// Exact parameter count (tied parameters once), as PyTorch reports it.

@@ -96,21 +96,28 @@ impl TransformerSpec {
         ];
         for (name, v) in positive {
             if v == 0 || v > 1 << 32 {
-                return Err(Error::InvalidModel(format!("{name} must be between 1 and 2^32, got {v}")));
+                return Err(Error::InvalidModel(format!(
+                    "{name} must be between 1 and 2^32, got {v}"
+                )));
             }
         }
         // BERT and GPT-2 split hidden_size into the heads (`all_head_size`);
         // Hugging Face refuses a hidden size the heads do not divide.
         if self.arch != Arch::Llama && self.heads.saturating_mul(self.head_dim) != self.hidden {
-            return Err(Error::InvalidModel(if self.hidden.is_multiple_of(self.heads) {
-                format!(
-                    "head_dim ({}) must be hidden_size / num_attention_heads = {} for BERT and GPT-2",
-                    self.head_dim,
-                    self.hidden / self.heads
-                )
-            } else {
-                format!("hidden_size ({}) is not a multiple of num_attention_heads ({})", self.hidden, self.heads)
-            }));
+            return Err(Error::InvalidModel(
+                if self.hidden.is_multiple_of(self.heads) {
+                    format!(
+                        "head_dim ({}) must be hidden_size / num_attention_heads = {} for BERT and GPT-2",
+                        self.head_dim,
+                        self.hidden / self.heads
+                    )
+                } else {
+                    format!(
+                        "hidden_size ({}) is not a multiple of num_attention_heads ({})",
+                        self.hidden, self.heads
+                    )
+                },
+            ));
         }
         if !self.heads.is_multiple_of(self.kv_heads) {
             return Err(Error::InvalidModel(format!(
@@ -121,12 +128,20 @@ impl TransformerSpec {
         // The deepest published models have ~130 layers; beyond this the
         // op-by-op simulation would take seconds in the browser.
         if self.layers > MAX_LAYERS {
-            return Err(Error::InvalidModel(format!("num_hidden_layers = {} is more than {MAX_LAYERS}", self.layers)));
+            return Err(Error::InvalidModel(format!(
+                "num_hidden_layers = {} is more than {MAX_LAYERS}",
+                self.layers
+            )));
         }
         // PyTorch's `nn.Dropout` refuses probabilities outside [0, 1] (NaN included).
-        for (name, p) in [("hidden dropout", self.hidden_dropout), ("attention dropout", self.attention_dropout)] {
+        for (name, p) in [
+            ("hidden dropout", self.hidden_dropout),
+            ("attention dropout", self.attention_dropout),
+        ] {
             if !(0.0..=1.0).contains(&p) {
-                return Err(Error::InvalidModel(format!("{name} probability must be between 0 and 1, got {p}")));
+                return Err(Error::InvalidModel(format!(
+                    "{name} probability must be between 0 and 1, got {p}"
+                )));
             }
         }
         Ok(())
@@ -136,15 +151,26 @@ impl TransformerSpec {
 /// Structured pruning: keep `keep_attention` of the attention heads (whole
 /// key/value groups with GQA) and `keep_mlp` of the MLP neurons, rounded to
 /// at least one.
-pub fn pruned(t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<TransformerSpec, Error> {
+pub fn pruned(
+    t: &TransformerSpec,
+    cfg: &crate::config::TrainConfig,
+) -> Result<TransformerSpec, Error> {
     // Nothing to prune (a zero-sized spec is the size checks' to refuse).
-    if (cfg.keep_attention >= 1.0 && cfg.keep_mlp >= 1.0) || t.kv_heads == 0 || t.intermediate == 0 {
+    if (cfg.keep_attention >= 1.0 && cfg.keep_mlp >= 1.0) || t.kv_heads == 0 || t.intermediate == 0
+    {
         return Ok(t.clone());
     }
     let group = (t.heads / t.kv_heads.max(1)).max(1);
-    let kv_heads = ((t.kv_heads as f64 * cfg.keep_attention).round() as u64).clamp(1, t.kv_heads.max(1));
-    let intermediate = ((t.intermediate as f64 * cfg.keep_mlp).round() as u64).clamp(1, t.intermediate.max(1));
-    Ok(TransformerSpec { kv_heads, heads: kv_heads * group, intermediate, ..t.clone() })
+    let kv_heads =
+        ((t.kv_heads as f64 * cfg.keep_attention).round() as u64).clamp(1, t.kv_heads.max(1));
+    let intermediate =
+        ((t.intermediate as f64 * cfg.keep_mlp).round() as u64).clamp(1, t.intermediate.max(1));
+    Ok(TransformerSpec {
+        kv_heads,
+        heads: kv_heads * group,
+        intermediate,
+        ..t.clone()
+    })
 }
 
 /// One tensor-parallel rank's share (Megatron-LM): attention heads, key/value
@@ -154,9 +180,15 @@ fn tensor_parallel_shard(t: &TransformerSpec, tp: u64) -> Result<TransformerSpec
     if tp <= 1 {
         return Ok(t.clone());
     }
-    for (name, v) in [("num_attention_heads", t.heads), ("num_key_value_heads", t.kv_heads), ("intermediate_size", t.intermediate)] {
+    for (name, v) in [
+        ("num_attention_heads", t.heads),
+        ("num_key_value_heads", t.kv_heads),
+        ("intermediate_size", t.intermediate),
+    ] {
         if !v.is_multiple_of(tp) {
-            return Err(Error::NotApplicable(format!("tensor parallelism needs {name} ({v}) divisible by tp = {tp}")));
+            return Err(Error::NotApplicable(format!(
+                "tensor parallelism needs {name} ({v}) divisible by tp = {tp}"
+            )));
         }
     }
     let padded = t.vocab.div_ceil(128 * tp) * 128 * tp;
@@ -178,20 +210,53 @@ fn check_sizes(t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<
     use super::check_elements as check;
     let seq = cfg.seq;
     let qd = t.heads.saturating_mul(t.head_dim);
-    check("the query projection (num_attention_heads × head_dim × 3)", &[t.heads, t.head_dim, 3])?;
-    check("the embedding (vocab_size × hidden_size)", &[t.vocab, t.hidden])?;
-    check("the position embedding (max_position_embeddings × hidden_size)", &[t.max_positions, t.hidden])?;
-    check("the token-type embedding (type_vocab_size × hidden_size)", &[t.type_vocab, t.hidden])?;
-    check("an attention projection (hidden_size × num_attention_heads × head_dim × 3)", &[t.hidden, qd, 3])?;
+    check(
+        "the query projection (num_attention_heads × head_dim × 3)",
+        &[t.heads, t.head_dim, 3],
+    )?;
+    check(
+        "the embedding (vocab_size × hidden_size)",
+        &[t.vocab, t.hidden],
+    )?;
+    check(
+        "the position embedding (max_position_embeddings × hidden_size)",
+        &[t.max_positions, t.hidden],
+    )?;
+    check(
+        "the token-type embedding (type_vocab_size × hidden_size)",
+        &[t.type_vocab, t.hidden],
+    )?;
+    check(
+        "an attention projection (hidden_size × num_attention_heads × head_dim × 3)",
+        &[t.hidden, qd, 3],
+    )?;
     // BERT's query, key, value, output and pooler projections are hidden × hidden.
-    check("a hidden × hidden projection (hidden_size²)", &[t.hidden, t.hidden])?;
-    check("an MLP projection (hidden_size × intermediate_size)", &[t.hidden, t.intermediate])?;
-    check("the hidden states per sample (seq × hidden_size)", &[seq, t.hidden])?;
-    check("the projected q, k, v per sample (seq × num_attention_heads × head_dim × 3)", &[seq, qd, 3])?;
-    check("the MLP activations per sample (seq × intermediate_size)", &[seq, t.intermediate])?;
+    check(
+        "a hidden × hidden projection (hidden_size²)",
+        &[t.hidden, t.hidden],
+    )?;
+    check(
+        "an MLP projection (hidden_size × intermediate_size)",
+        &[t.hidden, t.intermediate],
+    )?;
+    check(
+        "the hidden states per sample (seq × hidden_size)",
+        &[seq, t.hidden],
+    )?;
+    check(
+        "the projected q, k, v per sample (seq × num_attention_heads × head_dim × 3)",
+        &[seq, qd, 3],
+    )?;
+    check(
+        "the MLP activations per sample (seq × intermediate_size)",
+        &[seq, t.intermediate],
+    )?;
     check("the logits per sample (seq × vocab_size)", &[seq, t.vocab])?;
     if cfg.attention == Attention::Eager {
-        check("the attention scores per sample (num_attention_heads × seq × seq)", &[t.heads, seq, seq])?;
+        check(
+            "the attention scores per sample (num_attention_heads × seq × seq)",
+            &[t.heads, seq, seq],
+        )?;
     }
     if let Head::Classification { labels } = t.head {
         super::check_dimension("num_labels", labels, super::MAX_WIDTH)?;
@@ -200,13 +265,20 @@ fn check_sizes(t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<
         return Ok(());
     }
     let cache = cfg.cache_tokens();
-    check("the KV cache per sample (2 × layers × num_key_value_heads × head_dim × tokens)", &[2, t.layers, t.kv_heads, t.head_dim, cache])
+    check(
+        "the KV cache per sample (2 × layers × num_key_value_heads × head_dim × tokens)",
+        &[2, t.layers, t.kv_heads, t.head_dim, cache],
+    )
 }
 
 /// Lowers a transformer for sequence length `seq`; `t` is the validated
 /// spec after pruning ([`pruned`]), which may have fewer heads than it splits
 /// `hidden_size` into.
-pub fn lower(b: &mut Builder, t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<(), Error> {
+pub fn lower(
+    b: &mut Builder,
+    t: &TransformerSpec,
+    cfg: &crate::config::TrainConfig,
+) -> Result<(), Error> {
     let (seq, attention, ckpt) = (cfg.seq, cfg.attention, cfg.checkpointing);
     check_sizes(t, cfg)?;
     let par = cfg.parallel;
@@ -224,7 +296,10 @@ pub fn lower(b: &mut Builder, t: &TransformerSpec, cfg: &crate::config::TrainCon
     // Pipeline stage 0 holds the embeddings and the first ⌈L/pp⌉ layers.
     let stage_layers = t.layers.div_ceil(par.pp.max(1));
     if t.max_positions > 0 && seq > t.max_positions {
-        return Err(Error::NotApplicable(format!("sequence length {seq} exceeds this model's {} learned positions", t.max_positions)));
+        return Err(Error::NotApplicable(format!(
+            "sequence length {seq} exceeds this model's {} learned positions",
+            t.max_positions
+        )));
     }
     let h = t.hidden;
     b.layer("embeddings");
@@ -233,7 +308,11 @@ pub fn lower(b: &mut Builder, t: &TransformerSpec, cfg: &crate::config::TrainCon
         Head::CausalLm => seq,
         Head::Classification { .. } | Head::Bare => 1,
     };
-    let labels = if b.inference { ids } else { b.input("labels", labels_per_sample, DType::I64) };
+    let labels = if b.inference {
+        ids
+    } else {
+        b.input("labels", labels_per_sample, DType::I64)
+    };
     let (embed_name, pos_name) = match t.arch {
         Arch::Bert => ("word_embeddings", "position_embeddings"),
         Arch::Gpt2 => ("wte", "wpe"),
@@ -292,7 +371,11 @@ pub fn lower(b: &mut Builder, t: &TransformerSpec, cfg: &crate::config::TrainCon
             };
             x = b.sp_gather(x);
             let seq = seq / b.sp;
-            let logits = if t.tie_embeddings { lm_head_tied(b, x, wte, t) } else { b.linear("lm_head", x, h, t.vocab, false) };
+            let logits = if t.tie_embeddings {
+                lm_head_tied(b, x, wte, t)
+            } else {
+                b.linear("lm_head", x, h, t.vocab, false)
+            };
             // transformers' ForCausalLMLoss upcasts the logits (`logits.float()`) before the loss.
             let upcast = b.cast(logits, DType::F32);
             let seq = seq * b.sp;
@@ -319,7 +402,13 @@ pub fn lower(b: &mut Builder, t: &TransformerSpec, cfg: &crate::config::TrainCon
 /// The head in inference: a decoder's LM head sees only the last position
 /// (generation asks for `logits_to_keep=1`) and is upcast to fp32; the KV
 /// cache holds keys and values of every layer for `cache_tokens` positions.
-fn lower_inference_head(b: &mut Builder, t: &TransformerSpec, x: TensorId, wte: crate::graph::ParamId, cache_tokens: u64) {
+fn lower_inference_head(
+    b: &mut Builder,
+    t: &TransformerSpec,
+    x: TensorId,
+    wte: crate::graph::ParamId,
+    cache_tokens: u64,
+) {
     let h = t.hidden;
     match t.head {
         Head::CausalLm => {
@@ -331,9 +420,17 @@ fn lower_inference_head(b: &mut Builder, t: &TransformerSpec, x: TensorId, wte: 
             b.op(
                 "select_last",
                 crate::graph::OpKind::Copy,
-                crate::builder::OpSpec { inputs: vec![x], outputs: vec![last], ..Default::default() },
+                crate::builder::OpSpec {
+                    inputs: vec![x],
+                    outputs: vec![last],
+                    ..Default::default()
+                },
             );
-            let logits = if t.tie_embeddings { lm_head_tied(b, last, wte, t) } else { b.linear("lm_head", last, h, t.vocab, false) };
+            let logits = if t.tie_embeddings {
+                lm_head_tied(b, last, wte, t)
+            } else {
+                b.linear("lm_head", last, h, t.vocab, false)
+            };
             let up = b.cast(logits, DType::F32);
             b.keep_alive(up);
             let kv_dtype = b.autocast_dtype().unwrap_or(b.param_dtype()).size();
@@ -353,7 +450,12 @@ fn lower_inference_head(b: &mut Builder, t: &TransformerSpec, x: TensorId, wte: 
 }
 
 /// The LM head reusing the input embedding matrix (GPT-2's tied `lm_head`).
-fn lm_head_tied(b: &mut Builder, x: TensorId, wte: crate::graph::ParamId, t: &TransformerSpec) -> TensorId {
+fn lm_head_tied(
+    b: &mut Builder,
+    x: TensorId,
+    wte: crate::graph::ParamId,
+    t: &TransformerSpec,
+) -> TensorId {
     b.linear_with("lm_head", x, wte, None, t.hidden, t.vocab)
 }
 
@@ -364,14 +466,25 @@ fn bert_pooler(b: &mut Builder, x: TensorId, h: u64) -> TensorId {
     b.op(
         "pooler.select",
         crate::graph::OpKind::Copy,
-        crate::builder::OpSpec { inputs: vec![x], outputs: vec![first], ..Default::default() },
+        crate::builder::OpSpec {
+            inputs: vec![x],
+            outputs: vec![first],
+            ..Default::default()
+        },
     );
     let d = b.linear("pooler.dense", first, h, h, true);
     b.tanh("pooler.activation", d)
 }
 
 /// One BERT layer (post-LN).
-fn bert_layer(b: &mut Builder, t: &TransformerSpec, x: TensorId, seq: u64, attention: Attention, ckpt: Checkpointing) -> TensorId {
+fn bert_layer(
+    b: &mut Builder,
+    t: &TransformerSpec,
+    x: TensorId,
+    seq: u64,
+    attention: Attention,
+    ckpt: Checkpointing,
+) -> TensorId {
     let h = t.hidden;
     // `all_head_size`: hidden_size, less after head pruning or tensor parallelism.
     let qd = t.heads * t.head_dim;
@@ -392,10 +505,21 @@ fn bert_layer(b: &mut Builder, t: &TransformerSpec, x: TensorId, seq: u64, atten
 }
 
 /// One pre-norm decoder layer (GPT-2 or Llama).
-fn decoder_layer(b: &mut Builder, t: &TransformerSpec, x: TensorId, seq: u64, attention: Attention, ckpt: Checkpointing) -> TensorId {
+fn decoder_layer(
+    b: &mut Builder,
+    t: &TransformerSpec,
+    x: TensorId,
+    seq: u64,
+    attention: Attention,
+    ckpt: Checkpointing,
+) -> TensorId {
     let h = t.hidden;
     let llama = t.arch == Arch::Llama;
-    let n_local = if llama { b.rmsnorm("input_layernorm", x, h) } else { b.layernorm("ln_1", x, h, true) };
+    let n_local = if llama {
+        b.rmsnorm("input_layernorm", x, h)
+    } else {
+        b.layernorm("ln_1", x, h, true)
+    };
     let mark = b.op_count();
     let n = b.sp_gather(n_local);
     let (q, k, v) = if llama {
@@ -416,12 +540,20 @@ fn decoder_layer(b: &mut Builder, t: &TransformerSpec, x: TensorId, seq: u64, at
     };
     b.resave(mark, n, n_local);
     let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, llama);
-    let o_name = if llama { "self_attn.o_proj" } else { "attn.c_proj" };
+    let o_name = if llama {
+        "self_attn.o_proj"
+    } else {
+        "attn.c_proj"
+    };
     let o = b.linear(o_name, ctx, t.heads * t.head_dim, h, t.mlp_bias);
     let o = b.sp_scatter(o);
     let o = b.dropout("attn.resid_dropout", o, t.hidden_dropout);
     let x = b.add("attn.residual", x, o);
-    let n_local = if llama { b.rmsnorm("post_attention_layernorm", x, h) } else { b.layernorm("ln_2", x, h, true) };
+    let n_local = if llama {
+        b.rmsnorm("post_attention_layernorm", x, h)
+    } else {
+        b.layernorm("ln_2", x, h, true)
+    };
     let mark = b.op_count();
     let n = b.sp_gather(n_local);
     let m = if llama {
@@ -432,7 +564,11 @@ fn decoder_layer(b: &mut Builder, t: &TransformerSpec, x: TensorId, seq: u64, at
         b.linear("mlp.down_proj", gu, t.intermediate, h, false)
     } else {
         let f = b.linear("mlp.c_fc", n, h, t.intermediate, true);
-        let f = if t.fused_gelu { b.activation("mlp.act", f) } else { b.gelu_new("mlp.act", f) };
+        let f = if t.fused_gelu {
+            b.activation("mlp.act", f)
+        } else {
+            b.gelu_new("mlp.act", f)
+        };
         b.linear("mlp.c_proj", f, t.intermediate, h, true)
     };
     b.resave(mark, n, n_local);
@@ -460,10 +596,18 @@ fn attention_core(
     let ctx_numel = seq * qd;
     // Grouped-query attention: `repeat_kv` expands k and v to all heads with a copy.
     let expand = |b: &mut Builder, x: TensorId, name: &str| -> TensorId {
-        if repeat_kv && t.kv_heads != t.heads { b.expand_copy(name, x, ctx_numel) } else { x }
+        if repeat_kv && t.kv_heads != t.heads {
+            b.expand_copy(name, x, ctx_numel)
+        } else {
+            x
+        }
     };
     if attention != Attention::Eager {
-        let (k, v) = if attention == Attention::Sdpa { (expand(b, k, "attn.repeat_k"), expand(b, v, "attn.repeat_v")) } else { (k, v) };
+        let (k, v) = if attention == Attention::Sdpa {
+            (expand(b, k, "attn.repeat_k"), expand(b, v, "attn.repeat_v"))
+        } else {
+            (k, v)
+        };
         return b.fused_attention("attn.sdpa", q, k, v, seq, a, d);
     }
     b.set_attention_core(ckpt.selective());
@@ -471,7 +615,11 @@ fn attention_core(
     let v = expand(b, v, "attn.repeat_v");
     // matmul on transposed 4-D views reshapes through a contiguous copy, which bmm saves.
     let qc = b.copy("attn.q_reshape", q);
-    let kc = if repeat_kv && t.kv_heads != t.heads { k } else { b.copy("attn.k_reshape", k) };
+    let kc = if repeat_kv && t.kv_heads != t.heads {
+        k
+    } else {
+        b.copy("attn.k_reshape", k)
+    };
     let s2 = a * seq * seq;
     let scores = b.bmm("attn.scores", qc, kc, s2, s2.saturating_mul(2 * d));
     let scores = b.scale("attn.scale", scores);
@@ -480,13 +628,27 @@ fn attention_core(
     // Llama casts the fp32 softmax back to the query dtype and GPT-2 to the
     // value dtype before dropout; BERT applies dropout to the fp32 softmax and
     // lets autocast cast it for the context matmul.
-    let probs = if t.arch == Arch::Bert { probs } else { b.cast(probs, b.dtype(qc)) };
+    let probs = if t.arch == Arch::Bert {
+        probs
+    } else {
+        b.cast(probs, b.dtype(qc))
+    };
     let probs = b.dropout("attn.dropout", probs, t.attention_dropout);
     // The attention weights are returned to the layer (`attention_output, _ =
     // self.attention(...)`), which keeps them until it returns.
     b.hold_until_block_end(probs);
-    let vc = if repeat_kv && t.kv_heads != t.heads { v } else { b.copy("attn.v_reshape", v) };
-    let ctx = b.bmm("attn.context", probs, vc, ctx_numel, s2.saturating_mul(2 * d));
+    let vc = if repeat_kv && t.kv_heads != t.heads {
+        v
+    } else {
+        b.copy("attn.v_reshape", v)
+    };
+    let ctx = b.bmm(
+        "attn.context",
+        probs,
+        vc,
+        ctx_numel,
+        s2.saturating_mul(2 * d),
+    );
     // transpose(1, 2).contiguous() before the output projection.
     let ctx = b.copy("attn.merge_heads", ctx);
     b.set_attention_core(false);

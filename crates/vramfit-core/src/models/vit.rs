@@ -70,32 +70,63 @@ pub struct MlpSpec {
 fn check_vit_sizes(v: &VitSpec, image: u64) -> Result<(), Error> {
     use super::{MAX_LAYERS, MAX_WIDTH, check_dimension, check_elements};
     check_dimension("ViT layers", v.layers, MAX_LAYERS)?;
-    for (name, value) in [("ViT hidden size", v.hidden), ("ViT MLP size", v.mlp), ("ViT classes", v.classes)] {
+    for (name, value) in [
+        ("ViT hidden size", v.hidden),
+        ("ViT MLP size", v.mlp),
+        ("ViT classes", v.classes),
+    ] {
         check_dimension(name, value, MAX_WIDTH)?;
     }
     let grid = image / v.patch.max(1);
     let tokens = grid.saturating_mul(grid).saturating_add(1);
-    check_elements("the ViT's patch embedding (3 × patch × patch × hidden)", &[3, v.patch, v.patch, v.hidden])?;
-    check_elements("the ViT's q, k, v per sample (tokens × hidden × 3)", &[tokens, v.hidden, 3])?;
-    check_elements("the ViT's MLP activations per sample (tokens × MLP size)", &[tokens, v.mlp])?;
+    check_elements(
+        "the ViT's patch embedding (3 × patch × patch × hidden)",
+        &[3, v.patch, v.patch, v.hidden],
+    )?;
+    check_elements(
+        "the ViT's q, k, v per sample (tokens × hidden × 3)",
+        &[tokens, v.hidden, 3],
+    )?;
+    check_elements(
+        "the ViT's MLP activations per sample (tokens × MLP size)",
+        &[tokens, v.mlp],
+    )?;
     check_elements("a ViT MLP layer (hidden × MLP size)", &[v.hidden, v.mlp])?;
-    check_elements("the ViT's attention projection (hidden × hidden × 3)", &[v.hidden, v.hidden, 3])?;
+    check_elements(
+        "the ViT's attention projection (hidden × hidden × 3)",
+        &[v.hidden, v.hidden, 3],
+    )?;
     check_elements("the ViT's head (hidden × classes)", &[v.hidden, v.classes])
 }
 
 /// Lowers a ViT; the image side must match the model's position embedding.
-pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64, attention: crate::config::Attention) -> Result<(), Error> {
+pub fn lower_vit(
+    b: &mut Builder,
+    v: &VitSpec,
+    image: u64,
+    attention: crate::config::Attention,
+) -> Result<(), Error> {
     // torchvision always calls SDPA; CUDA picks flash for half precision, the
     // memory-efficient kernel for fp32. `flash` forces the flash layout.
-    let flash = attention == crate::config::Attention::Flash || b.autocast_dtype().is_some() || b.param_dtype() != DType::F32;
+    let flash = attention == crate::config::Attention::Flash
+        || b.autocast_dtype().is_some()
+        || b.param_dtype() != DType::F32;
     if image != v.image {
-        return Err(Error::NotApplicable(format!("this ViT's position embedding is fixed to {0}×{0} images; got {image}", v.image)));
+        return Err(Error::NotApplicable(format!(
+            "this ViT's position embedding is fixed to {0}×{0} images; got {image}",
+            v.image
+        )));
     }
     if v.patch == 0 || v.hidden == 0 || v.heads == 0 || !v.hidden.is_multiple_of(v.heads) {
-        return Err(Error::InvalidModel("ViT hidden size must be a positive multiple of the heads".into()));
+        return Err(Error::InvalidModel(
+            "ViT hidden size must be a positive multiple of the heads".into(),
+        ));
     }
     if v.patch > image {
-        return Err(Error::InvalidModel(format!("the ViT's patch ({}) is larger than its image ({image})", v.patch)));
+        return Err(Error::InvalidModel(format!(
+            "the ViT's patch ({}) is larger than its image ({image})",
+            v.patch
+        )));
     }
     check_vit_sizes(v, image)?;
     let h = v.hidden;
@@ -105,23 +136,45 @@ pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64, attention: crate::con
     let x = b.input("images", 3 * image * image, b.float_input_dtype());
     let labels = b.input("labels", 1, DType::I64);
     b.layer("patch_embed");
-    let conv = crate::nn::Conv { bias: true, ..crate::nn::Conv::new(3, h, v.patch, v.patch, 0) };
+    let conv = crate::nn::Conv {
+        bias: true,
+        ..crate::nn::Conv::new(3, h, v.patch, v.patch, 0)
+    };
     let (x, _) = b.conv2d("conv_proj", x, conv, image);
     let cls = b.param("class_token", &[1, 1, h]);
     let pos = b.param("encoder.pos_embedding", &[1, tokens, h]);
     // cat([class_token.expand(n), x]) then `+ pos_embedding`: two new tensors, nothing saved.
-    let cat = b.tensor(crate::graph::Numel::per_sample(tokens * h), b.dtype(x), true);
+    let cat = b.tensor(
+        crate::graph::Numel::per_sample(tokens * h),
+        b.dtype(x),
+        true,
+    );
     b.op(
         "cat_class_token",
         crate::graph::OpKind::Copy,
-        crate::builder::OpSpec { inputs: vec![x], outputs: vec![cat], params: vec![cls], ..Default::default() },
+        crate::builder::OpSpec {
+            inputs: vec![x],
+            outputs: vec![cat],
+            params: vec![cls],
+            ..Default::default()
+        },
     );
     // Type promotion with the (fp32 under autocast) positional embedding.
-    let mut x = b.tensor(crate::graph::Numel::per_sample(tokens * h), b.param_dtype().max_size(b.dtype(cat)), true);
+    let mut x = b.tensor(
+        crate::graph::Numel::per_sample(tokens * h),
+        b.param_dtype().max_size(b.dtype(cat)),
+        true,
+    );
     b.op(
         "add_pos_embedding",
         crate::graph::OpKind::Add,
-        crate::builder::OpSpec { inputs: vec![cat], outputs: vec![x], params: vec![pos], grad_passthrough: true, ..Default::default() },
+        crate::builder::OpSpec {
+            inputs: vec![cat],
+            outputs: vec![x],
+            params: vec![pos],
+            grad_passthrough: true,
+            ..Default::default()
+        },
     );
     let d = h / v.heads;
     for i in 0..v.layers {
@@ -138,7 +191,11 @@ pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64, attention: crate::con
         // output like q (here laid out [tokens, batch, heads, dim]), so this is
         // a no-op; the memory-efficient kernel (chosen for fp32 on CUDA)
         // allocates [batch, tokens, heads, dim], which must be copied.
-        let ctx = if flash { ctx } else { b.copy("self_attention.merge_heads", ctx) };
+        let ctx = if flash {
+            ctx
+        } else {
+            b.copy("self_attention.merge_heads", ctx)
+        };
         let o = b.linear("self_attention.out_proj", ctx, h, h, true);
         let r = b.add("residual_1", o, x);
         let n2 = b.layernorm("ln_2", r, h, true);
@@ -154,7 +211,11 @@ pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64, attention: crate::con
     b.op(
         "select_class_token",
         crate::graph::OpKind::Copy,
-        crate::builder::OpSpec { inputs: vec![x], outputs: vec![first], ..Default::default() },
+        crate::builder::OpSpec {
+            inputs: vec![x],
+            outputs: vec![first],
+            ..Default::default()
+        },
     );
     let logits = b.linear("heads.head", first, h, v.classes, true);
     b.cross_entropy("loss", logits, labels, 1, v.classes);
@@ -162,7 +223,12 @@ pub fn lower_vit(b: &mut Builder, v: &VitSpec, image: u64, attention: crate::con
 }
 
 /// q, k and v of a fused projection (see [`Builder::split`]).
-pub(crate) fn split3(b: &mut Builder, name: &str, qkv: crate::graph::TensorId, select: bool) -> [crate::graph::TensorId; 3] {
+pub(crate) fn split3(
+    b: &mut Builder,
+    name: &str,
+    qkv: crate::graph::TensorId,
+    select: bool,
+) -> [crate::graph::TensorId; 3] {
     let v = b.split(name, qkv, 3, select);
     let get = |i: usize| v.get(i).copied().unwrap_or(qkv);
     [get(0), get(1), get(2)]
@@ -173,8 +239,18 @@ pub fn pruned_mlp(m: &MlpSpec, keep: f64) -> MlpSpec {
     if keep >= 1.0 {
         return m.clone();
     }
-    let layers = m.layers.iter().map(|l| MlpLayer { out: ((l.out as f64 * keep).round() as u64).max(1), ..*l }).collect();
-    MlpSpec { layers, ..m.clone() }
+    let layers = m
+        .layers
+        .iter()
+        .map(|l| MlpLayer {
+            out: ((l.out as f64 * keep).round() as u64).max(1),
+            ..*l
+        })
+        .collect();
+    MlpSpec {
+        layers,
+        ..m.clone()
+    }
 }
 
 /// Checks an MLP's depth and each layer's weight against the limits in [`super`].
@@ -225,6 +301,10 @@ pub fn lower_mlp(b: &mut Builder, m: &MlpSpec) -> Result<(), Error> {
 impl DType {
     /// The wider of two float types (mixed fp32/half arithmetic promotes to fp32).
     pub fn max_size(self, other: DType) -> DType {
-        if self.size() >= other.size() { self } else { other }
+        if self.size() >= other.size() {
+            self
+        } else {
+            other
+        }
     }
 }

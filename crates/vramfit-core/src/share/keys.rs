@@ -27,11 +27,19 @@ impl fmt::Debug for Key {
 }
 
 fn count(v: &str, min: u64, max: u64) -> Result<u64, Reason> {
-    v.trim().parse::<u64>().ok().filter(|n| (min..=max).contains(n)).ok_or(Reason::Count { min, max })
+    v.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|n| (min..=max).contains(n))
+        .ok_or(Reason::Count { min, max })
 }
 
 fn fraction(v: &str) -> Result<f64, Reason> {
-    v.trim().parse::<f64>().ok().filter(|f| *f > 0.0 && *f <= 1.0).ok_or(Reason::Fraction)
+    v.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|f| *f > 0.0 && *f <= 1.0)
+        .ok_or(Reason::Fraction)
 }
 
 fn switch(v: &str) -> Result<bool, Reason> {
@@ -47,7 +55,9 @@ fn bit(b: bool) -> String {
 }
 
 fn choice<T: FromStr>(v: &str, accepted: impl FnOnce() -> String) -> Result<T, Reason> {
-    v.trim().parse::<T>().map_err(|_| Reason::Choice(accepted()))
+    v.trim()
+        .parse::<T>()
+        .map_err(|_| Reason::Choice(accepted()))
 }
 
 const STEPS: u64 = 1 << 16;
@@ -67,7 +77,12 @@ macro_rules! count_key {
 /// Defines a key whose value is a fraction in (0, 1].
 macro_rules! fraction_key {
     ($key:literal, $flag:literal, $field:ident) => {
-        Key { key: $key, flag: $flag, get: |s| s.train.$field.to_string(), set: |s, v| fraction(v).map(|f| s.train.$field = f) }
+        Key {
+            key: $key,
+            flag: $flag,
+            get: |s| s.train.$field.to_string(),
+            set: |s, v| fraction(v).map(|f| s.train.$field = f),
+        }
     };
 }
 
@@ -91,7 +106,11 @@ macro_rules! choice_key {
 }
 
 fn strategies() -> String {
-    Strategy::ALL.iter().map(|s| s.id()).collect::<Vec<_>>().join("|")
+    Strategy::ALL
+        .iter()
+        .map(|s| s.id())
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
 fn set_checkpointing(s: &mut ShareState, v: &str) -> Result<(), Reason> {
@@ -107,7 +126,9 @@ fn set_checkpointing(s: &mut ShareState, v: &str) -> Result<(), Reason> {
 
 fn set_offload(s: &mut ShareState, v: &str) -> Result<(), Reason> {
     // A `+` typed into a link by hand arrives as a space.
-    let o = choice::<Offload>(&v.trim().replace(' ', "+"), || "none|optimizer|optimizer+params".to_string())?;
+    let o = choice::<Offload>(&v.trim().replace(' ', "+"), || {
+        "none|optimizer|optimizer+params".to_string()
+    })?;
     s.train.parallel.offload = o;
     Ok(())
 }
@@ -136,19 +157,58 @@ fn set_gpu(s: &mut ShareState, v: &str) -> Result<(), Reason> {
 /// Every key of format version 1, in the order links write them; `v` and
 /// `j` (the packed `config.json`, written last) are handled apart.
 pub const KEYS: &[Key] = &[
-    Key { key: "m", flag: "--model", get: |s| s.model.clone(), set: set_model },
-    Key { key: "g", flag: "--gpu", get: |s| s.gpu.clone(), set: set_gpu },
+    Key {
+        key: "m",
+        flag: "--model",
+        get: |s| s.model.clone(),
+        set: set_model,
+    },
+    Key {
+        key: "g",
+        flag: "--gpu",
+        get: |s| s.gpu.clone(),
+        set: set_gpu,
+    },
     count_key!("b", "--batch", batch, 1, MAX_DIMENSION),
     count_key!("s", "--seq", seq, 1, MAX_DIMENSION),
     count_key!("i", "--image", image, 1, MAX_DIMENSION),
     count_key!("a", "--grad-accum", grad_accum, 1, STEPS),
-    choice_key!("p", "--precision", precision, Precision, Precision::accepted),
-    choice_key!("o", "--optimizer", optimizer, Optimizer, Optimizer::accepted),
-    Key { key: "c", flag: "--checkpointing", get: |s| s.train.checkpointing.to_string(), set: set_checkpointing },
-    choice_key!("at", "--attention", attention, Attention, Attention::accepted),
+    choice_key!(
+        "p",
+        "--precision",
+        precision,
+        Precision,
+        Precision::accepted
+    ),
+    choice_key!(
+        "o",
+        "--optimizer",
+        optimizer,
+        Optimizer,
+        Optimizer::accepted
+    ),
+    Key {
+        key: "c",
+        flag: "--checkpointing",
+        get: |s| s.train.checkpointing.to_string(),
+        set: set_checkpointing,
+    },
+    choice_key!(
+        "at",
+        "--attention",
+        attention,
+        Attention,
+        Attention::accepted
+    ),
     choice_key!("mo", "--mode", mode, Mode, Mode::accepted),
     count_key!("r", "--lora-rank", lora_rank, 1, STEPS),
-    choice_key!("w", "--weights", weights, WeightFormat, WeightFormat::accepted),
+    choice_key!(
+        "w",
+        "--weights",
+        weights,
+        WeightFormat,
+        WeightFormat::accepted
+    ),
     count_key!("ctx", "--context", context, 0, MAX_DIMENSION),
     count_key!("fr", "--freeze", frozen_blocks, 0, 100_000),
     fraction_key!("ka", "--keep-attention", keep_attention),
@@ -158,7 +218,12 @@ pub const KEYS: &[Key] = &[
     choice_key!("st", "--strategy", parallel.strategy, Strategy, strategies),
     count_key!("gn", "--gpus-per-node", parallel.gpus_per_node, 1, 1024),
     count_key!("n", "--nodes", parallel.nodes, 1, STEPS),
-    Key { key: "of", flag: "--offload", get: |s| s.train.parallel.offload.id().to_string(), set: set_offload },
+    Key {
+        key: "of",
+        flag: "--offload",
+        get: |s| s.train.parallel.offload.id().to_string(),
+        set: set_offload,
+    },
     count_key!("tp", "--tp", parallel.tp, 1, 1024),
     count_key!("pp", "--pp", parallel.pp, 1, 1024),
     count_key!("vpp", "--vpp", parallel.vpp, 1, 1024),

@@ -77,12 +77,18 @@ const DICTIONARY: [&str; 31] = [
 ///            r#"{"model_type":"gpt2","n_embd":768,"n_head":12,"n_layer":12,"vocab_size":50257}"#);
 /// ```
 pub fn reduce_config(text: &str) -> String {
-    let Ok(original) = hf::import(text) else { return text.to_string() };
-    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(text) else { return text.to_string() };
+    let Ok(original) = hf::import(text) else {
+        return text.to_string();
+    };
+    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(text) else {
+        return text.to_string();
+    };
     if map.len() <= MAX_REDUCED_KEYS {
         let keys: Vec<String> = map.keys().cloned().collect();
         for key in keys {
-            let Some(value) = map.remove(&key) else { continue };
+            let Some(value) = map.remove(&key) else {
+                continue;
+            };
             let without = Value::Object(map.clone()).to_string();
             if hf::import(&without).ok().as_ref() != Some(&original) {
                 map.insert(key, value);
@@ -98,7 +104,11 @@ pub fn pack_config(text: &str) -> String {
     let mut bytes = Vec::with_capacity(reduced.len());
     let mut rest = reduced.as_bytes();
     while let Some((&first, tail)) = rest.split_first() {
-        if let Some((code, entry)) = DICTIONARY.iter().enumerate().find(|(_, e)| rest.starts_with(e.as_bytes())) {
+        if let Some((code, entry)) = DICTIONARY
+            .iter()
+            .enumerate()
+            .find(|(_, e)| rest.starts_with(e.as_bytes()))
+        {
             // At most 31 entries: the code fits a byte.
             bytes.push(u8::try_from(code + 1).unwrap_or(0));
             rest = rest.get(entry.len()..).unwrap_or_default();
@@ -124,7 +134,11 @@ pub fn pack_config(text: &str) -> String {
 pub fn unpack_config(value: &str) -> Result<String, String> {
     let value = value.trim();
     if value.starts_with('{') {
-        return if value.len() > MAX_CONFIG_BYTES { Err(too_long()) } else { Ok(value.to_string()) };
+        return if value.len() > MAX_CONFIG_BYTES {
+            Err(too_long())
+        } else {
+            Ok(value.to_string())
+        };
     }
     let Some(body) = value.strip_prefix(TAG) else {
         return Err("unknown format: expected packed text starting with 1, or JSON".to_string());
@@ -132,13 +146,21 @@ pub fn unpack_config(value: &str) -> Result<String, String> {
     if body.len() > MAX_CONFIG_BYTES {
         return Err(too_long());
     }
-    let bytes = from_base64url(body).ok_or_else(|| "not base64url (A-Z a-z 0-9 - _)".to_string())?;
+    let bytes =
+        from_base64url(body).ok_or_else(|| "not base64url (A-Z a-z 0-9 - _)".to_string())?;
     let mut text = Vec::with_capacity(bytes.len() * 2);
     let mut it = bytes.iter();
     while let Some(&b) = it.next() {
         match b {
-            0 => text.push(*it.next().ok_or_else(|| "it ends inside an escape".to_string())?),
-            1..=31 => text.extend_from_slice(DICTIONARY.get(usize::from(b - 1)).map_or(&[][..], |e| e.as_bytes())),
+            0 => text.push(
+                *it.next()
+                    .ok_or_else(|| "it ends inside an escape".to_string())?,
+            ),
+            1..=31 => text.extend_from_slice(
+                DICTIONARY
+                    .get(usize::from(b - 1))
+                    .map_or(&[][..], |e| e.as_bytes()),
+            ),
             _ => text.push(b),
         }
         if text.len() > MAX_CONFIG_BYTES {
@@ -156,10 +178,17 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 
 fn base64url(bytes: &[u8], out: &mut String) {
     for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
         for i in 0..=chunk.len() {
             // Six bits index the 64 characters.
-            out.push(ALPHABET.get((n >> (18 - 6 * i) & 63) as usize).map_or('A', |c| char::from(*c)));
+            out.push(
+                ALPHABET
+                    .get((n >> (18 - 6 * i) & 63) as usize)
+                    .map_or('A', |c| char::from(*c)),
+            );
         }
     }
 }
@@ -190,7 +219,9 @@ mod tests {
     #[test]
     fn base64url_round_trips_every_length() {
         for len in 0..40u8 {
-            let bytes: Vec<u8> = (0..len).map(|i| i.wrapping_mul(97).wrapping_add(len)).collect();
+            let bytes: Vec<u8> = (0..len)
+                .map(|i| i.wrapping_mul(97).wrapping_add(len))
+                .collect();
             let mut s = String::new();
             base64url(&bytes, &mut s);
             assert!(s.bytes().all(|b| ALPHABET.contains(&b)), "{s}");
@@ -202,8 +233,18 @@ mod tests {
 
     #[test]
     fn any_text_survives_packing_when_it_does_not_import() {
-        for text in ["", "{", "\u{1}\u{0}\u{1f}x", "\"model_type\":\u{1}", "显存 {\"a\":1}"] {
-            assert_eq!(unpack_config(&pack_config(text)).as_deref(), Ok(text), "{text:?}");
+        for text in [
+            "",
+            "{",
+            "\u{1}\u{0}\u{1f}x",
+            "\"model_type\":\u{1}",
+            "显存 {\"a\":1}",
+        ] {
+            assert_eq!(
+                unpack_config(&pack_config(text)).as_deref(),
+                Ok(text),
+                "{text:?}"
+            );
         }
     }
 
@@ -217,7 +258,10 @@ mod tests {
         // A lone escape byte at the end.
         let mut s = String::from("1");
         base64url(&[b'x', 0], &mut s);
-        assert_eq!(unpack_config(&s), Err("it ends inside an escape".to_string()));
+        assert_eq!(
+            unpack_config(&s),
+            Err("it ends inside an escape".to_string())
+        );
         // Dictionary bombs stop at the size limit.
         let mut bomb = String::from("1");
         base64url(&vec![21u8; 40_000], &mut bomb);

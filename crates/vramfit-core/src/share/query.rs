@@ -47,7 +47,10 @@ pub fn decode(s: &str) -> String {
         match b {
             b'+' => out.push(b' '),
             b'%' => {
-                let hex = bytes.get(i + 1).and_then(|h| hex_value(*h)).zip(bytes.get(i + 2).and_then(|l| hex_value(*l)));
+                let hex = bytes
+                    .get(i + 1)
+                    .and_then(|h| hex_value(*h))
+                    .zip(bytes.get(i + 2).and_then(|l| hex_value(*l)));
                 if let Some((h, l)) = hex {
                     out.push(h << 4 | l);
                     i += 3;

@@ -57,20 +57,37 @@ impl fmt::Display for Warning {
         let (k, v) = (&self.key, &self.value);
         match &self.reason {
             Reason::Choice(accepted) => write!(f, "ignored {k}={v}: expected one of {accepted}")?,
-            Reason::Count { min, max } => write!(f, "ignored {k}={v}: expected a whole number in {min}..={max}")?,
+            Reason::Count { min, max } => write!(
+                f,
+                "ignored {k}={v}: expected a whole number in {min}..={max}"
+            )?,
             Reason::Fraction => write!(f, "ignored {k}={v}: expected a number in (0, 1]")?,
             Reason::Switch => write!(f, "ignored {k}={v}: expected 1 or 0")?,
             Reason::UnknownModel => write!(f, "ignored {k}={v}: no model preset has this id")?,
             Reason::UnknownGpu => write!(f, "ignored {k}={v}: no GPU preset has this id")?,
             Reason::Config(why) => write!(f, "ignored {k}: the config.json cannot be read: {why}")?,
             Reason::NoConfig => write!(f, "ignored {k}={v}: the link carries no config.json (j)")?,
-            Reason::Repeated => return write!(f, "ignored the repeated {k}={v}: the first {k} is used"),
-            Reason::NewerVersion => {
-                return write!(f, "the link is format version {v}, newer than {VERSION}: keys this version does not know are ignored");
+            Reason::Repeated => {
+                return write!(f, "ignored the repeated {k}={v}: the first {k} is used");
             }
-            Reason::TooLong => return write!(f, "the link is longer than {MAX_QUERY_BYTES} bytes: the rest is ignored"),
+            Reason::NewerVersion => {
+                return write!(
+                    f,
+                    "the link is format version {v}, newer than {VERSION}: keys this version does not know are ignored"
+                );
+            }
+            Reason::TooLong => {
+                return write!(
+                    f,
+                    "the link is longer than {MAX_QUERY_BYTES} bytes: the rest is ignored"
+                );
+            }
         }
-        if self.fallback.is_empty() { Ok(()) } else { write!(f, " (using {})", self.fallback) }
+        if self.fallback.is_empty() {
+            Ok(())
+        } else {
+            write!(f, " (using {})", self.fallback)
+        }
     }
 }
 

@@ -78,7 +78,10 @@ const CLASSES: usize = 128;
 
 impl Default for Pool {
     fn default() -> Pool {
-        Pool { classes: vec![Vec::new(); CLASSES], nonempty: 0 }
+        Pool {
+            classes: vec![Vec::new(); CLASSES],
+            nonempty: 0,
+        }
     }
 }
 
@@ -101,7 +104,11 @@ fn class(units: u64) -> usize {
         return 0;
     }
     let log = 63 - units.leading_zeros() as u64;
-    let sub = if log >= 2 { (units >> (log - 2)) & 3 } else { (units << (2 - log)) & 3 };
+    let sub = if log >= 2 {
+        (units >> (log - 2)) & 3
+    } else {
+        (units << (2 - log)) & 3
+    };
     ((4 * log + sub) as usize).min(CLASSES - 1)
 }
 
@@ -124,7 +131,11 @@ impl Pool {
                     // Usually a few places from the end (a run of one size
                     // ordered by address): a short scan, then a binary search.
                     let tail = list.iter().rev().take(SCAN).take_while(|x| **x < e).count();
-                    let at = if tail < SCAN { list.len() - tail } else { list.partition_point(|x| *x > e) };
+                    let at = if tail < SCAN {
+                        list.len() - tail
+                    } else {
+                        list.partition_point(|x| *x > e)
+                    };
                     list.insert(at, e);
                 }
             }
@@ -156,7 +167,12 @@ impl Pool {
         // A key at least `start` holds the request unless sizes saturate the
         // key (2 TiB): only then is the block's real size read.
         let exact = units(size) < u64::from(u32::MAX);
-        let holds = |e: u128| exact || blocks.get(id_of(e) as usize).is_some_and(|b| b.size >= size);
+        let holds = |e: u128| {
+            exact
+                || blocks
+                    .get(id_of(e) as usize)
+                    .is_some_and(|b| b.size >= size)
+        };
         let mut c = first;
         loop {
             let list = self.classes.get(c)?;
@@ -168,12 +184,23 @@ impl Pool {
                 }
             }
             // Blocks at least `size` long, the smallest (best fit) last.
-            let end = if c == first { list.partition_point(|x| *x >= start) } else { list.len() };
-            if let Some(at) = list.get(..end).and_then(|fits| fits.iter().rposition(|x| holds(*x))) {
+            let end = if c == first {
+                list.partition_point(|x| *x >= start)
+            } else {
+                list.len()
+            };
+            if let Some(at) = list
+                .get(..end)
+                .and_then(|fits| fits.iter().rposition(|x| holds(*x)))
+            {
                 return Some((c, at));
             }
             // The next non-empty class above `c`.
-            let above = if c + 1 >= CLASSES { 0 } else { self.nonempty & (u128::MAX << (c + 1)) };
+            let above = if c + 1 >= CLASSES {
+                0
+            } else {
+                self.nonempty & (u128::MAX << (c + 1))
+            };
             if above == 0 {
                 return None;
             }
@@ -195,7 +222,11 @@ impl Pool {
         let (c, at) = self.find(size, blocks)?;
         let list = self.classes.get_mut(c)?;
         // Usually the last entry: popped without a move of the rest.
-        let entry = if at + 1 == list.len() { list.pop()? } else { list.remove(at) };
+        let entry = if at + 1 == list.len() {
+            list.pop()?
+        } else {
+            list.remove(at)
+        };
         let id = id_of(entry);
         if list.is_empty() {
             self.nonempty &= !(1u128 << c);
@@ -254,7 +285,11 @@ impl CachingAllocator {
     }
 
     fn pool(&mut self, small: bool) -> &mut Pool {
-        if small { &mut self.small } else { &mut self.large }
+        if small {
+            &mut self.small
+        } else {
+            &mut self.large
+        }
     }
 
     fn insert_free(&mut self, id: u32) {
@@ -267,19 +302,36 @@ impl CachingAllocator {
     pub fn alloc(&mut self, size: u64) -> Block {
         let size = size.max(MIN_BLOCK);
         let small = size <= SMALL_SIZE;
-        let pool = if small { &mut self.small } else { &mut self.large };
+        let pool = if small {
+            &mut self.small
+        } else {
+            &mut self.large
+        };
         let id = match pool.take(size, &self.blocks) {
             Some(id) => id,
             None => self.reserve_segment(size, small),
         };
-        let Some(found) = self.blocks.get_mut(id as usize) else { return Block(id) };
+        let Some(found) = self.blocks.get_mut(id as usize) else {
+            return Block(id);
+        };
         found.free = false;
         let remaining = found.size.saturating_sub(size);
-        let split = if small { remaining >= MIN_BLOCK } else { remaining > SMALL_SIZE };
+        let split = if small {
+            remaining >= MIN_BLOCK
+        } else {
+            remaining > SMALL_SIZE
+        };
         if split {
             let (addr, next) = (found.addr.saturating_add(size), found.next);
             found.size = size;
-            let rest = Entry { addr, size: remaining, prev: id, next, free: true, small };
+            let rest = Entry {
+                addr,
+                size: remaining,
+                prev: id,
+                next,
+                free: true,
+                small,
+            };
             let rest_id = self.new_entry(rest);
             self.set(next, |n| n.prev = rest_id);
             self.set(id, |e| e.next = rest_id);
@@ -299,7 +351,14 @@ impl CachingAllocator {
         };
         let addr = self.reserved;
         self.reserved = self.reserved.saturating_add(seg_size);
-        self.new_entry(Entry { addr, size: seg_size, prev: NONE, next: NONE, free: false, small })
+        self.new_entry(Entry {
+            addr,
+            size: seg_size,
+            prev: NONE,
+            next: NONE,
+            free: false,
+            small,
+        })
     }
 
     /// [`CachingAllocator::alloc`] of `size` bytes immediately followed by
@@ -320,9 +379,17 @@ impl CachingAllocator {
     /// Returns a block to its pool, merging it with free neighbours (the
     /// merged block keeps the lowest one's id).
     pub fn free(&mut self, block: Block) {
-        let CachingAllocator { blocks, unused, small, large, .. } = self;
+        let CachingAllocator {
+            blocks,
+            unused,
+            small,
+            large,
+            ..
+        } = self;
         let id = block.0;
-        let Some(&e) = blocks.get(id as usize) else { return };
+        let Some(&e) = blocks.get(id as usize) else {
+            return;
+        };
         let pool = if e.small { small } else { large };
         let (mut first, mut addr, mut size, mut next) = (id, e.addr, e.size, e.next);
         if let Some(&p) = blocks.get(e.prev as usize).filter(|p| p.free) {
@@ -375,13 +442,28 @@ mod tests {
         assert_eq!(a.reserved(), LARGE_BUFFER + (102 << 20));
         a.free(x);
         let _z = a.alloc(3 << 20);
-        assert_eq!(a.reserved(), LARGE_BUFFER + (102 << 20), "best fit reuses the freed block");
+        assert_eq!(
+            a.reserved(),
+            LARGE_BUFFER + (102 << 20),
+            "best fit reuses the freed block"
+        );
     }
 
     #[test]
     fn alloc_and_free_leaves_the_cache_as_the_pair_does() {
         // Each request on two allocators: one runs alloc then free, the other the fused step.
-        let sizes = [512, 4 << 20, 700 << 10, 30 << 20, 4 << 20, 512 << 10, 90 << 20, 3 << 20, 1 << 20, 12 << 20];
+        let sizes = [
+            512,
+            4 << 20,
+            700 << 10,
+            30 << 20,
+            4 << 20,
+            512 << 10,
+            90 << 20,
+            3 << 20,
+            1 << 20,
+            12 << 20,
+        ];
         let (mut pair, mut fused) = (CachingAllocator::default(), CachingAllocator::default());
         let mut held = Vec::new();
         for (i, &size) in sizes.iter().cycle().take(60).enumerate() {
@@ -430,7 +512,16 @@ mod tests {
             x
         };
         // Repeated sizes (as the same layer's tensors are) and a spread of others, in both pools.
-        let sizes = [512, 4 << 10, 256 << 10, 1 << 20, 3 << 20, 4 << 20, 12 << 20, 40 << 20];
+        let sizes = [
+            512,
+            4 << 10,
+            256 << 10,
+            1 << 20,
+            3 << 20,
+            4 << 20,
+            12 << 20,
+            40 << 20,
+        ];
         for step in 0..20_000 {
             if next() % 5 < 2 && !held.is_empty() {
                 let b = held.swap_remove((next() % held.len() as u64) as usize);
@@ -444,7 +535,12 @@ mod tests {
                 .blocks
                 .iter()
                 .enumerate()
-                .filter(|(id, e)| e.free && e.small == small && e.size >= size && !a.unused.contains(&(*id as u32)))
+                .filter(|(id, e)| {
+                    e.free
+                        && e.small == small
+                        && e.size >= size
+                        && !a.unused.contains(&(*id as u32))
+                })
                 .map(|(_, e)| (e.size, e.addr))
                 .min();
             let b = a.alloc(size);

@@ -54,7 +54,13 @@ pub struct Memory {
 impl Memory {
     /// Empty memory with `slots` slots, modelling reserved memory when `allocator` is set.
     pub fn new(slots: usize, allocator: bool) -> Memory {
-        Memory { now: [0; 7], total: 0, allocator: allocator.then(CachingAllocator::default), peak_reserved: 0, live: vec![None; slots] }
+        Memory {
+            now: [0; 7],
+            total: 0,
+            allocator: allocator.then(CachingAllocator::default),
+            peak_reserved: 0,
+            live: vec![None; slots],
+        }
     }
 
     /// Allocates `bytes` (already rounded) in category `cat` into `slot`.
@@ -87,8 +93,12 @@ impl Memory {
 
     /// Frees the allocation in `slot` (no-op when it holds none).
     pub fn free(&mut self, slot: u32) {
-        let Some(entry) = self.live.get_mut(slot as usize) else { return };
-        let Some((cat, bytes, block)) = entry.take() else { return };
+        let Some(entry) = self.live.get_mut(slot as usize) else {
+            return;
+        };
+        let Some((cat, bytes, block)) = entry.take() else {
+            return;
+        };
         if let Some(v) = self.now.get_mut(cat.idx()) {
             *v = v.saturating_sub(bytes);
         }
@@ -100,7 +110,9 @@ impl Memory {
 
     /// Changes the role of a live allocation (a computed gradient becomes `.grad`).
     pub fn relabel(&mut self, slot: u32, to: Cat) {
-        let Some(Some((cat, bytes, _))) = self.live.get_mut(slot as usize) else { return };
+        let Some(Some((cat, bytes, _))) = self.live.get_mut(slot as usize) else {
+            return;
+        };
         let from = *cat;
         *cat = to;
         let bytes = *bytes;

@@ -75,7 +75,13 @@ pub struct Breakdown {
 impl Breakdown {
     /// Sum of all categories.
     pub fn total(&self) -> Bytes {
-        self.parameters + self.gradients + self.optimizer_states + self.activations + self.temporary + self.other + self.kv_cache
+        self.parameters
+            + self.gradients
+            + self.optimizer_states
+            + self.activations
+            + self.temporary
+            + self.other
+            + self.kv_cache
     }
 }
 
@@ -156,13 +162,30 @@ impl Strategy {
     fn new(g: &Graph, cfg: &TrainConfig) -> Strategy {
         let shards = shard::Shards::new(g, cfg);
         let sizes = shards.sizes(g);
-        Strategy { shards, sizes, optimizers: Optimizer::ALL.iter().map(|_| OnceCell::new()).collect() }
+        Strategy {
+            shards,
+            sizes,
+            optimizers: Optimizer::ALL.iter().map(|_| OnceCell::new()).collect(),
+        }
     }
 
     /// The sizes of `cfg`'s optimizer: each parameter's state and the step's temporaries.
-    fn optimizer_sizes(&self, g: &Graph, cfg: &TrainConfig) -> std::borrow::Cow<'_, OptimizerSizes> {
-        let make = || (g.params.iter().map(|p| self.shards.state(p, cfg)).collect(), self.shards.step_temps(g, cfg));
-        match Optimizer::ALL.iter().position(|o| *o == cfg.optimizer).and_then(|i| self.optimizers.get(i)) {
+    fn optimizer_sizes(
+        &self,
+        g: &Graph,
+        cfg: &TrainConfig,
+    ) -> std::borrow::Cow<'_, OptimizerSizes> {
+        let make = || {
+            (
+                g.params.iter().map(|p| self.shards.state(p, cfg)).collect(),
+                self.shards.step_temps(g, cfg),
+            )
+        };
+        match Optimizer::ALL
+            .iter()
+            .position(|o| *o == cfg.optimizer)
+            .and_then(|i| self.optimizers.get(i))
+        {
             Some(cell) => std::borrow::Cow::Borrowed(cell.get_or_init(make)),
             None => std::borrow::Cow::Owned(make()),
         }
@@ -176,7 +199,12 @@ impl Prepared {
     /// the number of cuBLAS handles in `overheads` (workspace sizes are read
     /// at each run).
     pub fn new(g: Rc<Graph>, cfg: &TrainConfig, overheads: &Overheads) -> Prepared {
-        Prepared::record(g, cfg, overheads, cfg.parallel.strategy != crate::parallel::Strategy::Single)
+        Prepared::record(
+            g,
+            cfg,
+            overheads,
+            cfg.parallel.strategy != crate::parallel::Strategy::Single,
+        )
     }
 
     /// [`Prepared::new`] for `cfg`'s strategy only: model-state sizes are
@@ -190,7 +218,15 @@ impl Prepared {
         let plan = plan::plan(&g, cfg);
         let recorded = Rc::new(Strategy::new(&g, cfg));
         let tape = step::Sim::new(&g, &plan, &recorded.shards, cfg, overheads, shared).run(STEPS);
-        Prepared { g, plan, tape, recorded, shared, others: RefCell::new(Vec::new()), work: RefCell::default() }
+        Prepared {
+            g,
+            plan,
+            tape,
+            recorded,
+            shared,
+            others: RefCell::new(Vec::new()),
+            work: RefCell::default(),
+        }
     }
 
     /// Keeps the state of reserved-memory replays ([`Prepared::peak_reserved_within`])
@@ -199,7 +235,10 @@ impl Prepared {
     /// each configuration); a state is a few tens of kilobytes.
     #[must_use]
     pub fn keeping_snapshots(self) -> Prepared {
-        Prepared { work: RefCell::new(tape::Workspace::keeping_snapshots()), ..self }
+        Prepared {
+            work: RefCell::new(tape::Workspace::keeping_snapshots()),
+            ..self
+        }
     }
 
     /// The graph this was prepared for.
@@ -259,12 +298,32 @@ impl Prepared {
     /// [`Prepared::run`] with a KV cache of `kv_cache` elements instead of
     /// the graph's (inference at another context length: nothing else in
     /// the step depends on it).
-    pub fn run_with_kv_cache(&self, cfg: &TrainConfig, overheads: &Overheads, kv_cache: Numel, record: bool) -> Simulation {
+    pub fn run_with_kv_cache(
+        &self,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        kv_cache: Numel,
+        record: bool,
+    ) -> Simulation {
         let strategy = self.strategy(cfg);
         let optimizer = strategy.optimizer_sizes(&self.g, cfg);
-        let r = tape::replay(&self.tape, &self.eval(cfg, overheads, &strategy, &optimizer, kv_cache), true, record);
-        let host_ram = if cfg.mode == crate::config::Mode::Inference { 0 } else { strategy.shards.host_bytes(&self.g, cfg) };
-        Simulation { peak: r.peak, timeline: r.timeline, peak_reserved: Bytes(r.peak_reserved), host_ram: Bytes(host_ram) }
+        let r = tape::replay(
+            &self.tape,
+            &self.eval(cfg, overheads, &strategy, &optimizer, kv_cache),
+            true,
+            record,
+        );
+        let host_ram = if cfg.mode == crate::config::Mode::Inference {
+            0
+        } else {
+            strategy.shards.host_bytes(&self.g, cfg)
+        };
+        Simulation {
+            peak: r.peak,
+            timeline: r.timeline,
+            peak_reserved: Bytes(r.peak_reserved),
+            host_ram: Bytes(host_ram),
+        }
     }
 
     /// Peak allocated bytes at `cfg` without the caching-allocator model: a
@@ -274,10 +333,18 @@ impl Prepared {
     }
 
     /// [`Prepared::peak_allocated`] with a KV cache of `kv_cache` elements (see [`Prepared::run_with_kv_cache`]).
-    pub fn peak_allocated_with_kv_cache(&self, cfg: &TrainConfig, overheads: &Overheads, kv_cache: Numel) -> Bytes {
+    pub fn peak_allocated_with_kv_cache(
+        &self,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        kv_cache: Numel,
+    ) -> Bytes {
         let strategy = self.strategy(cfg);
         let optimizer = strategy.optimizer_sizes(&self.g, cfg);
-        Bytes(tape::peak_allocated(&self.tape, &self.eval(cfg, overheads, &strategy, &optimizer, kv_cache)))
+        Bytes(tape::peak_allocated(
+            &self.tape,
+            &self.eval(cfg, overheads, &strategy, &optimizer, kv_cache),
+        ))
     }
 
     /// A lower bound of [`Prepared::peak_allocated`] at `cfg` from a few
@@ -286,21 +353,32 @@ impl Prepared {
     pub fn landmark_allocated(&self, cfg: &TrainConfig, overheads: &Overheads) -> Bytes {
         let strategy = self.strategy(cfg);
         let optimizer = strategy.optimizer_sizes(&self.g, cfg);
-        Bytes(tape::landmark_allocated(&self.tape, &self.eval(cfg, overheads, &strategy, &optimizer, self.g.kv_cache)))
+        Bytes(tape::landmark_allocated(
+            &self.tape,
+            &self.eval(cfg, overheads, &strategy, &optimizer, self.g.kv_cache),
+        ))
     }
 
     /// Peak reserved bytes at `cfg` with a KV cache of `kv_cache` elements
     /// when they are at most `limit`; `None` when they exceed it, found by a
     /// replay that stops there (a step that does not fit costs only the
     /// events up to its overflow).
-    pub fn peak_reserved_within(&self, cfg: &TrainConfig, overheads: &Overheads, kv_cache: Numel, limit: Bytes) -> Option<Bytes> {
+    pub fn peak_reserved_within(
+        &self,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        kv_cache: Numel,
+        limit: Bytes,
+    ) -> Option<Bytes> {
         let strategy = self.strategy(cfg);
         let optimizer = strategy.optimizer_sizes(&self.g, cfg);
         let e = self.eval(cfg, overheads, &strategy, &optimizer, kv_cache);
         // A replay never runs within another; a fresh workspace if one did.
         match self.work.try_borrow_mut() {
             Ok(mut work) => tape::peak_reserved_within(&self.tape, &e, limit.0, &mut work),
-            Err(_) => tape::peak_reserved_within(&self.tape, &e, limit.0, &mut tape::Workspace::default()),
+            Err(_) => {
+                tape::peak_reserved_within(&self.tape, &e, limit.0, &mut tape::Workspace::default())
+            }
         }
         .map(Bytes)
     }

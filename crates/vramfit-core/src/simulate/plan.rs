@@ -41,7 +41,12 @@ fn segments_of(g: &Graph, cfg: &TrainConfig) -> (Vec<Segment>, Vec<Option<usize>
         let continues = i > 0
             && op_segment.get(i - 1).copied().flatten().is_some()
             && g.ops.get(i - 1).map(|p| {
-                let pk = if p.attention_core && selective && !p.block.is_some_and(|b| cfg.checkpointing.checkpoints_block(b)) {
+                let pk = if p.attention_core
+                    && selective
+                    && !p
+                        .block
+                        .is_some_and(|b| cfg.checkpointing.checkpoints_block(b))
+                {
                     (1u8, p.block.unwrap_or(u32::MAX))
                 } else {
                     (0u8, p.block.unwrap_or(u32::MAX))
@@ -64,7 +69,9 @@ fn segments_of(g: &Graph, cfg: &TrainConfig) -> (Vec<Segment>, Vec<Option<usize>
 
 pub(super) fn plan(g: &Graph, cfg: &TrainConfig) -> Plan {
     let n = g.tensors.len();
-    let storage: Vec<usize> = (0..n).map(|t| g.storage_of(TensorId(t as u32)).0 as usize).collect();
+    let storage: Vec<usize> = (0..n)
+        .map(|t| g.storage_of(TensorId(t as u32)).0 as usize)
+        .collect();
     let st = |t: &TensorId| storage.get(t.0 as usize).copied().unwrap_or(0);
     let mut last_forward_use = vec![0usize; n];
     let mut is_input = vec![false; n];
@@ -122,11 +129,26 @@ pub(super) fn plan(g: &Graph, cfg: &TrainConfig) -> Plan {
         .iter()
         .map(|op| {
             !matches!(op.kind, OpKind::Input | OpKind::ScopeEnd)
-                && (op.inputs.iter().any(|t| g.tensor(*t).is_some_and(|x| x.requires_grad))
-                    || op.params.iter().any(|p| g.params.get(p.0 as usize).is_some_and(|p| p.trainable)))
+                && (op
+                    .inputs
+                    .iter()
+                    .any(|t| g.tensor(*t).is_some_and(|x| x.requires_grad))
+                    || op
+                        .params
+                        .iter()
+                        .any(|p| g.params.get(p.0 as usize).is_some_and(|p| p.trainable)))
         })
         .collect();
-    Plan { storage, last_forward_use, holders, segment_inputs, op_segment, segments, is_input, needs_backward }
+    Plan {
+        storage,
+        last_forward_use,
+        holders,
+        segment_inputs,
+        op_segment,
+        segments,
+        is_input,
+        needs_backward,
+    }
 }
 
 /// The distinct storages of a list of tensors.

@@ -112,7 +112,13 @@ impl Shards {
                 None => root_gather = root_gather.saturating_add(bytes),
             }
         }
-        Shards { parallel: cfg.parallel, pdtype, format: cfg.weight_format(), block_gather, root_gather }
+        Shards {
+            parallel: cfg.parallel,
+            pdtype,
+            format: cfg.weight_format(),
+            block_gather,
+            root_gather,
+        }
     }
 
     fn split(&self, bytes: u64, sharded: bool) -> u64 {
@@ -128,7 +134,10 @@ impl Shards {
         if self.parallel.offload == Offload::OptimizerParams {
             return 0;
         }
-        self.split(states::stored_weight_bytes(p, self.pdtype, self.format).0, self.parallel.shards_params())
+        self.split(
+            states::stored_weight_bytes(p, self.pdtype, self.format).0,
+            self.parallel.shards_params(),
+        )
     }
 
     /// Full weight bytes (as gathered).
@@ -144,7 +153,10 @@ impl Shards {
     /// Gradient bytes one GPU keeps as `.grad` (a shard after reduce-scatter).
     /// Megatron keeps a whole `main_grad` per parameter, fp32 with bf16 parameters.
     pub fn grad(&self, p: &Param) -> u64 {
-        if self.parallel.strategy == crate::parallel::Strategy::MegatronDistOpt && p.trainable && self.pdtype == DType::Bf16 {
+        if self.parallel.strategy == crate::parallel::Strategy::MegatronDistOpt
+            && p.trainable
+            && self.pdtype == DType::Bf16
+        {
             return states::allocation(p.numel(), DType::F32).0;
         }
         self.split(self.full_grad(p), self.parallel.shards_grads())
@@ -181,7 +193,8 @@ impl Shards {
     /// ZeRO and Megatron's distributed optimizer keep fp32 master weights when
     /// the parameters are half precision.
     fn zero_master(&self) -> bool {
-        (self.parallel.strategy.is_zero() || self.parallel.strategy == crate::parallel::Strategy::MegatronDistOpt)
+        (self.parallel.strategy.is_zero()
+            || self.parallel.strategy == crate::parallel::Strategy::MegatronDistOpt)
             && self.pdtype != DType::F32
     }
 
@@ -191,12 +204,27 @@ impl Shards {
         if self.parallel.offload != Offload::None {
             return Vec::new();
         }
-        let dtype = if self.zero_master() { DType::F32 } else { self.pdtype };
-        let mut temps: Vec<u64> = states::optimizer_step_temps(&g.params, dtype, cfg.optimizer).into_iter().map(|b| b.0).collect();
+        let dtype = if self.zero_master() {
+            DType::F32
+        } else {
+            self.pdtype
+        };
+        let mut temps: Vec<u64> = states::optimizer_step_temps(&g.params, dtype, cfg.optimizer)
+            .into_iter()
+            .map(|b| b.0)
+            .collect();
         if self.zero_master() && self.parallel.strategy == crate::parallel::Strategy::Zero3 {
-            temps.extend(g.params.iter().filter(|p| p.trainable).map(|p| states::allocation(p.numel(), DType::F32).0));
+            temps.extend(
+                g.params
+                    .iter()
+                    .filter(|p| p.trainable)
+                    .map(|p| states::allocation(p.numel(), DType::F32).0),
+            );
         }
-        temps.into_iter().map(|t| self.split(t, self.parallel.shards_states())).collect()
+        temps
+            .into_iter()
+            .map(|t| self.split(t, self.parallel.shards_states()))
+            .collect()
     }
 
     /// DeepSpeed's contiguous gradient buckets during backward: `reduce_bucket_size`
@@ -206,8 +234,14 @@ impl Shards {
         if !self.parallel.strategy.is_zero() || self.parallel.dp() <= 1 {
             return 0;
         }
-        let count = if self.parallel.strategy == crate::parallel::Strategy::Zero3 { 2 } else { 1 };
-        states::allocation(self.parallel.zero_bucket, self.pdtype).0.saturating_mul(count)
+        let count = if self.parallel.strategy == crate::parallel::Strategy::Zero3 {
+            2
+        } else {
+            1
+        };
+        states::allocation(self.parallel.zero_bucket, self.pdtype)
+            .0
+            .saturating_mul(count)
     }
 
     /// DDP's flat gradient buckets (as large as all gradients).
@@ -223,7 +257,11 @@ impl Shards {
         let sharded = self.parallel.shards_params();
         ShardSizes {
             weights: g.params.iter().map(|p| self.weight(p)).collect(),
-            grads: g.params.iter().map(|p| (self.full_grad(p), self.grad(p))).collect(),
+            grads: g
+                .params
+                .iter()
+                .map(|p| (self.full_grad(p), self.grad(p)))
+                .collect(),
             ddp_buckets: self.buckets(g),
             zero_buckets: self.zero_buckets(),
             gathers_blocks: sharded,
@@ -240,10 +278,18 @@ impl Shards {
         }
         let states: u64 = g.params.iter().map(|p| self.full_state(p, cfg)).sum();
         let weights: u64 = match self.parallel.offload {
-            Offload::OptimizerParams => g.params.iter().map(|p| states::weight_bytes(p, self.pdtype).0).sum(),
+            Offload::OptimizerParams => g
+                .params
+                .iter()
+                .map(|p| states::weight_bytes(p, self.pdtype).0)
+                .sum(),
             _ => 0,
         };
-        let local = self.parallel.gpus_per_node.min(self.parallel.shard_group()).max(1);
+        let local = self
+            .parallel
+            .gpus_per_node
+            .min(self.parallel.shard_group())
+            .max(1);
         let group = self.parallel.shard_group().max(1);
         ((states + weights) as u128 * local as u128 / group as u128) as u64
     }

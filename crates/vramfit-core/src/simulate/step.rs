@@ -23,7 +23,10 @@ pub(super) fn in_flight_bytes(g: &Graph, plan: &Plan, cfg: &TrainConfig) -> u64 
     if pp <= 1 {
         return 0;
     }
-    let one: u64 = super::kept_with(g, plan, cfg).iter().map(|(_, b)| b.0).sum();
+    let one: u64 = super::kept_with(g, plan, cfg)
+        .iter()
+        .map(|(_, b)| b.0)
+        .sum();
     let in_flight = if vpp > 1 && cfg.grad_accum >= pp {
         pp as f64 * (1.0 + (pp - 1) as f64 / (pp * vpp) as f64)
     } else {
@@ -117,17 +120,35 @@ impl<'a> Sim<'a> {
         // micro-batches, and the tape holds two steps (growing the tape
         // instead costs the 70B estimate a third more time, measured); a
         // size per tensor and per parameter's states and gradients, a few per op.
-        let size_count = g.tensors.len() + g.params.len().saturating_mul(8) + g.ops.len().saturating_mul(2);
+        let size_count =
+            g.tensors.len() + g.params.len().saturating_mul(8) + g.ops.len().saturating_mul(2);
         let mut mem = Tape::with_capacity(g.ops.len().saturating_mul(48), size_count);
-        let bytes = g.tensors.iter().map(|t| mem.size(Size::Rounded(t.numel, t.dtype.size()))).collect();
+        let bytes = g
+            .tensors
+            .iter()
+            .map(|t| mem.size(Size::Rounded(t.numel, t.dtype.size())))
+            .collect();
         let n = g.tensors.len();
         let sizes = shards.sizes(g);
         for i in 0..g.params.len() {
-            mem.alloc(Cat::Parameters, recorded(shared, &sizes, Sharded::Weight(u32::try_from(i).unwrap_or(u32::MAX))));
+            mem.alloc(
+                Cat::Parameters,
+                recorded(
+                    shared,
+                    &sizes,
+                    Sharded::Weight(u32::try_from(i).unwrap_or(u32::MAX)),
+                ),
+            );
         }
-        mem.alloc(Cat::Gradients, recorded(shared, &sizes, Sharded::DdpBuckets));
+        mem.alloc(
+            Cat::Gradients,
+            recorded(shared, &sizes, Sharded::DdpBuckets),
+        );
         for b in &g.buffers {
-            mem.alloc(Cat::Other, Size::Fixed(states::allocation(b.numel, b.dtype).0));
+            mem.alloc(
+                Cat::Other,
+                Size::Fixed(states::allocation(b.numel, b.dtype).0),
+            );
         }
         mem.baseline();
         Sim {
@@ -146,7 +167,11 @@ impl<'a> Sim<'a> {
             param_grad: vec![None; g.params.len()],
             states: None,
             // Inference runs no autograd thread: one cuBLAS handle at most.
-            workspace: if cfg.mode == crate::config::Mode::Inference { overheads.cublas_handles.min(1) } else { overheads.cublas_handles },
+            workspace: if cfg.mode == crate::config::Mode::Inference {
+                overheads.cublas_handles.min(1)
+            } else {
+                overheads.cublas_handles
+            },
             gathered: vec![None; g.blocks as usize],
             root_gathered: None,
             in_flight: None,
@@ -186,7 +211,11 @@ impl<'a> Sim<'a> {
             }
             if step > 1 {
                 // Later steps allocate as the first, without what it created for good.
-                let landmarks = if step == steps { std::mem::take(&mut self.landmarks) } else { Vec::new() };
+                let landmarks = if step == steps {
+                    std::mem::take(&mut self.landmarks)
+                } else {
+                    Vec::new()
+                };
                 self.mem.repeat(first.0, first.1, step, &landmarks);
                 continue;
             }
@@ -237,17 +266,28 @@ impl<'a> Sim<'a> {
     /// accumulator of LLM.int8's matmul.
     fn op_temp(&self, op: &Op, n: Numel) -> Size {
         let none = (Numel::fixed(0), 0);
-        let extra = match (op.kind, op.params.first().and_then(|p| self.g.params.get(p.0 as usize))) {
+        let extra = match (
+            op.kind,
+            op.params
+                .first()
+                .and_then(|p| self.g.params.get(p.0 as usize)),
+        ) {
             (OpKind::Linear, Some(w)) if w.quantizable => match self.shards.format {
                 crate::config::WeightFormat::Int4 => (Numel::fixed(w.numel()), DType::Bf16.size()),
-                crate::config::WeightFormat::Int8 => {
-                    op.outputs.first().and_then(|t| self.g.tensor(*t)).map_or(none, |t| (t.numel, DType::F32.size()))
-                }
+                crate::config::WeightFormat::Int8 => op
+                    .outputs
+                    .first()
+                    .and_then(|t| self.g.tensor(*t))
+                    .map_or(none, |t| (t.numel, DType::F32.size())),
                 crate::config::WeightFormat::Native => none,
             },
             _ => none,
         };
-        Size::OpTemp { temp: n, conv: op.kind == OpKind::Conv2d, extra }
+        Size::OpTemp {
+            temp: n,
+            conv: op.kind == OpKind::Conv2d,
+            extra,
+        }
     }
 
     fn temp_bytes(&self, n: Numel) -> Size {
@@ -263,14 +303,20 @@ impl<'a> Sim<'a> {
     }
 
     fn category(&self, s: usize) -> Cat {
-        if self.is_input(s) { Cat::Other } else { Cat::Activations }
+        if self.is_input(s) {
+            Cat::Other
+        } else {
+            Cat::Activations
+        }
     }
 
     fn alloc_storage(&mut self, s: usize) {
         if self.alive.get(s).copied().unwrap_or(true) {
             return;
         }
-        let h = self.mem.alloc_sized(self.category(s), self.bytes.get(s).copied().flatten());
+        let h = self
+            .mem
+            .alloc_sized(self.category(s), self.bytes.get(s).copied().flatten());
         if let (Some(a), Some(slot)) = (self.alive.get_mut(s), self.storage_handle.get_mut(s)) {
             *a = true;
             *slot = h;
@@ -296,7 +342,9 @@ impl<'a> Sim<'a> {
         for t in &op.outputs {
             self.alloc_storage(self.storage(*t));
         }
-        let tmp = self.mem.alloc(Cat::Temporary, self.op_temp(op, op.forward_temp));
+        let tmp = self
+            .mem
+            .alloc(Cat::Temporary, self.op_temp(op, op.forward_temp));
         let gathered = self.op_gather(op);
         self.observe(phase, i);
         self.mem.free(gathered);
@@ -327,7 +375,10 @@ impl<'a> Sim<'a> {
         // FSDP's root unit (parameters outside the wrapped blocks) stays
         // gathered from forward until backward ends; ZeRO-3 gathers each
         // module's parameters only while it runs (see `op_gather`).
-        self.root_gathered = self.mem.alloc(Cat::Parameters, self.sharded(Sharded::RootGather(self.shards.root_gather)));
+        self.root_gathered = self.mem.alloc(
+            Cat::Parameters,
+            self.sharded(Sharded::RootGather(self.shards.root_gather)),
+        );
         let mut current = None;
         for i in 0..self.g.ops.len() {
             let block = self.g.ops.get(i).and_then(|o| o.block);
@@ -337,7 +388,9 @@ impl<'a> Sim<'a> {
                 self.gather(block);
                 current = block;
             }
-            self.run_forward_op(i, Phase::Forward, &|sim: &Self, s| sim.plan.last_forward_use.get(s).copied() == Some(i));
+            self.run_forward_op(i, Phase::Forward, &|sim: &Self, s| {
+                sim.plan.last_forward_use.get(s).copied() == Some(i)
+            });
         }
         self.release_gather(current);
     }
@@ -348,25 +401,37 @@ impl<'a> Sim<'a> {
         if op.block.is_some() || op.params.is_empty() {
             return None;
         }
-        let bytes: u64 = op.params.iter().filter_map(|p| self.g.params.get(p.0 as usize)).map(|p| self.shards.full_weight(p)).sum();
-        self.mem.alloc(Cat::Parameters, self.sharded(Sharded::OpGather(bytes)))
+        let bytes: u64 = op
+            .params
+            .iter()
+            .filter_map(|p| self.g.params.get(p.0 as usize))
+            .map(|p| self.shards.full_weight(p))
+            .sum();
+        self.mem
+            .alloc(Cat::Parameters, self.sharded(Sharded::OpGather(bytes)))
     }
 
     /// All-gathers a block's parameters (ZeRO-3 / FSDP full shard).
     fn gather(&mut self, block: Option<u32>) {
-        let Some(b) = block.map(|b| b as usize) else { return };
+        let Some(b) = block.map(|b| b as usize) else {
+            return;
+        };
         if self.gathered.get(b).is_none_or(Option::is_some) {
             return;
         }
         let bytes = self.shards.block_gather.get(b).copied().unwrap_or(0);
-        let h = self.mem.alloc(Cat::Parameters, self.sharded(Sharded::BlockGather(bytes)));
+        let h = self
+            .mem
+            .alloc(Cat::Parameters, self.sharded(Sharded::BlockGather(bytes)));
         if let Some(slot) = self.gathered.get_mut(b) {
             *slot = h;
         }
     }
 
     fn release_gather(&mut self, block: Option<u32>) {
-        let h = block.and_then(|b| self.gathered.get_mut(b as usize)).and_then(Option::take);
+        let h = block
+            .and_then(|b| self.gathered.get_mut(b as usize))
+            .and_then(Option::take);
         self.mem.free(h);
     }
 
@@ -393,7 +458,9 @@ impl<'a> Sim<'a> {
             }
         }
         for i in seg.start..=seg.end {
-            self.run_forward_op(i, Phase::Backward, &|sim: &Self, s| sim.scratch.last_use.get(s) == Some(&(stamp, i)));
+            self.run_forward_op(i, Phase::Backward, &|sim: &Self, s| {
+                sim.scratch.last_use.get(s) == Some(&(stamp, i))
+            });
         }
     }
 
@@ -401,7 +468,9 @@ impl<'a> Sim<'a> {
         if self.step == 1 && self.micro == 1 {
             self.cublas_workspace();
         }
-        let buckets = self.mem.alloc(Cat::Temporary, self.sharded(Sharded::ZeroBuckets));
+        let buckets = self
+            .mem
+            .alloc(Cat::Temporary, self.sharded(Sharded::ZeroBuckets));
         self.backward_ops();
         self.mem.free(buckets);
     }
@@ -410,9 +479,21 @@ impl<'a> Sim<'a> {
         self.grad_of.iter_mut().for_each(|g| *g = None);
         self.grads.clear();
         // The loss's gradient: a scalar of ones.
-        if let Some(t) = self.g.ops.iter().rev().find(|o| o.kind == OpKind::Loss).and_then(|o| o.outputs.first()) {
-            let h = self.mem.alloc(Cat::Temporary, Size::Fixed(ALLOCATION_QUANTUM));
-            self.grads.push(GradBuffer { handle: h, users: 1 });
+        if let Some(t) = self
+            .g
+            .ops
+            .iter()
+            .rev()
+            .find(|o| o.kind == OpKind::Loss)
+            .and_then(|o| o.outputs.first())
+        {
+            let h = self
+                .mem
+                .alloc(Cat::Temporary, Size::Fixed(ALLOCATION_QUANTUM));
+            self.grads.push(GradBuffer {
+                handle: h,
+                users: 1,
+            });
             if let Some(slot) = self.grad_of.get_mut(t.0 as usize) {
                 *slot = Some(self.grads.len() - 1);
             }
@@ -428,7 +509,13 @@ impl<'a> Sim<'a> {
                 self.gather(block.and_then(|b| b.checked_sub(1)));
                 current = block;
             }
-            let segment = self.plan.op_segment.get(i).copied().flatten().and_then(|k| self.plan.segments.get(k).copied());
+            let segment = self
+                .plan
+                .op_segment
+                .get(i)
+                .copied()
+                .flatten()
+                .and_then(|k| self.plan.segments.get(k).copied());
             if let Some(seg) = segment.filter(|s| s.end == i) {
                 self.recompute(seg);
             }
@@ -444,7 +531,10 @@ impl<'a> Sim<'a> {
     fn backward_op(&mut self, i: usize) {
         let g = self.g;
         let Some(op) = g.ops.get(i) else { return };
-        let (mut transient, mut fresh) = (std::mem::take(&mut self.scratch.transient), std::mem::take(&mut self.scratch.fresh));
+        let (mut transient, mut fresh) = (
+            std::mem::take(&mut self.scratch.transient),
+            std::mem::take(&mut self.scratch.fresh),
+        );
         self.input_grads(op, &mut transient);
         // Without autocast the op's backward makes the parameter gradient itself
         // (AccumulateGrad then keeps it as `.grad`); with autocast a later
@@ -452,16 +542,27 @@ impl<'a> Sim<'a> {
         if !op.param_grad_via_cast {
             self.param_grads(op, &mut transient, &mut fresh);
         }
-        transient.push(self.mem.alloc(Cat::Temporary, self.op_temp(op, op.backward_temp)));
+        transient.push(
+            self.mem
+                .alloc(Cat::Temporary, self.op_temp(op, op.backward_temp)),
+        );
         transient.push(self.op_gather(op));
         self.observe(Phase::Backward, i);
         transient.drain(..).for_each(|h| self.mem.free(h));
         self.settle(&mut fresh);
         self.consume_output_grads(op);
         self.release(i);
-        if op.param_grad_via_cast && op.params.iter().any(|p| g.params.get(p.0 as usize).is_some_and(|p| p.trainable)) {
+        if op.param_grad_via_cast
+            && op
+                .params
+                .iter()
+                .any(|p| g.params.get(p.0 as usize).is_some_and(|p| p.trainable))
+        {
             // ToCopyBackward: the half gradient and the new fp32 one coexist.
-            transient.push(self.mem.alloc(Cat::Temporary, self.temp_bytes(op.backward_temp)));
+            transient.push(
+                self.mem
+                    .alloc(Cat::Temporary, self.temp_bytes(op.backward_temp)),
+            );
             self.param_grads(op, &mut transient, &mut fresh);
             self.observe(Phase::Backward, i);
             transient.drain(..).for_each(|h| self.mem.free(h));
@@ -476,8 +577,15 @@ impl<'a> Sim<'a> {
     /// place into an existing buffer.
     fn input_grads(&mut self, op: &Op, transient: &mut Vec<Option<Handle>>) {
         let g = self.g;
-        let out_grad = op.outputs.first().and_then(|t| self.grad_of.get(t.0 as usize).copied().flatten());
-        let out_dtype = op.outputs.first().and_then(|t| g.tensor(*t)).map(|t| t.dtype);
+        let out_grad = op
+            .outputs
+            .first()
+            .and_then(|t| self.grad_of.get(t.0 as usize).copied().flatten());
+        let out_dtype = op
+            .outputs
+            .first()
+            .and_then(|t| g.tensor(*t))
+            .map(|t| t.dtype);
         for x in &op.inputs {
             let Some(info) = g.tensor(*x) else { continue };
             if !info.requires_grad {
@@ -499,7 +607,10 @@ impl<'a> Sim<'a> {
                 }
                 (None, _, _) => {
                     let h = self.mem.alloc_sized(Cat::Temporary, size);
-                    self.grads.push(GradBuffer { handle: h, users: 1 });
+                    self.grads.push(GradBuffer {
+                        handle: h,
+                        users: 1,
+                    });
                     if let Some(slot) = self.grad_of.get_mut(xi) {
                         *slot = Some(self.grads.len() - 1);
                     }
@@ -511,23 +622,38 @@ impl<'a> Sim<'a> {
     /// Parameter gradients: the first in a step become `.grad` (temporaries
     /// until AccumulateGrad runs, as MemTracker labels them: `fresh`); later
     /// ones (accumulation, shared weights) are transients added in place.
-    fn param_grads(&mut self, op: &Op, transient: &mut Vec<Option<Handle>>, fresh: &mut Vec<Fresh>) {
+    fn param_grads(
+        &mut self,
+        op: &Op,
+        transient: &mut Vec<Option<Handle>>,
+        fresh: &mut Vec<Fresh>,
+    ) {
         for p in &op.params {
             let pi = p.0 as usize;
-            let Some(param) = self.g.params.get(pi) else { continue };
+            let Some(param) = self.g.params.get(pi) else {
+                continue;
+            };
             if !param.trainable {
                 continue;
             }
             if self.param_grad.get(pi).is_some_and(Option::is_some) {
                 // Accumulated in place into `.grad` (or its shard, after the reduce-scatter).
-                transient.push(self.mem.alloc(Cat::Temporary, Size::Fixed(self.shards.full_grad(param))));
+                transient.push(
+                    self.mem
+                        .alloc(Cat::Temporary, Size::Fixed(self.shards.full_grad(param))),
+                );
                 continue;
             }
             // Computed full-size: kept whole as `.grad`, or reduce-scattered
             // after this op, when the kept shard appears (one of the two is empty).
             let i = u32::try_from(pi).unwrap_or(u32::MAX);
-            transient.push(self.mem.alloc(Cat::Temporary, self.sharded(Sharded::ReducedGrad(i))));
-            let whole = self.mem.alloc(Cat::Temporary, self.sharded(Sharded::WholeGrad(i)));
+            transient.push(
+                self.mem
+                    .alloc(Cat::Temporary, self.sharded(Sharded::ReducedGrad(i))),
+            );
+            let whole = self
+                .mem
+                .alloc(Cat::Temporary, self.sharded(Sharded::WholeGrad(i)));
             if let Some(slot) = self.param_grad.get_mut(pi) {
                 *slot = Some((whole, None));
             }
@@ -542,7 +668,10 @@ impl<'a> Sim<'a> {
             match f {
                 Fresh::Grad(h) => self.mem.relabel(h, Cat::Gradients),
                 Fresh::Shard(pi) => {
-                    let h = self.mem.alloc(Cat::Gradients, self.sharded(Sharded::GradShard(u32::try_from(pi).unwrap_or(u32::MAX))));
+                    let h = self.mem.alloc(
+                        Cat::Gradients,
+                        self.sharded(Sharded::GradShard(u32::try_from(pi).unwrap_or(u32::MAX))),
+                    );
                     if let Some(Some(handles)) = self.param_grad.get_mut(pi) {
                         handles.1 = h;
                     }
@@ -553,7 +682,9 @@ impl<'a> Sim<'a> {
 
     fn consume_output_grads(&mut self, op: &Op) {
         for t in &op.outputs {
-            let Some(buffer) = self.grad_of.get_mut(t.0 as usize).and_then(Option::take) else { continue };
+            let Some(buffer) = self.grad_of.get_mut(t.0 as usize).and_then(Option::take) else {
+                continue;
+            };
             if let Some(b) = self.grads.get_mut(buffer) {
                 b.users = b.users.saturating_sub(1);
                 if b.users == 0 {
@@ -572,7 +703,14 @@ impl<'a> Sim<'a> {
         unique_storages_into(&op.saved, &self.plan.storage, &mut list);
         if let Some(k) = self.plan.op_segment.get(i).copied().flatten() {
             if self.plan.segments.get(k).is_some_and(|seg| seg.start == i) {
-                list.extend(self.plan.segment_inputs.get(k).into_iter().flatten().copied());
+                list.extend(
+                    self.plan
+                        .segment_inputs
+                        .get(k)
+                        .into_iter()
+                        .flatten()
+                        .copied(),
+                );
             }
         }
         for s in list.drain(..) {
@@ -603,10 +741,14 @@ impl<'a> Sim<'a> {
         if self.states.is_none() {
             self.mem.mark_optimizer();
             let count = u32::try_from(self.g.params.len()).unwrap_or(u32::MAX);
-            let states = (0..count).map(|i| self.mem.alloc_once(Cat::States, Size::State(i))).collect();
+            let states = (0..count)
+                .map(|i| self.mem.alloc_once(Cat::States, Size::State(i)))
+                .collect();
             self.states = Some(states);
         }
-        let temps: Vec<Option<Handle>> = (0..self.step_temps).map(|k| self.mem.alloc(Cat::Temporary, Size::StepTemp(k))).collect();
+        let temps: Vec<Option<Handle>> = (0..self.step_temps)
+            .map(|k| self.mem.alloc(Cat::Temporary, Size::StepTemp(k)))
+            .collect();
         self.micro = 0;
         self.observe(Phase::Optimizer, OPTIMIZER_OP);
         // The model states and the step's temporaries, at this moment.
@@ -625,7 +767,11 @@ impl<'a> Sim<'a> {
 /// How a model-state size is recorded: by name on a `shared` tape, else as
 /// the recording strategy's bytes (`sizes`).
 fn recorded(shared: bool, sizes: &ShardSizes, s: Sharded) -> Size {
-    if shared { Size::Sharded(s) } else { Size::Fixed(sizes.bytes(s)) }
+    if shared {
+        Size::Sharded(s)
+    } else {
+        Size::Fixed(sizes.bytes(s))
+    }
 }
 
 /// Slots for the optimizer step's temporaries: the most any optimizer makes
@@ -635,8 +781,18 @@ fn step_temp_slots(g: &Graph, shards: &Shards, cfg: &TrainConfig, shared: bool) 
     let optimizers = crate::config::Optimizer::ALL.iter();
     if shared {
         let trainable = g.params.iter().filter(|p| p.trainable).count();
-        let most = optimizers.map(|&o| states::optimizer_step_temps(&g.params, shards.pdtype, o).len()).max().unwrap_or(0);
+        let most = optimizers
+            .map(|&o| states::optimizer_step_temps(&g.params, shards.pdtype, o).len())
+            .max()
+            .unwrap_or(0);
         return most + trainable;
     }
-    optimizers.map(|&optimizer| shards.step_temps(g, &TrainConfig { optimizer, ..*cfg }).len()).max().unwrap_or(0)
+    optimizers
+        .map(|&optimizer| {
+            shards
+                .step_temps(g, &TrainConfig { optimizer, ..*cfg })
+                .len()
+        })
+        .max()
+        .unwrap_or(0)
 }

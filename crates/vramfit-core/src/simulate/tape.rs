@@ -30,7 +30,11 @@ pub enum Size {
     /// An op's transient buffer: its workspace bytes (rounded), cuDNN's
     /// workspace when it is a convolution, and a rounded extra buffer
     /// (a dequantized weight or an int32 accumulator).
-    OpTemp { temp: Numel, conv: bool, extra: (Numel, u64) },
+    OpTemp {
+        temp: Numel,
+        conv: bool,
+        extra: (Numel, u64),
+    },
     /// One cuBLAS handle's workspace.
     CublasWorkspace,
     /// The activations a pipeline stage keeps for the other micro-batches in flight.
@@ -47,7 +51,9 @@ pub enum Size {
 fn rounded(numel: Numel, width: u64, batch: u64) -> u64 {
     match numel.at(batch).saturating_mul(width) {
         0 => 0,
-        b => b.div_ceil(ALLOCATION_QUANTUM).saturating_mul(ALLOCATION_QUANTUM),
+        b => b
+            .div_ceil(ALLOCATION_QUANTUM)
+            .saturating_mul(ALLOCATION_QUANTUM),
     }
 }
 
@@ -58,8 +64,15 @@ impl Size {
         match self {
             Size::Fixed(b) => b == 0,
             Size::Rounded(n, w) => none(n) || w == 0,
-            Size::OpTemp { temp, conv, extra } => none(temp) && !conv && (none(extra.0) || extra.1 == 0),
-            Size::CublasWorkspace | Size::InFlight | Size::KvCache | Size::State(_) | Size::StepTemp(_) | Size::Sharded(_) => false,
+            Size::OpTemp { temp, conv, extra } => {
+                none(temp) && !conv && (none(extra.0) || extra.1 == 0)
+            }
+            Size::CublasWorkspace
+            | Size::InFlight
+            | Size::KvCache
+            | Size::State(_)
+            | Size::StepTemp(_)
+            | Size::Sharded(_) => false,
         }
     }
 
@@ -256,7 +269,9 @@ impl Tape {
         let mut at = hash_of(&size) as usize & mask;
         loop {
             match self.size_index.get(at).copied() {
-                Some(id) if id != EMPTY && self.sizes.get(id as usize) == Some(&size) => return Some(SizeId(id)),
+                Some(id) if id != EMPTY && self.sizes.get(id as usize) == Some(&size) => {
+                    return Some(SizeId(id));
+                }
                 Some(id) if id != EMPTY => at = (at + 1) & mask,
                 _ => break,
             }
@@ -319,7 +334,10 @@ impl Tape {
         let mut handle: Vec<Option<Handle>> = vec![None; self.live.len()];
         let mut ends: Vec<usize> = Vec::new();
         let skipped = std::mem::take(&mut self.once);
-        let (mut once, mut landmarks) = (skipped.iter().copied().filter(|&i| i >= from).peekable(), landmarks.iter().peekable());
+        let (mut once, mut landmarks) = (
+            skipped.iter().copied().filter(|&i| i >= from).peekable(),
+            landmarks.iter().peekable(),
+        );
         for i in from..to {
             while landmarks.next_if(|&&at| at <= i).is_some() {
                 self.landmark();
@@ -331,9 +349,13 @@ impl Tape {
             if once.next_if_eq(&i).is_some() {
                 continue;
             }
-            let Some(&event) = self.events.get(i) else { break };
+            let Some(&event) = self.events.get(i) else {
+                break;
+            };
             match event {
-                Event::Alloc { slot, cat, size, .. } => {
+                Event::Alloc {
+                    slot, cat, size, ..
+                } => {
                     let h = self.alloc_sized(cat, Some(size));
                     if let Some(at) = handle.get_mut(slot as usize) {
                         *at = h;
@@ -343,9 +365,18 @@ impl Tape {
                     let h = handle.get_mut(slot as usize).and_then(Option::take);
                     self.free(h);
                 }
-                Event::Relabel { slot, to } => self.relabel(handle.get(slot as usize).copied().flatten(), to),
-                Event::Observe { micro, phase, op, .. } => {
-                    self.events.push(Event::Observe { step, micro, phase, op });
+                Event::Relabel { slot, to } => {
+                    self.relabel(handle.get(slot as usize).copied().flatten(), to)
+                }
+                Event::Observe {
+                    micro, phase, op, ..
+                } => {
+                    self.events.push(Event::Observe {
+                        step,
+                        micro,
+                        phase,
+                        op,
+                    });
                     self.moments += 1;
                 }
                 Event::Baseline => self.baseline(),
@@ -377,7 +408,12 @@ impl Tape {
         if let Some(l) = self.live.get_mut(slot as usize) {
             *l = Some((cat, size));
         }
-        self.events.push(Event::Alloc { slot, cat, size, transient: false });
+        self.events.push(Event::Alloc {
+            slot,
+            cat,
+            size,
+            transient: false,
+        });
         Some(Handle(slot))
     }
 
@@ -391,9 +427,14 @@ impl Tape {
             .live
             .iter()
             .enumerate()
-            .filter_map(|(slot, held)| held.map(|(cat, size)| (Slot::try_from(slot).unwrap_or(Slot::MAX), cat, size)))
+            .filter_map(|(slot, held)| {
+                held.map(|(cat, size)| (Slot::try_from(slot).unwrap_or(Slot::MAX), cat, size))
+            })
             .collect();
-        self.last_step = Some(LastStep { start: self.events.len(), live });
+        self.last_step = Some(LastStep {
+            start: self.events.len(),
+            live,
+        });
     }
 
     /// Marks where the optimizer's first allocation comes: every event
@@ -405,7 +446,11 @@ impl Tape {
     /// Keeps what is live now as a landmark ([`landmark_allocated`]): the
     /// caller records it at most frees after the last moment.
     pub fn landmark(&mut self) {
-        let live = self.live.iter().filter_map(|held| held.map(|(_, size)| size)).collect();
+        let live = self
+            .live
+            .iter()
+            .filter_map(|held| held.map(|(_, size)| size))
+            .collect();
         self.landmarks.push((live, self.open.is_some()));
     }
 
@@ -418,8 +463,15 @@ impl Tape {
         }
         self.free_slots.push(slot);
         // Freed right after its allocation (only moments or relabels between)?
-        let last = self.events.iter_mut().rev().find(|e| !matches!(e, Event::Observe { .. } | Event::Relabel { .. }));
-        if let Some(Event::Alloc { slot: s, transient, .. }) = last {
+        let last = self
+            .events
+            .iter_mut()
+            .rev()
+            .find(|e| !matches!(e, Event::Observe { .. } | Event::Relabel { .. }));
+        if let Some(Event::Alloc {
+            slot: s, transient, ..
+        }) = last
+        {
             if *s == slot {
                 *transient = true;
             }
@@ -439,7 +491,12 @@ impl Tape {
     /// Records a moment of the timeline.
     pub fn observe(&mut self, step: u32, micro: u32, phase: Phase, op: usize) {
         let op = u32::try_from(op).unwrap_or(u32::MAX);
-        self.events.push(Event::Observe { step, micro, phase, op });
+        self.events.push(Event::Observe {
+            step,
+            micro,
+            phase,
+            op,
+        });
         self.moments += 1;
     }
 
@@ -496,13 +553,28 @@ pub struct Replay {
 pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Replay {
     let mut mem = Memory::new(tape.slots(), allocator);
     let sizes = tape.evaluate(e);
-    let mut peak = Point { step: 0, micro_batch: 0, phase: Phase::Forward, op: 0, breakdown: Breakdown::default() };
+    let mut peak = Point {
+        step: 0,
+        micro_batch: 0,
+        phase: Phase::Forward,
+        op: 0,
+        breakdown: Breakdown::default(),
+    };
     let mut peak_total = 0u64;
-    let mut timeline = if record { Vec::with_capacity(tape.moments) } else { Vec::new() };
+    let mut timeline = if record {
+        Vec::with_capacity(tape.moments)
+    } else {
+        Vec::new()
+    };
     let mut i = 0usize;
     if let (false, false, Some(last)) = (allocator, record, &tape.last_step) {
         for &(slot, cat, size) in &last.live {
-            mem.alloc(slot, cat, sizes.get(size.0 as usize).copied().unwrap_or(0), false);
+            mem.alloc(
+                slot,
+                cat,
+                sizes.get(size.0 as usize).copied().unwrap_or(0),
+                false,
+            );
         }
         peak_total = mem.total();
         peak.breakdown = mem.breakdown();
@@ -511,16 +583,39 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
     while let Some(event) = tape.events.get(i) {
         i += 1;
         match *event {
-            Event::Alloc { slot, cat, size, transient } => {
-                mem.alloc(slot, cat, sizes.get(size.0 as usize).copied().unwrap_or(0), transient)
-            }
+            Event::Alloc {
+                slot,
+                cat,
+                size,
+                transient,
+            } => mem.alloc(
+                slot,
+                cat,
+                sizes.get(size.0 as usize).copied().unwrap_or(0),
+                transient,
+            ),
             Event::Free { slot } => mem.free(slot),
             Event::Relabel { slot, to } => mem.relabel(slot, to),
-            Event::Observe { step, micro, phase, op } => {
+            Event::Observe {
+                step,
+                micro,
+                phase,
+                op,
+            } => {
                 let total = mem.total();
                 if total > peak_total || record {
-                    let op = if op == u32::MAX { super::OPTIMIZER_OP } else { op as usize };
-                    let point = Point { step, micro_batch: micro, phase, op, breakdown: mem.breakdown() };
+                    let op = if op == u32::MAX {
+                        super::OPTIMIZER_OP
+                    } else {
+                        op as usize
+                    };
+                    let point = Point {
+                        step,
+                        micro_batch: micro,
+                        phase,
+                        op,
+                        breakdown: mem.breakdown(),
+                    };
                     if total > peak_total {
                         peak_total = total;
                         peak = point.clone();
@@ -541,7 +636,11 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
             }
         }
     }
-    Replay { peak, timeline, peak_reserved: mem.peak_reserved().0 }
+    Replay {
+        peak,
+        timeline,
+        peak_reserved: mem.peak_reserved().0,
+    }
 }
 
 /// The peak of allocated memory when the tape is evaluated at `e`: the
@@ -597,8 +696,17 @@ pub fn peak_allocated(tape: &Tape, e: &Eval<'_>) -> u64 {
 /// [`peak_allocated`], from a few thousand sizes instead of a replay.
 pub fn landmark_allocated(tape: &Tape, e: &Eval<'_>) -> u64 {
     let sizes = tape.evaluate(e);
-    let total = |live: &Vec<SizeId>| live.iter().map(|id| sizes.get(id.0 as usize).copied().unwrap_or(0)).fold(0u64, u64::saturating_add);
-    tape.landmarks.iter().filter(|(_, accumulating)| e.accumulates || !accumulating).map(|(live, _)| total(live)).max().unwrap_or(0)
+    let total = |live: &Vec<SizeId>| {
+        live.iter()
+            .map(|id| sizes.get(id.0 as usize).copied().unwrap_or(0))
+            .fold(0u64, u64::saturating_add)
+    };
+    tape.landmarks
+        .iter()
+        .filter(|(_, accumulating)| e.accumulates || !accumulating)
+        .map(|(live, _)| total(live))
+        .max()
+        .unwrap_or(0)
 }
 
 /// The peak of reserved memory (the caching-allocator model) when the tape
@@ -611,7 +719,12 @@ pub fn landmark_allocated(tape: &Tape, e: &Eval<'_>) -> u64 {
 /// replay that agrees with a kept one up to the optimizer's first
 /// allocation (one that differs only in the optimizer) resumes from that
 /// one's state there, and a replay that gets there keeps its state.
-pub fn peak_reserved_within(tape: &Tape, e: &Eval<'_>, limit: u64, work: &mut Workspace) -> Option<u64> {
+pub fn peak_reserved_within(
+    tape: &Tape,
+    e: &Eval<'_>,
+    limit: u64,
+    work: &mut Workspace,
+) -> Option<u64> {
     let sizes = tape.evaluate(e);
     let Workspace { state, snapshots } = work;
     let (Some(snapshots), Some(at)) = (snapshots.as_mut(), tape.optimizer_at) else {
@@ -619,7 +732,10 @@ pub fn peak_reserved_within(tape: &Tape, e: &Eval<'_>, limit: u64, work: &mut Wo
         state.run(tape, &sizes, e, 0, usize::MAX, limit)?;
         return Some(state.allocator.reserved());
     };
-    match snapshots.iter().find(|s| s.resumes(tape, &sizes, e.accumulates)) {
+    match snapshots
+        .iter()
+        .find(|s| s.resumes(tape, &sizes, e.accumulates))
+    {
         Some(s) if s.state.allocator.reserved() > limit => return None,
         Some(s) => state.clone_from(&s.state),
         None => {
@@ -628,7 +744,11 @@ pub fn peak_reserved_within(tape: &Tape, e: &Eval<'_>, limit: u64, work: &mut Wo
             if snapshots.len() >= SNAPSHOTS_KEPT {
                 snapshots.remove(0);
             }
-            snapshots.push(Snapshot { sizes: sizes.clone(), accumulates: e.accumulates, state: state.clone() });
+            snapshots.push(Snapshot {
+                sizes: sizes.clone(),
+                accumulates: e.accumulates,
+                state: state.clone(),
+            });
         }
     }
     state.run(tape, &sizes, e, at, usize::MAX, limit)?;
@@ -649,7 +769,10 @@ pub struct Workspace {
 impl Workspace {
     /// A workspace that keeps snapshots.
     pub fn keeping_snapshots() -> Workspace {
-        Workspace { snapshots: Some(Vec::new()), ..Workspace::default() }
+        Workspace {
+            snapshots: Some(Vec::new()),
+            ..Workspace::default()
+        }
     }
 }
 
@@ -670,12 +793,25 @@ impl ReservedReplay {
 
     /// Replays events `from..to` with the evaluated `sizes`; `None` as soon
     /// as reserved memory exceeds `limit`.
-    fn run(&mut self, tape: &Tape, sizes: &[u64], e: &Eval<'_>, from: usize, to: usize, limit: u64) -> Option<()> {
+    fn run(
+        &mut self,
+        tape: &Tape,
+        sizes: &[u64],
+        e: &Eval<'_>,
+        from: usize,
+        to: usize,
+        limit: u64,
+    ) -> Option<()> {
         let mut i = from;
         while let Some(event) = tape.events.get(i).filter(|_| i < to) {
             i += 1;
             match *event {
-                Event::Alloc { slot, size, transient, .. } => {
+                Event::Alloc {
+                    slot,
+                    size,
+                    transient,
+                    ..
+                } => {
                     let bytes = sizes.get(size.0 as usize).copied().unwrap_or(0);
                     if bytes == 0 {
                         continue;
@@ -723,10 +859,17 @@ impl Snapshot {
     /// Whether a replay with `sizes` reaches the optimizer in this state:
     /// every size used before it is the same (and so is the accumulation).
     fn resumes(&self, tape: &Tape, sizes: &[u64], accumulates: bool) -> bool {
-        let Some(at) = tape.optimizer_at else { return false };
+        let Some(at) = tape.optimizer_at else {
+            return false;
+        };
         accumulates == self.accumulates
             && self.sizes.len() == sizes.len()
-            && self.sizes.iter().zip(sizes).zip(&tape.first_use).all(|((a, b), first)| a == b || *first >= at)
+            && self
+                .sizes
+                .iter()
+                .zip(sizes)
+                .zip(&tape.first_use)
+                .all(|((a, b), first)| a == b || *first >= at)
     }
 }
 
@@ -745,20 +888,34 @@ mod tests {
             in_flight: 0,
             states: &[4096],
             step_temps: &[],
-            kv_cache: Numel { fixed: 1, per_sample: 100 },
+            kv_cache: Numel {
+                fixed: 1,
+                per_sample: 100,
+            },
             shards: &NO_SHARDS,
         }
     }
 
     #[test]
     fn sizes_scale_with_the_batch_and_round_per_allocation() {
-        let n = Numel { fixed: 1, per_sample: 100 };
+        let n = Numel {
+            fixed: 1,
+            per_sample: 100,
+        };
         let e = eval(3, false);
-        assert_eq!(Size::Rounded(n, 4).at(&e), 1536, "301 × 4 = 1204 B rounds to 1536");
+        assert_eq!(
+            Size::Rounded(n, 4).at(&e),
+            1536,
+            "301 × 4 = 1204 B rounds to 1536"
+        );
         assert_eq!(Size::KvCache.at(&e), 301);
         assert_eq!(Size::CublasWorkspace.at(&e), 1 << 20);
         assert_eq!(Size::State(0).at(&e), 4096);
-        assert_eq!(Size::StepTemp(0).at(&e), 0, "an optimizer without this temporary allocates nothing");
+        assert_eq!(
+            Size::StepTemp(0).at(&e),
+            0,
+            "an optimizer without this temporary allocates nothing"
+        );
         assert!(Size::Rounded(Numel::fixed(0), 4).is_zero());
         assert!(!Size::Rounded(Numel::per_sample(1), 4).is_zero());
     }
@@ -783,7 +940,10 @@ mod tests {
         assert_eq!(single.timeline.len(), 1);
         let accumulating = replay(&t, &eval(2, true), true, true);
         assert_eq!(accumulating.peak.breakdown.total().0, 1024 + 4096);
-        assert_eq!((accumulating.peak.step, accumulating.peak.micro_batch), (1, 2));
+        assert_eq!(
+            (accumulating.peak.step, accumulating.peak.micro_batch),
+            (1, 2)
+        );
         assert_eq!(accumulating.timeline.len(), 2);
         assert!(accumulating.peak_reserved >= 1024 + 4096);
     }

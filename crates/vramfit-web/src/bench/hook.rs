@@ -46,18 +46,31 @@ pub fn use_bench(query: Option<String>) -> BenchHandle {
             spawn_local(async move {
                 let detected = js::detect().await;
                 let presets = vramfit_core::gpu_presets();
-                let preset = detected.as_ref().ok().and_then(|a| matching_preset(a, &presets)).map(|p| p.id.to_string());
+                let preset = detected
+                    .as_ref()
+                    .ok()
+                    .and_then(|a| matching_preset(a, &presets))
+                    .map(|p| p.id.to_string());
                 dispatcher.dispatch(BenchAction::Detected(detected, preset));
             });
         });
     }
     {
         let dispatcher = state.dispatcher();
-        let has_layers = state.finished.as_ref().is_some_and(|f| f.report.throughput.is_some());
-        let json = state.finished.as_ref().filter(|_| has_layers).map(|f| f.json.clone());
+        let has_layers = state
+            .finished
+            .as_ref()
+            .is_some_and(|f| f.report.throughput.is_some());
+        let json = state
+            .finished
+            .as_ref()
+            .filter(|_| has_layers)
+            .map(|f| f.json.clone());
         use_effect_with((json, query.clone()), move |(json, query)| {
             if let (Some(json), Some(query)) = (json.clone(), query.clone()) {
-                spawn_local(async move { dispatcher.dispatch(BenchAction::Projected(js::project(json, query).await)) });
+                spawn_local(async move {
+                    dispatcher.dispatch(BenchAction::Projected(js::project(json, query).await))
+                });
             }
         });
     }
@@ -89,7 +102,9 @@ pub fn use_bench(query: Option<String>) -> BenchHandle {
             if let Some(f) = &finished {
                 match export {
                     Export::Json => js::download("vramfit-bench.json", "application/json", &f.json),
-                    Export::Markdown => js::download("vramfit-bench.md", "text/markdown", &f.markdown),
+                    Export::Markdown => {
+                        js::download("vramfit-bench.md", "text/markdown", &f.markdown)
+                    }
                 }
             }
         })

@@ -59,7 +59,9 @@ fn reason(value: &JsValue) -> String {
 
 /// The loaded module's namespace.
 async fn module() -> Result<JsValue, Failure> {
-    JsFuture::from(bench_load(MODULE_PATH)).await.map_err(|e| Failure::new(FailureKind::LoadFailed, reason(&e)))
+    JsFuture::from(bench_load(MODULE_PATH))
+        .await
+        .map_err(|e| Failure::new(FailureKind::LoadFailed, reason(&e)))
 }
 
 /// Calls the module's export `name` with `args` and awaits its JSON answer.
@@ -69,14 +71,26 @@ async fn call(name: &str, args: &[JsValue]) -> Result<String, Failure> {
     let function: js_sys::Function = js_sys::Reflect::get(&module, &JsValue::from_str(name))
         .ok()
         .and_then(|f| f.dyn_into().ok())
-        .ok_or_else(|| Failure::new(FailureKind::LoadFailed, format!("the module has no {name}()")))?;
+        .ok_or_else(|| {
+            Failure::new(
+                FailureKind::LoadFailed,
+                format!("the module has no {name}()"),
+            )
+        })?;
     let this = JsValue::NULL;
-    let value = function.apply(&this, &args.iter().collect::<js_sys::Array>()).map_err(crashed)?;
+    let value = function
+        .apply(&this, &args.iter().collect::<js_sys::Array>())
+        .map_err(crashed)?;
     let value = match value.dyn_into::<js_sys::Promise>() {
         Ok(promise) => JsFuture::from(promise).await.map_err(crashed)?,
         Err(value) => value,
     };
-    value.as_string().ok_or_else(|| Failure::new(FailureKind::Crashed, format!("{name}() did not answer with text")))
+    value.as_string().ok_or_else(|| {
+        Failure::new(
+            FailureKind::Crashed,
+            format!("{name}() did not answer with text"),
+        )
+    })
 }
 
 /// Whether the browser has WebGPU at all (checked before downloading the module).
@@ -87,19 +101,29 @@ pub fn has_webgpu() -> bool {
 /// Loads the module if needed and asks it for the adapter.
 pub async fn detect() -> Result<Adapter, Failure> {
     if !has_webgpu() {
-        return Err(Failure::new(FailureKind::NoWebgpu, "navigator.gpu is missing"));
+        return Err(Failure::new(
+            FailureKind::NoWebgpu,
+            "navigator.gpu is missing",
+        ));
     }
     parse_outcome(&call("detect", &[]).await?)
 }
 
 /// Runs the suite with `options` (JSON), calling `progress` as it goes.
-pub async fn run(options: String, progress: impl Fn(Progress) + 'static) -> Result<RunOutput, Failure> {
+pub async fn run(
+    options: String,
+    progress: impl Fn(Progress) + 'static,
+) -> Result<RunOutput, Failure> {
     let callback = Closure::<dyn Fn(String)>::new(move |json: String| {
         if let Ok(p) = serde_json::from_str::<Progress>(&json) {
             progress(p);
         }
     });
-    let answer = call("run", &[JsValue::from_str(&options), callback.as_ref().clone()]).await;
+    let answer = call(
+        "run",
+        &[JsValue::from_str(&options), callback.as_ref().clone()],
+    )
+    .await;
     // The closure must outlive the run; it is dropped only now.
     drop(callback);
     parse_outcome(&answer?)
@@ -113,7 +137,12 @@ pub async fn cancel() {
 
 /// The step time of the calculator's `query` at the throughput in `report_json`.
 pub async fn project(report_json: String, query: String) -> Option<Projection> {
-    let answer = call("project", &[JsValue::from_str(&report_json), JsValue::from_str(&query)]).await.ok()?;
+    let answer = call(
+        "project",
+        &[JsValue::from_str(&report_json), JsValue::from_str(&query)],
+    )
+    .await
+    .ok()?;
     parse_outcome(&answer).ok()
 }
 
@@ -124,13 +153,17 @@ pub fn download(name: &str, mime: &str, text: &str) {
 
 /// Whether the address's fragment asks for the Benchmark tab (`#benchmark`).
 pub fn bench_in_address() -> bool {
-    web_sys::window().and_then(|w| w.location().hash().ok()).is_some_and(|h| h == "#benchmark")
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .is_some_and(|h| h == "#benchmark")
 }
 
 /// Sets the address's fragment to `#benchmark` or removes it, without a
 /// history entry; the query (the calculator's state) stays.
 pub fn set_bench_in_address(on: bool) {
-    let Some(window) = web_sys::window() else { return };
+    let Some(window) = web_sys::window() else {
+        return;
+    };
     let location = window.location();
     let url = format!(
         "{}{}{}",

@@ -19,7 +19,10 @@ pub fn parse_outcome<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, Fa
     match serde_json::from_str::<Outcome<T>>(json) {
         Ok(Outcome::Ok(value)) => Ok(value),
         Ok(Outcome::Err(failure)) => Err(failure),
-        Err(error) => Err(Failure { kind: FailureKind::Other, message: format!("unreadable answer from the benchmark module: {error}") }),
+        Err(error) => Err(Failure {
+            kind: FailureKind::Other,
+            message: format!("unreadable answer from the benchmark module: {error}"),
+        }),
     }
 }
 
@@ -108,11 +111,20 @@ pub struct Adapter {
 impl Adapter {
     /// What to call the adapter: its name, else `vendor architecture`.
     pub fn label(&self) -> String {
-        let name = if self.name.is_empty() { &self.description } else { &self.name };
+        let name = if self.name.is_empty() {
+            &self.description
+        } else {
+            &self.name
+        };
         if !name.is_empty() {
             return name.clone();
         }
-        [self.vendor.as_str(), self.architecture.as_str()].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join(" ")
+        [self.vendor.as_str(), self.architecture.as_str()]
+            .iter()
+            .filter(|s| !s.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
@@ -131,7 +143,9 @@ pub struct Progress {
 impl Progress {
     /// Percent done, 0–100.
     pub fn percent(&self) -> u32 {
-        (100 * self.done.min(self.total)).checked_div(self.total).map_or(0, |p| p as u32)
+        (100 * self.done.min(self.total))
+            .checked_div(self.total)
+            .map_or(0, |p| p as u32)
     }
 }
 
@@ -269,8 +283,14 @@ pub struct LayerResult {
 impl LayerResult {
     /// The sizes as `batch 1, seq 128, hidden 768, heads 12`.
     pub fn describe_shape(&self) -> String {
-        let Some(map) = self.shape.as_object() else { return String::new() };
-        map.iter().filter(|(k, _)| k.as_str() != "layer").map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+        let Some(map) = self.shape.as_object() else {
+            return String::new();
+        };
+        map.iter()
+            .filter(|(k, _)| k.as_str() != "layer")
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -311,12 +331,18 @@ impl Report {
     ///
     /// A [`FailureKind::Other`] failure if it does not parse.
     pub fn parse(json: &str) -> Result<Report, Failure> {
-        serde_json::from_str(json).map_err(|e| Failure { kind: FailureKind::Other, message: format!("the report does not parse: {e}") })
+        serde_json::from_str(json).map_err(|e| Failure {
+            kind: FailureKind::Other,
+            message: format!("the report does not parse: {e}"),
+        })
     }
 
     /// The tuned-over-naive matmul speed-up for `dtype`, if both ran.
     pub fn matmul_speedup(&self, dtype: &str) -> Option<f64> {
         let what = format!("matmul tiled vs naive ({dtype})");
-        self.speedups.iter().find(|s| s.what == what).map(|s| s.factor)
+        self.speedups
+            .iter()
+            .find(|s| s.what == what)
+            .map(|s| s.factor)
     }
 }

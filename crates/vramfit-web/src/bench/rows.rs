@@ -79,7 +79,11 @@ pub fn kernel_rows(report: &Report, preset: Option<&GpuPreset>) -> Vec<KernelRow
         .results
         .iter()
         .map(|r| {
-            let rate = if r.metric == "gbs" { Rate::Gbs } else { Rate::Gflops };
+            let rate = if r.metric == "gbs" {
+                Rate::Gbs
+            } else {
+                Rate::Gflops
+            };
             let value = if rate == Rate::Gbs { r.gbs } else { r.gflops };
             let peak = preset.map(|p| match (rate, r.dtype.as_str()) {
                 (Rate::Gbs, _) => p.bandwidth_gbs,
@@ -87,7 +91,12 @@ pub fn kernel_rows(report: &Report, preset: Option<&GpuPreset>) -> Vec<KernelRow
                 (Rate::Gflops, _) => p.fp32_tflops * 1e3,
             });
             let f16_speedup = (r.dtype == "f16")
-                .then(|| report.results.iter().find(|b| b.dtype == "f32" && name(b) == name(r)))
+                .then(|| {
+                    report
+                        .results
+                        .iter()
+                        .find(|b| b.dtype == "f32" && name(b) == name(r))
+                })
                 .flatten()
                 .filter(|_| r.median_ms > 0.0)
                 .map(|b| b.median_ms / r.median_ms);
@@ -133,17 +142,34 @@ pub fn layer_rows(report: &Report) -> Vec<LayerRow> {
 }
 
 fn layer_row(r: &LayerResult) -> LayerRow {
-    let mut differences: Vec<(Sentence, i64)> =
-        r.estimate.iter().flat_map(|e| e.differences.iter().map(|d| (Sentence::of(&d.id, &d.args, &d.what), d.bytes))).collect();
+    let mut differences: Vec<(Sentence, i64)> = r
+        .estimate
+        .iter()
+        .flat_map(|e| {
+            e.differences
+                .iter()
+                .map(|d| (Sentence::of(&d.id, &d.args, &d.what), d.bytes))
+        })
+        .collect();
     if let Some(e) = r.estimate.as_ref().filter(|e| e.rounding_bytes != 0) {
-        differences.push((Sentence::Known(Key::BenchWhyRounding, Vec::new()), e.rounding_bytes));
+        differences.push((
+            Sentence::Known(Key::BenchWhyRounding, Vec::new()),
+            e.rounding_bytes,
+        ));
     }
     let english: Vec<&String> = r.scaling.iter().chain(r.notes.iter()).collect();
     // Phrases say the same as the English notes, in order; an older report has none.
     let notes = if r.phrases.len() == english.len() {
-        r.phrases.iter().zip(&english).map(|(p, e)| Sentence::of(&p.id, &p.args, e)).collect()
+        r.phrases
+            .iter()
+            .zip(&english)
+            .map(|(p, e)| Sentence::of(&p.id, &p.args, e))
+            .collect()
     } else {
-        english.into_iter().map(|e| Sentence::English(e.clone())).collect()
+        english
+            .into_iter()
+            .map(|e| Sentence::English(e.clone()))
+            .collect()
     };
     LayerRow {
         layer: r.layer.clone(),
@@ -159,7 +185,11 @@ fn layer_row(r: &LayerResult) -> LayerRow {
 
 /// Lowercase words of `s`, ASCII letters and digits only (adapter and GPU names).
 fn words(s: &str) -> Vec<String> {
-    s.to_ascii_lowercase().split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect()
+    s.to_ascii_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// The preset whose name appears, word for word, in the adapter's name or
@@ -168,14 +198,19 @@ fn words(s: &str) -> Vec<String> {
 /// usually hide the name, so this is often `None`; the user then picks.
 pub fn matching_preset<'a>(adapter: &Adapter, presets: &'a [GpuPreset]) -> Option<&'a GpuPreset> {
     let haystack = words(&format!("{} {}", adapter.name, adapter.description));
-    let contains = |needle: &[String]| !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle);
+    let contains = |needle: &[String]| {
+        !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
+    };
     presets
         .iter()
         .filter(|p| {
             let name = words(&p.name);
             // Vendor words are often absent from one side ("GeForce", "NVIDIA").
-            let core: Vec<String> =
-                name.iter().filter(|w| !["nvidia", "geforce", "amd", "radeon", "intel"].contains(&w.as_str())).cloned().collect();
+            let core: Vec<String> = name
+                .iter()
+                .filter(|w| !["nvidia", "geforce", "amd", "radeon", "intel"].contains(&w.as_str()))
+                .cloned()
+                .collect();
             contains(&name) || (core.len() >= 2 && contains(&core))
         })
         .max_by_key(|p| p.name.len())
@@ -185,7 +220,10 @@ pub fn matching_preset<'a>(adapter: &Adapter, presets: &'a [GpuPreset]) -> Optio
 /// first in the picker.
 pub fn vendor_presets<'a>(adapter: &Adapter, presets: &'a [GpuPreset]) -> Vec<&'a GpuPreset> {
     let vendor = adapter.vendor.to_ascii_lowercase();
-    presets.iter().filter(|p| !vendor.is_empty() && p.vendor == vendor).collect()
+    presets
+        .iter()
+        .filter(|p| !vendor.is_empty() && p.vendor == vendor)
+        .collect()
 }
 
 #[cfg(test)]
@@ -225,14 +263,21 @@ mod tests {
         assert!((pct(2) - 100.0 * 504.0 / rtx4090.bandwidth_gbs).abs() < 1e-9);
         assert_eq!(rows[1].f16_speedup, Some(2.0));
         assert_eq!(rows[0].f16_speedup, None);
-        assert!(kernel_rows(&report, None).iter().all(|r| r.peak_percent.is_none()));
+        assert!(
+            kernel_rows(&report, None)
+                .iter()
+                .all(|r| r.peak_percent.is_none())
+        );
         assert_eq!(report.matmul_speedup("f32"), Some(6.5));
     }
 
     #[test]
     fn layer_rows_put_the_estimate_next_to_the_measurement_with_reasons() {
         let rows = layer_rows(&Report::parse(REPORT).unwrap());
-        assert_eq!((rows[0].measured_bytes, rows[0].estimated_bytes), (1000, Some(1100)));
+        assert_eq!(
+            (rows[0].measured_bytes, rows[0].estimated_bytes),
+            (1000, Some(1100))
+        );
         assert_eq!(rows[0].differences.len(), 1);
         assert_eq!(rows[0].shape, "batch 1, side 28");
     }
@@ -241,31 +286,69 @@ mod tests {
     fn reasons_and_notes_are_translatable_by_id_and_unknown_ones_stay_english() {
         let rows = layer_rows(&Report::parse(REPORT).unwrap());
         // A report without ids (older): the English.
-        assert_eq!(rows[0].differences[0].0, Sentence::English("the block's input is counted in the previous layer".into()));
+        assert_eq!(
+            rows[0].differences[0].0,
+            Sentence::English("the block's input is counted in the previous layer".into())
+        );
         let t = &rows[1];
-        assert_eq!(t.differences[0], (Sentence::Known(Key::BenchWhyResidDropout, vec!["0.1".into()]), 16));
-        assert_eq!(t.differences[1].0, Sentence::English("a reason from a newer report".into()));
-        assert_eq!(t.differences[2], (Sentence::Known(Key::BenchWhyRounding, vec![]), 4));
+        assert_eq!(
+            t.differences[0],
+            (
+                Sentence::Known(Key::BenchWhyResidDropout, vec!["0.1".into()]),
+                16
+            )
+        );
+        assert_eq!(
+            t.differences[1].0,
+            Sentence::English("a reason from a newer report".into())
+        );
+        assert_eq!(
+            t.differences[2],
+            (Sentence::Known(Key::BenchWhyRounding, vec![]), 4)
+        );
         assert_eq!(
             t.notes,
             vec![
-                Sentence::Known(Key::BenchNoteScaled, ["batch 8 -> 2", "4096", "f16", "65536"].map(String::from).to_vec()),
+                Sentence::Known(
+                    Key::BenchNoteScaled,
+                    ["batch 8 -> 2", "4096", "f16", "65536"]
+                        .map(String::from)
+                        .to_vec()
+                ),
                 Sentence::Known(Key::BenchNoteNoEstimate, vec!["x".into()]),
             ]
         );
         // The wrong number of values for the translation: the English.
-        assert_eq!(Sentence::of("residual-dropout", &[], "english"), Sentence::English("english".into()));
+        assert_eq!(
+            Sentence::of("residual-dropout", &[], "english"),
+            Sentence::English("english".into())
+        );
     }
 
     #[test]
     fn presets_match_only_by_name_and_unknown_gpus_get_none() {
         let presets = gpu_presets();
-        let named = Adapter { name: "NVIDIA GeForce RTX 4090".into(), vendor: "nvidia".into(), ..Adapter::default() };
-        assert_eq!(matching_preset(&named, &presets).map(|p| p.id.as_ref()), Some("rtx-4090"));
-        let hidden = Adapter { vendor: "nvidia".into(), architecture: "lovelace".into(), ..Adapter::default() };
+        let named = Adapter {
+            name: "NVIDIA GeForce RTX 4090".into(),
+            vendor: "nvidia".into(),
+            ..Adapter::default()
+        };
+        assert_eq!(
+            matching_preset(&named, &presets).map(|p| p.id.as_ref()),
+            Some("rtx-4090")
+        );
+        let hidden = Adapter {
+            vendor: "nvidia".into(),
+            architecture: "lovelace".into(),
+            ..Adapter::default()
+        };
         assert!(matching_preset(&hidden, &presets).is_none());
         assert!(!vendor_presets(&hidden, &presets).is_empty());
-        let swiftshader = Adapter { vendor: "google".into(), architecture: "swiftshader".into(), ..Adapter::default() };
+        let swiftshader = Adapter {
+            vendor: "google".into(),
+            architecture: "swiftshader".into(),
+            ..Adapter::default()
+        };
         assert!(matching_preset(&swiftshader, &presets).is_none());
         assert!(vendor_presets(&swiftshader, &presets).is_empty());
         assert_eq!(swiftshader.label(), "google swiftshader");

@@ -34,7 +34,15 @@ impl Size {
 }
 
 /// The kernel families and layers, in the order offered.
-pub const KERNELS: [&str; 7] = ["matmul", "conv2d", "layernorm", "softmax", "gelu", "attention", "adam"];
+pub const KERNELS: [&str; 7] = [
+    "matmul",
+    "conv2d",
+    "layernorm",
+    "softmax",
+    "gelu",
+    "attention",
+    "adam",
+];
 /// The layers, in the order offered.
 pub const LAYERS: [&str; 2] = ["transformer", "resnet"];
 
@@ -142,9 +150,23 @@ impl BenchState {
 
     /// The JSON options for the module's `run`, for the calculator's `query`.
     pub fn run_options(&self, query: &str) -> String {
-        let dtypes: Vec<&str> = if self.f16 && self.f16_available() { vec!["f32", "f16"] } else { vec!["f32"] };
-        let kernels: Vec<&str> = self.chosen.iter().copied().filter(|k| KERNELS.contains(k)).collect();
-        let layers: Vec<&str> = self.chosen.iter().copied().filter(|k| LAYERS.contains(k)).collect();
+        let dtypes: Vec<&str> = if self.f16 && self.f16_available() {
+            vec!["f32", "f16"]
+        } else {
+            vec!["f32"]
+        };
+        let kernels: Vec<&str> = self
+            .chosen
+            .iter()
+            .copied()
+            .filter(|k| KERNELS.contains(k))
+            .collect();
+        let layers: Vec<&str> = self
+            .chosen
+            .iter()
+            .copied()
+            .filter(|k| LAYERS.contains(k))
+            .collect();
         serde_json::json!({
             "dtypes": dtypes, "kernels": kernels, "layers": layers,
             "size": self.size.name(), "quick": self.quick, "query": query,
@@ -193,7 +215,11 @@ impl Reducible for BenchState {
                 next.phase = Phase::Ready;
                 match result.and_then(|out| Report::parse(&out.json).map(|report| (report, out))) {
                     Ok((report, out)) => {
-                        next.finished = Some(Rc::new(Finished { report, json: out.json, markdown: out.markdown }));
+                        next.finished = Some(Rc::new(Finished {
+                            report,
+                            json: out.json,
+                            markdown: out.markdown,
+                        }));
                         next.projection = None;
                     }
                     Err(failure) => {
@@ -214,7 +240,10 @@ impl Reducible for BenchState {
 impl Failure {
     /// A failure of `kind` with `message`.
     pub fn new(kind: FailureKind, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into() }
+        Self {
+            kind,
+            message: message.into(),
+        }
     }
 
     /// Whether the benchmark cannot run at all here (as opposed to one run
@@ -222,7 +251,11 @@ impl Failure {
     pub fn is_fatal(&self) -> bool {
         matches!(
             self.kind,
-            FailureKind::NoWebgpu | FailureKind::NoAdapter | FailureKind::RequestDevice | FailureKind::LoadFailed | FailureKind::Crashed
+            FailureKind::NoWebgpu
+                | FailureKind::NoAdapter
+                | FailureKind::RequestDevice
+                | FailureKind::LoadFailed
+                | FailureKind::Crashed
         )
     }
 }
@@ -235,7 +268,10 @@ mod tests {
     use yew::Reducible;
 
     fn ready(f16: bool) -> Rc<BenchState> {
-        let adapter = Adapter { shader_f16: f16, ..Adapter::default() };
+        let adapter = Adapter {
+            shader_f16: f16,
+            ..Adapter::default()
+        };
         Rc::new(BenchState::default()).reduce(BenchAction::Detected(Ok(adapter), None))
     }
 
@@ -253,23 +289,46 @@ mod tests {
 
     #[test]
     fn a_run_goes_from_progress_to_a_report_or_a_failure() {
-        let state = ready(false).reduce(BenchAction::SetSize(Size::Default)).reduce(BenchAction::Started);
+        let state = ready(false)
+            .reduce(BenchAction::SetSize(Size::Default))
+            .reduce(BenchAction::Started);
         assert!(!state.can_start());
-        let progress = Progress { done: 1, total: 4, label: "gelu f32".into() };
+        let progress = Progress {
+            done: 1,
+            total: 4,
+            label: "gelu f32".into(),
+        };
         let state = state.reduce(BenchAction::Progress(progress.clone()));
         assert_eq!(state.phase, Phase::Running(progress));
-        let cancelled = state.clone().reduce(BenchAction::Finished(Err(Failure::new(FailureKind::Cancelled, "cancelled"))));
+        let cancelled = state.clone().reduce(BenchAction::Finished(Err(Failure::new(
+            FailureKind::Cancelled,
+            "cancelled",
+        ))));
         assert!(cancelled.can_start() && cancelled.finished.is_none());
-        assert_eq!(cancelled.failure.as_ref().map(|f| f.kind), Some(FailureKind::Cancelled));
-        let out = RunOutput { json: r#"{"schema":"vramfit.bench/1","results":[]}"#.into(), markdown: "## x".into() };
+        assert_eq!(
+            cancelled.failure.as_ref().map(|f| f.kind),
+            Some(FailureKind::Cancelled)
+        );
+        let out = RunOutput {
+            json: r#"{"schema":"vramfit.bench/1","results":[]}"#.into(),
+            markdown: "## x".into(),
+        };
         let done = state.reduce(BenchAction::Finished(Ok(out)));
-        assert_eq!(done.finished.as_ref().map(|f| f.report.schema.as_str()), Some("vramfit.bench/1"));
+        assert_eq!(
+            done.finished.as_ref().map(|f| f.report.schema.as_str()),
+            Some("vramfit.bench/1")
+        );
     }
 
     #[test]
     fn no_webgpu_is_fatal_and_deselecting_everything_disables_start() {
-        let state = Rc::new(BenchState::default())
-            .reduce(BenchAction::Detected(Err(Failure::new(FailureKind::NoWebgpu, "navigator.gpu is missing")), None));
+        let state = Rc::new(BenchState::default()).reduce(BenchAction::Detected(
+            Err(Failure::new(
+                FailureKind::NoWebgpu,
+                "navigator.gpu is missing",
+            )),
+            None,
+        ));
         assert!(state.failure.as_ref().is_some_and(Failure::is_fatal));
         assert!(!state.can_start());
         let mut state = ready(false);

@@ -63,7 +63,11 @@ impl Frame {
 
     /// `v` in `[0, max]` mapped onto the plot's height (0 at the bottom).
     pub fn y(&self, v: f64, max: f64) -> f64 {
-        let f = if max > 0.0 { (v / max).clamp(0.0, 1.0) } else { 0.0 };
+        let f = if max > 0.0 {
+            (v / max).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         self.y1() - f * (self.y1() - self.y0())
     }
 
@@ -91,12 +95,21 @@ pub fn byte_axis(max: Bytes, frame: &Frame, units: Units) -> (f64, Vec<Tick>) {
     let count = (top / step).ceil().max(1.0) as usize;
     let axis_max = step * count as f64;
     // As many decimals as the step needs: 10, 2.5, 0.25.
-    let decimals = (0..3).find(|d| (step * 10f64.powi(*d)).fract().abs() < 1e-9).unwrap_or(3) as usize;
+    let decimals = (0..3)
+        .find(|d| (step * 10f64.powi(*d)).fract().abs() < 1e-9)
+        .unwrap_or(3) as usize;
     let ticks = (0..=count)
         .map(|i| {
             let v = step * i as f64;
-            let label = if i == 0 { "0".to_string() } else { format!("{v:.decimals$} {unit}") };
-            Tick { pos: frame.y(v, axis_max), label }
+            let label = if i == 0 {
+                "0".to_string()
+            } else {
+                format!("{v:.decimals$} {unit}")
+            };
+            Tick {
+                pos: frame.y(v, axis_max),
+                label,
+            }
         })
         .collect();
     (axis_max * divisor, ticks)
@@ -141,8 +154,17 @@ pub fn downsample(values: &[u64], max: usize) -> Vec<usize> {
         let start = 1 + b * inner / buckets;
         let end = 1 + (b + 1) * inner / buckets;
         let slice = values.get(start..end).unwrap_or_default();
-        let lo = slice.iter().enumerate().min_by_key(|(_, v)| **v).map(|(i, _)| start + i);
-        let hi = slice.iter().enumerate().rev().max_by_key(|(_, v)| **v).map(|(i, _)| start + i);
+        let lo = slice
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, v)| **v)
+            .map(|(i, _)| start + i);
+        let hi = slice
+            .iter()
+            .enumerate()
+            .rev()
+            .max_by_key(|(_, v)| **v)
+            .map(|(i, _)| start + i);
         match (lo, hi) {
             (Some(lo), Some(hi)) if lo == hi => kept.push(lo),
             (Some(lo), Some(hi)) => {
@@ -217,7 +239,14 @@ mod tests {
 
     #[test]
     fn byte_axis_covers_the_maximum_with_round_ticks() {
-        let frame = Frame { width: 600.0, height: 200.0, left: 50.0, right: 10.0, top: 10.0, bottom: 30.0 };
+        let frame = Frame {
+            width: 600.0,
+            height: 200.0,
+            left: 50.0,
+            right: 10.0,
+            top: 10.0,
+            bottom: 30.0,
+        };
         let (max, ticks) = byte_axis(Bytes(22 * GIB), &frame, Units::Binary);
         assert!(max >= (22 * GIB) as f64);
         let labels: Vec<&str> = ticks.iter().map(|t| t.label.as_str()).collect();
@@ -233,7 +262,9 @@ mod tests {
 
     #[test]
     fn downsampling_keeps_the_peak_ends_and_order() {
-        let values: Vec<u64> = (0..1798u64).map(|i| (i * 7919) % 1000 + if i == 1234 { 5000 } else { 0 }).collect();
+        let values: Vec<u64> = (0..1798u64)
+            .map(|i| (i * 7919) % 1000 + if i == 1234 { 5000 } else { 0 })
+            .collect();
         let kept = downsample(&values, MAX_POINTS);
         assert!(kept.len() <= MAX_POINTS, "{}", kept.len());
         assert!(kept.len() > MAX_POINTS / 2);
@@ -241,7 +272,10 @@ mod tests {
         assert_eq!(kept.last(), Some(&1797));
         assert!(kept.contains(&1234), "the peak was dropped");
         assert!(kept.windows(2).all(|w| w[0] < w[1]), "indices out of order");
-        assert_eq!(downsample(&values[..10], MAX_POINTS), (0..10).collect::<Vec<_>>());
+        assert_eq!(
+            downsample(&values[..10], MAX_POINTS),
+            (0..10).collect::<Vec<_>>()
+        );
         assert!(downsample(&[], MAX_POINTS).is_empty());
     }
 

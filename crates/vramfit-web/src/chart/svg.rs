@@ -20,7 +20,11 @@ pub fn batch_svg(plot: &BatchPlot) -> Html {
     let marker = plot.max_marker.as_ref().map(|(x, label)| {
         // Keep the label inside the plot: left of the line near the right edge.
         let right = *x > f.x0() + 0.7 * (f.x1() - f.x0());
-        let (lx, anchor) = if right { (x - 6.0, "end") } else { (x + 6.0, "start") };
+        let (lx, anchor) = if right {
+            (x - 6.0, "end")
+        } else {
+            (x + 6.0, "start")
+        };
         html! {
             <>
                 { line("max-line", *x, f.y0(), *x, f.y1()) }

@@ -112,7 +112,14 @@ pub struct TimelinePlot {
 /// Lays out the timeline of `e` at `width` pixels.
 pub fn timeline_plot(e: &Estimate, width: f64, prefs: Prefs) -> TimelinePlot {
     let lang = prefs.lang;
-    let frame = Frame { width: width.max(240.0), height: 220.0, left: 60.0, right: 12.0, top: 24.0, bottom: 26.0 };
+    let frame = Frame {
+        width: width.max(240.0),
+        height: 220.0,
+        left: 60.0,
+        right: 12.0,
+        top: 24.0,
+        bottom: 26.0,
+    };
     let tl = &e.timeline;
     let values: Vec<u64> = tl.iter().map(|p| p.allocated_bytes.0).collect();
     let highest = Bytes(values.iter().copied().max().unwrap_or(0));
@@ -127,38 +134,74 @@ pub fn timeline_plot(e: &Estimate, width: f64, prefs: Prefs) -> TimelinePlot {
             x: x_of(i),
             y: frame.y(p.allocated_bytes.0 as f64, axis_max),
             label: point_label(p, prefs),
-            context: format!("{} · {}", tf(lang, Key::StepN, &[&p.step.to_string()]), labels::phase_short(p.phase, lang)),
+            context: format!(
+                "{} · {}",
+                tf(lang, Key::StepN, &[&p.step.to_string()]),
+                labels::phase_short(p.phase, lang)
+            ),
             value: present::bytes(p.allocated_bytes, prefs.units),
         })
         .collect();
     // The first highest point; the core's peak is the same moment.
-    let peak_index = values.iter().enumerate().rev().max_by_key(|(_, v)| **v).map_or(0, |(i, _)| i);
-    let peak = samples.iter().position(|s| s.index == peak_index).unwrap_or(0);
+    let peak_index = values
+        .iter()
+        .enumerate()
+        .rev()
+        .max_by_key(|(_, v)| **v)
+        .map_or(0, |(i, _)| i);
+    let peak = samples
+        .iter()
+        .position(|s| s.index == peak_index)
+        .unwrap_or(0);
     let spans = phase_spans(tl);
     let bands = spans
         .iter()
         .map(|s| {
-            let (x0, x1) = (x_of(s.start), x_of(s.end.saturating_sub(1)).max(x_of(s.start) + 1.0));
+            let (x0, x1) = (
+                x_of(s.start),
+                x_of(s.end.saturating_sub(1)).max(x_of(s.start) + 1.0),
+            );
             let short = labels::phase_short(s.phase, lang);
-            let fits = (x1 - x0) > 8.0 + 7.5 * short.chars().map(|c| if c.is_ascii() { 1.0 } else { 1.8 }).sum::<f64>();
+            let fits = (x1 - x0)
+                > 8.0
+                    + 7.5
+                        * short
+                            .chars()
+                            .map(|c| if c.is_ascii() { 1.0 } else { 1.8 })
+                            .sum::<f64>();
             Band {
                 x0,
                 x1,
                 phase: s.phase,
                 label: fits.then_some(short),
-                title: format!("{} · {}: {}", tf(lang, Key::StepN, &[&s.step.to_string()]), short, present::bytes(s.highest, prefs.units)),
+                title: format!(
+                    "{} · {}: {}",
+                    tf(lang, Key::StepN, &[&s.step.to_string()]),
+                    short,
+                    present::bytes(s.highest, prefs.units)
+                ),
             }
         })
         .collect();
     let steps = spans
         .iter()
         .filter(|s| s.phase == Phase::Forward)
-        .map(|s| Tick { pos: x_of(s.start), label: tf(lang, Key::StepN, &[&s.step.to_string()]) })
+        .map(|s| Tick {
+            pos: x_of(s.start),
+            label: tf(lang, Key::StepN, &[&s.step.to_string()]),
+        })
         .collect();
     let points = samples.iter().map(|s| (s.x, s.y));
     let line = line_path(points);
     let area = match (samples.first(), samples.last()) {
-        (Some(a), Some(b)) => format!("M{:.1} {:.1}{}L{:.1} {:.1}Z", a.x, frame.y1(), line.replacen('M', "L", 1), b.x, frame.y1()),
+        (Some(a), Some(b)) => format!(
+            "M{:.1} {:.1}{}L{:.1} {:.1}Z",
+            a.x,
+            frame.y1(),
+            line.replacen('M', "L", 1),
+            b.x,
+            frame.y1()
+        ),
         _ => String::new(),
     };
     TimelinePlot {
@@ -169,7 +212,14 @@ pub fn timeline_plot(e: &Estimate, width: f64, prefs: Prefs) -> TimelinePlot {
         steps,
         y_ticks,
         peak,
-        peak_label: tf(lang, Key::PeakAt, &[&present::bytes(e.peak_allocated_bytes, prefs.units), &e.peak_op]),
+        peak_label: tf(
+            lang,
+            Key::PeakAt,
+            &[
+                &present::bytes(e.peak_allocated_bytes, prefs.units),
+                &e.peak_op,
+            ],
+        ),
         peak_value: present::bytes(e.peak_allocated_bytes, prefs.units),
         total: tl.len(),
         samples,
@@ -197,7 +247,12 @@ mod tests {
 
     fn gpt2() -> Estimate {
         let spec = model_preset("gpt2").map(|m| m.spec).unwrap();
-        let cfg = TrainConfig { batch: 8, seq: 512, precision: Precision::AmpBf16, ..TrainConfig::default() };
+        let cfg = TrainConfig {
+            batch: 8,
+            seq: 512,
+            precision: Precision::AmpBf16,
+            ..TrainConfig::default()
+        };
         estimate(&spec, &cfg, &Overheads::default(), None).unwrap()
     }
 
@@ -205,12 +260,21 @@ mod tests {
     fn the_plot_is_downsampled_and_keeps_the_peak() {
         let e = gpt2();
         let plot = timeline_plot(&e, 700.0, Prefs::default());
-        assert!(e.timeline.len() > MAX_POINTS, "GPT-2's timeline should need downsampling");
+        assert!(
+            e.timeline.len() > MAX_POINTS,
+            "GPT-2's timeline should need downsampling"
+        );
         assert!(plot.samples.len() <= MAX_POINTS);
         assert_eq!(plot.total, e.timeline.len());
         let peak = plot.samples.get(plot.peak).unwrap();
-        assert_eq!(e.timeline.get(peak.index).map(|p| p.allocated_bytes), Some(e.peak_allocated_bytes));
-        assert!(plot.samples.iter().all(|s| s.y >= peak.y), "the peak is the highest point drawn");
+        assert_eq!(
+            e.timeline.get(peak.index).map(|p| p.allocated_bytes),
+            Some(e.peak_allocated_bytes)
+        );
+        assert!(
+            plot.samples.iter().all(|s| s.y >= peak.y),
+            "the peak is the highest point drawn"
+        );
         assert!(plot.peak_label.contains(&e.peak_op));
         assert!(plot.area_path.ends_with('Z') && plot.line_path.starts_with('M'));
     }
@@ -235,7 +299,13 @@ mod tests {
         assert_eq!(spans.last().map(|s| s.end), Some(e.timeline.len()));
         assert!(spans.windows(2).all(|w| w[0].end == w[1].start));
         let plot = timeline_plot(&e, 700.0, Prefs::default());
-        assert_eq!(plot.steps.iter().map(|t| t.label.as_str()).collect::<Vec<_>>(), ["Step 1", "Step 2"]);
+        assert_eq!(
+            plot.steps
+                .iter()
+                .map(|t| t.label.as_str())
+                .collect::<Vec<_>>(),
+            ["Step 1", "Step 2"]
+        );
         assert_eq!(plot.bands.len(), spans.len());
     }
 }

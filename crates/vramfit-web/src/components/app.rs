@@ -16,14 +16,17 @@ use yew::prelude::*;
 #[function_component]
 pub fn App() -> Html {
     let browser_prefs = *use_memo((), |_| browser::initial_prefs());
-    let state = use_reducer(move || AppState::from_link(&url::read(&browser::address()), browser_prefs));
+    let state =
+        use_reducer(move || AppState::from_link(&url::read(&browser::address()), browser_prefs));
     let prefs = state.prefs;
     use_effect_with(prefs, |prefs| browser::reflect(*prefs));
     let share = state.share_state();
     // Encoding the link walks every setting: once per change, not per render.
-    let query =
-        (*use_memo((share.clone(), View::chosen(prefs, browser_prefs)), |(share, view)| share.as_ref().map(|s| page_query(s, view))))
-            .clone();
+    let query = (*use_memo(
+        (share.clone(), View::chosen(prefs, browser_prefs)),
+        |(share, view)| share.as_ref().map(|s| page_query(s, view)),
+    ))
+    .clone();
     let base = use_memo((), |_| browser::base_url());
     let on_action = use_app_actions(&state);
     // After the report's completion is queued: the address changes after it.
@@ -35,9 +38,15 @@ pub fn App() -> Html {
     let bench_opened = use_state(|| *bench);
     // The Benchmark page's configuration once the tab is open: the last
     // valid one, with every display setting.
-    let current = use_memo((share.clone(), prefs, *bench_opened), |(share, prefs, opened)| {
-        share.as_ref().filter(|_| *opened).map(|s| url::frame_query(s, *prefs))
-    });
+    let current = use_memo(
+        (share.clone(), prefs, *bench_opened),
+        |(share, prefs, opened)| {
+            share
+                .as_ref()
+                .filter(|_| *opened)
+                .map(|s| url::frame_query(s, *prefs))
+        },
+    );
     let last_valid = use_mut_ref(String::new);
     if let Some(q) = current.as_ref() {
         if *last_valid.borrow() != *q {
@@ -78,7 +87,10 @@ pub fn App() -> Html {
         },
         // Only reachable if the defaults themselves were rejected.
         None => {
-            let text = state.problem.as_ref().map_or_else(|| t(lang, Key::FixFields).to_string(), |p| p.message(lang));
+            let text = state
+                .problem
+                .as_ref()
+                .map_or_else(|| t(lang, Key::FixFields).to_string(), |p| p.message(lang));
             html! { <Notice kind="error" {text} /> }
         }
     };

@@ -26,7 +26,9 @@ pub fn BatchChart(props: &BatchChartProps) -> Html {
     let lang = prefs.lang;
     let node = use_node_ref();
     let width = use_width(node.clone()).unwrap_or(640);
-    let plot = use_memo((props.report.clone(), width, prefs), |(r, w, p)| batch_plot(r, f64::from(*w), *p));
+    let plot = use_memo((props.report.clone(), width, prefs), |(r, w, p)| {
+        batch_plot(r, f64::from(*w), *p)
+    });
     // The static drawing (see `chart::svg`), rebuilt only when the plot changes.
     let background = use_memo(plot.clone(), |plot| batch_svg(plot));
     let current = plot.points.iter().position(|p| p.current).unwrap_or(0);
@@ -53,7 +55,11 @@ pub fn BatchChart(props: &BatchChartProps) -> Html {
         let active = active.clone();
         Callback::from(move |_: MouseEvent| active.set(None))
     };
-    let readout = plot.points.get(shown).map(|p| p.label.clone()).unwrap_or_default();
+    let readout = plot
+        .points
+        .get(shown)
+        .map(|p| p.label.clone())
+        .unwrap_or_default();
     html! {
         <section class="card chart-card" id="batch-chart" aria-labelledby="batch-chart-title">
             <h2 id="batch-chart-title" class="card-title">{ t(lang, Key::BatchChartTitle) }</h2>

@@ -37,13 +37,16 @@ pub fn BenchFrame(props: &BenchFrameProps) -> Html {
                 let node = node.clone();
                 Callback::from(move |()| frame::send_config(&node, &latest.borrow()))
             };
-            let listener = frame::listen_to_page(node, on_ready, Callback::from(move |h| height.set(Some(h))));
+            let listener =
+                frame::listen_to_page(node, on_ready, Callback::from(move |h| height.set(Some(h))));
             move || drop(listener)
         });
     }
     {
         let node = node.clone();
-        use_effect_with(props.query.clone(), move |query| frame::send_config(&node, query));
+        use_effect_with(props.query.clone(), move |query| {
+            frame::send_config(&node, query)
+        });
     }
     let style = height.map(|h| format!("height:{}px", h.ceil()));
     html! {

@@ -18,7 +18,10 @@ pub fn BenchPage() -> Html {
     {
         let link = link.clone();
         use_effect_with((), move |_| {
-            let listener = crate::frame::listen_to_calculator(Callback::from(move |query: String| link.set(url::read(&query))));
+            let listener =
+                crate::frame::listen_to_calculator(Callback::from(move |query: String| {
+                    link.set(url::read(&query))
+                }));
             move || drop(listener)
         });
     }

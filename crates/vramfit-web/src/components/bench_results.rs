@@ -152,9 +152,20 @@ fn headline(props: &BenchResultsProps, lang: Lang) -> Html {
     let has_f16 = report.layers.iter().any(|l| l.dtype == "f16");
     let throughput = report.throughput.map(|t| {
         let text = if has_f16 {
-            tf(lang, Key::BenchThroughput, &[&format!("{:.1}", t.fp32_flops_per_s / 1e9), &format!("{:.1}", t.fp16_flops_per_s / 1e9)])
+            tf(
+                lang,
+                Key::BenchThroughput,
+                &[
+                    &format!("{:.1}", t.fp32_flops_per_s / 1e9),
+                    &format!("{:.1}", t.fp16_flops_per_s / 1e9),
+                ],
+            )
         } else {
-            tf(lang, Key::BenchThroughputF32, &[&format!("{:.1}", t.fp32_flops_per_s / 1e9)])
+            tf(
+                lang,
+                Key::BenchThroughputF32,
+                &[&format!("{:.1}", t.fp32_flops_per_s / 1e9)],
+            )
         };
         html! { <li id="bench-throughput">{ text }</li> }
     });
@@ -169,7 +180,8 @@ fn headline(props: &BenchResultsProps, lang: Lang) -> Html {
             </li>
         }
     });
-    let no_projection = (report.throughput.is_none()).then(|| html! { <li class="muted">{ t(lang, Key::BenchNoProjection) }</li> });
+    let no_projection = (report.throughput.is_none())
+        .then(|| html! { <li class="muted">{ t(lang, Key::BenchNoProjection) }</li> });
     html! {
         <ul class="bench-highlights">
             { for items }
@@ -189,6 +201,8 @@ fn sentence_cell(s: &Sentence, colspan: u32, lang: Lang) -> Html {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             html! { <td colspan={colspan}>{ tf(lang, *key, &args) }</td> }
         }
-        Sentence::English(text) => html! { <td colspan={colspan} lang="en" translate="no">{ text }</td> },
+        Sentence::English(text) => {
+            html! { <td colspan={colspan} lang="en" translate="no">{ text }</td> }
+        }
     }
 }

@@ -28,8 +28,15 @@ pub fn BenchTab(props: &BenchTabProps) -> Html {
     let bench = use_bench(props.query.clone());
     let state = bench.state.clone();
     let presets = use_memo((), |_| vramfit_core::gpu_presets());
-    let preset = state.preset.as_ref().and_then(|id| presets.iter().find(|p| p.id == id.as_str())).cloned();
-    let fatal = state.failure.as_ref().filter(|f| f.is_fatal() || state.adapter.is_none());
+    let preset = state
+        .preset
+        .as_ref()
+        .and_then(|id| presets.iter().find(|p| p.id == id.as_str()))
+        .cloned();
+    let fatal = state
+        .failure
+        .as_ref()
+        .filter(|f| f.is_fatal() || state.adapter.is_none());
     html! {
         <div class="bench" id="bench">
             <section class="card bench-intro" aria-labelledby="bench-title">
@@ -74,7 +81,9 @@ fn failure_notice(failure: &Failure, lang: Lang) -> Html {
         FailureKind::Cancelled => (Key::BenchCancelled, Key::BenchCancelledHelp),
         FailureKind::LoadFailed => (Key::BenchLoadFailed, Key::BenchLoadFailedHelp),
         FailureKind::Crashed => (Key::BenchCrashed, Key::BenchCrashedHelp),
-        FailureKind::Validation | FailureKind::Invalid | FailureKind::Other => (Key::BenchFailed, Key::BenchFailedHelp),
+        FailureKind::Validation | FailureKind::Invalid | FailureKind::Other => {
+            (Key::BenchFailed, Key::BenchFailedHelp)
+        }
     };
     let cancelled = failure.kind == FailureKind::Cancelled;
     html! {
@@ -137,12 +146,14 @@ fn PresetPicker(props: &PresetPickerProps) -> Html {
     let on_change = {
         let on_action = props.on_action.clone();
         Callback::from(move |e: Event| {
-            let id = e.target_dyn_into::<HtmlSelectElement>().map(|s| s.value()).unwrap_or_default();
+            let id = e
+                .target_dyn_into::<HtmlSelectElement>()
+                .map(|s| s.value())
+                .unwrap_or_default();
             on_action.emit(BenchAction::SetPreset(Some(id).filter(|s| !s.is_empty())));
         })
     };
-    let option =
-        |p: &GpuPreset| html! { <option value={p.id.to_string()} selected={p.id == value} translate="no">{ p.name.to_string() }</option> };
+    let option = |p: &GpuPreset| html! { <option value={p.id.to_string()} selected={p.id == value} translate="no">{ p.name.to_string() }</option> };
     let hint = match (matched, &props.chosen) {
         (Some(m), Some(c)) if m == c.as_str() => Key::BenchPresetMatched,
         (_, Some(_)) => Key::BenchPresetChosen,
@@ -164,12 +175,24 @@ fn PresetPicker(props: &PresetPickerProps) -> Html {
 }
 
 /// Choices, Start / Cancel, the progress bar and a failed run's message.
-fn run_card(state: &BenchState, on_action: &Callback<BenchAction>, on_start: &Callback<()>, on_cancel: &Callback<()>, lang: Lang) -> Html {
+fn run_card(
+    state: &BenchState,
+    on_action: &Callback<BenchAction>,
+    on_start: &Callback<()>,
+    on_cancel: &Callback<()>,
+    lang: Lang,
+) -> Html {
     let running = matches!(state.phase, Phase::Running(_));
-    let check = |id: String, label: Html, checked: bool, disabled: bool, action: fn(bool) -> Option<BenchAction>| {
+    let check = |id: String,
+                 label: Html,
+                 checked: bool,
+                 disabled: bool,
+                 action: fn(bool) -> Option<BenchAction>| {
         let on_action = on_action.clone();
         let onchange = Callback::from(move |e: Event| {
-            let on = e.target_dyn_into::<HtmlInputElement>().is_some_and(|i| i.checked());
+            let on = e
+                .target_dyn_into::<HtmlInputElement>()
+                .is_some_and(|i| i.checked());
             if let Some(a) = action(on) {
                 on_action.emit(a);
             }
@@ -181,7 +204,9 @@ fn run_card(state: &BenchState, on_action: &Callback<BenchAction>, on_start: &Ca
     let kernel_check = |name: &'static str| {
         let on_action = on_action.clone();
         let onchange = Callback::from(move |e: Event| {
-            let on = e.target_dyn_into::<HtmlInputElement>().is_some_and(|i| i.checked());
+            let on = e
+                .target_dyn_into::<HtmlInputElement>()
+                .is_some_and(|i| i.checked());
             on_action.emit(BenchAction::Toggle(name, on));
         });
         html! {

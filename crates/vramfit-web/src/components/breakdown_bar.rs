@@ -23,7 +23,11 @@ pub fn BreakdownBar(props: &BreakdownBarProps) -> Html {
     let prefs = use_prefs();
     let (lang, units) = (prefs.lang, prefs.units);
     let rows = breakdown_rows(&props.at_peak);
-    let label = rows.iter().map(|r| format!("{} {}", t(lang, r.label), percent(r.share))).collect::<Vec<_>>().join(", ");
+    let label = rows
+        .iter()
+        .map(|r| format!("{} {}", t(lang, r.label), percent(r.share)))
+        .collect::<Vec<_>>()
+        .join(", ");
     html! {
         <>
             <div class="stack" role="img" aria-label={label}>

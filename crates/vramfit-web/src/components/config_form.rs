@@ -40,11 +40,15 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
     let imported = props.import.model.as_ref().map(|m| m.name.clone());
     let models = {
         let catalog = props.catalog.clone();
-        use_memo((lang, imported), move |(lang, imported)| catalog.model_groups(imported.as_deref(), *lang))
+        use_memo((lang, imported), move |(lang, imported)| {
+            catalog.model_groups(imported.as_deref(), *lang)
+        })
     };
     let gpus = {
         let catalog = props.catalog.clone();
-        use_memo((prefs.units, lang), move |(units, lang)| catalog.gpu_groups(*units, *lang))
+        use_memo((prefs.units, lang), move |(units, lang)| {
+            catalog.gpu_groups(*units, *lang)
+        })
     };
     let choices = use_memo(lang, |lang| {
         (
@@ -61,9 +65,15 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
     let handlers = use_memo(props.on_action.clone(), Handlers::new);
     let number = |field: Field| {
         let hint = match (field, props.inputs.effective_batch()) {
-            (Field::Accum, Some((effective, batch, accum))) if accum > 1 => {
-                tf(lang, Key::EffectiveBatch, &[&effective.to_string(), &batch.to_string(), &accum.to_string()])
-            }
+            (Field::Accum, Some((effective, batch, accum))) if accum > 1 => tf(
+                lang,
+                Key::EffectiveBatch,
+                &[
+                    &effective.to_string(),
+                    &batch.to_string(),
+                    &accum.to_string(),
+                ],
+            ),
             _ => t(lang, field.hint()).to_string(),
         };
         html! {
@@ -233,7 +243,10 @@ impl Handlers {
         .into_iter()
         .map(|field| {
             let on_action = on_action.clone();
-            (field, Callback::from(move |v: String| on_action.emit(Action::SetField(field, v))))
+            (
+                field,
+                Callback::from(move |v: String| on_action.emit(Action::SetField(field, v))),
+            )
         })
         .collect();
         Handlers {
@@ -252,6 +265,9 @@ impl Handlers {
 
     /// The number field's callback.
     fn number(&self, field: Field) -> Callback<String> {
-        self.numbers.iter().find(|(f, _)| *f == field).map_or_else(Callback::noop, |(_, c)| c.clone())
+        self.numbers
+            .iter()
+            .find(|(f, _)| *f == field)
+            .map_or_else(Callback::noop, |(_, c)| c.clone())
     }
 }

@@ -26,7 +26,11 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
     let field = |f: DimField, label: Key, value: &str| {
         let id = format!("custom-{}", field_id(f));
         // Lists (widths, blocks per stage) take commas: not the numeric keypad.
-        let inputmode = if matches!(f, DimField::Depths | DimField::Widths) { "text" } else { "numeric" };
+        let inputmode = if matches!(f, DimField::Depths | DimField::Widths) {
+            "text"
+        } else {
+            "numeric"
+        };
         let oninput = {
             let dims = dims.clone();
             Callback::from(move |e: InputEvent| {
@@ -48,14 +52,27 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
     let on_select = |update: fn(&Dims, &str) -> Option<Dims>| {
         let dims = dims.clone();
         Callback::from(move |e: Event| {
-            if let Some(d) = e.target_dyn_into::<HtmlSelectElement>().and_then(|s| update(&dims, &s.value())) {
+            if let Some(d) = e
+                .target_dyn_into::<HtmlSelectElement>()
+                .and_then(|s| update(&dims, &s.value()))
+            {
                 dims.set(d);
             }
         })
     };
     let onfamily = on_select(|d, v| Family::parse(v).map(|family| d.with_family(family)));
-    let onblock = on_select(|d, v| Some(Dims { bottleneck: v == "bottleneck", ..d.clone() }));
-    let onactivation = on_select(|d, v| Activation::parse(v).map(|activation| Dims { activation, ..d.clone() }));
+    let onblock = on_select(|d, v| {
+        Some(Dims {
+            bottleneck: v == "bottleneck",
+            ..d.clone()
+        })
+    });
+    let onactivation = on_select(|d, v| {
+        Activation::parse(v).map(|activation| Dims {
+            activation,
+            ..d.clone()
+        })
+    });
     let onsubmit = {
         let on_action = props.on_action.clone();
         let json = result.clone().ok();

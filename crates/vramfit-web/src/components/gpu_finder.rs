@@ -33,7 +33,9 @@ pub fn GpuFinder(props: &GpuFinderProps) -> Html {
     };
     let body = match props.options.as_deref().map(|o| &o.result) {
         None => html! {},
-        Some(Err(message)) => html! { <p class="field-error" role="alert">{ tf(lang, Key::GpusFailed, &[message]) }</p> },
+        Some(Err(message)) => {
+            html! { <p class="field-error" role="alert">{ tf(lang, Key::GpusFailed, &[message]) }</p> }
+        }
         Some(Ok(options)) => {
             let (rows, more) = gpu_rows(options, prefs.units, lang);
             html! {

@@ -23,7 +23,10 @@ pub fn Header(props: &HeaderProps) -> Html {
     let on_lang = {
         let on_action = props.on_action.clone();
         Callback::from(move |e: Event| {
-            let tag = e.target_dyn_into::<HtmlSelectElement>().map(|s| s.value()).unwrap_or_default();
+            let tag = e
+                .target_dyn_into::<HtmlSelectElement>()
+                .map(|s| s.value())
+                .unwrap_or_default();
             if let Some(l) = Lang::parse(&tag) {
                 on_action.emit(Action::SetLang(l));
             }
@@ -46,7 +49,13 @@ pub fn Header(props: &HeaderProps) -> Html {
     let dark = props.prefs.theme == Theme::Dark;
     let on_theme = {
         let on_action = props.on_action.clone();
-        Callback::from(move |_| on_action.emit(Action::SetTheme(if dark { Theme::Light } else { Theme::Dark })))
+        Callback::from(move |_| {
+            on_action.emit(Action::SetTheme(if dark {
+                Theme::Light
+            } else {
+                Theme::Dark
+            }))
+        })
     };
     html! {
         <header class="site-header">

@@ -61,13 +61,21 @@ pub fn ImportBox(props: &ImportBoxProps) -> Html {
         Callback::from(move |e: DragEvent| {
             e.prevent_default();
             dragging.set(false);
-            if let Some(file) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) {
+            if let Some(file) = e
+                .data_transfer()
+                .and_then(|d| d.files())
+                .and_then(|f| f.get(0))
+            {
                 browser::read_text(file, on_text.clone());
             }
         })
     };
     let onchange = Callback::from(move |e: Event| {
-        if let Some(file) = e.target_dyn_into::<HtmlInputElement>().and_then(|i| i.files()).and_then(|f| f.get(0)) {
+        if let Some(file) = e
+            .target_dyn_into::<HtmlInputElement>()
+            .and_then(|i| i.files())
+            .and_then(|f| f.get(0))
+        {
             browser::read_text(file, on_text.clone());
         }
     });

@@ -33,7 +33,11 @@ pub fn LayerTable(props: &LayerTableProps) -> Html {
     let expanded = use_state_eq(|| false);
     let rows = props.sort.apply(&props.report.estimate.layers);
     let total = rows.len();
-    let shown = if *expanded { total } else { total.min(FIRST_ROWS) };
+    let shown = if *expanded {
+        total
+    } else {
+        total.min(FIRST_ROWS)
+    };
     let header = |column: LayerColumn| {
         let key = match column {
             LayerColumn::Name => Key::ColLayer,

@@ -23,7 +23,12 @@ pub fn LinkExtras(props: &LinkExtrasProps) -> Html {
     if props.extras.is_empty() {
         return html! {};
     }
-    let flags = props.extras.iter().map(Setting::cli).collect::<Vec<_>>().join(" ");
+    let flags = props
+        .extras
+        .iter()
+        .map(Setting::cli)
+        .collect::<Vec<_>>()
+        .join(" ");
     html! {
         <p class="extras" id="extras">
             { t(lang, Key::ExtrasTitle) }{ " " }<code translate="no">{ flags }</code>

@@ -26,7 +26,11 @@ pub fn LinkWarnings(props: &LinkWarningsProps) -> Html {
     }
     let item = |w: &Warning| {
         let d = describe(w, lang);
-        let param = if w.key.is_empty() { String::new() } else { format!("{}={}", w.key, w.value) };
+        let param = if w.key.is_empty() {
+            String::new()
+        } else {
+            format!("{}={}", w.key, w.value)
+        };
         html! {
             <li data-key={w.key.clone()}>
                 if !param.is_empty() {

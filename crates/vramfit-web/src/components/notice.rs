@@ -14,7 +14,11 @@ pub struct NoticeProps {
 /// A message box; errors are announced to screen readers at once.
 #[function_component]
 pub fn Notice(props: &NoticeProps) -> Html {
-    let role = if props.kind == "error" { "alert" } else { "status" };
+    let role = if props.kind == "error" {
+        "alert"
+    } else {
+        "status"
+    };
     html! {
         <div id="notice" class={classes!("notice", format!("notice-{}", props.kind))} role={role}>
             { props.text.clone() }

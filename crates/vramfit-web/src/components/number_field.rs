@@ -40,11 +40,17 @@ pub fn NumberField(props: &NumberFieldProps) -> Html {
     let (message_id, message) = match &props.error {
         Some(error) => {
             let id = format!("{}-error", props.id);
-            (id.clone(), html! { <p class="field-error" id={id}>{ error.clone() }</p> })
+            (
+                id.clone(),
+                html! { <p class="field-error" id={id}>{ error.clone() }</p> },
+            )
         }
         None => {
             let id = format!("{}-hint", props.id);
-            (id.clone(), html! { <p class="field-hint" id={id}>{ props.hint.clone() }</p> })
+            (
+                id.clone(),
+                html! { <p class="field-hint" id={id}>{ props.hint.clone() }</p> },
+            )
         }
     };
     let invalid = props.error.is_some();

@@ -38,13 +38,19 @@ pub fn PlannerPanel(props: &PlannerPanelProps) -> Html {
     {
         // A new configuration brings its own effective batch as the target.
         let target = target.setter();
-        use_effect_with(props.effective_batch, move |batch| target.set(batch.to_string()));
+        use_effect_with(props.effective_batch, move |batch| {
+            target.set(batch.to_string())
+        });
     }
     // The effective batch has the micro-batch's range; its messages are its own.
     let parsed = parse_count(Field::Batch, &target);
     let error = parsed.as_ref().err().map(|e| match e {
         FieldError::Empty => t(lang, Key::PlanTargetEmpty).to_string(),
-        _ => tf(lang, Key::PlanTargetInvalid, &[&group_digits(Field::Batch.range().1)]),
+        _ => tf(
+            lang,
+            Key::PlanTargetInvalid,
+            &[&group_digits(Field::Batch.range().1)],
+        ),
     });
     let on_input = {
         let target = target.setter();
@@ -69,7 +75,9 @@ pub fn PlannerPanel(props: &PlannerPanelProps) -> Html {
     let body = match props.plans.as_deref() {
         None => html! {},
         Some(found) => match &found.result {
-            Err(message) => html! { <p class="field-error" role="alert">{ tf(lang, Key::PlanFailed, &[message]) }</p> },
+            Err(message) => {
+                html! { <p class="field-error" role="alert">{ tf(lang, Key::PlanFailed, &[message]) }</p> }
+            }
             Ok(result) => {
                 let list = rows(&result.plans, result.timed, lang, prefs.units);
                 let uneven = result.warning.is_some().then(|| {
@@ -77,7 +85,12 @@ pub fn PlannerPanel(props: &PlannerPanelProps) -> Html {
                     tf(
                         lang,
                         Key::PlanUneven,
-                        &[&group_digits(found.target), &group_digits(found.gpus), &group_digits(per), &group_digits(per * found.gpus)],
+                        &[
+                            &group_digits(found.target),
+                            &group_digits(found.gpus),
+                            &group_digits(per),
+                            &group_digits(per * found.gpus),
+                        ],
                     )
                 });
                 let micro = result.plans.first().map_or(1, |p| p.config.batch);
@@ -178,7 +191,11 @@ fn export_box(
         let copied = copied.setter();
         Callback::from(move |_: MouseEvent| {
             let copied = copied.clone();
-            browser::copy_text(&text, "plan-export", Callback::from(move |ok: bool| copied.set(Some(ok))));
+            browser::copy_text(
+                &text,
+                "plan-export",
+                Callback::from(move |ok: bool| copied.set(Some(ok))),
+            );
         })
     };
     let status = match **copied {

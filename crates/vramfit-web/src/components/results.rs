@@ -3,7 +3,8 @@
 //! strip, the two charts and the per-layer table.
 
 use super::{
-    BatchChart, GpuFinder, LayerTable, LinkExtras, Notice, PeakBreakdown, PeakNumbers, PlannerPanel, Techniques, TimelineChart, Verdict,
+    BatchChart, GpuFinder, LayerTable, LinkExtras, Notice, PeakBreakdown, PeakNumbers,
+    PlannerPanel, Techniques, TimelineChart, Verdict,
 };
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
@@ -61,30 +62,47 @@ pub fn Results(props: &ResultsProps) -> Html {
         (None, false) => html! {},
     };
     // Kept across renders (a new callback would re-render the child every time).
-    let on_use_batch =
-        use_callback(props.on_action.clone(), |batch: u64, on_action| on_action.emit(Action::SetField(Field::Batch, batch.to_string())));
-    let on_clear = use_callback(props.on_action.clone(), |(), on_action| on_action.emit(Action::ClearExtras));
-    let on_find_input = use_callback(props.on_action.clone(), |(), on_action| on_action.emit(Action::FindMaxInput));
-    let input = r.input;
-    let on_use_input = use_callback((props.on_action.clone(), input), |v: u64, (on_action, input)| {
-        if let Some(field) = input {
-            on_action.emit(Action::SetField(*field, v.to_string()));
-        }
+    let on_use_batch = use_callback(props.on_action.clone(), |batch: u64, on_action| {
+        on_action.emit(Action::SetField(Field::Batch, batch.to_string()))
     });
+    let on_clear = use_callback(props.on_action.clone(), |(), on_action| {
+        on_action.emit(Action::ClearExtras)
+    });
+    let on_find_input = use_callback(props.on_action.clone(), |(), on_action| {
+        on_action.emit(Action::FindMaxInput)
+    });
+    let input = r.input;
+    let on_use_input = use_callback(
+        (props.on_action.clone(), input),
+        |v: u64, (on_action, input)| {
+            if let Some(field) = input {
+                on_action.emit(Action::SetField(*field, v.to_string()));
+            }
+        },
+    );
     let mut notes: Vec<(&'static str, String)> = Vec::new();
     if e.host_ram_bytes.0 > 0 {
-        notes.push(("host-ram", tf(lang, Key::HostRam, &[&bytes(e.host_ram_bytes, prefs.units)])));
+        notes.push((
+            "host-ram",
+            tf(lang, Key::HostRam, &[&bytes(e.host_ram_bytes, prefs.units)]),
+        ));
     }
     if let Some(ds) = &e.deepspeed_estimate {
         let gpu = bytes(vramfit_core::Bytes(ds.gpu_bytes), prefs.units);
         let cpu = bytes(vramfit_core::Bytes(ds.cpu_bytes), prefs.units);
-        notes.push(("deepspeed-estimate", tf(lang, Key::DeepspeedEstimate, &[&gpu, &cpu])));
+        notes.push((
+            "deepspeed-estimate",
+            tf(lang, Key::DeepspeedEstimate, &[&gpu, &cpu]),
+        ));
     }
     if let Some(note) = &e.rank_note {
         notes.push(("rank-note", note.clone()));
     }
     if let Some(context) = e.gpu.as_ref().and_then(|g| g.max_context) {
-        notes.push(("max-context", tf(lang, Key::MaxContext, &[&group_digits(context)])));
+        notes.push((
+            "max-context",
+            tf(lang, Key::MaxContext, &[&group_digits(context)]),
+        ));
     }
     html! {
         <>

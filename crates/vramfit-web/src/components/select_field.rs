@@ -51,9 +51,10 @@ pub fn SelectField(props: &SelectFieldProps) -> Html {
     let node = use_node_ref();
     use_select_value(node.clone(), props.value.clone());
     let query = use_state(String::new);
-    let groups = use_memo((props.groups.clone(), (*query).clone(), props.value.clone()), |(groups, query, value)| {
-        filter_groups(groups, query, value)
-    });
+    let groups = use_memo(
+        (props.groups.clone(), (*query).clone(), props.value.clone()),
+        |(groups, query, value)| filter_groups(groups, query, value),
+    );
     let onchange = {
         let emit = props.onchange.clone();
         Callback::from(move |e: Event| {

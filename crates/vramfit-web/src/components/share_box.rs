@@ -31,13 +31,21 @@ pub fn ShareBox(props: &ShareBoxProps) -> Html {
     // A new link makes an old "Copied." untrue.
     {
         let status = status.setter();
-        use_effect_with((props.link.clone(), props.embed.clone()), move |_| status.set(Copy::Idle));
+        use_effect_with((props.link.clone(), props.embed.clone()), move |_| {
+            status.set(Copy::Idle)
+        });
     }
     let copy = |field: &'static str, text: AttrValue| {
         let status = status.setter();
         Callback::from(move |_: MouseEvent| {
             let status = status.clone();
-            let done = Callback::from(move |ok: bool| status.set(if ok { Copy::Done(field) } else { Copy::Failed(field) }));
+            let done = Callback::from(move |ok: bool| {
+                status.set(if ok {
+                    Copy::Done(field)
+                } else {
+                    Copy::Failed(field)
+                })
+            });
             browser::copy_text(&text, field, done);
         })
     };

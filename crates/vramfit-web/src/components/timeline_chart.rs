@@ -28,7 +28,9 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
     let lang = prefs.lang;
     let node = use_node_ref();
     let width = use_width(node.clone()).unwrap_or(640);
-    let plot = use_memo((props.report.clone(), width, prefs), |(r, w, p)| timeline_plot(&r.estimate, f64::from(*w), *p));
+    let plot = use_memo((props.report.clone(), width, prefs), |(r, w, p)| {
+        timeline_plot(&r.estimate, f64::from(*w), *p)
+    });
     // The static drawing (see `chart::svg`), rebuilt only when the plot changes.
     let background = use_memo(plot.clone(), |plot| timeline_svg(plot));
     let spans = use_memo(props.report.clone(), |r| phase_spans(&r.estimate.timeline));
@@ -61,7 +63,9 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
         let xs: Vec<f64> = plot.samples.iter().map(|s| s.x).collect();
         let width = f.width;
         Callback::from(move |e: MouseEvent| {
-            let Some(el) = node.cast::<web_sys::Element>() else { return };
+            let Some(el) = node.cast::<web_sys::Element>() else {
+                return;
+            };
             let rect = el.get_bounding_client_rect();
             if rect.width() <= 0.0 {
                 return;
@@ -90,7 +94,11 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
     });
     let peak_legend = {
         let template = tf(lang, Key::PeakAt, &[&plot.peak_value, "{1}"]);
-        let (before, after) = template.split_once("{1}").map_or((template.clone(), String::new()), |(a, b)| (a.to_string(), b.to_string()));
+        let (before, after) = template
+            .split_once("{1}")
+            .map_or((template.clone(), String::new()), |(a, b)| {
+                (a.to_string(), b.to_string())
+            });
         html! { <>{ before }<code translate="no">{ props.report.estimate.peak_op.clone() }</code>{ after }</> }
     };
     html! {

@@ -59,9 +59,26 @@ pub fn Verdict(props: &VerdictProps) -> Html {
         html! { <>{ before }{ gpu }{ after }</> }
     };
     let detail = if fit.fits {
-        tf(lang, Key::FitsDetail, &[&used, &cap, &percent(filled), &bytes(fit.usable_bytes - props.device_used, units)])
+        tf(
+            lang,
+            Key::FitsDetail,
+            &[
+                &used,
+                &cap,
+                &percent(filled),
+                &bytes(fit.usable_bytes - props.device_used, units),
+            ],
+        )
     } else {
-        tf(lang, Key::NoFitDetail, &[&used, &bytes(props.device_used - fit.usable_bytes, units), &cap])
+        tf(
+            lang,
+            Key::NoFitDetail,
+            &[
+                &used,
+                &bytes(props.device_used - fit.usable_bytes, units),
+                &cap,
+            ],
+        )
     };
     let max_batch = if fit.max_batch == 0 {
         html! { <p class="max-batch" id="max-batch" data-value="0">{ t(lang, Key::NoBatchFits) }</p> }

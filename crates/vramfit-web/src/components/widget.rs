@@ -40,7 +40,12 @@ pub fn Widget() -> Html {
             };
             let on_use_batch = {
                 let on_action = on_action.clone();
-                Callback::from(move |batch: u64| on_action.emit(Action::SetField(crate::state::Field::Batch, batch.to_string())))
+                Callback::from(move |batch: u64| {
+                    on_action.emit(Action::SetField(
+                        crate::state::Field::Batch,
+                        batch.to_string(),
+                    ))
+                })
             };
             html! {
                 <>
@@ -74,7 +79,10 @@ pub fn Widget() -> Html {
             }
         }
         None => {
-            let text = state.problem.as_ref().map_or_else(|| t(lang, Key::FixFields).to_string(), |p| p.message(lang));
+            let text = state
+                .problem
+                .as_ref()
+                .map_or_else(|| t(lang, Key::FixFields).to_string(), |p| p.message(lang));
             html! { <Notice kind="error" {text} /> }
         }
     };

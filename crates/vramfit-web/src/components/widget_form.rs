@@ -38,17 +38,21 @@ pub fn WidgetForm(props: &WidgetFormProps) -> Html {
             </div>
         }
     };
-    let select =
-        |key: &'static str, id: &'static str, label: Key, groups: Vec<ChoiceGroup>, value: String, make: fn(String) -> Option<Action>| {
-            let on_action = props.on_action.clone();
-            let onchange = Callback::from(move |v: String| {
-                if let Some(a) = make(v) {
-                    on_action.emit(a);
-                }
-            });
-            let proper_names = matches!(key, "m" | "g");
-            html! { <SelectField {id} label={t(lang, label)} groups={Rc::new(groups)} {value} {proper_names} {onchange} /> }
-        };
+    let select = |key: &'static str,
+                  id: &'static str,
+                  label: Key,
+                  groups: Vec<ChoiceGroup>,
+                  value: String,
+                  make: fn(String) -> Option<Action>| {
+        let on_action = props.on_action.clone();
+        let onchange = Callback::from(move |v: String| {
+            if let Some(a) = make(v) {
+                on_action.emit(a);
+            }
+        });
+        let proper_names = matches!(key, "m" | "g");
+        html! { <SelectField {id} label={t(lang, label)} groups={Rc::new(groups)} {value} {proper_names} {onchange} /> }
+    };
     let number = |field: Field| {
         let on_action = props.on_action.clone();
         html! {
@@ -64,16 +68,28 @@ pub fn WidgetForm(props: &WidgetFormProps) -> Html {
         }
     };
     let imported = s.import.model.as_ref().map(|m| m.name.clone());
-    let model_name =
-        s.catalog.model(&inputs.model).map(|m| m.name.to_string()).or_else(|| imported.clone()).unwrap_or_else(|| inputs.model.clone());
-    let gpu_name = s.catalog.gpu(&inputs.gpu_id()).map_or_else(|| inputs.gpu_id(), |g| crate::labels::gpu_name(&g.id, &g.name, prefs.lang));
+    let model_name = s
+        .catalog
+        .model(&inputs.model)
+        .map(|m| m.name.to_string())
+        .or_else(|| imported.clone())
+        .unwrap_or_else(|| inputs.model.clone());
+    let gpu_name = s.catalog.gpu(&inputs.gpu_id()).map_or_else(
+        || inputs.gpu_id(),
+        |g| crate::labels::gpu_name(&g.id, &g.name, prefs.lang),
+    );
     let mut items = Vec::new();
     items.push(if locked("m") {
         fixed("m", Key::Model, model_name)
     } else {
-        select("m", "model", Key::Model, s.catalog.model_groups(imported.as_deref(), lang), inputs.model.clone(), |v| {
-            Some(Action::SetModel(v))
-        })
+        select(
+            "m",
+            "model",
+            Key::Model,
+            s.catalog.model_groups(imported.as_deref(), lang),
+            inputs.model.clone(),
+            |v| Some(Action::SetModel(v)),
+        )
     });
     items.push(if locked("g") {
         fixed("g", Key::Gpu, gpu_name)
@@ -83,27 +99,56 @@ pub fn WidgetForm(props: &WidgetFormProps) -> Html {
         if inputs.gpu != crate::inputs::CUSTOM_GPU {
             groups.pop();
         }
-        select("g", "gpu", Key::Gpu, groups, inputs.gpu.clone(), |v| Some(Action::SetGpu(v)))
+        select("g", "gpu", Key::Gpu, groups, inputs.gpu.clone(), |v| {
+            Some(Action::SetGpu(v))
+        })
     });
-    for (key, field) in [("b", Field::Batch), ("s", Field::Seq), ("i", Field::Image), ("a", Field::Accum)] {
+    for (key, field) in [
+        ("b", Field::Batch),
+        ("s", Field::Seq),
+        ("i", Field::Image),
+        ("a", Field::Accum),
+    ] {
         if !s.visible_fields().contains(&field) {
             continue;
         }
-        items.push(if locked(key) { fixed(key, field.label(), inputs.get(field).to_string()) } else { number(field) });
+        items.push(if locked(key) {
+            fixed(key, field.label(), inputs.get(field).to_string())
+        } else {
+            number(field)
+        });
     }
     items.push(if locked("p") {
-        fixed("p", Key::Precision, labels::precision(inputs.precision, lang).to_string())
+        fixed(
+            "p",
+            Key::Precision,
+            labels::precision(inputs.precision, lang).to_string(),
+        )
     } else {
-        select("p", "precision", Key::Precision, catalog::precisions(lang), inputs.precision.id().to_string(), |v| {
-            v.parse().ok().map(Action::SetPrecision)
-        })
+        select(
+            "p",
+            "precision",
+            Key::Precision,
+            catalog::precisions(lang),
+            inputs.precision.id().to_string(),
+            |v| v.parse().ok().map(Action::SetPrecision),
+        )
     });
     items.push(if locked("o") {
-        fixed("o", Key::Optimizer, labels::optimizer(inputs.optimizer, lang).to_string())
+        fixed(
+            "o",
+            Key::Optimizer,
+            labels::optimizer(inputs.optimizer, lang).to_string(),
+        )
     } else {
-        select("o", "optimizer", Key::Optimizer, catalog::optimizers(lang), inputs.optimizer.id().to_string(), |v| {
-            v.parse().ok().map(Action::SetOptimizer)
-        })
+        select(
+            "o",
+            "optimizer",
+            Key::Optimizer,
+            catalog::optimizers(lang),
+            inputs.optimizer.id().to_string(),
+            |v| v.parse().ok().map(Action::SetOptimizer),
+        )
     });
     let every_k = inputs.checkpointing == CheckpointChoice::EveryK;
     items.push(if locked("c") {
@@ -113,20 +158,34 @@ pub fn WidgetForm(props: &WidgetFormProps) -> Html {
         }
         fixed("c", Key::Checkpointing, value)
     } else {
-        select("c", "checkpointing", Key::Checkpointing, catalog::checkpointing(lang), inputs.checkpointing.id().to_string(), |v| {
-            CheckpointChoice::parse(&v).map(Action::SetCheckpointing)
-        })
+        select(
+            "c",
+            "checkpointing",
+            Key::Checkpointing,
+            catalog::checkpointing(lang),
+            inputs.checkpointing.id().to_string(),
+            |v| CheckpointChoice::parse(&v).map(Action::SetCheckpointing),
+        )
     });
     if every_k && !locked("c") {
         items.push(number(Field::EveryK));
     }
     if s.input_field() == Some(Field::Seq) {
         items.push(if locked("at") {
-            fixed("at", Key::Attention, labels::attention(inputs.attention, lang).to_string())
+            fixed(
+                "at",
+                Key::Attention,
+                labels::attention(inputs.attention, lang).to_string(),
+            )
         } else {
-            select("at", "attention", Key::Attention, catalog::attentions(lang), inputs.attention.id().to_string(), |v| {
-                v.parse().ok().map(Action::SetAttention)
-            })
+            select(
+                "at",
+                "attention",
+                Key::Attention,
+                catalog::attentions(lang),
+                inputs.attention.id().to_string(),
+                |v| v.parse().ok().map(Action::SetAttention),
+            )
         });
     }
     html! { <div class="widget-form">{ for items }</div> }

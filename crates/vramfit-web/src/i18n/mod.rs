@@ -43,7 +43,11 @@ impl Lang {
     /// variant reads Chinese, everything else English.
     pub fn from_tag(tag: &str) -> Lang {
         let primary = tag.split(['-', '_']).next().unwrap_or_default();
-        if primary.eq_ignore_ascii_case("zh") { Lang::Zh } else { Lang::En }
+        if primary.eq_ignore_ascii_case("zh") {
+            Lang::Zh
+        } else {
+            Lang::En
+        }
     }
 
     /// The language for a stable tag as [`Lang::tag`] writes it, if known.
@@ -69,7 +73,8 @@ pub fn tf(lang: Lang, key: Key, args: &[&str]) -> String {
 /// Replaces `{0}`..`{9}` in `template` by `args`; a placeholder without an
 /// argument is left as it is, so a mistake shows rather than panics.
 pub fn fill(template: &str, args: &[&str]) -> String {
-    let mut out = String::with_capacity(template.len() + args.iter().map(|a| a.len()).sum::<usize>());
+    let mut out =
+        String::with_capacity(template.len() + args.iter().map(|a| a.len()).sum::<usize>());
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         let (before, tail) = rest.split_at(open);
@@ -102,13 +107,20 @@ mod tests {
     use super::*;
 
     fn placeholders(s: &str) -> Vec<char> {
-        let mut v: Vec<char> = s.as_bytes().windows(3).filter(|w| w[0] == b'{' && w[2] == b'}').map(|w| char::from(w[1])).collect();
+        let mut v: Vec<char> = s
+            .as_bytes()
+            .windows(3)
+            .filter(|w| w[0] == b'{' && w[2] == b'}')
+            .map(|w| char::from(w[1]))
+            .collect();
         v.sort_unstable();
         v
     }
 
     fn has_cjk(s: &str) -> bool {
-        s.chars().any(|c| ('\u{3000}'..='\u{9fff}').contains(&c) || ('\u{ff00}'..='\u{ffef}').contains(&c))
+        s.chars().any(|c| {
+            ('\u{3000}'..='\u{9fff}').contains(&c) || ('\u{ff00}'..='\u{ffef}').contains(&c)
+        })
     }
 
     #[test]
@@ -117,7 +129,11 @@ mod tests {
             let (en, zh) = key.texts();
             assert!(!en.trim().is_empty(), "{key:?} has no English text");
             assert!(!zh.trim().is_empty(), "{key:?} has no Chinese text");
-            assert_eq!(placeholders(en), placeholders(zh), "{key:?}: placeholders differ between {en:?} and {zh:?}");
+            assert_eq!(
+                placeholders(en),
+                placeholders(zh),
+                "{key:?}: placeholders differ between {en:?} and {zh:?}"
+            );
         }
     }
 
@@ -128,8 +144,14 @@ mod tests {
             if key.is_neutral() {
                 assert_eq!(en, zh, "{key:?} is marked language-neutral but differs");
             } else {
-                assert!(has_cjk(zh), "{key:?}: the Chinese text {zh:?} has no Chinese in it");
-                assert!(!has_cjk(en), "{key:?}: the English text {en:?} has Chinese in it");
+                assert!(
+                    has_cjk(zh),
+                    "{key:?}: the Chinese text {zh:?} has no Chinese in it"
+                );
+                assert!(
+                    !has_cjk(en),
+                    "{key:?}: the English text {en:?} has Chinese in it"
+                );
             }
         }
     }
