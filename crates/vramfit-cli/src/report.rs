@@ -115,7 +115,7 @@ fn run_max_batch(a: &EstimateArgs) -> Result<String, CliError> {
     let overheads = a.overrides.resolve(Some(&gpu));
     // The usable memory less the safety margin.
     let cap = Bytes(
-        (vramfit_core::estimate::usable(&gpu, &overheads).0 as f64 * (1.0 - a.margin)) as u64,
+        (vramfit_core::overheads::usable(&gpu, &overheads).0 as f64 * (1.0 - a.margin)) as u64,
     );
     let mut session = vramfit_core::Session::default();
     let best = session.max_batch(&spec, &a.config, &overheads, cap)?;
@@ -425,7 +425,7 @@ fn presets(json: bool) -> String {
             .collect();
         let gpus: Vec<_> = gpu_presets()
             .iter()
-            .map(|g| serde_json::json!({"id": g.id, "name": g.name, "vendor": g.vendor, "memory_bytes": g.memory_bytes}))
+            .map(|g| serde_json::json!({"id": g.id, "name": g.name, "vendor": g.vendor(), "memory_bytes": g.memory_bytes}))
             .collect();
         return format!("{}\n", serde_json::json!({"models": models, "gpus": gpus}));
     }

@@ -2,7 +2,7 @@
 //! optimizer, checkpointing, attention kind and gradient accumulation.
 
 use crate::dtype::DType;
-use crate::error::Error;
+use crate::error::{Error, check_range};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -361,22 +361,6 @@ impl TrainConfig {
         }
         Ok(())
     }
-}
-
-/// Checks `min <= value <= max` for the named field.
-///
-/// # Errors
-/// [`Error::OutOfRange`] when it is not.
-pub fn check_range(field: &'static str, value: u64, min: u64, max: u64) -> Result<(), Error> {
-    if value < min || value > max {
-        return Err(Error::OutOfRange {
-            field,
-            value: value.to_string(),
-            min,
-            max,
-        });
-    }
-    Ok(())
 }
 
 #[cfg(test)]

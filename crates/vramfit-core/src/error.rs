@@ -75,3 +75,19 @@ pub enum Error {
         limit: String,
     },
 }
+
+/// Checks `min <= value <= max` for the named field.
+///
+/// # Errors
+/// [`Error::OutOfRange`] when it is not.
+pub fn check_range(field: &'static str, value: u64, min: u64, max: u64) -> Result<(), Error> {
+    if value < min || value > max {
+        return Err(Error::OutOfRange {
+            field,
+            value: value.to_string(),
+            min,
+            max,
+        });
+    }
+    Ok(())
+}

@@ -1,13 +1,12 @@
 //! Questions around one configuration: memory across batch sizes (the batch
 //! curve) and what each common memory-saving technique would change (the
-//! comparison strip). Both re-run the real simulation; nothing is extrapolated.
+//! comparison strip): their types and which configurations they look at. The
+//! engine ([`crate::session`]) answers them by re-running the real
+//! simulation; nothing is extrapolated.
 
 use crate::config::{
     CheckpointMode, Checkpointing, MAX_DIMENSION, Optimizer, Precision, TrainConfig,
 };
-use crate::error::Error;
-use crate::estimate::Overheads;
-use crate::models::ModelSpec;
 use crate::units::Bytes;
 use serde::Serialize;
 
@@ -20,19 +19,6 @@ pub struct CurvePoint {
     pub allocated_bytes: Bytes,
     /// Device memory used (nvidia-smi).
     pub device_used_bytes: Bytes,
-}
-
-/// Peak memory at each of `batches` (lowered once, simulated per batch).
-///
-/// # Errors
-/// As [`crate::estimate`].
-pub fn batch_curve(
-    spec: &ModelSpec,
-    cfg: &TrainConfig,
-    overheads: &Overheads,
-    batches: &[u64],
-) -> Result<Vec<CurvePoint>, Error> {
-    crate::session::Session::default().batch_curve(spec, cfg, overheads, batches)
 }
 
 /// Batch sizes for a curve reaching `upto`: 1, 2, 4, ... and `upto` itself,
@@ -80,19 +66,6 @@ pub struct Variant {
     pub saved_bytes: i128,
 }
 
-/// The comparison strip: each applicable technique's effect on device memory.
-/// Techniques already in use, or that do not apply, are left out.
-///
-/// # Errors
-/// As [`crate::estimate`].
-pub fn compare_techniques(
-    spec: &ModelSpec,
-    cfg: &TrainConfig,
-    overheads: &Overheads,
-) -> Result<Vec<Variant>, Error> {
-    crate::session::Session::default().compare_techniques(spec, cfg, overheads)
-}
-
 /// The techniques that apply to `cfg`, each with the configuration it leads to.
 pub(crate) fn techniques(cfg: &TrainConfig) -> Vec<(Technique, TrainConfig)> {
     let mut candidates = Vec::new();
@@ -137,7 +110,9 @@ pub(crate) fn techniques(cfg: &TrainConfig) -> Vec<(Technique, TrainConfig)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::overheads::Overheads;
     use crate::presets::model_preset;
+    use crate::session::{batch_curve, compare_techniques};
 
     #[test]
     fn curve_is_monotonic_and_includes_extras() {
@@ -178,7 +153,7 @@ mod tests {
                 Technique::EightBitOptimizer
             ]
         );
-        let base = crate::estimate(&spec, &cfg, &Overheads::default(), None).unwrap();
+        let base = crate::session::estimate(&spec, &cfg, &Overheads::default(), None).unwrap();
         for v in &variants {
             assert!(
                 v.allocated_bytes < base.peak_allocated_bytes,

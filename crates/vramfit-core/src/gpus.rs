@@ -20,8 +20,8 @@ pub struct GpuPreset {
     pub id: Cow<'static, str>,
     /// Display name.
     pub name: Cow<'static, str>,
-    /// Vendor (`nvidia`, `amd`, `apple`, `intel`).
-    pub vendor: &'static str,
+    /// The chip's architecture (its vendor follows from it: [`GpuPreset::vendor`]).
+    pub arch: Arch,
     /// Memory capacity.
     pub memory_bytes: Bytes,
     /// Memory bandwidth in GB/s.
@@ -42,19 +42,111 @@ pub struct GpuPreset {
     pub source: &'static str,
 }
 
+/// A GPU's maker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Vendor {
+    /// NVIDIA (CUDA).
+    Nvidia,
+    /// AMD (ROCm, or WebGPU on Radeon).
+    Amd,
+    /// Intel.
+    Intel,
+    /// Apple silicon (unified memory).
+    Apple,
+    /// A GPU the user gave by its memory alone.
+    Custom,
+}
+
+impl Vendor {
+    /// The lower-case id, as `GPUAdapterInfo.vendor` names the vendor.
+    pub fn id(self) -> &'static str {
+        match self {
+            Vendor::Nvidia => "nvidia",
+            Vendor::Amd => "amd",
+            Vendor::Intel => "intel",
+            Vendor::Apple => "apple",
+            Vendor::Custom => "custom",
+        }
+    }
+}
+
+/// A GPU architecture: what decides library behaviour that depends on the
+/// chip generation (the cuBLAS workspace PyTorch keeps, see
+/// `overheads::cublas_workspace`), and the vendor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arch {
+    /// NVIDIA Pascal (compute capability 6.x): GTX 10 series.
+    Pascal,
+    /// NVIDIA Volta (7.0): V100.
+    Volta,
+    /// NVIDIA Turing (7.5): RTX 20 series, T4.
+    Turing,
+    /// NVIDIA Ampere (8.0, 8.6): RTX 30 series, A100, A10.
+    Ampere,
+    /// NVIDIA Ada Lovelace (8.9): RTX 40 series, L4, L40S.
+    Ada,
+    /// NVIDIA Hopper (9.0): H100, H200.
+    Hopper,
+    /// NVIDIA Blackwell (10.0 datacenter, 12.0 consumer): B200, RTX 50 series.
+    Blackwell,
+    /// AMD CDNA 2: Instinct MI200 series.
+    Cdna2,
+    /// AMD CDNA 3: Instinct MI300 series.
+    Cdna3,
+    /// AMD RDNA 3: Radeon 7000 series and the 780M integrated GPU.
+    Rdna3,
+    /// Intel Xe-LP: Iris Xe integrated graphics.
+    XeLp,
+    /// Intel Xe-HPG: Arc A series.
+    XeHpg,
+    /// Intel Xe2: Arc 140V (Lunar Lake) and B series.
+    Xe2,
+    /// Apple M1 family.
+    AppleM1,
+    /// Apple M2 family.
+    AppleM2,
+    /// Apple M3 family.
+    AppleM3,
+    /// Apple M4 family.
+    AppleM4,
+    /// Not known: a GPU given by its memory alone ([`custom_gpu`]).
+    Unknown,
+}
+
+impl Arch {
+    /// Who makes chips of this architecture.
+    pub fn vendor(self) -> Vendor {
+        match self {
+            Arch::Pascal
+            | Arch::Volta
+            | Arch::Turing
+            | Arch::Ampere
+            | Arch::Ada
+            | Arch::Hopper
+            | Arch::Blackwell => Vendor::Nvidia,
+            Arch::Cdna2 | Arch::Cdna3 | Arch::Rdna3 => Vendor::Amd,
+            Arch::XeLp | Arch::XeHpg | Arch::Xe2 => Vendor::Intel,
+            Arch::AppleM1 | Arch::AppleM2 | Arch::AppleM3 | Arch::AppleM4 => Vendor::Apple,
+            Arch::Unknown => Vendor::Custom,
+        }
+    }
+}
+
 macro_rules! gpu {
     // `no_bf16` after the source marks a GPU without bf16 matrix math.
-    ($id:literal, $name:literal, $vendor:literal, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal, no_bf16) => {
+    ($id:literal, $name:literal, $arch:expr, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal, no_bf16) => {
         GpuPreset {
             bf16: false,
-            ..gpu!($id, $name, $vendor, $gib, $bw, $fp32, $fp16, $tensor, $src)
+            ..gpu!($id, $name, $arch, $gib, $bw, $fp32, $fp16, $tensor, $src)
         }
     };
-    ($id:literal, $name:literal, $vendor:literal, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal) => {
+    ($id:literal, $name:literal, $arch:expr, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal) => {
         GpuPreset {
             id: Cow::Borrowed($id),
             name: Cow::Borrowed($name),
-            vendor: $vendor,
+            arch: $arch,
             memory_bytes: Bytes(($gib as f64 * GIB as f64) as u64),
             bandwidth_gbs: $bw as f64,
             fp32_tflops: $fp32 as f64,
@@ -72,7 +164,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "gtx-1060-6gb",
             "GeForce GTX 1060 6GB",
-            "nvidia",
+            Arch::Pascal,
             6,
             192,
             4.4,
@@ -84,7 +176,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "gtx-1080-ti",
             "GeForce GTX 1080 Ti",
-            "nvidia",
+            Arch::Pascal,
             11,
             484,
             11.3,
@@ -96,7 +188,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "rtx-2080-ti",
             "GeForce RTX 2080 Ti",
-            "nvidia",
+            Arch::Turing,
             11,
             616,
             13.4,
@@ -108,7 +200,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "rtx-3060-12gb",
             "GeForce RTX 3060 12GB",
-            "nvidia",
+            Arch::Ampere,
             12,
             360,
             12.7,
@@ -119,7 +211,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "rtx-3080-10gb",
             "GeForce RTX 3080 10GB",
-            "nvidia",
+            Arch::Ampere,
             10,
             760,
             29.8,
@@ -130,7 +222,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "rtx-3090",
             "GeForce RTX 3090",
-            "nvidia",
+            Arch::Ampere,
             24,
             936,
             35.6,
@@ -141,7 +233,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "rtx-4060",
             "GeForce RTX 4060",
-            "nvidia",
+            Arch::Ada,
             8,
             272,
             15.1,
@@ -152,7 +244,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "rtx-4070",
             "GeForce RTX 4070",
-            "nvidia",
+            Arch::Ada,
             12,
             504,
             29.1,
@@ -163,7 +255,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "rtx-4080",
             "GeForce RTX 4080",
-            "nvidia",
+            Arch::Ada,
             16,
             717,
             48.7,
@@ -174,7 +266,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "rtx-4090",
             "GeForce RTX 4090",
-            "nvidia",
+            Arch::Ada,
             24,
             1008,
             82.6,
@@ -185,7 +277,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "rtx-5090",
             "GeForce RTX 5090",
-            "nvidia",
+            Arch::Blackwell,
             32,
             1792,
             104.8,
@@ -196,7 +288,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "t4",
             "Tesla T4",
-            "nvidia",
+            Arch::Turing,
             16,
             320,
             8.1,
@@ -208,7 +300,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "v100-16gb",
             "Tesla V100 SXM2 16GB",
-            "nvidia",
+            Arch::Volta,
             16,
             900,
             15.7,
@@ -220,7 +312,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "v100-32gb",
             "Tesla V100 SXM2 32GB",
-            "nvidia",
+            Arch::Volta,
             32,
             900,
             15.7,
@@ -232,7 +324,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "a10",
             "A10",
-            "nvidia",
+            Arch::Ampere,
             24,
             600,
             31.2,
@@ -243,7 +335,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "a100-40gb",
             "A100 40GB SXM",
-            "nvidia",
+            Arch::Ampere,
             40,
             1555,
             19.5,
@@ -254,7 +346,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "a100-80gb",
             "A100 80GB SXM",
-            "nvidia",
+            Arch::Ampere,
             80,
             2039,
             19.5,
@@ -265,7 +357,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "l4",
             "L4",
-            "nvidia",
+            Arch::Ada,
             24,
             300,
             30.3,
@@ -276,7 +368,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "l40s",
             "L40S",
-            "nvidia",
+            Arch::Ada,
             48,
             864,
             91.6,
@@ -287,7 +379,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "h100-sxm",
             "H100 SXM 80GB",
-            "nvidia",
+            Arch::Hopper,
             80,
             3350,
             67,
@@ -298,7 +390,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "h100-pcie",
             "H100 PCIe 80GB",
-            "nvidia",
+            Arch::Hopper,
             80,
             2000,
             51,
@@ -309,7 +401,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "h200",
             "H200 SXM 141GB",
-            "nvidia",
+            Arch::Hopper,
             141,
             4800,
             67,
@@ -320,7 +412,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "b200",
             "B200 (HGX)",
-            "nvidia",
+            Arch::Blackwell,
             180,
             7700,
             75,
@@ -331,7 +423,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "mi250x",
             "AMD Instinct MI250X",
-            "amd",
+            Arch::Cdna2,
             128,
             3277,
             47.9,
@@ -342,7 +434,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "mi300x",
             "AMD Instinct MI300X",
-            "amd",
+            Arch::Cdna3,
             192,
             5300,
             81.7,
@@ -353,7 +445,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "arc-a770-16gb",
             "Intel Arc A770 16GB",
-            "intel",
+            Arch::XeHpg,
             16,
             560,
             17.2,
@@ -364,7 +456,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "iris-xe-96eu",
             "Intel Iris Xe (96 EU)",
-            "intel",
+            Arch::XeLp,
             8,
             68,
             2.1,
@@ -375,7 +467,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "arc-140v",
             "Intel Arc 140V",
-            "intel",
+            Arch::Xe2,
             16,
             136,
             4,
@@ -386,7 +478,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "radeon-780m",
             "AMD Radeon 780M",
-            "amd",
+            Arch::Rdna3,
             8,
             100,
             4.1,
@@ -397,7 +489,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "apple-m1",
             "Apple M1 (16 GB)",
-            "apple",
+            Arch::AppleM1,
             16,
             68,
             2.6,
@@ -408,7 +500,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "apple-m1-max",
             "Apple M1 Max (64 GB)",
-            "apple",
+            Arch::AppleM1,
             64,
             400,
             10.4,
@@ -419,7 +511,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "apple-m2",
             "Apple M2 (24 GB)",
-            "apple",
+            Arch::AppleM2,
             24,
             100,
             3.6,
@@ -430,7 +522,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "apple-m2-max",
             "Apple M2 Max (96 GB)",
-            "apple",
+            Arch::AppleM2,
             96,
             400,
             13.6,
@@ -441,7 +533,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "apple-m3-max",
             "Apple M3 Max 40c (128 GB)",
-            "apple",
+            Arch::AppleM3,
             128,
             400,
             14.1,
@@ -452,7 +544,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
         gpu!(
             "apple-m4-max",
             "Apple M4 Max 40c (128 GB)",
-            "apple",
+            Arch::AppleM4,
             128,
             546,
             16.2,
@@ -482,21 +574,6 @@ impl GpuPreset {
             self.fp32_tflops
         };
         tflops * 1e12
-    }
-
-    /// The cuBLAS workspace PyTorch keeps per handle on this GPU: 32 MiB on
-    /// Hopper and Blackwell (H100, H200, B200, RTX 50), 8.125 MiB otherwise
-    /// (`aten/src/ATen/cuda/CublasHandlePool.cpp`).
-    pub fn cublas_workspace(&self) -> Bytes {
-        let hopper_or_newer = matches!(
-            self.id.as_ref(),
-            "h100-sxm" | "h100-pcie" | "h200" | "b200" | "rtx-5090"
-        );
-        if hopper_or_newer {
-            crate::estimate::CUBLAS_WORKSPACE_HOPPER
-        } else {
-            crate::estimate::CUBLAS_WORKSPACE_DEFAULT
-        }
     }
 }
 
@@ -533,7 +610,7 @@ pub fn custom_gpu(gib: u64) -> GpuPreset {
     GpuPreset {
         id: Cow::Owned(format!("{CUSTOM_PREFIX}{gib}")),
         name: Cow::Owned(format!("custom GPU with {gib} GiB")),
-        vendor: "custom",
+        arch: Arch::Unknown,
         memory_bytes: Bytes(gib.saturating_mul(GIB)),
         bandwidth_gbs: 0.0,
         fp32_tflops: 0.0,
@@ -547,6 +624,11 @@ pub fn custom_gpu(gib: u64) -> GpuPreset {
 impl GpuPreset {
     /// Whether this GPU is known only by its memory ([`custom_gpu`]).
     pub fn is_custom(&self) -> bool {
-        self.vendor == "custom"
+        self.arch == Arch::Unknown
+    }
+
+    /// Who makes it.
+    pub fn vendor(&self) -> Vendor {
+        self.arch.vendor()
     }
 }

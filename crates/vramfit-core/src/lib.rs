@@ -16,7 +16,6 @@ pub mod config;
 pub mod deepspeed;
 pub mod dtype;
 pub mod error;
-pub mod estimate;
 pub mod explore;
 pub mod export;
 pub mod gpus;
@@ -25,9 +24,12 @@ pub mod hf;
 pub mod models;
 pub mod nn;
 mod nn_transformer;
+pub mod overheads;
 pub mod parallel;
 pub mod plan;
 pub mod presets;
+pub mod report;
+pub mod search;
 pub mod session;
 pub mod share;
 pub mod simulate;
@@ -37,14 +39,12 @@ pub mod units;
 pub use config::{Attention, CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
 pub use dtype::DType;
 pub use error::Error;
-pub use estimate::{
-    Estimate, GpuFit, LayerRow, ModuleLoading, Overheads, SCHEMA, TimelinePoint, estimate,
-    max_batch_for, max_context_for, max_input_for,
-};
 pub use gpus::{GpuPreset, gpu_preset, gpu_presets};
 pub use graph::Graph;
 pub use models::ModelSpec;
+pub use overheads::{ModuleLoading, Overheads};
 pub use presets::{ModelPreset, model_preset, model_presets};
-pub use session::Session;
+pub use report::{Estimate, GpuFit, LayerRow, SCHEMA, TimelinePoint};
+pub use session::{Session, estimate, max_batch_for, max_context_for, max_input_for};
 pub use simulate::{Breakdown, Phase};
 pub use units::Bytes;

@@ -263,11 +263,11 @@ impl Parallel {
     /// [`Error::OutOfRange`] for GPU counts, [`Error::NotApplicable`] for an
     /// offload the strategy does not support.
     pub fn validate(&self) -> Result<(), Error> {
-        crate::config::check_range("gpus-per-node", self.gpus_per_node, 1, 1024)?;
-        crate::config::check_range("nodes", self.nodes, 1, 1 << 16)?;
-        crate::config::check_range("tp", self.tp, 1, 1024)?;
-        crate::config::check_range("pp", self.pp, 1, 1024)?;
-        crate::config::check_range("vpp", self.vpp, 1, 1024)?;
+        crate::error::check_range("gpus-per-node", self.gpus_per_node, 1, 1024)?;
+        crate::error::check_range("nodes", self.nodes, 1, 1 << 16)?;
+        crate::error::check_range("tp", self.tp, 1, 1024)?;
+        crate::error::check_range("pp", self.pp, 1, 1024)?;
+        crate::error::check_range("vpp", self.vpp, 1, 1024)?;
         if !self.world().is_multiple_of(self.tp * self.pp) {
             return Err(Error::NotApplicable(format!(
                 "tp × pp = {} must divide the {} GPUs (gpus-per-node × nodes)",

@@ -4,10 +4,10 @@
 
 use crate::config::{CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
 use crate::error::Error;
-use crate::estimate::{Overheads, device_used};
 use crate::gpus::GpuPreset;
 use crate::graph::Graph;
 use crate::models::ModelSpec;
+use crate::overheads::{Overheads, cublas_workspace, device_used_within, usable};
 use crate::parallel::{Offload, Parallel, Strategy};
 use crate::simulate;
 use crate::units::Bytes;
@@ -118,7 +118,7 @@ pub fn plan(
     overheads: &Overheads,
     req: &PlanRequest,
 ) -> Result<PlanResult, Error> {
-    crate::config::check_range(
+    crate::error::check_range(
         "target-batch",
         req.target_batch,
         1,
@@ -275,8 +275,7 @@ pub fn plan(
         // A candidate that does not fit is told at its overflow, without simulating the rest.
         let reserved_within =
             |limit| prepared.peak_reserved_within(&config, overheads, prepared.kv_cache(), limit);
-        let Some(device) =
-            crate::estimate::device_used_within(capacity, overheads, reserved_within).map(Bytes)
+        let Some(device) = device_used_within(capacity, overheads, reserved_within).map(Bytes)
         else {
             continue;
         };
@@ -609,7 +608,7 @@ pub struct GpuOption {
 /// and shared by every GPU.
 ///
 /// # Errors
-/// As [`crate::estimate`].
+/// As [`crate::estimate()`].
 pub fn which_gpus(
     spec: &ModelSpec,
     cfg: &TrainConfig,
@@ -647,17 +646,16 @@ pub fn which_gpus(
             .filter(|g| g.bf16 || !bf16)
         {
             let o = Overheads {
-                cublas_workspace: gpu.cublas_workspace(),
+                cublas_workspace: cublas_workspace(gpu.arch),
                 ..*overheads
             };
-            let cap = crate::estimate::usable(&gpu, &o).0;
+            let cap = usable(&gpu, &o).0;
             let mut used = |b: u64| -> u64 {
                 *cache.entry((b, o.cublas_workspace.0)).or_insert_with(|| {
-                    device_used(
-                        &prepared.run(&TrainConfig { batch: b, ..base }, &o, false),
-                        &o,
-                    )
-                    .0
+                    prepared
+                        .run(&TrainConfig { batch: b, ..base }, &o, false)
+                        .device_used(&o)
+                        .0
                 })
             };
             let at_config = used(cfg.batch);

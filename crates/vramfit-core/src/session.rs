@@ -1,4 +1,6 @@
-//! Lowered models and recorded simulations, kept between calls.
+//! The engine: what every public question (an estimate, the largest batch,
+//! context or input, the batch curve, the comparison strip) does, on lowered
+//! models and recorded simulations kept between calls.
 //!
 //! A page that recomputes on every keystroke mostly changes the micro-batch,
 //! and a report asks several questions of one configuration (its estimate,
@@ -11,10 +13,12 @@
 
 use crate::config::{MAX_DIMENSION, TrainConfig};
 use crate::error::Error;
-use crate::estimate::{self, Estimate, GpuFit, Overheads, TimelinePoint, device_used, usable};
 use crate::explore::{self, CurvePoint, Variant};
 use crate::gpus::GpuPreset;
 use crate::models::{InputKind, ModelSpec};
+use crate::overheads::{Overheads, device_used_within, usable};
+use crate::report::{self, Estimate, GpuFit, TimelinePoint};
+use crate::search::{largest_fitting, largest_input};
 use crate::simulate::Prepared;
 use crate::units::Bytes;
 use std::rc::Rc;
@@ -64,7 +68,8 @@ impl Session {
         cfg: &TrainConfig,
         overheads: &Overheads,
     ) -> Result<Rc<Prepared>, Error> {
-        estimate::validate(cfg, overheads)?;
+        cfg.validate()?;
+        overheads.validate()?;
         // A prepared tape serves every batch, accumulation and optimizer.
         let base = TrainConfig {
             batch: 1,
@@ -157,7 +162,7 @@ impl Session {
                 }
             })
             .collect();
-        let device = device_used(&sim, overheads);
+        let device = sim.device_used(overheads);
         self.remember(spec, cfg, overheads, (sim.peak.breakdown.total(), device));
         let gpu = match gpu {
             Some(gp) => {
@@ -167,11 +172,9 @@ impl Session {
                     memory_bytes: gp.memory_bytes,
                     usable_bytes: cap,
                     fits: device <= cap,
-                    max_batch: estimate::max_batch_prepared(&prepared, cfg, overheads, cap),
+                    max_batch: max_batch_prepared(&prepared, cfg, overheads, cap),
                     max_context: if cfg.mode == crate::config::Mode::Inference {
-                        Some(estimate::max_context_prepared(
-                            &prepared, cfg, overheads, cap,
-                        ))
+                        Some(max_context_prepared(&prepared, cfg, overheads, cap))
                     } else {
                         None
                     },
@@ -180,7 +183,7 @@ impl Session {
             None => None,
         };
         Ok(Estimate {
-            schema: estimate::SCHEMA,
+            schema: report::SCHEMA,
             parameter_count,
             trainable_parameter_count,
             peak_allocated_bytes: sim.peak.breakdown.total(),
@@ -192,12 +195,12 @@ impl Session {
             at_peak: sim.peak.breakdown,
             overheads: *overheads,
             config: *cfg,
-            layers: estimate::layer_rows(g, cfg.batch, prepared.kept_after_forward(cfg)),
+            layers: report::layer_rows(g, cfg.batch, prepared.kept_after_forward(cfg)),
             timeline,
             gpu,
             host_ram_bytes: sim.host_ram,
-            deepspeed_estimate: estimate::deepspeed_estimate(g, cfg),
-            rank_note: estimate::rank_note(cfg, spec),
+            deepspeed_estimate: report::deepspeed_estimate(g, cfg),
+            rank_note: report::rank_note(cfg, spec),
         })
     }
 
@@ -213,9 +216,7 @@ impl Session {
         capacity: Bytes,
     ) -> Result<u64, Error> {
         let prepared = self.prepared(spec, &TrainConfig { batch: 1, ..*cfg }, overheads)?;
-        Ok(estimate::max_batch_prepared(
-            &prepared, cfg, overheads, capacity,
-        ))
+        Ok(max_batch_prepared(&prepared, cfg, overheads, capacity))
     }
 
     /// The largest input that fits; see [`crate::max_input_for`].
@@ -267,12 +268,12 @@ impl Session {
                 return Ok(false);
             }
             let kv = prepared.kv_cache();
-            Ok(estimate::device_used_within(capacity.0, overheads, |l| {
+            Ok(device_used_within(capacity.0, overheads, |l| {
                 prepared.peak_reserved_within(&c, overheads, kv, l)
             })
             .is_some())
         };
-        Ok(Some(estimate::largest_input(
+        Ok(Some(largest_input(
             if tokens { cfg.seq } else { cfg.image },
             step,
             &mut fits,
@@ -291,12 +292,10 @@ impl Session {
         capacity: Bytes,
     ) -> Result<u64, Error> {
         let prepared = self.prepared(spec, cfg, overheads)?;
-        Ok(estimate::max_context_prepared(
-            &prepared, cfg, overheads, capacity,
-        ))
+        Ok(max_context_prepared(&prepared, cfg, overheads, capacity))
     }
 
-    /// Peak memory at each of `batches`; see [`explore::batch_curve`].
+    /// Peak memory at each of `batches`; see [`batch_curve`].
     ///
     /// # Errors
     /// As [`crate::estimate()`].
@@ -322,7 +321,7 @@ impl Session {
             .collect()
     }
 
-    /// The comparison strip; see [`explore::compare_techniques`].
+    /// The comparison strip; see [`compare_techniques`].
     ///
     /// # Errors
     /// As [`crate::estimate()`].
@@ -365,7 +364,7 @@ impl Session {
         let sim = self
             .prepared(spec, cfg, overheads)?
             .run(cfg, overheads, false);
-        let p = (sim.peak.breakdown.total(), device_used(&sim, overheads));
+        let p = (sim.peak.breakdown.total(), sim.device_used(overheads));
         self.remember(spec, cfg, overheads, p);
         Ok(p)
     }
@@ -384,11 +383,188 @@ impl Session {
     }
 }
 
+/// Estimates one configuration.
+///
+/// # Errors
+/// Any [`Error`] from validating the config or lowering the model.
+///
+/// # Example
+/// ```
+/// use vramfit_core::{estimate, model_preset, Overheads, TrainConfig};
+/// let model = model_preset("resnet50").unwrap().spec;
+/// let cfg = TrainConfig { batch: 32, ..TrainConfig::default() };
+/// let e = estimate(&model, &cfg, &Overheads::default(), None).unwrap();
+/// assert!(e.peak_allocated_bytes.0 > 25_557_032 * 4);
+/// let bad = TrainConfig { batch: 0, ..cfg };
+/// assert!(estimate(&model, &bad, &Overheads::default(), None).is_err());
+/// ```
+pub fn estimate(
+    spec: &ModelSpec,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    gpu: Option<&GpuPreset>,
+) -> Result<Estimate, Error> {
+    Session::default().estimate(spec, cfg, overheads, gpu)
+}
+
+/// The largest micro-batch whose device memory fits in `capacity`, by search
+/// over the real simulation (memory is non-decreasing in the batch).
+///
+/// Allocated memory never exceeds reserved memory, so a first search over
+/// allocated memory alone (the tape replayed without the caching-allocator
+/// model, an order of magnitude cheaper) bounds the answer from above and
+/// tells how steeply memory grows; the full simulation then only runs for a
+/// few batches just below that bound.
+///
+/// # Errors
+/// As [`estimate`].
+pub fn max_batch_for(
+    spec: &ModelSpec,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    capacity: Bytes,
+) -> Result<u64, Error> {
+    Session::default().max_batch(spec, cfg, overheads, capacity)
+}
+
+/// The largest input — the sequence length of a text model, the image side
+/// of a vision model — that fits in `capacity` at `cfg`'s batch and other
+/// settings: it fits, and the next size the model accepts does not (or the
+/// model accepts no larger one: a learned position embedding's length, a
+/// ViT's fixed image). `None` for models that read feature vectors, `Some(0)`
+/// when not even the smallest input fits.
+///
+/// The input's shape changes the graph, so each probe lowers and records
+/// the model at that size, then replays it with the allocator model only
+/// until it passes the capacity: sizes double (or halve) from the
+/// configured one until the answer is bracketed, then the bracket is halved.
+///
+/// # Errors
+/// As [`estimate`] at the configured input size.
+pub fn max_input_for(
+    spec: &ModelSpec,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    capacity: Bytes,
+) -> Result<Option<u64>, Error> {
+    Session::default().max_input(spec, cfg, overheads, capacity)
+}
+
+/// Inference: the longest KV cache (prompt plus generated tokens) that fits,
+/// at the configured batch and prompt length. Only decoders have one.
+///
+/// # Errors
+/// As [`estimate`].
+pub fn max_context_for(
+    spec: &ModelSpec,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    capacity: Bytes,
+) -> Result<u64, Error> {
+    Session::default().max_context(spec, cfg, overheads, capacity)
+}
+
+/// Peak memory at each of `batches` (lowered once, simulated per batch).
+///
+/// # Errors
+/// As [`estimate()`].
+pub fn batch_curve(
+    spec: &ModelSpec,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    batches: &[u64],
+) -> Result<Vec<CurvePoint>, Error> {
+    Session::default().batch_curve(spec, cfg, overheads, batches)
+}
+
+/// The comparison strip: each applicable technique's effect on device memory.
+/// Techniques already in use, or that do not apply, are left out.
+///
+/// # Errors
+/// As [`estimate()`].
+pub fn compare_techniques(
+    spec: &ModelSpec,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+) -> Result<Vec<Variant>, Error> {
+    Session::default().compare_techniques(spec, cfg, overheads)
+}
+
+/// [`max_batch_for`] on a prepared simulation of `cfg`'s configuration.
+fn max_batch_prepared(
+    prepared: &Prepared,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    capacity: Bytes,
+) -> u64 {
+    let at = |batch: u64| TrainConfig { batch, ..*cfg };
+    let context = overheads.cuda_context.0;
+    let allocated = |batch: u64| {
+        prepared
+            .peak_allocated(&at(batch), overheads)
+            .0
+            .saturating_add(context)
+    };
+    let kv = prepared.kv_cache();
+    let used = |batch: u64, limit: u64| {
+        device_used_within(limit, overheads, |l| {
+            prepared.peak_reserved_within(&at(batch), overheads, kv, l)
+        })
+    };
+    largest_fitting(allocated, used, capacity.0)
+}
+
+/// [`max_context_for`] on a prepared simulation of `cfg`'s configuration:
+/// the tape reads the KV cache's size at each replay, and the cache is
+/// linear in the tokens, so the search is the largest-batch search's over
+/// the tokens beyond the prompt.
+fn max_context_prepared(
+    prepared: &Prepared,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    capacity: Bytes,
+) -> u64 {
+    let kv = prepared.graph().kv_cache;
+    if kv.per_sample == 0 {
+        return 0;
+    }
+    // The graph holds the cache for `cache_tokens()`.
+    let per_token = kv.per_sample / cfg.cache_tokens().max(1);
+    // Search over k = 1, 2, ... for the context seq − 1 + k (at least the prompt).
+    let shift = cfg.seq.saturating_sub(1);
+    let at = |k: u64| {
+        let context = shift.saturating_add(k);
+        (
+            TrainConfig { context, ..*cfg },
+            crate::graph::Numel::per_sample(per_token.saturating_mul(context)),
+        )
+    };
+    let context = overheads.cuda_context.0;
+    let allocated = |k: u64| {
+        let (c, kv) = at(k);
+        prepared
+            .peak_allocated_with_kv_cache(&c, overheads, kv)
+            .0
+            .saturating_add(context)
+    };
+    let used = |k: u64, limit: u64| {
+        let (c, kv) = at(k);
+        device_used_within(limit, overheads, |l| {
+            prepared.peak_reserved_within(&c, overheads, kv, l)
+        })
+    };
+    match largest_fitting(allocated, used, capacity.0) {
+        0 => 0,
+        k => shift.saturating_add(k).min(MAX_DIMENSION),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::{Optimizer, Precision};
-    use crate::{gpu_preset, model_preset};
+    use crate::gpus::gpu_preset;
+    use crate::presets::model_preset;
 
     #[test]
     fn a_session_answers_exactly_as_fresh_calls_across_batches_and_accumulation() {
@@ -408,15 +584,15 @@ mod tests {
                 };
                 assert_eq!(
                     session.estimate(&spec, &cfg, &o, Some(&gpu)).unwrap(),
-                    crate::estimate(&spec, &cfg, &o, Some(&gpu)).unwrap()
+                    estimate(&spec, &cfg, &o, Some(&gpu)).unwrap()
                 );
                 assert_eq!(
                     session.compare_techniques(&spec, &cfg, &o).unwrap(),
-                    explore::compare_techniques(&spec, &cfg, &o).unwrap()
+                    compare_techniques(&spec, &cfg, &o).unwrap()
                 );
                 assert_eq!(
                     session.batch_curve(&spec, &cfg, &o, &[1, 5]).unwrap(),
-                    explore::batch_curve(&spec, &cfg, &o, &[1, 5]).unwrap()
+                    batch_curve(&spec, &cfg, &o, &[1, 5]).unwrap()
                 );
             }
         }

@@ -27,7 +27,7 @@ pub use pack::{MAX_CONFIG_BYTES, pack_config, reduce_config, unpack_config};
 pub use query::{parse_query, percent_encode, query_part};
 pub use warning::{Reason, Warning};
 
-use crate::{Precision, TrainConfig};
+use crate::config::{Precision, TrainConfig};
 use warning::quote;
 
 /// The format version this code writes; links without `v` are read as this version.

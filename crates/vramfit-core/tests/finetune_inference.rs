@@ -137,7 +137,7 @@ fn the_longest_context_is_exact() {
                 &spec,
                 &cfg,
                 &o,
-                vramfit_core::estimate::usable(&gpu, &o)
+                vramfit_core::overheads::usable(&gpu, &o)
             )
             .unwrap()
         );
@@ -146,7 +146,7 @@ fn the_longest_context_is_exact() {
                 .unwrap()
                 .device_used_bytes
         };
-        let cap = vramfit_core::estimate::usable(&gpu, &o);
+        let cap = vramfit_core::overheads::usable(&gpu, &o);
         assert!(longest >= cfg.seq, "{model} b{batch}: {longest}");
         assert!(
             used(longest) <= cap,

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use vramfit_core::config::Mode;
-use vramfit_core::estimate::usable;
+use vramfit_core::overheads::usable;
 use vramfit_core::{
     Overheads, Precision, TrainConfig, estimate, gpu_preset, max_input_for, model_preset,
 };

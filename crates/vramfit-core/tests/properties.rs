@@ -206,7 +206,7 @@ proptest! {
     fn model_states_order_fp32_amp_half(spec in model(), cfg in train_config()) {
         let states = |precision: Precision| {
             let c = TrainConfig { precision, ..cfg };
-            let (w, g, o) = vramfit_core::estimate::model_states(&spec.lower(&c).unwrap(), &c);
+            let (w, g, o) = vramfit_core::report::model_states(&spec.lower(&c).unwrap(), &c);
             (w + g + o).0
         };
         for (amp, half) in [(Precision::AmpBf16, Precision::Bf16), (Precision::AmpFp16, Precision::Fp16)] {

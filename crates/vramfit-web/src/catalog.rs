@@ -130,7 +130,7 @@ impl Catalog {
     pub fn gpu_groups(&self, units: Units, lang: Lang) -> Vec<ChoiceGroup> {
         let mut groups = group(
             &self.gpus,
-            |g| labels::vendor(g.vendor).to_string(),
+            |g| labels::vendor(g.vendor()).to_string(),
             |g| Choice {
                 value: g.id.to_string(),
                 label: format!("{} · {}", g.name, present::capacity(g.memory_bytes, units)),

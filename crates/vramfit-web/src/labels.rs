@@ -5,6 +5,7 @@
 use crate::i18n::{Key, Lang, t};
 use crate::inputs::CheckpointChoice;
 use vramfit_core::explore::Technique;
+use vramfit_core::gpus::Vendor;
 use vramfit_core::{Attention, Optimizer, Phase, Precision};
 
 /// How a precision mode is shown. "Mixed" is `torch.autocast`: fp32
@@ -72,14 +73,14 @@ pub fn family(name: &str, lang: Lang) -> &str {
     }
 }
 
-/// How a GPU vendor id is shown as a group heading.
-pub fn vendor(id: &str) -> &str {
-    match id {
-        "nvidia" => "NVIDIA",
-        "amd" => "AMD",
-        "intel" => "Intel",
-        "apple" => "Apple",
-        other => other,
+/// How a GPU vendor is shown as a group heading.
+pub fn vendor(v: Vendor) -> &'static str {
+    match v {
+        Vendor::Nvidia => "NVIDIA",
+        Vendor::Amd => "AMD",
+        Vendor::Intel => "Intel",
+        Vendor::Apple => "Apple",
+        Vendor::Custom => "custom",
     }
 }
 

@@ -300,7 +300,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vramfit_core::explore::batch_curve;
+    use vramfit_core::session::batch_curve;
     use vramfit_core::{Precision, estimate, gpu_preset, model_preset};
 
     #[test]

@@ -363,7 +363,7 @@ impl AppState {
             return;
         };
         let overheads = vramfit_core::Overheads::for_gpu(&gpu);
-        let usable = vramfit_core::estimate::usable(&gpu, &overheads);
+        let usable = vramfit_core::overheads::usable(&gpu, &overheads);
         self.max_input = vramfit_core::max_input_for(&spec, &cfg, &overheads, usable)
             .ok()
             .flatten();

@@ -440,7 +440,7 @@ fn the_longest_sequence_is_found_on_request_and_forgotten_when_an_input_changes(
         .unwrap()
         .spec;
     assert_eq!(
-        vramfit_core::max_input_for(&spec, &cfg, &o, vramfit_core::estimate::usable(&gpu, &o))
+        vramfit_core::max_input_for(&spec, &cfg, &o, vramfit_core::overheads::usable(&gpu, &o))
             .unwrap(),
         Some(longest)
     );

@@ -3,9 +3,11 @@
 //! valid key by key) and how to write it.
 
 use super::{IMPORTED_MODEL, Reason, ShareState};
-use crate::config::{MAX_DIMENSION, Mode, WeightFormat};
+use crate::config::{
+    Attention, Checkpointing, MAX_DIMENSION, Mode, Optimizer, Precision, WeightFormat,
+};
 use crate::parallel::{Offload, Strategy};
-use crate::{Attention, Checkpointing, Optimizer, Precision, model_presets};
+use crate::presets::model_presets;
 use std::fmt;
 use std::str::FromStr;
 

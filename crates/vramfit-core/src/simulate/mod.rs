@@ -14,8 +14,8 @@ mod step;
 mod tape;
 
 use crate::config::{Optimizer, TrainConfig};
-use crate::estimate::Overheads;
 use crate::graph::{Graph, Numel};
+use crate::overheads::Overheads;
 use crate::states;
 use crate::units::Bytes;
 use serde::Serialize;
@@ -111,6 +111,14 @@ pub struct Simulation {
     pub peak_reserved: Bytes,
     /// Host memory per node used by offloading.
     pub host_ram: Bytes,
+}
+
+impl Simulation {
+    /// What nvidia-smi shows: reserved memory (workspaces included) plus
+    /// the CUDA context.
+    pub fn device_used(&self, overheads: &Overheads) -> Bytes {
+        self.peak_reserved + overheads.cuda_context
+    }
 }
 
 /// Optimizer steps simulated: the second is the first with optimizer state

@@ -9,8 +9,8 @@ use super::shard::{ShardSizes, Sharded, Shards};
 use super::tape::{Handle, Size, SizeId, Tape};
 use crate::config::TrainConfig;
 use crate::dtype::DType;
-use crate::estimate::Overheads;
 use crate::graph::{Graph, Numel, Op, OpKind};
+use crate::overheads::Overheads;
 use crate::states::{self, ALLOCATION_QUANTUM};
 
 /// Bytes the first pipeline stage keeps for the micro-batches in flight

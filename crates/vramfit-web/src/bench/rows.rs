@@ -222,7 +222,7 @@ pub fn vendor_presets<'a>(adapter: &Adapter, presets: &'a [GpuPreset]) -> Vec<&'
     let vendor = adapter.vendor.to_ascii_lowercase();
     presets
         .iter()
-        .filter(|p| !vendor.is_empty() && p.vendor == vendor)
+        .filter(|p| !vendor.is_empty() && p.vendor().id() == vendor)
         .collect()
 }
 

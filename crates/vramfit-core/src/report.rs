@@ -1,0 +1,219 @@
+//! The report of one estimate: its JSON schema, the step's timeline, the
+//! per-layer table, the fit on a GPU, and the notes that go with it (which
+//! GPU the numbers describe, DeepSpeed's own estimate for comparison).
+
+use crate::config::TrainConfig;
+use crate::graph::Graph;
+use crate::models::ModelSpec;
+use crate::overheads::Overheads;
+use crate::simulate::{Breakdown, Phase};
+use crate::states;
+use crate::units::Bytes;
+use serde::Serialize;
+
+/// The schema id of [`Estimate`]'s JSON form.
+pub const SCHEMA: &str = "vramfit.estimate/1";
+
+/// One moment of the step timeline, for charts and `--json`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimelinePoint {
+    /// Training step (1-based).
+    pub step: u32,
+    /// Phase.
+    pub phase: Phase,
+    /// The op (module path) or `optimizer.step`; shared by every moment of
+    /// the same op (a deep model's timeline has 10^5 moments).
+    pub op: std::sync::Arc<str>,
+    /// `torch.cuda.memory_allocated()` right after the op's allocations.
+    pub allocated_bytes: Bytes,
+}
+
+/// One row of the per-layer table.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LayerRow {
+    /// Module path of the layer.
+    pub name: String,
+    /// Parameters registered by the layer.
+    pub parameters: u64,
+    /// Bytes this layer's ops keep alive at the end of the forward pass
+    /// (saved for backward, or kept as checkpoint inputs), one micro-batch.
+    pub saved_bytes: Bytes,
+    /// Forward FLOPs of the layer for one micro-batch.
+    pub forward_flops: f64,
+}
+
+/// How the configuration sits on a chosen GPU.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GpuFit {
+    /// GPU preset id.
+    pub id: String,
+    /// Its memory.
+    pub memory_bytes: Bytes,
+    /// Memory usable under the memory fraction.
+    pub usable_bytes: Bytes,
+    /// Whether `device_used_bytes` fits in the usable memory.
+    pub fits: bool,
+    /// The largest micro-batch that fits (0 when not even 1 does).
+    pub max_batch: u64,
+    /// Inference: the longest context (KV-cache tokens) that fits at this batch.
+    pub max_context: Option<u64>,
+}
+
+/// The full report for one configuration.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Estimate {
+    /// Always [`SCHEMA`].
+    pub schema: &'static str,
+    /// Parameters, as `sum(p.numel())`.
+    pub parameter_count: u64,
+    /// Trainable parameters.
+    pub trainable_parameter_count: u64,
+    /// What `torch.cuda.max_memory_allocated()` reports over the first two steps.
+    pub peak_allocated_bytes: Bytes,
+    /// What `torch.cuda.max_memory_reserved()` reports (caching-allocator segments).
+    pub peak_reserved_bytes: Bytes,
+    /// What nvidia-smi shows: reserved (cuBLAS workspaces included) + CUDA context.
+    pub device_used_bytes: Bytes,
+    /// Phase of the peak.
+    pub peak_phase: Phase,
+    /// Op at the peak.
+    pub peak_op: String,
+    /// Training step of the peak (1 or 2).
+    pub peak_step: u32,
+    /// Memory by category at the peak.
+    pub at_peak: Breakdown,
+    /// The overhead terms used.
+    pub overheads: Overheads,
+    /// The configuration estimated.
+    pub config: TrainConfig,
+    /// The step timeline (both steps).
+    pub timeline: Vec<TimelinePoint>,
+    /// Per-layer rows.
+    pub layers: Vec<LayerRow>,
+    /// Fit on the chosen GPU.
+    pub gpu: Option<GpuFit>,
+    /// Host memory per node used by offloading.
+    pub host_ram_bytes: Bytes,
+    /// DeepSpeed's own model-state estimate for ZeRO-2/3 configurations
+    /// (it leaves out activations, temporaries and overheads).
+    pub deepspeed_estimate: Option<crate::deepspeed::ZeroEstimate>,
+    /// Which GPU the numbers describe when GPUs differ (pipeline stages).
+    pub rank_note: Option<String>,
+}
+
+/// With pipeline parallelism the first stage is the fullest: it holds the
+/// embeddings and keeps the most micro-batches in flight under 1F1B.
+pub(crate) fn rank_note(cfg: &TrainConfig, spec: &ModelSpec) -> Option<String> {
+    let p = &cfg.parallel;
+    if p.pp <= 1 {
+        return None;
+    }
+    let layers = match spec {
+        ModelSpec::Transformer(t) => t.layers,
+        _ => return None,
+    };
+    let per = layers.div_ceil(p.pp);
+    Some(format!(
+        "pipeline stage 0 of {} (embeddings and layers 0–{}), the largest: it keeps {} micro-batches in flight under 1F1B",
+        p.pp,
+        per.saturating_sub(1),
+        p.pp.min(cfg.grad_accum)
+    ))
+}
+
+/// What DeepSpeed's `estimate_zero{2,3}_model_states_mem_needs_all_live`
+/// would print for this model and layout (its "largest layer" is the module
+/// with the most direct parameters; here, the op with the most).
+pub(crate) fn deepspeed_estimate(
+    g: &Graph,
+    cfg: &TrainConfig,
+) -> Option<crate::deepspeed::ZeroEstimate> {
+    use crate::parallel::{Offload, Strategy};
+    let p = &cfg.parallel;
+    let total = g.parameter_count();
+    match p.strategy {
+        Strategy::Zero2 => Some(crate::deepspeed::zero2(
+            total,
+            p.gpus_per_node,
+            p.nodes,
+            p.offload != Offload::None,
+        )),
+        Strategy::Zero3 => {
+            let largest = g
+                .ops
+                .iter()
+                .map(|op| {
+                    op.params
+                        .iter()
+                        .filter_map(|id| g.params.get(id.0 as usize))
+                        .map(|p| p.numel())
+                        .sum::<u64>()
+                })
+                .max()
+                .unwrap_or(0);
+            let offload = crate::deepspeed::ZeroOffload {
+                optimizer: p.offload != Offload::None,
+                params: p.offload == Offload::OptimizerParams,
+            };
+            Some(crate::deepspeed::zero3(
+                total,
+                largest,
+                p.gpus_per_node,
+                p.nodes,
+                offload,
+                true,
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// The per-layer table at `batch` from the graph and what each layer keeps after forward.
+pub(crate) fn layer_rows(g: &Graph, batch: u64, kept: Vec<(usize, Bytes)>) -> Vec<LayerRow> {
+    let mut rows: Vec<LayerRow> = g
+        .layers
+        .iter()
+        .map(|name| LayerRow {
+            name: name.clone(),
+            parameters: 0,
+            saved_bytes: Bytes::ZERO,
+            forward_flops: 0.0,
+        })
+        .collect();
+    for p in &g.params {
+        // Parameters are registered while their layer is current; find it by name prefix.
+        if let Some(r) = rows.iter_mut().rev().find(|r| {
+            p.name
+                .strip_prefix(r.name.as_str())
+                .is_some_and(|rest| rest.starts_with('.'))
+        }) {
+            r.parameters += p.numel();
+        }
+    }
+    for op in &g.ops {
+        if let Some(r) = rows.get_mut(op.layer as usize) {
+            r.forward_flops += op.flops.at(batch) as f64;
+        }
+    }
+    for (layer, bytes) in kept {
+        if let Some(r) = rows.get_mut(layer) {
+            r.saved_bytes += bytes;
+        }
+    }
+    rows.retain(|r| r.parameters > 0 || r.saved_bytes.0 > 0);
+    rows
+}
+
+/// Steady-state model-state bytes (weights, gradients, optimizer state), for
+/// quick tables; the timeline's numbers at the peak are in [`Estimate::at_peak`].
+pub fn model_states(g: &Graph, cfg: &TrainConfig) -> (Bytes, Bytes, Bytes) {
+    let dt = cfg.precision.param_dtype();
+    let w = g.params.iter().map(|p| states::weight_bytes(p, dt)).sum();
+    let gr = g.params.iter().map(|p| states::gradient_bytes(p, dt)).sum();
+    let o = g
+        .params
+        .iter()
+        .map(|p| states::optimizer_state_bytes(p, dt, cfg.optimizer))
+        .sum();
+    (w, gr, o)
+}

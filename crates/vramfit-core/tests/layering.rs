@@ -1,0 +1,145 @@
+//! The core's top-level modules depend on each other in one direction
+//! (ARCHITECTURE.md, "The core's layers"): no module imports, directly or
+//! through others, a module that imports it. Read from the sources: every
+//! `crate::module` path outside comments and `#[cfg(test)]` code.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `dir`.
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The code of a file without its comments and from its first
+/// `#[cfg(test)]` on (test modules sit at the end of each file).
+fn code(text: &str) -> String {
+    let text = text.split("#[cfg(test)]").next().unwrap();
+    text.lines()
+        .map(|l| l.split("//").next().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The names that follow `crate::` in `code`, a `{…}` group's first
+/// segment of each path included.
+fn crate_paths(code: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        rest = &rest[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // Top-level items of the group, split at commas outside nested braces.
+            let mut depth = 0;
+            let mut item = String::new();
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        names.push(std::mem::take(&mut item));
+                        continue;
+                    }
+                    _ => {}
+                }
+                item.push(c);
+            }
+            names.push(item);
+        } else {
+            names.push(rest.to_string());
+        }
+    }
+    names
+        .iter()
+        .map(|n| {
+            n.trim()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect::<String>()
+        })
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+#[test]
+fn the_core_modules_import_each_other_in_one_direction() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    // module -> the modules it names.
+    let mut deps: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let module_of = |path: &Path| -> Option<String> {
+        let rel = path.strip_prefix(&src).unwrap();
+        let first = rel.components().next()?.as_os_str().to_str()?;
+        let name = first.trim_end_matches(".rs");
+        (name != "lib").then(|| name.to_string())
+    };
+    let modules: BTreeSet<String> = files.iter().filter_map(|f| module_of(f)).collect();
+    let mut stray = Vec::new();
+    for file in &files {
+        let Some(module) = module_of(file) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(file).unwrap();
+        for name in crate_paths(&code(&text)) {
+            if name == module {
+                continue;
+            }
+            if modules.contains(&name) {
+                deps.entry(module.clone()).or_default().insert(name);
+            } else {
+                // A crate-root re-export hides which module it comes from.
+                stray.push(format!("{}: crate::{name}", file.display()));
+            }
+        }
+    }
+    assert!(
+        stray.is_empty(),
+        "name the module, not the crate root's re-export: {stray:#?}"
+    );
+    // Depth-first search for a path back to where it started.
+    fn back_to(
+        deps: &BTreeMap<String, BTreeSet<String>>,
+        start: &str,
+        at: &str,
+        path: &mut Vec<String>,
+        seen: &mut BTreeSet<String>,
+    ) -> bool {
+        for next in deps.get(at).into_iter().flatten() {
+            path.push(next.clone());
+            if next == start {
+                return true;
+            }
+            if seen.insert(next.clone()) && back_to(deps, start, next, path, seen) {
+                return true;
+            }
+            path.pop();
+        }
+        false
+    }
+    for module in &modules {
+        let mut path = vec![module.clone()];
+        if back_to(&deps, module, module, &mut path, &mut BTreeSet::new()) {
+            panic!("import cycle: {}", path.join(" -> "));
+        }
+    }
+    // The check reads real imports: the engine names the simulation.
+    assert!(deps["session"].contains("simulate"), "{deps:#?}");
+}
+
+#[test]
+fn the_path_reader_sees_groups_and_skips_comments_and_tests() {
+    let text = "use crate::a::X;\nuse crate::{b::Y, c::{D, E}};\n// crate::f\n\
+                fn g() { crate::h::i(); }\n#[cfg(test)]\nmod tests { use crate::j; }";
+    assert_eq!(crate_paths(&code(text)), ["a", "b", "c", "h"]);
+}
