@@ -13,7 +13,10 @@ pub fn deepspeed(c: &TrainConfig) -> Value {
         Strategy::Zero2 => 2,
         Strategy::Zero3 | Strategy::FsdpFull | Strategy::FsdpHybrid => 3,
         Strategy::FsdpGradOp => 2,
-        _ => 0,
+        // Megatron's distributed optimizer shards the optimizer state over
+        // the data-parallel group, as ZeRO stage 1 does.
+        Strategy::MegatronDistOpt => 1,
+        Strategy::Single | Strategy::Ddp | Strategy::FsdpNoShard => 0,
     };
     let mut zero = json!({ "stage": stage, "reduce_bucket_size": c.parallel.zero_bucket, "contiguous_gradients": true });
     if c.parallel.offload != Offload::None {
@@ -77,7 +80,14 @@ pub fn hf_training_arguments(c: &TrainConfig) -> Value {
         let mode = match c.parallel.strategy {
             Strategy::FsdpGradOp => "shard_grad_op",
             Strategy::FsdpHybrid => "hybrid_shard",
-            _ => "full_shard",
+            Strategy::FsdpFull
+            | Strategy::Single
+            | Strategy::Ddp
+            | Strategy::Zero1
+            | Strategy::Zero2
+            | Strategy::Zero3
+            | Strategy::FsdpNoShard
+            | Strategy::MegatronDistOpt => "full_shard",
         };
         let offload = if c.parallel.offload != Offload::None {
             " offload"
@@ -112,7 +122,13 @@ pub fn accelerate_yaml(c: &TrainConfig) -> String {
                 Strategy::FsdpGradOp => "SHARD_GRAD_OP",
                 Strategy::FsdpHybrid => "HYBRID_SHARD",
                 Strategy::FsdpNoShard => "NO_SHARD",
-                _ => "FULL_SHARD",
+                Strategy::FsdpFull
+                | Strategy::Single
+                | Strategy::Ddp
+                | Strategy::Zero1
+                | Strategy::Zero2
+                | Strategy::Zero3
+                | Strategy::MegatronDistOpt => "FULL_SHARD",
             };
             y.push_str(&format!(
                 "distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: {sharding}\n  fsdp_offload_params: {}\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n  fsdp_activation_checkpointing: {}\n",
@@ -127,24 +143,53 @@ pub fn accelerate_yaml(c: &TrainConfig) -> String {
     y
 }
 
+/// The import (beyond `torch`) and the constructor of the optimizer the
+/// simulation models (`states.rs`): bitsandbytes' 8-bit AdamW, Hugging
+/// Face's Adafactor without a first moment (`beta1=None`, its default; a
+/// fixed learning rate needs `relative_step=False`), lion-pytorch's Lion.
+fn optimizer_python(o: Optimizer) -> (Option<&'static str>, &'static str) {
+    match o {
+        Optimizer::AdamW => (
+            None,
+            "torch.optim.AdamW(model.parameters(), lr=lr, foreach=True)",
+        ),
+        Optimizer::Adam => (
+            None,
+            "torch.optim.Adam(model.parameters(), lr=lr, foreach=True)",
+        ),
+        Optimizer::Sgd => (None, "torch.optim.SGD(model.parameters(), lr=lr)"),
+        Optimizer::SgdMomentum => (
+            None,
+            "torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)",
+        ),
+        Optimizer::AdamW8bit => (
+            Some("import bitsandbytes as bnb"),
+            "bnb.optim.AdamW8bit(model.parameters(), lr=lr)",
+        ),
+        Optimizer::Adafactor => (
+            Some("from transformers.optimization import Adafactor"),
+            "Adafactor(model.parameters(), lr=lr, scale_parameter=False, relative_step=False)",
+        ),
+        Optimizer::Lion => (
+            Some("from lion_pytorch import Lion"),
+            "Lion(model.parameters(), lr=lr)",
+        ),
+    }
+}
+
 /// A plain PyTorch training loop with the plan's micro-batch, accumulation,
 /// autocast (+ GradScaler for fp16) and checkpointing.
 pub fn pytorch_snippet(c: &TrainConfig) -> String {
     let amp = match c.precision {
         Precision::AmpBf16 => Some("torch.bfloat16"),
         Precision::AmpFp16 => Some("torch.float16"),
-        _ => None,
+        Precision::Fp32 | Precision::Fp16 | Precision::Bf16 => None,
     };
-    let optimizer = match c.optimizer {
-        Optimizer::AdamW8bit => "bnb.optim.AdamW8bit(model.parameters(), lr=lr)",
-        Optimizer::Adam => "torch.optim.Adam(model.parameters(), lr=lr, foreach=True)",
-        Optimizer::Sgd => "torch.optim.SGD(model.parameters(), lr=lr)",
-        Optimizer::SgdMomentum => "torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)",
-        _ => "torch.optim.AdamW(model.parameters(), lr=lr, foreach=True)",
-    };
+    let (import, optimizer) = optimizer_python(c.optimizer);
     let mut s = String::from("import torch\n");
-    if c.optimizer == Optimizer::AdamW8bit {
-        s.push_str("import bitsandbytes as bnb\n");
+    if let Some(import) = import {
+        s.push_str(import);
+        s.push('\n');
     }
     s.push_str(&format!(
         "\nmicro_batch, accumulation = {}, {}\n",
@@ -274,5 +319,59 @@ mod tests {
                 && py.contains("torch.float16")
                 && py.contains("micro_batch, accumulation = 4, 8")
         );
+    }
+
+    /// Each optimizer's exports name that optimizer, not another (the
+    /// PyTorch loop once wrote `torch.optim.AdamW` for Lion and Adafactor).
+    #[test]
+    fn every_optimizer_s_exports_name_it() {
+        for &o in Optimizer::ALL {
+            let c = TrainConfig {
+                optimizer: o,
+                ..cfg(Strategy::Single, Offload::None)
+            };
+            let (import, constructor) = match o {
+                Optimizer::AdamW => (None, "torch.optim.AdamW("),
+                Optimizer::Adam => (None, "torch.optim.Adam("),
+                Optimizer::Sgd => (None, "torch.optim.SGD(model.parameters(), lr=lr)"),
+                Optimizer::SgdMomentum => (None, "momentum=0.9"),
+                Optimizer::AdamW8bit => {
+                    (Some("import bitsandbytes as bnb"), "bnb.optim.AdamW8bit(")
+                }
+                Optimizer::Adafactor => (
+                    Some("from transformers.optimization import Adafactor"),
+                    "optimizer = Adafactor(",
+                ),
+                Optimizer::Lion => (Some("from lion_pytorch import Lion"), "optimizer = Lion("),
+            };
+            let py = pytorch_snippet(&c);
+            assert!(py.contains(constructor), "{o}: {py}");
+            assert_eq!(py.matches("optimizer = ").count(), 1, "{o}: {py}");
+            if let Some(import) = import {
+                assert!(py.contains(import), "{o}: {py}");
+            }
+            let others_named = Optimizer::ALL.iter().filter(|&&p| p != o).any(|&p| {
+                let (_, theirs) = optimizer_python(p);
+                py.contains(theirs)
+            });
+            assert!(!others_named, "{o}: {py}");
+            let hf = hf_training_arguments(&c);
+            let want = match o {
+                Optimizer::AdamW | Optimizer::Adam => "adamw_torch",
+                Optimizer::AdamW8bit => "adamw_bnb_8bit",
+                Optimizer::Adafactor => "adafactor",
+                Optimizer::Sgd | Optimizer::SgdMomentum => "sgd",
+                Optimizer::Lion => "lion_32bit",
+            };
+            assert_eq!(hf["optim"], want, "{o}");
+        }
+    }
+
+    #[test]
+    fn megatron_s_distributed_optimizer_exports_as_zero_stage_1() {
+        let v = deepspeed(&cfg(Strategy::MegatronDistOpt, Offload::None));
+        assert_eq!(v["zero_optimization"]["stage"], 1);
+        let v = deepspeed(&cfg(Strategy::Ddp, Offload::None));
+        assert_eq!(v["zero_optimization"]["stage"], 0);
     }
 }
