@@ -81,7 +81,7 @@ impl Precision {
         match self {
             Precision::AmpFp16 => Some(DType::F16),
             Precision::AmpBf16 => Some(DType::Bf16),
-            _ => None,
+            Precision::Fp32 | Precision::Fp16 | Precision::Bf16 => None,
         }
     }
 }

@@ -216,7 +216,12 @@ impl Parallel {
         match self.strategy {
             Strategy::Single | Strategy::Ddp | Strategy::FsdpNoShard => 1,
             Strategy::FsdpHybrid => (self.gpus_per_node / (self.tp.max(1) * self.pp.max(1))).max(1),
-            _ => self.dp(),
+            Strategy::Zero1
+            | Strategy::Zero2
+            | Strategy::Zero3
+            | Strategy::FsdpFull
+            | Strategy::FsdpGradOp
+            | Strategy::MegatronDistOpt => self.dp(),
         }
     }
 

@@ -320,8 +320,22 @@ fn rank(c: &TrainConfig) -> Rank {
         (Strategy::Zero1, _) => 1,
         (Strategy::Zero2, _) => 2,
         (Strategy::FsdpFull, _) => 3,
-        (_, Offload::None) => 4,
-        _ => 5,
+        (
+            Strategy::Zero3
+            | Strategy::FsdpGradOp
+            | Strategy::FsdpHybrid
+            | Strategy::FsdpNoShard
+            | Strategy::MegatronDistOpt,
+            Offload::None,
+        ) => 4,
+        (
+            Strategy::Zero3
+            | Strategy::FsdpGradOp
+            | Strategy::FsdpHybrid
+            | Strategy::FsdpNoShard
+            | Strategy::MegatronDistOpt,
+            Offload::Optimizer | Offload::OptimizerParams,
+        ) => 5,
     };
     (
         u8::from(!matches!(
@@ -492,7 +506,7 @@ fn tradeoff(c: &TrainConfig) -> String {
         Precision::AmpFp16 => {
             parts.push("AMP in fp16 (this GPU has no bf16): tensor-core speed, fp32 master weights, a gradient scaler".into())
         }
-        _ => parts.push("pure half precision: least memory, no fp32 master copy".into()),
+        Precision::Fp16 | Precision::Bf16 => parts.push("pure half precision: least memory, no fp32 master copy".into()),
     }
     if c.checkpointing != Checkpointing::NONE {
         parts

@@ -110,7 +110,12 @@ pub(crate) fn rank_note(cfg: &TrainConfig, spec: &ModelSpec) -> Option<String> {
     }
     let layers = match spec {
         ModelSpec::Transformer(t) => t.layers,
-        _ => return None,
+        // Pipeline stages split a transformer's blocks only.
+        ModelSpec::ResNet(_)
+        | ModelSpec::Vgg(_)
+        | ModelSpec::MobileNetV2(_)
+        | ModelSpec::Vit(_)
+        | ModelSpec::Mlp(_) => return None,
     };
     let per = layers.div_ceil(p.pp);
     Some(format!(
@@ -164,7 +169,15 @@ pub(crate) fn deepspeed_estimate(
                 true,
             ))
         }
-        _ => None,
+        // DeepSpeed's estimators are for ZeRO stages 2 and 3.
+        Strategy::Single
+        | Strategy::Ddp
+        | Strategy::Zero1
+        | Strategy::FsdpFull
+        | Strategy::FsdpGradOp
+        | Strategy::FsdpHybrid
+        | Strategy::FsdpNoShard
+        | Strategy::MegatronDistOpt => None,
     }
 }
 

@@ -103,7 +103,10 @@ impl ModelSpec {
         match self {
             ModelSpec::Transformer(_) => InputKind::Tokens,
             ModelSpec::Mlp(_) => InputKind::Features,
-            _ => InputKind::Image,
+            ModelSpec::ResNet(_)
+            | ModelSpec::Vgg(_)
+            | ModelSpec::MobileNetV2(_)
+            | ModelSpec::Vit(_) => InputKind::Image,
         }
     }
 
@@ -181,7 +184,12 @@ impl ModelSpec {
     pub fn nominal_config(&self) -> TrainConfig {
         let image = match self {
             ModelSpec::Vit(v) => v.image,
-            _ => 224,
+            // The others take any image size (or none); 224 is ImageNet's.
+            ModelSpec::Transformer(_)
+            | ModelSpec::ResNet(_)
+            | ModelSpec::Vgg(_)
+            | ModelSpec::MobileNetV2(_)
+            | ModelSpec::Mlp(_) => 224,
         };
         TrainConfig {
             batch: 1,

@@ -367,7 +367,7 @@ pub fn lower(
         Head::CausalLm => {
             x = match t.arch {
                 Arch::Llama => b.rmsnorm("norm", x, h),
-                _ => b.layernorm("ln_f", x, h, true),
+                Arch::Gpt2 | Arch::Bert => b.layernorm("ln_f", x, h, true),
             };
             x = b.sp_gather(x);
             let seq = seq / b.sp;
@@ -414,7 +414,7 @@ fn lower_inference_head(
         Head::CausalLm => {
             let x = match t.arch {
                 Arch::Llama => b.rmsnorm("norm", x, h),
-                _ => b.layernorm("ln_f", x, h, true),
+                Arch::Gpt2 | Arch::Bert => b.layernorm("ln_f", x, h, true),
             };
             let last = b.tensor(crate::graph::Numel::per_sample(h), b.dtype(x), false);
             b.op(

@@ -113,6 +113,33 @@ pub struct Simulation {
     pub host_ram: Bytes,
 }
 
+/// The entry at `i` of a table the simulation sized for every index it
+/// reads (one per tensor, storage, parameter, block or interned size). A
+/// miss is a broken invariant, never an input: debug builds, and so every
+/// test, stop on it; a release build reads the type's default rather than
+/// panic in the page.
+#[inline]
+pub(crate) fn entry<T: Copy + Default>(table: &[T], i: usize) -> T {
+    debug_assert!(
+        i < table.len(),
+        "simulate: index {i} outside a table of {}",
+        table.len()
+    );
+    table.get(i).copied().unwrap_or_default()
+}
+
+/// An index or count as the 32-bit id a tape stores. The core's limits on
+/// model size keep every parameter, event and slot count far below 2^32; a
+/// larger one is a broken invariant (debug builds stop on it).
+#[inline]
+pub(crate) fn id32(i: usize) -> u32 {
+    debug_assert!(
+        u32::try_from(i).is_ok(),
+        "simulate: {i} does not fit a 32-bit id"
+    );
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
 impl Simulation {
     /// What nvidia-smi shows: reserved memory (workspaces included) plus
     /// the CUDA context.
@@ -401,7 +428,7 @@ fn kept_with(g: &Graph, plan: &plan::Plan, cfg: &TrainConfig) -> Vec<(usize, Byt
     let mut producer = vec![None; g.tensors.len()];
     for op in &g.ops {
         for t in &op.outputs {
-            let s = plan.storage.get(t.0 as usize).copied().unwrap_or(0);
+            let s = entry(&plan.storage, t.0 as usize);
             if let Some(slot) = producer.get_mut(s) {
                 if slot.is_none() {
                     *slot = Some(op.layer as usize);
@@ -411,7 +438,7 @@ fn kept_with(g: &Graph, plan: &plan::Plan, cfg: &TrainConfig) -> Vec<(usize, Byt
     }
     let mut out = Vec::new();
     for (s, holders) in plan.holders.iter().enumerate() {
-        if holders.is_empty() || plan.is_input.get(s).copied().unwrap_or(false) {
+        if holders.is_empty() || entry(&plan.is_input, s) {
             continue;
         }
         if let (Some(Some(layer)), Some(t)) = (producer.get(s), g.tensors.get(s)) {

@@ -2,6 +2,7 @@
 //! choice: which storage each tensor lives in, when forward last uses it,
 //! who holds it for backward, and which op runs are recomputed.
 
+use super::entry;
 use crate::config::TrainConfig;
 use crate::graph::{Graph, OpKind, TensorId};
 
@@ -72,7 +73,7 @@ pub(super) fn plan(g: &Graph, cfg: &TrainConfig) -> Plan {
     let storage: Vec<usize> = (0..n)
         .map(|t| g.storage_of(TensorId(t as u32)).0 as usize)
         .collect();
-    let st = |t: &TensorId| storage.get(t.0 as usize).copied().unwrap_or(0);
+    let st = |t: &TensorId| entry(&storage, t.0 as usize);
     let mut last_forward_use = vec![0usize; n];
     let mut is_input = vec![false; n];
     for (i, op) in g.ops.iter().enumerate() {
@@ -162,7 +163,7 @@ pub(super) fn unique_storages(tensors: &[TensorId], storage: &[usize]) -> Vec<us
 pub(super) fn unique_storages_into(tensors: &[TensorId], storage: &[usize], out: &mut Vec<usize>) {
     let start = out.len();
     for t in tensors {
-        let s = storage.get(t.0 as usize).copied().unwrap_or(0);
+        let s = entry(&storage, t.0 as usize);
         if !out.get(start..).is_some_and(|added| added.contains(&s)) {
             out.push(s);
         }

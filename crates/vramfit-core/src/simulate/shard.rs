@@ -3,6 +3,7 @@
 //! gathered parameters of each block (ZeRO-3 / FSDP), DDP's buckets and the
 //! host memory that offloading uses.
 
+use super::entry;
 use crate::config::TrainConfig;
 use crate::dtype::DType;
 use crate::graph::{Graph, Param};
@@ -65,10 +66,10 @@ impl ShardSizes {
 
     /// The bytes of `s` under this strategy.
     pub fn bytes(&self, s: Sharded) -> u64 {
-        let grad = |i: u32| self.grads.get(i as usize).copied().unwrap_or((0, 0));
+        let grad = |i: u32| entry(&self.grads, i as usize);
         let when = |on: bool, bytes: u64| if on { bytes } else { 0 };
         match s {
-            Sharded::Weight(i) => self.weights.get(i as usize).copied().unwrap_or(0),
+            Sharded::Weight(i) => entry(&self.weights, i as usize),
             Sharded::WholeGrad(i) => grad(i).0 * u64::from(grad(i).0 == grad(i).1),
             Sharded::ReducedGrad(i) => grad(i).0 * u64::from(grad(i).0 != grad(i).1),
             Sharded::GradShard(i) => grad(i).1 * u64::from(grad(i).0 != grad(i).1),
@@ -184,7 +185,15 @@ impl Shards {
         let fp32_grad = match self.parallel.strategy {
             crate::parallel::Strategy::Zero3 => 0,
             crate::parallel::Strategy::MegatronDistOpt if self.pdtype == DType::Bf16 => 0,
-            _ => fp32,
+            crate::parallel::Strategy::Single
+            | crate::parallel::Strategy::Ddp
+            | crate::parallel::Strategy::Zero1
+            | crate::parallel::Strategy::Zero2
+            | crate::parallel::Strategy::FsdpFull
+            | crate::parallel::Strategy::FsdpGradOp
+            | crate::parallel::Strategy::FsdpHybrid
+            | crate::parallel::Strategy::FsdpNoShard
+            | crate::parallel::Strategy::MegatronDistOpt => fp32,
         };
         let master = if p.trainable { fp32 + fp32_grad } else { 0 };
         states::optimizer_state_bytes(p, DType::F32, cfg.optimizer).0 + master
@@ -283,7 +292,7 @@ impl Shards {
                 .iter()
                 .map(|p| states::weight_bytes(p, self.pdtype).0)
                 .sum(),
-            _ => 0,
+            Offload::None | Offload::Optimizer => 0,
         };
         let local = self
             .parallel

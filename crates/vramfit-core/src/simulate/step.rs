@@ -7,6 +7,7 @@ use super::memory::Cat;
 use super::plan::{Plan, Segment, unique_storages, unique_storages_into};
 use super::shard::{ShardSizes, Sharded, Shards};
 use super::tape::{Handle, Size, SizeId, Tape};
+use super::{entry, id32};
 use crate::config::TrainConfig;
 use crate::dtype::DType;
 use crate::graph::{Graph, Numel, Op, OpKind};
@@ -133,11 +134,7 @@ impl<'a> Sim<'a> {
         for i in 0..g.params.len() {
             mem.alloc(
                 Cat::Parameters,
-                recorded(
-                    shared,
-                    &sizes,
-                    Sharded::Weight(u32::try_from(i).unwrap_or(u32::MAX)),
-                ),
+                recorded(shared, &sizes, Sharded::Weight(id32(i))),
             );
         }
         mem.alloc(
@@ -179,7 +176,7 @@ impl<'a> Sim<'a> {
             sizes,
             shared,
             scratch: Scratch::default(),
-            step_temps: u32::try_from(step_temp_slots(g, shards, cfg, shared)).unwrap_or(u32::MAX),
+            step_temps: id32(step_temp_slots(g, shards, cfg, shared)),
             landmarks: Vec::new(),
         }
     }
@@ -295,11 +292,11 @@ impl<'a> Sim<'a> {
     }
 
     fn storage(&self, t: crate::graph::TensorId) -> usize {
-        self.plan.storage.get(t.0 as usize).copied().unwrap_or(0)
+        entry(&self.plan.storage, t.0 as usize)
     }
 
     fn is_input(&self, s: usize) -> bool {
-        self.plan.is_input.get(s).copied().unwrap_or(false)
+        entry(&self.plan.is_input, s)
     }
 
     fn category(&self, s: usize) -> Cat {
@@ -311,7 +308,7 @@ impl<'a> Sim<'a> {
     }
 
     fn alloc_storage(&mut self, s: usize) {
-        if self.alive.get(s).copied().unwrap_or(true) {
+        if entry(&self.alive, s) {
             return;
         }
         let h = self
@@ -324,7 +321,7 @@ impl<'a> Sim<'a> {
     }
 
     fn free_storage(&mut self, s: usize) {
-        if !self.alive.get(s).copied().unwrap_or(false) {
+        if !entry(&self.alive, s) {
             return;
         }
         let h = self.storage_handle.get_mut(s).and_then(Option::take);
@@ -351,7 +348,7 @@ impl<'a> Sim<'a> {
         self.mem.free(tmp);
         for t in op.inputs.iter().chain(op.outputs.iter()) {
             let s = self.storage(*t);
-            let held = self.holds.get(s).copied().unwrap_or(0) > 0 || self.is_input(s);
+            let held = entry(&self.holds, s) > 0 || self.is_input(s);
             if !held && last_use(self, s) {
                 self.free_storage(s);
             }
@@ -419,7 +416,7 @@ impl<'a> Sim<'a> {
         if self.gathered.get(b).is_none_or(Option::is_some) {
             return;
         }
-        let bytes = self.shards.block_gather.get(b).copied().unwrap_or(0);
+        let bytes = entry(&self.shards.block_gather, b);
         let h = self
             .mem
             .alloc(Cat::Parameters, self.sharded(Sharded::BlockGather(bytes)));
@@ -519,7 +516,7 @@ impl<'a> Sim<'a> {
             if let Some(seg) = segment.filter(|s| s.end == i) {
                 self.recompute(seg);
             }
-            if self.plan.needs_backward.get(i).copied().unwrap_or(false) {
+            if entry(&self.plan.needs_backward, i) {
                 self.backward_op(i);
             }
         }
@@ -646,7 +643,7 @@ impl<'a> Sim<'a> {
             }
             // Computed full-size: kept whole as `.grad`, or reduce-scattered
             // after this op, when the kept shard appears (one of the two is empty).
-            let i = u32::try_from(pi).unwrap_or(u32::MAX);
+            let i = id32(pi);
             transient.push(
                 self.mem
                     .alloc(Cat::Temporary, self.sharded(Sharded::ReducedGrad(i))),
@@ -668,10 +665,9 @@ impl<'a> Sim<'a> {
             match f {
                 Fresh::Grad(h) => self.mem.relabel(h, Cat::Gradients),
                 Fresh::Shard(pi) => {
-                    let h = self.mem.alloc(
-                        Cat::Gradients,
-                        self.sharded(Sharded::GradShard(u32::try_from(pi).unwrap_or(u32::MAX))),
-                    );
+                    let h = self
+                        .mem
+                        .alloc(Cat::Gradients, self.sharded(Sharded::GradShard(id32(pi))));
                     if let Some(Some(handles)) = self.param_grad.get_mut(pi) {
                         handles.1 = h;
                     }
@@ -740,7 +736,7 @@ impl<'a> Sim<'a> {
     fn optimizer_step(&mut self, last: bool) {
         if self.states.is_none() {
             self.mem.mark_optimizer();
-            let count = u32::try_from(self.g.params.len()).unwrap_or(u32::MAX);
+            let count = id32(self.g.params.len());
             let states = (0..count)
                 .map(|i| self.mem.alloc_once(Cat::States, Size::State(i)))
                 .collect();

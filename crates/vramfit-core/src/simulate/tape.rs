@@ -12,6 +12,7 @@ use super::allocator::{Block, CachingAllocator};
 use super::memory::{Cat, Memory};
 use super::shard::{ShardSizes, Sharded};
 use super::{Breakdown, Phase, Point};
+use super::{entry, id32};
 use crate::graph::Numel;
 use crate::states::ALLOCATION_QUANTUM;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
@@ -86,7 +87,9 @@ impl Size {
                 .saturating_add(rounded(extra.0, extra.1, e.batch)),
             Size::CublasWorkspace => e.cublas_workspace,
             Size::InFlight => e.in_flight,
-            Size::State(i) => e.states.get(i as usize).copied().unwrap_or(0),
+            Size::State(i) => entry(&e.states, i as usize),
+            // The tape holds as many step-temporary slots as the optimizer
+            // with the most; the replayed one leaves the rest empty.
             Size::StepTemp(k) => e.step_temps.get(k as usize).copied().unwrap_or(0),
             Size::Sharded(s) => e.shards.bytes(s),
         }
@@ -490,6 +493,7 @@ impl Tape {
 
     /// Records a moment of the timeline.
     pub fn observe(&mut self, step: u32, micro: u32, phase: Phase, op: usize) {
+        // `usize::MAX`, the optimizer's step, reads back as `u32::MAX`.
         let op = u32::try_from(op).unwrap_or(u32::MAX);
         self.events.push(Event::Observe {
             step,
@@ -514,7 +518,7 @@ impl Tape {
     /// Ends what [`Tape::begin_accumulating`] started.
     pub fn end_accumulating(&mut self) {
         let Some(at) = self.open.take() else { return };
-        let len = u32::try_from(self.events.len() - at - 1).unwrap_or(u32::MAX);
+        let len = id32(self.events.len() - at - 1);
         if let Some(e) = self.events.get_mut(at) {
             *e = Event::Accumulating { len };
         }
@@ -569,12 +573,7 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
     let mut i = 0usize;
     if let (false, false, Some(last)) = (allocator, record, &tape.last_step) {
         for &(slot, cat, size) in &last.live {
-            mem.alloc(
-                slot,
-                cat,
-                sizes.get(size.0 as usize).copied().unwrap_or(0),
-                false,
-            );
+            mem.alloc(slot, cat, entry(&sizes, size.0 as usize), false);
         }
         peak_total = mem.total();
         peak.breakdown = mem.breakdown();
@@ -588,12 +587,7 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
                 cat,
                 size,
                 transient,
-            } => mem.alloc(
-                slot,
-                cat,
-                sizes.get(size.0 as usize).copied().unwrap_or(0),
-                transient,
-            ),
+            } => mem.alloc(slot, cat, entry(&sizes, size.0 as usize), transient),
             Event::Free { slot } => mem.free(slot),
             Event::Relabel { slot, to } => mem.relabel(slot, to),
             Event::Observe {
@@ -648,7 +642,7 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
 /// (from the last step), without the per-category accounting.
 pub fn peak_allocated(tape: &Tape, e: &Eval<'_>) -> u64 {
     let sizes = tape.evaluate(e);
-    let size = |id: SizeId| sizes.get(id.0 as usize).copied().unwrap_or(0);
+    let size = |id: SizeId| entry(&sizes, id.0 as usize);
     let mut live = vec![0u64; tape.slots()];
     let mut total = 0u64;
     let mut i = 0usize;
@@ -698,7 +692,7 @@ pub fn landmark_allocated(tape: &Tape, e: &Eval<'_>) -> u64 {
     let sizes = tape.evaluate(e);
     let total = |live: &Vec<SizeId>| {
         live.iter()
-            .map(|id| sizes.get(id.0 as usize).copied().unwrap_or(0))
+            .map(|id| entry(&sizes, id.0 as usize))
             .fold(0u64, u64::saturating_add)
     };
     tape.landmarks
@@ -812,7 +806,7 @@ impl ReservedReplay {
                     transient,
                     ..
                 } => {
-                    let bytes = sizes.get(size.0 as usize).copied().unwrap_or(0);
+                    let bytes = entry(&sizes, size.0 as usize);
                     if bytes == 0 {
                         continue;
                     }
