@@ -163,7 +163,7 @@ pub(super) fn unique_storages(tensors: &[TensorId], storage: &[usize]) -> Vec<us
 pub(super) fn unique_storages_into(tensors: &[TensorId], storage: &[usize], out: &mut Vec<usize>) {
     let start = out.len();
     for t in tensors {
-        let s = entry(&storage, t.0 as usize);
+        let s = entry(storage, t.0 as usize);
         if !out.get(start..).is_some_and(|added| added.contains(&s)) {
             out.push(s);
         }

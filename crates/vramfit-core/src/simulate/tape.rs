@@ -87,7 +87,7 @@ impl Size {
                 .saturating_add(rounded(extra.0, extra.1, e.batch)),
             Size::CublasWorkspace => e.cublas_workspace,
             Size::InFlight => e.in_flight,
-            Size::State(i) => entry(&e.states, i as usize),
+            Size::State(i) => entry(e.states, i as usize),
             // The tape holds as many step-temporary slots as the optimizer
             // with the most; the replayed one leaves the rest empty.
             Size::StepTemp(k) => e.step_temps.get(k as usize).copied().unwrap_or(0),
@@ -806,7 +806,7 @@ impl ReservedReplay {
                     transient,
                     ..
                 } => {
-                    let bytes = entry(&sizes, size.0 as usize);
+                    let bytes = entry(sizes, size.0 as usize);
                     if bytes == 0 {
                         continue;
                     }
