@@ -46,7 +46,7 @@ pub enum Error {
         /// The `model_type` found.
         model_type: String,
         /// The supported types, comma-separated.
-        supported: &'static str,
+        supported: String,
     },
     /// A Hugging Face `config.json` lacks a field the model needs.
     #[error("config.json (model_type '{model_type}') is missing required field '{field}'")]

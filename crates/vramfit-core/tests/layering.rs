@@ -20,10 +20,10 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The code of a file without its comments and from its first
-/// `#[cfg(test)]` on (test modules sit at the end of each file).
+/// The code of a file without its comments and its test module (which
+/// sits at the end of the file).
 fn code(text: &str) -> String {
-    let text = text.split("#[cfg(test)]").next().unwrap();
+    let text = text.split("#[cfg(test)]\nmod tests").next().unwrap();
     text.lines()
         .map(|l| l.split("//").next().unwrap())
         .collect::<Vec<_>>()
@@ -33,10 +33,22 @@ fn code(text: &str) -> String {
 /// The names that follow `crate::` in `code`, a `{…}` group's first
 /// segment of each path included.
 fn crate_paths(code: &str) -> Vec<String> {
+    paths_after(code, "crate::")
+}
+
+/// The names that follow `prefix` in `code`, a `{…}` group's first segment
+/// of each path included.
+fn paths_after(code: &str, prefix: &str) -> Vec<String> {
     let mut names = Vec::new();
     let mut rest = code;
-    while let Some(at) = rest.find("crate::") {
-        rest = &rest[at + "crate::".len()..];
+    while let Some(at) = rest.find(prefix) {
+        // Only a path's start: `super::x` inside `crate::a::super::x` cannot occur,
+        // but `crate::` must not match inside another identifier.
+        let before = rest[..at].chars().next_back();
+        rest = &rest[at + prefix.len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
         if let Some(group) = rest.strip_prefix('{') {
             // Top-level items of the group, split at commas outside nested braces.
             let mut depth = 0;
@@ -107,6 +119,13 @@ fn the_core_modules_import_each_other_in_one_direction() {
         stray.is_empty(),
         "name the module, not the crate root's re-export: {stray:#?}"
     );
+    assert_no_cycle(&modules, &deps);
+    // The check reads real imports: the engine names the simulation.
+    assert!(deps["session"].contains("simulate"), "{deps:#?}");
+}
+
+/// Fails naming a cycle of `deps` among `modules`, if there is one.
+fn assert_no_cycle(modules: &BTreeSet<String>, deps: &BTreeMap<String, BTreeSet<String>>) {
     // Depth-first search for a path back to where it started.
     fn back_to(
         deps: &BTreeMap<String, BTreeSet<String>>,
@@ -127,14 +146,52 @@ fn the_core_modules_import_each_other_in_one_direction() {
         }
         false
     }
-    for module in &modules {
+    for module in modules {
         let mut path = vec![module.clone()];
-        if back_to(&deps, module, module, &mut path, &mut BTreeSet::new()) {
+        if back_to(deps, module, module, &mut path, &mut BTreeSet::new()) {
             panic!("import cycle: {}", path.join(" -> "));
         }
     }
-    // The check reads real imports: the engine names the simulation.
-    assert!(deps["session"].contains("simulate"), "{deps:#?}");
+}
+
+/// Inside a module folder (`models/`, `simulate/`, `share/`), the files
+/// below its `mod.rs` depend on each other in one direction too: a model
+/// family's module names the registry's types, the registry names the
+/// families.
+#[test]
+fn sibling_modules_import_each_other_in_one_direction() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let dir = entry.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let parent = dir.file_name().unwrap().to_str().unwrap().to_string();
+        let children: BTreeSet<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+            .map(|p| p.file_stem().unwrap().to_str().unwrap().to_string())
+            .filter(|n| n != "mod")
+            .collect();
+        let mut deps: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for child in &children {
+            let text = std::fs::read_to_string(dir.join(format!("{child}.rs"))).unwrap();
+            let code = code(&text);
+            let named = paths_after(&code, "super::")
+                .into_iter()
+                .chain(paths_after(&code, &format!("crate::{parent}::")));
+            for name in named {
+                if name != *child && children.contains(&name) {
+                    deps.entry(child.clone()).or_default().insert(name);
+                }
+            }
+        }
+        assert_no_cycle(&children, &deps);
+        checked += children.len();
+    }
+    assert!(checked > 10, "read {checked} sibling modules");
 }
 
 #[test]
@@ -142,4 +199,8 @@ fn the_path_reader_sees_groups_and_skips_comments_and_tests() {
     let text = "use crate::a::X;\nuse crate::{b::Y, c::{D, E}};\n// crate::f\n\
                 fn g() { crate::h::i(); }\n#[cfg(test)]\nmod tests { use crate::j; }";
     assert_eq!(crate_paths(&code(text)), ["a", "b", "c", "h"]);
+    assert_eq!(
+        paths_after("use super::{d::E, f};\nx::super::g", "super::"),
+        ["d", "f"]
+    );
 }

@@ -7,7 +7,7 @@ use crate::prefs::Units;
 use crate::present;
 use std::rc::Rc;
 use vramfit_core::Error;
-use vramfit_core::hf::{Imported, SUPPORTED, import};
+use vramfit_core::hf::{Imported, import, supported};
 
 /// Largest file accepted by drop or file choice; real `config.json` files
 /// are a few kilobytes, so anything this large is the wrong file.
@@ -128,7 +128,7 @@ impl ImportState {
                     &[name, &present::count(self.parameters, lang)],
                 ),
             ),
-            (None, None) => (Tone::Hint, tf(lang, Key::ImportHint, &[SUPPORTED])),
+            (None, None) => (Tone::Hint, tf(lang, Key::ImportHint, &[&supported()])),
         }
     }
 }
@@ -186,7 +186,10 @@ mod tests {
         let e = s.error.clone().unwrap_or(ImportError::Unreadable);
         assert_eq!(
             e.message(Lang::En, Units::Binary),
-            format!("model_type “t5” is not supported; supported are {SUPPORTED}.")
+            format!(
+                "model_type “t5” is not supported; supported are {}.",
+                supported()
+            )
         );
         assert!(
             e.message(Lang::Zh, Units::Binary)

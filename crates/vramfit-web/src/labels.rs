@@ -6,6 +6,7 @@ use crate::i18n::{Key, Lang, t};
 use crate::inputs::CheckpointChoice;
 use vramfit_core::explore::Technique;
 use vramfit_core::gpus::Vendor;
+use vramfit_core::models::Group;
 use vramfit_core::{Attention, Optimizer, Phase, Precision};
 
 /// How a precision mode is shown. "Mixed" is `torch.autocast`: fp32
@@ -64,12 +65,18 @@ pub fn attention(a: Attention, lang: Lang) -> &'static str {
     )
 }
 
-/// How a model family is shown as a group heading; families are mostly
-/// architecture names, which stay as they are.
-pub fn family(name: &str, lang: Lang) -> &str {
-    match name {
-        "Vision Transformer" => t(lang, Key::FamilyVit),
-        other => other,
+/// How a preset group is shown as a heading: series' names and the
+/// acronyms CNN and MLP stay as they are (Chinese tutorials write them so).
+pub fn family(group: Group, lang: Lang) -> &'static str {
+    match group {
+        Group::VisionTransformer => t(lang, Key::FamilyVit),
+        Group::Cnn
+        | Group::Mlp
+        | Group::Bert
+        | Group::Gpt2
+        | Group::Llama
+        | Group::Mistral
+        | Group::Qwen => group.name(),
     }
 }
 

@@ -3,6 +3,9 @@
 //!
 //! Sources: `torchvision/models/{resnet,vgg,mobilenetv2}.py`.
 
+use super::ModelSpec;
+use super::family::{Family, Group, Import, ModelPreset};
+use super::hf_fields::Fields;
 use crate::builder::Builder;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -371,4 +374,148 @@ pub fn lower_mobilenet_v2(
     let logits = b.linear("classifier.1", flat, 1280, m.classes, true);
     classifier_loss(b, logits, labels, m.classes);
     Ok(())
+}
+/// torchvision's ResNets: the presets and vramfit's own `vramfit_resnet`
+/// description (no Hugging Face config names a torchvision ResNet).
+pub const RESNET: Family = Family {
+    imports: &[Import {
+        model_type: "vramfit_resnet",
+        read: read_resnet,
+    }],
+    presets: resnet_presets,
+};
+
+/// torchvision's VGG (presets only).
+pub const VGG: Family = Family {
+    imports: &[],
+    presets: vgg_presets,
+};
+
+/// torchvision's MobileNetV2 (presets only).
+pub const MOBILENET_V2: Family = Family {
+    imports: &[],
+    presets: mobilenet_v2_presets,
+};
+
+/// vramfit's torchvision ResNet: blocks per stage (`depths`, four stages),
+/// the block type and the classes (1000, ImageNet's, by default).
+fn read_resnet(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    let depths = f.u64_list("depths")?;
+    let stages: [u64; 4] = depths.as_slice().try_into().map_err(|_| {
+        Error::InvalidModel(format!(
+            "depths must list the blocks of 4 stages (ResNet-50: [3, 4, 6, 3]), got {} numbers",
+            depths.len()
+        ))
+    })?;
+    // torchvision's `_make_layer` always builds a stage's first block.
+    if stages.contains(&0) {
+        return Err(Error::InvalidModel(
+            "every ResNet stage has at least one block (depths must be 1 or more)".into(),
+        ));
+    }
+    let bottleneck = match f.str_or("layer_type", "bottleneck")? {
+        "bottleneck" => true,
+        "basic" => false,
+        other => {
+            return Err(Error::InvalidModel(format!(
+                "layer_type must be 'bottleneck' or 'basic', got '{other}'"
+            )));
+        }
+    };
+    Ok(ModelSpec::ResNet(ResNetSpec {
+        stages,
+        bottleneck,
+        classes: f.opt_u64("num_labels")?.unwrap_or(1000),
+    }))
+}
+
+/// ResNet-18 to -152.
+fn resnet_presets() -> Vec<ModelPreset> {
+    let p = |id, name, family, spec| ModelPreset {
+        id,
+        name,
+        family,
+        spec,
+    };
+    vec![
+        p(
+            "resnet18",
+            "ResNet-18",
+            Group::Cnn,
+            resnet([2, 2, 2, 2], false),
+        ),
+        p(
+            "resnet34",
+            "ResNet-34",
+            Group::Cnn,
+            resnet([3, 4, 6, 3], false),
+        ),
+        p(
+            "resnet50",
+            "ResNet-50",
+            Group::Cnn,
+            resnet([3, 4, 6, 3], true),
+        ),
+        p(
+            "resnet101",
+            "ResNet-101",
+            Group::Cnn,
+            resnet([3, 4, 23, 3], true),
+        ),
+        p(
+            "resnet152",
+            "ResNet-152",
+            Group::Cnn,
+            resnet([3, 8, 36, 3], true),
+        ),
+    ]
+}
+
+fn resnet(stages: [u64; 4], bottleneck: bool) -> ModelSpec {
+    ModelSpec::ResNet(ResNetSpec {
+        stages,
+        bottleneck,
+        classes: 1000,
+    })
+}
+
+/// VGG-16.
+fn vgg_presets() -> Vec<ModelPreset> {
+    let p = |id, name, family, spec| ModelPreset {
+        id,
+        name,
+        family,
+        spec,
+    };
+    vec![p(
+        "vgg16",
+        "VGG-16",
+        Group::Cnn,
+        ModelSpec::Vgg(VggSpec {
+            layers: VGG16.to_vec(),
+            batch_norm: false,
+            classes: 1000,
+        }),
+    )]
+}
+
+/// torchvision's VGG-16 configuration "D" (0 = max-pool).
+const VGG16: [u64; 18] = [
+    64, 64, 0, 128, 128, 0, 256, 256, 256, 0, 512, 512, 512, 0, 512, 512, 512, 0,
+];
+
+/// MobileNetV2.
+fn mobilenet_v2_presets() -> Vec<ModelPreset> {
+    let p = |id, name, family, spec| ModelPreset {
+        id,
+        name,
+        family,
+        spec,
+    };
+    vec![p(
+        "mobilenet_v2",
+        "MobileNetV2",
+        Group::Cnn,
+        ModelSpec::MobileNetV2(MobileNetV2Spec { classes: 1000 }),
+    )]
 }

@@ -1,6 +1,13 @@
-//! Model families and their lowering into the graph IR.
+//! Model families and their lowering into the graph IR. Each family is a
+//! module registered in [`registry::FAMILIES`] (see there for what one holds).
 
+pub mod bert;
 pub mod cnn;
+pub mod family;
+pub mod gpt2;
+pub mod hf_fields;
+pub mod llama;
+pub mod registry;
 pub mod transformer;
 pub mod vit;
 
@@ -11,6 +18,8 @@ use crate::graph::Graph;
 use serde::{Deserialize, Serialize};
 
 pub use cnn::{MobileNetV2Spec, ResNetSpec, VggSpec};
+pub use family::{Family, Group, Import, ModelPreset};
+pub use registry::FAMILIES;
 pub use transformer::{Arch, Head, TransformerSpec};
 pub use vit::{MlpActivation, MlpLayer, MlpSpec, VitSpec};
 

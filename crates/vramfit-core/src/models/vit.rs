@@ -6,6 +6,9 @@
 //! `need_weights=False`: packed in-projection, a contiguous copy of q/k/v,
 //! `scaled_dot_product_attention`, a contiguous copy of the context).
 
+use super::ModelSpec;
+use super::family::{Family, Group, Import, ModelPreset};
+use super::hf_fields::Fields;
 use crate::builder::Builder;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -307,4 +310,103 @@ impl DType {
             other
         }
     }
+}
+/// torchvision's Vision Transformer (presets only).
+pub const VIT: Family = Family {
+    imports: &[],
+    presets: vit_presets,
+};
+
+/// MLP classifiers: the presets and vramfit's own `vramfit_mlp` description.
+pub const MLP: Family = Family {
+    imports: &[Import {
+        model_type: "vramfit_mlp",
+        read: read_mlp,
+    }],
+    presets: mlp_presets,
+};
+
+/// vramfit's MLP: `input_size` features through `Linear` layers of
+/// `hidden_sizes`, each followed by `hidden_act`, then a `Linear` to
+/// `num_labels` classes and a cross-entropy loss.
+fn read_mlp(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    let activation = match f.str_or("hidden_act", "relu")? {
+        "relu" => MlpActivation::Relu,
+        "gelu" => MlpActivation::Gelu,
+        "none" => MlpActivation::None,
+        other => {
+            return Err(Error::InvalidModel(format!(
+                "hidden_act must be 'relu', 'gelu' or 'none', got '{other}'"
+            )));
+        }
+    };
+    let layers = f
+        .u64_list("hidden_sizes")?
+        .into_iter()
+        .map(|out| MlpLayer { out, activation })
+        .collect();
+    Ok(ModelSpec::Mlp(MlpSpec {
+        input: f.u64("input_size")?,
+        layers,
+        block_size: 1,
+        classes: f.u64("num_labels")?,
+    }))
+}
+
+/// ViT-B/16.
+fn vit_presets() -> Vec<ModelPreset> {
+    let p = |id, name, family, spec| ModelPreset {
+        id,
+        name,
+        family,
+        spec,
+    };
+    vec![p(
+        "vit_b_16",
+        "ViT-B/16",
+        Group::VisionTransformer,
+        ModelSpec::Vit(VitSpec {
+            image: 224,
+            patch: 16,
+            hidden: 768,
+            layers: 12,
+            heads: 12,
+            mlp: 3072,
+            classes: 1000,
+        }),
+    )]
+}
+
+/// The reference MLP.
+fn mlp_presets() -> Vec<ModelPreset> {
+    let p = |id, name, family, spec| ModelPreset {
+        id,
+        name,
+        family,
+        spec,
+    };
+    vec![p(
+        "mlp-small",
+        "MLP 4×(1024→4096→1024), GELU",
+        Group::Mlp,
+        ModelSpec::Mlp(MlpSpec {
+            input: 1024,
+            layers: mlp_small_layers(),
+            block_size: 2,
+            classes: 1000,
+        }),
+    )]
+}
+
+/// The reference MLP: 4 × (Linear 1024→4096, GELU, Linear 4096→1024).
+fn mlp_small_layers() -> Vec<MlpLayer> {
+    let up = MlpLayer {
+        out: 4096,
+        activation: MlpActivation::Gelu,
+    };
+    let down = MlpLayer {
+        out: 1024,
+        activation: MlpActivation::None,
+    };
+    [up, down].repeat(4)
 }

@@ -1,0 +1,135 @@
+//! BERT encoders as `transformers` builds them (`BertModel`,
+//! `BertForSequenceClassification`): the `bert` `model_type` and the
+//! presets. Lowered by the shared transformer ([`super::transformer`]).
+
+use super::family::{Family, Group, Import, ModelPreset};
+use super::hf_fields::Fields;
+use super::{Arch, Head, ModelSpec, TransformerSpec};
+use crate::error::Error;
+use serde_json::Value;
+
+/// The BERT family.
+pub const FAMILY: Family = Family {
+    imports: &[Import {
+        model_type: "bert",
+        read,
+    }],
+    presets,
+};
+
+fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    heads_divide_hidden(f, "hidden_size", "num_attention_heads")?;
+    bert(f).map(ModelSpec::Transformer)
+}
+
+/// BERT's and GPT-2's attention split the hidden size evenly over the heads;
+/// `transformers` raises a `ValueError` otherwise (`BertSelfAttention`,
+/// `GPT2Attention`).
+pub(crate) fn heads_divide_hidden(
+    f: &Fields<'_>,
+    hidden_key: &'static str,
+    heads_key: &'static str,
+) -> Result<(), Error> {
+    let (hidden, heads) = (f.u64(hidden_key)?, f.u64(heads_key)?);
+    if heads > 0 && !hidden.is_multiple_of(heads) {
+        return Err(Error::InvalidModel(format!(
+            "{hidden_key} ({hidden}) must be a multiple of {heads_key} ({heads})"
+        )));
+    }
+    Ok(())
+}
+
+fn bert(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
+    let hidden = f.u64("hidden_size")?;
+    let heads = f.u64("num_attention_heads")?;
+    let classification = f
+        .architectures()
+        .iter()
+        .any(|a| a.ends_with("ForSequenceClassification"));
+    let head = if classification {
+        let labels = match f.map.get("id2label").and_then(Value::as_object) {
+            Some(m) if !m.is_empty() => m.len() as u64,
+            _ => f.opt_u64("num_labels")?.unwrap_or(2),
+        };
+        Head::Classification { labels }
+    } else {
+        Head::Bare
+    };
+    Ok(TransformerSpec {
+        arch: Arch::Bert,
+        vocab: f.u64("vocab_size")?,
+        hidden,
+        layers: f.u64("num_hidden_layers")?,
+        heads,
+        kv_heads: heads,
+        head_dim: hidden / heads.max(1),
+        intermediate: f.u64("intermediate_size")?,
+        max_positions: f.opt_u64("max_position_embeddings")?.unwrap_or(512),
+        type_vocab: f.opt_u64("type_vocab_size")?.unwrap_or(2),
+        tie_embeddings: false,
+        qkv_bias: true,
+        mlp_bias: true,
+        hidden_dropout: f.f64_or("hidden_dropout_prob", 0.1),
+        attention_dropout: f.f64_or("attention_probs_dropout_prob", 0.1),
+        head,
+        fused_gelu: false,
+    })
+}
+
+/// BERT-base and -large, with a classification head or bare.
+fn presets() -> Vec<ModelPreset> {
+    let p = |id, name, family, spec| ModelPreset {
+        id,
+        name,
+        family,
+        spec,
+    };
+    vec![
+        p(
+            "bert-base",
+            "BERT-base (classification, 2 labels)",
+            Group::Bert,
+            spec(768, 12, 12, Head::Classification { labels: 2 }),
+        ),
+        p(
+            "bert-large",
+            "BERT-large (classification, 2 labels)",
+            Group::Bert,
+            spec(1024, 24, 16, Head::Classification { labels: 2 }),
+        ),
+        p(
+            "bert-base-encoder",
+            "BERT-base (bare encoder)",
+            Group::Bert,
+            spec(768, 12, 12, Head::Bare),
+        ),
+        p(
+            "bert-large-encoder",
+            "BERT-large (bare encoder)",
+            Group::Bert,
+            spec(1024, 24, 16, Head::Bare),
+        ),
+    ]
+}
+
+fn spec(hidden: u64, layers: u64, heads: u64, head: Head) -> ModelSpec {
+    ModelSpec::Transformer(TransformerSpec {
+        arch: Arch::Bert,
+        vocab: 30522,
+        hidden,
+        layers,
+        heads,
+        kv_heads: heads,
+        head_dim: hidden / heads,
+        intermediate: 4 * hidden,
+        max_positions: 512,
+        type_vocab: 2,
+        tie_embeddings: false,
+        qkv_bias: true,
+        mlp_bias: true,
+        hidden_dropout: 0.1,
+        attention_dropout: 0.1,
+        head,
+        fused_gelu: false,
+    })
+}

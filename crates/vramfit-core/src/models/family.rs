@@ -1,0 +1,96 @@
+//! What a model family is: the Hugging Face `model_type`s it reads and how
+//! it reads their `config.json` fields (with `transformers`' defaults), and
+//! its presets; the model it lowers is a [`ModelSpec`]. Each family is one
+//! module under `models/` holding a [`Family`]; the registry
+//! ([`super::registry::FAMILIES`]) lists them.
+
+use super::ModelSpec;
+use super::hf_fields::Fields;
+use crate::error::Error;
+use serde::Serialize;
+
+/// A model family: what it imports and which presets it brings.
+#[derive(Clone, Copy, Debug)]
+pub struct Family {
+    /// The `config.json` `model_type`s it reads (vramfit's own `vramfit_*`
+    /// names for models no Hugging Face config describes); empty for a
+    /// family that only presets give.
+    pub imports: &'static [Import],
+    /// Its presets, in display order.
+    pub presets: fn() -> Vec<ModelPreset>,
+}
+
+/// One `model_type` a family reads.
+#[derive(Clone, Copy, Debug)]
+pub struct Import {
+    /// The `model_type` value.
+    pub model_type: &'static str,
+    /// Reads a `config.json` of this type into a model.
+    pub read: fn(&Fields<'_>) -> Result<ModelSpec, Error>,
+}
+
+/// A named model preset.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModelPreset {
+    /// Stable id (CLI, URLs).
+    pub id: &'static str,
+    /// Display name.
+    pub name: &'static str,
+    /// The heading it is listed under.
+    pub family: Group,
+    /// The architecture.
+    pub spec: ModelSpec,
+}
+
+/// The headings presets are listed under: a kind of model, or a model
+/// series by its maker's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Group {
+    /// Convolutional networks (torchvision).
+    #[serde(rename = "CNN")]
+    Cnn,
+    /// Vision Transformers (torchvision).
+    #[serde(rename = "Vision Transformer")]
+    VisionTransformer,
+    /// Multi-layer perceptrons.
+    #[serde(rename = "MLP")]
+    Mlp,
+    /// BERT encoders.
+    #[serde(rename = "BERT")]
+    Bert,
+    /// GPT-2 and Megatron-LM GPT decoders.
+    #[serde(rename = "GPT-2")]
+    Gpt2,
+    /// Meta's Llama series.
+    #[serde(rename = "Llama")]
+    Llama,
+    /// Mistral AI's models.
+    #[serde(rename = "Mistral")]
+    Mistral,
+    /// Alibaba's Qwen series.
+    #[serde(rename = "Qwen")]
+    Qwen,
+}
+
+impl Group {
+    /// The heading as a name: a series' name is the same in every language;
+    /// a kind of model (CNN, Vision Transformer, MLP) is translated by the page.
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::Cnn => "CNN",
+            Group::VisionTransformer => "Vision Transformer",
+            Group::Mlp => "MLP",
+            Group::Bert => "BERT",
+            Group::Gpt2 => "GPT-2",
+            Group::Llama => "Llama",
+            Group::Mistral => "Mistral",
+            Group::Qwen => "Qwen",
+        }
+    }
+}
+
+impl std::fmt::Display for Group {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

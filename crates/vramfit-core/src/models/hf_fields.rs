@@ -1,0 +1,107 @@
+//! Reading a Hugging Face `config.json`'s fields: whole numbers, strings,
+//! lists and flags, with the messages every family's reader shares.
+
+use crate::error::Error;
+use serde_json::{Map, Value};
+
+/// The fields of a Hugging Face `config.json` object, read with the checks
+/// and messages every family shares.
+pub struct Fields<'a> {
+    /// The object.
+    pub map: &'a Map<String, Value>,
+    /// Its `model_type`.
+    pub model_type: String,
+}
+
+impl Fields<'_> {
+    /// A whole number, `None` when absent or null.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] for a value that is not a non-negative whole number.
+    pub fn opt_u64(&self, key: &'static str) -> Result<Option<u64>, Error> {
+        match self.map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v.as_u64().map(Some).ok_or_else(|| {
+                Error::InvalidModel(format!(
+                    "config.json field '{key}' must be a non-negative whole number, got {v}"
+                ))
+            }),
+        }
+    }
+
+    /// A required whole number.
+    ///
+    /// # Errors
+    /// [`Error::MissingField`] when absent, as [`Fields::opt_u64`] otherwise.
+    pub fn u64(&self, key: &'static str) -> Result<u64, Error> {
+        self.opt_u64(key)?.ok_or_else(|| Error::MissingField {
+            model_type: self.model_type.clone(),
+            field: key,
+        })
+    }
+
+    /// A number, or `default` when absent or not a number.
+    pub fn f64_or(&self, key: &str, default: f64) -> f64 {
+        self.map.get(key).and_then(Value::as_f64).unwrap_or(default)
+    }
+
+    /// A string, or `default` when absent or null.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] for a value that is not a string.
+    pub fn str_or<'s>(&'s self, key: &'static str, default: &'s str) -> Result<&'s str, Error> {
+        match self.map.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::String(s)) => Ok(s),
+            Some(v) => Err(Error::InvalidModel(format!(
+                "config.json field '{key}' must be a string, got {v}"
+            ))),
+        }
+    }
+
+    /// A list of whole numbers (at most [`crate::models::MAX_LAYERS`] of them).
+    ///
+    /// # Errors
+    /// [`Error::MissingField`] when absent, [`Error::InvalidModel`] when malformed or too long.
+    pub fn u64_list(&self, key: &'static str) -> Result<Vec<u64>, Error> {
+        let bad = || {
+            Error::InvalidModel(format!(
+                "config.json field '{key}' must be a list of non-negative whole numbers"
+            ))
+        };
+        let list = self.map.get(key).ok_or_else(|| Error::MissingField {
+            model_type: self.model_type.clone(),
+            field: key,
+        })?;
+        let items = list.as_array().ok_or_else(bad)?;
+        if items.len() as u64 > crate::models::MAX_LAYERS {
+            return Err(Error::InvalidModel(format!(
+                "config.json field '{key}' lists {} entries, more than {}",
+                items.len(),
+                crate::models::MAX_LAYERS
+            )));
+        }
+        items.iter().map(|v| v.as_u64().ok_or_else(bad)).collect()
+    }
+
+    /// A boolean, or `default` when absent or not a boolean.
+    pub fn bool_or(&self, key: &str, default: bool) -> bool {
+        self.map
+            .get(key)
+            .and_then(Value::as_bool)
+            .unwrap_or(default)
+    }
+
+    /// The `architectures` list (empty when absent).
+    pub fn architectures(&self) -> Vec<String> {
+        self.map
+            .get("architectures")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}

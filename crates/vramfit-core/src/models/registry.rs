@@ -1,0 +1,73 @@
+//! The registry of model families. The `config.json` import, the preset
+//! list, the command line, share links (which carry the pasted
+//! `config.json` itself) and the page's model list all read [`FAMILIES`],
+//! so adding a family is its module (see [`super::family`]), its tests and
+//! one line here.
+
+use super::family::Family;
+use super::family::Import;
+use super::{bert, cnn, gpt2, llama, vit};
+
+/// Every family, in the order their presets are listed.
+pub const FAMILIES: [Family; 8] = [
+    cnn::RESNET,
+    cnn::VGG,
+    cnn::MOBILENET_V2,
+    vit::VIT,
+    vit::MLP,
+    bert::FAMILY,
+    gpt2::FAMILY,
+    llama::FAMILY,
+];
+
+/// The reader of a `model_type`, if a family imports it.
+pub fn import_of(model_type: &str) -> Option<Import> {
+    FAMILIES
+        .iter()
+        .flat_map(|f| f.imports)
+        .find(|i| i.model_type == model_type)
+        .copied()
+}
+
+/// The `model_type`s that can be imported, comma-separated, in registry order.
+pub fn supported_model_types() -> String {
+    let types: Vec<&str> = FAMILIES
+        .iter()
+        .flat_map(|f| f.imports)
+        .map(|i| i.model_type)
+        .collect();
+    types.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::family::ModelPreset;
+
+    #[test]
+    fn every_model_type_is_read_by_one_family() {
+        let types: Vec<&str> = FAMILIES
+            .iter()
+            .flat_map(|f| f.imports)
+            .map(|i| i.model_type)
+            .collect();
+        let mut unique = types.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), types.len(), "{types:?}");
+        for t in types {
+            assert_eq!(import_of(t).map(|i| i.model_type), Some(t));
+        }
+        assert!(import_of("t5").is_none());
+    }
+
+    #[test]
+    fn preset_ids_are_unique_across_families() {
+        let presets: Vec<ModelPreset> = FAMILIES.iter().flat_map(|f| (f.presets)()).collect();
+        let mut ids: Vec<&str> = presets.iter().map(|p| p.id).collect();
+        let n = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), n);
+    }
+}
