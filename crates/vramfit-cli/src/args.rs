@@ -154,8 +154,8 @@ impl From<Error> for CliError {
     }
 }
 
-/// Usage text.
-pub const USAGE: &str = "\
+/// The usage text's synopsis; the option sections follow from [`flags::help`].
+const SYNOPSIS: &str = "\
 vramfit — how much GPU memory does training this model need?
 
 USAGE:
@@ -166,48 +166,12 @@ USAGE:
                also the longest sequence (text) or largest image (vision) at --batch
   vramfit gpus --model M [options] [--json]     which GPUs, and how many, it fits on
   vramfit presets [--json]
-
-ESTIMATE OPTIONS:
-  --batch N              micro-batch size (default 8)
-  --seq N                sequence length in tokens (default 512)
-  --image N              image side in pixels (default 224)
-  --precision P          fp32|fp16|bf16|amp-fp16|amp-bf16 (default fp32)
-  --optimizer O          sgd|sgd-momentum|adam|adamw|adamw-8bit|adafactor|lion (default adamw)
-  --checkpointing C      none|full|selective|every-K (default none)
-  --attention A          eager|sdpa|flash (default eager)
-  --grad-accum N         gradient-accumulation steps (default 1)
-  --gpu ID               a GPU preset: adds fits / max_batch
-  --mode M               train|finetune-lora|finetune-qlora|inference (default train)
-  --lora-rank N          LoRA rank on every linear layer in the blocks (default 16)
-  --weights W            fp32|fp16|bf16|int8|int4 weights (int8/int4: block linears, frozen modes)
-  --context N            KV-cache tokens for inference (default: the sequence length)
-  --strategy S           single|ddp|zero1|zero2|zero3|fsdp-full|fsdp-grad-op|fsdp-hybrid|fsdp-no-shard
-  --gpus-per-node N      GPUs per node (default 1)
-  --nodes N              nodes (default 1)
-  --offload O            none|optimizer|optimizer+params (ZeRO / FSDP)
-  --zero-bucket N        DeepSpeed reduce_bucket_size in elements (default 500000000)
-  --ddp-bucket-view      DDP with gradient_as_bucket_view=True (no bucket copy)
-  --tp N / --pp N        Megatron tensor / pipeline parallel sizes (default 1)
-  --vpp N                virtual pipeline stages (interleaved 1F1B, default 1)
-  --sp on|off            Megatron sequence parallelism (needs --tp > 1)
-  --freeze N             freeze the embeddings and the first N blocks
-  --keep-attention F     structured pruning: kept fraction of attention heads
-  --keep-mlp F           structured pruning: kept fraction of MLP neurons
-  --keep-conv F          structured pruning: kept fraction of CNN block channels
-  --lora-fp32 on|off     LoRA adapters in fp32 (PEFT default, on) or the model's dtype
-  --cuda-loading L       lazy|eager CUDA module loading: context 400 or 1000 MiB (default lazy)
-  --cuda-context-mib N   CUDA context size in MiB (overrides --cuda-loading)
-  --cublas-workspace-kib N  cuBLAS workspace per handle (default 8320, 32768 on Hopper/Blackwell)
-  --cudnn-workspace-mib N  transient cuDNN workspace per convolution (default 0: unknown)
-  --memory-fraction F    torch.cuda.set_per_process_memory_fraction (default 1.0)
-  --json                 print one JSON object (schema vramfit.estimate/1)
-
-SHARE LINKS (the web calculator's URL: same model, GPU and settings, same numbers):
-  --url                  print the share link for this configuration instead of the estimate
-                         (without --gpu the link uses the page's default GPU, rtx-4090)
-  --base-url URL         where the calculator is published (default https://vramfit.github.io/vramfit/)
-  --from-url LINK        start from a share link; other flags override what it sets
 ";
+
+/// The usage text: the synopsis, then every flag by section.
+pub fn usage() -> String {
+    format!("{SYNOPSIS}\n{}", flags::help())
+}
 
 /// Parses the arguments after the program name.
 ///
@@ -345,7 +309,7 @@ fn read_flags(argv: &[String], cmd: Cmd, a: &mut EstimateArgs) -> Result<bool, C
     let mut it = argv.iter();
     while let Some(arg) = it.next() {
         if arg == "--help" || arg == "-h" {
-            return Err(CliError::Usage(USAGE.trim_end().to_string()));
+            return Err(CliError::Usage(usage().trim_end().to_string()));
         }
         // Applied first, by `parse_estimate`.
         if arg == flags::FROM_URL.name {

@@ -1,8 +1,8 @@
 //! The flags of `estimate`, `plan`, `max-batch` and `gpus`, each defined
 //! once: its name, value, help line, accepted values (taken from the core's
 //! enums), default, the commands that take it and how it sets the arguments.
-//! The unknown-flag message and the parser ([`crate::args`]) read this one
-//! table (the help's sections follow) — the way ripgrep defines its
+//! The help's option sections, the unknown-flag message and the parser
+//! ([`crate::args`]) all read this one table — the way ripgrep defines its
 //! flags (`crates/core/flags/`).
 //!
 //! The [`Section::Estimate`] flags are exactly the settings a share link
@@ -188,6 +188,40 @@ impl Flag {
             Refused::Error(e) => e,
         })
     }
+
+    /// The help row: flag and value, then accepted values, help, default and
+    /// (when they differ from the section's) the commands in brackets.
+    fn row(&self) -> String {
+        let left = match self.kind.value_name() {
+            Some(v) => format!("{} {v}", self.name),
+            None => self.name.to_string(),
+        };
+        let mut text = match self.kind {
+            Kind::Choice(_, accepted) if self.help.is_empty() => accepted(),
+            Kind::Choice(_, accepted) => format!("{} {}", accepted(), self.help),
+            _ => self.help.to_string(),
+        };
+        if let Some(default) = self.default {
+            let at = text.find('\n').unwrap_or(text.len());
+            text.insert_str(at, &format!(" (default {})", default()));
+        }
+        if self.commands != self.section.commands() {
+            let at = text.find('\n').unwrap_or(text.len());
+            text.insert_str(at, &format!(" {}", bracketed(self.commands)));
+        }
+        let mut lines = text.lines();
+        let mut row = format!("  {left:<21}  {}\n", lines.next().unwrap_or_default());
+        for more in lines {
+            row.push_str(&format!("{:25}{more}\n", ""));
+        }
+        row
+    }
+}
+
+/// `[plan, max-batch]`.
+fn bracketed(commands: &[Cmd]) -> String {
+    let names: Vec<&str> = commands.iter().map(|c| c.name()).collect();
+    format!("[{}]", names.join(", "))
 }
 
 /// Every flag, in the help's order.
@@ -211,4 +245,26 @@ pub fn unknown(arg: &str, cmd: Cmd) -> CliError {
         cmd.name(),
         known.join(", ")
     ))
+}
+
+/// The help's option sections, each flag under its section's heading.
+pub fn help() -> String {
+    let names: Vec<&str> = Cmd::ALL.iter().map(|c| c.name()).collect();
+    let mut out = format!(
+        "Options are for {}; [brackets] name the commands when only some take one.\n",
+        names.join(", ")
+    );
+    for &section in Section::ALL {
+        out.push('\n');
+        out.push_str(section.heading());
+        if section.commands() != Cmd::ALL {
+            out.push(' ');
+            out.push_str(&bracketed(section.commands()));
+        }
+        out.push_str(":\n");
+        for flag in all().filter(|f| f.section == section) {
+            out.push_str(&flag.row());
+        }
+    }
+    out
 }
