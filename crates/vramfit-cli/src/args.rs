@@ -1,11 +1,11 @@
 //! Command-line parsing: raw flags first, then validation into a typed command.
+//! The flags themselves (names, values, help, setters) are defined once, in
+//! [`crate::flags`].
 
+use crate::flags::{self, Cmd, Kind};
 use std::fmt;
-use vramfit_core::share::{self, IMPORTED_MODEL};
-use vramfit_core::{
-    Attention, Bytes, Checkpointing, Error, ModuleLoading, Optimizer, Overheads, Precision,
-    TrainConfig, units::MIB,
-};
+use vramfit_core::share;
+use vramfit_core::{Bytes, Error, ModuleLoading, Overheads, TrainConfig, units::MIB};
 
 /// A parsed command.
 #[derive(Debug, Clone, PartialEq)]
@@ -154,8 +154,8 @@ impl From<Error> for CliError {
     }
 }
 
-/// Usage text.
-pub const USAGE: &str = "\
+/// The usage text's synopsis; the option sections follow from [`flags::help`].
+const SYNOPSIS: &str = "\
 vramfit — how much GPU memory does training this model need?
 
 USAGE:
@@ -166,64 +166,11 @@ USAGE:
                also the longest sequence (text) or largest image (vision) at --batch
   vramfit gpus --model M [options] [--json]     which GPUs, and how many, it fits on
   vramfit presets [--json]
-
-ESTIMATE OPTIONS:
-  --batch N              micro-batch size (default 8)
-  --seq N                sequence length in tokens (default 512)
-  --image N              image side in pixels (default 224)
-  --precision P          fp32|fp16|bf16|amp-fp16|amp-bf16 (default fp32)
-  --optimizer O          sgd|sgd-momentum|adam|adamw|adamw-8bit|adafactor|lion (default adamw)
-  --checkpointing C      none|full|selective|every-K (default none)
-  --attention A          eager|sdpa|flash (default eager)
-  --grad-accum N         gradient-accumulation steps (default 1)
-  --gpu ID               a GPU preset: adds fits / max_batch
-  --mode M               train|finetune-lora|finetune-qlora|inference (default train)
-  --lora-rank N          LoRA rank on every linear layer in the blocks (default 16)
-  --weights W            fp32|fp16|bf16|int8|int4 weights (int8/int4: block linears, frozen modes)
-  --context N            KV-cache tokens for inference (default: the sequence length)
-  --strategy S           single|ddp|zero1|zero2|zero3|fsdp-full|fsdp-grad-op|fsdp-hybrid|fsdp-no-shard
-  --gpus-per-node N      GPUs per node (default 1)
-  --nodes N              nodes (default 1)
-  --offload O            none|optimizer|optimizer+params (ZeRO / FSDP)
-  --zero-bucket N        DeepSpeed reduce_bucket_size in elements (default 500000000)
-  --ddp-bucket-view      DDP with gradient_as_bucket_view=True (no bucket copy)
-  --tp N / --pp N        Megatron tensor / pipeline parallel sizes (default 1)
-  --vpp N                virtual pipeline stages (interleaved 1F1B, default 1)
-  --sp on|off            Megatron sequence parallelism (needs --tp > 1)
-  --freeze N             freeze the embeddings and the first N blocks
-  --keep-attention F     structured pruning: kept fraction of attention heads
-  --keep-mlp F           structured pruning: kept fraction of MLP neurons
-  --keep-conv F          structured pruning: kept fraction of CNN block channels
-  --lora-fp32 on|off     LoRA adapters in fp32 (PEFT default, on) or the model's dtype
-  --cuda-loading L       lazy|eager CUDA module loading: context 400 or 1000 MiB (default lazy)
-  --cuda-context-mib N   CUDA context size in MiB (overrides --cuda-loading)
-  --cublas-workspace-kib N  cuBLAS workspace per handle (default 8320, 32768 on Hopper/Blackwell)
-  --cudnn-workspace-mib N  transient cuDNN workspace per convolution (default 0: unknown)
-  --memory-fraction F    torch.cuda.set_per_process_memory_fraction (default 1.0)
-  --json                 print one JSON object (schema vramfit.estimate/1)
-
-SHARE LINKS (the web calculator's URL: same model, GPU and settings, same numbers):
-  --url                  print the share link for this configuration instead of the estimate
-                         (without --gpu the link uses the page's default GPU, rtx-4090)
-  --base-url URL         where the calculator is published (default https://vramfit.github.io/vramfit/)
-  --from-url LINK        start from a share link; other flags override what it sets
 ";
 
-fn number(flag: &str, value: &str) -> Result<u64, CliError> {
-    value.parse::<u64>().map_err(|_| {
-        CliError::Usage(format!(
-            "invalid value '{value}' for {flag}: expected a whole number"
-        ))
-    })
-}
-
-fn choice<T: std::str::FromStr<Err = Error>>(flag: &str, value: &str) -> Result<T, CliError> {
-    value.parse::<T>().map_err(|e| match e {
-        Error::InvalidChoice { accepted, .. } => CliError::Usage(format!(
-            "invalid value '{value}' for {flag}: expected {accepted}"
-        )),
-        other => CliError::Core(other),
-    })
+/// The usage text: the synopsis, then every flag by section.
+pub fn usage() -> String {
+    format!("{SYNOPSIS}\n{}", flags::help())
 }
 
 /// Parses the arguments after the program name.
@@ -235,35 +182,10 @@ pub fn parse(argv: &[String]) -> Result<Command, CliError> {
         return Ok(Command::Help);
     };
     let rest = argv.get(1..).unwrap_or(&[]);
+    if let Some(c) = Cmd::from_name(cmd) {
+        return parse_command(c, rest);
+    }
     match cmd.as_str() {
-        "estimate" => parse_estimate(rest, cmd, &[]).map(|a| Command::Estimate(Box::new(a))),
-        "plan" | "max-batch" | "gpus" if rest.iter().any(|a| a == "--url") => Err(CliError::Usage(
-            format!("--url is for estimate, not {cmd}: run `vramfit estimate ... --url`"),
-        )),
-        "plan" => {
-            let a = parse_estimate(rest, cmd, PLAN_FLAGS)?;
-            if a.target_batch.is_none() || a.gpu.is_none() {
-                return Err(CliError::Usage(
-                    "plan needs --gpu <gpu-id> and --target-batch N".into(),
-                ));
-            }
-            Ok(Command::Plan(Box::new(a)))
-        }
-        "gpus" => parse_estimate(rest, cmd, &[]).map(|a| Command::Gpus(Box::new(a))),
-        "max-batch" => {
-            let mut a = parse_estimate(rest, cmd, &["--margin"])?;
-            if a.gpu.is_none() {
-                return Err(CliError::Usage("max-batch needs --gpu <gpu-id>".into()));
-            }
-            // Without --margin the whole usable memory counts (as `estimate --gpu` does).
-            if !rest
-                .iter()
-                .any(|f| f == "--margin" || f.starts_with("--margin="))
-            {
-                a.margin = 0.0;
-            }
-            Ok(Command::MaxBatch(Box::new(a)))
-        }
         "presets" => {
             let mut json = false;
             for a in rest {
@@ -286,254 +208,78 @@ pub fn parse(argv: &[String]) -> Result<Command, CliError> {
     }
 }
 
-/// The flags `plan` takes besides the estimate's.
-const PLAN_FLAGS: &[&str] = &[
-    "--target-batch",
-    "--gpus",
-    "--export",
-    "--margin",
-    "--dataset-samples",
-    "--bench-report",
-];
+/// A command that estimates: its flags, then what the command needs besides.
+fn parse_command(cmd: Cmd, rest: &[String]) -> Result<Command, CliError> {
+    if cmd != Cmd::Estimate && rest.iter().any(|a| a == "--url") {
+        return Err(CliError::Usage(format!(
+            "--url is for estimate, not {}: run `vramfit estimate ... --url`",
+            cmd.name()
+        )));
+    }
+    let mut a = parse_estimate(rest, cmd)?;
+    match cmd {
+        Cmd::Estimate => Ok(Command::Estimate(Box::new(a))),
+        Cmd::Gpus => Ok(Command::Gpus(Box::new(a))),
+        Cmd::Plan => {
+            if a.target_batch.is_none() || a.gpu.is_none() {
+                return Err(CliError::Usage(
+                    "plan needs --gpu <gpu-id> and --target-batch N".into(),
+                ));
+            }
+            Ok(Command::Plan(Box::new(a)))
+        }
+        Cmd::MaxBatch => {
+            if a.gpu.is_none() {
+                return Err(CliError::Usage("max-batch needs --gpu <gpu-id>".into()));
+            }
+            // Without --margin the whole usable memory counts (as `estimate --gpu` does).
+            if !rest
+                .iter()
+                .any(|f| f == "--margin" || f.starts_with("--margin="))
+            {
+                a.margin = 0.0;
+            }
+            Ok(Command::MaxBatch(Box::new(a)))
+        }
+    }
+}
 
-/// The estimate's flags, plus `extra` (some of [`PLAN_FLAGS`]) for the
-/// commands that take them; `cmd` names the command in messages.
-fn parse_estimate(argv: &[String], cmd: &str, extra: &[&str]) -> Result<EstimateArgs, CliError> {
-    let mut target_batch = None;
-    let mut export = None;
-    let mut margin = 0.05;
-    let mut dataset_samples = 0;
-    let mut measured = None;
-    let mut model = None;
-    let mut cfg = TrainConfig::default();
-    let mut overrides = OverheadArgs::default();
-    let mut gpu = None;
-    let mut json = false;
-    let mut url = false;
-    let mut base_url = share::DEFAULT_BASE_URL.to_string();
-    let mut model_json = None;
-    let mut warnings = Vec::new();
+/// The arguments before any flag.
+fn blank() -> EstimateArgs {
+    EstimateArgs {
+        model: String::new(),
+        config: TrainConfig::default(),
+        overrides: OverheadArgs::default(),
+        gpu: None,
+        json: false,
+        target_batch: None,
+        export: None,
+        margin: 0.05,
+        dataset_samples: 0,
+        measured: None,
+        model_json: None,
+        url: false,
+        base_url: share::DEFAULT_BASE_URL.to_string(),
+        warnings: Vec::new(),
+    }
+}
+
+/// The flags `cmd` takes (see [`crate::flags`]), then the checks across them.
+fn parse_estimate(argv: &[String], cmd: Cmd) -> Result<EstimateArgs, CliError> {
+    let mut a = blank();
     // A link sets the starting point, wherever it stands; the other flags override it.
-    if let Some(link) = flag_value(argv, "--from-url")? {
-        let decoded = share::decode(&link);
-        warnings = decoded
-            .warnings
-            .iter()
-            .map(|w| format!("the link's {w}"))
-            .collect();
-        let state = decoded.state;
-        cfg = state.train;
-        gpu = Some(state.gpu);
-        model_json = state.config_json.filter(|_| state.model == IMPORTED_MODEL);
-        model = Some(state.model);
+    let mut has_model = false;
+    if let Some(link) = flag_value(argv, flags::FROM_URL.name)? {
+        flags::FROM_URL.apply(&mut a, &link)?;
+        has_model = true;
     }
-    let mut it = argv.iter();
-    while let Some(flag) = it.next() {
-        if flag == "--json" {
-            json = true;
-            continue;
-        }
-        if flag == "--url" {
-            url = true;
-            continue;
-        }
-        if flag == "--from-url" {
-            it.next();
-            continue;
-        }
-        if flag.starts_with("--from-url=") {
-            continue;
-        }
-        if !extra.is_empty() {
-            let (name, inline) = match flag.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (flag.as_str(), None),
-            };
-            if extra.contains(&name) {
-                let value = match inline {
-                    Some(v) => v,
-                    None => it
-                        .next()
-                        .cloned()
-                        .ok_or_else(|| CliError::Usage(format!("{name} needs a value")))?,
-                };
-                match name {
-                    "--target-batch" => target_batch = Some(number(name, &value)?),
-                    "--gpus" => cfg.parallel.gpus_per_node = number(name, &value)?,
-                    "--dataset-samples" => dataset_samples = number(name, &value)?,
-                    "--bench-report" => measured = Some(bench_throughput(&value)?),
-                    "--margin" => {
-                        margin = value.parse::<f64>().ok().filter(|m| (0.0..0.9).contains(m)).ok_or_else(|| {
-                            CliError::Usage(format!("invalid value '{value}' for --margin: expected a fraction in [0, 0.9)"))
-                        })?
-                    }
-                    _ => {
-                        if !["deepspeed", "hf", "accelerate", "pytorch"].contains(&value.as_str()) {
-                            return Err(CliError::Usage(format!(
-                                "invalid value '{value}' for --export: expected deepspeed|hf|accelerate|pytorch"
-                            )));
-                        }
-                        export = Some(value);
-                    }
-                }
-                continue;
-            }
-        }
-        if flag == "--ddp-bucket-view" {
-            cfg.parallel.bucket_view = true;
-            continue;
-        }
-        if flag == "--help" || flag == "-h" {
-            return Err(CliError::Usage(USAGE.trim_end().to_string()));
-        }
-        let (name, inline) = match flag.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-            _ => (flag.as_str(), None),
-        };
-        const KNOWN: [&str; 34] = [
-            "--model",
-            "--base-url",
-            "--batch",
-            "--seq",
-            "--image",
-            "--precision",
-            "--optimizer",
-            "--checkpointing",
-            "--attention",
-            "--grad-accum",
-            "--gpu",
-            "--mode",
-            "--lora-rank",
-            "--weights",
-            "--context",
-            "--tp",
-            "--pp",
-            "--sp",
-            "--freeze",
-            "--keep-attention",
-            "--keep-mlp",
-            "--keep-conv",
-            "--lora-fp32",
-            "--zero-bucket",
-            "--vpp",
-            "--strategy",
-            "--gpus-per-node",
-            "--nodes",
-            "--offload",
-            "--cuda-context-mib",
-            "--cuda-loading",
-            "--cublas-workspace-kib",
-            "--cudnn-workspace-mib",
-            "--memory-fraction",
-        ];
-        if !KNOWN.contains(&name) {
-            let known: Vec<&str> = KNOWN.iter().chain(extra).copied().collect();
-            return Err(CliError::Usage(format!(
-                "unknown flag '{flag}' for {cmd}: expected one of {} or --json",
-                known.join(", ")
-            )));
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => it
-                .next()
-                .cloned()
-                .ok_or_else(|| CliError::Usage(format!("{name} needs a value")))?,
-        };
-        match name {
-            "--model" => {
-                model = Some(value);
-                model_json = None;
-            }
-            "--base-url" => {
-                if !(value.starts_with("https://") || value.starts_with("http://")) {
-                    return Err(CliError::Usage(format!("invalid value '{value}' for --base-url: expected an http(s):// URL")));
-                }
-                base_url = value;
-            }
-            "--batch" => cfg.batch = number(name, &value)?,
-            "--seq" => cfg.seq = number(name, &value)?,
-            "--image" => cfg.image = number(name, &value)?,
-            "--precision" => cfg.precision = choice::<Precision>(name, &value)?,
-            "--optimizer" => cfg.optimizer = choice::<Optimizer>(name, &value)?,
-            "--checkpointing" => cfg.checkpointing = choice::<Checkpointing>(name, &value)?,
-            "--attention" => cfg.attention = choice::<Attention>(name, &value)?,
-            "--grad-accum" => cfg.grad_accum = number(name, &value)?,
-            "--gpu" => gpu = Some(value),
-            "--mode" => cfg.mode = choice::<vramfit_core::config::Mode>(name, &value)?,
-            "--lora-rank" => cfg.lora_rank = number(name, &value)?,
-            "--weights" => match value.as_str() {
-                // A plain floating-point format is the model's precision.
-                "fp32" | "fp16" | "bf16" => {
-                    cfg.precision = choice::<Precision>(name, &value)?;
-                    cfg.weights = vramfit_core::config::WeightFormat::Native;
-                }
-                _ => {
-                    cfg.weights = choice::<vramfit_core::config::WeightFormat>(name, &value)
-                        .map_err(|_| CliError::Usage(format!("invalid value '{value}' for --weights: expected fp32|fp16|bf16|int8|int4")))?
-                }
-            },
-            "--tp" => cfg.parallel.tp = number(name, &value)?,
-            "--zero-bucket" => cfg.parallel.zero_bucket = number(name, &value)?,
-            "--vpp" => cfg.parallel.vpp = number(name, &value)?,
-            "--pp" => cfg.parallel.pp = number(name, &value)?,
-            "--sp" => {
-                cfg.parallel.sp = match value.as_str() {
-                    "on" | "true" | "1" => true,
-                    "off" | "false" | "0" => false,
-                    _ => return Err(CliError::Usage(format!("invalid value '{value}' for --sp: expected on|off"))),
-                }
-            }
-            "--freeze" => cfg.frozen_blocks = number(name, &value)?,
-            "--lora-fp32" => {
-                cfg.lora_fp32 = match value.as_str() {
-                    "on" | "true" | "1" => true,
-                    "off" | "false" | "0" => false,
-                    _ => return Err(CliError::Usage(format!("invalid value '{value}' for --lora-fp32: expected on|off"))),
-                }
-            }
-            "--keep-attention" | "--keep-mlp" | "--keep-conv" => {
-                let f = value
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|f| *f > 0.0 && *f <= 1.0)
-                    .ok_or_else(|| CliError::Usage(format!("invalid value '{value}' for {name}: expected a fraction in (0, 1]")))?;
-                match name {
-                    "--keep-attention" => cfg.keep_attention = f,
-                    "--keep-mlp" => cfg.keep_mlp = f,
-                    _ => cfg.keep_conv = f,
-                }
-            }
-            "--context" => cfg.context = number(name, &value)?,
-            "--strategy" => cfg.parallel.strategy = choice::<vramfit_core::parallel::Strategy>(name, &value)?,
-            "--offload" => cfg.parallel.offload = choice::<vramfit_core::parallel::Offload>(name, &value)?,
-            "--gpus-per-node" => cfg.parallel.gpus_per_node = number(name, &value)?,
-            "--nodes" => cfg.parallel.nodes = number(name, &value)?,
-            "--cuda-context-mib" => overrides.context_mib = Some(number(name, &value)?),
-            "--cublas-workspace-kib" => overrides.cublas_kib = Some(number(name, &value)?),
-            "--cudnn-workspace-mib" => overrides.cudnn_mib = Some(number(name, &value)?),
-            "--cuda-loading" => {
-                overrides.loading = Some(match value.as_str() {
-                    "lazy" => ModuleLoading::Lazy,
-                    "eager" => ModuleLoading::Eager,
-                    _ => return Err(CliError::Usage(format!("invalid value '{value}' for --cuda-loading: expected lazy|eager"))),
-                })
-            }
-            "--memory-fraction" => {
-                let f = value.parse::<f64>().ok().filter(|f| *f > 0.0 && *f <= 1.0);
-                overrides.memory_fraction = Some(f.ok_or_else(|| {
-                    CliError::Usage(format!("invalid value '{value}' for --memory-fraction: expected a number in (0, 1]"))
-                })?);
-            }
-            _ => {}
-        }
-    }
-    let model = model.ok_or_else(|| {
-        CliError::Usage(
+    has_model |= read_flags(argv, cmd, &mut a)?;
+    if !has_model {
+        return Err(CliError::Usage(
             "estimate needs --model <preset-id|config.json> (see `vramfit presets`)".into(),
-        )
-    })?;
-    cfg.validate().map_err(|e| match e {
+        ));
+    }
+    a.config.validate().map_err(|e| match e {
         Error::OutOfRange {
             field,
             value,
@@ -544,51 +290,55 @@ fn parse_estimate(argv: &[String], cmd: &str, extra: &[&str]) -> Result<Estimate
         )),
         other => CliError::Core(other),
     })?;
-    if url && json {
+    if a.url && a.json {
         return Err(CliError::Usage(
             "--url prints a link, --json an estimate: choose one".into(),
         ));
     }
-    Ok(EstimateArgs {
-        model,
-        config: cfg,
-        overrides,
-        gpu,
-        json,
-        target_batch,
-        export,
-        margin,
-        dataset_samples,
-        measured,
-        model_json,
-        url,
-        base_url,
-        warnings,
-    })
+    Ok(a)
 }
 
-/// The training throughput in a `vramfit bench --json` report (its layers'
-/// forward + backward rate per type).
-fn bench_throughput(path: &str) -> Result<vramfit_core::plan::Throughput, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::Usage(format!("cannot read --bench-report {path}: {e}")))?;
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| CliError::Usage(format!("--bench-report {path} is not JSON: {e}")))?;
-    let rate = |key: &str| {
-        value
-            .pointer(&format!("/throughput/{key}"))
-            .and_then(serde_json::Value::as_f64)
-            .filter(|r| *r > 0.0)
-    };
-    match (rate("fp32_flops_per_s"), rate("fp16_flops_per_s")) {
-        (Some(fp32), Some(fp16)) => Ok(vramfit_core::plan::Throughput {
-            fp32_flops_per_s: fp32,
-            fp16_flops_per_s: fp16,
-        }),
-        _ => Err(CliError::Usage(format!(
-            "--bench-report {path} has no measured throughput: run `vramfit bench --layers transformer --json` (the layers measure it)"
-        ))),
+/// Applies each flag in `argv` (`--flag V` or `--flag=V`; a switch alone)
+/// in order, all but `--from-url`; whether `--model` was among them.
+///
+/// # Errors
+/// [`CliError::Usage`] for `--help`, a flag `cmd` does not take, a missing
+/// or invalid value.
+fn read_flags(argv: &[String], cmd: Cmd, a: &mut EstimateArgs) -> Result<bool, CliError> {
+    let mut has_model = false;
+    let mut it = argv.iter();
+    while let Some(arg) = it.next() {
+        if arg == "--help" || arg == "-h" {
+            return Err(CliError::Usage(usage().trim_end().to_string()));
+        }
+        // Applied first, by `parse_estimate`.
+        if arg == flags::FROM_URL.name {
+            it.next();
+            continue;
+        }
+        if arg.starts_with("--from-url=") {
+            continue;
+        }
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v)),
+            _ => (arg.as_str(), None),
+        };
+        let Some(flag) = flags::find(name, cmd) else {
+            return Err(flags::unknown(arg, cmd));
+        };
+        let value = match (flag.kind, inline) {
+            // A switch takes no `=value`.
+            (Kind::Switch, Some(_)) => return Err(flags::unknown(arg, cmd)),
+            (Kind::Switch, None) => "",
+            (_, Some(v)) => v,
+            (_, None) => it
+                .next()
+                .ok_or_else(|| CliError::Usage(format!("{name} needs a value")))?,
+        };
+        flag.apply(a, value)?;
+        has_model |= flag.name == "--model";
     }
+    Ok(has_model)
 }
 
 /// The value of `flag` (`--flag V` or `--flag=V`), if given.

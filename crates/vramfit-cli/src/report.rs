@@ -1,6 +1,6 @@
 //! Runs a parsed command and renders its output (table or JSON).
 
-use crate::args::{CliError, Command, EstimateArgs, USAGE};
+use crate::args::{CliError, Command, EstimateArgs, usage};
 use std::fmt::Write as _;
 use vramfit_core::models::InputKind;
 use vramfit_core::share::{IMPORTED_MODEL, ShareState};
@@ -14,7 +14,7 @@ use vramfit_core::{
 /// Usage, core and I/O errors, each with its exit code.
 pub fn run(cmd: &Command) -> Result<String, CliError> {
     match cmd {
-        Command::Help => Ok(USAGE.to_string()),
+        Command::Help => Ok(usage()),
         Command::Version => Ok(format!("vramfit {}\n", env!("CARGO_PKG_VERSION"))),
         Command::Presets { json } => Ok(presets(*json)),
         Command::Estimate(a) => run_estimate(a),

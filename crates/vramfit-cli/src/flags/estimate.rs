@@ -1,0 +1,292 @@
+//! The [`Section::Estimate`] flags: the model, the GPU and the training
+//! configuration — the settings a share link carries, one key each.
+
+use super::value::{
+    attentions, checkpointings, choice, count, modes, offloads, on_off, optimizers, precisions,
+    set_weights, strategies, unit, weights,
+};
+use super::{Cmd, Flag, Kind, Section};
+use vramfit_core::TrainConfig;
+
+/// What `--keep-*` expects.
+const KEPT: &str = "a fraction in (0, 1]";
+
+/// The defaults the help shows.
+fn train() -> TrainConfig {
+    TrainConfig::default()
+}
+
+/// The flags, in the help's order.
+pub(super) const FLAGS: &[Flag] = &[
+    Flag {
+        name: "--model",
+        kind: Kind::Text("MODEL"),
+        help: "a model preset id (see `vramfit presets`) or a Hugging Face config.json (required)",
+        default: None,
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| {
+            a.model = v.to_string();
+            a.model_json = None;
+            Ok(())
+        },
+    },
+    Flag {
+        name: "--batch",
+        kind: Kind::Count,
+        help: "micro-batch size",
+        default: Some(|| train().batch.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.batch = n),
+    },
+    Flag {
+        name: "--seq",
+        kind: Kind::Count,
+        help: "sequence length in tokens",
+        default: Some(|| train().seq.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.seq = n),
+    },
+    Flag {
+        name: "--image",
+        kind: Kind::Count,
+        help: "image side in pixels",
+        default: Some(|| train().image.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.image = n),
+    },
+    Flag {
+        name: "--precision",
+        kind: Kind::Choice("P", precisions),
+        help: "",
+        default: Some(|| train().precision.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|p| a.config.precision = p),
+    },
+    Flag {
+        name: "--optimizer",
+        kind: Kind::Choice("O", optimizers),
+        help: "",
+        default: Some(|| train().optimizer.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|o| a.config.optimizer = o),
+    },
+    Flag {
+        name: "--checkpointing",
+        kind: Kind::Choice("C", checkpointings),
+        help: "",
+        default: Some(|| train().checkpointing.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|c| a.config.checkpointing = c),
+    },
+    Flag {
+        name: "--attention",
+        kind: Kind::Choice("A", attentions),
+        help: "",
+        default: Some(|| train().attention.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|at| a.config.attention = at),
+    },
+    Flag {
+        name: "--grad-accum",
+        kind: Kind::Count,
+        help: "gradient-accumulation steps",
+        default: Some(|| train().grad_accum.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.grad_accum = n),
+    },
+    Flag {
+        name: "--gpu",
+        kind: Kind::Text("ID"),
+        help: "a GPU preset (or custom-<GiB>): adds fits / max_batch",
+        default: None,
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| {
+            a.gpu = Some(v.to_string());
+            Ok(())
+        },
+    },
+    Flag {
+        name: "--mode",
+        kind: Kind::Choice("M", modes),
+        help: "",
+        default: Some(|| train().mode.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|m| a.config.mode = m),
+    },
+    Flag {
+        name: "--lora-rank",
+        kind: Kind::Count,
+        help: "LoRA rank on every linear layer in the blocks",
+        default: Some(|| train().lora_rank.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.lora_rank = n),
+    },
+    Flag {
+        name: "--weights",
+        kind: Kind::Choice("W", weights),
+        help: "weights (int8/int4: block linears, frozen modes)",
+        default: None,
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: set_weights,
+    },
+    Flag {
+        name: "--context",
+        kind: Kind::Count,
+        help: "KV-cache tokens for inference (default: the sequence length)",
+        default: None,
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.context = n),
+    },
+    Flag {
+        name: "--strategy",
+        kind: Kind::Choice("S", strategies),
+        help: "",
+        default: Some(|| train().parallel.strategy.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|s| a.config.parallel.strategy = s),
+    },
+    Flag {
+        name: "--gpus-per-node",
+        kind: Kind::Count,
+        help: "GPUs per node",
+        default: Some(|| train().parallel.gpus_per_node.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.parallel.gpus_per_node = n),
+    },
+    Flag {
+        name: "--nodes",
+        kind: Kind::Count,
+        help: "nodes",
+        default: Some(|| train().parallel.nodes.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.parallel.nodes = n),
+    },
+    Flag {
+        name: "--offload",
+        kind: Kind::Choice("O", offloads),
+        help: "(ZeRO / FSDP)",
+        default: None,
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|o| a.config.parallel.offload = o),
+    },
+    Flag {
+        name: "--zero-bucket",
+        kind: Kind::Count,
+        help: "DeepSpeed reduce_bucket_size in elements",
+        default: Some(|| train().parallel.zero_bucket.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.parallel.zero_bucket = n),
+    },
+    Flag {
+        name: "--ddp-bucket-view",
+        kind: Kind::Switch,
+        help: "DDP with gradient_as_bucket_view=True (no bucket copy)",
+        default: None,
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, _| {
+            a.config.parallel.bucket_view = true;
+            Ok(())
+        },
+    },
+    Flag {
+        name: "--tp",
+        kind: Kind::Count,
+        help: "Megatron tensor-parallel size",
+        default: Some(|| train().parallel.tp.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.parallel.tp = n),
+    },
+    Flag {
+        name: "--pp",
+        kind: Kind::Count,
+        help: "Megatron pipeline-parallel size",
+        default: Some(|| train().parallel.pp.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.parallel.pp = n),
+    },
+    Flag {
+        name: "--vpp",
+        kind: Kind::Count,
+        help: "virtual pipeline stages, interleaved 1F1B",
+        default: Some(|| train().parallel.vpp.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.parallel.vpp = n),
+    },
+    Flag {
+        name: "--sp",
+        kind: Kind::OnOff,
+        help: "Megatron sequence parallelism (needs --tp > 1)",
+        default: None,
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| on_off(v).map(|b| a.config.parallel.sp = b),
+    },
+    Flag {
+        name: "--freeze",
+        kind: Kind::Count,
+        help: "freeze the embeddings and the first N blocks",
+        default: None,
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.frozen_blocks = n),
+    },
+    Flag {
+        name: "--keep-attention",
+        kind: Kind::Fraction,
+        help: "structured pruning: kept fraction of attention heads",
+        default: None,
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| unit(v, KEPT).map(|f| a.config.keep_attention = f),
+    },
+    Flag {
+        name: "--keep-mlp",
+        kind: Kind::Fraction,
+        help: "structured pruning: kept fraction of MLP neurons",
+        default: None,
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| unit(v, KEPT).map(|f| a.config.keep_mlp = f),
+    },
+    Flag {
+        name: "--keep-conv",
+        kind: Kind::Fraction,
+        help: "structured pruning: kept fraction of CNN block channels",
+        default: None,
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| unit(v, KEPT).map(|f| a.config.keep_conv = f),
+    },
+    Flag {
+        name: "--lora-fp32",
+        kind: Kind::OnOff,
+        help: "LoRA adapters in fp32 (PEFT default, on) or the model's dtype",
+        default: None,
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| on_off(v).map(|b| a.config.lora_fp32 = b),
+    },
+];
