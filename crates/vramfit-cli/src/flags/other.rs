@@ -7,7 +7,7 @@ use super::value::{
 };
 use super::{Cmd, Flag, Kind, Section};
 use vramfit_core::Overheads;
-use vramfit_core::estimate::{CUBLAS_WORKSPACE_DEFAULT, CUBLAS_WORKSPACE_HOPPER};
+use vramfit_core::overheads::{CUBLAS_WORKSPACE_DEFAULT, CUBLAS_WORKSPACE_HOPPER};
 use vramfit_core::share::DEFAULT_BASE_URL;
 
 /// `--from-url`: applied before the other flags, wherever it stands.
