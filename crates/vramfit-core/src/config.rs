@@ -107,6 +107,22 @@ choice_enum!(
     }
 );
 
+impl Optimizer {
+    /// The 8-bit optimizer that keeps this one's update rule with a quarter
+    /// of its state (bitsandbytes' `AdamW8bit` for Adam and AdamW), which
+    /// the comparison strip and the planner offer; `None` when there is none.
+    pub fn eight_bit(self) -> Option<Optimizer> {
+        match self {
+            Optimizer::Adam | Optimizer::AdamW => Some(Optimizer::AdamW8bit),
+            Optimizer::Sgd
+            | Optimizer::SgdMomentum
+            | Optimizer::AdamW8bit
+            | Optimizer::Adafactor
+            | Optimizer::Lion => None,
+        }
+    }
+}
+
 choice_enum!(
     /// Activation checkpointing mode.
     CheckpointMode, "checkpointing" {

@@ -4,9 +4,7 @@
 //! engine ([`crate::session`]) answers them by re-running the real
 //! simulation; nothing is extrapolated.
 
-use crate::config::{
-    CheckpointMode, Checkpointing, MAX_DIMENSION, Optimizer, Precision, TrainConfig,
-};
+use crate::config::{CheckpointMode, Checkpointing, MAX_DIMENSION, Precision, TrainConfig};
 use crate::units::Bytes;
 use serde::Serialize;
 
@@ -95,13 +93,10 @@ pub(crate) fn techniques(cfg: &TrainConfig) -> Vec<(Technique, TrainConfig)> {
         };
         candidates.push((Technique::Accumulation4, accum));
     }
-    if matches!(cfg.optimizer, Optimizer::Adam | Optimizer::AdamW) {
+    if let Some(optimizer) = cfg.optimizer.eight_bit() {
         candidates.push((
             Technique::EightBitOptimizer,
-            TrainConfig {
-                optimizer: Optimizer::AdamW8bit,
-                ..*cfg
-            },
+            TrainConfig { optimizer, ..*cfg },
         ));
     }
     candidates

@@ -369,10 +369,7 @@ fn strategies(req: &PlanRequest, world: u64) -> Vec<Parallel> {
 }
 
 fn optimizers(chosen: Optimizer) -> Vec<Optimizer> {
-    match chosen {
-        Optimizer::Adam | Optimizer::AdamW => vec![chosen, Optimizer::AdamW8bit],
-        other => vec![other],
-    }
+    std::iter::once(chosen).chain(chosen.eight_bit()).collect()
 }
 
 /// Seconds per optimizer step: forward + backward FLOPs (3 × forward, plus one

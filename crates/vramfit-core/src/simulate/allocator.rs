@@ -114,7 +114,7 @@ fn class(units: u64) -> usize {
 
 impl Pool {
     // The pool's operations are inlined into the allocator's (they run a few
-    // hundred thousand times per planner call; 8 % fewer instructions, measured).
+    // hundred thousand times per planner call).
     #[inline(always)]
     fn insert(&mut self, key: u64, id: u32) {
         let c = class(key >> 32);
