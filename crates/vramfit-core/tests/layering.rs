@@ -122,6 +122,44 @@ fn the_core_modules_import_each_other_in_one_direction() {
     assert_no_cycle(&modules, &deps);
     // The check reads real imports: the engine names the simulation.
     assert!(deps["session"].contains("simulate"), "{deps:#?}");
+    assert_layers_hold(&modules, &deps);
+}
+
+/// ARCHITECTURE.md draws the core's layers: each module imports only from
+/// the lines below its own, or from modules to its right on its line. Every
+/// module is on the map, and the map holds.
+fn assert_layers_hold(modules: &BTreeSet<String>, deps: &BTreeMap<String, BTreeSet<String>>) {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ARCHITECTURE.md"),
+    )
+    .unwrap();
+    let map = doc
+        .split("The core's modules")
+        .nth(1)
+        .and_then(|rest| rest.split("```").nth(1))
+        .expect("ARCHITECTURE.md draws the core's modules in a code block");
+    // module -> (line, position on the line); lines that start with a space explain.
+    let mut place = BTreeMap::new();
+    for (line, text) in map.lines().filter(|l| !l.starts_with(' ')).enumerate() {
+        let names = text.split("  ").next().unwrap_or_default();
+        for (position, name) in names.split_whitespace().enumerate() {
+            place.insert(name.to_string(), (line, position));
+        }
+    }
+    let missing: Vec<&String> = modules.iter().filter(|m| !place.contains_key(*m)).collect();
+    assert!(
+        missing.is_empty(),
+        "not on ARCHITECTURE.md's map: {missing:?}"
+    );
+    for (module, named) in deps {
+        for other in named {
+            let (a, b) = (place[module], place[other]);
+            assert!(
+                b.0 > a.0 || (b.0 == a.0 && b.1 > a.1),
+                "{module} imports {other}, which ARCHITECTURE.md's map puts above it"
+            );
+        }
+    }
 }
 
 /// Fails naming a cycle of `deps` among `modules`, if there is one.
