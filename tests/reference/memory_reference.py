@@ -48,7 +48,7 @@ TIMELINE_DIR = os.path.join(HERE, "memory_timeline")
 
 HEADER = [
     "case", "model", "batch", "seq", "image", "precision", "optimizer", "checkpointing",
-    "attention", "grad_accum", "peak_bytes", "peak_phase", "param_bytes", "buffer_bytes",
+    "attention", "grad_accum", "layers", "peak_bytes", "peak_phase", "param_bytes", "buffer_bytes",
     "grad_bytes", "optstate_bytes", "activation_bytes", "temp_bytes", "other_bytes",
 ]
 PHASE_HEADER = [
@@ -67,7 +67,7 @@ CATS = [
 ]
 DEV = torch.device("cpu")
 
-TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny"}
+TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b"}
 IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"}
 
 
@@ -202,7 +202,7 @@ def build_model(case: dict) -> nn.Module:
 def _build_model(case: dict) -> nn.Module:
     mid = case["model"]
     if mid in TEXT_MODELS:
-        model, _ = models.build(mid, attn="eager")
+        model, _ = models.build(mid, attn="eager", layers=case["layers"] or None)
         model.config.use_cache = False
         assert model.config._attn_implementation == "eager", model.config._attn_implementation
         if case["checkpointing"] == "full":
@@ -252,7 +252,7 @@ def make_inputs(case: dict) -> dict:
     s = case["seq"]
     if mid == "bert-base":
         return {"input_ids": torch.randint(0, 30522, (b, s)), "labels": torch.randint(0, 2, (b,))}
-    vocab = {"gpt2": 50257, "llama-tiny": 32000}[mid]
+    vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936}[mid]
     ids = torch.randint(0, vocab, (b, s))
     return {"input_ids": ids, "labels": ids}
 
@@ -342,11 +342,13 @@ def run_case(case: dict, timeline: bool = False) -> tuple[dict, dict, list]:
 # --------------------------------------------------------------------------
 
 def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, image=0, ga=1,
-      timeline=False):
+      timeline=False, layers=0):
+    """A case; `layers` > 0 cuts a transformer to its first `layers` blocks."""
     if model in IMAGE_MODELS and image == 0:
         image = 224
-    attention = {"bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "vit_b_16": "sdpa"}.get(model, "none")
-    parts = [model, f"b{batch}"]
+    attention = {"bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
+                 "vit_b_16": "sdpa"}.get(model, "none")
+    parts = [model] + ([f"l{layers}"] if layers else []) + [f"b{batch}"]
     if seq:
         parts.append(f"s{seq}")
     if image:
@@ -355,7 +357,7 @@ def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, ima
     return {
         "case": "_".join(parts), "model": model, "batch": batch, "seq": seq, "image": image,
         "precision": precision, "optimizer": optimizer, "checkpointing": ckpt,
-        "attention": attention, "grad_accum": ga, "_timeline": timeline,
+        "attention": attention, "grad_accum": ga, "layers": layers, "_timeline": timeline,
     }
 
 
@@ -444,6 +446,11 @@ CASES = [
     C("llama-tiny", 16, "amp-bf16", "adamw", ckpt="full", seq=1024),
     C("llama-tiny", 4, "fp32", "adam", seq=1024, ga=2),
     C("llama-tiny", 2, "amp-bf16", "adamw", seq=1024, ga=4),
+    # Qwen3-0.6B cut to 2 blocks: q/k norms per head, 128-wide heads, tied 151,936-token head
+    C("qwen3-0.6b", 4, "amp-bf16", "adamw", seq=512, layers=2),
+    C("qwen3-0.6b", 2, "fp32", "adamw", seq=512, layers=2),
+    C("qwen3-0.6b", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    C("qwen3-0.6b", 2, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
 ]
 
 
@@ -457,6 +464,8 @@ def write_csv(path, header, rows):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", help="run only cases whose id contains this substring; prints, writes nothing")
+    ap.add_argument("--update", action="store_true",
+                    help="with --only: write the selected cases' rows into the CSV files, keep the others")
     args = ap.parse_args()
     cases = [c for c in CASES if args.only is None or args.only in c["case"]]
     ids = [c["case"] for c in CASES]
@@ -479,10 +488,23 @@ def main() -> None:
                 w.writerows(tl)
     print(f"{len(rows)} cases in {time.time() - t_all:.0f}s")
     print("autocast emulation policies applied:", dict(sorted(cuda_emulation.STATS.items())))
-    if args.only is None:
+    if args.only is not None and args.update:
+        rows = merged(OUT_CSV, rows, ids)
+        phase_rows = merged(OUT_PHASES, phase_rows, ids)
+    if args.only is None or args.update:
         write_csv(OUT_CSV, HEADER, rows)
         write_csv(OUT_PHASES, PHASE_HEADER, phase_rows)
         print(f"wrote {OUT_CSV} and {OUT_PHASES}")
+
+
+def merged(path: str, new_rows: list, order: list) -> list:
+    """The rows of `path` with `new_rows` in place of (or beside) those of
+    their case, in the order of the case list; a row written before the
+    `layers` column existed is of an uncut model."""
+    with open(path, newline="") as f:
+        old = {r["case"]: {"layers": 0, **r} for r in csv.DictReader(f)}
+    old.update({r["case"]: r for r in new_rows})
+    return [old[c] for c in order if c in old]
 
 
 if __name__ == "__main__":

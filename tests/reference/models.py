@@ -23,6 +23,8 @@ from transformers import (
     MistralForCausalLM,
     Qwen2Config,
     Qwen2ForCausalLM,
+    Qwen3Config,
+    Qwen3ForCausalLM,
 )
 
 TV = f"torchvision {torchvision.__version__.split('+')[0]}"
@@ -170,6 +172,34 @@ def qwen25_7b_config() -> Qwen2Config:
     )
 
 
+# Qwen3 dense models: their config.json on the Hugging Face Hub (Qwen/Qwen3-*):
+# (hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, tie_word_embeddings);
+# every one has vocab_size 151936, num_key_value_heads 8, head_dim 128.
+QWEN3_CONFIGS = {
+    "qwen3-0.6b": (1024, 28, 16, 3072, True),
+    "qwen3-1.7b": (2048, 28, 16, 6144, True),
+    "qwen3-4b": (2560, 36, 32, 9728, True),
+    "qwen3-8b": (4096, 36, 32, 12288, False),
+    "qwen3-14b": (5120, 40, 40, 17408, False),
+    "qwen3-32b": (5120, 64, 64, 25600, False),
+}
+
+
+def qwen3_config(name: str, layers: int | None = None) -> Qwen3Config:
+    hidden, n_layers, heads, inter, tie = QWEN3_CONFIGS[name]
+    return Qwen3Config(
+        vocab_size=151936,
+        hidden_size=hidden,
+        num_hidden_layers=layers or n_layers,
+        num_attention_heads=heads,
+        num_key_value_heads=8,
+        head_dim=128,
+        intermediate_size=inter,
+        max_position_embeddings=40960,
+        tie_word_embeddings=tie,
+    )
+
+
 def _cfg_str(cfg, keys) -> str:
     d = cfg.to_dict()
     return ",".join(f"{k}={d[k]}" for k in keys)
@@ -202,8 +232,9 @@ TORCHVISION_IDS = [
 ]
 
 
-def build(model_id: str, attn: str = "eager"):
-    """Build model `model_id` on the current default device.
+def build(model_id: str, attn: str = "eager", layers: int | None = None):
+    """Build model `model_id` on the current default device (a transformer
+    with a Qwen3 config cut to its first `layers` blocks when given).
 
     Returns (model, source_string).
     """
@@ -254,6 +285,12 @@ def build(model_id: str, attn: str = "eager"):
         return Qwen2ForCausalLM(cfg), (
             f"{TF} Qwen2ForCausalLM(Qwen2Config({_cfg_str(cfg, LLAMA_KEYS)}) [qkv bias])"
         )
+    if model_id in QWEN3_CONFIGS:
+        cfg = qwen3_config(model_id, layers)
+        cfg._attn_implementation = attn
+        return Qwen3ForCausalLM(cfg), (
+            f"{TF} Qwen3ForCausalLM(Qwen3Config({_cfg_str(cfg, LLAMA_KEYS + ['head_dim'])}))"
+        )
     raise KeyError(model_id)
 
 
@@ -275,4 +312,4 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "qwen2.5-7b",
     "mlp-small",
     "llama-tiny",
-]
+] + list(QWEN3_CONFIGS)

@@ -135,6 +135,7 @@ fn bert_with_overflowing_projections_is_refused_with_the_limit() {
         attention_dropout: 1.0,
         head: Head::CausalLm,
         fused_gelu: false,
+        block: Default::default(),
     });
     let cfg = TrainConfig {
         batch: 1,
@@ -340,6 +341,7 @@ fn deep_inference_longest_context_search_replays_one_tape() {
         attention_dropout: 1.0,
         head: Head::CausalLm,
         fused_gelu: false,
+        block: Default::default(),
     });
     let cfg = TrainConfig {
         batch: 1,
@@ -397,6 +399,7 @@ fn deep_qlora_with_a_huge_largest_batch_estimates_exactly() {
         attention_dropout: 0.06,
         head: Head::CausalLm,
         fused_gelu: true,
+        block: Default::default(),
     });
     let cfg = TrainConfig {
         batch: 1,
@@ -464,6 +467,7 @@ fn deep_qlora_whose_memory_is_a_staircase_estimates_exactly() {
         attention_dropout: 0.0,
         head: Head::CausalLm,
         fused_gelu: false,
+        block: Default::default(),
     });
     let cfg = TrainConfig {
         batch: 663,

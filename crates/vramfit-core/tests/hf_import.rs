@@ -34,6 +34,34 @@ fn imports_each_supported_model_type() {
     assert_eq!(count(llama3), 8_030_261_248);
 }
 
+/// Qwen3-8B's and Qwen3-0.6B's `config.json` (the fields that matter): the
+/// counts `transformers` gives (`tests/reference/param_counts.csv`), q/k
+/// norms of `head_dim` per layer, and `Qwen3Config`'s defaults for what a
+/// config leaves out (`head_dim` 128, 32 key/value heads).
+#[test]
+fn imports_qwen3_with_its_head_norms_and_defaults() {
+    let qwen3_8b = r#"{"architectures":["Qwen3ForCausalLM"],"model_type":"qwen3","vocab_size":151936,
+        "hidden_size":4096,"num_hidden_layers":36,"num_attention_heads":32,"num_key_value_heads":8,
+        "head_dim":128,"intermediate_size":12288,"tie_word_embeddings":false,"attention_bias":false,
+        "use_sliding_window":false,"sliding_window":null,"max_position_embeddings":40960}"#;
+    assert_eq!(count(qwen3_8b), 8_190_735_360);
+    let qwen3_06b = r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":1024,"num_hidden_layers":28,
+        "num_attention_heads":16,"num_key_value_heads":8,"head_dim":128,"intermediate_size":3072,
+        "tie_word_embeddings":true}"#;
+    assert_eq!(count(qwen3_06b), 596_049_920);
+    // The same as a Llama config: only the two 128-wide norms per layer differ.
+    let as_llama = qwen3_06b.replace("\"qwen3\"", "\"llama\"");
+    assert_eq!(count(qwen3_06b) - count(&as_llama), 28 * 2 * 128);
+    // Without head_dim and num_key_value_heads: Qwen3Config's 128 and 32.
+    let bare = r#"{"model_type":"qwen3","vocab_size":1000,"hidden_size":256,"num_hidden_layers":1,
+        "num_attention_heads":32,"intermediate_size":512}"#;
+    let explicit = bare.replace(
+        "\"intermediate_size\"",
+        "\"head_dim\":128,\"num_key_value_heads\":32,\"intermediate_size\"",
+    );
+    assert_eq!(count(bare), count(&explicit));
+}
+
 #[test]
 fn explicit_head_dim_and_tied_embeddings_are_read() {
     // A Gemma-like shape through the llama path: head_dim differs from hidden/heads.

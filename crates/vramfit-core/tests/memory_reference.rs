@@ -48,7 +48,15 @@ fn rows() -> Vec<Row> {
             grad_accum: get("grad_accum").parse().unwrap(),
             ..TrainConfig::default()
         };
-        let spec = model_preset(get("model")).unwrap().spec;
+        let mut spec = model_preset(get("model")).unwrap().spec;
+        // A depth-cut variant: the model's first `layers` blocks.
+        let layers: u64 = get("layers").parse().unwrap();
+        if layers > 0 {
+            match &mut spec {
+                vramfit_core::ModelSpec::Transformer(t) => t.layers = layers,
+                other => panic!("{}: only transformers are cut, not {other:?}", get("case")),
+            }
+        }
         // The CPU reference has no cuBLAS, so no cuBLAS workspaces.
         let overheads = Overheads {
             cublas_handles: 0,

@@ -80,6 +80,7 @@ fn transformer() -> impl Strategy<Value = ModelSpec> {
                     attention_dropout: dropout,
                     head,
                     fused_gelu: false,
+                    block: Default::default(),
                 })
             },
         )
@@ -241,6 +242,7 @@ fn checkpointing_can_raise_the_peak_of_tiny_blocks() {
         attention_dropout: 0.0,
         head: Head::Classification { labels: 3 },
         fused_gelu: false,
+        block: Default::default(),
     });
     let cfg = TrainConfig {
         batch: 7,

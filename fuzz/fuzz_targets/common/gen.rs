@@ -163,6 +163,15 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
         attention_dropout: fraction(u)?,
         head,
         fused_gelu: u.arbitrary()?,
+        block: vramfit_core::models::BlockOptions {
+            qk_norm: choose(
+                u,
+                &[
+                    vramfit_core::models::QkNorm::None,
+                    vramfit_core::models::QkNorm::PerHead,
+                ],
+            )?,
+        },
     })
 }
 

@@ -73,6 +73,7 @@ fn bert(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
         attention_dropout: f.f64_or("attention_probs_dropout_prob", 0.1),
         head,
         fused_gelu: false,
+        block: Default::default(),
     })
 }
 
@@ -131,5 +132,6 @@ fn spec(hidden: u64, layers: u64, heads: u64, head: Head) -> ModelSpec {
         attention_dropout: 0.1,
         head,
         fused_gelu: false,
+        block: Default::default(),
     })
 }

@@ -43,6 +43,7 @@ fn gpt2(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
         attention_dropout: f.f64_or("attn_pdrop", 0.1),
         head: Head::CausalLm,
         fused_gelu: false,
+        block: Default::default(),
     })
 }
 
@@ -102,6 +103,7 @@ fn spec(hidden: u64, layers: u64, heads: u64) -> ModelSpec {
         attention_dropout: 0.1,
         head: Head::CausalLm,
         fused_gelu: false,
+        block: Default::default(),
     })
 }
 
@@ -113,6 +115,7 @@ fn megatron_gpt(vocab: u64, hidden: u64, layers: u64, heads: u64, positions: u64
             vocab,
             max_positions: positions,
             fused_gelu: true,
+            block: Default::default(),
             ..t
         }),
         other => other,

@@ -54,6 +54,7 @@ fn llama_config(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
         attention_dropout: f.f64_or("attention_dropout", 0.0),
         head: Head::CausalLm,
         fused_gelu: false,
+        block: Default::default(),
     })
 }
 /// Llama 2 and 3, Mistral-7B and Qwen2.5-7B, and a tiny reference decoder.
@@ -146,5 +147,6 @@ pub fn spec(
         attention_dropout: 0.0,
         head: Head::CausalLm,
         fused_gelu: false,
+        block: Default::default(),
     })
 }

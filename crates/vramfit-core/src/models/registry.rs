@@ -6,10 +6,10 @@
 
 use super::family::Family;
 use super::family::Import;
-use super::{bert, cnn, gpt2, llama, vit};
+use super::{bert, cnn, gpt2, llama, qwen3, vit};
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 8] = [
+pub const FAMILIES: [Family; 9] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -18,6 +18,7 @@ pub const FAMILIES: [Family; 8] = [
     bert::FAMILY,
     gpt2::FAMILY,
     llama::FAMILY,
+    qwen3::FAMILY,
 ];
 
 /// The reader of a `model_type`, if a family imports it.

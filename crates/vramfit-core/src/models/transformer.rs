@@ -77,6 +77,29 @@ pub struct TransformerSpec {
     /// `bias_gelu_fusion`) instead of GPT-2's `gelu_new` written as eager ops.
     #[serde(default)]
     pub fused_gelu: bool,
+    /// What a block adds to its layout beyond the dimensions above.
+    #[serde(default)]
+    pub block: BlockOptions,
+}
+
+/// The parts of a transformer block that vary between model types of one
+/// layout (the defaults are Llama's, GPT-2's and BERT's: none of them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockOptions {
+    /// Normalization of the queries and keys before the rotary embedding.
+    pub qk_norm: QkNorm,
+}
+
+/// Whether queries and keys are normalized before attention.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QkNorm {
+    /// No normalization.
+    #[default]
+    None,
+    /// An RMSNorm over each head's `head_dim` features of q and of k, with
+    /// a `head_dim` weight each (Qwen3's `q_norm` and `k_norm`).
+    PerHead,
 }
 
 impl TransformerSpec {
@@ -525,8 +548,16 @@ fn decoder_layer(
     let (q, k, v) = if llama {
         let qd = t.heads * t.head_dim;
         let kvd = t.kv_heads * t.head_dim;
+        // Qwen3 normalizes q and k per head as it projects them:
+        // `q_norm(q_proj(x).view(..))`, then k the same way, then v.
+        let qk_norm = |b: &mut Builder, name: &str, x: TensorId| match t.block.qk_norm {
+            QkNorm::None => x,
+            QkNorm::PerHead => b.rmsnorm(name, x, t.head_dim),
+        };
         let q = b.linear("self_attn.q_proj", n, h, qd, t.qkv_bias);
+        let q = qk_norm(b, "self_attn.q_norm", q);
         let k = b.linear("self_attn.k_proj", n, h, kvd, t.qkv_bias);
+        let k = qk_norm(b, "self_attn.k_norm", k);
         let v = b.linear("self_attn.v_proj", n, h, kvd, t.qkv_bias);
         // Rotary embedding: q*cos + rotate_half(q)*sin makes new q and k tensors.
         let q = b.rotary("self_attn.rotary_q", q);
