@@ -200,6 +200,34 @@ def qwen3_config(name: str, layers: int | None = None) -> Qwen3Config:
     )
 
 
+# More presets of the Llama layout, from each model's config.json on the Hugging Face Hub:
+# id -> (config class, model class, vocab, hidden, layers, heads, kv heads, intermediate, tie, head_dim or None).
+LLAMA_LAYOUT_PRESETS = {
+    "llama-3.1-8b": ("llama", 128256, 4096, 32, 32, 8, 14336, False, None),
+    "llama-3.1-70b": ("llama", 128256, 8192, 80, 64, 8, 28672, False, None),
+    "llama-3.1-405b": ("llama", 128256, 16384, 126, 128, 8, 53248, False, None),
+    "llama-3.2-1b": ("llama", 128256, 2048, 16, 32, 8, 8192, True, None),
+    "llama-3.2-3b": ("llama", 128256, 3072, 28, 24, 8, 8192, True, None),
+    "llama-3.3-70b": ("llama", 128256, 8192, 80, 64, 8, 28672, False, None),
+    "mistral-nemo-12b": ("mistral", 131072, 5120, 40, 32, 8, 14336, False, 128),
+    "mistral-small-24b": ("mistral", 131072, 5120, 40, 32, 8, 32768, False, 128),
+    "qwen2.5-0.5b": ("qwen2", 151936, 896, 24, 14, 2, 4864, True, None),
+    "qwen2.5-1.5b": ("qwen2", 151936, 1536, 28, 12, 2, 8960, True, None),
+    "qwen2.5-3b": ("qwen2", 151936, 2048, 36, 16, 2, 11008, True, None),
+    "qwen2.5-14b": ("qwen2", 152064, 5120, 48, 40, 8, 13824, False, None),
+    "qwen2.5-32b": ("qwen2", 152064, 5120, 64, 40, 8, 27648, False, None),
+    "qwen2.5-72b": ("qwen2", 152064, 8192, 80, 64, 8, 29568, False, None),
+    "smollm2-135m": ("llama", 49152, 576, 30, 9, 3, 1536, True, None),
+    "smollm2-360m": ("llama", 49152, 960, 32, 15, 5, 2560, True, None),
+    "smollm2-1.7b": ("llama", 49152, 2048, 24, 32, 32, 8192, True, None),
+}
+_LLAMA_LAYOUT_CLASSES = {
+    "llama": (LlamaConfig, LlamaForCausalLM),
+    "mistral": (MistralConfig, MistralForCausalLM),
+    "qwen2": (Qwen2Config, Qwen2ForCausalLM),
+}
+
+
 def _cfg_str(cfg, keys) -> str:
     d = cfg.to_dict()
     return ",".join(f"{k}={d[k]}" for k in keys)
@@ -285,6 +313,16 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         return Qwen2ForCausalLM(cfg), (
             f"{TF} Qwen2ForCausalLM(Qwen2Config({_cfg_str(cfg, LLAMA_KEYS)}) [qkv bias])"
         )
+    if model_id in LLAMA_LAYOUT_PRESETS:
+        kind, vocab, hidden, layers, heads, kv, inter, tie, head_dim = LLAMA_LAYOUT_PRESETS[model_id]
+        config_class, model_class = _LLAMA_LAYOUT_CLASSES[kind]
+        extra = {"head_dim": head_dim} if head_dim else {}
+        cfg = config_class(vocab_size=vocab, hidden_size=hidden, num_hidden_layers=layers,
+                           num_attention_heads=heads, num_key_value_heads=kv, intermediate_size=inter,
+                           tie_word_embeddings=tie, **extra)
+        cfg._attn_implementation = attn
+        keys = LLAMA_KEYS + (["head_dim"] if head_dim else [])
+        return model_class(cfg), f"{TF} {model_class.__name__}({config_class.__name__}({_cfg_str(cfg, keys)}))"
     if model_id in QWEN3_CONFIGS:
         cfg = qwen3_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -312,4 +350,4 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "qwen2.5-7b",
     "mlp-small",
     "llama-tiny",
-] + list(QWEN3_CONFIGS)
+] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS)

@@ -76,7 +76,8 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::Gpt2
         | Group::Llama
         | Group::Mistral
-        | Group::Qwen => group.name(),
+        | Group::Qwen
+        | Group::SmolLm => group.name(),
     }
 }
 

@@ -70,6 +70,9 @@ pub enum Group {
     /// Alibaba's Qwen series.
     #[serde(rename = "Qwen")]
     Qwen,
+    /// Hugging Face's SmolLM series.
+    #[serde(rename = "SmolLM")]
+    SmolLm,
 }
 
 impl Group {
@@ -85,6 +88,7 @@ impl Group {
             Group::Llama => "Llama",
             Group::Mistral => "Mistral",
             Group::Qwen => "Qwen",
+            Group::SmolLm => "SmolLM",
         }
     }
 }

@@ -57,7 +57,9 @@ fn llama_config(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
         block: Default::default(),
     })
 }
-/// Llama 2 and 3, Mistral-7B and Qwen2.5-7B, and a tiny reference decoder.
+/// Llama 2, 3, 3.1, 3.2 and 3.3; Mistral-7B, Nemo and Small 3; Qwen2.5;
+/// SmolLM2; and a tiny reference decoder. Shapes from each model's
+/// `config.json` on the Hugging Face Hub.
 fn presets() -> Vec<ModelPreset> {
     let p = |id, name, family, spec| ModelPreset {
         id,
@@ -102,11 +104,61 @@ fn presets() -> Vec<ModelPreset> {
             Group::Llama,
             spec(128256, 8192, 80, 64, 8, 28672, false, false),
         ),
+        // Llama 3.1 and 3.3 keep Llama 3's shapes (rope_scaling changes no weights).
+        p(
+            "llama-3.1-8b",
+            "Llama-3.1-8B",
+            Group::Llama,
+            spec(128256, 4096, 32, 32, 8, 14336, false, false),
+        ),
+        p(
+            "llama-3.1-70b",
+            "Llama-3.1-70B",
+            Group::Llama,
+            spec(128256, 8192, 80, 64, 8, 28672, false, false),
+        ),
+        p(
+            "llama-3.1-405b",
+            "Llama-3.1-405B",
+            Group::Llama,
+            spec(128256, 16384, 126, 128, 8, 53248, false, false),
+        ),
+        p(
+            "llama-3.2-1b",
+            "Llama-3.2-1B",
+            Group::Llama,
+            spec(128256, 2048, 16, 32, 8, 8192, true, false),
+        ),
+        p(
+            "llama-3.2-3b",
+            "Llama-3.2-3B",
+            Group::Llama,
+            spec(128256, 3072, 28, 24, 8, 8192, true, false),
+        ),
+        p(
+            "llama-3.3-70b",
+            "Llama-3.3-70B",
+            Group::Llama,
+            spec(128256, 8192, 80, 64, 8, 28672, false, false),
+        ),
         p(
             "mistral-7b",
             "Mistral-7B v0.1",
             Group::Mistral,
             spec(32000, 4096, 32, 32, 8, 14336, false, false),
+        ),
+        // Nemo and Small 3 have 128-wide heads: 32 × 128 = 4096 < hidden 5120.
+        p(
+            "mistral-nemo-12b",
+            "Mistral-Nemo-12B (2407)",
+            Group::Mistral,
+            head_dim(spec(131072, 5120, 40, 32, 8, 14336, false, false), 128),
+        ),
+        p(
+            "mistral-small-24b",
+            "Mistral-Small-24B (2501)",
+            Group::Mistral,
+            head_dim(spec(131072, 5120, 40, 32, 8, 32768, false, false), 128),
         ),
         p(
             "qwen2.5-7b",
@@ -114,7 +166,71 @@ fn presets() -> Vec<ModelPreset> {
             Group::Qwen,
             spec(152064, 3584, 28, 28, 4, 18944, false, true),
         ),
+        // Qwen2.5's small models tie the head and keep the 151,936-token vocabulary.
+        p(
+            "qwen2.5-0.5b",
+            "Qwen2.5-0.5B",
+            Group::Qwen,
+            spec(151936, 896, 24, 14, 2, 4864, true, true),
+        ),
+        p(
+            "qwen2.5-1.5b",
+            "Qwen2.5-1.5B",
+            Group::Qwen,
+            spec(151936, 1536, 28, 12, 2, 8960, true, true),
+        ),
+        p(
+            "qwen2.5-3b",
+            "Qwen2.5-3B",
+            Group::Qwen,
+            spec(151936, 2048, 36, 16, 2, 11008, true, true),
+        ),
+        p(
+            "qwen2.5-14b",
+            "Qwen2.5-14B",
+            Group::Qwen,
+            spec(152064, 5120, 48, 40, 8, 13824, false, true),
+        ),
+        p(
+            "qwen2.5-32b",
+            "Qwen2.5-32B",
+            Group::Qwen,
+            spec(152064, 5120, 64, 40, 8, 27648, false, true),
+        ),
+        p(
+            "qwen2.5-72b",
+            "Qwen2.5-72B",
+            Group::Qwen,
+            spec(152064, 8192, 80, 64, 8, 29568, false, true),
+        ),
+        // Hugging Face's SmolLM2 (model_type llama, tied head).
+        p(
+            "smollm2-135m",
+            "SmolLM2-135M",
+            Group::SmolLm,
+            spec(49152, 576, 30, 9, 3, 1536, true, false),
+        ),
+        p(
+            "smollm2-360m",
+            "SmolLM2-360M",
+            Group::SmolLm,
+            spec(49152, 960, 32, 15, 5, 2560, true, false),
+        ),
+        p(
+            "smollm2-1.7b",
+            "SmolLM2-1.7B",
+            Group::SmolLm,
+            spec(49152, 2048, 24, 32, 32, 8192, true, false),
+        ),
     ]
+}
+
+/// `spec` with an explicit `head_dim` (a config's `head_dim` field).
+fn head_dim(spec: ModelSpec, head_dim: u64) -> ModelSpec {
+    match spec {
+        ModelSpec::Transformer(t) => ModelSpec::Transformer(TransformerSpec { head_dim, ..t }),
+        other => other,
+    }
 }
 
 /// A Llama-style decoder (Llama, Mistral, Qwen2): RMSNorm, rotary, GQA, SwiGLU.
