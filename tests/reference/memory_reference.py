@@ -67,7 +67,7 @@ CATS = [
 ]
 DEV = torch.device("cpu")
 
-TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b"}
+TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b"}
 IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"}
 
 
@@ -252,7 +252,7 @@ def make_inputs(case: dict) -> dict:
     s = case["seq"]
     if mid == "bert-base":
         return {"input_ids": torch.randint(0, 30522, (b, s)), "labels": torch.randint(0, 2, (b,))}
-    vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936}[mid]
+    vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352}[mid]
     ids = torch.randint(0, vocab, (b, s))
     return {"input_ids": ids, "labels": ids}
 
@@ -347,7 +347,7 @@ def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, ima
     if model in IMAGE_MODELS and image == 0:
         image = 224
     attention = {"bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
-                 "vit_b_16": "sdpa"}.get(model, "none")
+                 "olmo-2-1b": "eager", "vit_b_16": "sdpa"}.get(model, "none")
     parts = [model] + ([f"l{layers}"] if layers else []) + [f"b{batch}"]
     if seq:
         parts.append(f"s{seq}")
@@ -451,6 +451,12 @@ CASES = [
     C("qwen3-0.6b", 2, "fp32", "adamw", seq=512, layers=2),
     C("qwen3-0.6b", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
     C("qwen3-0.6b", 2, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # OLMo-2-1B cut to 2 blocks: norms after attention and MLP, whole-width q/k norms,
+    # Olmo2RMSNorm (weight before the cast back)
+    C("olmo-2-1b", 4, "amp-bf16", "adamw", seq=512, layers=2),
+    C("olmo-2-1b", 2, "fp32", "adamw", seq=512, layers=2),
+    C("olmo-2-1b", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    C("olmo-2-1b", 2, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
 ]
 
 

@@ -21,6 +21,8 @@ from transformers import (
     LlamaForCausalLM,
     MistralConfig,
     MistralForCausalLM,
+    Olmo2Config,
+    Olmo2ForCausalLM,
     Qwen2Config,
     Qwen2ForCausalLM,
     Qwen3Config,
@@ -228,6 +230,31 @@ _LLAMA_LAYOUT_CLASSES = {
 }
 
 
+# OLMo 2: their config.json on the Hugging Face Hub (allenai/OLMo-2-*):
+# (hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads, intermediate_size);
+# every one has vocab_size 100352 and an untied head.
+OLMO2_CONFIGS = {
+    "olmo-2-1b": (2048, 16, 16, 16, 8192),
+    "olmo-2-7b": (4096, 32, 32, 32, 11008),
+    "olmo-2-13b": (5120, 40, 40, 40, 13824),
+    "olmo-2-32b": (5120, 64, 40, 8, 27648),
+}
+
+
+def olmo2_config(name: str, layers: int | None = None) -> Olmo2Config:
+    hidden, n_layers, heads, kv, inter = OLMO2_CONFIGS[name]
+    return Olmo2Config(
+        vocab_size=100352,
+        hidden_size=hidden,
+        num_hidden_layers=layers or n_layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        intermediate_size=inter,
+        max_position_embeddings=4096,
+        tie_word_embeddings=False,
+    )
+
+
 def _cfg_str(cfg, keys) -> str:
     d = cfg.to_dict()
     return ",".join(f"{k}={d[k]}" for k in keys)
@@ -262,7 +289,7 @@ TORCHVISION_IDS = [
 
 def build(model_id: str, attn: str = "eager", layers: int | None = None):
     """Build model `model_id` on the current default device (a transformer
-    with a Qwen3 config cut to its first `layers` blocks when given).
+    with a Qwen3 or OLMo 2 config cut to its first `layers` blocks when given).
 
     Returns (model, source_string).
     """
@@ -323,6 +350,10 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         cfg._attn_implementation = attn
         keys = LLAMA_KEYS + (["head_dim"] if head_dim else [])
         return model_class(cfg), f"{TF} {model_class.__name__}({config_class.__name__}({_cfg_str(cfg, keys)}))"
+    if model_id in OLMO2_CONFIGS:
+        cfg = olmo2_config(model_id, layers)
+        cfg._attn_implementation = attn
+        return Olmo2ForCausalLM(cfg), f"{TF} Olmo2ForCausalLM(Olmo2Config({_cfg_str(cfg, LLAMA_KEYS)}))"
     if model_id in QWEN3_CONFIGS:
         cfg = qwen3_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -350,4 +381,4 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "qwen2.5-7b",
     "mlp-small",
     "llama-tiny",
-] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS)
+] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS)

@@ -303,6 +303,18 @@ impl Builder {
     /// Hugging Face `LlamaRMSNorm` (and Mistral/Qwen2), written as eager ops:
     /// `x.to(f32)`, `pow(2)`, `mean`, `rsqrt`, `x * rstd`, `.to(dtype)`, `weight * x`.
     pub fn rmsnorm(&mut self, name: &str, x: TensorId, h: u64) -> TensorId {
+        self.rmsnorm_as(name, x, h, false)
+    }
+
+    /// `Olmo2RMSNorm`: as [`Builder::rmsnorm`] but the weight multiplies the
+    /// normalized fp32 tensor before the cast back, `(weight * x).to(dtype)`:
+    /// the product saves the fp32 tensor, and the cast makes one more copy
+    /// when the input was in half precision.
+    pub fn rmsnorm_weight_first(&mut self, name: &str, x: TensorId, h: u64) -> TensorId {
+        self.rmsnorm_as(name, x, h, true)
+    }
+
+    fn rmsnorm_as(&mut self, name: &str, x: TensorId, h: u64, weight_first: bool) -> TensorId {
         let w = self.param(&format!("{name}.weight"), &[h]);
         let in_dtype = self.dtype(x);
         let xf = self.cast(x, DType::F32);
@@ -324,11 +336,16 @@ impl Builder {
             },
         );
         let xn = self.mul(&format!("{name}.mul"), xf, rstd, n);
-        let xn = self.cast(xn, in_dtype);
+        // Llama casts back before the weight; OLMo 2 after it.
+        let xn = if weight_first {
+            xn
+        } else {
+            self.cast(xn, in_dtype)
+        };
         let out_dtype = if self.param_dtype() == DType::F32 {
             DType::F32
         } else {
-            in_dtype
+            self.dtype(xn)
         };
         let out = self.tensor(
             Numel::per_sample(n),
@@ -347,7 +364,11 @@ impl Builder {
                 ..OpSpec::default()
             },
         );
-        out
+        if weight_first {
+            self.cast(out, in_dtype)
+        } else {
+            out
+        }
     }
 
     /// Elementwise product of two activations (`n` elements per sample in the

@@ -77,7 +77,8 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::Llama
         | Group::Mistral
         | Group::Qwen
-        | Group::SmolLm => group.name(),
+        | Group::SmolLm
+        | Group::Olmo => group.name(),
     }
 }
 

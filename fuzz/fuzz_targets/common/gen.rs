@@ -169,8 +169,17 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
                 &[
                     vramfit_core::models::QkNorm::None,
                     vramfit_core::models::QkNorm::PerHead,
+                    vramfit_core::models::QkNorm::Whole,
                 ],
             )?,
+            norm: choose(
+                u,
+                &[
+                    vramfit_core::models::NormPlacement::Pre,
+                    vramfit_core::models::NormPlacement::Post,
+                ],
+            )?,
+            rms_weight_first: u.arbitrary()?,
         },
     })
 }

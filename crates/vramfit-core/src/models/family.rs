@@ -73,6 +73,9 @@ pub enum Group {
     /// Hugging Face's SmolLM series.
     #[serde(rename = "SmolLM")]
     SmolLm,
+    /// Ai2's OLMo series.
+    #[serde(rename = "OLMo")]
+    Olmo,
 }
 
 impl Group {
@@ -89,6 +92,7 @@ impl Group {
             Group::Mistral => "Mistral",
             Group::Qwen => "Qwen",
             Group::SmolLm => "SmolLM",
+            Group::Olmo => "OLMo",
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod family;
 pub mod gpt2;
 pub mod hf_fields;
 pub mod llama;
+pub mod olmo2;
 pub mod qwen3;
 pub mod registry;
 pub mod transformer;
@@ -21,7 +22,7 @@ use serde::{Deserialize, Serialize};
 pub use cnn::{MobileNetV2Spec, ResNetSpec, VggSpec};
 pub use family::{Family, Group, Import, ModelPreset};
 pub use registry::FAMILIES;
-pub use transformer::{Arch, BlockOptions, Head, QkNorm, TransformerSpec};
+pub use transformer::{Arch, BlockOptions, Head, NormPlacement, QkNorm, TransformerSpec};
 pub use vit::{MlpActivation, MlpLayer, MlpSpec, VitSpec};
 
 /// The most elements one tensor or parameter may have per sample, and the

@@ -72,6 +72,7 @@ fn decoder(vocab: u64, hidden: u64, layers: u64, heads: u64, intermediate: u64) 
         fused_gelu: false,
         block: BlockOptions {
             qk_norm: QkNorm::PerHead,
+            ..BlockOptions::default()
         },
     }
 }

@@ -6,10 +6,10 @@
 
 use super::family::Family;
 use super::family::Import;
-use super::{bert, cnn, gpt2, llama, qwen3, vit};
+use super::{bert, cnn, gpt2, llama, olmo2, qwen3, vit};
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 9] = [
+pub const FAMILIES: [Family; 10] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -19,6 +19,7 @@ pub const FAMILIES: [Family; 9] = [
     gpt2::FAMILY,
     llama::FAMILY,
     qwen3::FAMILY,
+    olmo2::FAMILY,
 ];
 
 /// The reader of a `model_type`, if a family imports it.

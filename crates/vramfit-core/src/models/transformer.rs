@@ -88,6 +88,23 @@ pub struct TransformerSpec {
 pub struct BlockOptions {
     /// Normalization of the queries and keys before the rotary embedding.
     pub qk_norm: QkNorm,
+    /// Where a block normalizes: before attention and MLP, or after them.
+    pub norm: NormPlacement,
+    /// Whether RMSNorm's weight multiplies before the cast back to the
+    /// input's dtype (OLMo 2) or after it (Llama).
+    pub rms_weight_first: bool,
+}
+
+/// Where a decoder block's norms sit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NormPlacement {
+    /// `x + attn(norm(x))`, then `x + mlp(norm(x))` (Llama, GPT-2).
+    #[default]
+    Pre,
+    /// `x + norm(attn(x))`, then `x + norm(mlp(x))` (OLMo 2's
+    /// `post_attention_layernorm` and `post_feedforward_layernorm`).
+    Post,
 }
 
 /// Whether queries and keys are normalized before attention.
@@ -100,6 +117,9 @@ pub enum QkNorm {
     /// An RMSNorm over each head's `head_dim` features of q and of k, with
     /// a `head_dim` weight each (Qwen3's `q_norm` and `k_norm`).
     PerHead,
+    /// An RMSNorm over all of q's features and all of k's (`heads × head_dim`
+    /// and `kv_heads × head_dim` weights), before they are split into heads (OLMo 2).
+    Whole,
 }
 
 impl TransformerSpec {
@@ -389,7 +409,7 @@ pub fn lower(
     match t.head {
         Head::CausalLm => {
             x = match t.arch {
-                Arch::Llama => b.rmsnorm("norm", x, h),
+                Arch::Llama => rms(b, t, "norm", x, h),
                 Arch::Gpt2 | Arch::Bert => b.layernorm("ln_f", x, h, true),
             };
             x = b.sp_gather(x);
@@ -436,7 +456,7 @@ fn lower_inference_head(
     match t.head {
         Head::CausalLm => {
             let x = match t.arch {
-                Arch::Llama => b.rmsnorm("norm", x, h),
+                Arch::Llama => rms(b, t, "norm", x, h),
                 Arch::Gpt2 | Arch::Bert => b.layernorm("ln_f", x, h, true),
             };
             let last = b.tensor(crate::graph::Numel::per_sample(h), b.dtype(x), false);
@@ -538,8 +558,12 @@ fn decoder_layer(
 ) -> TensorId {
     let h = t.hidden;
     let llama = t.arch == Arch::Llama;
-    let n_local = if llama {
-        b.rmsnorm("input_layernorm", x, h)
+    let post = llama && t.block.norm == NormPlacement::Post;
+    // The attention's input: the block's input under post-norm, else its norm.
+    let n_local = if post {
+        x
+    } else if llama {
+        rms(b, t, "input_layernorm", x, h)
     } else {
         b.layernorm("ln_1", x, h, true)
     };
@@ -548,16 +572,18 @@ fn decoder_layer(
     let (q, k, v) = if llama {
         let qd = t.heads * t.head_dim;
         let kvd = t.kv_heads * t.head_dim;
-        // Qwen3 normalizes q and k per head as it projects them:
-        // `q_norm(q_proj(x).view(..))`, then k the same way, then v.
-        let qk_norm = |b: &mut Builder, name: &str, x: TensorId| match t.block.qk_norm {
+        // Qwen3 normalizes q and k per head as it projects them
+        // (`q_norm(q_proj(x).view(..))`, then k, then v); OLMo 2 the whole
+        // projections the same way, before the view.
+        let qk_norm = |b: &mut Builder, name: &str, x: TensorId, width: u64| match t.block.qk_norm {
             QkNorm::None => x,
-            QkNorm::PerHead => b.rmsnorm(name, x, t.head_dim),
+            QkNorm::PerHead => rms(b, t, name, x, t.head_dim),
+            QkNorm::Whole => rms(b, t, name, x, width),
         };
         let q = b.linear("self_attn.q_proj", n, h, qd, t.qkv_bias);
-        let q = qk_norm(b, "self_attn.q_norm", q);
+        let q = qk_norm(b, "self_attn.q_norm", q, qd);
         let k = b.linear("self_attn.k_proj", n, h, kvd, t.qkv_bias);
-        let k = qk_norm(b, "self_attn.k_norm", k);
+        let k = qk_norm(b, "self_attn.k_norm", k, kvd);
         let v = b.linear("self_attn.v_proj", n, h, kvd, t.qkv_bias);
         // Rotary embedding: q*cos + rotate_half(q)*sin makes new q and k tensors.
         let q = b.rotary("self_attn.rotary_q", q);
@@ -578,10 +604,17 @@ fn decoder_layer(
     };
     let o = b.linear(o_name, ctx, t.heads * t.head_dim, h, t.mlp_bias);
     let o = b.sp_scatter(o);
+    let o = if post {
+        rms(b, t, "post_attention_layernorm", o, h)
+    } else {
+        o
+    };
     let o = b.dropout("attn.resid_dropout", o, t.hidden_dropout);
     let x = b.add("attn.residual", x, o);
-    let n_local = if llama {
-        b.rmsnorm("post_attention_layernorm", x, h)
+    let n_local = if post {
+        x
+    } else if llama {
+        rms(b, t, "post_attention_layernorm", x, h)
     } else {
         b.layernorm("ln_2", x, h, true)
     };
@@ -604,8 +637,22 @@ fn decoder_layer(
     };
     b.resave(mark, n, n_local);
     let m = b.sp_scatter(m);
+    let m = if post {
+        rms(b, t, "post_feedforward_layernorm", m, h)
+    } else {
+        m
+    };
     let m = b.dropout("mlp.dropout", m, t.hidden_dropout);
     b.add("mlp.residual", x, m)
+}
+
+/// The family's RMSNorm over `width` features.
+fn rms(b: &mut Builder, t: &TransformerSpec, name: &str, x: TensorId, width: u64) -> TensorId {
+    if t.block.rms_weight_first {
+        b.rmsnorm_weight_first(name, x, width)
+    } else {
+        b.rmsnorm(name, x, width)
+    }
 }
 
 /// Scores, softmax, dropout and context for eager attention, or one fused

@@ -1,0 +1,118 @@
+//! OLMo 2 decoders as `transformers` builds them
+//! (`models/olmo2/modeling_olmo2.py`): Llama's projections, rotary
+//! embedding and SwiGLU, with the norms after attention and after the MLP
+//! (`x + norm(attn(x))`), RMSNorms over the whole q and k projections, and
+//! `Olmo2RMSNorm`, which multiplies by its weight before casting back.
+//! Lowered by the shared transformer ([`super::transformer`]).
+
+use super::family::{Family, Group, Import, ModelPreset};
+use super::hf_fields::Fields;
+use super::{Arch, BlockOptions, Head, ModelSpec, NormPlacement, QkNorm, TransformerSpec};
+use crate::error::Error;
+
+/// The OLMo 2 family.
+pub const FAMILY: Family = Family {
+    imports: &[Import {
+        model_type: "olmo2",
+        read,
+    }],
+    presets,
+};
+
+/// Reads an `olmo2` config with `Olmo2Config`'s defaults for absent fields
+/// (`models/olmo2/configuration_olmo2.py`; no `head_dim` field: the heads
+/// split the hidden size).
+fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
+    let hidden = or("hidden_size", 4096)?;
+    let heads = or("num_attention_heads", 32)?;
+    if heads == 0 || !hidden.is_multiple_of(heads) {
+        return Err(Error::InvalidModel(format!(
+            "hidden_size ({hidden}) must be a multiple of num_attention_heads ({heads})"
+        )));
+    }
+    Ok(ModelSpec::Transformer(TransformerSpec {
+        kv_heads: f.opt_u64("num_key_value_heads")?.unwrap_or(heads),
+        tie_embeddings: f.bool_or("tie_word_embeddings", false),
+        qkv_bias: f.bool_or("attention_bias", false),
+        attention_dropout: f.f64_or("attention_dropout", 0.0),
+        ..decoder(
+            or("vocab_size", 50_304)?,
+            hidden,
+            or("num_hidden_layers", 32)?,
+            heads,
+            heads,
+            or("intermediate_size", 11_008)?,
+        )
+    }))
+}
+
+/// An OLMo 2 decoder.
+fn decoder(
+    vocab: u64,
+    hidden: u64,
+    layers: u64,
+    heads: u64,
+    kv_heads: u64,
+    intermediate: u64,
+) -> TransformerSpec {
+    TransformerSpec {
+        arch: Arch::Llama,
+        vocab,
+        hidden,
+        layers,
+        heads,
+        kv_heads,
+        head_dim: hidden / heads.max(1),
+        intermediate,
+        max_positions: 0,
+        type_vocab: 0,
+        tie_embeddings: false,
+        qkv_bias: false,
+        mlp_bias: false,
+        hidden_dropout: 0.0,
+        attention_dropout: 0.0,
+        head: Head::CausalLm,
+        fused_gelu: false,
+        block: BlockOptions {
+            qk_norm: QkNorm::Whole,
+            norm: NormPlacement::Post,
+            rms_weight_first: true,
+        },
+    }
+}
+
+/// Ai2's OLMo 2 models, from their `config.json` files on the Hugging Face
+/// Hub (`allenai/OLMo-2-0425-1B`, `-1124-7B`, `-1124-13B`, `-0325-32B`):
+/// vocabulary 100,352, untied head.
+fn presets() -> Vec<ModelPreset> {
+    let p = |id, name, spec| ModelPreset {
+        id,
+        name,
+        family: Group::Olmo,
+        spec: ModelSpec::Transformer(spec),
+    };
+    let v = 100_352;
+    vec![
+        p(
+            "olmo-2-1b",
+            "OLMo-2-1B (0425)",
+            decoder(v, 2048, 16, 16, 16, 8192),
+        ),
+        p(
+            "olmo-2-7b",
+            "OLMo-2-7B (1124)",
+            decoder(v, 4096, 32, 32, 32, 11_008),
+        ),
+        p(
+            "olmo-2-13b",
+            "OLMo-2-13B (1124)",
+            decoder(v, 5120, 40, 40, 40, 13_824),
+        ),
+        p(
+            "olmo-2-32b",
+            "OLMo-2-32B (0325)",
+            decoder(v, 5120, 64, 40, 8, 27_648),
+        ),
+    ]
+}
