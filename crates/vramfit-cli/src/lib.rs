@@ -1,8 +1,11 @@
 //! The `vramfit` command line as a library: [`args`] parses raw flags into a
 //! typed [`args::Command`], [`report`] runs it over `vramfit-core` and
-//! renders the output. The binary (`main.rs`) is the glue around them; the
-//! library exists so that the fuzz targets (`fuzz/`) can drive the same
-//! parser and estimate path without a subprocess.
+//! renders the output, wording the core's typed messages with [`words`]
+//! (and [`json`] for the `--json` forms). The binary (`main.rs`) is the
+//! glue around them; the library exists so that the fuzz targets (`fuzz/`)
+//! can drive the same parser and estimate path without a subprocess.
 
 pub mod args;
+pub mod json;
 pub mod report;
+pub mod words;

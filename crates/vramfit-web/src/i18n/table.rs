@@ -135,6 +135,7 @@ table! {
     HostRam => "Host RAM per node for offloading: {0}", "每节点用于卸载的主机内存：{0}";
     DeepspeedEstimate => "DeepSpeed's own estimator: {0} per GPU, {1} CPU — model states only: it leaves out activations and temporaries", "DeepSpeed 自带估算器：每张显卡 {0}，CPU {1}——仅含模型状态，不计激活和临时张量";
     MaxContext => "Longest context that fits: {0} tokens", "可容纳的最长上下文：{0} 个词元";
+    RankNote => "Pipeline stage {0} of {1} (embeddings and layers 0–{2}), the largest: it keeps {3} micro-batches in flight under 1F1B", "流水线第 {0} 段（共 {1} 段，含嵌入层和第 0–{2} 层）占用最多：在 1F1B 调度下同时保留 {3} 个微批量";
     TooSmall => "{0} must be at least {1}.", "{0}不能小于 {1}。";
     TooLarge => "{0} must be at most {1}.", "{0}不能大于 {1}。";
     NotWhole => "{0} must be a whole number, like {1}.", "{0}必须是整数，例如 {1}。";
