@@ -1,12 +1,14 @@
 //! The core's typed messages in the page's languages: a plan's trade-offs,
-//! the batch-size advice, an uneven batch split and which pipeline stage an
-//! estimate describes. Every value goes through the translation table; the
-//! core builds no sentences for them (the CLI words the same values in English).
+//! the batch-size advice, an uneven batch split, which pipeline stage an
+//! estimate describes and why a link's `config.json` cannot be read. Every
+//! value goes through the translation table; the core builds no sentences
+//! for them (the CLI words the same values in English).
 
 use crate::i18n::{Key, Lang, t, tf};
 use crate::present::group_digits;
 use vramfit_core::RankNote;
 use vramfit_core::plan::{Advice, Trade, UnevenSplit};
+use vramfit_core::share::{ConfigFault, MAX_CONFIG_BYTES};
 
 /// One trade-off in `lang`.
 pub fn trade(trade: &Trade, lang: Lang) -> String {
@@ -91,6 +93,21 @@ pub fn rank_note(r: &RankNote, lang: Lang) -> String {
             &group_digits(r.in_flight),
         ],
     )
+}
+
+/// Why a link's `config.json` cannot be read, in `lang`.
+pub fn config_fault(fault: ConfigFault, lang: Lang) -> String {
+    match fault {
+        ConfigFault::UnknownFormat => t(lang, Key::LinkConfigFormat).to_string(),
+        ConfigFault::TooLong => tf(
+            lang,
+            Key::LinkConfigTooLong,
+            &[&group_digits(MAX_CONFIG_BYTES as u64)],
+        ),
+        ConfigFault::NotBase64 => t(lang, Key::LinkConfigBase64).to_string(),
+        ConfigFault::EndsInEscape => t(lang, Key::LinkConfigEscape).to_string(),
+        ConfigFault::NotUtf8 => t(lang, Key::LinkConfigUtf8).to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -257,5 +274,26 @@ mod tests {
         };
         let (en, zh) = (rank_note(&note, Lang::En), rank_note(&note, Lang::Zh));
         reads_in_both("rank note", &en, &zh, &["0", "4", "7", "3"]);
+    }
+
+    #[test]
+    fn every_config_fault_reads_in_both_languages() {
+        for fault in [
+            ConfigFault::UnknownFormat,
+            ConfigFault::TooLong,
+            ConfigFault::NotBase64,
+            ConfigFault::EndsInEscape,
+            ConfigFault::NotUtf8,
+        ] {
+            let numbers: &[&str] = match fault {
+                ConfigFault::TooLong => &["65,536"],
+                ConfigFault::UnknownFormat
+                | ConfigFault::NotBase64
+                | ConfigFault::EndsInEscape
+                | ConfigFault::NotUtf8 => &[],
+            };
+            let (en, zh) = (config_fault(fault, Lang::En), config_fault(fault, Lang::Zh));
+            reads_in_both(&format!("{fault:?}"), &en, &zh, numbers);
+        }
     }
 }

@@ -301,7 +301,11 @@ table! {
     LinkSwitch => "expected 1 or 0", "应为 1 或 0";
     LinkUnknownModel => "no model has this id", "没有此 id 的模型";
     LinkUnknownGpu => "no GPU has this id", "没有此 id 的显卡";
-    LinkConfig => "the config.json in the link cannot be read:", "无法读取链接中的 config.json：";
+    LinkConfigFormat => "the config.json in the link cannot be read: expected packed text starting with 1, or JSON", "无法读取链接中的 config.json：应为以 1 开头的压缩文本或 JSON";
+    LinkConfigTooLong => "the config.json in the link cannot be read: it is longer than {0} bytes", "无法读取链接中的 config.json：超过 {0} 字节";
+    LinkConfigBase64 => "the config.json in the link cannot be read: it is not base64url (A-Z a-z 0-9 - _)", "无法读取链接中的 config.json：不是 base64url 编码（A-Z a-z 0-9 - _）";
+    LinkConfigEscape => "the config.json in the link cannot be read: it ends inside an escape", "无法读取链接中的 config.json：在转义序列中途结束";
+    LinkConfigUtf8 => "the config.json in the link cannot be read: it is not UTF-8 text", "无法读取链接中的 config.json：不是 UTF-8 文本";
     LinkNoConfig => "the link carries no config.json", "链接中没有 config.json";
     LinkRepeated => "given more than once; the first value is used", "重复出现，使用第一个值";
     LinkNewer => "the link is from a newer vramfit; settings this version does not know are ignored", "此链接来自更新版本的 vramfit，本版本不认识的设置已被忽略";
