@@ -1,14 +1,18 @@
 //! The core's typed messages in the page's languages: a plan's trade-offs,
 //! the batch-size advice, an uneven batch split, which pipeline stage an
-//! estimate describes and why a link's `config.json` cannot be read. Every
-//! value goes through the translation table; the core builds no sentences
-//! for them (the CLI words the same values in English).
+//! estimate describes, why a link's `config.json` cannot be read and why the
+//! estimator rejects a configuration. Every value goes through the
+//! translation table; the core builds no sentences for them (the CLI words
+//! the same values in English). The core errors that carry free text
+//! (an invalid model's dimensions, a size past the limits, the JSON
+//! parser's message) stay in English.
 
 use crate::i18n::{Key, Lang, t, tf};
 use crate::present::group_digits;
-use vramfit_core::RankNote;
+use vramfit_core::error::Inapplicable;
 use vramfit_core::plan::{Advice, Trade, UnevenSplit};
 use vramfit_core::share::{ConfigFault, MAX_CONFIG_BYTES};
+use vramfit_core::{Error, RankNote};
 
 /// One trade-off in `lang`.
 pub fn trade(trade: &Trade, lang: Lang) -> String {
@@ -108,6 +112,90 @@ pub fn config_fault(fault: ConfigFault, lang: Lang) -> String {
         ConfigFault::EndsInEscape => t(lang, Key::LinkConfigEscape).to_string(),
         ConfigFault::NotUtf8 => t(lang, Key::LinkConfigUtf8).to_string(),
     }
+}
+
+/// Why a setting does not apply, as a sentence in `lang`.
+pub fn inapplicable(x: &Inapplicable, lang: Lang) -> String {
+    // Numbers as the user typed them (no digit grouping), like the CLI's.
+    let n = |v: &u64| v.to_string();
+    match x {
+        Inapplicable::FrozenWeights { format } => tf(lang, Key::NaFrozenWeights, &[format]),
+        Inapplicable::PruneCnn => t(lang, Key::NaPruneCnn).to_string(),
+        Inapplicable::PruneConvNotCnn => t(lang, Key::NaPruneConv).to_string(),
+        Inapplicable::TensorParallel {
+            dimension,
+            size,
+            tp,
+        } => tf(lang, Key::NaTensorParallel, &[dimension, &n(size), &n(tp)]),
+        Inapplicable::SequenceParallel { tp } => tf(lang, Key::NaSequenceParallel, &[&n(tp)]),
+        Inapplicable::SequenceTooLong { seq, positions } => {
+            tf(lang, Key::NaSequenceTooLong, &[&n(seq), &n(positions)])
+        }
+        Inapplicable::VitImage { fixed, image } => {
+            tf(lang, Key::NaVitImage, &[&n(fixed), &n(image)])
+        }
+        Inapplicable::ImageTooSmall { model } => tf(lang, Key::NaImageTooSmall, &[model]),
+        Inapplicable::ModelParallelGpus { tp_pp, gpus } => {
+            tf(lang, Key::NaModelParallelGpus, &[&n(tp_pp), &n(gpus)])
+        }
+        Inapplicable::SequenceParallelNeedsTp => t(lang, Key::NaSpNeedsTp).to_string(),
+        Inapplicable::Offload { params, strategy } => tf(
+            lang,
+            if *params {
+                Key::NaOffloadParams
+            } else {
+                Key::NaOffloadOptimizer
+            },
+            &[strategy],
+        ),
+    }
+}
+
+/// Why the core refused, as a sentence in `lang`: translated where the
+/// error carries values, the core's English otherwise (free text).
+pub fn core_error(e: &Error, lang: Lang) -> String {
+    match e {
+        Error::NotApplicable(x) => inapplicable(x, lang),
+        Error::OutOfRange {
+            field,
+            value,
+            min,
+            max,
+        } => tf(
+            lang,
+            Key::CoreOutOfRange,
+            &[field, value, &group_digits(*min), &group_digits(*max)],
+        ),
+        Error::InvalidChoice {
+            field,
+            value,
+            accepted,
+        } => tf(lang, Key::CoreInvalidChoice, &[field, value, accepted]),
+        Error::UnknownModel(_)
+        | Error::UnknownGpu(_)
+        | Error::ConfigJson(_)
+        | Error::UnsupportedModelType { .. }
+        | Error::MissingField { .. }
+        | Error::InvalidModel(_)
+        | Error::TooLarge { .. } => sentence(&e.to_string()),
+    }
+}
+
+/// Capitalises a core message (English, so ASCII case will do) and ends it with a full stop.
+pub fn sentence(message: &str) -> String {
+    let mut chars = message.chars();
+    let mut out: String = chars
+        .next()
+        .map(|c| {
+            std::iter::once(c.to_ascii_uppercase())
+                .chain(chars)
+                .collect()
+        })
+        .unwrap_or_default();
+    if !out.is_empty() && !out.ends_with(['.', '!', '?', '。']) {
+        out.push('.');
+    }
+    out
 }
 
 #[cfg(test)]
@@ -295,5 +383,112 @@ mod tests {
             let (en, zh) = (config_fault(fault, Lang::En), config_fault(fault, Lang::Zh));
             reads_in_both(&format!("{fault:?}"), &en, &zh, numbers);
         }
+    }
+
+    /// Every reason a setting does not apply; a new variant stops the match
+    /// below until it is listed.
+    fn every_inapplicable() -> Vec<Inapplicable> {
+        let all = vec![
+            Inapplicable::FrozenWeights { format: "int4" },
+            Inapplicable::PruneCnn,
+            Inapplicable::PruneConvNotCnn,
+            Inapplicable::TensorParallel {
+                dimension: "num_attention_heads",
+                size: 12,
+                tp: 5,
+            },
+            Inapplicable::SequenceParallel { tp: 3 },
+            Inapplicable::SequenceTooLong {
+                seq: 4096,
+                positions: 1024,
+            },
+            Inapplicable::VitImage {
+                fixed: 224,
+                image: 256,
+            },
+            Inapplicable::ImageTooSmall { model: "ResNet" },
+            Inapplicable::ModelParallelGpus { tp_pp: 4, gpus: 6 },
+            Inapplicable::SequenceParallelNeedsTp,
+            Inapplicable::Offload {
+                params: false,
+                strategy: "ddp",
+            },
+            Inapplicable::Offload {
+                params: true,
+                strategy: "zero2",
+            },
+        ];
+        for x in &all {
+            match x {
+                Inapplicable::FrozenWeights { .. }
+                | Inapplicable::PruneCnn
+                | Inapplicable::PruneConvNotCnn
+                | Inapplicable::TensorParallel { .. }
+                | Inapplicable::SequenceParallel { .. }
+                | Inapplicable::SequenceTooLong { .. }
+                | Inapplicable::VitImage { .. }
+                | Inapplicable::ImageTooSmall { .. }
+                | Inapplicable::ModelParallelGpus { .. }
+                | Inapplicable::SequenceParallelNeedsTp
+                | Inapplicable::Offload { .. } => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn every_inapplicable_setting_reads_in_both_languages() {
+        for x in every_inapplicable() {
+            let numbers: &[&str] = match x {
+                Inapplicable::FrozenWeights { .. } => &["int4"],
+                Inapplicable::TensorParallel { .. } => &["num_attention_heads", "12", "5"],
+                Inapplicable::SequenceParallel { .. } => &["3"],
+                Inapplicable::SequenceTooLong { .. } => &["4096", "1024"],
+                Inapplicable::VitImage { .. } => &["224×224", "256"],
+                Inapplicable::ImageTooSmall { .. } => &["ResNet"],
+                Inapplicable::ModelParallelGpus { .. } => &["4", "6"],
+                Inapplicable::Offload { strategy, .. } => &[strategy],
+                Inapplicable::PruneCnn
+                | Inapplicable::PruneConvNotCnn
+                | Inapplicable::SequenceParallelNeedsTp => &[],
+            };
+            let (en, zh) = (inapplicable(&x, Lang::En), inapplicable(&x, Lang::Zh));
+            reads_in_both(&format!("{x:?}"), &en, &zh, numbers);
+            assert!(en.ends_with('.') && zh.ends_with('。'), "{en} / {zh}");
+        }
+    }
+
+    #[test]
+    fn core_errors_with_values_are_translated_and_free_text_stays_english() {
+        let range = Error::OutOfRange {
+            field: "tp",
+            value: "0".into(),
+            min: 1,
+            max: 1024,
+        };
+        let (en, zh) = (core_error(&range, Lang::En), core_error(&range, Lang::Zh));
+        reads_in_both("out of range", &en, &zh, &["tp", "1,024"]);
+        let choice = Error::InvalidChoice {
+            field: "strategy",
+            value: "x".into(),
+            accepted: "a|b".into(),
+        };
+        let (en, zh) = (core_error(&choice, Lang::En), core_error(&choice, Lang::Zh));
+        reads_in_both("invalid choice", &en, &zh, &["strategy", "a|b"]);
+        let free = Error::InvalidModel("heads must divide hidden".into());
+        assert_eq!(
+            core_error(&free, Lang::Zh),
+            "Invalid model: heads must divide hidden."
+        );
+    }
+
+    #[test]
+    fn core_messages_become_sentences() {
+        assert_eq!(
+            sentence("sequence length 9 exceeds"),
+            "Sequence length 9 exceeds."
+        );
+        assert_eq!(sentence("Done."), "Done.");
+        assert_eq!(sentence(""), "");
     }
 }

@@ -10,7 +10,7 @@ use crate::present::{bytes, group_digits};
 use vramfit_core::plan::{
     Advice, Plan, PlanRequest, PlanResult, SHOWN, Trade, advice, plan, uses_batchnorm,
 };
-use vramfit_core::{GpuPreset, ModelSpec, Overheads, TrainConfig};
+use vramfit_core::{Error, GpuPreset, ModelSpec, Overheads, TrainConfig};
 
 /// Memory kept free on each GPU by the planner, as a fraction of what is usable
 /// (the CLI's `--margin` default).
@@ -22,7 +22,7 @@ pub struct Plans {
     /// The effective batch asked for (all GPUs).
     pub target: u64,
     /// The plans, fastest first, or the core's refusal.
-    pub result: Result<PlanResult, String>,
+    pub result: Result<PlanResult, Error>,
     /// Batch-size advice for the target and the top plan's micro-batch.
     pub advice: Vec<Advice>,
 }
@@ -40,7 +40,7 @@ impl Plans {
             max_plans: SHOWN,
             measured: None,
         };
-        let result = plan(spec, gpu, &Overheads::for_gpu(gpu), &req).map_err(|e| e.to_string());
+        let result = plan(spec, gpu, &Overheads::for_gpu(gpu), &req);
         let micro = result
             .as_ref()
             .ok()
@@ -272,14 +272,13 @@ pub struct GpuOptions {
     /// The micro-batch asked about.
     pub batch: u64,
     /// The options, or why there are none.
-    pub result: Result<Vec<vramfit_core::plan::GpuOption>, String>,
+    pub result: Result<Vec<vramfit_core::plan::GpuOption>, Error>,
 }
 
 impl GpuOptions {
     /// The options for `cfg` (its strategy for several GPUs, else FSDP).
     pub fn find(spec: &ModelSpec, cfg: &TrainConfig) -> GpuOptions {
-        let result = vramfit_core::plan::which_gpus(spec, cfg, &Overheads::default())
-            .map_err(|e| e.to_string());
+        let result = vramfit_core::plan::which_gpus(spec, cfg, &Overheads::default());
         GpuOptions {
             batch: cfg.batch,
             result,

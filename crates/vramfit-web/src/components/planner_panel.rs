@@ -7,7 +7,7 @@ use crate::browser;
 use crate::fields::{Field, FieldError, parse_count};
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
-use crate::messages::{advice_text, uneven};
+use crate::messages::{advice_text, core_error, uneven};
 use crate::planner::{Export, Plans, rows};
 use crate::present::group_digits;
 use crate::state::Action;
@@ -76,8 +76,8 @@ pub fn PlannerPanel(props: &PlannerPanelProps) -> Html {
     let body = match props.plans.as_deref() {
         None => html! {},
         Some(found) => match &found.result {
-            Err(message) => {
-                html! { <p class="field-error" role="alert">{ tf(lang, Key::PlanFailed, &[message]) }</p> }
+            Err(e) => {
+                html! { <p class="field-error" role="alert">{ tf(lang, Key::PlanFailed, &[&core_error(e, lang)]) }</p> }
             }
             Ok(result) => {
                 let list = rows(&result.plans, result.timed, lang, prefs.units);
