@@ -3,7 +3,7 @@
 
 import path from "node:path";
 import { axeScan, describeViolations, englishLeft, pageStrings } from "./audit.mjs";
-import { bytesOf, expect, nextBytes, outDir, text } from "./helpers.mjs";
+import { bytesOf, expect, nextBytes, outDir, text, watch } from "./helpers.mjs";
 
 const LLAMA_CONFIG = JSON.stringify({
   _name_or_path: "meta-llama/Llama-2-7b-hf",
@@ -241,6 +241,50 @@ export const checks = [
     await page.fill("#accum", "1");
     await setBatch(page, "8");
     await page.waitForFunction(() => document.querySelector("#verdict")?.dataset.fits === "true", null, { timeout: 5_000 });
+  }],
+
+  ["in Chinese the core's messages are translated: a pipeline stage's note, plans over several GPUs, an uneven split, a link's unreadable config.json, the estimator's rejection", async (page) => {
+    // Pipeline stages and an unreadable `j` come only from a link: a second page of the same context.
+    const zh = await page.context().newPage();
+    const problems = watch(zh);
+    const open = async (query) => {
+      await zh.goto(new URL(query, page.url()).href);
+      await zh.waitForSelector('#results[data-complete="true"]', { timeout: 30_000 });
+      expect((await zh.getAttribute("html", "lang")) === "zh-CN", `${query} did not open in Chinese`);
+    };
+    const noEnglish = async (what) => {
+      const left = englishLeft(await pageStrings(zh));
+      expect(left.phrases.length + left.words.length === 0, `English ${what}: ${[...left.phrases, ...left.words].join(" | ")}`);
+    };
+    try {
+      await open("?v=1&m=gpt2&g=a100-80gb&b=2&s=256&a=4&gn=4&pp=2&lang=zh");
+      const note = await text(zh, "#rank-note");
+      expect(note.startsWith("流水线第 0 段（共 2 段") && note.includes("2 个微批量"), `rank note: ${note}`);
+      await noEnglish("with a pipeline stage's note");
+      // 30 samples over 4 GPUs: 8 each, 32 in all.
+      await zh.fill("#plan-target", "30");
+      await zh.click("#plan-find");
+      await zh.waitForSelector("#plan-list .plan", { timeout: 20_000 });
+      const uneven = await text(zh, "#plan-uneven");
+      expect(uneven === "有效批量 30 不能被 4 张 GPU 整除：每张 GPU 取 8，共 32。", `uneven split: ${uneven}`);
+      const trades = await zh.$$eval("#plan-list .plan-tradeoff", (ps) => ps.map((p) => p.textContent));
+      expect(trades.length > 0 && trades.every((t) => t.includes("多卡使用 ")), `trade-offs without the strategy: ${trades.join(" | ")}`);
+      expect((await zh.$$eval("#advice li", (l) => l.length)) >= 4, "no advice");
+      await noEnglish("with plans over 4 GPUs");
+      await open("?v=1&j=1***&lang=zh");
+      const warning = await text(zh, '#link-warnings li[data-key="j"]');
+      expect(warning.includes("无法读取链接中的 config.json：不是 base64url"), `config.json warning: ${warning}`);
+      await noEnglish("with a link's unreadable config.json");
+      // The estimator's reasons are translated too.
+      await zh.fill("#seq", "4096");
+      await zh.waitForSelector("#seq-error", { state: "visible", timeout: 5_000 });
+      const error = await text(zh, "#seq-error");
+      expect(error === "此模型不支持该设置：序列长度 4096 超过了此模型的 1024 个位置编码。", `sequence error: ${error}`);
+      await noEnglish("with the estimator's rejection");
+    } finally {
+      await zh.close();
+    }
+    expect(problems.length === 0, problems.join("\n  "));
   }],
 
   ["the model and GPU lists narrow as you type, and Enter picks the first match", async (page) => {

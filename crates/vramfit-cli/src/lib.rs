@@ -1,10 +1,13 @@
 //! The `vramfit` command line as a library: [`args`] parses raw flags into a
 //! typed [`args::Command`] with the one table of flags in [`flags`] (which
 //! also writes their help), [`report`] runs it over `vramfit-core` and
-//! renders the output. The binary (`main.rs`) is the glue around them; the
-//! library exists so that the fuzz targets (`fuzz/`) can drive the same
-//! parser and estimate path without a subprocess.
+//! renders the output, wording the core's typed messages with [`words`]
+//! (and [`json`] for the `--json` forms). The binary (`main.rs`) is the
+//! glue around them; the library exists so that the fuzz targets (`fuzz/`)
+//! can drive the same parser and estimate path without a subprocess.
 
 pub mod args;
 pub mod flags;
+pub mod json;
 pub mod report;
+pub mod words;

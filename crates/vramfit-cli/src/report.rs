@@ -1,6 +1,7 @@
 //! Runs a parsed command and renders its output (table or JSON).
 
 use crate::args::{CliError, Command, EstimateArgs, usage};
+use crate::words;
 use std::fmt::Write as _;
 use vramfit_core::models::InputKind;
 use vramfit_core::share::{IMPORTED_MODEL, ShareState};
@@ -102,7 +103,7 @@ fn run_estimate(a: &EstimateArgs) -> Result<String, CliError> {
     let overheads = a.overrides.resolve(gpu.as_ref());
     let e = estimate(&spec, &a.config, &overheads, gpu.as_ref())?;
     if a.json {
-        let mut s = serde_json::to_string(&e).map_err(|err| CliError::Io(err.to_string()))?;
+        let mut s = crate::json::estimate(&e).map_err(CliError::Io)?;
         s.push('\n');
         return Ok(s);
     }
@@ -233,7 +234,7 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
         vramfit_core::plan::uses_batchnorm(&spec),
     );
     if a.json {
-        let v = serde_json::json!({"schema": "vramfit.plan/1", "model": name, "gpu": gpu.id, "result": result, "advice": advice});
+        let v = crate::json::plan(&name, &gpu.id, &result, &advice);
         return Ok(format!("{v}\n"));
     }
     let mut s = format!(
@@ -244,8 +245,8 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
         result.per_gpu_batch,
         result.tried
     );
-    if let Some(w) = &result.warning {
-        let _ = writeln!(s, "warning: {w}");
+    if let Some(u) = &result.uneven {
+        let _ = writeln!(s, "warning: {}", words::uneven(u));
     }
     if result.plans.is_empty() {
         let _ = writeln!(
@@ -287,11 +288,11 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
             c.checkpointing,
             c.parallel.strategy
         );
-        let _ = writeln!(s, "      {}", p.tradeoff);
+        let _ = writeln!(s, "      {}", words::tradeoff(&p.tradeoffs));
     }
     let _ = writeln!(s, "\nadvice:");
-    for a in advice {
-        let _ = writeln!(s, "  - {}", a.text);
+    for a in &advice {
+        let _ = writeln!(s, "  - {}", words::advice(a));
     }
     Ok(s)
 }
@@ -380,8 +381,8 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
             vramfit_core::Bytes(ds.cpu_bytes)
         );
     }
-    if let Some(note) = &e.rank_note {
-        let _ = writeln!(s, "per GPU: {note}");
+    if let Some(note) = &e.rank {
+        let _ = writeln!(s, "per GPU: {}", words::rank_note(note));
     }
     if let Some(g) = &e.gpu {
         let verdict = if g.fits { "fits" } else { "does NOT fit" };

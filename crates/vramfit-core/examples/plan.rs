@@ -40,7 +40,7 @@ fn main() {
     );
     for p in r.plans.iter().take(8) {
         println!(
-            "{:>8.3}s {} {}x{} {} {} {} | {}",
+            "{:>8.3}s {} {}x{} {} {} {} | {:?}",
             p.step_seconds,
             p.device_used_bytes,
             p.config.batch,
@@ -48,7 +48,7 @@ fn main() {
             p.config.precision,
             p.config.checkpointing,
             p.config.optimizer,
-            p.tradeoff
+            p.tradeoffs
         );
     }
 }

@@ -59,9 +59,10 @@ pub enum Error {
     /// A model's dimensions are inconsistent (e.g. heads do not divide hidden).
     #[error("invalid model: {0}")]
     InvalidModel(String),
-    /// The input does not apply to this model (e.g. an image size for a text model).
+    /// The input does not apply to this model or layout (e.g. a sequence
+    /// longer than the model's positions).
     #[error("{0}")]
-    NotApplicable(String),
+    NotApplicable(Inapplicable),
     /// A size the model and configuration imply (a tensor, a parameter, a
     /// count of layers) is beyond a limit that keeps every byte count exact in
     /// 64 bits and every estimate fast. The limits are far beyond any GPU.
@@ -74,6 +75,104 @@ pub enum Error {
         /// The limit, e.g. "2^56 elements".
         limit: String,
     },
+}
+
+/// What does not apply, with its numbers: data for the front ends to word,
+/// with an English [`std::fmt::Display`] (the CLI's). Settings are named by
+/// their ids (this module sits below the ones that define them).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Inapplicable {
+    /// Training a model whose weights are stored quantized (the format's id).
+    #[error("{format} weights are frozen: use --mode finetune-lora, finetune-qlora or inference")]
+    FrozenWeights {
+        /// The weight format's id (`int8`, `int4`, ...).
+        format: &'static str,
+    },
+    /// Attention-head or MLP pruning asked of a CNN.
+    #[error("this CNN has no attention heads or MLP blocks to prune: use keep-conv")]
+    PruneCnn,
+    /// Convolution-channel pruning asked of a model that is not a CNN.
+    #[error("keep-conv prunes convolution channels of CNNs (ResNet, VGG, MobileNetV2)")]
+    PruneConvNotCnn,
+    /// Tensor parallelism over a dimension that `tp` does not divide.
+    #[error("tensor parallelism needs {dimension} ({size}) divisible by tp = {tp}")]
+    TensorParallel {
+        /// The `config.json` name of the dimension (`num_attention_heads`, ...).
+        dimension: &'static str,
+        /// Its size.
+        size: u64,
+        /// The tensor-parallel size.
+        tp: u64,
+    },
+    /// Sequence parallelism on an encoder, or with a sequence `tp` does not divide.
+    #[error("sequence parallelism needs a decoder and a sequence length divisible by tp = {tp}")]
+    SequenceParallel {
+        /// The tensor-parallel size.
+        tp: u64,
+    },
+    /// A sequence longer than the model's learned positions.
+    #[error("sequence length {seq} exceeds this model's {positions} learned positions")]
+    SequenceTooLong {
+        /// The sequence length asked for.
+        seq: u64,
+        /// The model's learned positions.
+        positions: u64,
+    },
+    /// A ViT at an image size other than its position embedding's.
+    #[error("this ViT's position embedding is fixed to {fixed}×{fixed} images; got {image}")]
+    VitImage {
+        /// The side the position embedding is made for, pixels.
+        fixed: u64,
+        /// The side asked for.
+        image: u64,
+    },
+    /// An image so small that a CNN's feature map shrinks to zero.
+    #[error("the image is too small for {model}: a feature map shrinks to zero")]
+    ImageTooSmall {
+        /// The CNN family (`ResNet`, `VGG`, `MobileNetV2`).
+        model: &'static str,
+    },
+    /// Tensor × pipeline parallelism that does not divide the GPUs.
+    #[error("tp × pp = {tp_pp} must divide the {gpus} GPUs (gpus-per-node × nodes)")]
+    ModelParallelGpus {
+        /// tp × pp.
+        tp_pp: u64,
+        /// GPUs per node × nodes.
+        gpus: u64,
+    },
+    /// Sequence parallelism without tensor parallelism.
+    #[error("sequence parallelism needs tensor parallelism (--tp > 1)")]
+    SequenceParallelNeedsTp,
+    /// An offload the strategy does not support.
+    #[error(
+        "offload '{}' needs a sharded strategy ({}), not '{strategy}'",
+        offload_id(.params),
+        sharded_strategies(.params)
+    )]
+    Offload {
+        /// Whether the parameters are offloaded too (else the optimizer state only).
+        params: bool,
+        /// The strategy's id.
+        strategy: &'static str,
+    },
+}
+
+/// The offload's id in [`Inapplicable::Offload`].
+fn offload_id(params: &bool) -> &'static str {
+    if *params {
+        "optimizer+params"
+    } else {
+        "optimizer"
+    }
+}
+
+/// The strategies that support an offload, in [`Inapplicable::Offload`].
+fn sharded_strategies(params: &bool) -> &'static str {
+    if *params {
+        "zero3, fsdp-full or fsdp-hybrid"
+    } else {
+        "zero1-3 or fsdp"
+    }
 }
 
 /// Checks `min <= value <= max` for the named field.
@@ -90,4 +189,81 @@ pub fn check_range(field: &'static str, value: u64, min: u64, max: u64) -> Resul
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inapplicable_settings_read_as_the_cli_always_printed_them() {
+        for (x, words) in [
+            (
+                Inapplicable::FrozenWeights { format: "int4" },
+                "int4 weights are frozen: use --mode finetune-lora, finetune-qlora or inference",
+            ),
+            (
+                Inapplicable::PruneCnn,
+                "this CNN has no attention heads or MLP blocks to prune: use keep-conv",
+            ),
+            (
+                Inapplicable::PruneConvNotCnn,
+                "keep-conv prunes convolution channels of CNNs (ResNet, VGG, MobileNetV2)",
+            ),
+            (
+                Inapplicable::TensorParallel {
+                    dimension: "num_attention_heads",
+                    size: 12,
+                    tp: 5,
+                },
+                "tensor parallelism needs num_attention_heads (12) divisible by tp = 5",
+            ),
+            (
+                Inapplicable::SequenceParallel { tp: 3 },
+                "sequence parallelism needs a decoder and a sequence length divisible by tp = 3",
+            ),
+            (
+                Inapplicable::SequenceTooLong {
+                    seq: 4096,
+                    positions: 1024,
+                },
+                "sequence length 4096 exceeds this model's 1024 learned positions",
+            ),
+            (
+                Inapplicable::VitImage {
+                    fixed: 224,
+                    image: 256,
+                },
+                "this ViT's position embedding is fixed to 224×224 images; got 256",
+            ),
+            (
+                Inapplicable::ImageTooSmall { model: "VGG" },
+                "the image is too small for VGG: a feature map shrinks to zero",
+            ),
+            (
+                Inapplicable::ModelParallelGpus { tp_pp: 4, gpus: 6 },
+                "tp × pp = 4 must divide the 6 GPUs (gpus-per-node × nodes)",
+            ),
+            (
+                Inapplicable::SequenceParallelNeedsTp,
+                "sequence parallelism needs tensor parallelism (--tp > 1)",
+            ),
+            (
+                Inapplicable::Offload {
+                    params: false,
+                    strategy: "ddp",
+                },
+                "offload 'optimizer' needs a sharded strategy (zero1-3 or fsdp), not 'ddp'",
+            ),
+            (
+                Inapplicable::Offload {
+                    params: true,
+                    strategy: "zero2",
+                },
+                "offload 'optimizer+params' needs a sharded strategy (zero3, fsdp-full or fsdp-hybrid), not 'zero2'",
+            ),
+        ] {
+            assert_eq!(Error::NotApplicable(x).to_string(), words);
+        }
+    }
 }

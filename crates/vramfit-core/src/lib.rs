@@ -11,6 +11,7 @@
 //! state and temporaries — and [`estimate`] reports the peak, its phase and
 //! op, the breakdown at that moment, the timeline and a per-layer table.
 
+pub mod advice;
 pub mod builder;
 pub mod config;
 pub mod deepspeed;
@@ -44,7 +45,7 @@ pub use graph::Graph;
 pub use models::ModelSpec;
 pub use overheads::{ModuleLoading, Overheads};
 pub use presets::{ModelPreset, model_preset, model_presets};
-pub use report::{Estimate, GpuFit, LayerRow, SCHEMA, TimelinePoint};
+pub use report::{Estimate, GpuFit, LayerRow, RankNote, SCHEMA, TimelinePoint};
 pub use session::{Session, estimate, max_batch_for, max_context_for, max_input_for};
 pub use simulate::{Breakdown, Phase};
 pub use units::Bytes;

@@ -20,7 +20,7 @@
 //! counts 2 bytes of half parameters plus 18 sharded bytes per parameter
 //! (2 half gradient + 4 fp32 gradient + 4 fp32 master + 8 Adam state).
 
-use crate::error::Error;
+use crate::error::{Error, Inapplicable};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -274,16 +274,13 @@ impl Parallel {
         crate::error::check_range("pp", self.pp, 1, 1024)?;
         crate::error::check_range("vpp", self.vpp, 1, 1024)?;
         if !self.world().is_multiple_of(self.tp * self.pp) {
-            return Err(Error::NotApplicable(format!(
-                "tp × pp = {} must divide the {} GPUs (gpus-per-node × nodes)",
-                self.tp * self.pp,
-                self.world()
-            )));
+            return Err(Error::NotApplicable(Inapplicable::ModelParallelGpus {
+                tp_pp: self.tp * self.pp,
+                gpus: self.world(),
+            }));
         }
         if self.sp && self.tp == 1 {
-            return Err(Error::NotApplicable(
-                "sequence parallelism needs tensor parallelism (--tp > 1)".into(),
-            ));
+            return Err(Error::NotApplicable(Inapplicable::SequenceParallelNeedsTp));
         }
         match (self.offload, self.strategy) {
             (Offload::None, _) => Ok(()),
@@ -300,15 +297,10 @@ impl Parallel {
                 Offload::OptimizerParams,
                 Strategy::Zero3 | Strategy::FsdpFull | Strategy::FsdpHybrid,
             ) => Ok(()),
-            (o, s) => Err(Error::NotApplicable(format!(
-                "offload '{}' needs a sharded strategy ({}), not '{s}'",
-                o.id(),
-                if o == Offload::OptimizerParams {
-                    "zero3, fsdp-full or fsdp-hybrid"
-                } else {
-                    "zero1-3 or fsdp"
-                }
-            ))),
+            (o, s) => Err(Error::NotApplicable(Inapplicable::Offload {
+                params: o == Offload::OptimizerParams,
+                strategy: s.id(),
+            })),
         }
     }
 }

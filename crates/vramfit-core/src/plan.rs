@@ -2,6 +2,7 @@
 //! effective batch, keep those that fit the GPUs, and rank them by an
 //! estimated step time from a simple, documented cost model.
 
+pub use crate::advice::{Advice, Trade, advice, tradeoffs, uses_batchnorm};
 use crate::config::{CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
 use crate::error::Error;
 use crate::gpus::GpuPreset;
@@ -76,8 +77,8 @@ pub struct Plan {
     pub step_seconds: f64,
     /// Estimated seconds per epoch (0 when the dataset size is unknown).
     pub epoch_seconds: f64,
-    /// One sentence on the trade-off this plan makes.
-    pub tradeoff: String,
+    /// The trade-offs this plan makes ([`tradeoffs`] of its configuration).
+    pub tradeoffs: Vec<Trade>,
 }
 
 /// Ranked plans (fastest first) and the configurations that did not fit.
@@ -90,11 +91,25 @@ pub struct PlanResult {
     /// The data-parallel split: samples per GPU per step, and whether it divides evenly.
     pub per_gpu_batch: u64,
     /// Set when the target batch does not divide evenly over the GPUs.
-    pub warning: Option<String>,
+    pub uneven: Option<UnevenSplit>,
     /// Whether the step times are seconds: false for a GPU known only by its
     /// memory ([`crate::gpus::custom_gpu`]), whose plans are still ranked by
     /// their compute, at a nominal 1 PFLOP/s (the times are then only relative).
     pub timed: bool,
+}
+
+/// A target batch that does not divide evenly over the GPUs: each takes
+/// the rounded-up share, so a step trains on more samples than asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct UnevenSplit {
+    /// Samples per optimizer step asked for, all GPUs.
+    pub target: u64,
+    /// GPUs (per node × nodes).
+    pub gpus: u64,
+    /// Samples each GPU takes per step (`target` / `gpus`, rounded up).
+    pub per_gpu: u64,
+    /// Samples per step in all (`per_gpu` × `gpus`).
+    pub total: u64,
 }
 
 /// Enumerates, checks and ranks configurations for `req` on `gpu`.
@@ -134,12 +149,11 @@ pub fn plan(
     }
     let world = req.gpus_per_node.max(1) * req.nodes.max(1);
     let per_gpu = req.target_batch.div_ceil(world);
-    let warning = (!req.target_batch.is_multiple_of(world)).then(|| {
-        format!(
-            "the target batch {} does not divide over {world} GPUs: each GPU takes {per_gpu}, {} in all",
-            req.target_batch,
-            per_gpu * world
-        )
+    let uneven = (!req.target_batch.is_multiple_of(world)).then_some(UnevenSplit {
+        target: req.target_batch,
+        gpus: world,
+        per_gpu,
+        total: per_gpu * world,
     });
     let capacity =
         (gpu.memory_bytes.0 as f64 * overheads.memory_fraction * (1.0 - req.margin)) as u64;
@@ -191,7 +205,7 @@ pub fn plan(
             plans: Vec::new(),
             tried: 0,
             per_gpu_batch: per_gpu,
-            warning,
+            uneven,
             timed,
         });
     };
@@ -292,14 +306,14 @@ pub fn plan(
             device_used_bytes: device,
             step_seconds: seconds,
             epoch_seconds: epoch,
-            tradeoff: tradeoff(&config),
+            tradeoffs: tradeoffs(&config),
         });
     }
     Ok(PlanResult {
         plans,
         tried: candidates.len(),
         per_gpu_batch: per_gpu,
-        warning,
+        uneven,
         timed,
     })
 }
@@ -485,110 +499,6 @@ impl Work {
         };
         compute + offload
     }
-}
-
-fn tradeoff(c: &TrainConfig) -> String {
-    let mut parts = Vec::new();
-    if c.grad_accum > 1 {
-        parts.push(format!(
-            "micro-batch {} × {} accumulation steps: same effective batch, smaller kernels",
-            c.batch, c.grad_accum
-        ));
-    } else {
-        parts.push(format!("micro-batch {} without accumulation", c.batch));
-    }
-    match c.precision {
-        Precision::Fp32 => parts.push("fp32: no tensor-core speed-up".into()),
-        Precision::AmpBf16 => parts.push("AMP: tensor-core speed, fp32 master weights".into()),
-        Precision::AmpFp16 => {
-            parts.push("AMP in fp16 (this GPU has no bf16): tensor-core speed, fp32 master weights, a gradient scaler".into())
-        }
-        Precision::Fp16 | Precision::Bf16 => parts.push("pure half precision: least memory, no fp32 master copy".into()),
-    }
-    if c.checkpointing != Checkpointing::NONE {
-        parts
-            .push("checkpointing re-runs each block's forward (about a third more compute)".into());
-    }
-    if c.optimizer == Optimizer::AdamW8bit {
-        parts.push("8-bit AdamW: a quarter of the optimizer memory".into());
-    }
-    if c.parallel.strategy != Strategy::Single {
-        parts.push(format!("{} across GPUs", c.parallel.strategy));
-    }
-    if c.parallel.offload != Offload::None {
-        parts.push("offloading to the CPU costs PCIe traffic and CPU optimizer time".into());
-    }
-    parts.join("; ")
-}
-
-/// A piece of batch-size advice, shown where it applies.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Advice {
-    /// Stable id (the web page translates by it).
-    pub id: &'static str,
-    /// The advice in English.
-    pub text: String,
-}
-
-/// Whether the model normalizes with BatchNorm (its statistics are over the
-/// micro-batch, which [`advice`] warns about).
-pub fn uses_batchnorm(spec: &ModelSpec) -> bool {
-    matches!(spec, ModelSpec::ResNet(_) | ModelSpec::MobileNetV2(_))
-        || matches!(spec, ModelSpec::Vgg(v) if v.batch_norm)
-}
-
-/// Advice for an effective batch, a micro-batch and a model: the linear
-/// learning-rate scaling rule (Goyal et al. 2017: lr = base_lr × batch / 256,
-/// with warmup for large batches), the generalization gap of very large
-/// batches (Keskar et al. 2017), noisy gradients of small ones, BatchNorm
-/// statistics over the micro-batch, and the memory myths of evaluation,
-/// `pin_memory` and `empty_cache()`.
-pub fn advice(effective_batch: u64, micro_batch: u64, has_batchnorm: bool) -> Vec<Advice> {
-    let mut out = vec![Advice {
-        id: "lr-scaling",
-        text: format!(
-            "Scale the learning rate with the effective batch: lr = base_lr × {effective_batch} / 256 (the linear scaling rule){}.",
-            if effective_batch > 256 {
-                ", with a few epochs of warmup at this size"
-            } else {
-                ""
-            }
-        ),
-    }];
-    if effective_batch > 256 {
-        out.push(Advice {
-            id: "large-batch",
-            text: "Above ~256 samples per step, models often generalize worse unless learning rate, warmup and regularization are retuned."
-                .into(),
-        });
-    }
-    if effective_batch < 32 {
-        out.push(Advice {
-            id: "small-batch",
-            text: "Below ~32 samples per step, gradients are noisy: use gradient accumulation to raise the effective batch, or lower the learning rate.".into(),
-        });
-    }
-    if has_batchnorm && micro_batch < 16 {
-        out.push(Advice {
-            id: "batchnorm",
-            text: format!(
-                "BatchNorm computes its statistics over the micro-batch ({micro_batch}), and accumulation does not change that: use SyncBatchNorm across GPUs, GroupNorm, or a larger micro-batch."
-            ),
-        });
-    }
-    out.push(Advice {
-        id: "eval",
-        text: "Evaluate under torch.no_grad() (or torch.inference_mode()): nothing is kept for backward, so evaluation fits much larger batches.".into(),
-    });
-    out.push(Advice {
-        id: "pin-memory",
-        text: "pin_memory=True in the DataLoader costs host RAM, not GPU memory.".into(),
-    });
-    out.push(Advice {
-        id: "empty-cache",
-        text: "torch.cuda.empty_cache() returns cached blocks to the driver but does not lower the peak a step needs; it cannot fix an out-of-memory error.".into(),
-    });
-    out
 }
 
 /// One GPU option for a configuration.

@@ -98,12 +98,27 @@ pub struct Estimate {
     /// (it leaves out activations, temporaries and overheads).
     pub deepspeed_estimate: Option<crate::deepspeed::ZeroEstimate>,
     /// Which GPU the numbers describe when GPUs differ (pipeline stages).
-    pub rank_note: Option<String>,
+    pub rank: Option<RankNote>,
+}
+
+/// Which GPU an estimate describes when the GPUs differ: with pipeline
+/// parallelism, the first stage, the fullest (it holds the embeddings and
+/// keeps the most micro-batches in flight under 1F1B).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RankNote {
+    /// The pipeline stage the numbers describe (0: the first, with the embeddings).
+    pub stage: u64,
+    /// Pipeline stages.
+    pub stages: u64,
+    /// The stage's last transformer block (it holds blocks 0 to this one).
+    pub last_layer: u64,
+    /// Micro-batches the stage keeps in flight under 1F1B.
+    pub in_flight: u64,
 }
 
 /// With pipeline parallelism the first stage is the fullest: it holds the
 /// embeddings and keeps the most micro-batches in flight under 1F1B.
-pub(crate) fn rank_note(cfg: &TrainConfig, spec: &ModelSpec) -> Option<String> {
+pub(crate) fn rank_note(cfg: &TrainConfig, spec: &ModelSpec) -> Option<RankNote> {
     let p = &cfg.parallel;
     if p.pp <= 1 {
         return None;
@@ -118,12 +133,12 @@ pub(crate) fn rank_note(cfg: &TrainConfig, spec: &ModelSpec) -> Option<String> {
         | ModelSpec::Mlp(_) => return None,
     };
     let per = layers.div_ceil(p.pp);
-    Some(format!(
-        "pipeline stage 0 of {} (embeddings and layers 0–{}), the largest: it keeps {} micro-batches in flight under 1F1B",
-        p.pp,
-        per.saturating_sub(1),
-        p.pp.min(cfg.grad_accum)
-    ))
+    Some(RankNote {
+        stage: 0,
+        stages: p.pp,
+        last_layer: per.saturating_sub(1),
+        in_flight: p.pp.min(cfg.grad_accum),
+    })
 }
 
 /// What DeepSpeed's `estimate_zero{2,3}_model_states_mem_needs_all_live`

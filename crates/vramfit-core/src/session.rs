@@ -200,7 +200,7 @@ impl Session {
             gpu,
             host_ram_bytes: sim.host_ram,
             deepspeed_estimate: report::deepspeed_estimate(g, cfg),
-            rank_note: report::rank_note(cfg, spec),
+            rank: report::rank_note(cfg, spec),
         })
     }
 

@@ -23,7 +23,7 @@ mod query;
 mod warning;
 
 pub use keys::{KEYS, Key};
-pub use pack::{MAX_CONFIG_BYTES, pack_config, reduce_config, unpack_config};
+pub use pack::{ConfigFault, MAX_CONFIG_BYTES, pack_config, reduce_config, unpack_config};
 pub use query::{parse_query, percent_encode, query_part};
 pub use warning::{Reason, Warning};
 

@@ -166,12 +166,7 @@ fn first_pipeline_stage_holds_up_to_pp_micro_batches() {
     assert!(four.at_peak.activations > one.at_peak.activations);
     // Beyond pp micro-batches the warm-up no longer grows.
     assert_eq!(four.at_peak.activations, eight.at_peak.activations);
-    assert!(
-        four.rank_note
-            .as_deref()
-            .unwrap_or("")
-            .contains("stage 0 of 4")
-    );
+    assert_eq!(four.rank.map(|r| (r.stage, r.stages)), Some((0, 4)));
     // A quarter of the layers: about a quarter of the weights.
     let whole = 2 * 6_738_415_616u64;
     assert!(one.at_peak.parameters.0 < whole / 3);

@@ -104,12 +104,15 @@ fn uneven_global_batches_are_flagged() {
     )
     .unwrap();
     assert_eq!(r.per_gpu_batch, 4);
-    assert!(r.warning.unwrap().contains("does not divide"));
+    let uneven = r.uneven.unwrap();
+    assert_eq!((uneven.target, uneven.gpus), (30, 8));
+    assert_eq!((uneven.per_gpu, uneven.total), (4, 32));
 }
 
 #[test]
 fn advice_appears_where_it_applies() {
-    let ids = |v: Vec<vramfit_core::plan::Advice>| v.into_iter().map(|a| a.id).collect::<Vec<_>>();
+    let ids =
+        |v: Vec<vramfit_core::plan::Advice>| v.into_iter().map(|a| a.id()).collect::<Vec<_>>();
     let small = ids(advice(16, 4, true));
     assert!(
         small.contains(&"small-batch")

@@ -166,9 +166,8 @@ pub enum FieldError {
     TooSmall(u64),
     /// Above the largest accepted value.
     TooLarge(u64),
-    /// The estimator says this value does not apply to the model (its
-    /// message, which stays in English).
-    NotApplicable(String),
+    /// The estimator says this value does not apply to the model (why).
+    NotApplicable(vramfit_core::error::Inapplicable),
 }
 
 impl FieldError {
@@ -180,7 +179,11 @@ impl FieldError {
             FieldError::NotWhole => tf(lang, Key::NotWhole, &[label, &field.example().to_string()]),
             FieldError::TooSmall(min) => tf(lang, Key::TooSmall, &[label, &group_digits(*min)]),
             FieldError::TooLarge(max) => tf(lang, Key::TooLarge, &[label, &group_digits(*max)]),
-            FieldError::NotApplicable(why) => tf(lang, Key::NotApplicable, &[&sentence(why)]),
+            FieldError::NotApplicable(why) => tf(
+                lang,
+                Key::NotApplicable,
+                &[&crate::messages::inapplicable(why, lang)],
+            ),
         }
     }
 }
@@ -234,23 +237,6 @@ fn whole_number(s: &str) -> Option<f64> {
     // overflows to infinity, which is "too large".
     let v = s.parse::<f64>().ok()?;
     (v.is_infinite() || v.fract() == 0.0).then_some(v)
-}
-
-/// Capitalises a core message (English, so ASCII case will do) and ends it with a full stop.
-pub(crate) fn sentence(message: &str) -> String {
-    let mut chars = message.chars();
-    let mut out: String = chars
-        .next()
-        .map(|c| {
-            std::iter::once(c.to_ascii_uppercase())
-                .chain(chars)
-                .collect()
-        })
-        .unwrap_or_default();
-    if !out.is_empty() && !out.ends_with(['.', '!', '?', '。']) {
-        out.push('.');
-    }
-    out
 }
 
 /// The invalid fields and why, in the order they were found.
@@ -358,15 +344,5 @@ mod tests {
             .err()
             .map(|e| e.message(Field::Batch, Lang::Zh));
         assert_eq!(e.as_deref(), Some("请输入批大小。"));
-    }
-
-    #[test]
-    fn core_messages_become_sentences() {
-        assert_eq!(
-            sentence("sequence length 9 exceeds"),
-            "Sequence length 9 exceeds."
-        );
-        assert_eq!(sentence("Done."), "Done.");
-        assert_eq!(sentence(""), "");
     }
 }

@@ -38,7 +38,11 @@ impl ImportError {
                 tf(lang, Key::ImportMissing, &[model_type, field])
             }
             ImportError::Core(Error::InvalidModel(why)) => tf(lang, Key::ImportInvalid, &[why]),
-            ImportError::Core(other) => tf(lang, Key::EstimatorRejected, &[&other.to_string()]),
+            ImportError::Core(other) => tf(
+                lang,
+                Key::EstimatorRejected,
+                &[&crate::messages::core_error(other, lang)],
+            ),
             ImportError::TooLarge(size) => tf(
                 lang,
                 Key::ImportTooLarge,

@@ -10,7 +10,8 @@
 //! Display is separate from state: [`i18n`] holds every string in English
 //! and Simplified Chinese, [`prefs`] the language, byte units and theme,
 //! [`present`], [`labels`], [`compare`], [`layers`] and [`chart`] turn
-//! reports into display values and chart geometry. [`components`] only
+//! reports into display values and chart geometry, and [`messages`] words
+//! the core's typed messages (trade-offs, advice, notes) in either language. [`components`] only
 //! render props and emit callbacks; [`browser`] and [`hooks`] are the only
 //! code that talks to the DOM outside rendering.
 //!
@@ -42,6 +43,7 @@ pub mod import;
 pub mod inputs;
 pub mod labels;
 pub mod layers;
+pub mod messages;
 pub mod planner;
 pub mod prefs;
 pub mod present;

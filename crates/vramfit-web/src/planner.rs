@@ -1,16 +1,16 @@
 //! The planner panel's model: plans that reach a target effective batch on
 //! the chosen GPUs (the core's [`vramfit_core::plan::plan`]), the batch-size
-//! advice that goes with them, and their display values in either language.
+//! advice that goes with them, and their display values in either language
+//! (the core's trade-offs and advice worded by [`crate::messages`]).
 
 use crate::i18n::{Key, Lang, t, tf};
+use crate::messages::tradeoff;
 use crate::prefs::Units;
 use crate::present::{bytes, group_digits};
 use vramfit_core::plan::{
-    Advice, Plan, PlanRequest, PlanResult, SHOWN, advice, plan, uses_batchnorm,
+    Advice, Plan, PlanRequest, PlanResult, SHOWN, Trade, advice, plan, uses_batchnorm,
 };
-use vramfit_core::{
-    Checkpointing, GpuPreset, ModelSpec, Optimizer, Overheads, Precision, TrainConfig,
-};
+use vramfit_core::{Error, GpuPreset, ModelSpec, Overheads, TrainConfig};
 
 /// Memory kept free on each GPU by the planner, as a fraction of what is usable
 /// (the CLI's `--margin` default).
@@ -21,10 +21,8 @@ pub const MARGIN: f64 = 0.05;
 pub struct Plans {
     /// The effective batch asked for (all GPUs).
     pub target: u64,
-    /// The GPUs they are for.
-    pub gpus: u64,
     /// The plans, fastest first, or the core's refusal.
-    pub result: Result<PlanResult, String>,
+    pub result: Result<PlanResult, Error>,
     /// Batch-size advice for the target and the top plan's micro-batch.
     pub advice: Vec<Advice>,
 }
@@ -32,7 +30,6 @@ pub struct Plans {
 impl Plans {
     /// Plans for `target` samples per step with `base`'s model, sizes and layout.
     pub fn find(spec: &ModelSpec, base: &TrainConfig, gpu: &GpuPreset, target: u64) -> Plans {
-        let gpus = base.parallel.gpus_per_node.max(1) * base.parallel.nodes.max(1);
         let req = PlanRequest {
             base: *base,
             target_batch: target,
@@ -43,7 +40,7 @@ impl Plans {
             max_plans: SHOWN,
             measured: None,
         };
-        let result = plan(spec, gpu, &Overheads::for_gpu(gpu), &req).map_err(|e| e.to_string());
+        let result = plan(spec, gpu, &Overheads::for_gpu(gpu), &req);
         let micro = result
             .as_ref()
             .ok()
@@ -51,7 +48,6 @@ impl Plans {
             .map_or(1, |p| p.config.batch);
         Plans {
             target,
-            gpus,
             result,
             advice: advice(target, micro, uses_batchnorm(spec)),
         }
@@ -89,16 +85,23 @@ pub fn rows(plans: &[Plan], timed: bool, lang: Lang, units: Units) -> Vec<PlanRo
                 &[&group_digits(c.batch), &group_digits(c.grad_accum)],
             )];
             title.push(crate::labels::precision(c.precision, lang).to_string());
-            if c.checkpointing != Checkpointing::NONE {
+            if p.tradeoffs.contains(&Trade::Recompute) {
                 title.push(t(lang, Key::PlanCheckpointing).to_string());
             }
             title.push(crate::labels::optimizer(c.optimizer, lang).to_string());
-            if c.parallel.gpus_per_node * c.parallel.nodes > 1 {
-                title.push(c.parallel.strategy.id().to_string());
-            }
-            if c.parallel.offload != vramfit_core::parallel::Offload::None {
-                title.push(t(lang, Key::PlanOffload).to_string());
-            }
+            // The strategy and the offload as the core's trade-offs name them.
+            title.extend(p.tradeoffs.iter().filter_map(|x| match x {
+                Trade::Strategy { strategy } => Some(strategy.id().to_string()),
+                Trade::Offload => Some(t(lang, Key::PlanOffload).to_string()),
+                Trade::Accumulation { .. }
+                | Trade::NoAccumulation { .. }
+                | Trade::Fp32
+                | Trade::Amp
+                | Trade::AmpFp16
+                | Trade::PureHalf
+                | Trade::Recompute
+                | Trade::EightBitAdam => None,
+            }));
             PlanRow {
                 config: *c,
                 title: title.join(" · "),
@@ -112,7 +115,7 @@ pub fn rows(plans: &[Plan], timed: bool, lang: Lang, units: Units) -> Vec<PlanRo
                         &[&format!("{:.2}", p.step_seconds / fastest)],
                     )
                 },
-                tradeoff: tradeoff(c, lang),
+                tradeoff: tradeoff(&p.tradeoffs, lang),
             }
         })
         .collect()
@@ -128,60 +131,6 @@ pub fn seconds(s: f64, lang: Lang) -> String {
         (format!("{:.1}", s / 60.0), t(lang, Key::UnitMin))
     };
     format!("{value} {unit}")
-}
-
-/// One sentence on what the plan trades, in `lang` (the core's own sentence is English).
-pub fn tradeoff(c: &TrainConfig, lang: Lang) -> String {
-    let mut parts = Vec::new();
-    if c.grad_accum > 1 {
-        parts.push(tf(
-            lang,
-            Key::TradeAccum,
-            &[&group_digits(c.batch), &group_digits(c.grad_accum)],
-        ));
-    } else {
-        parts.push(tf(lang, Key::TradeNoAccum, &[&group_digits(c.batch)]));
-    }
-    parts.push(
-        t(
-            lang,
-            match c.precision {
-                Precision::Fp32 => Key::TradeFp32,
-                Precision::AmpBf16 => Key::TradeAmp,
-                Precision::AmpFp16 => Key::TradeAmpFp16,
-                _ => Key::TradeHalf,
-            },
-        )
-        .to_string(),
-    );
-    if c.checkpointing != Checkpointing::NONE {
-        parts.push(t(lang, Key::TradeRecompute).to_string());
-    }
-    if c.optimizer == Optimizer::AdamW8bit {
-        parts.push(t(lang, Key::Trade8bit).to_string());
-    }
-    if c.parallel.gpus_per_node * c.parallel.nodes > 1 {
-        parts.push(tf(lang, Key::TradeStrategy, &[c.parallel.strategy.id()]));
-    }
-    if c.parallel.offload != vramfit_core::parallel::Offload::None {
-        parts.push(t(lang, Key::TradeOffload).to_string());
-    }
-    parts.join(t(lang, Key::ListSeparator))
-}
-
-/// A piece of advice in `lang`, by its id (the core's text is English).
-pub fn advice_text(a: &Advice, target: u64, micro: u64, lang: Lang) -> String {
-    match a.id {
-        "lr-scaling" if target > 256 => tf(lang, Key::AdviceLrWarmup, &[&group_digits(target)]),
-        "lr-scaling" => tf(lang, Key::AdviceLr, &[&group_digits(target)]),
-        "large-batch" => t(lang, Key::AdviceLarge).to_string(),
-        "small-batch" => t(lang, Key::AdviceSmall).to_string(),
-        "batchnorm" => tf(lang, Key::AdviceBatchNorm, &[&group_digits(micro)]),
-        "eval" => t(lang, Key::AdviceEval).to_string(),
-        "pin-memory" => t(lang, Key::AdvicePinMemory).to_string(),
-        "empty-cache" => t(lang, Key::AdviceEmptyCache).to_string(),
-        _ => a.text.clone(),
-    }
 }
 
 /// The export formats of a plan.
@@ -248,7 +197,8 @@ impl Export {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vramfit_core::{gpu_preset, model_preset};
+    use crate::messages::advice_text;
+    use vramfit_core::{Precision, gpu_preset, model_preset};
 
     #[test]
     fn plans_for_a_model_that_does_not_fit_make_it_fit_and_read_in_both_languages() {
@@ -270,18 +220,18 @@ mod tests {
                 && r.memory.contains("GiB")));
         }
         // The Chinese trade-off carries no English fragment of the core's sentence.
-        let zh = tradeoff(&result.plans[0].config, Lang::Zh);
+        let zh = tradeoff(&result.plans[0].tradeoffs, Lang::Zh);
         assert!(
             !zh.contains("micro-batch") && !zh.contains("accumulation"),
             "{zh}"
         );
-        assert!(found.advice.iter().any(|a| a.id == "lr-scaling"));
+        assert!(found.advice.iter().any(|a| a.id() == "lr-scaling"));
         for a in &found.advice {
             assert_ne!(
-                advice_text(a, 32, 1, Lang::Zh),
-                a.text,
+                advice_text(a, Lang::Zh),
+                advice_text(a, Lang::En),
                 "{} is not translated",
-                a.id
+                a.id()
             );
         }
     }
@@ -322,14 +272,13 @@ pub struct GpuOptions {
     /// The micro-batch asked about.
     pub batch: u64,
     /// The options, or why there are none.
-    pub result: Result<Vec<vramfit_core::plan::GpuOption>, String>,
+    pub result: Result<Vec<vramfit_core::plan::GpuOption>, Error>,
 }
 
 impl GpuOptions {
     /// The options for `cfg` (its strategy for several GPUs, else FSDP).
     pub fn find(spec: &ModelSpec, cfg: &TrainConfig) -> GpuOptions {
-        let result = vramfit_core::plan::which_gpus(spec, cfg, &Overheads::default())
-            .map_err(|e| e.to_string());
+        let result = vramfit_core::plan::which_gpus(spec, cfg, &Overheads::default());
         GpuOptions {
             batch: cfg.batch,
             result,

@@ -9,10 +9,10 @@ pub use crate::fields::{Field, FieldError, FieldErrors, parse_count};
 pub use crate::inputs::{CheckpointChoice, IMPORTED_MODEL, Inputs};
 
 use crate::catalog::Catalog;
-use crate::fields::sentence;
 use crate::i18n::{Key, Lang, t, tf};
 use crate::import::{ImportError, ImportState};
 use crate::layers::{LayerColumn, LayerSort};
+use crate::messages::core_error;
 use crate::prefs::{Prefs, Theme, Units};
 use crate::report::{Memo, Report};
 use crate::url::Link;
@@ -38,14 +38,14 @@ pub enum Problem {
 }
 
 impl Problem {
-    /// The problem as a sentence in `lang`; core messages keep their English
-    /// text after a translated explanation.
+    /// The problem as a sentence in `lang` (the core's free-text errors
+    /// keep their English after a translated explanation).
     pub fn message(&self, lang: Lang) -> String {
         match self {
             Problem::UnknownModel(id) => tf(lang, Key::UnknownModel, &[id]),
             Problem::UnknownGpu(id) => tf(lang, Key::UnknownGpu, &[id]),
             Problem::NoImportedModel => t(lang, Key::NoImportedModel).to_string(),
-            Problem::Core(e) => tf(lang, Key::EstimatorRejected, &[&sentence(&e.to_string())]),
+            Problem::Core(e) => tf(lang, Key::EstimatorRejected, &[&core_error(e, lang)]),
         }
     }
 }

@@ -242,7 +242,7 @@ pub fn embed_snippet(base: &str, query: &str) -> String {
 pub struct Described {
     /// What was wrong, as a sentence fragment in the chosen language.
     pub text: String,
-    /// Accepted values or the decoder's reason, shown as code.
+    /// Accepted values, shown as code.
     pub detail: Option<String>,
     /// The value used instead, shown as code.
     pub fallback: Option<String>,
@@ -264,7 +264,7 @@ pub fn describe(w: &Warning, lang: Lang) -> Described {
         Reason::Switch => (t(lang, Key::LinkSwitch).to_string(), None),
         Reason::UnknownModel => (t(lang, Key::LinkUnknownModel).to_string(), None),
         Reason::UnknownGpu => (t(lang, Key::LinkUnknownGpu).to_string(), None),
-        Reason::Config(why) => (t(lang, Key::LinkConfig).to_string(), Some(why.clone())),
+        Reason::Config(fault) => (crate::messages::config_fault(*fault, lang), None),
         Reason::NoConfig => (t(lang, Key::LinkNoConfig).to_string(), None),
         Reason::Repeated => (t(lang, Key::LinkRepeated).to_string(), None),
         Reason::NewerVersion => (t(lang, Key::LinkNewer).to_string(), None),

@@ -8,7 +8,7 @@ use super::family::{Family, Group, Import, ModelPreset};
 use super::hf_fields::Fields;
 use crate::builder::Builder;
 use crate::dtype::DType;
-use crate::error::Error;
+use crate::error::{Error, Inapplicable};
 use crate::graph::TensorId;
 use crate::nn::Conv;
 use serde::{Deserialize, Serialize};
@@ -53,11 +53,9 @@ fn classifier_loss(b: &mut Builder, x: TensorId, labels: TensorId, classes: u64)
     b.cross_entropy("loss", x, labels, 1, classes);
 }
 
-fn check_side(side: u64, what: &str) -> Result<(), Error> {
+fn check_side(side: u64, model: &'static str) -> Result<(), Error> {
     if side == 0 {
-        return Err(Error::NotApplicable(format!(
-            "the image is too small for {what}: a feature map shrinks to zero"
-        )));
+        return Err(Error::NotApplicable(Inapplicable::ImageTooSmall { model }));
     }
     Ok(())
 }

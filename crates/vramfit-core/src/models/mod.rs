@@ -15,7 +15,7 @@ pub mod vit;
 
 use crate::builder::Builder;
 use crate::config::TrainConfig;
-use crate::error::Error;
+use crate::error::{Error, Inapplicable};
 use crate::graph::Graph;
 use serde::{Deserialize, Serialize};
 
@@ -155,24 +155,19 @@ impl ModelSpec {
             b.lora_rank = cfg.lora_rank;
         }
         if cfg.mode == Mode::Train && cfg.weight_format() != WeightFormat::Native {
-            return Err(Error::NotApplicable(format!(
-                "{} weights are frozen: use --mode finetune-lora, finetune-qlora or inference",
-                cfg.weight_format()
-            )));
+            return Err(Error::NotApplicable(Inapplicable::FrozenWeights {
+                format: cfg.weight_format().id(),
+            }));
         }
         let cnn = matches!(
             self,
             ModelSpec::ResNet(_) | ModelSpec::Vgg(_) | ModelSpec::MobileNetV2(_)
         );
         if (cfg.keep_attention < 1.0 || cfg.keep_mlp < 1.0) && cnn {
-            return Err(Error::NotApplicable(
-                "this CNN has no attention heads or MLP blocks to prune: use keep-conv".into(),
-            ));
+            return Err(Error::NotApplicable(Inapplicable::PruneCnn));
         }
         if cfg.keep_conv < 1.0 && !cnn {
-            return Err(Error::NotApplicable(
-                "keep-conv prunes convolution channels of CNNs (ResNet, VGG, MobileNetV2)".into(),
-            ));
+            return Err(Error::NotApplicable(Inapplicable::PruneConvNotCnn));
         }
         b.lora_fp32 = cfg.lora_fp32;
         match self {

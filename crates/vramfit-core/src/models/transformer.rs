@@ -7,7 +7,7 @@
 use crate::builder::Builder;
 use crate::config::{Attention, Checkpointing};
 use crate::dtype::DType;
-use crate::error::Error;
+use crate::error::{Error, Inapplicable};
 use crate::graph::TensorId;
 use serde::{Deserialize, Serialize};
 
@@ -229,9 +229,11 @@ fn tensor_parallel_shard(t: &TransformerSpec, tp: u64) -> Result<TransformerSpec
         ("intermediate_size", t.intermediate),
     ] {
         if !v.is_multiple_of(tp) {
-            return Err(Error::NotApplicable(format!(
-                "tensor parallelism needs {name} ({v}) divisible by tp = {tp}"
-            )));
+            return Err(Error::NotApplicable(Inapplicable::TensorParallel {
+                dimension: name,
+                size: v,
+                tp,
+            }));
         }
     }
     let padded = t.vocab.div_ceil(128 * tp) * 128 * tp;
@@ -329,20 +331,19 @@ pub fn lower(
     let t = &local;
     if par.sp {
         if t.arch == Arch::Bert || !seq.is_multiple_of(par.tp) {
-            return Err(Error::NotApplicable(format!(
-                "sequence parallelism needs a decoder and a sequence length divisible by tp = {}",
-                par.tp
-            )));
+            return Err(Error::NotApplicable(Inapplicable::SequenceParallel {
+                tp: par.tp,
+            }));
         }
         b.sp = par.tp;
     }
     // Pipeline stage 0 holds the embeddings and the first ⌈L/pp⌉ layers.
     let stage_layers = t.layers.div_ceil(par.pp.max(1));
     if t.max_positions > 0 && seq > t.max_positions {
-        return Err(Error::NotApplicable(format!(
-            "sequence length {seq} exceeds this model's {} learned positions",
-            t.max_positions
-        )));
+        return Err(Error::NotApplicable(Inapplicable::SequenceTooLong {
+            seq,
+            positions: t.max_positions,
+        }));
     }
     let h = t.hidden;
     b.layer("embeddings");

@@ -11,7 +11,7 @@ use super::family::{Family, Group, Import, ModelPreset};
 use super::hf_fields::Fields;
 use crate::builder::Builder;
 use crate::dtype::DType;
-use crate::error::Error;
+use crate::error::{Error, Inapplicable};
 use serde::{Deserialize, Serialize};
 
 /// A torchvision ViT.
@@ -115,10 +115,10 @@ pub fn lower_vit(
         || b.autocast_dtype().is_some()
         || b.param_dtype() != DType::F32;
     if image != v.image {
-        return Err(Error::NotApplicable(format!(
-            "this ViT's position embedding is fixed to {0}×{0} images; got {image}",
-            v.image
-        )));
+        return Err(Error::NotApplicable(Inapplicable::VitImage {
+            fixed: v.image,
+            image,
+        }));
     }
     if v.patch == 0 || v.hidden == 0 || v.heads == 0 || !v.hidden.is_multiple_of(v.heads) {
         return Err(Error::InvalidModel(

@@ -17,6 +17,7 @@
 
 use crate::hf;
 use serde_json::Value;
+use std::fmt;
 
 /// The format tag of packed configs: base64url of the dictionary-substituted text.
 const TAG: char = '1';
@@ -126,36 +127,61 @@ pub fn pack_config(text: &str) -> String {
     out
 }
 
+/// Why a `j` value cannot be read as a `config.json`: data for the front
+/// ends to word, with an English [`fmt::Display`] (the CLI's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfigFault {
+    /// Neither packed text (starting with the tag `1`) nor JSON.
+    UnknownFormat,
+    /// Longer than [`MAX_CONFIG_BYTES`], packed or unpacked.
+    TooLong,
+    /// The packed text is not base64url.
+    NotBase64,
+    /// The packed bytes end inside an escape.
+    EndsInEscape,
+    /// The unpacked bytes are not UTF-8 text.
+    NotUtf8,
+}
+
+impl fmt::Display for ConfigFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigFault::UnknownFormat => {
+                f.write_str("unknown format: expected packed text starting with 1, or JSON")
+            }
+            ConfigFault::TooLong => write!(f, "longer than {MAX_CONFIG_BYTES} bytes"),
+            ConfigFault::NotBase64 => f.write_str("not base64url (A-Z a-z 0-9 - _)"),
+            ConfigFault::EndsInEscape => f.write_str("it ends inside an escape"),
+            ConfigFault::NotUtf8 => f.write_str("not UTF-8 text"),
+        }
+    }
+}
+
 /// The `config.json` text of a `j` value: packed (tag `1`) or plain JSON.
 ///
 /// # Errors
-/// Why the value cannot be read, as a sentence fragment (`"not base64url"`,
-/// `"longer than 65536 bytes"`, ...).
-pub fn unpack_config(value: &str) -> Result<String, String> {
+/// Why the value cannot be read ([`ConfigFault`]).
+pub fn unpack_config(value: &str) -> Result<String, ConfigFault> {
     let value = value.trim();
     if value.starts_with('{') {
         return if value.len() > MAX_CONFIG_BYTES {
-            Err(too_long())
+            Err(ConfigFault::TooLong)
         } else {
             Ok(value.to_string())
         };
     }
     let Some(body) = value.strip_prefix(TAG) else {
-        return Err("unknown format: expected packed text starting with 1, or JSON".to_string());
+        return Err(ConfigFault::UnknownFormat);
     };
     if body.len() > MAX_CONFIG_BYTES {
-        return Err(too_long());
+        return Err(ConfigFault::TooLong);
     }
-    let bytes =
-        from_base64url(body).ok_or_else(|| "not base64url (A-Z a-z 0-9 - _)".to_string())?;
+    let bytes = from_base64url(body).ok_or(ConfigFault::NotBase64)?;
     let mut text = Vec::with_capacity(bytes.len() * 2);
     let mut it = bytes.iter();
     while let Some(&b) = it.next() {
         match b {
-            0 => text.push(
-                *it.next()
-                    .ok_or_else(|| "it ends inside an escape".to_string())?,
-            ),
+            0 => text.push(*it.next().ok_or(ConfigFault::EndsInEscape)?),
             1..=31 => text.extend_from_slice(
                 DICTIONARY
                     .get(usize::from(b - 1))
@@ -164,14 +190,10 @@ pub fn unpack_config(value: &str) -> Result<String, String> {
             _ => text.push(b),
         }
         if text.len() > MAX_CONFIG_BYTES {
-            return Err(too_long());
+            return Err(ConfigFault::TooLong);
         }
     }
-    String::from_utf8(text).map_err(|_| "not UTF-8 text".to_string())
-}
-
-fn too_long() -> String {
-    format!("longer than {MAX_CONFIG_BYTES} bytes")
+    String::from_utf8(text).map_err(|_| ConfigFault::NotUtf8)
 }
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -259,12 +281,44 @@ mod tests {
         let mut s = String::from("1");
         base64url(&[b'x', 0], &mut s);
         assert_eq!(
-            unpack_config(&s),
+            unpack_config(&s).map_err(|e| e.to_string()),
             Err("it ends inside an escape".to_string())
         );
         // Dictionary bombs stop at the size limit.
         let mut bomb = String::from("1");
         base64url(&vec![21u8; 40_000], &mut bomb);
         assert!(unpack_config(&bomb).is_err());
+    }
+
+    #[test]
+    fn each_fault_is_named_and_worded_as_before() {
+        let mut escape = String::from("1");
+        base64url(&[b'x', 0], &mut escape);
+        let mut bomb = String::from("1");
+        base64url(&vec![21u8; 40_000], &mut bomb);
+        let mut latin1 = String::from("1");
+        base64url(&[0xe9, b'!'], &mut latin1);
+        for (value, fault, words) in [
+            (
+                "2abc",
+                ConfigFault::UnknownFormat,
+                "unknown format: expected packed text starting with 1, or JSON",
+            ),
+            (
+                "1***",
+                ConfigFault::NotBase64,
+                "not base64url (A-Z a-z 0-9 - _)",
+            ),
+            (
+                &escape,
+                ConfigFault::EndsInEscape,
+                "it ends inside an escape",
+            ),
+            (&bomb, ConfigFault::TooLong, "longer than 65536 bytes"),
+            (&latin1, ConfigFault::NotUtf8, "not UTF-8 text"),
+        ] {
+            assert_eq!(unpack_config(value), Err(fault), "{value}");
+            assert_eq!(fault.to_string(), words);
+        }
     }
 }

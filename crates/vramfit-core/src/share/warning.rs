@@ -1,7 +1,7 @@
 //! What a link had that could not be used, and why: data for the front
 //! ends to word in their language, with an English [`fmt::Display`] (the CLI's).
 
-use super::{MAX_QUERY_BYTES, VERSION};
+use super::{ConfigFault, MAX_QUERY_BYTES, VERSION};
 use std::fmt;
 
 /// Longest value quoted back in a warning.
@@ -28,7 +28,7 @@ pub enum Reason {
     /// No GPU preset has this id.
     UnknownGpu,
     /// The packed `config.json` cannot be read (why).
-    Config(String),
+    Config(ConfigFault),
     /// `m=hf-import` without a `j` to import.
     NoConfig,
     /// The key appeared before: this later value was ignored.

@@ -33,8 +33,8 @@ pub fn GpuFinder(props: &GpuFinderProps) -> Html {
     };
     let body = match props.options.as_deref().map(|o| &o.result) {
         None => html! {},
-        Some(Err(message)) => {
-            html! { <p class="field-error" role="alert">{ tf(lang, Key::GpusFailed, &[message]) }</p> }
+        Some(Err(e)) => {
+            html! { <p class="field-error" role="alert">{ tf(lang, Key::GpusFailed, &[&crate::messages::core_error(e, lang)]) }</p> }
         }
         Some(Ok(options)) => {
             let (rows, more) = gpu_rows(options, prefs.units, lang);

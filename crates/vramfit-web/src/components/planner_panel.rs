@@ -7,7 +7,8 @@ use crate::browser;
 use crate::fields::{Field, FieldError, parse_count};
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
-use crate::planner::{Export, Plans, advice_text, rows};
+use crate::messages::{advice_text, core_error, uneven};
+use crate::planner::{Export, Plans, rows};
 use crate::present::group_digits;
 use crate::state::Action;
 use std::rc::Rc;
@@ -75,29 +76,16 @@ pub fn PlannerPanel(props: &PlannerPanelProps) -> Html {
     let body = match props.plans.as_deref() {
         None => html! {},
         Some(found) => match &found.result {
-            Err(message) => {
-                html! { <p class="field-error" role="alert">{ tf(lang, Key::PlanFailed, &[message]) }</p> }
+            Err(e) => {
+                html! { <p class="field-error" role="alert">{ tf(lang, Key::PlanFailed, &[&core_error(e, lang)]) }</p> }
             }
             Ok(result) => {
                 let list = rows(&result.plans, result.timed, lang, prefs.units);
-                let uneven = result.warning.is_some().then(|| {
-                    let per = result.per_gpu_batch;
-                    tf(
-                        lang,
-                        Key::PlanUneven,
-                        &[
-                            &group_digits(found.target),
-                            &group_digits(found.gpus),
-                            &group_digits(per),
-                            &group_digits(per * found.gpus),
-                        ],
-                    )
-                });
-                let micro = result.plans.first().map_or(1, |p| p.config.batch);
+                let split = result.uneven.as_ref().map(|u| uneven(u, lang));
                 let selected = list.get(*chosen).or(list.first()).map(|r| r.config);
                 html! {
                     <>
-                        if let Some(text) = uneven {
+                        if let Some(text) = split {
                             <p class="plan-warning" id="plan-uneven">{ text }</p>
                         }
                         if list.is_empty() {
@@ -139,7 +127,7 @@ pub fn PlannerPanel(props: &PlannerPanelProps) -> Html {
                         }
                         <h3 class="plan-subtitle">{ t(lang, Key::AdviceTitle) }</h3>
                         <ul class="advice" id="advice">
-                            { for found.advice.iter().map(|a| html! { <li data-id={a.id}>{ advice_text(a, found.target, micro, lang) }</li> }) }
+                            { for found.advice.iter().map(|a| html! { <li data-id={a.id()}>{ advice_text(a, lang) }</li> }) }
                         </ul>
                     </>
                 }

@@ -95,8 +95,8 @@ pub fn Results(props: &ResultsProps) -> Html {
             tf(lang, Key::DeepspeedEstimate, &[&gpu, &cpu]),
         ));
     }
-    if let Some(note) = &e.rank_note {
-        notes.push(("rank-note", note.clone()));
+    if let Some(note) = &e.rank {
+        notes.push(("rank-note", crate::messages::rank_note(note, lang)));
     }
     if let Some(context) = e.gpu.as_ref().and_then(|g| g.max_context) {
         notes.push((

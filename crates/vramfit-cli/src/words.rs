@@ -1,0 +1,130 @@
+//! The English the CLI prints for the core's typed messages: a plan's
+//! trade-offs, the batch-size advice, an uneven batch split and which
+//! pipeline stage an estimate describes. The web page words the same values
+//! in its own translation table.
+
+use vramfit_core::RankNote;
+use vramfit_core::plan::{Advice, Trade, UnevenSplit};
+
+/// One trade-off, as a sentence fragment.
+pub fn trade(t: &Trade) -> String {
+    match t {
+        Trade::Accumulation { micro_batch, steps } => format!(
+            "micro-batch {micro_batch} × {steps} accumulation steps: same effective batch, smaller kernels"
+        ),
+        Trade::NoAccumulation { micro_batch } => {
+            format!("micro-batch {micro_batch} without accumulation")
+        }
+        Trade::Fp32 => "fp32: no tensor-core speed-up".into(),
+        Trade::Amp => "AMP: tensor-core speed, fp32 master weights".into(),
+        Trade::AmpFp16 => "AMP in fp16 (this GPU has no bf16): tensor-core speed, fp32 master weights, a gradient scaler".into(),
+        Trade::PureHalf => "pure half precision: least memory, no fp32 master copy".into(),
+        Trade::Recompute => {
+            "checkpointing re-runs each block's forward (about a third more compute)".into()
+        }
+        Trade::EightBitAdam => "8-bit AdamW: a quarter of the optimizer memory".into(),
+        Trade::Strategy { strategy } => format!("{strategy} across GPUs"),
+        Trade::Offload => {
+            "offloading to the CPU costs PCIe traffic and CPU optimizer time".into()
+        }
+    }
+}
+
+/// A plan's trade-offs as one line, separated by semicolons.
+pub fn tradeoff(trades: &[Trade]) -> String {
+    trades.iter().map(trade).collect::<Vec<_>>().join("; ")
+}
+
+/// A piece of advice, as a sentence.
+pub fn advice(a: &Advice) -> String {
+    match a {
+        Advice::LrScaling {
+            effective_batch,
+            warmup,
+        } => format!(
+            "Scale the learning rate with the effective batch: lr = base_lr × {effective_batch} / 256 (the linear scaling rule){}.",
+            if *warmup {
+                ", with a few epochs of warmup at this size"
+            } else {
+                ""
+            }
+        ),
+        Advice::LargeBatch => "Above ~256 samples per step, models often generalize worse unless learning rate, warmup and regularization are retuned.".into(),
+        Advice::SmallBatch => "Below ~32 samples per step, gradients are noisy: use gradient accumulation to raise the effective batch, or lower the learning rate.".into(),
+        Advice::BatchNorm { micro_batch } => format!(
+            "BatchNorm computes its statistics over the micro-batch ({micro_batch}), and accumulation does not change that: use SyncBatchNorm across GPUs, GroupNorm, or a larger micro-batch."
+        ),
+        Advice::Eval => "Evaluate under torch.no_grad() (or torch.inference_mode()): nothing is kept for backward, so evaluation fits much larger batches.".into(),
+        Advice::PinMemory => "pin_memory=True in the DataLoader costs host RAM, not GPU memory.".into(),
+        Advice::EmptyCache => "torch.cuda.empty_cache() returns cached blocks to the driver but does not lower the peak a step needs; it cannot fix an out-of-memory error.".into(),
+    }
+}
+
+/// The warning for a target batch that does not divide over the GPUs.
+pub fn uneven(u: &UnevenSplit) -> String {
+    format!(
+        "the target batch {} does not divide over {} GPUs: each GPU takes {}, {} in all",
+        u.target, u.gpus, u.per_gpu, u.total
+    )
+}
+
+/// Which pipeline stage an estimate describes.
+pub fn rank_note(r: &RankNote) -> String {
+    format!(
+        "pipeline stage {} of {} (embeddings and layers 0–{}), the largest: it keeps {} micro-batches in flight under 1F1B",
+        r.stage, r.stages, r.last_layer, r.in_flight
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vramfit_core::parallel::Strategy;
+
+    #[test]
+    fn trade_offs_read_as_one_line() {
+        let line = tradeoff(&[
+            Trade::Accumulation {
+                micro_batch: 4,
+                steps: 8,
+            },
+            Trade::Amp,
+            Trade::Strategy {
+                strategy: Strategy::Zero2,
+            },
+        ]);
+        assert_eq!(
+            line,
+            "micro-batch 4 × 8 accumulation steps: same effective batch, smaller kernels; AMP: tensor-core speed, fp32 master weights; zero2 across GPUs"
+        );
+    }
+
+    #[test]
+    fn numbers_reach_the_sentences() {
+        let lr = advice(&Advice::LrScaling {
+            effective_batch: 512,
+            warmup: true,
+        });
+        assert!(
+            lr.contains("× 512 / 256") && lr.ends_with("at this size."),
+            "{lr}"
+        );
+        let split = uneven(&UnevenSplit {
+            target: 30,
+            gpus: 8,
+            per_gpu: 4,
+            total: 32,
+        });
+        assert_eq!(
+            split,
+            "the target batch 30 does not divide over 8 GPUs: each GPU takes 4, 32 in all"
+        );
+        let note = rank_note(&RankNote {
+            stage: 0,
+            stages: 2,
+            last_layer: 15,
+            in_flight: 2,
+        });
+        assert!(note.starts_with("pipeline stage 0 of 2 (embeddings and layers 0–15)"));
+    }
+}
