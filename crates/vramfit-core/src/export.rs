@@ -73,22 +73,10 @@ pub fn hf_training_arguments(c: &TrainConfig) -> Value {
     if c.parallel.strategy.is_zero() {
         set(&mut args, "deepspeed", json!("ds_config.json"));
     }
-    if matches!(
-        c.parallel.strategy,
-        Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid
-    ) {
-        let mode = match c.parallel.strategy {
-            Strategy::FsdpGradOp => "shard_grad_op",
-            Strategy::FsdpHybrid => "hybrid_shard",
-            Strategy::FsdpFull
-            | Strategy::Single
-            | Strategy::Ddp
-            | Strategy::Zero1
-            | Strategy::Zero2
-            | Strategy::Zero3
-            | Strategy::FsdpNoShard
-            | Strategy::MegatronDistOpt => "full_shard",
-        };
+    // `TrainingArguments.fsdp` takes the sharding strategies but NO_SHARD.
+    let sharding = fsdp_sharding(c.parallel.strategy).filter(|s| *s != "NO_SHARD");
+    if let Some(sharding) = sharding {
+        let mode = sharding.to_lowercase();
         let offload = if c.parallel.offload != Offload::None {
             " offload"
         } else {
@@ -101,6 +89,22 @@ pub fn hf_training_arguments(c: &TrainConfig) -> Value {
         );
     }
     args
+}
+
+/// FSDP's `ShardingStrategy` name of a strategy; `None` when it is not FSDP.
+fn fsdp_sharding(s: Strategy) -> Option<&'static str> {
+    match s {
+        Strategy::FsdpFull => Some("FULL_SHARD"),
+        Strategy::FsdpGradOp => Some("SHARD_GRAD_OP"),
+        Strategy::FsdpHybrid => Some("HYBRID_SHARD"),
+        Strategy::FsdpNoShard => Some("NO_SHARD"),
+        Strategy::Single
+        | Strategy::Ddp
+        | Strategy::Zero1
+        | Strategy::Zero2
+        | Strategy::Zero3
+        | Strategy::MegatronDistOpt => None,
+    }
 }
 
 /// An Accelerate config (`accelerate launch --config_file`), as YAML.
@@ -116,29 +120,17 @@ pub fn accelerate_yaml(c: &TrainConfig) -> String {
         p.nodes,
         p.gpus_per_node * p.nodes
     );
-    match p.strategy {
-        Strategy::FsdpFull | Strategy::FsdpGradOp | Strategy::FsdpHybrid | Strategy::FsdpNoShard => {
-            let sharding = match p.strategy {
-                Strategy::FsdpGradOp => "SHARD_GRAD_OP",
-                Strategy::FsdpHybrid => "HYBRID_SHARD",
-                Strategy::FsdpNoShard => "NO_SHARD",
-                Strategy::FsdpFull
-                | Strategy::Single
-                | Strategy::Ddp
-                | Strategy::Zero1
-                | Strategy::Zero2
-                | Strategy::Zero3
-                | Strategy::MegatronDistOpt => "FULL_SHARD",
-            };
+    match fsdp_sharding(p.strategy) {
+        Some(sharding) => {
             y.push_str(&format!(
                 "distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: {sharding}\n  fsdp_offload_params: {}\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n  fsdp_activation_checkpointing: {}\n",
                 p.offload != Offload::None,
                 c.checkpointing != Checkpointing::NONE
             ));
         }
-        s if s.is_zero() => y.push_str("distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: ds_config.json\n"),
-        _ if p.world() > 1 => y.push_str("distributed_type: MULTI_GPU\n"),
-        _ => y.push_str("distributed_type: 'NO'\n"),
+        None if p.strategy.is_zero() => y.push_str("distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: ds_config.json\n"),
+        None if p.world() > 1 => y.push_str("distributed_type: MULTI_GPU\n"),
+        None => y.push_str("distributed_type: 'NO'\n"),
     }
     y
 }
@@ -373,5 +365,26 @@ mod tests {
         assert_eq!(v["zero_optimization"]["stage"], 1);
         let v = deepspeed(&cfg(Strategy::Ddp, Offload::None));
         assert_eq!(v["zero_optimization"]["stage"], 0);
+    }
+
+    /// FSDP strategies name their sharding in both exports (Hugging Face
+    /// has no NO_SHARD); the others export as DeepSpeed or plain DDP.
+    #[test]
+    fn fsdp_strategies_name_their_sharding_in_both_exports() {
+        for &s in Strategy::ALL {
+            let c = cfg(s, Offload::None);
+            let hf = hf_training_arguments(&c);
+            let yaml = accelerate_yaml(&c);
+            let (hf_want, yaml_want) = match s {
+                Strategy::FsdpFull => (Some("full_shard auto_wrap"), "FULL_SHARD"),
+                Strategy::FsdpGradOp => (Some("shard_grad_op auto_wrap"), "SHARD_GRAD_OP"),
+                Strategy::FsdpHybrid => (Some("hybrid_shard auto_wrap"), "HYBRID_SHARD"),
+                Strategy::FsdpNoShard => (None, "NO_SHARD"),
+                Strategy::Zero1 | Strategy::Zero2 | Strategy::Zero3 => (None, "DEEPSPEED"),
+                Strategy::Single | Strategy::Ddp | Strategy::MegatronDistOpt => (None, "MULTI_GPU"),
+            };
+            assert_eq!(hf.get("fsdp").and_then(Value::as_str), hf_want, "{s}");
+            assert!(yaml.contains(yaml_want), "{s}: {yaml}");
+        }
     }
 }

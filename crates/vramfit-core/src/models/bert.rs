@@ -79,12 +79,7 @@ fn bert(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
 
 /// BERT-base and -large, with a classification head or bare.
 fn presets() -> Vec<ModelPreset> {
-    let p = |id, name, family, spec| ModelPreset {
-        id,
-        name,
-        family,
-        spec,
-    };
+    let p = ModelPreset::new;
     vec![
         p(
             "bert-base",

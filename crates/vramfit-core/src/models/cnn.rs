@@ -429,12 +429,7 @@ fn read_resnet(f: &Fields<'_>) -> Result<ModelSpec, Error> {
 
 /// ResNet-18 to -152.
 fn resnet_presets() -> Vec<ModelPreset> {
-    let p = |id, name, family, spec| ModelPreset {
-        id,
-        name,
-        family,
-        spec,
-    };
+    let p = ModelPreset::new;
     vec![
         p(
             "resnet18",
@@ -479,12 +474,7 @@ fn resnet(stages: [u64; 4], bottleneck: bool) -> ModelSpec {
 
 /// VGG-16.
 fn vgg_presets() -> Vec<ModelPreset> {
-    let p = |id, name, family, spec| ModelPreset {
-        id,
-        name,
-        family,
-        spec,
-    };
+    let p = ModelPreset::new;
     vec![p(
         "vgg16",
         "VGG-16",
@@ -504,12 +494,7 @@ const VGG16: [u64; 18] = [
 
 /// MobileNetV2.
 fn mobilenet_v2_presets() -> Vec<ModelPreset> {
-    let p = |id, name, family, spec| ModelPreset {
-        id,
-        name,
-        family,
-        spec,
-    };
+    let p = ModelPreset::new;
     vec![p(
         "mobilenet_v2",
         "MobileNetV2",

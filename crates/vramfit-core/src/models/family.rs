@@ -42,6 +42,18 @@ pub struct ModelPreset {
     pub spec: ModelSpec,
 }
 
+impl ModelPreset {
+    /// A preset listed under `family`.
+    pub fn new(id: &'static str, name: &'static str, family: Group, spec: ModelSpec) -> Self {
+        ModelPreset {
+            id,
+            name,
+            family,
+            spec,
+        }
+    }
+}
+
 /// The headings presets are listed under: a kind of model, or a model
 /// series by its maker's name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]

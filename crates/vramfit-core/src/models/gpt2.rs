@@ -49,12 +49,7 @@ fn gpt2(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
 
 /// GPT-2 in its four sizes and GPT-3 175B as Megatron-LM trains it.
 fn presets() -> Vec<ModelPreset> {
-    let p = |id, name, family, spec| ModelPreset {
-        id,
-        name,
-        family,
-        spec,
-    };
+    let p = ModelPreset::new;
     vec![
         p("gpt2", "GPT-2 (124M)", Group::Gpt2, spec(768, 12, 12)),
         p(

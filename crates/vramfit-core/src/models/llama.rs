@@ -36,37 +36,26 @@ fn llama_config(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
     let heads = f.u64("num_attention_heads")?;
     let qwen = f.model_type == "qwen2";
     Ok(TransformerSpec {
-        arch: Arch::Llama,
-        vocab: f.u64("vocab_size")?,
-        hidden,
-        layers: f.u64("num_hidden_layers")?,
-        heads,
-        kv_heads: f.opt_u64("num_key_value_heads")?.unwrap_or(heads),
         head_dim: f.opt_u64("head_dim")?.unwrap_or(hidden / heads.max(1)),
-        intermediate: f.u64("intermediate_size")?,
-        max_positions: 0,
-        type_vocab: 0,
         tie_embeddings: f.bool_or("tie_word_embeddings", false),
         // Qwen2 always has q/k/v biases; Llama and Mistral only with `attention_bias`.
         qkv_bias: qwen || f.bool_or("attention_bias", false),
-        mlp_bias: false,
-        hidden_dropout: 0.0,
         attention_dropout: f.f64_or("attention_dropout", 0.0),
-        head: Head::CausalLm,
-        fused_gelu: false,
-        block: Default::default(),
+        ..decoder(
+            f.u64("vocab_size")?,
+            hidden,
+            f.u64("num_hidden_layers")?,
+            heads,
+            f.opt_u64("num_key_value_heads")?.unwrap_or(heads),
+            f.u64("intermediate_size")?,
+        )
     })
 }
 /// Llama 2, 3, 3.1, 3.2 and 3.3; Mistral-7B, Nemo and Small 3; Qwen2.5;
 /// SmolLM2; and a tiny reference decoder. Shapes from each model's
 /// `config.json` on the Hugging Face Hub.
 fn presets() -> Vec<ModelPreset> {
-    let p = |id, name, family, spec| ModelPreset {
-        id,
-        name,
-        family,
-        spec,
-    };
+    let p = ModelPreset::new;
     vec![
         p(
             "llama-tiny",
@@ -233,7 +222,8 @@ fn head_dim(spec: ModelSpec, head_dim: u64) -> ModelSpec {
     }
 }
 
-/// A Llama-style decoder (Llama, Mistral, Qwen2): RMSNorm, rotary, GQA, SwiGLU.
+/// A Llama-style decoder preset (Llama, Mistral, Qwen2): [`decoder`] with
+/// a tied head or not, and q/k/v biases or not.
 #[allow(clippy::too_many_arguments)]
 pub fn spec(
     vocab: u64,
@@ -246,6 +236,24 @@ pub fn spec(
     qkv_bias: bool,
 ) -> ModelSpec {
     ModelSpec::Transformer(TransformerSpec {
+        tie_embeddings: tie,
+        qkv_bias,
+        ..decoder(vocab, hidden, layers, heads, kv_heads, intermediate)
+    })
+}
+
+/// A Llama-style decoder: pre-RMSNorm, rotary, GQA, SwiGLU, no biases, no
+/// dropout, an untied LM head, heads that split the hidden size. The other
+/// families of this layout (Qwen3, OLMo 2) start from it.
+pub fn decoder(
+    vocab: u64,
+    hidden: u64,
+    layers: u64,
+    heads: u64,
+    kv_heads: u64,
+    intermediate: u64,
+) -> TransformerSpec {
+    TransformerSpec {
         arch: Arch::Llama,
         vocab,
         hidden,
@@ -256,13 +264,13 @@ pub fn spec(
         intermediate,
         max_positions: 0,
         type_vocab: 0,
-        tie_embeddings: tie,
-        qkv_bias,
+        tie_embeddings: false,
+        qkv_bias: false,
         mlp_bias: false,
         hidden_dropout: 0.0,
         attention_dropout: 0.0,
         head: Head::CausalLm,
         fused_gelu: false,
         block: Default::default(),
-    })
+    }
 }

@@ -7,7 +7,7 @@
 
 use super::family::{Family, Group, Import, ModelPreset};
 use super::hf_fields::Fields;
-use super::{Arch, BlockOptions, Head, ModelSpec, NormPlacement, QkNorm, TransformerSpec};
+use super::{BlockOptions, ModelSpec, NormPlacement, QkNorm, TransformerSpec, llama};
 use crate::error::Error;
 
 /// The OLMo 2 family.
@@ -47,7 +47,8 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     }))
 }
 
-/// An OLMo 2 decoder.
+/// An OLMo 2 decoder: Llama's with its norms after attention and the MLP,
+/// whole-width q/k norms and `Olmo2RMSNorm`.
 fn decoder(
     vocab: u64,
     hidden: u64,
@@ -57,28 +58,12 @@ fn decoder(
     intermediate: u64,
 ) -> TransformerSpec {
     TransformerSpec {
-        arch: Arch::Llama,
-        vocab,
-        hidden,
-        layers,
-        heads,
-        kv_heads,
-        head_dim: hidden / heads.max(1),
-        intermediate,
-        max_positions: 0,
-        type_vocab: 0,
-        tie_embeddings: false,
-        qkv_bias: false,
-        mlp_bias: false,
-        hidden_dropout: 0.0,
-        attention_dropout: 0.0,
-        head: Head::CausalLm,
-        fused_gelu: false,
         block: BlockOptions {
             qk_norm: QkNorm::Whole,
             norm: NormPlacement::Post,
             rms_weight_first: true,
         },
+        ..llama::decoder(vocab, hidden, layers, heads, kv_heads, intermediate)
     }
 }
 
@@ -86,12 +71,7 @@ fn decoder(
 /// Hub (`allenai/OLMo-2-0425-1B`, `-1124-7B`, `-1124-13B`, `-0325-32B`):
 /// vocabulary 100,352, untied head.
 fn presets() -> Vec<ModelPreset> {
-    let p = |id, name, spec| ModelPreset {
-        id,
-        name,
-        family: Group::Olmo,
-        spec: ModelSpec::Transformer(spec),
-    };
+    let p = |id, name, spec| ModelPreset::new(id, name, Group::Olmo, ModelSpec::Transformer(spec));
     let v = 100_352;
     vec![
         p(

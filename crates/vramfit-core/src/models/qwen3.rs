@@ -10,7 +10,7 @@
 
 use super::family::{Family, Group, Import, ModelPreset};
 use super::hf_fields::Fields;
-use super::{Arch, BlockOptions, Head, ModelSpec, QkNorm, TransformerSpec};
+use super::{BlockOptions, ModelSpec, QkNorm, TransformerSpec, llama};
 use crate::error::Error;
 use serde_json::Value;
 
@@ -50,30 +50,16 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     }))
 }
 
-/// A Qwen3 decoder: 128-dimensional heads, 8 key/value heads, q/k norms.
+/// A Qwen3 decoder: Llama's with 128-dimensional heads, 8 key/value heads
+/// and q/k norms.
 fn decoder(vocab: u64, hidden: u64, layers: u64, heads: u64, intermediate: u64) -> TransformerSpec {
     TransformerSpec {
-        arch: Arch::Llama,
-        vocab,
-        hidden,
-        layers,
-        heads,
-        kv_heads: 8,
         head_dim: 128,
-        intermediate,
-        max_positions: 0,
-        type_vocab: 0,
-        tie_embeddings: false,
-        qkv_bias: false,
-        mlp_bias: false,
-        hidden_dropout: 0.0,
-        attention_dropout: 0.0,
-        head: Head::CausalLm,
-        fused_gelu: false,
         block: BlockOptions {
             qk_norm: QkNorm::PerHead,
             ..BlockOptions::default()
         },
+        ..llama::decoder(vocab, hidden, layers, heads, 8, intermediate)
     }
 }
 
@@ -81,14 +67,12 @@ fn decoder(vocab: u64, hidden: u64, layers: u64, heads: u64, intermediate: u64) 
 /// Face Hub (`Qwen/Qwen3-0.6B` … `Qwen/Qwen3-32B`): vocabulary 151,936; the
 /// three smallest tie the LM head to the embedding.
 fn presets() -> Vec<ModelPreset> {
-    let p = |id, name, tie, spec: TransformerSpec| ModelPreset {
-        id,
-        name,
-        family: Group::Qwen,
-        spec: ModelSpec::Transformer(TransformerSpec {
+    let p = |id, name, tie, spec: TransformerSpec| {
+        let spec = TransformerSpec {
             tie_embeddings: tie,
             ..spec
-        }),
+        };
+        ModelPreset::new(id, name, Group::Qwen, ModelSpec::Transformer(spec))
     };
     let v = 151_936;
     vec![

@@ -355,12 +355,7 @@ fn read_mlp(f: &Fields<'_>) -> Result<ModelSpec, Error> {
 
 /// ViT-B/16.
 fn vit_presets() -> Vec<ModelPreset> {
-    let p = |id, name, family, spec| ModelPreset {
-        id,
-        name,
-        family,
-        spec,
-    };
+    let p = ModelPreset::new;
     vec![p(
         "vit_b_16",
         "ViT-B/16",
@@ -379,12 +374,7 @@ fn vit_presets() -> Vec<ModelPreset> {
 
 /// The reference MLP.
 fn mlp_presets() -> Vec<ModelPreset> {
-    let p = |id, name, family, spec| ModelPreset {
-        id,
-        name,
-        family,
-        spec,
-    };
+    let p = ModelPreset::new;
     vec![p(
         "mlp-small",
         "MLP 4×(1024→4096→1024), GELU",
