@@ -1,5 +1,6 @@
-//! Criterion benchmarks: one full estimate of Llama-2-70B, and the
-//! largest-batch search for ResNet-50 on an 80 GB GPU, and the planner for
+//! Criterion benchmarks: one full estimate of Llama-2-70B; Qwen3-32B from
+//! its `config.json` (import, lowering and estimate) at 4096 tokens; the
+//! largest-batch search for ResNet-50 on an 80 GB GPU; the planner for
 //! Llama-2-7B on 8 GPUs.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -22,6 +23,19 @@ fn bench(c: &mut Criterion) {
     c.bench_function("estimate llama-2-70b (b1, s4096, amp-bf16, adamw)", |b| {
         b.iter(|| estimate(black_box(&model.spec), black_box(&cfg), &o, None))
     });
+    // Qwen/Qwen3-32B's config.json (the fields the import reads).
+    let qwen3 = r#"{"architectures":["Qwen3ForCausalLM"],"model_type":"qwen3","vocab_size":151936,
+        "hidden_size":5120,"num_hidden_layers":64,"num_attention_heads":64,"num_key_value_heads":8,
+        "head_dim":128,"intermediate_size":25600,"tie_word_embeddings":false,"attention_bias":false}"#;
+    c.bench_function(
+        "import + lower + estimate qwen3-32b config.json (b1, s4096, amp-bf16, adamw)",
+        |b| {
+            b.iter(|| {
+                let model = vramfit_core::hf::import(black_box(qwen3))?;
+                estimate(&model.spec, black_box(&cfg), &o, None)
+            })
+        },
+    );
     let Ok(small) = model_preset("resnet50") else {
         return;
     };
