@@ -67,7 +67,7 @@ CATS = [
 ]
 DEV = torch.device("cpu")
 
-TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b"}
+TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "gemma-2b"}
 IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"}
 
 
@@ -252,7 +252,7 @@ def make_inputs(case: dict) -> dict:
     s = case["seq"]
     if mid == "bert-base":
         return {"input_ids": torch.randint(0, 30522, (b, s)), "labels": torch.randint(0, 2, (b,))}
-    vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352}[mid]
+    vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "gemma-2b": 256000}[mid]
     ids = torch.randint(0, vocab, (b, s))
     return {"input_ids": ids, "labels": ids}
 
@@ -347,7 +347,7 @@ def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, ima
     if model in IMAGE_MODELS and image == 0:
         image = 224
     attention = {"bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
-                 "olmo-2-1b": "eager", "vit_b_16": "sdpa"}.get(model, "none")
+                 "olmo-2-1b": "eager", "gemma-2b": "eager", "vit_b_16": "sdpa"}.get(model, "none")
     parts = [model] + ([f"l{layers}"] if layers else []) + [f"b{batch}"]
     if seq:
         parts.append(f"s{seq}")
@@ -457,6 +457,11 @@ CASES = [
     C("olmo-2-1b", 2, "fp32", "adamw", seq=512, layers=2),
     C("olmo-2-1b", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
     C("olmo-2-1b", 2, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # Gemma-2B cut to 2 blocks: scaled embeddings, GemmaRMSNorm, GELU-gated MLP, MQA, 256-wide heads
+    C("gemma-2b", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("gemma-2b", 2, "fp32", "adamw", seq=1024, layers=2),
+    C("gemma-2b", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    C("gemma-2b", 2, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
 ]
 
 

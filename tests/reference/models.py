@@ -15,6 +15,8 @@ from transformers import (
     BertConfig,
     BertForSequenceClassification,
     BertModel,
+    GemmaConfig,
+    GemmaForCausalLM,
     GPT2Config,
     GPT2LMHeadModel,
     LlamaConfig,
@@ -255,6 +257,31 @@ def olmo2_config(name: str, layers: int | None = None) -> Olmo2Config:
     )
 
 
+# Gemma (first generation): their config.json on the Hugging Face Hub (google/gemma-2b, -7b):
+# (hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads, intermediate_size);
+# vocabulary 256000, head_dim 256, tied head, gelu_pytorch_tanh.
+GEMMA_CONFIGS = {
+    "gemma-2b": (2048, 18, 8, 1, 16384),
+    "gemma-7b": (3072, 28, 16, 16, 24576),
+}
+
+
+def gemma_config(name: str, layers: int | None = None) -> GemmaConfig:
+    hidden, n_layers, heads, kv, inter = GEMMA_CONFIGS[name]
+    return GemmaConfig(
+        vocab_size=256000,
+        hidden_size=hidden,
+        num_hidden_layers=layers or n_layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        head_dim=256,
+        intermediate_size=inter,
+        hidden_act="gelu_pytorch_tanh",
+        max_position_embeddings=8192,
+        tie_word_embeddings=True,
+    )
+
+
 def _cfg_str(cfg, keys) -> str:
     d = cfg.to_dict()
     return ",".join(f"{k}={d[k]}" for k in keys)
@@ -289,7 +316,7 @@ TORCHVISION_IDS = [
 
 def build(model_id: str, attn: str = "eager", layers: int | None = None):
     """Build model `model_id` on the current default device (a transformer
-    with a Qwen3 or OLMo 2 config cut to its first `layers` blocks when given).
+    with a Qwen3, OLMo 2 or Gemma config cut to its first `layers` blocks when given).
 
     Returns (model, source_string).
     """
@@ -350,6 +377,12 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         cfg._attn_implementation = attn
         keys = LLAMA_KEYS + (["head_dim"] if head_dim else [])
         return model_class(cfg), f"{TF} {model_class.__name__}({config_class.__name__}({_cfg_str(cfg, keys)}))"
+    if model_id in GEMMA_CONFIGS:
+        cfg = gemma_config(model_id, layers)
+        cfg._attn_implementation = attn
+        return GemmaForCausalLM(cfg), (
+            f"{TF} GemmaForCausalLM(GemmaConfig({_cfg_str(cfg, LLAMA_KEYS + ['head_dim', 'hidden_act'])}))"
+        )
     if model_id in OLMO2_CONFIGS:
         cfg = olmo2_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -381,4 +414,4 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "qwen2.5-7b",
     "mlp-small",
     "llama-tiny",
-] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS)
+] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(GEMMA_CONFIGS)

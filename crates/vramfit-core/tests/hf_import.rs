@@ -62,6 +62,20 @@ fn imports_qwen3_with_its_head_norms_and_defaults() {
     assert_eq!(count(bare), count(&explicit));
 }
 
+/// OLMo-2-1124-7B's and Gemma-2B's `config.json` (the fields that matter):
+/// the counts `transformers` gives (`tests/reference/param_counts.csv`).
+#[test]
+fn imports_olmo2_and_gemma() {
+    let olmo2 = r#"{"architectures":["Olmo2ForCausalLM"],"model_type":"olmo2","vocab_size":100352,
+        "hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":32,
+        "intermediate_size":11008,"tie_word_embeddings":false,"attention_bias":false}"#;
+    assert_eq!(count(olmo2), 7_298_617_344);
+    let gemma = r#"{"architectures":["GemmaForCausalLM"],"model_type":"gemma","vocab_size":256000,
+        "hidden_size":2048,"num_hidden_layers":18,"num_attention_heads":8,"num_key_value_heads":1,
+        "head_dim":256,"intermediate_size":16384,"hidden_act":"gelu"}"#;
+    assert_eq!(count(gemma), 2_506_172_416);
+}
+
 #[test]
 fn explicit_head_dim_and_tied_embeddings_are_read() {
     // A Gemma-like shape through the llama path: head_dim differs from hidden/heads.

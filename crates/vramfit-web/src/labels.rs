@@ -78,7 +78,8 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::Mistral
         | Group::Qwen
         | Group::SmolLm
-        | Group::Olmo => group.name(),
+        | Group::Olmo
+        | Group::Gemma => group.name(),
     }
 }
 

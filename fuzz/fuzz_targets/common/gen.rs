@@ -180,6 +180,7 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
                 ],
             )?,
             rms_weight_first: u.arbitrary()?,
+            embed_scale: u.arbitrary()?,
         },
     })
 }

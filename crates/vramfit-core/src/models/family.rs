@@ -88,6 +88,9 @@ pub enum Group {
     /// Ai2's OLMo series.
     #[serde(rename = "OLMo")]
     Olmo,
+    /// Google's Gemma series.
+    #[serde(rename = "Gemma")]
+    Gemma,
 }
 
 impl Group {
@@ -105,6 +108,7 @@ impl Group {
             Group::Qwen => "Qwen",
             Group::SmolLm => "SmolLM",
             Group::Olmo => "OLMo",
+            Group::Gemma => "Gemma",
         }
     }
 }

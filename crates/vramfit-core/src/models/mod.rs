@@ -4,6 +4,7 @@
 pub mod bert;
 pub mod cnn;
 pub mod family;
+pub mod gemma;
 pub mod gpt2;
 pub mod hf_fields;
 pub mod llama;

@@ -91,8 +91,11 @@ pub struct BlockOptions {
     /// Where a block normalizes: before attention and MLP, or after them.
     pub norm: NormPlacement,
     /// Whether RMSNorm's weight multiplies before the cast back to the
-    /// input's dtype (OLMo 2) or after it (Llama).
+    /// input's dtype (OLMo 2, Gemma) or after it (Llama).
     pub rms_weight_first: bool,
+    /// Whether the token embeddings are multiplied by `sqrt(hidden_size)`
+    /// (Gemma's scaled word embedding: one more activation-sized tensor).
+    pub embed_scale: bool,
 }
 
 /// Where a decoder block's norms sit.
@@ -364,6 +367,10 @@ pub fn lower(
     };
     let wte = b.param(&format!("{embed_name}.weight"), &[t.vocab, h]);
     let mut x = b.embedding_with(embed_name, ids, wte, h);
+    if t.block.embed_scale {
+        // `embedding(ids) * embed_scale`: the product saves only the constant.
+        x = b.scale("embed_scale", x);
+    }
     if t.arch == Arch::Bert {
         // token_type_ids default to a zero buffer; embeddings = words + types, then += positions.
         let types = b.embedding("token_type_embeddings", ids, t.type_vocab.max(1), h);
