@@ -67,7 +67,8 @@ CATS = [
 ]
 DEV = torch.device("cpu")
 
-TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "gemma-2b"}
+TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "gemma-2b", "gemma-2-2b",
+               "gemma-3-1b"}
 IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"}
 
 
@@ -202,9 +203,9 @@ def build_model(case: dict) -> nn.Module:
 def _build_model(case: dict) -> nn.Module:
     mid = case["model"]
     if mid in TEXT_MODELS:
-        model, _ = models.build(mid, attn="eager", layers=case["layers"] or None)
+        model, _ = models.build(mid, attn=case["attention"], layers=case["layers"] or None)
         model.config.use_cache = False
-        assert model.config._attn_implementation == "eager", model.config._attn_implementation
+        assert model.config._attn_implementation == case["attention"], model.config._attn_implementation
         if case["checkpointing"] == "full":
             # = the deprecated alias gradient_checkpointing_enable(gradient_checkpointing_kwargs=...)
             model.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
@@ -252,7 +253,8 @@ def make_inputs(case: dict) -> dict:
     s = case["seq"]
     if mid == "bert-base":
         return {"input_ids": torch.randint(0, 30522, (b, s)), "labels": torch.randint(0, 2, (b,))}
-    vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "gemma-2b": 256000}[mid]
+    vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "gemma-2b": 256000,
+             "gemma-2-2b": 256000, "gemma-3-1b": 262144}[mid]
     ids = torch.randint(0, vocab, (b, s))
     return {"input_ids": ids, "labels": ids}
 
@@ -342,13 +344,18 @@ def run_case(case: dict, timeline: bool = False) -> tuple[dict, dict, list]:
 # --------------------------------------------------------------------------
 
 def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, image=0, ga=1,
-      timeline=False, layers=0):
-    """A case; `layers` > 0 cuts a transformer to its first `layers` blocks."""
+      timeline=False, layers=0, attention=None):
+    """A case; `layers` > 0 cuts a transformer to its first `layers` blocks; `attention`
+    (eager, sdpa) overrides the model's usual attention and is named in the case."""
     if model in IMAGE_MODELS and image == 0:
         image = 224
-    attention = {"bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
-                 "olmo-2-1b": "eager", "gemma-2b": "eager", "vit_b_16": "sdpa"}.get(model, "none")
+    usual = {"bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
+             "olmo-2-1b": "eager", "gemma-2b": "eager", "gemma-2-2b": "eager", "gemma-3-1b": "eager",
+             "vit_b_16": "sdpa"}.get(model, "none")
     parts = [model] + ([f"l{layers}"] if layers else []) + [f"b{batch}"]
+    if attention is not None and attention != usual:
+        parts.append(attention)
+    attention = attention or usual
     if seq:
         parts.append(f"s{seq}")
     if image:
@@ -462,6 +469,17 @@ CASES = [
     C("gemma-2b", 2, "fp32", "adamw", seq=1024, layers=2),
     C("gemma-2b", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
     C("gemma-2b", 2, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # Gemma 2: sandwich norms, soft-capped scores (eager even when SDPA is asked for) and logits
+    C("gemma-2-2b", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("gemma-2-2b", 2, "fp32", "adamw", seq=1024, layers=2),
+    C("gemma-2-2b", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    C("gemma-2-2b", 2, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # Gemma 3: sandwich norms, per-head q/k norms, sliding layers; eager and SDPA
+    C("gemma-3-1b", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("gemma-3-1b", 4, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),
+    C("gemma-3-1b", 2, "fp32", "adamw", seq=1024, layers=2, attention="sdpa"),
+    C("gemma-3-1b", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    C("gemma-3-1b", 2, "amp-bf16", "sgd-momentum", seq=4096, layers=2, attention="sdpa"),
 ]
 
 

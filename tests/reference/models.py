@@ -15,6 +15,10 @@ from transformers import (
     BertConfig,
     BertForSequenceClassification,
     BertModel,
+    Gemma2Config,
+    Gemma2ForCausalLM,
+    Gemma3ForCausalLM,
+    Gemma3TextConfig,
     GemmaConfig,
     GemmaForCausalLM,
     GPT2Config,
@@ -282,6 +286,44 @@ def gemma_config(name: str, layers: int | None = None) -> GemmaConfig:
     )
 
 
+# Gemma 2 and Gemma 3 (text): their config.json on the Hugging Face Hub (google/gemma-2-*,
+# google/gemma-3-1b-pt; the text_config of google/gemma-3-{4b,12b,27b}-pt):
+# (vocab_size, hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads,
+#  head_dim, intermediate_size, sliding_window); tied head, gelu_pytorch_tanh; the config
+# classes' default layer_types (Gemma 2: every 2nd layer full, Gemma 3: every 6th) and
+# soft-capping (Gemma 2: scores 50, logits 30; Gemma 3: none).
+GEMMA2_CONFIGS = {
+    "gemma-2-2b": (256000, 2304, 26, 8, 4, 256, 9216, 4096),
+    "gemma-2-9b": (256000, 3584, 42, 16, 8, 256, 14336, 4096),
+    "gemma-2-27b": (256000, 4608, 46, 32, 16, 128, 36864, 4096),
+}
+GEMMA3_CONFIGS = {
+    "gemma-3-1b": (262144, 1152, 26, 4, 1, 256, 6912, 512),
+    "gemma-3-4b": (262208, 2560, 34, 8, 4, 256, 10240, 1024),
+    "gemma-3-12b": (262208, 3840, 48, 16, 8, 256, 15360, 1024),
+    "gemma-3-27b": (262208, 5376, 62, 32, 16, 128, 21504, 1024),
+}
+
+
+def gemma23_config(name: str, layers: int | None = None):
+    gemma2 = name in GEMMA2_CONFIGS
+    vocab, hidden, n_layers, heads, kv, head_dim, inter, window = (
+        GEMMA2_CONFIGS if gemma2 else GEMMA3_CONFIGS)[name]
+    config_class = Gemma2Config if gemma2 else Gemma3TextConfig
+    return config_class(
+        vocab_size=vocab,
+        hidden_size=hidden,
+        num_hidden_layers=layers or n_layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        head_dim=head_dim,
+        intermediate_size=inter,
+        hidden_activation="gelu_pytorch_tanh",
+        sliding_window=window,
+        tie_word_embeddings=True,
+    )
+
+
 def _cfg_str(cfg, keys) -> str:
     d = cfg.to_dict()
     return ",".join(f"{k}={d[k]}" for k in keys)
@@ -383,6 +425,15 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         return GemmaForCausalLM(cfg), (
             f"{TF} GemmaForCausalLM(GemmaConfig({_cfg_str(cfg, LLAMA_KEYS + ['head_dim', 'hidden_act'])}))"
         )
+    if model_id in GEMMA2_CONFIGS or model_id in GEMMA3_CONFIGS:
+        cfg = gemma23_config(model_id, layers)
+        cfg._attn_implementation = attn
+        model_class = Gemma2ForCausalLM if model_id in GEMMA2_CONFIGS else Gemma3ForCausalLM
+        keys = LLAMA_KEYS + ["head_dim", "sliding_window", "attn_logit_softcapping",
+                             "final_logit_softcapping"]
+        return model_class(cfg), (
+            f"{TF} {model_class.__name__}({type(cfg).__name__}({_cfg_str(cfg, keys)}))"
+        )
     if model_id in OLMO2_CONFIGS:
         cfg = olmo2_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -414,4 +465,5 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "qwen2.5-7b",
     "mlp-small",
     "llama-tiny",
-] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(GEMMA_CONFIGS)
+] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(GEMMA_CONFIGS) + \
+    list(GEMMA2_CONFIGS) + list(GEMMA3_CONFIGS)

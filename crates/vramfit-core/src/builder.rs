@@ -335,8 +335,9 @@ impl Builder {
     }
 
     /// Sets the KV cache's size per sample in bytes.
-    pub fn set_kv_cache(&mut self, bytes_per_sample: u64) {
-        self.graph.kv_cache = Numel::per_sample(bytes_per_sample);
+    pub fn set_kv_cache(&mut self, layout: crate::graph::KvLayout, tokens: u64) {
+        self.graph.kv_layout = layout;
+        self.graph.kv_cache = Numel::per_sample(layout.bytes(tokens));
     }
 
     /// Whether the op being built sits inside a block.

@@ -196,6 +196,31 @@ pub struct Graph {
     pub blocks: u32,
     /// KV-cache bytes per sample (inference of decoders).
     pub kv_cache: Numel,
+    /// How the KV cache grows with the positions it holds.
+    pub kv_layout: KvLayout,
+}
+
+/// How a decoder's KV cache grows with the positions it holds, in bytes per
+/// sample: layers of full attention hold every position, sliding-window
+/// layers at most the window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct KvLayout {
+    /// Bytes per position over the full-attention layers.
+    pub per_token: u64,
+    /// Bytes per position over the sliding-window layers.
+    pub sliding_per_token: u64,
+    /// The sliding window, in positions.
+    pub window: u64,
+}
+
+impl KvLayout {
+    /// Bytes per sample the cache holds after `tokens` positions.
+    pub fn bytes(&self, tokens: u64) -> u64 {
+        self.per_token.saturating_mul(tokens).saturating_add(
+            self.sliding_per_token
+                .saturating_mul(tokens.min(self.window)),
+        )
+    }
 }
 
 impl Graph {

@@ -515,28 +515,27 @@ fn max_batch_prepared(
 }
 
 /// [`max_context_for`] on a prepared simulation of `cfg`'s configuration:
-/// the tape reads the KV cache's size at each replay, and the cache is
-/// linear in the tokens, so the search is the largest-batch search's over
-/// the tokens beyond the prompt.
+/// the tape reads the KV cache's size at each replay, and the cache grows
+/// with the tokens (linearly, or less once sliding-window layers hold their
+/// window), so the search is the largest-batch search's over the tokens
+/// beyond the prompt.
 fn max_context_prepared(
     prepared: &Prepared,
     cfg: &TrainConfig,
     overheads: &Overheads,
     capacity: Bytes,
 ) -> u64 {
-    let kv = prepared.graph().kv_cache;
-    if kv.per_sample == 0 {
+    let layout = prepared.graph().kv_layout;
+    if prepared.graph().kv_cache.per_sample == 0 {
         return 0;
     }
-    // The graph holds the cache for `cache_tokens()`.
-    let per_token = kv.per_sample / cfg.cache_tokens().max(1);
     // Search over k = 1, 2, ... for the context seq − 1 + k (at least the prompt).
     let shift = cfg.seq.saturating_sub(1);
     let at = |k: u64| {
         let context = shift.saturating_add(k);
         (
             TrainConfig { context, ..*cfg },
-            crate::graph::Numel::per_sample(per_token.saturating_mul(context)),
+            crate::graph::Numel::per_sample(layout.bytes(context)),
         )
     };
     let context = overheads.cuda_context.0;

@@ -91,6 +91,33 @@ fn inference_has_no_gradients_and_a_gqa_kv_cache() {
     assert_eq!(longer.at_peak.kv_cache.0, 2 * e.at_peak.kv_cache.0);
 }
 
+/// Gemma 3's sliding-window layers keep at most the window in the cache
+/// (`DynamicSlidingWindowLayer`); its full-attention layers every position.
+#[test]
+fn sliding_window_layers_cache_at_most_the_window() {
+    let at = |context| {
+        run(
+            "gemma-3-1b",
+            TrainConfig {
+                context,
+                ..base(Mode::Inference)
+            },
+        )
+        .at_peak
+        .kv_cache
+        .0
+    };
+    // 26 layers, every 6th full (layers 6, 12, 18, 24 counting from 1), a
+    // 512-token window; 2 (K, V) × 1 KV head × 256 dims × 2 bytes = 1 KiB
+    // per layer and token.
+    let per_layer_token = 2 * 256 * 2;
+    assert_eq!(at(8192), (4 * 8192 + 22 * 512) * per_layer_token);
+    // Within the window every layer holds every token.
+    assert_eq!(at(512), 26 * 512 * per_layer_token);
+    // Beyond it only the four full layers grow.
+    assert_eq!(at(16384) - at(8192), 4 * 8192 * per_layer_token);
+}
+
 #[test]
 fn inference_needs_far_less_than_training() {
     let train = run(
@@ -120,6 +147,9 @@ fn the_longest_context_is_exact() {
         ("llama-3-8b", "a100-80gb", 4),
         ("gpt2", "rtx-3060-12gb", 1),
         ("gpt2", "rtx-3060-12gb", 4),
+        // Sliding-window layers: the cache grows more slowly past the window.
+        ("gemma-3-1b", "rtx-3060-12gb", 1),
+        ("gemma-2-2b", "rtx-3060-12gb", 2),
     ];
     for (model, gpu_id, batch) in cases {
         let spec = model_preset(model).unwrap().spec;

@@ -76,6 +76,82 @@ fn imports_olmo2_and_gemma() {
     assert_eq!(count(gemma), 2_506_172_416);
 }
 
+/// Gemma-2-9B's and Gemma-3-1B's `config.json` (the fields that matter):
+/// the counts `transformers` gives, four norms per layer, the soft-capping
+/// and sliding layers read as the config classes fill them in.
+#[test]
+fn imports_gemma2_and_gemma3_text() {
+    use vramfit_core::models::{ModelSpec, NormPlacement, QkNorm, SlidingWindow};
+    let gemma2 = r#"{"architectures":["Gemma2ForCausalLM"],"model_type":"gemma2","vocab_size":256000,
+        "hidden_size":3584,"num_hidden_layers":42,"num_attention_heads":16,"num_key_value_heads":8,
+        "head_dim":256,"intermediate_size":14336,"hidden_activation":"gelu_pytorch_tanh",
+        "attn_logit_softcapping":50.0,"final_logit_softcapping":30.0,"sliding_window":4096,
+        "query_pre_attn_scalar":256}"#;
+    assert_eq!(count(gemma2), 9_241_705_984);
+    let ModelSpec::Transformer(t) = import(gemma2).unwrap().spec else {
+        panic!("a transformer")
+    };
+    assert_eq!(t.block.norm, NormPlacement::Sandwich);
+    assert!(t.block.attn_softcap && t.block.final_softcap);
+    assert_eq!(
+        t.block.sliding,
+        Some(SlidingWindow {
+            window: 4096,
+            full_every: 2
+        })
+    );
+    // `null` turns soft-capping off; a listed layer_types is read as written.
+    let uncapped = gemma2
+        .replace("50.0", "null")
+        .replace(
+            r#""sliding_window":4096"#,
+            r#""sliding_window":4096,"layer_types":["sliding_attention","full_attention","sliding_attention","full_attention"]"#,
+        )
+        .replace(r#""num_hidden_layers":42"#, r#""num_hidden_layers":4"#);
+    let ModelSpec::Transformer(u) = import(&uncapped).unwrap().spec else {
+        panic!("a transformer")
+    };
+    assert!(!u.block.attn_softcap && u.block.final_softcap);
+    assert_eq!(u.block.sliding.map(|w| w.full_every), Some(2));
+    let gemma3 = r#"{"architectures":["Gemma3ForCausalLM"],"model_type":"gemma3_text","vocab_size":262144,
+        "hidden_size":1152,"num_hidden_layers":26,"num_attention_heads":4,"num_key_value_heads":1,
+        "head_dim":256,"intermediate_size":6912,"sliding_window":512,"sliding_window_pattern":6,
+        "final_logit_softcapping":null,"attn_logit_softcapping":null,"query_pre_attn_scalar":256}"#;
+    assert_eq!(count(gemma3), 999_885_952);
+    let ModelSpec::Transformer(t) = import(gemma3).unwrap().spec else {
+        panic!("a transformer")
+    };
+    assert_eq!(t.block.qk_norm, QkNorm::PerHead);
+    assert!(!t.block.attn_softcap && !t.block.final_softcap);
+    assert_eq!(
+        t.block.sliding.map(|w| (w.window, w.full_every)),
+        Some((512, 6))
+    );
+    // A layer_types list that disagrees with the layer count, or is no pattern, is refused by name.
+    let wrong = gemma3.replace(
+        "\"sliding_window_pattern\":6",
+        "\"layer_types\":[\"sliding_attention\"]",
+    );
+    let msg = import(&wrong).unwrap_err().to_string();
+    assert!(msg.contains("layer_types") && msg.contains("26"), "{msg}");
+    let types = |list: &str| {
+        gemma3
+            .replace("\"num_hidden_layers\":26", "\"num_hidden_layers\":3")
+            .replace(
+                "\"sliding_window_pattern\":6",
+                &format!("\"layer_types\":{list}"),
+            )
+    };
+    let odd = types(r#"["full_attention","sliding_attention","sliding_attention"]"#);
+    let msg = import(&odd).unwrap_err().to_string();
+    assert!(msg.contains("layer_types"), "{msg}");
+    let none = types(r#"["full_attention","full_attention","full_attention"]"#);
+    let ModelSpec::Transformer(t) = import(&none).unwrap().spec else {
+        panic!("a transformer")
+    };
+    assert_eq!(t.block.sliding, None);
+}
+
 #[test]
 fn explicit_head_dim_and_tied_embeddings_are_read() {
     // A Gemma-like shape through the llama path: head_dim differs from hidden/heads.

@@ -177,10 +177,21 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
                 &[
                     vramfit_core::models::NormPlacement::Pre,
                     vramfit_core::models::NormPlacement::Post,
+                    vramfit_core::models::NormPlacement::Sandwich,
                 ],
             )?,
             rms_weight_first: u.arbitrary()?,
             embed_scale: u.arbitrary()?,
+            attn_softcap: u.arbitrary()?,
+            final_softcap: u.arbitrary()?,
+            sliding: if u.arbitrary()? {
+                Some(vramfit_core::models::SlidingWindow {
+                    window: dim(u, 4096)?,
+                    full_every: u.int_in_range(0..=8)?,
+                })
+            } else {
+                None
+            },
         },
     })
 }

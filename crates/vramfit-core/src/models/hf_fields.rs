@@ -92,6 +92,46 @@ impl Fields<'_> {
             .unwrap_or(default)
     }
 
+    /// Whether an optional number is set: `default` when absent, `false`
+    /// when null (Gemma 2's soft-capping fields: absent is the config
+    /// class's default, `null` turns it off).
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] for a value that is neither a number nor null.
+    pub fn number_set(&self, key: &'static str, default: bool) -> Result<bool, Error> {
+        match self.map.get(key) {
+            None => Ok(default),
+            Some(Value::Null) => Ok(false),
+            Some(Value::Number(_)) => Ok(true),
+            Some(v) => Err(Error::InvalidModel(format!(
+                "config.json field '{key}' must be a number or null, got {v}"
+            ))),
+        }
+    }
+
+    /// A list of strings, `None` when absent or null.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] for anything else, or a list longer than
+    /// [`crate::models::MAX_LAYERS`].
+    pub fn opt_str_list(&self, key: &'static str) -> Result<Option<Vec<&str>>, Error> {
+        let bad = || {
+            Error::InvalidModel(format!(
+                "config.json field '{key}' must be a list of strings of at most {} entries",
+                crate::models::MAX_LAYERS
+            ))
+        };
+        match self.map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Array(items)) if items.len() as u64 <= crate::models::MAX_LAYERS => items
+                .iter()
+                .map(|v| v.as_str().ok_or_else(bad))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            Some(_) => Err(bad()),
+        }
+    }
+
     /// The `architectures` list (empty when absent).
     pub fn architectures(&self) -> Vec<String> {
         self.map

@@ -62,7 +62,7 @@ fn decoder(
             qk_norm: QkNorm::Whole,
             norm: NormPlacement::Post,
             rms_weight_first: true,
-            embed_scale: false,
+            ..BlockOptions::default()
         },
         ..llama::decoder(vocab, hidden, layers, heads, kv_heads, intermediate)
     }

@@ -96,6 +96,73 @@ pub struct BlockOptions {
     /// Whether the token embeddings are multiplied by `sqrt(hidden_size)`
     /// (Gemma's scaled word embedding: one more activation-sized tensor).
     pub embed_scale: bool,
+    /// Whether eager attention soft-caps its scores, `tanh(s / cap) * cap`
+    /// (Gemma 2's `attn_logit_softcapping`): three more score-sized tensors,
+    /// the `tanh` output saved for backward. PyTorch's SDPA cannot soft-cap,
+    /// so `transformers` runs such a model's SDPA request as eager.
+    #[serde(default)]
+    pub attn_softcap: bool,
+    /// Whether the logits are soft-capped the same way before the loss
+    /// (Gemma 2's `final_logit_softcapping`): three more logit-sized tensors.
+    #[serde(default)]
+    pub final_softcap: bool,
+    /// Sliding-window attention layers, whose key–value cache keeps at most
+    /// the window (training memory is the same as full attention's: the
+    /// window is a mask).
+    #[serde(default)]
+    pub sliding: Option<SlidingWindow>,
+}
+
+/// Which layers attend to a sliding window of the last `window` positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlidingWindow {
+    /// The window, in tokens.
+    pub window: u64,
+    /// Every `full_every`-th layer (the 2nd, 4th, … for 2) attends to every
+    /// position and the others slide (Gemma 2: 2, Gemma 3: 6); 0 when all
+    /// layers slide (Mistral-7B v0.1).
+    pub full_every: u64,
+}
+
+impl SlidingWindow {
+    /// Whether layer `i` (from 0) slides, as `transformers`' default
+    /// `layer_types` put it: `(i + 1) % full_every != 0`.
+    pub fn slides(&self, i: u64) -> bool {
+        self.full_every == 0 || !(i + 1).is_multiple_of(self.full_every)
+    }
+
+    /// Reads a `layer_types` list (`"sliding_attention"` /
+    /// `"full_attention"`) as a pattern, `None` when it has no sliding layer.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] for an unknown layer type or a list that is
+    /// not every `n`-th layer full.
+    pub fn from_layer_types(window: u64, types: &[&str]) -> Result<Option<Self>, Error> {
+        let mut slides = Vec::with_capacity(types.len());
+        for t in types {
+            slides.push(match *t {
+                "sliding_attention" => true,
+                "full_attention" => false,
+                other => {
+                    return Err(Error::InvalidModel(format!(
+                        "layer_types: unknown layer type '{other}' (expected sliding_attention or full_attention)"
+                    )));
+                }
+            });
+        }
+        if !slides.contains(&true) {
+            return Ok(None);
+        }
+        let full_every = slides.iter().position(|s| !s).map_or(0, |i| i as u64 + 1);
+        let w = SlidingWindow { window, full_every };
+        if slides.iter().zip(0..).any(|(&s, i)| s != w.slides(i)) {
+            return Err(Error::InvalidModel(
+                "layer_types: vramfit reads sliding layers as every n-th layer full (as Gemma 2 and 3 have them); this list is not"
+                    .into(),
+            ));
+        }
+        Ok(Some(w))
+    }
 }
 
 /// Where a decoder block's norms sit.
@@ -108,6 +175,10 @@ pub enum NormPlacement {
     /// `x + norm(attn(x))`, then `x + norm(mlp(x))` (OLMo 2's
     /// `post_attention_layernorm` and `post_feedforward_layernorm`).
     Post,
+    /// Both: `x + norm(attn(norm(x)))`, then `x + norm(mlp(norm(x)))`
+    /// (Gemma 2 and 3: `input_layernorm`, `post_attention_layernorm`,
+    /// `pre_feedforward_layernorm`, `post_feedforward_layernorm`).
+    Sandwich,
 }
 
 /// Whether queries and keys are normalized before attention.
@@ -163,6 +234,11 @@ impl TransformerSpec {
                         self.hidden, self.heads
                     )
                 },
+            ));
+        }
+        if self.block.sliding.is_some_and(|w| w.window == 0) {
+            return Err(Error::InvalidModel(
+                "sliding_window must be at least 1".into(),
             ));
         }
         if !self.heads.is_multiple_of(self.kv_heads) {
@@ -427,6 +503,7 @@ pub fn lower(
             } else {
                 b.linear("lm_head", x, h, t.vocab, false)
             };
+            let logits = final_softcap(b, t, logits);
             // transformers' ForCausalLMLoss upcasts the logits (`logits.float()`) before the loss.
             let upcast = b.cast(logits, DType::F32);
             let seq = seq * b.sp;
@@ -482,11 +559,11 @@ fn lower_inference_head(
             } else {
                 b.linear("lm_head", last, h, t.vocab, false)
             };
+            let logits = final_softcap(b, t, logits);
             let up = b.cast(logits, DType::F32);
             b.keep_alive(up);
             let kv_dtype = b.autocast_dtype().unwrap_or(b.param_dtype()).size();
-            let per_token = 2 * t.layers * t.kv_heads * t.head_dim * kv_dtype;
-            b.set_kv_cache(per_token * cache_tokens);
+            b.set_kv_cache(kv_layout(t, kv_dtype), cache_tokens);
         }
         Head::Classification { labels } => {
             let pooled = bert_pooler(b, x, h);
@@ -498,6 +575,33 @@ fn lower_inference_head(
             b.keep_alive(pooled);
         }
     }
+}
+
+/// How the KV cache grows: keys and values of `kv_heads × head_dim` per
+/// layer and position, `dtype_size` bytes each; sliding-window layers keep
+/// at most the window.
+pub fn kv_layout(t: &TransformerSpec, dtype_size: u64) -> crate::graph::KvLayout {
+    let per_layer = 2 * t.kv_heads * t.head_dim * dtype_size;
+    let sliding = t
+        .block
+        .sliding
+        .map_or(0, |w| (0..t.layers).filter(|&i| w.slides(i)).count() as u64);
+    crate::graph::KvLayout {
+        per_token: (t.layers - sliding) * per_layer,
+        sliding_per_token: sliding * per_layer,
+        window: t.block.sliding.map_or(0, |w| w.window),
+    }
+}
+
+/// Gemma 2's `final_logit_softcapping`: `tanh(logits / cap) * cap`, whose
+/// `tanh` saves its output.
+fn final_softcap(b: &mut Builder, t: &TransformerSpec, logits: TensorId) -> TensorId {
+    if !t.block.final_softcap {
+        return logits;
+    }
+    let x = b.scale("logit_softcap_div", logits);
+    let x = b.tanh("logit_softcap_tanh", x);
+    b.scale("logit_softcap_mul", x)
 }
 
 /// The LM head reusing the input embedding matrix (GPT-2's tied `lm_head`).
@@ -566,9 +670,12 @@ fn decoder_layer(
 ) -> TensorId {
     let h = t.hidden;
     let llama = t.arch == Arch::Llama;
-    let post = llama && t.block.norm == NormPlacement::Post;
+    // Norms after attention and MLP (post-norm, sandwich), before them
+    // (pre-norm, sandwich).
+    let post = llama && t.block.norm != NormPlacement::Pre;
+    let pre = !llama || t.block.norm != NormPlacement::Post;
     // The attention's input: the block's input under post-norm, else its norm.
-    let n_local = if post {
+    let n_local = if !pre {
         x
     } else if llama {
         rms(b, t, "input_layernorm", x, h)
@@ -619,8 +726,10 @@ fn decoder_layer(
     };
     let o = b.dropout("attn.resid_dropout", o, t.hidden_dropout);
     let x = b.add("attn.residual", x, o);
-    let n_local = if post {
+    let n_local = if !pre {
         x
+    } else if t.block.norm == NormPlacement::Sandwich {
+        rms(b, t, "pre_feedforward_layernorm", x, h)
     } else if llama {
         rms(b, t, "post_attention_layernorm", x, h)
     } else {
@@ -688,6 +797,13 @@ fn attention_core(
             x
         }
     };
+    // Soft-capped scores need the eager path under an SDPA request
+    // (Gemma 2's `_supports_sdpa = False`); flash-attn caps in its kernel.
+    let attention = if t.block.attn_softcap && attention == Attention::Sdpa {
+        Attention::Eager
+    } else {
+        attention
+    };
     if attention != Attention::Eager {
         let (k, v) = if attention == Attention::Sdpa {
             (expand(b, k, "attn.repeat_k"), expand(b, v, "attn.repeat_v"))
@@ -708,7 +824,13 @@ fn attention_core(
     };
     let s2 = a * seq * seq;
     let scores = b.bmm("attn.scores", qc, kc, s2, s2.saturating_mul(2 * d));
-    let scores = b.scale("attn.scale", scores);
+    let mut scores = b.scale("attn.scale", scores);
+    if t.block.attn_softcap {
+        // `tanh(scores / cap) * cap`: tanh saves its output.
+        scores = b.scale("attn.softcap_div", scores);
+        scores = b.tanh("attn.softcap_tanh", scores);
+        scores = b.scale("attn.softcap_mul", scores);
+    }
     let scores = b.scale("attn.mask", scores);
     let probs = b.softmax("attn.softmax", scores, t.arch == Arch::Llama);
     // Llama casts the fp32 softmax back to the query dtype and GPT-2 to the
