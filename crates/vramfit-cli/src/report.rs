@@ -39,10 +39,20 @@ fn resolve_model(a: &EstimateArgs) -> Result<(String, ModelSpec), CliError> {
     resolve(a).map(|m| (m.name, m.spec))
 }
 
+/// Imports a `config.json`, warning on stderr of every assumption made
+/// for a `model_type` read as a Llama-style decoder.
+fn import(text: &str) -> Result<hf::Imported, CliError> {
+    let imported = hf::import(text)?;
+    for a in &imported.assumptions {
+        eprintln!("warning: {a}");
+    }
+    Ok(imported)
+}
+
 fn resolve(a: &EstimateArgs) -> Result<Model, CliError> {
     let model = a.model.as_str();
     if let Some(text) = &a.model_json {
-        let imported = hf::import(text)?;
+        let imported = import(text)?;
         return Ok(Model {
             name: imported.name,
             spec: imported.spec,
@@ -60,7 +70,7 @@ fn resolve(a: &EstimateArgs) -> Result<Model, CliError> {
     if path.is_file() || model.ends_with(".json") {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError::Io(format!("cannot read {model}: {e}")))?;
-        let imported = hf::import(&text)?;
+        let imported = import(&text)?;
         return Ok(Model {
             name: imported.name,
             spec: imported.spec,

@@ -113,6 +113,35 @@ fn hf_config_file_is_accepted() {
         "--json",
     ]);
     assert_eq!(v["parameter_count"], 6_738_415_616u64);
+    // Another model_type with the same fields: the same model, each
+    // assumption a warning on stderr, stdout still one JSON object.
+    let other = dir.join("granite.json");
+    std::fs::write(
+        &other,
+        r#"{"model_type":"granite","vocab_size":32000,"hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008,"mlp_bias":false}"#,
+    )
+    .unwrap();
+    let args = [
+        "estimate",
+        "--model",
+        other.to_str().unwrap(),
+        "--batch",
+        "1",
+        "--seq",
+        "128",
+        "--json",
+    ];
+    assert_eq!(json(&args)["parameter_count"], 6_738_415_616u64);
+    let err = String::from_utf8_lossy(&vramfit(&args).stderr).to_string();
+    for needle in [
+        "warning: model_type 'granite' is read as a Llama-style decoder",
+        "warning: head_dim = hidden_size / num_attention_heads = 128",
+        "warning: num_key_value_heads = num_attention_heads = 32",
+        "warning: a separate LM head",
+        "warning: not read: mlp_bias",
+    ] {
+        assert!(err.contains(needle), "{needle}: {err}");
+    }
 }
 
 #[test]

@@ -40,13 +40,27 @@ pub enum Error {
     /// A Hugging Face `config.json` could not be parsed as JSON.
     #[error("config.json is not valid JSON: {0}")]
     ConfigJson(String),
-    /// A Hugging Face `config.json` has a `model_type` we do not lower.
-    #[error("unsupported model_type '{model_type}': supported are {supported}")]
+    /// A Hugging Face `config.json` has a `model_type` no family reads and
+    /// cannot be read as a Llama-style decoder.
+    #[error("unsupported model_type '{model_type}': {why}; supported are {supported}")]
     UnsupportedModelType {
         /// The `model_type` found.
         model_type: String,
+        /// Why it is not read as a Llama-style decoder.
+        why: NotLlamaStyle,
         /// The supported types, comma-separated.
         supported: String,
+    },
+    /// A Hugging Face `config.json` nests its language model in a sub-config
+    /// (vision–language and other multimodal models).
+    #[error(
+        "config.json (model_type '{model_type}') nests its language model in '{part}', as vision–language models do: vramfit does not import those yet; to estimate the language model alone, import the '{part}' object by itself"
+    )]
+    NestedConfig {
+        /// The outer `model_type`.
+        model_type: String,
+        /// The sub-config's key (`text_config`).
+        part: &'static str,
     },
     /// A Hugging Face `config.json` lacks a field the model needs.
     #[error("config.json (model_type '{model_type}') is missing required field '{field}'")]
@@ -75,6 +89,21 @@ pub enum Error {
         /// The limit, e.g. "2^56 elements".
         limit: String,
     },
+}
+
+/// Why a `config.json` of a `model_type` no family reads is not read as a
+/// Llama-style decoder.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum NotLlamaStyle {
+    /// It lacks these decoder fields.
+    #[error("it lacks {}, which a Llama-style decoder is read from", .0.join(", "))]
+    Missing(Vec<&'static str>),
+    /// It describes a mixture of experts (the field that says so).
+    #[error("it is a mixture of experts ('{0}'), which vramfit does not model yet")]
+    Experts(&'static str),
+    /// It describes latent attention (`kv_lora_rank`).
+    #[error("it uses latent attention ('kv_lora_rank'), which vramfit does not model yet")]
+    LatentAttention,
 }
 
 /// What does not apply, with its numbers: data for the front ends to word,

@@ -1,7 +1,10 @@
 //! Import of Hugging Face `config.json` files: each `model_type` is read by
 //! the family that registers it ([`crate::models::FAMILIES`]: BERT, GPT-2,
-//! Llama, Mistral, Qwen2, Qwen3, OLMo 2 and Gemma today), with the same fields (and defaults) as
-//! the corresponding `transformers` config classes; and of vramfit's own
+//! Llama, Mistral, Qwen2, Qwen3, OLMo 2 and Gemma 1–3 today), with the same fields (and defaults) as
+//! the corresponding `transformers` config classes; any other `model_type`
+//! with the standard decoder fields is read as a Llama-style decoder, naming
+//! every assumption ([`Assumption`]); multimodal configs (a `text_config`)
+//! are refused for now. And of vramfit's own
 //! descriptions, in the same shape, of the models a `config.json` cannot
 //! name: an MLP (`nn.Sequential` of `Linear` layers, `model_type`
 //! `vramfit_mlp`) and a torchvision ResNet (`vramfit_resnet`).
@@ -27,6 +30,8 @@ pub fn supported() -> String {
     supported_model_types()
 }
 
+pub use crate::models::llama::Assumption;
+
 /// A model imported from a `config.json`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Imported {
@@ -34,22 +39,30 @@ pub struct Imported {
     pub name: String,
     /// The architecture.
     pub spec: ModelSpec,
+    /// What the import assumed: empty for a `model_type` a family reads;
+    /// for any other, read as a Llama-style decoder, every assumption.
+    pub assumptions: Vec<Assumption>,
 }
+
+/// The sub-configs that hold a multimodal model's language model.
+const NESTED: [&str; 3] = ["text_config", "language_config", "llm_config"];
 
 /// Parses a `config.json` text.
 ///
 /// # Errors
-/// [`Error::ConfigJson`] for malformed JSON, [`Error::UnsupportedModelType`]
-/// naming the supported types, [`Error::MissingField`] naming the field, or
-/// [`Error::InvalidModel`] for inconsistent dimensions.
+/// [`Error::ConfigJson`] for malformed JSON, [`Error::NestedConfig`] for a
+/// multimodal config, [`Error::UnsupportedModelType`] naming why an unknown
+/// type is not read as a Llama-style decoder and the supported types,
+/// [`Error::MissingField`] naming the field, or [`Error::InvalidModel`] for
+/// inconsistent dimensions.
 ///
 /// # Example
 /// ```
 /// let json = r#"{"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257}"#;
 /// let m = vramfit_core::hf::import(json).unwrap();
 /// assert_eq!(m.spec.parameter_count().unwrap(), 124_439_808);
-/// let err = vramfit_core::hf::import(r#"{"model_type": "t5"}"#).unwrap_err();
-/// assert!(err.to_string().contains("llama"));
+/// let err = vramfit_core::hf::import(r#"{"model_type": "rwkv"}"#).unwrap_err();
+/// assert!(err.to_string().contains("hidden_size") && err.to_string().contains("llama"));
 /// ```
 pub fn import(text: &str) -> Result<Imported, Error> {
     let value: Value = serde_json::from_str(text).map_err(|e| Error::ConfigJson(e.to_string()))?;
@@ -69,13 +82,25 @@ pub fn import(text: &str) -> Result<Imported, Error> {
         map,
         model_type: model_type.clone(),
     };
-    let Some(reader) = import_of(&model_type) else {
-        return Err(Error::UnsupportedModelType {
-            model_type,
-            supported: supported(),
-        });
+    if let Some(part) = NESTED
+        .into_iter()
+        .find(|k| map.get(*k).is_some_and(Value::is_object))
+    {
+        return Err(Error::NestedConfig { model_type, part });
+    }
+    let (spec, assumptions) = match import_of(&model_type) {
+        Some(reader) => ((reader.read)(&f)?, Vec::new()),
+        None => match crate::models::llama::read_as_llama(&f) {
+            Ok(read) => read?,
+            Err(why) => {
+                return Err(Error::UnsupportedModelType {
+                    model_type,
+                    why,
+                    supported: supported(),
+                });
+            }
+        },
     };
-    let spec = (reader.read)(&f)?;
     spec.parameter_count()?;
     let name = map
         .get("_name_or_path")
@@ -83,5 +108,9 @@ pub fn import(text: &str) -> Result<Imported, Error> {
         .filter(|s| !s.is_empty())
         .unwrap_or(&model_type)
         .to_string();
-    Ok(Imported { name, spec })
+    Ok(Imported {
+        name,
+        spec,
+        assumptions,
+    })
 }

@@ -3,7 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use vramfit_core::Error;
-use vramfit_core::hf::{self, import};
+use vramfit_core::error::NotLlamaStyle;
+use vramfit_core::hf::{self, Assumption, import};
 
 fn count(json: &str) -> u64 {
     import(json).unwrap().spec.parameter_count().unwrap()
@@ -165,13 +166,101 @@ fn explicit_head_dim_and_tied_embeddings_are_read() {
     assert_eq!(plain - tied, 1000 * 64);
 }
 
+/// A `model_type` no family reads, with the standard decoder fields, is
+/// read as a Llama-style decoder naming every assumption; what cannot be
+/// read that way is refused, saying why.
+#[test]
+fn other_decoders_import_as_llama_style_with_their_assumptions() {
+    let llama3 = r#""vocab_size":128256,"hidden_size":4096,"num_hidden_layers":32,
+        "num_attention_heads":32,"intermediate_size":14336"#;
+    let as_llama = import(&format!(r#"{{"model_type":"llama",{llama3}}}"#)).unwrap();
+    assert!(as_llama.assumptions.is_empty());
+    let other = import(&format!(
+        r#"{{"model_type":"granite",{llama3},"num_key_value_heads":8,"sliding_window":4096,"mlp_bias":false}}"#
+    ))
+    .unwrap();
+    assert_eq!(other.spec.parameter_count().unwrap(), 8_030_261_248);
+    assert_eq!(
+        other.assumptions,
+        vec![
+            Assumption::LlamaLayout {
+                model_type: "granite".into()
+            },
+            Assumption::HeadDim(128),
+            Assumption::UntiedHead,
+            Assumption::Ignored(vec!["sliding_window", "mlp_bias"]),
+        ]
+    );
+    // Without num_key_value_heads: one per head, said so.
+    let mha = import(&format!(
+        r#"{{"model_type":"granite",{llama3},"head_dim":128,"tie_word_embeddings":false}}"#
+    ))
+    .unwrap();
+    assert_eq!(
+        mha.assumptions,
+        vec![
+            Assumption::LlamaLayout {
+                model_type: "granite".into()
+            },
+            Assumption::KvHeads(32),
+        ]
+    );
+    // Mixtures of experts and latent attention are refused, not read as dense.
+    let moe = format!(r#"{{"model_type":"new_moe",{llama3},"num_local_experts":8}}"#);
+    assert!(matches!(
+        import(&moe),
+        Err(Error::UnsupportedModelType {
+            why: NotLlamaStyle::Experts("num_local_experts"),
+            ..
+        })
+    ));
+    let mla = format!(r#"{{"model_type":"new_mla",{llama3},"kv_lora_rank":512}}"#);
+    let msg = import(&mla).unwrap_err().to_string();
+    assert!(msg.contains("latent attention"), "{msg}");
+    // Contradictory dimensions are named.
+    let odd = r#"{"model_type":"granite","vocab_size":100,"hidden_size":64,"num_hidden_layers":2,
+        "num_attention_heads":6,"num_key_value_heads":4,"intermediate_size":128}"#;
+    let msg = import(odd).unwrap_err().to_string();
+    assert!(msg.contains("num_key_value_heads"), "{msg}");
+}
+
+/// Vision–language configs nest their language model; they are refused,
+/// pointing at the part that imports.
+#[test]
+fn nested_configs_are_refused_clearly() {
+    let gemma3 = r#"{"architectures":["Gemma3ForConditionalGeneration"],"model_type":"gemma3",
+        "text_config":{"model_type":"gemma3_text","hidden_size":2560},"vision_config":{"hidden_size":1152}}"#;
+    let e = import(gemma3).unwrap_err();
+    assert_eq!(
+        e,
+        Error::NestedConfig {
+            model_type: "gemma3".into(),
+            part: "text_config"
+        }
+    );
+    assert!(
+        e.to_string()
+            .contains("import the 'text_config' object by itself")
+    );
+}
+
 #[test]
 fn errors_name_the_problem() {
-    let e = import(r#"{"model_type":"t5","d_model":512}"#).unwrap_err();
-    assert!(matches!(e, Error::UnsupportedModelType { .. }));
+    // RWKV-4's config: no attention heads, no MLP width.
+    let e = import(r#"{"model_type":"rwkv","vocab_size":50277,"hidden_size":768,"num_hidden_layers":12,"intermediate_size":null}"#).unwrap_err();
+    assert_eq!(
+        e,
+        Error::UnsupportedModelType {
+            model_type: "rwkv".into(),
+            why: NotLlamaStyle::Missing(vec!["num_attention_heads", "intermediate_size"]),
+            supported: hf::supported(),
+        }
+    );
     let msg = e.to_string();
     assert!(
-        msg.contains("t5") && msg.contains("bert, gpt2, llama, mistral, qwen2"),
+        msg.contains("rwkv")
+            && msg.contains("num_attention_heads, intermediate_size")
+            && msg.contains("bert, gpt2, llama, mistral, qwen2"),
         "{msg}"
     );
 

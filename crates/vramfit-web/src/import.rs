@@ -7,7 +7,8 @@ use crate::prefs::Units;
 use crate::present;
 use std::rc::Rc;
 use vramfit_core::Error;
-use vramfit_core::hf::{Imported, import, supported};
+use vramfit_core::error::NotLlamaStyle;
+use vramfit_core::hf::{Assumption, Imported, import, supported};
 
 /// Largest file accepted by drop or file choice; real `config.json` files
 /// are a few kilobytes, so anything this large is the wrong file.
@@ -32,8 +33,16 @@ impl ImportError {
             ImportError::Core(Error::ConfigJson(why)) => tf(lang, Key::ImportNotJson, &[why]),
             ImportError::Core(Error::UnsupportedModelType {
                 model_type,
+                why,
                 supported,
-            }) => tf(lang, Key::ImportUnsupported, &[model_type, supported]),
+            }) => tf(
+                lang,
+                Key::ImportUnsupported,
+                &[model_type, supported, &not_llama_style(why, lang)],
+            ),
+            ImportError::Core(Error::NestedConfig { model_type, part }) => {
+                tf(lang, Key::ImportNested, &[model_type, part])
+            }
             ImportError::Core(Error::MissingField { model_type, field }) => {
                 tf(lang, Key::ImportMissing, &[model_type, field])
             }
@@ -50,6 +59,26 @@ impl ImportError {
             ),
             ImportError::Unreadable => t(lang, Key::ImportUnreadable).to_string(),
         }
+    }
+}
+
+/// Why an unknown `model_type` is not read as a Llama-style decoder, in `lang`.
+fn not_llama_style(why: &NotLlamaStyle, lang: Lang) -> String {
+    match why {
+        NotLlamaStyle::Missing(fields) => tf(lang, Key::NotLlamaMissing, &[&fields.join(", ")]),
+        NotLlamaStyle::Experts(field) => tf(lang, Key::NotLlamaExperts, &[field]),
+        NotLlamaStyle::LatentAttention => t(lang, Key::NotLlamaLatent).to_string(),
+    }
+}
+
+/// One assumption of a Llama-style reading, in `lang`.
+fn assumption(a: &Assumption, lang: Lang) -> String {
+    match a {
+        Assumption::LlamaLayout { model_type } => tf(lang, Key::AssumeLayout, &[model_type]),
+        Assumption::HeadDim(d) => tf(lang, Key::AssumeHeadDim, &[&d.to_string()]),
+        Assumption::KvHeads(n) => tf(lang, Key::AssumeKvHeads, &[&n.to_string()]),
+        Assumption::UntiedHead => t(lang, Key::AssumeUntied).to_string(),
+        Assumption::Ignored(fields) => tf(lang, Key::AssumeIgnored, &[&fields.join(", ")]),
     }
 }
 
@@ -75,6 +104,8 @@ pub enum Tone {
     Hint,
     /// A model is imported from the current text.
     Ok,
+    /// A model is imported, read with assumptions the user should check.
+    Warn,
     /// The current text does not import.
     Error,
 }
@@ -124,14 +155,26 @@ impl ImportState {
                 ),
             ),
             (Some(e), None) => (Tone::Error, e.message(lang, units)),
-            (None, Some(name)) => (
-                Tone::Ok,
-                tf(
+            (None, Some(name)) => {
+                let ok = tf(
                     lang,
                     Key::ImportOk,
                     &[name, &present::count(self.parameters, lang)],
-                ),
-            ),
+                );
+                let assumed = self.model.as_ref().map_or(&[][..], |m| &m.assumptions[..]);
+                if assumed.is_empty() {
+                    return (Tone::Ok, ok);
+                }
+                let sep = match lang {
+                    Lang::En => "; ",
+                    Lang::Zh => "；",
+                };
+                let list: Vec<String> = assumed.iter().map(|a| assumption(a, lang)).collect();
+                (
+                    Tone::Warn,
+                    format!("{ok} {}", tf(lang, Key::ImportAssumed, &[&list.join(sep)])),
+                )
+            }
             (None, None) => (Tone::Hint, tf(lang, Key::ImportHint, &[&supported()])),
         }
     }
@@ -184,21 +227,54 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_decoder_imports_with_its_assumptions_shown() {
+        let mut s = ImportState::default();
+        let granite = LLAMA.replace("\"llama\"", "\"granite\"");
+        assert!(s.set_text(granite));
+        let (tone, line) = s.status(Lang::En, Units::Binary);
+        assert_eq!(tone, Tone::Warn);
+        assert!(
+            line.starts_with("Imported meta-llama/Llama-2-7b-hf: 6.74B parameters. Read as a Llama-style decoder; check these assumptions: model_type “granite” is not one vramfit knows"),
+            "{line}"
+        );
+        assert!(
+            line.contains(
+                "; head_dim = hidden_size / num_attention_heads = 128; a separate LM head"
+            ),
+            "{line}"
+        );
+        let (_, zh) = s.status(Lang::Zh, Units::Binary);
+        assert!(
+            zh.contains("已按 Llama 式解码器读取") && zh.contains("；"),
+            "{zh}"
+        );
+    }
+
+    #[test]
     fn messages_name_the_problem_in_both_languages() {
         let mut s = ImportState::default();
-        s.set_text(r#"{"model_type": "t5"}"#.to_string());
+        s.set_text(r#"{"model_type": "rwkv", "hidden_size": 768}"#.to_string());
         let e = s.error.clone().unwrap_or(ImportError::Unreadable);
         assert_eq!(
             e.message(Lang::En, Units::Binary),
             format!(
-                "model_type “t5” is not supported; supported are {}.",
+                "model_type “rwkv” is not supported: it lacks vocab_size, num_hidden_layers, num_attention_heads, intermediate_size, which a Llama-style decoder is read from. Supported are {}.",
                 supported()
             )
         );
         assert!(
             e.message(Lang::Zh, Units::Binary)
-                .starts_with("不支持 model_type“t5”")
+                .starts_with("不支持 model_type“rwkv”：缺少 vocab_size")
         );
+        s.set_text(
+            r#"{"model_type": "llava", "text_config": {"model_type": "llama"}}"#.to_string(),
+        );
+        let nested = s
+            .error
+            .as_ref()
+            .map(|e| e.message(Lang::Zh, Units::Binary))
+            .unwrap_or_default();
+        assert!(nested.contains("“text_config”"), "{nested}");
         s.set_text(r#"{"model_type": "llama", "vocab_size": 32000}"#.to_string());
         let m = s
             .error

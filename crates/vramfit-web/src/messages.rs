@@ -175,6 +175,7 @@ pub fn core_error(e: &Error, lang: Lang) -> String {
         | Error::UnknownGpu(_)
         | Error::ConfigJson(_)
         | Error::UnsupportedModelType { .. }
+        | Error::NestedConfig { .. }
         | Error::MissingField { .. }
         | Error::InvalidModel(_)
         | Error::TooLarge { .. } => sentence(&e.to_string()),

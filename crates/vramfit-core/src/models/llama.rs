@@ -5,8 +5,8 @@
 
 use super::family::{Family, Group, Import, ModelPreset};
 use super::hf_fields::Fields;
-use super::{Arch, Head, ModelSpec, TransformerSpec};
-use crate::error::Error;
+use super::{Arch, BlockOptions, Head, ModelSpec, SlidingWindow, TransformerSpec};
+use crate::error::{Error, NotLlamaStyle};
 
 /// The Llama-style family: Llama, Mistral and Qwen2.
 pub const FAMILY: Family = Family {
@@ -35,7 +35,21 @@ fn llama_config(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
     let hidden = f.u64("hidden_size")?;
     let heads = f.u64("num_attention_heads")?;
     let qwen = f.model_type == "qwen2";
+    // Mistral's `sliding_window` (4096 in Mistral-7B v0.1, null since v0.2)
+    // applies to every layer; Qwen2's needs `use_sliding_window`, off in
+    // every released Qwen2 and Qwen2.5, and is not read.
+    let sliding = match f.opt_u64("sliding_window")? {
+        Some(window) if f.model_type == "mistral" => Some(SlidingWindow {
+            window,
+            full_every: 0,
+        }),
+        _ => None,
+    };
     Ok(TransformerSpec {
+        block: BlockOptions {
+            sliding,
+            ..BlockOptions::default()
+        },
         head_dim: f.opt_u64("head_dim")?.unwrap_or(hidden / heads.max(1)),
         tie_embeddings: f.bool_or("tie_word_embeddings", false),
         // Qwen2 always has q/k/v biases; Llama and Mistral only with `attention_bias`.
@@ -51,6 +65,131 @@ fn llama_config(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
         )
     })
 }
+/// The fields a Llama-style decoder is read from.
+const DECODER_FIELDS: [&str; 5] = [
+    "vocab_size",
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "intermediate_size",
+];
+
+/// Fields whose meaning a Llama-style reading would drop, so that memory
+/// could differ: experts and latent attention are refused, the others named.
+const EXPERT_FIELDS: [&str; 4] = [
+    "num_local_experts",
+    "num_experts",
+    "n_routed_experts",
+    "moe_intermediate_size",
+];
+const IGNORED_FIELDS: [&str; 13] = [
+    "sliding_window",
+    "layer_types",
+    "partial_rotary_factor",
+    "rotary_pct",
+    "qk_layernorm",
+    "use_qk_norm",
+    "attn_logit_softcapping",
+    "final_logit_softcapping",
+    "use_parallel_residual",
+    "parallel_attn",
+    "mlp_bias",
+    "alibi",
+    "position_embedding_type",
+];
+
+/// What reading an unknown `model_type` as a Llama-style decoder assumed;
+/// each is shown to the user with the imported model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Assumption {
+    /// The blocks are Llama's: RMSNorm before attention and the MLP, rotary
+    /// positions, a gated MLP (gate, up, down) with `hidden_act`, biases on
+    /// q, k and v only with `attention_bias`.
+    LlamaLayout {
+        /// The `model_type` vramfit does not know.
+        model_type: String,
+    },
+    /// `head_dim` is absent: `hidden_size / num_attention_heads`.
+    HeadDim(u64),
+    /// `num_key_value_heads` is absent: one per attention head.
+    KvHeads(u64),
+    /// `tie_word_embeddings` is absent: a separate LM head, as Llama has.
+    UntiedHead,
+    /// Fields present that the Llama-style reading does not read.
+    Ignored(Vec<&'static str>),
+}
+
+impl std::fmt::Display for Assumption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Assumption::LlamaLayout { model_type } => write!(
+                f,
+                "model_type '{model_type}' is read as a Llama-style decoder: RMSNorm before attention and the MLP, rotary positions, a gated MLP (gate, up, down), biases on q, k and v only with attention_bias"
+            ),
+            Assumption::HeadDim(d) => {
+                write!(f, "head_dim = hidden_size / num_attention_heads = {d}")
+            }
+            Assumption::KvHeads(n) => write!(
+                f,
+                "num_key_value_heads = num_attention_heads = {n} (no grouped-query attention)"
+            ),
+            Assumption::UntiedHead => {
+                write!(f, "a separate LM head (tie_word_embeddings is absent)")
+            }
+            Assumption::Ignored(keys) => write!(f, "not read: {}", keys.join(", ")),
+        }
+    }
+}
+
+/// Reads a `config.json` of a `model_type` no family knows as a Llama-style
+/// decoder, with every assumption that took.
+///
+/// # Errors
+/// [`NotLlamaStyle`] when it cannot be read that way; [`Error`]s of the
+/// fields' values otherwise (outer `Ok`).
+pub fn read_as_llama(
+    f: &Fields<'_>,
+) -> Result<Result<(ModelSpec, Vec<Assumption>), Error>, NotLlamaStyle> {
+    let present = |key: &str| f.map.get(key).is_some_and(|v| !v.is_null());
+    let missing: Vec<&'static str> = DECODER_FIELDS.into_iter().filter(|k| !present(k)).collect();
+    if !missing.is_empty() {
+        return Err(NotLlamaStyle::Missing(missing));
+    }
+    let experts = |k: &&'static str| {
+        f.map
+            .get(*k)
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0)
+            > 0
+    };
+    if let Some(k) = EXPERT_FIELDS.into_iter().find(experts) {
+        return Err(NotLlamaStyle::Experts(k));
+    }
+    if present("kv_lora_rank") {
+        return Err(NotLlamaStyle::LatentAttention);
+    }
+    Ok(llama_config(f).map(|t| {
+        let mut said = vec![Assumption::LlamaLayout {
+            model_type: f.model_type.clone(),
+        }];
+        if !present("head_dim") {
+            said.push(Assumption::HeadDim(t.head_dim));
+        }
+        if !present("num_key_value_heads") {
+            said.push(Assumption::KvHeads(t.kv_heads));
+        }
+        if !present("tie_word_embeddings") {
+            said.push(Assumption::UntiedHead);
+        }
+        let ignored: Vec<&'static str> =
+            IGNORED_FIELDS.into_iter().filter(|k| present(k)).collect();
+        if !ignored.is_empty() {
+            said.push(Assumption::Ignored(ignored));
+        }
+        (ModelSpec::Transformer(t), said)
+    }))
+}
+
 /// Llama 2, 3, 3.1, 3.2 and 3.3; Mistral-7B, Nemo and Small 3; Qwen2.5;
 /// SmolLM2; and a tiny reference decoder. Shapes from each model's
 /// `config.json` on the Hugging Face Hub.

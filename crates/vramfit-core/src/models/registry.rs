@@ -61,7 +61,7 @@ mod tests {
         for t in types {
             assert_eq!(import_of(t).map(|i| i.model_type), Some(t));
         }
-        assert!(import_of("t5").is_none());
+        assert!(import_of("rwkv").is_none());
     }
 
     #[test]

@@ -83,6 +83,7 @@ pub fn ImportBox(props: &ImportBoxProps) -> Html {
     let status_class = match tone {
         Tone::Hint => "field-hint",
         Tone::Ok => "field-ok",
+        Tone::Warn => "field-warn",
         Tone::Error => "field-error",
     };
     html! {

@@ -169,7 +169,17 @@ table! {
     ImportOk => "Imported {0}: {1} parameters.", "已导入 {0}：{1}参数。";
     ImportKept => "Still using the last valid import, {0}.", "仍在使用上一次有效的导入：{0}。";
     ImportNotJson => "This is not valid JSON: {0}", "这不是有效的 JSON：{0}";
-    ImportUnsupported => "model_type “{0}” is not supported; supported are {1}.", "不支持 model_type“{0}”，支持的类型：{1}。";
+    ImportUnsupported => "model_type “{0}” is not supported: {2}. Supported are {1}.", "不支持 model_type“{0}”：{2}。支持的类型：{1}。";
+    NotLlamaMissing => "it lacks {0}, which a Llama-style decoder is read from", "缺少 {0}，无法按 Llama 式解码器读取";
+    NotLlamaExperts => "it is a mixture of experts (“{0}”), which vramfit does not model yet", "这是混合专家模型（“{0}”），vramfit 暂不支持";
+    NotLlamaLatent => "it uses latent attention (“kv_lora_rank”), which vramfit does not model yet", "它使用潜在注意力（“kv_lora_rank”），vramfit 暂不支持";
+    ImportNested => "This {0} config nests its language model in “{1}”, as vision–language models do; vramfit does not import those yet. To estimate the language model alone, paste the “{1}” object by itself.", "此 {0} 配置把语言模型嵌套在“{1}”中（视觉–语言模型的写法），vramfit 暂不导入此类配置。若只估算语言模型，请单独粘贴“{1}”对象。";
+    ImportAssumed => "Read as a Llama-style decoder; check these assumptions: {0}.", "已按 Llama 式解码器读取，请核对以下假设：{0}。";
+    AssumeLayout => "model_type “{0}” is not one vramfit knows, so RMSNorm before attention and the MLP, rotary positions, a gated MLP, and biases on q, k, v only with attention_bias", "vramfit 不认识 model_type“{0}”，因此假定注意力和 MLP 之前使用 RMSNorm、旋转位置编码、门控 MLP，且仅在 attention_bias 时 q、k、v 带偏置";
+    AssumeHeadDim => "head_dim = hidden_size / num_attention_heads = {0}", "head_dim 取 hidden_size / num_attention_heads = {0}";
+    AssumeKvHeads => "one key/value head per attention head ({0}, no grouped-query attention)", "每个注意力头各有一个键/值头（{0} 个，无分组查询注意力）";
+    AssumeUntied => "a separate LM head (tie_word_embeddings is absent)", "独立的 LM 头（未给出 tie_word_embeddings）";
+    AssumeIgnored => "fields not read: {0}", "未读取的字段：{0}";
     ImportMissing => "This {0} config lacks the required field “{1}”.", "此 {0} 配置缺少必需字段“{1}”。";
     ImportInvalid => "The model's dimensions do not fit together: {0}", "模型的维度不一致：{0}";
     ImportTooLarge => "That file is {0}; a config.json is a few kilobytes. Drop the config, not the weights.", "该文件大小为 {0}，而 config.json 只有几 KB。请拖入配置文件而不是权重。";
