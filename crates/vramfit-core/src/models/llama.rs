@@ -273,7 +273,17 @@ fn presets() -> Vec<ModelPreset> {
             "mistral-7b",
             "Mistral-7B v0.1",
             Group::Mistral,
-            spec(32000, 4096, 32, 32, 8, 14336, false, false),
+            // Every layer attends to a 4096-token window (`sliding_window`).
+            ModelSpec::Transformer(TransformerSpec {
+                block: BlockOptions {
+                    sliding: Some(SlidingWindow {
+                        window: 4096,
+                        full_every: 0,
+                    }),
+                    ..BlockOptions::default()
+                },
+                ..decoder(32000, 4096, 32, 32, 8, 14336)
+            }),
         ),
         // Nemo and Small 3 have 128-wide heads: 32 × 128 = 4096 < hidden 5120.
         p(
