@@ -64,6 +64,66 @@ impl Family {
     }
 }
 
+/// The block layout of a Llama-style custom decoder: which Hugging Face
+/// `model_type` its `config.json` names (and so which block options the
+/// importer reads: norms, q/k norms, soft-capping, sliding layers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// Llama: RMSNorm before attention and the MLP (Mistral with a window).
+    #[default]
+    Llama,
+    /// Qwen3: q and k normalized per head.
+    Qwen3,
+    /// OLMo 2: norms after attention and the MLP, q and k normalized.
+    Olmo2,
+    /// Gemma: scaled embeddings, a GELU-gated MLP.
+    Gemma,
+    /// Gemma 2: norms before and after, soft-capping, every other layer sliding.
+    Gemma2,
+    /// Gemma 3: norms before and after, q/k norms, five layers of six sliding.
+    Gemma3,
+}
+
+impl Layout {
+    /// Every layout, in the order the form offers them.
+    pub const ALL: [Layout; 6] = [
+        Layout::Llama,
+        Layout::Qwen3,
+        Layout::Olmo2,
+        Layout::Gemma,
+        Layout::Gemma2,
+        Layout::Gemma3,
+    ];
+
+    /// The `model_type` (and the select's value).
+    pub fn id(self) -> &'static str {
+        match self {
+            Layout::Llama => "llama",
+            Layout::Qwen3 => "qwen3",
+            Layout::Olmo2 => "olmo2",
+            Layout::Gemma => "gemma",
+            Layout::Gemma2 => "gemma2",
+            Layout::Gemma3 => "gemma3_text",
+        }
+    }
+
+    /// The layout for an id.
+    pub fn parse(id: &str) -> Option<Layout> {
+        Layout::ALL.into_iter().find(|l| l.id() == id)
+    }
+
+    /// Whether layers can attend to a sliding window (Mistral's on every
+    /// layer for the Llama layout, the models' own patterns for Gemma 2 and 3).
+    pub fn slides(self) -> bool {
+        matches!(self, Layout::Llama | Layout::Gemma2 | Layout::Gemma3)
+    }
+
+    /// Whether the models of this layout tie their LM head to the embedding.
+    pub fn ties(self) -> bool {
+        matches!(self, Layout::Gemma | Layout::Gemma2 | Layout::Gemma3)
+    }
+}
+
 /// The custom model's fields, as typed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dims {
@@ -77,6 +137,14 @@ pub struct Dims {
     pub heads: String,
     /// Key/value heads (Llama only).
     pub kv_heads: String,
+    /// Llama-style: the block layout.
+    pub layout: Layout,
+    /// Llama-style: the per-head width; blank for hidden size / heads.
+    pub head_dim: String,
+    /// Llama-style: the sliding window in tokens; blank for none.
+    pub window: String,
+    /// Llama-style: whether the LM head shares the embedding.
+    pub tied: bool,
     /// MLP width.
     pub intermediate: String,
     /// Vocabulary.
@@ -136,6 +204,10 @@ impl Default for Dims {
             hidden: "768".into(),
             heads: "12".into(),
             kv_heads: "12".into(),
+            layout: Layout::Llama,
+            head_dim: String::new(),
+            window: String::new(),
+            tied: false,
             intermediate: "3072".into(),
             vocab: "50257".into(),
             depths: "3, 4, 6, 3".into(),
@@ -159,6 +231,10 @@ pub enum DimField {
     Heads,
     /// Key/value heads.
     KvHeads,
+    /// Per-head width (may be blank).
+    HeadDim,
+    /// Sliding window (may be blank).
+    Window,
     /// MLP width.
     Intermediate,
     /// Vocabulary.
@@ -205,6 +281,15 @@ impl Dims {
         }
     }
 
+    /// The same dimensions with `layout`, whose models' head tying it takes.
+    pub fn with_layout(&self, layout: Layout) -> Dims {
+        Dims {
+            layout,
+            tied: layout.ties(),
+            ..self.clone()
+        }
+    }
+
     /// The `config.json` for these dimensions (for a ResNet or an MLP,
     /// vramfit's own description in that shape; see `vramfit_core::hf`).
     ///
@@ -226,7 +311,12 @@ impl Dims {
         let heads = count(DimField::Heads, &self.heads)?;
         let intermediate = count(DimField::Intermediate, &self.intermediate)?;
         let vocab = count(DimField::Vocab, &self.vocab)?;
-        if !hidden.is_multiple_of(heads) {
+        // A Llama-style decoder may give its heads any width.
+        let head_dim = match self.family {
+            Family::Llama => optional(DimField::HeadDim, &self.head_dim)?,
+            _ => None,
+        };
+        if head_dim.is_none() && !hidden.is_multiple_of(heads) {
             return Err(DimError::HeadsDoNotDivide);
         }
         let name = format!("custom-{}-{layers}x{hidden}", self.family.id());
@@ -236,10 +326,22 @@ impl Dims {
                 if !heads.is_multiple_of(kv) {
                     return Err(DimError::KvHeadsDoNotDivide);
                 }
+                let window = if self.layout.slides() {
+                    optional(DimField::Window, &self.window)?
+                } else {
+                    None
+                };
+                // A window on every layer is Mistral's `sliding_window`.
+                let model_type = match (self.layout, window) {
+                    (Layout::Llama, Some(_)) => "mistral",
+                    (layout, _) => layout.id(),
+                };
                 json!({
-                    "_name_or_path": name, "model_type": "llama", "architectures": ["LlamaForCausalLM"],
+                    "_name_or_path": name, "model_type": model_type,
                     "num_hidden_layers": layers, "hidden_size": hidden, "num_attention_heads": heads,
-                    "num_key_value_heads": kv, "intermediate_size": intermediate, "vocab_size": vocab,
+                    "num_key_value_heads": kv, "head_dim": head_dim.unwrap_or(hidden / heads),
+                    "intermediate_size": intermediate, "vocab_size": vocab,
+                    "tie_word_embeddings": self.tied, "sliding_window": window,
                 })
             }
             Family::Bert => json!({
@@ -287,6 +389,15 @@ impl Dims {
 /// importer and the estimator apply the model limits on top.
 fn count(f: DimField, s: &str) -> Result<u64, DimError> {
     parse_count(crate::fields::Field::Batch, s).map_err(|e| DimError::Field(f, e))
+}
+
+/// A field that may be blank (`None`), else as [`count`].
+fn optional(f: DimField, s: &str) -> Result<Option<u64>, DimError> {
+    if s.trim().is_empty() {
+        Ok(None)
+    } else {
+        count(f, s).map(Some)
+    }
 }
 
 /// A field as counts separated by commas (empty entries skipped).
@@ -357,6 +468,87 @@ mod tests {
             bad.config_json(),
             Err(DimError::Field(DimField::Layers, FieldError::NotWhole))
         ));
+    }
+
+    #[test]
+    fn a_llama_style_custom_decoder_takes_each_layout_and_its_fields() {
+        use vramfit_core::models::{ModelSpec, NormPlacement, QkNorm};
+        let spec = |dims: &Dims| match vramfit_core::hf::import(&dims.config_json().unwrap())
+            .unwrap()
+            .spec
+        {
+            ModelSpec::Transformer(t) => t,
+            other => panic!("{other:?}"),
+        };
+        let llama = Dims::default().with_family(Family::Llama);
+        // Gemma-3-1B's shape through the form: its parameter count.
+        let gemma3 = Dims {
+            layers: "26".into(),
+            hidden: "1152".into(),
+            heads: "4".into(),
+            kv_heads: "1".into(),
+            head_dim: "256".into(),
+            intermediate: "6912".into(),
+            vocab: "262144".into(),
+            window: "512".into(),
+            ..llama.with_layout(Layout::Gemma3)
+        };
+        assert!(gemma3.tied, "Gemma ties its head");
+        let t = spec(&gemma3);
+        assert_eq!(
+            (t.head_dim, t.block.norm, t.block.qk_norm),
+            (256, NormPlacement::Sandwich, QkNorm::PerHead)
+        );
+        assert_eq!(
+            t.block.sliding.map(|w| (w.window, w.full_every)),
+            Some((512, 6))
+        );
+        assert_eq!(
+            ModelSpec::Transformer(t).parameter_count().unwrap(),
+            999_885_952
+        );
+        // Blank window: no sliding layers; blank head_dim: hidden / heads.
+        let gemma2 = Dims {
+            window: String::new(),
+            ..llama.with_layout(Layout::Gemma2)
+        };
+        let t = spec(&gemma2);
+        assert_eq!((t.block.sliding, t.head_dim), (None, 64));
+        assert!(t.block.attn_softcap);
+        // A window on a Llama layout is Mistral's, on every layer.
+        let mistral = Dims {
+            window: "4096".into(),
+            ..llama.clone()
+        };
+        assert!(mistral.config_json().unwrap().contains("\"mistral\""));
+        assert_eq!(spec(&mistral).block.sliding.map(|w| w.full_every), Some(0));
+        // An explicit head width lifts the divisibility rule; a bad one is named.
+        let wide = Dims {
+            heads: "7".into(),
+            kv_heads: "7".into(),
+            head_dim: "128".into(),
+            ..llama.clone()
+        };
+        assert_eq!(spec(&wide).head_dim, 128);
+        let bad = Dims {
+            head_dim: "x".into(),
+            ..llama.clone()
+        };
+        assert!(matches!(
+            bad.config_json(),
+            Err(DimError::Field(DimField::HeadDim, FieldError::NotWhole))
+        ));
+        for layout in Layout::ALL {
+            let dims = llama.with_layout(layout);
+            assert!(
+                vramfit_core::hf::import(&dims.config_json().unwrap())
+                    .unwrap()
+                    .assumptions
+                    .is_empty(),
+                "{layout:?}"
+            );
+        }
+        assert_eq!(Layout::parse("gemma3_text"), Some(Layout::Gemma3));
     }
 
     #[test]

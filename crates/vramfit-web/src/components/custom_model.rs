@@ -2,7 +2,7 @@
 //! vocabulary become a `config.json` ([`crate::custom`]) that goes through
 //! the import box like a pasted one.
 
-use crate::custom::{Activation, DimError, DimField, Dims, Family};
+use crate::custom::{Activation, DimError, DimField, Dims, Family, Layout};
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, Lang, t};
 use crate::state::Action;
@@ -67,6 +67,18 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
             ..d.clone()
         })
     });
+    let onlayout = on_select(|d, v| Layout::parse(v).map(|layout| d.with_layout(layout)));
+    let ontied = {
+        let dims = dims.clone();
+        Callback::from(move |e: Event| {
+            if let Some(input) = e.target_dyn_into::<HtmlInputElement>() {
+                dims.set(Dims {
+                    tied: input.checked(),
+                    ..(*dims).clone()
+                });
+            }
+        })
+    };
     let onactivation = on_select(|d, v| {
         Activation::parse(v).map(|activation| Dims {
             activation,
@@ -96,6 +108,16 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
                     </select>
                 </div>
                 <div class="custom-grid">
+                    if dims.family == Family::Llama {
+                        <div class="field field-wide">
+                            <label for="custom-layout">{ t(lang, Key::CustomLayout) }</label>
+                            <select id="custom-layout" onchange={onlayout}>
+                                { for Layout::ALL.into_iter().map(|l| html! {
+                                    <option value={l.id()} selected={l == dims.layout}>{ t(lang, layout_label(l)) }</option>
+                                }) }
+                            </select>
+                        </div>
+                    }
                     if dims.family.is_transformer() {
                         { field(DimField::Layers, Key::CustomLayers, &dims.layers) }
                         { field(DimField::Hidden, Key::CustomHidden, &dims.hidden) }
@@ -105,6 +127,16 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
                         }
                         { field(DimField::Intermediate, Key::CustomIntermediate, &dims.intermediate) }
                         { field(DimField::Vocab, Key::CustomVocab, &dims.vocab) }
+                    }
+                    if dims.family == Family::Llama {
+                        { field(DimField::HeadDim, Key::CustomHeadDim, &dims.head_dim) }
+                        if dims.layout.slides() {
+                            { field(DimField::Window, Key::CustomWindow, &dims.window) }
+                        }
+                        <label class="custom-check field-wide" for="custom-tied">
+                            <input id="custom-tied" type="checkbox" checked={dims.tied} onchange={ontied} />
+                            { t(lang, Key::CustomTied) }
+                        </label>
                     }
                     if dims.family == Family::ResNet {
                         { field(DimField::Depths, Key::CustomDepths, &dims.depths) }
@@ -147,6 +179,8 @@ fn field_id(f: DimField) -> &'static str {
         DimField::Hidden => "hidden",
         DimField::Heads => "heads",
         DimField::KvHeads => "kv-heads",
+        DimField::HeadDim => "head-dim",
+        DimField::Window => "window",
         DimField::Intermediate => "intermediate",
         DimField::Vocab => "vocab",
         DimField::Depths => "depths",
@@ -170,12 +204,25 @@ fn slot(d: &mut Dims, f: DimField) -> &mut String {
         DimField::Hidden => &mut d.hidden,
         DimField::Heads => &mut d.heads,
         DimField::KvHeads => &mut d.kv_heads,
+        DimField::HeadDim => &mut d.head_dim,
+        DimField::Window => &mut d.window,
         DimField::Intermediate => &mut d.intermediate,
         DimField::Vocab => &mut d.vocab,
         DimField::Depths => &mut d.depths,
         DimField::Input => &mut d.input,
         DimField::Widths => &mut d.widths,
         DimField::Classes => &mut d.classes,
+    }
+}
+
+fn layout_label(l: Layout) -> Key {
+    match l {
+        Layout::Llama => Key::CustomLayoutLlama,
+        Layout::Qwen3 => Key::CustomLayoutQwen3,
+        Layout::Olmo2 => Key::CustomLayoutOlmo2,
+        Layout::Gemma => Key::CustomLayoutGemma,
+        Layout::Gemma2 => Key::CustomLayoutGemma2,
+        Layout::Gemma3 => Key::CustomLayoutGemma3,
     }
 }
 
@@ -198,6 +245,8 @@ fn message(e: &DimError, lang: Lang) -> String {
                 DimField::Hidden => Key::CustomHidden,
                 DimField::Heads => Key::CustomHeads,
                 DimField::KvHeads => Key::CustomKvHeads,
+                DimField::HeadDim => Key::CustomHeadDim,
+                DimField::Window => Key::CustomWindow,
                 DimField::Intermediate => Key::CustomIntermediate,
                 DimField::Vocab => Key::CustomVocab,
                 DimField::Depths => Key::CustomDepths,

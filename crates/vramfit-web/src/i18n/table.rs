@@ -510,6 +510,16 @@ table! {
     CustomHeads => "Attention heads", "注意力头数";
     CustomKvHeads => "Key/value heads", "键值头数";
     CustomIntermediate => "MLP width", "MLP 宽度";
+    CustomLayout => "Block layout", "块结构";
+    CustomLayoutLlama => "Llama: norms before attention and MLP (Mistral with a window)", "Llama：注意力和 MLP 之前归一化（填写窗口即为 Mistral）";
+    CustomLayoutQwen3 => "Qwen3: plus per-head query/key norms", "Qwen3：另加按头的查询/键归一化";
+    CustomLayoutOlmo2 => "OLMo 2: norms after attention and MLP, query/key norms", "OLMo 2：注意力和 MLP 之后归一化，查询/键归一化";
+    CustomLayoutGemma => "Gemma: scaled embeddings, GELU-gated MLP", "Gemma：缩放嵌入，GELU 门控 MLP";
+    CustomLayoutGemma2 => "Gemma 2: norms before and after, soft-capping, every other layer sliding", "Gemma 2：前后都归一化，软上限，每隔一层滑动窗口";
+    CustomLayoutGemma3 => "Gemma 3: norms before and after, query/key norms, 5 of 6 layers sliding", "Gemma 3：前后都归一化，查询/键归一化，每 6 层中 5 层滑动窗口";
+    CustomHeadDim => "Head width (blank: hidden / heads)", "每头维度（留空：隐藏维度 / 头数）";
+    CustomWindow => "Sliding window, tokens (blank: none)", "滑动窗口 token 数（留空：无）";
+    CustomTied => "LM head shares the input embedding", "LM 头与输入嵌入共享权重";
     CustomVocab => "Vocabulary", "词表大小";
     CustomUse => "Use this model", "使用此模型";
     CustomBadField => "{0} must be a whole number from 1 to {1}.", "{0}必须是 1 到 {1} 之间的整数。";
