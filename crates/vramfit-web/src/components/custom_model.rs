@@ -41,10 +41,16 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
                 }
             })
         };
+        // Fields that may be blank say what blank means.
+        let placeholder = match f {
+            DimField::HeadDim => Some(t(lang, Key::CustomHeadDimBlank)),
+            DimField::Window => Some(t(lang, Key::CustomWindowBlank)),
+            _ => None,
+        };
         html! {
             <div class="field">
                 <label for={id.clone()}>{ t(lang, label) }</label>
-                <input id={id} type="text" {inputmode} autocomplete="off" value={value.to_string()} {oninput} />
+                <input id={id} type="text" {inputmode} autocomplete="off" {placeholder} value={value.to_string()} {oninput} />
             </div>
         }
     };
@@ -113,9 +119,10 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
                             <label for="custom-layout">{ t(lang, Key::CustomLayout) }</label>
                             <select id="custom-layout" onchange={onlayout}>
                                 { for Layout::ALL.into_iter().map(|l| html! {
-                                    <option value={l.id()} selected={l == dims.layout}>{ t(lang, layout_label(l)) }</option>
+                                    <option value={l.id()} selected={l == dims.layout}>{ t(lang, layout_label(l).0) }</option>
                                 }) }
                             </select>
+                            <p class="field-hint">{ t(lang, layout_label(dims.layout).1) }</p>
                         </div>
                     }
                     if dims.family.is_transformer() {
@@ -215,14 +222,15 @@ fn slot(d: &mut Dims, f: DimField) -> &mut String {
     }
 }
 
-fn layout_label(l: Layout) -> Key {
+/// A layout's name and what its blocks do.
+fn layout_label(l: Layout) -> (Key, Key) {
     match l {
-        Layout::Llama => Key::CustomLayoutLlama,
-        Layout::Qwen3 => Key::CustomLayoutQwen3,
-        Layout::Olmo2 => Key::CustomLayoutOlmo2,
-        Layout::Gemma => Key::CustomLayoutGemma,
-        Layout::Gemma2 => Key::CustomLayoutGemma2,
-        Layout::Gemma3 => Key::CustomLayoutGemma3,
+        Layout::Llama => (Key::CustomLayoutLlama, Key::CustomAboutLlama),
+        Layout::Qwen3 => (Key::CustomLayoutQwen3, Key::CustomAboutQwen3),
+        Layout::Olmo2 => (Key::CustomLayoutOlmo2, Key::CustomAboutOlmo2),
+        Layout::Gemma => (Key::CustomLayoutGemma, Key::CustomAboutGemma),
+        Layout::Gemma2 => (Key::CustomLayoutGemma2, Key::CustomAboutGemma2),
+        Layout::Gemma3 => (Key::CustomLayoutGemma3, Key::CustomAboutGemma3),
     }
 }
 

@@ -32,7 +32,7 @@ macro_rules! table {
 }
 
 table! {
-    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB, UnitGib, ExportDeepSpeed, ExportHf, CustomRelu, CustomGelu];
+    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB, UnitGib, ExportDeepSpeed, ExportHf, CustomRelu, CustomGelu, CustomLayoutLlama, CustomLayoutQwen3, CustomLayoutOlmo2, CustomLayoutGemma, CustomLayoutGemma2, CustomLayoutGemma3];
 
     // Page frame.
     PageTitle => "vramfit — GPU memory for neural-network training", "vramfit — 神经网络训练显存计算器";
@@ -511,14 +511,22 @@ table! {
     CustomKvHeads => "Key/value heads", "键值头数";
     CustomIntermediate => "MLP width", "MLP 宽度";
     CustomLayout => "Block layout", "块结构";
-    CustomLayoutLlama => "Llama: norms before attention and MLP (Mistral with a window)", "Llama：注意力和 MLP 之前归一化（填写窗口即为 Mistral）";
-    CustomLayoutQwen3 => "Qwen3: plus per-head query/key norms", "Qwen3：另加按头的查询/键归一化";
-    CustomLayoutOlmo2 => "OLMo 2: norms after attention and MLP, query/key norms", "OLMo 2：注意力和 MLP 之后归一化，查询/键归一化";
-    CustomLayoutGemma => "Gemma: scaled embeddings, GELU-gated MLP", "Gemma：缩放嵌入，GELU 门控 MLP";
-    CustomLayoutGemma2 => "Gemma 2: norms before and after, soft-capping, every other layer sliding", "Gemma 2：前后都归一化，软上限，每隔一层滑动窗口";
-    CustomLayoutGemma3 => "Gemma 3: norms before and after, query/key norms, 5 of 6 layers sliding", "Gemma 3：前后都归一化，查询/键归一化，每 6 层中 5 层滑动窗口";
-    CustomHeadDim => "Head width (blank: hidden / heads)", "每头维度（留空：隐藏维度 / 头数）";
-    CustomWindow => "Sliding window, tokens (blank: none)", "滑动窗口 token 数（留空：无）";
+    CustomLayoutLlama => "Llama, Mistral", "Llama, Mistral";
+    CustomLayoutQwen3 => "Qwen3", "Qwen3";
+    CustomLayoutOlmo2 => "OLMo 2", "OLMo 2";
+    CustomLayoutGemma => "Gemma", "Gemma";
+    CustomLayoutGemma2 => "Gemma 2", "Gemma 2";
+    CustomLayoutGemma3 => "Gemma 3", "Gemma 3";
+    CustomAboutLlama => "Norms before attention and the MLP. With a sliding window it is Mistral's, on every layer.", "注意力和 MLP 之前归一化。填写滑动窗口即为 Mistral 的写法，作用于每一层。";
+    CustomAboutQwen3 => "Llama's blocks plus per-head query and key norms.", "在 Llama 的块上另加按头的查询、键归一化。";
+    CustomAboutOlmo2 => "Norms after attention and the MLP; query and key norms.", "注意力和 MLP 之后归一化；查询、键归一化。";
+    CustomAboutGemma => "Scaled embeddings, a GELU-gated MLP, a tied head.", "缩放嵌入、GELU 门控 MLP、共享权重的输出头。";
+    CustomAboutGemma2 => "Norms before and after, soft-capped scores and logits, every other layer sliding.", "前后都归一化，注意力分数和 logits 软上限，每隔一层使用滑动窗口。";
+    CustomAboutGemma3 => "Norms before and after, query and key norms, five layers of six sliding.", "前后都归一化，查询、键归一化，每 6 层中有 5 层使用滑动窗口。";
+    CustomHeadDim => "Head width", "每头维度";
+    CustomHeadDimBlank => "hidden / heads", "隐藏维度 / 头数";
+    CustomWindow => "Sliding window", "滑动窗口";
+    CustomWindowBlank => "none", "无";
     CustomTied => "LM head shares the input embedding", "LM 头与输入嵌入共享权重";
     CustomVocab => "Vocabulary", "词表大小";
     CustomUse => "Use this model", "使用此模型";
