@@ -469,6 +469,11 @@ CASES = [
     C("gemma-2b", 2, "fp32", "adamw", seq=1024, layers=2),
     C("gemma-2b", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
     C("gemma-2b", 2, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # SDPA on the decoders cut to 2 blocks (the eager rows above): the fused kernel's
+    # output and logsumexp instead of scores and probabilities
+    C("qwen3-0.6b", 4, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),
+    C("olmo-2-1b", 4, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),
+    C("gemma-2b", 2, "fp32", "adamw", seq=1024, layers=2, attention="sdpa"),
     # Gemma 2: sandwich norms, soft-capped scores (eager even when SDPA is asked for) and logits
     C("gemma-2-2b", 4, "amp-bf16", "adamw", seq=1024, layers=2),
     C("gemma-2-2b", 2, "fp32", "adamw", seq=1024, layers=2),
