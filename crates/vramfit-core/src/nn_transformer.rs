@@ -67,6 +67,25 @@ impl Builder {
         out
     }
 
+    /// The causal mask eager attention adds to its scores
+    /// (`masking_utils.create_causal_mask`): `[batch, 1, seq, seq]` in
+    /// `dtype`, `torch.where` of a boolean mask (one byte per element, transient).
+    pub fn causal_mask(&mut self, seq: u64, dtype: DType) -> TensorId {
+        let n = seq.saturating_mul(seq);
+        let out = self.tensor(Numel::per_sample(n), dtype, false);
+        self.op(
+            "causal_mask",
+            OpKind::Elementwise,
+            OpSpec {
+                outputs: vec![out],
+                forward_temp: Numel::per_sample(n),
+                flops: Numel::per_sample(n),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
     /// `repeat_kv`: expand key/value heads to all query heads (a copy of `numel` per sample).
     pub fn expand_copy(&mut self, name: &str, x: TensorId, per_sample: u64) -> TensorId {
         let t = self.tensor_info(x);

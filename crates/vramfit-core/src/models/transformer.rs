@@ -383,6 +383,11 @@ pub fn lower(
     if t.arch == Arch::Bert {
         x = b.layernorm("LayerNorm", x, h, true);
     }
+    // Eager attention in a decoder adds a causal mask (`create_causal_mask`,
+    // in the embeddings' dtype) to its scores; the model's body keeps it
+    // until it returns, and each checkpointed block until its backward.
+    let mask = (t.arch != Arch::Bert && attention == Attention::Eager)
+        .then(|| b.causal_mask(seq, b.dtype(x)));
     let x_sp = b.sp_scatter(x);
     x = b.dropout("dropout", x_sp, t.hidden_dropout);
 
@@ -399,7 +404,7 @@ pub fn lower(
         b.hold_until_block_end(x);
         x = match t.arch {
             Arch::Bert => bert_layer(b, t, x, seq, attention, ckpt),
-            Arch::Gpt2 | Arch::Llama => decoder_layer(b, t, x, seq, attention, ckpt),
+            Arch::Gpt2 | Arch::Llama => decoder_layer(b, t, x, seq, attention, ckpt, mask),
         };
         b.end_block();
     }
@@ -420,6 +425,10 @@ pub fn lower(
                 Arch::Llama => rms(b, t, "norm", x, h),
                 Arch::Gpt2 | Arch::Bert => b.layernorm("ln_f", x, h, true),
             };
+            // The body returns: its mask goes.
+            if let Some(m) = mask {
+                b.keep_alive(m);
+            }
             x = b.sp_gather(x);
             let seq = seq / b.sp;
             let logits = if t.tie_embeddings {
@@ -542,7 +551,7 @@ fn bert_layer(
     let q = b.linear("attention.self.query", x, h, qd, true);
     let k = b.linear("attention.self.key", x, h, qd, true);
     let v = b.linear("attention.self.value", x, h, qd, true);
-    let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, false);
+    let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, false, None);
     let o = b.linear("attention.output.dense", ctx, qd, h, true);
     let o = b.dropout("attention.output.dropout", o, t.hidden_dropout);
     let r = b.add("attention.output.residual", o, x);
@@ -563,6 +572,7 @@ fn decoder_layer(
     seq: u64,
     attention: Attention,
     ckpt: Checkpointing,
+    mask: Option<TensorId>,
 ) -> TensorId {
     let h = t.hidden;
     let llama = t.arch == Arch::Llama;
@@ -604,7 +614,7 @@ fn decoder_layer(
         (q, k, v)
     };
     b.resave(mark, n, n_local);
-    let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, llama);
+    let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, llama, mask);
     let o_name = if llama {
         "self_attn.o_proj"
     } else {
@@ -676,6 +686,7 @@ fn attention_core(
     attention: Attention,
     ckpt: Checkpointing,
     repeat_kv: bool,
+    mask: Option<TensorId>,
 ) -> TensorId {
     let (a, d) = (t.heads, t.head_dim);
     let qd = a * d;
@@ -709,7 +720,11 @@ fn attention_core(
     let s2 = a * seq * seq;
     let scores = b.bmm("attn.scores", qc, kc, s2, s2.saturating_mul(2 * d));
     let scores = b.scale("attn.scale", scores);
-    let scores = b.scale("attn.mask", scores);
+    // `+ attention_mask`: an fp32 mask promotes half-precision scores to fp32.
+    let scores = match mask {
+        Some(m) => b.add("attn.mask", scores, m),
+        None => b.scale("attn.mask", scores),
+    };
     let probs = b.softmax("attn.softmax", scores, t.arch == Arch::Llama);
     // Llama casts the fp32 softmax back to the query dtype and GPT-2 to the
     // value dtype before dropout; BERT applies dropout to the fp32 softmax and
