@@ -23,7 +23,10 @@ use serde::{Deserialize, Serialize};
 pub use cnn::{MobileNetV2Spec, ResNetSpec, VggSpec};
 pub use family::{Family, Group, Import, ModelPreset};
 pub use registry::FAMILIES;
-pub use transformer::{Arch, BlockOptions, Head, NormPlacement, QkNorm, TransformerSpec};
+pub use transformer::{
+    Arch, BlockOptions, Head, MlpKind, NormKind, NormPlacement, QkNorm, QkvProjection, Rotary,
+    TransformerSpec,
+};
 pub use vit::{MlpActivation, MlpLayer, MlpSpec, VitSpec};
 
 /// The most elements one tensor or parameter may have per sample, and the

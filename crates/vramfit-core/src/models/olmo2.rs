@@ -63,6 +63,7 @@ fn decoder(
             norm: NormPlacement::Post,
             rms_weight_first: true,
             embed_scale: false,
+            ..BlockOptions::default()
         },
         ..llama::decoder(vocab, hidden, layers, heads, kv_heads, intermediate)
     }
