@@ -67,7 +67,7 @@ CATS = [
 ]
 DEV = torch.device("cpu")
 
-TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "gemma-2b"}
+TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "gemma-2b", "pythia-160m"}
 IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"}
 
 
@@ -252,7 +252,8 @@ def make_inputs(case: dict) -> dict:
     s = case["seq"]
     if mid == "bert-base":
         return {"input_ids": torch.randint(0, 30522, (b, s)), "labels": torch.randint(0, 2, (b,))}
-    vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "gemma-2b": 256000}[mid]
+    vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "gemma-2b": 256000,
+             "pythia-160m": 50304}[mid]
     ids = torch.randint(0, vocab, (b, s))
     return {"input_ids": ids, "labels": ids}
 
@@ -347,7 +348,8 @@ def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, ima
     if model in IMAGE_MODELS and image == 0:
         image = 224
     attention = {"bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
-                 "olmo-2-1b": "eager", "gemma-2b": "eager", "vit_b_16": "sdpa"}.get(model, "none")
+                 "olmo-2-1b": "eager", "gemma-2b": "eager", "pythia-160m": "eager",
+                 "vit_b_16": "sdpa"}.get(model, "none")
     parts = [model] + ([f"l{layers}"] if layers else []) + [f"b{batch}"]
     if seq:
         parts.append(f"s{seq}")
@@ -462,6 +464,12 @@ CASES = [
     C("gemma-2b", 2, "fp32", "adamw", seq=1024, layers=2),
     C("gemma-2b", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
     C("gemma-2b", 2, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # Pythia-160M (GPT-NeoX) cut to 2 blocks: LayerNorms, fused query_key_value chunked per head,
+    # rotary on a quarter of each head then cat, parallel residual, GELU MLP, untied 50,304-token head
+    C("pythia-160m", 8, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("pythia-160m", 4, "fp32", "adamw", seq=1024, layers=2),
+    C("pythia-160m", 8, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    C("pythia-160m", 4, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
 ]
 
 

@@ -18,6 +18,8 @@ from transformers import (
     GemmaConfig,
     GemmaForCausalLM,
     GPT2Config,
+    GPTNeoXConfig,
+    GPTNeoXForCausalLM,
     GPT2LMHeadModel,
     LlamaConfig,
     LlamaForCausalLM,
@@ -282,6 +284,40 @@ def gemma_config(name: str, layers: int | None = None) -> GemmaConfig:
     )
 
 
+# Pythia (GPT-NeoX): their config.json on the Hugging Face Hub (EleutherAI/pythia-*):
+# (vocab_size, hidden_size, num_hidden_layers, num_attention_heads); intermediate_size 4 x hidden,
+# rotary_pct 0.25, use_parallel_residual, untied head, max_position_embeddings 2048.
+PYTHIA_CONFIGS = {
+    "pythia-70m": (50304, 512, 6, 8),
+    "pythia-160m": (50304, 768, 12, 12),
+    "pythia-410m": (50304, 1024, 24, 16),
+    "pythia-1b": (50304, 2048, 16, 8),
+    "pythia-1.4b": (50304, 2048, 24, 16),
+    "pythia-2.8b": (50304, 2560, 32, 32),
+    "pythia-6.9b": (50432, 4096, 32, 32),
+    "pythia-12b": (50688, 5120, 36, 40),
+}
+
+
+def pythia_config(name: str, layers: int | None = None) -> GPTNeoXConfig:
+    vocab, hidden, n_layers, heads = PYTHIA_CONFIGS[name]
+    return GPTNeoXConfig(
+        vocab_size=vocab,
+        hidden_size=hidden,
+        num_hidden_layers=layers or n_layers,
+        num_attention_heads=heads,
+        intermediate_size=4 * hidden,
+        hidden_act="gelu",
+        rotary_pct=0.25,
+        rotary_emb_base=10000,
+        max_position_embeddings=2048,
+        use_parallel_residual=True,
+        tie_word_embeddings=False,
+        attention_dropout=0.0,
+        hidden_dropout=0.0,
+    )
+
+
 def _cfg_str(cfg, keys) -> str:
     d = cfg.to_dict()
     return ",".join(f"{k}={d[k]}" for k in keys)
@@ -316,7 +352,7 @@ TORCHVISION_IDS = [
 
 def build(model_id: str, attn: str = "eager", layers: int | None = None):
     """Build model `model_id` on the current default device (a transformer
-    with a Qwen3, OLMo 2 or Gemma config cut to its first `layers` blocks when given).
+    with a Qwen3, OLMo 2, Gemma or Pythia config cut to its first `layers` blocks when given).
 
     Returns (model, source_string).
     """
@@ -383,6 +419,15 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         return GemmaForCausalLM(cfg), (
             f"{TF} GemmaForCausalLM(GemmaConfig({_cfg_str(cfg, LLAMA_KEYS + ['head_dim', 'hidden_act'])}))"
         )
+    if model_id in PYTHIA_CONFIGS:
+        cfg = pythia_config(model_id, layers)
+        cfg._attn_implementation = attn
+        keys = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+                "use_parallel_residual", "tie_word_embeddings"]
+        return GPTNeoXForCausalLM(cfg), (
+            f"{TF} GPTNeoXForCausalLM(GPTNeoXConfig({_cfg_str(cfg, keys)},"
+            f"partial_rotary_factor={cfg.rope_parameters['partial_rotary_factor']}))"
+        )
     if model_id in OLMO2_CONFIGS:
         cfg = olmo2_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -414,4 +459,5 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "qwen2.5-7b",
     "mlp-small",
     "llama-tiny",
-] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(GEMMA_CONFIGS)
+] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(GEMMA_CONFIGS) + (
+    list(PYTHIA_CONFIGS))

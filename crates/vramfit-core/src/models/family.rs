@@ -91,6 +91,9 @@ pub enum Group {
     /// Google's Gemma series.
     #[serde(rename = "Gemma")]
     Gemma,
+    /// EleutherAI's Pythia suite (GPT-NeoX).
+    #[serde(rename = "Pythia")]
+    Pythia,
 }
 
 impl Group {
@@ -109,6 +112,7 @@ impl Group {
             Group::SmolLm => "SmolLM",
             Group::Olmo => "OLMo",
             Group::Gemma => "Gemma",
+            Group::Pythia => "Pythia",
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod cnn;
 pub mod family;
 pub mod gemma;
 pub mod gpt2;
+pub mod gpt_neox;
 pub mod hf_fields;
 pub mod llama;
 pub mod olmo2;
