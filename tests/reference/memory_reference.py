@@ -67,7 +67,8 @@ CATS = [
 ]
 DEV = torch.device("cpu")
 
-TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "gemma-2b", "pythia-160m"}
+TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "gemma-2b", "pythia-160m",
+               "phi-3-mini", "phi-4-mini"}
 IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"}
 
 
@@ -253,7 +254,7 @@ def make_inputs(case: dict) -> dict:
     if mid == "bert-base":
         return {"input_ids": torch.randint(0, 30522, (b, s)), "labels": torch.randint(0, 2, (b,))}
     vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "gemma-2b": 256000,
-             "pythia-160m": 50304}[mid]
+             "pythia-160m": 50304, "phi-3-mini": 32064, "phi-4-mini": 200064}[mid]
     ids = torch.randint(0, vocab, (b, s))
     return {"input_ids": ids, "labels": ids}
 
@@ -348,8 +349,8 @@ def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, ima
     if model in IMAGE_MODELS and image == 0:
         image = 224
     attention = {"bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
-                 "olmo-2-1b": "eager", "gemma-2b": "eager", "pythia-160m": "eager",
-                 "vit_b_16": "sdpa"}.get(model, "none")
+                 "olmo-2-1b": "eager", "gemma-2b": "eager", "pythia-160m": "eager", "phi-3-mini": "eager",
+                 "phi-4-mini": "eager", "vit_b_16": "sdpa"}.get(model, "none")
     parts = [model] + ([f"l{layers}"] if layers else []) + [f"b{batch}"]
     if seq:
         parts.append(f"s{seq}")
@@ -470,6 +471,18 @@ CASES = [
     C("pythia-160m", 4, "fp32", "adamw", seq=1024, layers=2),
     C("pythia-160m", 8, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
     C("pythia-160m", 4, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # Phi-3-mini cut to 2 blocks: fused qkv_proj sliced into q, k, v; fused gate_up_proj chunked;
+    # rotary on whole 96-wide heads then cat; untied 32,064-token head
+    C("phi-3-mini", 8, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("phi-3-mini", 4, "fp32", "adamw", seq=1024, layers=2),
+    C("phi-3-mini", 8, "amp-bf16", "adamw", ckpt="full", seq=2048, layers=2),
+    C("phi-3-mini", 4, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # Phi-4-mini cut to 2 blocks: as Phi-3-mini with 24 heads over 8 key/value heads (repeat_kv),
+    # rotary on 96 of 128 features per head, tied 200,064-token head
+    C("phi-4-mini", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("phi-4-mini", 4, "fp32", "adamw", seq=1024, layers=2),
+    C("phi-4-mini", 4, "amp-bf16", "adamw", ckpt="full", seq=2048, layers=2),
+    C("phi-4-mini", 2, "amp-bf16", "sgd-momentum", seq=4096, layers=2),
 ]
 
 

@@ -27,6 +27,8 @@ from transformers import (
     MistralForCausalLM,
     Olmo2Config,
     Olmo2ForCausalLM,
+    Phi3Config,
+    Phi3ForCausalLM,
     Qwen2Config,
     Qwen2ForCausalLM,
     Qwen3Config,
@@ -318,6 +320,33 @@ def pythia_config(name: str, layers: int | None = None) -> GPTNeoXConfig:
     )
 
 
+# Phi-3 / Phi-4: their config.json on the Hugging Face Hub (microsoft/Phi-3-mini-4k-instruct,
+# Phi-3-medium-4k-instruct, Phi-4-mini-instruct, phi-4):
+# (vocab_size, hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads,
+#  intermediate_size, partial_rotary_factor, tie_word_embeddings).
+PHI3_CONFIGS = {
+    "phi-3-mini": (32064, 3072, 32, 32, 32, 8192, 1.0, False),
+    "phi-3-medium": (32064, 5120, 40, 40, 10, 17920, 1.0, False),
+    "phi-4-mini": (200064, 3072, 32, 24, 8, 8192, 0.75, True),
+    "phi-4": (100352, 5120, 40, 40, 10, 17920, 1.0, False),
+}
+
+
+def phi3_config(name: str, layers: int | None = None) -> Phi3Config:
+    vocab, hidden, n_layers, heads, kv, inter, rotary, tie = PHI3_CONFIGS[name]
+    return Phi3Config(
+        vocab_size=vocab,
+        hidden_size=hidden,
+        num_hidden_layers=layers or n_layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        intermediate_size=inter,
+        partial_rotary_factor=rotary,
+        max_position_embeddings=4096,
+        tie_word_embeddings=tie,
+    )
+
+
 def _cfg_str(cfg, keys) -> str:
     d = cfg.to_dict()
     return ",".join(f"{k}={d[k]}" for k in keys)
@@ -352,7 +381,7 @@ TORCHVISION_IDS = [
 
 def build(model_id: str, attn: str = "eager", layers: int | None = None):
     """Build model `model_id` on the current default device (a transformer
-    with a Qwen3, OLMo 2, Gemma or Pythia config cut to its first `layers` blocks when given).
+    with a Qwen3, OLMo 2, Gemma, Pythia or Phi-3 config cut to its first `layers` blocks when given).
 
     Returns (model, source_string).
     """
@@ -428,6 +457,13 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
             f"{TF} GPTNeoXForCausalLM(GPTNeoXConfig({_cfg_str(cfg, keys)},"
             f"partial_rotary_factor={cfg.rope_parameters['partial_rotary_factor']}))"
         )
+    if model_id in PHI3_CONFIGS:
+        cfg = phi3_config(model_id, layers)
+        cfg._attn_implementation = attn
+        return Phi3ForCausalLM(cfg), (
+            f"{TF} Phi3ForCausalLM(Phi3Config({_cfg_str(cfg, LLAMA_KEYS)},"
+            f"partial_rotary_factor={cfg.rope_parameters['partial_rotary_factor']}))"
+        )
     if model_id in OLMO2_CONFIGS:
         cfg = olmo2_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -460,4 +496,4 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "mlp-small",
     "llama-tiny",
 ] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(GEMMA_CONFIGS) + (
-    list(PYTHIA_CONFIGS))
+    list(PYTHIA_CONFIGS) + list(PHI3_CONFIGS))

@@ -118,6 +118,39 @@ fn imports_gpt_neox_as_pythia_has_it() {
     );
 }
 
+/// Phi-3-mini-4k-instruct's and Phi-4-mini-instruct's `config.json` (the
+/// fields that matter, `sliding_window` and LongRoPE's `rope_scaling`
+/// included): the presets' specs and `transformers`' counts.
+#[test]
+fn imports_phi3_and_phi4_mini() {
+    let phi3_mini = r#"{"architectures":["Phi3ForCausalLM"],"attention_dropout":0.0,"embd_pdrop":0.0,
+        "hidden_act":"silu","hidden_size":3072,"intermediate_size":8192,"max_position_embeddings":4096,
+        "model_type":"phi3","num_attention_heads":32,"num_hidden_layers":32,"num_key_value_heads":32,
+        "original_max_position_embeddings":4096,"resid_pdrop":0.0,"rms_norm_eps":1e-05,
+        "rope_scaling":null,"rope_theta":10000.0,"sliding_window":2047,"tie_word_embeddings":false,
+        "vocab_size":32064}"#;
+    let preset = |id: &str| vramfit_core::model_preset(id).unwrap().spec;
+    assert_eq!(import(phi3_mini).unwrap().spec, preset("phi-3-mini"));
+    assert_eq!(count(phi3_mini), 3_821_079_552);
+    // Phi3Config's defaults are Phi-3-mini's.
+    assert_eq!(count(r#"{"model_type":"phi3"}"#), 3_821_079_552);
+    let factors = vec!["1.0"; 48].join(",");
+    let phi4_mini = format!(
+        r#"{{"architectures":["Phi3ForCausalLM"],"model_type":"phi3","hidden_size":3072,
+        "intermediate_size":8192,"num_attention_heads":24,"num_hidden_layers":32,"num_key_value_heads":8,
+        "partial_rotary_factor":0.75,"max_position_embeddings":131072,
+        "original_max_position_embeddings":4096,"sliding_window":262144,"tie_word_embeddings":true,
+        "vocab_size":200064,"lm_head_bias":false,"mlp_bias":false,
+        "rope_scaling":{{"type":"longrope","long_factor":[{factors}],"short_factor":[{factors}]}}}}"#
+    );
+    assert_eq!(import(&phi4_mini).unwrap().spec, preset("phi-4-mini"));
+    assert_eq!(count(&phi4_mini), 3_836_021_760);
+    // An explicit head_dim wider than hidden / heads.
+    let wide = r#"{"model_type":"phi3","vocab_size":1000,"hidden_size":256,"num_hidden_layers":2,
+        "num_attention_heads":4,"num_key_value_heads":2,"head_dim":96,"intermediate_size":512}"#;
+    assert_eq!(count(wide), 1_889_536);
+}
+
 #[test]
 fn explicit_head_dim_and_tied_embeddings_are_read() {
     // A Gemma-like shape through the llama path: head_dim differs from hidden/heads.
@@ -164,6 +197,10 @@ fn errors_name_the_problem() {
     assert!(e.to_string().contains("partial_rotary_factor"), "{e}");
     let e = import(r#"{"model_type":"gpt_neox","hidden_size":"2048"}"#).unwrap_err();
     assert!(e.to_string().contains("hidden_size"), "{e}");
+    let e = import(r#"{"model_type":"phi3","hidden_size":"3072"}"#).unwrap_err();
+    assert!(e.to_string().contains("hidden_size"), "{e}");
+    let e = import(r#"{"model_type":"phi3","num_key_value_heads":5}"#).unwrap_err();
+    assert!(e.to_string().contains("num_key_value_heads"), "{e}");
 
     assert!(matches!(import("{not json"), Err(Error::ConfigJson(_))));
     assert!(matches!(import("[1,2]"), Err(Error::ConfigJson(_))));

@@ -80,7 +80,8 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::SmolLm
         | Group::Olmo
         | Group::Gemma
-        | Group::Pythia => group.name(),
+        | Group::Pythia
+        | Group::Phi => group.name(),
     }
 }
 

@@ -94,6 +94,9 @@ pub enum Group {
     /// EleutherAI's Pythia suite (GPT-NeoX).
     #[serde(rename = "Pythia")]
     Pythia,
+    /// Microsoft's Phi series.
+    #[serde(rename = "Phi")]
+    Phi,
 }
 
 impl Group {
@@ -113,6 +116,7 @@ impl Group {
             Group::Olmo => "OLMo",
             Group::Gemma => "Gemma",
             Group::Pythia => "Pythia",
+            Group::Phi => "Phi",
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod gpt_neox;
 pub mod hf_fields;
 pub mod llama;
 pub mod olmo2;
+pub mod phi3;
 pub mod qwen3;
 pub mod registry;
 pub mod transformer;
