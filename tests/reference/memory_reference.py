@@ -68,7 +68,7 @@ CATS = [
 DEV = torch.device("cpu")
 
 TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "gemma-2b", "gemma-2-2b",
-               "gemma-3-1b"}
+               "gemma-3-1b", "pythia-160m", "phi-3-mini", "phi-4-mini"}
 IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"}
 
 
@@ -254,7 +254,8 @@ def make_inputs(case: dict) -> dict:
     if mid == "bert-base":
         return {"input_ids": torch.randint(0, 30522, (b, s)), "labels": torch.randint(0, 2, (b,))}
     vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "gemma-2b": 256000,
-             "gemma-2-2b": 256000, "gemma-3-1b": 262144}[mid]
+             "gemma-2-2b": 256000, "gemma-3-1b": 262144, "pythia-160m": 50304, "phi-3-mini": 32064,
+             "phi-4-mini": 200064}[mid]
     ids = torch.randint(0, vocab, (b, s))
     return {"input_ids": ids, "labels": ids}
 
@@ -351,6 +352,7 @@ def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, ima
         image = 224
     usual = {"bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
              "olmo-2-1b": "eager", "gemma-2b": "eager", "gemma-2-2b": "eager", "gemma-3-1b": "eager",
+             "pythia-160m": "eager", "phi-3-mini": "eager", "phi-4-mini": "eager",
              "vit_b_16": "sdpa"}.get(model, "none")
     parts = [model] + ([f"l{layers}"] if layers else []) + [f"b{batch}"]
     if attention is not None and attention != usual:
@@ -485,6 +487,24 @@ CASES = [
     C("gemma-3-1b", 2, "fp32", "adamw", seq=1024, layers=2, attention="sdpa"),
     C("gemma-3-1b", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
     C("gemma-3-1b", 2, "amp-bf16", "sgd-momentum", seq=4096, layers=2, attention="sdpa"),
+    # Pythia-160M (GPT-NeoX) cut to 2 blocks: LayerNorms, fused query_key_value chunked per head,
+    # rotary on a quarter of each head then cat, parallel residual, GELU MLP, untied 50,304-token head
+    C("pythia-160m", 8, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("pythia-160m", 4, "fp32", "adamw", seq=1024, layers=2),
+    C("pythia-160m", 8, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    C("pythia-160m", 4, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # Phi-3-mini cut to 2 blocks: fused qkv_proj sliced into q, k, v; fused gate_up_proj chunked;
+    # rotary on whole 96-wide heads then cat; untied 32,064-token head
+    C("phi-3-mini", 8, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("phi-3-mini", 4, "fp32", "adamw", seq=1024, layers=2),
+    C("phi-3-mini", 8, "amp-bf16", "adamw", ckpt="full", seq=2048, layers=2),
+    C("phi-3-mini", 4, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # Phi-4-mini cut to 2 blocks: as Phi-3-mini with 24 heads over 8 key/value heads (repeat_kv),
+    # rotary on 96 of 128 features per head, tied 200,064-token head
+    C("phi-4-mini", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("phi-4-mini", 4, "fp32", "adamw", seq=1024, layers=2),
+    C("phi-4-mini", 4, "amp-bf16", "adamw", ckpt="full", seq=2048, layers=2),
+    C("phi-4-mini", 2, "amp-bf16", "sgd-momentum", seq=4096, layers=2),
 ]
 
 

@@ -15,6 +15,8 @@ from transformers import (
     BertConfig,
     BertForSequenceClassification,
     BertModel,
+    GPTNeoXConfig,
+    GPTNeoXForCausalLM,
     Gemma2Config,
     Gemma2ForCausalLM,
     Gemma3ForCausalLM,
@@ -29,6 +31,8 @@ from transformers import (
     MistralForCausalLM,
     Olmo2Config,
     Olmo2ForCausalLM,
+    Phi3Config,
+    Phi3ForCausalLM,
     Qwen2Config,
     Qwen2ForCausalLM,
     Qwen3Config,
@@ -324,6 +328,67 @@ def gemma23_config(name: str, layers: int | None = None):
     )
 
 
+# Pythia (GPT-NeoX): their config.json on the Hugging Face Hub (EleutherAI/pythia-*):
+# (vocab_size, hidden_size, num_hidden_layers, num_attention_heads); intermediate_size 4 x hidden,
+# rotary_pct 0.25, use_parallel_residual, untied head, max_position_embeddings 2048.
+PYTHIA_CONFIGS = {
+    "pythia-70m": (50304, 512, 6, 8),
+    "pythia-160m": (50304, 768, 12, 12),
+    "pythia-410m": (50304, 1024, 24, 16),
+    "pythia-1b": (50304, 2048, 16, 8),
+    "pythia-1.4b": (50304, 2048, 24, 16),
+    "pythia-2.8b": (50304, 2560, 32, 32),
+    "pythia-6.9b": (50432, 4096, 32, 32),
+    "pythia-12b": (50688, 5120, 36, 40),
+}
+
+
+def pythia_config(name: str, layers: int | None = None) -> GPTNeoXConfig:
+    vocab, hidden, n_layers, heads = PYTHIA_CONFIGS[name]
+    return GPTNeoXConfig(
+        vocab_size=vocab,
+        hidden_size=hidden,
+        num_hidden_layers=layers or n_layers,
+        num_attention_heads=heads,
+        intermediate_size=4 * hidden,
+        hidden_act="gelu",
+        rotary_pct=0.25,
+        rotary_emb_base=10000,
+        max_position_embeddings=2048,
+        use_parallel_residual=True,
+        tie_word_embeddings=False,
+        attention_dropout=0.0,
+        hidden_dropout=0.0,
+    )
+
+
+# Phi-3 / Phi-4: their config.json on the Hugging Face Hub (microsoft/Phi-3-mini-4k-instruct,
+# Phi-3-medium-4k-instruct, Phi-4-mini-instruct, phi-4):
+# (vocab_size, hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads,
+#  intermediate_size, partial_rotary_factor, tie_word_embeddings).
+PHI3_CONFIGS = {
+    "phi-3-mini": (32064, 3072, 32, 32, 32, 8192, 1.0, False),
+    "phi-3-medium": (32064, 5120, 40, 40, 10, 17920, 1.0, False),
+    "phi-4-mini": (200064, 3072, 32, 24, 8, 8192, 0.75, True),
+    "phi-4": (100352, 5120, 40, 40, 10, 17920, 1.0, False),
+}
+
+
+def phi3_config(name: str, layers: int | None = None) -> Phi3Config:
+    vocab, hidden, n_layers, heads, kv, inter, rotary, tie = PHI3_CONFIGS[name]
+    return Phi3Config(
+        vocab_size=vocab,
+        hidden_size=hidden,
+        num_hidden_layers=layers or n_layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        intermediate_size=inter,
+        partial_rotary_factor=rotary,
+        max_position_embeddings=4096,
+        tie_word_embeddings=tie,
+    )
+
+
 def _cfg_str(cfg, keys) -> str:
     d = cfg.to_dict()
     return ",".join(f"{k}={d[k]}" for k in keys)
@@ -434,6 +499,22 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         return model_class(cfg), (
             f"{TF} {model_class.__name__}({type(cfg).__name__}({_cfg_str(cfg, keys)}))"
         )
+    if model_id in PYTHIA_CONFIGS:
+        cfg = pythia_config(model_id, layers)
+        cfg._attn_implementation = attn
+        keys = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+                "use_parallel_residual", "tie_word_embeddings"]
+        return GPTNeoXForCausalLM(cfg), (
+            f"{TF} GPTNeoXForCausalLM(GPTNeoXConfig({_cfg_str(cfg, keys)},"
+            f"partial_rotary_factor={cfg.rope_parameters['partial_rotary_factor']}))"
+        )
+    if model_id in PHI3_CONFIGS:
+        cfg = phi3_config(model_id, layers)
+        cfg._attn_implementation = attn
+        return Phi3ForCausalLM(cfg), (
+            f"{TF} Phi3ForCausalLM(Phi3Config({_cfg_str(cfg, LLAMA_KEYS)},"
+            f"partial_rotary_factor={cfg.rope_parameters['partial_rotary_factor']}))"
+        )
     if model_id in OLMO2_CONFIGS:
         cfg = olmo2_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -465,5 +546,5 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "qwen2.5-7b",
     "mlp-small",
     "llama-tiny",
-] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(GEMMA_CONFIGS) + \
-    list(GEMMA2_CONFIGS) + list(GEMMA3_CONFIGS)
+] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(GEMMA_CONFIGS) + (
+    list(GEMMA2_CONFIGS) + list(GEMMA3_CONFIGS) + list(PYTHIA_CONFIGS) + list(PHI3_CONFIGS))

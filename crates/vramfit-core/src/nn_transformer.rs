@@ -1,5 +1,5 @@
 //! Ops specific to Hugging Face transformer code paths: fused-QKV views,
-//! rotary embeddings, `repeat_kv`, `gelu_new` as eager ops, fused attention.
+//! rotary embeddings (whole or sliced), `repeat_kv`, `gelu_new` as eager ops, fused attention.
 
 use crate::builder::{Builder, OpSpec};
 use crate::dtype::DType;
@@ -13,14 +13,32 @@ impl Builder {
     /// `select` — `proj[0]`, `proj[1]`, ... — each `SelectBackward` makes a
     /// full-size zero tensor, so one more full-size buffer is transient).
     pub fn split(&mut self, name: &str, base: TensorId, parts: u64, select: bool) -> Vec<TensorId> {
+        let widths = vec![1; usize::try_from(parts).unwrap_or(0)];
+        self.split_widths(name, base, &widths, select)
+    }
+
+    /// Splits `base`'s last dimension into views `widths` wide (in
+    /// proportion to their sum): q, k and v of a fused projection with
+    /// fewer key/value heads, as [`Builder::split`] does equal parts
+    /// (`select`: slices, `qkv[..., a:b]`, whose backward each makes a
+    /// full-size zero-filled gradient).
+    pub fn split_widths(
+        &mut self,
+        name: &str,
+        base: TensorId,
+        widths: &[u64],
+        select: bool,
+    ) -> Vec<TensorId> {
         let t = self.tensor_info(base);
-        let per = Numel {
-            fixed: t.numel.fixed / parts.max(1),
-            per_sample: t.numel.per_sample / parts.max(1),
-        };
-        let views: Vec<TensorId> = (0..parts)
-            .map(|_| {
+        let total = widths.iter().sum::<u64>().max(1);
+        let views: Vec<TensorId> = widths
+            .iter()
+            .map(|&w| {
                 let id = self.alias(base);
+                let per = Numel {
+                    fixed: t.numel.fixed / total * w,
+                    per_sample: t.numel.per_sample / total * w,
+                };
                 self.set_numel(id, per, t.dtype);
                 id
             })
@@ -61,6 +79,78 @@ impl Builder {
                 },
                 backward_temp: size,
                 flops: Numel::per_sample(4 * t.numel.per_sample),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
+    /// GPT-NeoX's and Phi-3's `apply_rotary_pos_emb` on one of q and k
+    /// (`x`, `head_dim` features per head): the first `dims` features of each
+    /// head rotate, `(x_rot * cos) + (rotate_half(x_rot) * sin)` (three
+    /// rotated-sized tensors at once), then `torch.cat([rotated, x_pass],
+    /// -1)` copies them and the rest into a new contiguous tensor while the
+    /// rotated part is alive. `cos` and `sin` have the embeddings' dtype, so
+    /// under autocast the products and the result are fp32. Saves only `cos`
+    /// and `sin`. Backward: the rotated part's gradients (three at once, as
+    /// in forward), then each slice's backward zero-fills an `x`-sized
+    /// gradient, the second added into the first.
+    pub fn rotary_sliced(&mut self, name: &str, x: TensorId, dims: u64, head_dim: u64) -> TensorId {
+        let t = self.tensor_info(x);
+        let dtype = if self.param_dtype() == DType::F32 {
+            DType::F32
+        } else {
+            t.dtype
+        };
+        let out = self.tensor(t.numel, dtype, t.requires_grad);
+        let dims = dims.min(head_dim);
+        let part = |n: Numel| Numel {
+            fixed: n.fixed / head_dim.max(1) * dims,
+            per_sample: n.per_sample / head_dim.max(1) * dims,
+        };
+        let (full, grad) = (bytes(t.numel, dtype), bytes(t.numel, t.dtype));
+        let rot = part(full);
+        // Beside the output: max(3 rotated, rotated + output) in forward;
+        // beside the input's gradient: max(3 rotated, two x-sized slices' gradients).
+        let pass = if dims < head_dim {
+            grad
+        } else {
+            Numel::default()
+        };
+        let beyond = |base: Numel, b: Numel| Numel {
+            fixed: (3 * rot.fixed).saturating_sub(base.fixed).max(b.fixed),
+            per_sample: (3 * rot.per_sample)
+                .saturating_sub(base.per_sample)
+                .max(b.per_sample),
+        };
+        self.op(
+            name,
+            OpKind::Elementwise,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out],
+                forward_temp: beyond(full, rot),
+                backward_temp: beyond(grad, pass),
+                flops: Numel::per_sample(4 * part(t.numel).per_sample),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
+    /// The causal mask eager attention adds to its scores
+    /// (`masking_utils.create_causal_mask`): `[batch, 1, seq, seq]` in
+    /// `dtype`, `torch.where` of a boolean mask (one byte per element, transient).
+    pub fn causal_mask(&mut self, seq: u64, dtype: DType) -> TensorId {
+        let n = seq.saturating_mul(seq);
+        let out = self.tensor(Numel::per_sample(n), dtype, false);
+        self.op(
+            "causal_mask",
+            OpKind::Elementwise,
+            OpSpec {
+                outputs: vec![out],
+                forward_temp: Numel::per_sample(n),
+                flops: Numel::per_sample(n),
                 ..OpSpec::default()
             },
         );

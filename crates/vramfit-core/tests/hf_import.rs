@@ -153,6 +153,81 @@ fn imports_gemma2_and_gemma3_text() {
     assert_eq!(t.block.sliding, None);
 }
 
+/// Pythia-1.4B's `config.json` as published (`rotary_pct`, no
+/// `attention_bias`): the preset's spec, `transformers`' count; a config
+/// without the fields is GPTNeoXConfig's default model (GPT-NeoX-20B).
+#[test]
+fn imports_gpt_neox_as_pythia_has_it() {
+    let pythia = r#"{"architectures":["GPTNeoXForCausalLM"],"bos_token_id":0,"eos_token_id":0,
+        "hidden_act":"gelu","hidden_size":2048,"initializer_range":0.02,"intermediate_size":8192,
+        "layer_norm_eps":1e-05,"max_position_embeddings":2048,"model_type":"gpt_neox",
+        "num_attention_heads":16,"num_hidden_layers":24,"rotary_emb_base":10000,"rotary_pct":0.25,
+        "tie_word_embeddings":false,"torch_dtype":"float16","use_cache":true,
+        "use_parallel_residual":true,"vocab_size":50304}"#;
+    let preset = vramfit_core::model_preset("pythia-1.4b").unwrap().spec;
+    assert_eq!(import(pythia).unwrap().spec, preset);
+    assert_eq!(count(pythia), 1_414_647_808);
+    assert_eq!(count(r#"{"model_type":"gpt_neox"}"#), 20_554_567_680);
+    // Without the attention's biases (the MLP keeps its own); tied and sequential.
+    let small = r#"{"model_type":"gpt_neox","vocab_size":1000,"hidden_size":256,"num_hidden_layers":2,
+        "num_attention_heads":4,"intermediate_size":512"#;
+    assert_eq!(
+        count(&format!(r#"{small},"attention_bias":false}}"#)),
+        1_564_672
+    );
+    let tied = format!(r#"{small},"use_parallel_residual":false,"tie_word_embeddings":true}}"#);
+    assert_eq!(count(&tied), 1_310_720);
+    // The rotated share: rope_parameters' partial_rotary_factor over rotary_pct.
+    let rotary = |json: &str| match import(json).unwrap().spec {
+        vramfit_core::ModelSpec::Transformer(t) => t.block.rotary,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        rotary(&format!("{small}}}")),
+        vramfit_core::models::Rotary::Sliced { dims: 16 }
+    );
+    let both = format!(
+        r#"{small},"rotary_pct":0.5,"rope_parameters":{{"rope_type":"default","partial_rotary_factor":1.0}}}}"#
+    );
+    assert_eq!(
+        rotary(&both),
+        vramfit_core::models::Rotary::Sliced { dims: 64 }
+    );
+}
+
+/// Phi-3-mini-4k-instruct's and Phi-4-mini-instruct's `config.json` (the
+/// fields that matter, `sliding_window` and LongRoPE's `rope_scaling`
+/// included): the presets' specs and `transformers`' counts.
+#[test]
+fn imports_phi3_and_phi4_mini() {
+    let phi3_mini = r#"{"architectures":["Phi3ForCausalLM"],"attention_dropout":0.0,"embd_pdrop":0.0,
+        "hidden_act":"silu","hidden_size":3072,"intermediate_size":8192,"max_position_embeddings":4096,
+        "model_type":"phi3","num_attention_heads":32,"num_hidden_layers":32,"num_key_value_heads":32,
+        "original_max_position_embeddings":4096,"resid_pdrop":0.0,"rms_norm_eps":1e-05,
+        "rope_scaling":null,"rope_theta":10000.0,"sliding_window":2047,"tie_word_embeddings":false,
+        "vocab_size":32064}"#;
+    let preset = |id: &str| vramfit_core::model_preset(id).unwrap().spec;
+    assert_eq!(import(phi3_mini).unwrap().spec, preset("phi-3-mini"));
+    assert_eq!(count(phi3_mini), 3_821_079_552);
+    // Phi3Config's defaults are Phi-3-mini's.
+    assert_eq!(count(r#"{"model_type":"phi3"}"#), 3_821_079_552);
+    let factors = vec!["1.0"; 48].join(",");
+    let phi4_mini = format!(
+        r#"{{"architectures":["Phi3ForCausalLM"],"model_type":"phi3","hidden_size":3072,
+        "intermediate_size":8192,"num_attention_heads":24,"num_hidden_layers":32,"num_key_value_heads":8,
+        "partial_rotary_factor":0.75,"max_position_embeddings":131072,
+        "original_max_position_embeddings":4096,"sliding_window":262144,"tie_word_embeddings":true,
+        "vocab_size":200064,"lm_head_bias":false,"mlp_bias":false,
+        "rope_scaling":{{"type":"longrope","long_factor":[{factors}],"short_factor":[{factors}]}}}}"#
+    );
+    assert_eq!(import(&phi4_mini).unwrap().spec, preset("phi-4-mini"));
+    assert_eq!(count(&phi4_mini), 3_836_021_760);
+    // An explicit head_dim wider than hidden / heads.
+    let wide = r#"{"model_type":"phi3","vocab_size":1000,"hidden_size":256,"num_hidden_layers":2,
+        "num_attention_heads":4,"num_key_value_heads":2,"head_dim":96,"intermediate_size":512}"#;
+    assert_eq!(count(wide), 1_889_536);
+}
+
 #[test]
 fn explicit_head_dim_and_tied_embeddings_are_read() {
     // A Gemma-like shape through the llama path: head_dim differs from hidden/heads.
@@ -274,6 +349,23 @@ fn errors_name_the_problem() {
         }
     );
     assert!(e.to_string().contains("hidden_size"));
+
+    // GPT-NeoX splits the hidden size into its heads; a rotated share
+    // outside [0, 1] is refused; a malformed field is named.
+    let e = import(r#"{"model_type":"gpt_neox","hidden_size":100,"num_attention_heads":3}"#)
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("hidden_size") && e.to_string().contains("num_attention_heads"),
+        "{e}"
+    );
+    let e = import(r#"{"model_type":"gpt_neox","rotary_pct":1.5}"#).unwrap_err();
+    assert!(e.to_string().contains("partial_rotary_factor"), "{e}");
+    let e = import(r#"{"model_type":"gpt_neox","hidden_size":"2048"}"#).unwrap_err();
+    assert!(e.to_string().contains("hidden_size"), "{e}");
+    let e = import(r#"{"model_type":"phi3","hidden_size":"3072"}"#).unwrap_err();
+    assert!(e.to_string().contains("hidden_size"), "{e}");
+    let e = import(r#"{"model_type":"phi3","num_key_value_heads":5}"#).unwrap_err();
+    assert!(e.to_string().contains("num_key_value_heads"), "{e}");
 
     assert!(matches!(import("{not json"), Err(Error::ConfigJson(_))));
     assert!(matches!(import("[1,2]"), Err(Error::ConfigJson(_))));

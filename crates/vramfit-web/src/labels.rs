@@ -79,7 +79,9 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::Qwen
         | Group::SmolLm
         | Group::Olmo
-        | Group::Gemma => group.name(),
+        | Group::Gemma
+        | Group::Pythia
+        | Group::Phi => group.name(),
     }
 }
 

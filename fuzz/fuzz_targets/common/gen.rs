@@ -192,6 +192,38 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
             } else {
                 None
             },
+            norm_kind: choose(
+                u,
+                &[
+                    vramfit_core::models::NormKind::Rms,
+                    vramfit_core::models::NormKind::LayerNorm,
+                ],
+            )?,
+            qkv: choose(
+                u,
+                &[
+                    vramfit_core::models::QkvProjection::Separate,
+                    vramfit_core::models::QkvProjection::FusedSlices,
+                    vramfit_core::models::QkvProjection::FusedChunks,
+                ],
+            )?,
+            rotary: if u.arbitrary()? {
+                vramfit_core::models::Rotary::Whole
+            } else {
+                // Up to a whole head and, now and then, more (refused by validate).
+                vramfit_core::models::Rotary::Sliced {
+                    dims: u.int_in_range(0u64..=40)?,
+                }
+            },
+            mlp: choose(
+                u,
+                &[
+                    vramfit_core::models::MlpKind::Gated,
+                    vramfit_core::models::MlpKind::FusedGated,
+                    vramfit_core::models::MlpKind::Plain,
+                ],
+            )?,
+            parallel_residual: u.arbitrary()?,
         },
     })
 }

@@ -91,6 +91,12 @@ pub enum Group {
     /// Google's Gemma series.
     #[serde(rename = "Gemma")]
     Gemma,
+    /// EleutherAI's Pythia suite (GPT-NeoX).
+    #[serde(rename = "Pythia")]
+    Pythia,
+    /// Microsoft's Phi series.
+    #[serde(rename = "Phi")]
+    Phi,
 }
 
 impl Group {
@@ -109,6 +115,8 @@ impl Group {
             Group::SmolLm => "SmolLM",
             Group::Olmo => "OLMo",
             Group::Gemma => "Gemma",
+            Group::Pythia => "Pythia",
+            Group::Phi => "Phi",
         }
     }
 }

@@ -12,7 +12,8 @@
 use super::family::{Family, Group, Import, ModelPreset};
 use super::hf_fields::Fields;
 use super::{
-    BlockOptions, ModelSpec, NormPlacement, QkNorm, SlidingWindow, TransformerSpec, llama,
+    BlockOptions, MlpKind, ModelSpec, NormKind, NormPlacement, QkNorm, QkvProjection, Rotary,
+    SlidingWindow, TransformerSpec, llama,
 };
 use crate::error::Error;
 
@@ -137,6 +138,11 @@ const GEMMA_BLOCK: BlockOptions = BlockOptions {
     attn_softcap: false,
     final_softcap: false,
     sliding: None,
+    norm_kind: NormKind::Rms,
+    qkv: QkvProjection::Separate,
+    rotary: Rotary::Whole,
+    mlp: MlpKind::Gated,
+    parallel_residual: false,
 };
 
 /// Gemma 2's block: sandwich norms, scores and logits soft-capped.

@@ -84,6 +84,22 @@ impl Fields<'_> {
         items.iter().map(|v| v.as_u64().ok_or_else(bad)).collect()
     }
 
+    /// A number in the rotary embedding's parameters: `rope_scaling` when it
+    /// is a non-empty object, else `rope_parameters` (`transformers`'
+    /// `convert_rope_params_to_dict`); `None` when absent or not a number.
+    pub fn rope_f64(&self, key: &str) -> Option<f64> {
+        let object = |name: &str| {
+            self.map
+                .get(name)
+                .and_then(Value::as_object)
+                .filter(|o| !o.is_empty())
+        };
+        object("rope_scaling")
+            .or_else(|| object("rope_parameters"))
+            .and_then(|o| o.get(key))
+            .and_then(Value::as_f64)
+    }
+
     /// A boolean, or `default` when absent or not a boolean.
     pub fn bool_or(&self, key: &str, default: bool) -> bool {
         self.map

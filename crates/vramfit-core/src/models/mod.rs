@@ -6,9 +6,11 @@ pub mod cnn;
 pub mod family;
 pub mod gemma;
 pub mod gpt2;
+pub mod gpt_neox;
 pub mod hf_fields;
 pub mod llama;
 pub mod olmo2;
+pub mod phi3;
 pub mod qwen3;
 pub mod registry;
 pub mod transformer;
@@ -24,7 +26,8 @@ pub use cnn::{MobileNetV2Spec, ResNetSpec, VggSpec};
 pub use family::{Family, Group, Import, ModelPreset};
 pub use registry::FAMILIES;
 pub use transformer::{
-    Arch, BlockOptions, Head, NormPlacement, QkNorm, SlidingWindow, TransformerSpec,
+    Arch, BlockOptions, Head, MlpKind, NormKind, NormPlacement, QkNorm, QkvProjection, Rotary,
+    SlidingWindow, TransformerSpec,
 };
 pub use vit::{MlpActivation, MlpLayer, MlpSpec, VitSpec};
 

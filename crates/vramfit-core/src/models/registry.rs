@@ -6,10 +6,10 @@
 
 use super::family::Family;
 use super::family::Import;
-use super::{bert, cnn, gemma, gpt2, llama, olmo2, qwen3, vit};
+use super::{bert, cnn, gemma, gpt_neox, gpt2, llama, olmo2, phi3, qwen3, vit};
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 11] = [
+pub const FAMILIES: [Family; 13] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -21,6 +21,8 @@ pub const FAMILIES: [Family; 11] = [
     qwen3::FAMILY,
     olmo2::FAMILY,
     gemma::FAMILY,
+    gpt_neox::FAMILY,
+    phi3::FAMILY,
 ];
 
 /// The reader of a `model_type`, if a family imports it.

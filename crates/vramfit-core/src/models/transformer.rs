@@ -111,6 +111,101 @@ pub struct BlockOptions {
     /// window is a mask).
     #[serde(default)]
     pub sliding: Option<SlidingWindow>,
+    /// Which norm the Llama layout's norms are: RMSNorm, or LayerNorm with a
+    /// bias (GPT-NeoX).
+    pub norm_kind: NormKind,
+    /// How q, k and v are projected: three projections, or one whose output
+    /// they are views of (Phi-3, GPT-NeoX).
+    pub qkv: QkvProjection,
+    /// How the rotary embedding is applied to q and k.
+    pub rotary: Rotary,
+    /// The MLP's layout.
+    pub mlp: MlpKind,
+    /// Whether attention and MLP both read the block's input and add to it
+    /// together, `x + attn(norm(x)) + mlp(norm(x))` (GPT-NeoX's
+    /// `use_parallel_residual`), instead of one after the other.
+    pub parallel_residual: bool,
+}
+
+/// The norm of a Llama-layout model (its blocks, q/k norms and final norm).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NormKind {
+    /// RMSNorm written as eager ops (Llama and its relatives).
+    #[default]
+    Rms,
+    /// `nn.LayerNorm` with weight and bias: one fp32-list kernel that saves
+    /// its input and fp32 mean and rstd (GPT-NeoX).
+    LayerNorm,
+}
+
+/// How a Llama-layout block projects q, k and v.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QkvProjection {
+    /// `q_proj`, `k_proj` and `v_proj`: three outputs.
+    #[default]
+    Separate,
+    /// One `qkv_proj` sliced into q, k and v (Phi-3's `qkv[..., a:b]`):
+    /// views of its output; each slice's backward makes a zero-filled
+    /// gradient of the whole output, summed into one.
+    FusedSlices,
+    /// One `query_key_value` chunked into q, k and v (GPT-NeoX's
+    /// `qkv.view(..).chunk(3, dim=-1)`): views whose backward concatenates
+    /// their gradients once.
+    FusedChunks,
+}
+
+/// How the rotary embedding is applied to each head of q and k.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rotary {
+    /// `q * cos + rotate_half(q) * sin` over the whole head (Llama).
+    #[default]
+    Whole,
+    /// The first `dims` features of each head rotate, then
+    /// `torch.cat([rotated, rest], -1)` makes a new contiguous tensor, even
+    /// when `dims` is the whole head (GPT-NeoX's `rotary_pct`, Phi-3's
+    /// `partial_rotary_factor`).
+    Sliced {
+        /// Rotated features per head (`cos.shape[-1]`), at most `head_dim`.
+        dims: u64,
+    },
+}
+
+impl Rotary {
+    /// The rotary embedding `transformers` builds for a `partial_rotary_factor`
+    /// of `head_dim`: `int(head_dim * factor)` features, rounded up to even
+    /// (`inv_freq` holds every second one and `cos` repeats it twice).
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] for a factor outside [0, 1].
+    pub fn partial(head_dim: u64, factor: f64) -> Result<Rotary, Error> {
+        if !(0.0..=1.0).contains(&factor) {
+            return Err(Error::InvalidModel(format!(
+                "partial_rotary_factor must be between 0 and 1, got {factor}"
+            )));
+        }
+        let dims = (head_dim as f64 * factor).floor() as u64;
+        Ok(Rotary::Sliced {
+            dims: dims.div_ceil(2) * 2,
+        })
+    }
+}
+
+/// The MLP of a Llama-layout block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MlpKind {
+    /// `down_proj(act(gate_proj(x)) * up_proj(x))` (SwiGLU, GeGLU).
+    #[default]
+    Gated,
+    /// As `Gated`, with gate and up one projection chunked in two
+    /// (Phi-3's `gate_up_proj`): both halves are views of its output, so
+    /// the activation's saved gate keeps the whole output.
+    FusedGated,
+    /// `dense_4h_to_h(act(dense_h_to_4h(x)))`, both with a bias (GPT-NeoX).
+    Plain,
 }
 
 /// Which layers attend to a sliding window of the last `window` positions.
@@ -240,6 +335,14 @@ impl TransformerSpec {
             return Err(Error::InvalidModel(
                 "sliding_window must be at least 1".into(),
             ));
+        }
+        if let Rotary::Sliced { dims } = self.block.rotary
+            && dims > self.head_dim
+        {
+            return Err(Error::InvalidModel(format!(
+                "the rotary embedding's {dims} features per head are more than head_dim ({})",
+                self.head_dim
+            )));
         }
         if !self.heads.is_multiple_of(self.kv_heads) {
             return Err(Error::InvalidModel(format!(
@@ -459,6 +562,11 @@ pub fn lower(
     if t.arch == Arch::Bert {
         x = b.layernorm("LayerNorm", x, h, true);
     }
+    // Eager attention in a decoder adds a causal mask (`create_causal_mask`,
+    // in the embeddings' dtype) to its scores; the model's body keeps it
+    // until it returns, and each checkpointed block until its backward.
+    let mask = (t.arch != Arch::Bert && attention == Attention::Eager)
+        .then(|| b.causal_mask(seq, b.dtype(x)));
     let x_sp = b.sp_scatter(x);
     x = b.dropout("dropout", x_sp, t.hidden_dropout);
 
@@ -475,7 +583,7 @@ pub fn lower(
         b.hold_until_block_end(x);
         x = match t.arch {
             Arch::Bert => bert_layer(b, t, x, seq, attention, ckpt),
-            Arch::Gpt2 | Arch::Llama => decoder_layer(b, t, x, seq, attention, ckpt),
+            Arch::Gpt2 | Arch::Llama => decoder_layer(b, t, x, seq, attention, ckpt, mask),
         };
         b.end_block();
     }
@@ -496,6 +604,10 @@ pub fn lower(
                 Arch::Llama => rms(b, t, "norm", x, h),
                 Arch::Gpt2 | Arch::Bert => b.layernorm("ln_f", x, h, true),
             };
+            // The body returns: its mask goes.
+            if let Some(m) = mask {
+                b.keep_alive(m);
+            }
             x = b.sp_gather(x);
             let seq = seq / b.sp;
             let logits = if t.tie_embeddings {
@@ -646,7 +758,7 @@ fn bert_layer(
     let q = b.linear("attention.self.query", x, h, qd, true);
     let k = b.linear("attention.self.key", x, h, qd, true);
     let v = b.linear("attention.self.value", x, h, qd, true);
-    let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, false);
+    let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, false, None);
     let o = b.linear("attention.output.dense", ctx, qd, h, true);
     let o = b.dropout("attention.output.dropout", o, t.hidden_dropout);
     let r = b.add("attention.output.residual", o, x);
@@ -659,7 +771,7 @@ fn bert_layer(
     b.layernorm("output.LayerNorm", r, h, true)
 }
 
-/// One pre-norm decoder layer (GPT-2 or Llama).
+/// One decoder layer (GPT-2 or Llama layout).
 fn decoder_layer(
     b: &mut Builder,
     t: &TransformerSpec,
@@ -667,6 +779,7 @@ fn decoder_layer(
     seq: u64,
     attention: Attention,
     ckpt: Checkpointing,
+    mask: Option<TensorId>,
 ) -> TensorId {
     let h = t.hidden;
     let llama = t.arch == Arch::Llama;
@@ -685,25 +798,7 @@ fn decoder_layer(
     let mark = b.op_count();
     let n = b.sp_gather(n_local);
     let (q, k, v) = if llama {
-        let qd = t.heads * t.head_dim;
-        let kvd = t.kv_heads * t.head_dim;
-        // Qwen3 normalizes q and k per head as it projects them
-        // (`q_norm(q_proj(x).view(..))`, then k, then v); OLMo 2 the whole
-        // projections the same way, before the view.
-        let qk_norm = |b: &mut Builder, name: &str, x: TensorId, width: u64| match t.block.qk_norm {
-            QkNorm::None => x,
-            QkNorm::PerHead => rms(b, t, name, x, t.head_dim),
-            QkNorm::Whole => rms(b, t, name, x, width),
-        };
-        let q = b.linear("self_attn.q_proj", n, h, qd, t.qkv_bias);
-        let q = qk_norm(b, "self_attn.q_norm", q, qd);
-        let k = b.linear("self_attn.k_proj", n, h, kvd, t.qkv_bias);
-        let k = qk_norm(b, "self_attn.k_norm", k, kvd);
-        let v = b.linear("self_attn.v_proj", n, h, kvd, t.qkv_bias);
-        // Rotary embedding: q*cos + rotate_half(q)*sin makes new q and k tensors.
-        let q = b.rotary("self_attn.rotary_q", q);
-        let k = b.rotary("self_attn.rotary_k", k);
-        (q, k, v)
+        llama_qkv(b, t, n)
     } else {
         let qkv = b.linear("attn.c_attn", n, h, 3 * t.heads * t.head_dim, true);
         // split(dim=2) + view + transpose: q, k and v are views of the fused output.
@@ -711,13 +806,21 @@ fn decoder_layer(
         (q, k, v)
     };
     b.resave(mark, n, n_local);
-    let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, llama);
+    let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, llama, mask);
     let o_name = if llama {
         "self_attn.o_proj"
     } else {
         "attn.c_proj"
     };
     let o = b.linear(o_name, ctx, t.heads * t.head_dim, h, t.mlp_bias);
+    if llama {
+        // The attention's input (the layer's `hidden_states`) and its locals
+        // (q and k after the rotary embedding, v and the fused projection it
+        // views) live until it returns.
+        for t in [n_local, q, k, v] {
+            b.keep_alive(t);
+        }
+    }
     let o = b.sp_scatter(o);
     let o = if post {
         rms(b, t, "post_attention_layernorm", o, h)
@@ -725,7 +828,13 @@ fn decoder_layer(
         o
     };
     let o = b.dropout("attn.resid_dropout", o, t.hidden_dropout);
-    let x = b.add("attn.residual", x, o);
+    // A parallel residual keeps the attention's output aside and feeds the
+    // MLP the block's input.
+    let (x, parallel) = if llama && t.block.parallel_residual {
+        (x, Some(o))
+    } else {
+        (b.add("attn.residual", x, o), None)
+    };
     let n_local = if !pre {
         x
     } else if t.block.norm == NormPlacement::Sandwich {
@@ -738,11 +847,7 @@ fn decoder_layer(
     let mark = b.op_count();
     let n = b.sp_gather(n_local);
     let m = if llama {
-        let g = b.linear("mlp.gate_proj", n, h, t.intermediate, false);
-        let g = b.activation("mlp.act_fn", g);
-        let u = b.linear("mlp.up_proj", n, h, t.intermediate, false);
-        let gu = b.mul("mlp.gate_mul", g, u, b.numel(u).per_sample);
-        b.linear("mlp.down_proj", gu, t.intermediate, h, false)
+        llama_mlp(b, t, n)
     } else {
         let f = b.linear("mlp.c_fc", n, h, t.intermediate, true);
         let f = if t.fused_gelu {
@@ -753,6 +858,10 @@ fn decoder_layer(
         b.linear("mlp.c_proj", f, t.intermediate, h, true)
     };
     b.resave(mark, n, n_local);
+    if llama {
+        // The MLP's input lives until it returns.
+        b.keep_alive(n_local);
+    }
     let m = b.sp_scatter(m);
     let m = if post {
         rms(b, t, "post_feedforward_layernorm", m, h)
@@ -760,15 +869,97 @@ fn decoder_layer(
         m
     };
     let m = b.dropout("mlp.dropout", m, t.hidden_dropout);
+    // GPT-NeoX: `mlp_output + attn_output + hidden_states`, left to right.
+    let m = match parallel {
+        Some(o) => b.add("parallel.sum", m, o),
+        None => m,
+    };
     b.add("mlp.residual", x, m)
 }
 
-/// The family's RMSNorm over `width` features.
+/// q, k and v of a Llama-layout block from its normalized input `n`:
+/// three projections or views of one ([`QkvProjection`]), the q/k norms,
+/// the rotary embedding ([`Rotary`]).
+fn llama_qkv(b: &mut Builder, t: &TransformerSpec, n: TensorId) -> (TensorId, TensorId, TensorId) {
+    let h = t.hidden;
+    let qd = t.heads * t.head_dim;
+    let kvd = t.kv_heads * t.head_dim;
+    // Qwen3 normalizes q and k per head as it projects them
+    // (`q_norm(q_proj(x).view(..))`, then k, then v); OLMo 2 the whole
+    // projections the same way, before the view.
+    let qk_norm = |b: &mut Builder, name: &str, x: TensorId, width: u64| match t.block.qk_norm {
+        QkNorm::None => x,
+        QkNorm::PerHead => rms(b, t, name, x, t.head_dim),
+        QkNorm::Whole => rms(b, t, name, x, width),
+    };
+    let (q, k, v) = match t.block.qkv {
+        QkvProjection::Separate => {
+            let q = b.linear("self_attn.q_proj", n, h, qd, t.qkv_bias);
+            let q = qk_norm(b, "self_attn.q_norm", q, qd);
+            let k = b.linear("self_attn.k_proj", n, h, kvd, t.qkv_bias);
+            let k = qk_norm(b, "self_attn.k_norm", k, kvd);
+            let v = b.linear("self_attn.v_proj", n, h, kvd, t.qkv_bias);
+            (q, k, v)
+        }
+        QkvProjection::FusedSlices | QkvProjection::FusedChunks => {
+            let qkv = b.linear("self_attn.qkv_proj", n, h, qd + 2 * kvd, t.qkv_bias);
+            let select = t.block.qkv == QkvProjection::FusedSlices;
+            let parts = b.split_widths("self_attn.split_qkv", qkv, &[qd, kvd, kvd], select);
+            let part = |i: usize| parts.get(i).copied().unwrap_or(qkv);
+            let q = qk_norm(b, "self_attn.q_norm", part(0), qd);
+            let k = qk_norm(b, "self_attn.k_norm", part(1), kvd);
+            (q, k, part(2))
+        }
+    };
+    match t.block.rotary {
+        // q*cos + rotate_half(q)*sin makes new q and k tensors.
+        Rotary::Whole => (
+            b.rotary("self_attn.rotary_q", q),
+            b.rotary("self_attn.rotary_k", k),
+            v,
+        ),
+        Rotary::Sliced { dims } => (
+            b.rotary_sliced("self_attn.rotary_q", q, dims, t.head_dim),
+            b.rotary_sliced("self_attn.rotary_k", k, dims, t.head_dim),
+            v,
+        ),
+    }
+}
+
+/// The MLP of a Llama-layout block ([`MlpKind`]) on its normalized input `n`.
+fn llama_mlp(b: &mut Builder, t: &TransformerSpec, n: TensorId) -> TensorId {
+    let (h, i) = (t.hidden, t.intermediate);
+    let gu = match t.block.mlp {
+        MlpKind::Gated => {
+            let g = b.linear("mlp.gate_proj", n, h, i, false);
+            let g = b.activation("mlp.act_fn", g);
+            let u = b.linear("mlp.up_proj", n, h, i, false);
+            b.mul("mlp.gate_mul", g, u, b.numel(u).per_sample)
+        }
+        MlpKind::FusedGated => {
+            // `gate, up = gate_up_proj(x).chunk(2, dim=-1)`; `up * act(gate)`.
+            let gate_up = b.linear("mlp.gate_up_proj", n, h, 2 * i, false);
+            let halves = b.split("mlp.chunk", gate_up, 2, false);
+            let half = |k: usize| halves.get(k).copied().unwrap_or(gate_up);
+            let g = b.activation("mlp.activation_fn", half(0));
+            b.mul("mlp.up_mul", half(1), g, b.numel(g).per_sample)
+        }
+        MlpKind::Plain => {
+            let f = b.linear("mlp.dense_h_to_4h", n, h, i, true);
+            let f = b.activation("mlp.act", f);
+            return b.linear("mlp.dense_4h_to_h", f, i, h, true);
+        }
+    };
+    b.linear("mlp.down_proj", gu, i, h, false)
+}
+
+/// The family's norm over `width` features: its RMSNorm, or LayerNorm
+/// with a bias ([`NormKind`]).
 fn rms(b: &mut Builder, t: &TransformerSpec, name: &str, x: TensorId, width: u64) -> TensorId {
-    if t.block.rms_weight_first {
-        b.rmsnorm_weight_first(name, x, width)
-    } else {
-        b.rmsnorm(name, x, width)
+    match t.block.norm_kind {
+        NormKind::LayerNorm => b.layernorm(name, x, width, true),
+        NormKind::Rms if t.block.rms_weight_first => b.rmsnorm_weight_first(name, x, width),
+        NormKind::Rms => b.rmsnorm(name, x, width),
     }
 }
 
@@ -785,6 +976,7 @@ fn attention_core(
     attention: Attention,
     ckpt: Checkpointing,
     repeat_kv: bool,
+    mask: Option<TensorId>,
 ) -> TensorId {
     let (a, d) = (t.heads, t.head_dim);
     let qd = a * d;
@@ -815,9 +1007,16 @@ fn attention_core(
     b.set_attention_core(ckpt.selective());
     let k = expand(b, k, "attn.repeat_k");
     let v = expand(b, v, "attn.repeat_v");
-    // matmul on transposed 4-D views reshapes through a contiguous copy, which bmm saves.
-    let qc = b.copy("attn.q_reshape", q);
-    let kc = if repeat_kv && t.kv_heads != t.heads {
+    // matmul on transposed 4-D views reshapes through a contiguous copy,
+    // which bmm saves; a sliced rotary embedding's `torch.cat` already made
+    // q and k contiguous.
+    let sliced = matches!(t.block.rotary, Rotary::Sliced { .. }) && t.arch == Arch::Llama;
+    let qc = if sliced {
+        q
+    } else {
+        b.copy("attn.q_reshape", q)
+    };
+    let kc = if (repeat_kv && t.kv_heads != t.heads) || sliced {
         k
     } else {
         b.copy("attn.k_reshape", k)
@@ -831,7 +1030,11 @@ fn attention_core(
         scores = b.tanh("attn.softcap_tanh", scores);
         scores = b.scale("attn.softcap_mul", scores);
     }
-    let scores = b.scale("attn.mask", scores);
+    // `+ attention_mask`: an fp32 mask promotes half-precision scores to fp32.
+    let scores = match mask {
+        Some(m) => b.add("attn.mask", scores, m),
+        None => b.scale("attn.mask", scores),
+    };
     let probs = b.softmax("attn.softmax", scores, t.arch == Arch::Llama);
     // Llama casts the fp32 softmax back to the query dtype and GPT-2 to the
     // value dtype before dropout; BERT applies dropout to the fp32 softmax and
