@@ -670,11 +670,14 @@ impl Builder {
         out
     }
 
-    /// Cross-entropy (`log_softmax` + `nll_loss`) over `rows` rows of
-    /// `classes` logits per sample. Under autocast `log_softmax` is on the
-    /// `fp32_set_opt_dtype` list: a half input yields fp32 log-probabilities
-    /// directly (no fp32 copy of the logits). Saves the log-probabilities;
-    /// backward allocates gradients of the log-probabilities and of the logits.
+    /// Cross-entropy (`F.cross_entropy`: `log_softmax` + `nll_loss`) over
+    /// `rows` rows of `classes` logits per sample. `cross_entropy_loss`
+    /// passes the logits' own dtype to `log_softmax` (so autocast's
+    /// `fp32_set_opt_dtype` leaves it alone): half logits give half
+    /// log-probabilities, which `nll_loss` (autocast's fp32 list) copies to
+    /// fp32. `log_softmax` saves its output, `nll_loss` its (fp32) input;
+    /// backward allocates the zero-filled gradient of that input, then the
+    /// logits' gradient (through the cast's, for half logits).
     pub fn cross_entropy(
         &mut self,
         name: &str,
@@ -688,14 +691,20 @@ impl Builder {
             self.keep_alive(logits);
             return logits;
         }
-        let lc = logits;
-        let dtype = if self.autocast_dtype().is_some() {
-            DType::F32
-        } else {
-            self.dtype(logits)
-        };
         let n = rows * classes;
-        let logp = self.out_like(n, dtype, &[lc]);
+        let logp = self.out_like(n, self.dtype(logits), &[logits]);
+        self.op(
+            &format!("{name}.log_softmax"),
+            OpKind::Softmax,
+            OpSpec {
+                inputs: vec![logits],
+                outputs: vec![logp],
+                saved: vec![logp],
+                flops: Numel::per_sample(3 * n),
+                ..OpSpec::default()
+            },
+        );
+        let logp = self.autocast_fp32(logp);
         let loss = self.tensor(Numel::fixed(1), DType::F32, true);
         // nll_loss also returns (and saves) `total_weight`, a scalar.
         let total_weight = self.tensor(Numel::fixed(1), DType::F32, false);
@@ -703,13 +712,10 @@ impl Builder {
             name,
             OpKind::Loss,
             OpSpec {
-                inputs: vec![lc, labels],
-                outputs: vec![loss, logp, total_weight],
+                inputs: vec![logp, labels],
+                outputs: vec![loss, total_weight],
                 saved: vec![logp, labels, total_weight],
-                // nll_loss_backward materializes a zero-filled gradient of the
-                // log-probabilities before log_softmax_backward writes the logits' gradient.
-                backward_temp: bytes(Numel::per_sample(n), dtype),
-                flops: Numel::per_sample(4 * n),
+                flops: Numel::per_sample(n),
                 ..OpSpec::default()
             },
         );
