@@ -389,7 +389,7 @@ export const checks = [
     const imported = await bytesOf(page, "#peak-allocated");
     for (const [bad, message] of [
       [LLAMA_CONFIG.slice(0, -20), "not valid JSON"],
-      ['{"model_type": "t5"}', "is not supported"],
+      ['{"model_type": "mt5"}', "is not supported"],
       [LLAMA_CONFIG.replace('"hidden_size": 4096,', ""), "lacks the required field “hidden_size”"],
     ]) {
       await page.fill("#hf-config", bad);

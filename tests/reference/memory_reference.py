@@ -67,8 +67,10 @@ CATS = [
 ]
 DEV = torch.device("cpu")
 
-TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "gemma-2b"}
-IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"}
+TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "gemma-2b", "t5-small", "flan-t5-xl"}
+T5_MODELS = {"t5-small", "flan-t5-xl"}
+HF_IMAGE_MODELS: set[str] = set()
+IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"} | HF_IMAGE_MODELS
 
 
 # --------------------------------------------------------------------------
@@ -201,10 +203,11 @@ def build_model(case: dict) -> nn.Module:
 
 def _build_model(case: dict) -> nn.Module:
     mid = case["model"]
-    if mid in TEXT_MODELS:
-        model, _ = models.build(mid, attn="eager", layers=case["layers"] or None)
+    if mid in TEXT_MODELS or mid in HF_IMAGE_MODELS:
+        attn = case["attention"]
+        model, _ = models.build(mid, attn=attn, layers=case["layers"] or None)
         model.config.use_cache = False
-        assert model.config._attn_implementation == "eager", model.config._attn_implementation
+        assert model.config._attn_implementation == attn, model.config._attn_implementation
         if case["checkpointing"] == "full":
             # = the deprecated alias gradient_checkpointing_enable(gradient_checkpointing_kwargs=...)
             model.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
@@ -244,12 +247,18 @@ def make_optimizer(name: str, params):
 
 def make_inputs(case: dict) -> dict:
     b, mid = case["batch"], case["model"]
+    if mid in HF_IMAGE_MODELS:
+        r = case["image"]
+        return {"pixel_values": torch.randn(b, 3, r, r), "labels": torch.randint(0, 1000, (b,))}
     if mid in IMAGE_MODELS:
         r = case["image"]
         return {"x": torch.randn(b, 3, r, r), "y": torch.randint(0, 1000, (b,))}
     if mid == "mlp-small":
         return {"x": torch.randn(b, 1024), "y": torch.randint(0, 1000, (b,))}
     s = case["seq"]
+    if mid in T5_MODELS:
+        # Encoder input and target of the same length (the decoder reads the shifted labels).
+        return {"input_ids": torch.randint(0, 32128, (b, s)), "labels": torch.randint(0, 32128, (b, s))}
     if mid == "bert-base":
         return {"input_ids": torch.randint(0, 30522, (b, s)), "labels": torch.randint(0, 2, (b,))}
     vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "gemma-2b": 256000}[mid]
@@ -258,7 +267,7 @@ def make_inputs(case: dict) -> dict:
 
 
 def forward_loss(model: nn.Module, case: dict, inp: dict) -> torch.Tensor:
-    if case["model"] in TEXT_MODELS:
+    if case["model"] in TEXT_MODELS or case["model"] in HF_IMAGE_MODELS:
         return model(**inp).loss
     return F.cross_entropy(model(inp["x"]), inp["y"])
 
@@ -342,13 +351,17 @@ def run_case(case: dict, timeline: bool = False) -> tuple[dict, dict, list]:
 # --------------------------------------------------------------------------
 
 def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, image=0, ga=1,
-      timeline=False, layers=0):
-    """A case; `layers` > 0 cuts a transformer to its first `layers` blocks."""
+      timeline=False, layers=0, attention=None):
+    """A case; `layers` > 0 cuts a transformer to its first `layers` blocks (each of T5's two stacks)."""
     if model in IMAGE_MODELS and image == 0:
         image = 224
-    attention = {"bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
-                 "olmo-2-1b": "eager", "gemma-2b": "eager", "vit_b_16": "sdpa"}.get(model, "none")
+    attention = attention or {
+        "bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
+        "olmo-2-1b": "eager", "gemma-2b": "eager", "t5-small": "eager", "flan-t5-xl": "eager",
+        "vit_b_16": "sdpa"}.get(model, "none")
     parts = [model] + ([f"l{layers}"] if layers else []) + [f"b{batch}"]
+    if attention != "eager" and model in HF_IMAGE_MODELS:
+        parts.append(attention)
     if seq:
         parts.append(f"s{seq}")
     if image:
@@ -462,6 +475,17 @@ CASES = [
     C("gemma-2b", 2, "fp32", "adamw", seq=1024, layers=2),
     C("gemma-2b", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
     C("gemma-2b", 2, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # T5-small cut to 2 + 2 blocks: relative position biases (one per stack, made in its first block),
+    # cross-attention, T5LayerNorm, ReLU MLP, dropout 0.1, tied head scaled by d_model**-0.5
+    C("t5-small", 8, "amp-bf16", "adamw", seq=512, layers=2),
+    C("t5-small", 4, "fp32", "adamw", seq=512, layers=2),
+    C("t5-small", 8, "amp-bf16", "adamw", ckpt="full", seq=512, layers=2),
+    C("t5-small", 2, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # Flan-T5-XL cut to 2 + 2 blocks: GELU-gated MLP (gelu_new), 32 heads, untied head
+    C("flan-t5-xl", 4, "amp-bf16", "adamw", seq=512, layers=2),
+    C("flan-t5-xl", 2, "fp32", "adamw", seq=512, layers=2),
+    C("flan-t5-xl", 4, "amp-bf16", "adamw", ckpt="full", seq=512, layers=2),
+    C("flan-t5-xl", 1, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
 ]
 
 

@@ -1,6 +1,6 @@
 //! Import of Hugging Face `config.json` files: each `model_type` is read by
 //! the family that registers it ([`crate::models::FAMILIES`]: BERT, GPT-2,
-//! Llama, Mistral, Qwen2, Qwen3, OLMo 2 and Gemma today), with the same fields (and defaults) as
+//! Llama, Mistral, Qwen2, Qwen3, OLMo 2, Gemma and T5 today), with the same fields (and defaults) as
 //! the corresponding `transformers` config classes; and of vramfit's own
 //! descriptions, in the same shape, of the models a `config.json` cannot
 //! name: an MLP (`nn.Sequential` of `Linear` layers, `model_type`
@@ -48,7 +48,7 @@ pub struct Imported {
 /// let json = r#"{"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257}"#;
 /// let m = vramfit_core::hf::import(json).unwrap();
 /// assert_eq!(m.spec.parameter_count().unwrap(), 124_439_808);
-/// let err = vramfit_core::hf::import(r#"{"model_type": "t5"}"#).unwrap_err();
+/// let err = vramfit_core::hf::import(r#"{"model_type": "mt5"}"#).unwrap_err();
 /// assert!(err.to_string().contains("llama"));
 /// ```
 pub fn import(text: &str) -> Result<Imported, Error> {

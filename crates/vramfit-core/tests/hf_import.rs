@@ -76,6 +76,51 @@ fn imports_olmo2_and_gemma() {
     assert_eq!(count(gemma), 2_506_172_416);
 }
 
+/// T5-small's and Flan-T5-XL's `config.json` (google-t5/t5-small,
+/// google/flan-t5-xl: the fields that matter) give the counts `transformers`
+/// does (`tests/reference/param_counts.csv`); a bare `t5` config takes
+/// `T5Config`'s defaults (T5-small's shape).
+#[test]
+fn imports_t5_and_flan_t5() {
+    let t5_small = r#"{"architectures":["T5ForConditionalGeneration"],"model_type":"t5","d_model":512,
+        "d_ff":2048,"d_kv":64,"num_layers":6,"num_heads":8,"vocab_size":32128,"dropout_rate":0.1,
+        "feed_forward_proj":"relu","relative_attention_num_buckets":32,"decoder_start_token_id":0}"#;
+    assert_eq!(count(t5_small), 60_506_624);
+    assert_eq!(count(r#"{"model_type":"t5"}"#), 60_506_624);
+    let flan_xl = r#"{"architectures":["T5ForConditionalGeneration"],"model_type":"t5","d_model":2048,
+        "d_ff":5120,"d_kv":64,"num_layers":24,"num_decoder_layers":24,"num_heads":32,"vocab_size":32128,
+        "feed_forward_proj":"gated-gelu","tie_word_embeddings":false,"dropout_rate":0.1}"#;
+    assert_eq!(count(flan_xl), 2_849_757_184);
+    let spec = import(flan_xl).unwrap().spec;
+    let vramfit_core::ModelSpec::T5(t) = spec else {
+        panic!("not a T5: {spec:?}")
+    };
+    assert!(t.gated && !t.tie_embeddings);
+    assert_eq!(t.act, vramfit_core::models::T5Activation::GeluNew);
+    // An unequal decoder: num_decoder_layers is read.
+    let shallow = t5_small.replace(
+        r#""num_layers":6"#,
+        r#""num_layers":6,"num_decoder_layers":2"#,
+    );
+    assert!(count(&shallow) < 60_506_624);
+}
+
+#[test]
+fn bad_t5_configs_say_what_is_wrong() {
+    let err = |json: &str| import(json).unwrap_err().to_string();
+    assert!(
+        err(r#"{"model_type":"t5","feed_forward_proj":"gated-relu-x"}"#)
+            .contains("feed_forward_proj")
+    );
+    assert!(err(r#"{"model_type":"t5","feed_forward_proj":"tanh"}"#).contains("'tanh'"));
+    assert!(err(r#"{"model_type":"t5","num_heads":0}"#).contains("num_heads"));
+    assert!(err(r#"{"model_type":"t5","d_kv":-1}"#).contains("d_kv"));
+    assert!(
+        err(r#"{"model_type":"t5","num_layers":100,"num_decoder_layers":100}"#)
+            .contains("num_layers + num_decoder_layers")
+    );
+}
+
 #[test]
 fn explicit_head_dim_and_tied_embeddings_are_read() {
     // A Gemma-like shape through the llama path: head_dim differs from hidden/heads.
@@ -91,11 +136,11 @@ fn explicit_head_dim_and_tied_embeddings_are_read() {
 
 #[test]
 fn errors_name_the_problem() {
-    let e = import(r#"{"model_type":"t5","d_model":512}"#).unwrap_err();
+    let e = import(r#"{"model_type":"mt5","d_model":512}"#).unwrap_err();
     assert!(matches!(e, Error::UnsupportedModelType { .. }));
     let msg = e.to_string();
     assert!(
-        msg.contains("t5") && msg.contains("bert, gpt2, llama, mistral, qwen2"),
+        msg.contains("mt5") && msg.contains("bert, gpt2, llama, mistral, qwen2"),
         "{msg}"
     );
 

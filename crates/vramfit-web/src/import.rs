@@ -186,18 +186,18 @@ mod tests {
     #[test]
     fn messages_name_the_problem_in_both_languages() {
         let mut s = ImportState::default();
-        s.set_text(r#"{"model_type": "t5"}"#.to_string());
+        s.set_text(r#"{"model_type": "mt5"}"#.to_string());
         let e = s.error.clone().unwrap_or(ImportError::Unreadable);
         assert_eq!(
             e.message(Lang::En, Units::Binary),
             format!(
-                "model_type “t5” is not supported; supported are {}.",
+                "model_type “mt5” is not supported; supported are {}.",
                 supported()
             )
         );
         assert!(
             e.message(Lang::Zh, Units::Binary)
-                .starts_with("不支持 model_type“t5”")
+                .starts_with("不支持 model_type“mt5”")
         );
         s.set_text(r#"{"model_type": "llama", "vocab_size": 32000}"#.to_string());
         let m = s

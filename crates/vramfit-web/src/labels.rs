@@ -79,7 +79,8 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::Qwen
         | Group::SmolLm
         | Group::Olmo
-        | Group::Gemma => group.name(),
+        | Group::Gemma
+        | Group::T5 => group.name(),
     }
 }
 

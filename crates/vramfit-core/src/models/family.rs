@@ -91,6 +91,9 @@ pub enum Group {
     /// Google's Gemma series.
     #[serde(rename = "Gemma")]
     Gemma,
+    /// Google's T5 encoder-decoders (T5, Flan-T5).
+    #[serde(rename = "T5")]
+    T5,
 }
 
 impl Group {
@@ -109,6 +112,7 @@ impl Group {
             Group::SmolLm => "SmolLM",
             Group::Olmo => "OLMo",
             Group::Gemma => "Gemma",
+            Group::T5 => "T5",
         }
     }
 }

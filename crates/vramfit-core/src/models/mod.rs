@@ -11,6 +11,8 @@ pub mod llama;
 pub mod olmo2;
 pub mod qwen3;
 pub mod registry;
+pub mod t5;
+pub mod t5_lower;
 pub mod transformer;
 pub mod vit;
 
@@ -23,6 +25,7 @@ use serde::{Deserialize, Serialize};
 pub use cnn::{MobileNetV2Spec, ResNetSpec, VggSpec};
 pub use family::{Family, Group, Import, ModelPreset};
 pub use registry::FAMILIES;
+pub use t5::{T5Activation, T5Spec};
 pub use transformer::{Arch, BlockOptions, Head, NormPlacement, QkNorm, TransformerSpec};
 pub use vit::{MlpActivation, MlpLayer, MlpSpec, VitSpec};
 
@@ -93,6 +96,8 @@ pub enum ModelSpec {
     MobileNetV2(MobileNetV2Spec),
     /// torchvision Vision Transformer.
     Vit(VitSpec),
+    /// T5 encoder-decoder (`T5ForConditionalGeneration`).
+    T5(T5Spec),
     /// Multi-layer perceptron.
     Mlp(MlpSpec),
 }
@@ -113,7 +118,7 @@ impl ModelSpec {
     /// What the model consumes.
     pub fn input_kind(&self) -> InputKind {
         match self {
-            ModelSpec::Transformer(_) => InputKind::Tokens,
+            ModelSpec::Transformer(_) | ModelSpec::T5(_) => InputKind::Tokens,
             ModelSpec::Mlp(_) => InputKind::Features,
             ModelSpec::ResNet(_)
             | ModelSpec::Vgg(_)
@@ -182,6 +187,7 @@ impl ModelSpec {
                 cnn::lower_mobilenet_v2(&mut b, m, cfg.image, cfg.keep_conv)?
             }
             ModelSpec::Vit(v) => vit::lower_vit(&mut b, v, cfg.image, cfg.attention)?,
+            ModelSpec::T5(t) => t5_lower::lower(&mut b, t, cfg)?,
             ModelSpec::Mlp(m) => vit::lower_mlp(&mut b, &vit::pruned_mlp(m, cfg.keep_mlp))?,
         }
         Ok(b.finish())
@@ -193,6 +199,7 @@ impl ModelSpec {
             ModelSpec::Vit(v) => v.image,
             // The others take any image size (or none); 224 is ImageNet's.
             ModelSpec::Transformer(_)
+            | ModelSpec::T5(_)
             | ModelSpec::ResNet(_)
             | ModelSpec::Vgg(_)
             | ModelSpec::MobileNetV2(_)

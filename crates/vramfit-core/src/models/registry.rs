@@ -6,10 +6,10 @@
 
 use super::family::Family;
 use super::family::Import;
-use super::{bert, cnn, gemma, gpt2, llama, olmo2, qwen3, vit};
+use super::{bert, cnn, gemma, gpt2, llama, olmo2, qwen3, t5, vit};
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 11] = [
+pub const FAMILIES: [Family; 12] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -21,6 +21,7 @@ pub const FAMILIES: [Family; 11] = [
     qwen3::FAMILY,
     olmo2::FAMILY,
     gemma::FAMILY,
+    t5::FAMILY,
 ];
 
 /// The reader of a `model_type`, if a family imports it.
@@ -61,7 +62,7 @@ mod tests {
         for t in types {
             assert_eq!(import_of(t).map(|i| i.model_type), Some(t));
         }
-        assert!(import_of("t5").is_none());
+        assert!(import_of("mt5").is_none());
     }
 
     #[test]
