@@ -69,7 +69,7 @@ DEV = torch.device("cpu")
 
 TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "gemma-2b", "t5-small", "flan-t5-xl"}
 T5_MODELS = {"t5-small", "flan-t5-xl"}
-HF_IMAGE_MODELS: set[str] = set()
+HF_IMAGE_MODELS = {"vit-base-patch16-224"}
 IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"} | HF_IMAGE_MODELS
 
 
@@ -193,12 +193,14 @@ def _fake_friendly_trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, gener
 
 
 def build_model(case: dict) -> nn.Module:
-    orig = nn.init.trunc_normal_
-    nn.init.trunc_normal_ = _fake_friendly_trunc_normal_
+    from transformers.initialization import TORCH_INIT_FUNCTIONS  # HF ViT initializes through this table
+
+    orig = nn.init.trunc_normal_, TORCH_INIT_FUNCTIONS["trunc_normal_"]
+    nn.init.trunc_normal_ = TORCH_INIT_FUNCTIONS["trunc_normal_"] = _fake_friendly_trunc_normal_
     try:
         return _build_model(case)
     finally:
-        nn.init.trunc_normal_ = orig
+        nn.init.trunc_normal_, TORCH_INIT_FUNCTIONS["trunc_normal_"] = orig
 
 
 def _build_model(case: dict) -> nn.Module:
@@ -486,6 +488,9 @@ CASES = [
     C("flan-t5-xl", 2, "fp32", "adamw", seq=512, layers=2),
     C("flan-t5-xl", 4, "amp-bf16", "adamw", ckpt="full", seq=512, layers=2),
     C("flan-t5-xl", 1, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # Hugging Face ViT-B/16 (ViTForImageClassification): separate q/k/v projections, eager and SDPA
+    C("vit-base-patch16-224", 32, "amp-bf16", "adamw", attention="eager"),
+    C("vit-base-patch16-224", 32, "fp32", "adamw", attention="sdpa"),
 ]
 
 

@@ -31,6 +31,8 @@ from transformers import (
     Qwen3ForCausalLM,
     T5Config,
     T5ForConditionalGeneration,
+    ViTConfig,
+    ViTForImageClassification,
 )
 
 TV = f"torchvision {torchvision.__version__.split('+')[0]}"
@@ -324,6 +326,21 @@ def t5_model(cfg: T5Config) -> T5ForConditionalGeneration:
     return m
 
 
+# Hugging Face ViT (ViTForImageClassification, google/vit-*-patch16-224 on the Hub):
+# (hidden_size, num_hidden_layers, num_attention_heads, intermediate_size); image 224, patch 16,
+# 1000 labels (the ImageNet checkpoints' id2label), qkv_bias, dropout 0.
+HF_VIT_CONFIGS = {
+    "vit-base-patch16-224": (768, 12, 12, 3072),
+    "vit-large-patch16-224": (1024, 24, 16, 4096),
+}
+
+
+def hf_vit_config(name: str) -> ViTConfig:
+    hidden, layers, heads, inter = HF_VIT_CONFIGS[name]
+    return ViTConfig(hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
+                     intermediate_size=inter, image_size=224, patch_size=16, num_labels=1000)
+
+
 def _cfg_str(cfg, keys) -> str:
     d = cfg.to_dict()
     return ",".join(f"{k}={d[k]}" for k in keys)
@@ -434,6 +451,14 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         cfg = t5_config(model_id, layers)
         cfg._attn_implementation = attn
         return t5_model(cfg), f"{TF} T5ForConditionalGeneration(T5Config({_cfg_str(cfg, T5_KEYS)}))"
+    if model_id in HF_VIT_CONFIGS:
+        cfg = hf_vit_config(model_id)
+        cfg._attn_implementation = attn
+        keys = ["hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "image_size",
+                "patch_size", "qkv_bias"]
+        return ViTForImageClassification(cfg), (
+            f"{TF} ViTForImageClassification(ViTConfig({_cfg_str(cfg, keys)},num_labels={cfg.num_labels}))"
+        )
     if model_id in QWEN3_CONFIGS:
         cfg = qwen3_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -462,5 +487,5 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "mlp-small",
     "llama-tiny",
 ] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(GEMMA_CONFIGS) + (
-    list(T5_CONFIGS)
+    list(T5_CONFIGS) + list(HF_VIT_CONFIGS)
 )

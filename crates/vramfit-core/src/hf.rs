@@ -1,6 +1,6 @@
 //! Import of Hugging Face `config.json` files: each `model_type` is read by
 //! the family that registers it ([`crate::models::FAMILIES`]: BERT, GPT-2,
-//! Llama, Mistral, Qwen2, Qwen3, OLMo 2, Gemma and T5 today), with the same fields (and defaults) as
+//! Llama, Mistral, Qwen2, Qwen3, OLMo 2, Gemma, T5 and ViT today), with the same fields (and defaults) as
 //! the corresponding `transformers` config classes; and of vramfit's own
 //! descriptions, in the same shape, of the models a `config.json` cannot
 //! name: an MLP (`nn.Sequential` of `Linear` layers, `model_type`

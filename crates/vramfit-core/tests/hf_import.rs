@@ -121,6 +121,26 @@ fn bad_t5_configs_say_what_is_wrong() {
     );
 }
 
+/// google/vit-base-patch16-224's `config.json` (ImageNet's 1000 labels in
+/// `id2label`) gives `transformers`' count; without labels, `ViTConfig`'s 2.
+#[test]
+fn imports_hugging_face_vit() {
+    let labels: Vec<String> = (0..1000).map(|i| format!(r#""{i}":"class {i}""#)).collect();
+    let vit = format!(
+        r#"{{"architectures":["ViTForImageClassification"],"model_type":"vit","hidden_size":768,
+        "num_hidden_layers":12,"num_attention_heads":12,"intermediate_size":3072,"image_size":224,
+        "patch_size":16,"qkv_bias":true,"id2label":{{{}}}}}"#,
+        labels.join(",")
+    );
+    assert_eq!(count(&vit), 86_567_656);
+    // Two labels: 998 × (768 + 1) fewer classifier parameters.
+    assert_eq!(count(r#"{"model_type":"vit"}"#), 86_567_656 - 998 * 769);
+    let err = |json: &str| import(json).unwrap_err().to_string();
+    assert!(err(r#"{"model_type":"vit","num_channels":1}"#).contains("num_channels"));
+    assert!(err(r#"{"model_type":"vit","hidden_act":"relu"}"#).contains("hidden_act"));
+    assert!(err(r#"{"model_type":"vit","hidden_size":100}"#).contains("multiple of the heads"));
+}
+
 #[test]
 fn explicit_head_dim_and_tied_embeddings_are_read() {
     // A Gemma-like shape through the llama path: head_dim differs from hidden/heads.

@@ -122,7 +122,7 @@ fn model() -> impl Strategy<Value = ModelSpec> {
         2 => mlp(),
         1 => Just(model_preset("resnet18").unwrap().spec),
         1 => Just(model_preset("mobilenet_v2").unwrap().spec),
-        1 => Just(ModelSpec::Vit(VitSpec { image: 32, patch: 8, hidden: 32, layers: 2, heads: 2, mlp: 64, classes: 10 })),
+        1 => Just(ModelSpec::Vit(VitSpec { image: 32, patch: 8, hidden: 32, layers: 2, heads: 2, mlp: 64, classes: 10, implementation: Default::default() })),
     ]
 }
 

@@ -9,7 +9,7 @@ use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use vramfit_core::config::{Mode, WeightFormat};
 use vramfit_core::models::{
     Arch, Head, MlpActivation, MlpLayer, MlpSpec, MobileNetV2Spec, ResNetSpec, T5Activation, T5Spec,
-    TransformerSpec, VggSpec, VitSpec,
+    TransformerSpec, VggSpec, VitImplementation, VitSpec,
 };
 use vramfit_core::parallel::{Offload, Parallel, Strategy};
 use vramfit_core::{
@@ -108,6 +108,15 @@ pub fn model(u: &mut Unstructured) -> Result<ModelSpec> {
                     heads: dim(u, 8)?,
                     mlp: dim(u, 256)?,
                     classes: dim(u, 1000)?,
+                    implementation: if u.arbitrary()? {
+                        VitImplementation::Torchvision
+                    } else {
+                        VitImplementation::HuggingFace {
+                            qkv_bias: u.arbitrary()?,
+                            hidden_dropout: fraction(u)?,
+                            attention_dropout: fraction(u)?,
+                        }
+                    },
                 })
             }
         }

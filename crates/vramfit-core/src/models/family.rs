@@ -61,7 +61,7 @@ pub enum Group {
     /// Convolutional networks (torchvision).
     #[serde(rename = "CNN")]
     Cnn,
-    /// Vision Transformers (torchvision).
+    /// Vision Transformers (torchvision's and Hugging Face's).
     #[serde(rename = "Vision Transformer")]
     VisionTransformer,
     /// Multi-layer perceptrons.

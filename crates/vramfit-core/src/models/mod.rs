@@ -15,6 +15,7 @@ pub mod t5;
 pub mod t5_lower;
 pub mod transformer;
 pub mod vit;
+pub mod vit_hf;
 
 use crate::builder::Builder;
 use crate::config::TrainConfig;
@@ -27,7 +28,7 @@ pub use family::{Family, Group, Import, ModelPreset};
 pub use registry::FAMILIES;
 pub use t5::{T5Activation, T5Spec};
 pub use transformer::{Arch, BlockOptions, Head, NormPlacement, QkNorm, TransformerSpec};
-pub use vit::{MlpActivation, MlpLayer, MlpSpec, VitSpec};
+pub use vit::{MlpActivation, MlpLayer, MlpSpec, VitImplementation, VitSpec};
 
 /// The most elements one tensor or parameter may have per sample, and the
 /// largest product of dimensions a model may imply: 2^56 (7.2·10^16, some
@@ -94,7 +95,7 @@ pub enum ModelSpec {
     Vgg(VggSpec),
     /// torchvision MobileNetV2.
     MobileNetV2(MobileNetV2Spec),
-    /// torchvision Vision Transformer.
+    /// Vision Transformer (torchvision's or Hugging Face's).
     Vit(VitSpec),
     /// T5 encoder-decoder (`T5ForConditionalGeneration`).
     T5(T5Spec),
@@ -186,7 +187,14 @@ impl ModelSpec {
             ModelSpec::MobileNetV2(m) => {
                 cnn::lower_mobilenet_v2(&mut b, m, cfg.image, cfg.keep_conv)?
             }
-            ModelSpec::Vit(v) => vit::lower_vit(&mut b, v, cfg.image, cfg.attention)?,
+            ModelSpec::Vit(v) => match v.implementation {
+                VitImplementation::Torchvision => {
+                    vit::lower_vit(&mut b, v, cfg.image, cfg.attention)?
+                }
+                VitImplementation::HuggingFace { .. } => {
+                    vit_hf::lower(&mut b, v, cfg.image, cfg.attention)?
+                }
+            },
             ModelSpec::T5(t) => t5_lower::lower(&mut b, t, cfg)?,
             ModelSpec::Mlp(m) => vit::lower_mlp(&mut b, &vit::pruned_mlp(m, cfg.keep_mlp))?,
         }

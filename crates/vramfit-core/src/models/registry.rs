@@ -6,14 +6,15 @@
 
 use super::family::Family;
 use super::family::Import;
-use super::{bert, cnn, gemma, gpt2, llama, olmo2, qwen3, t5, vit};
+use super::{bert, cnn, gemma, gpt2, llama, olmo2, qwen3, t5, vit, vit_hf};
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 12] = [
+pub const FAMILIES: [Family; 13] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
     vit::VIT,
+    vit_hf::FAMILY,
     vit::MLP,
     bert::FAMILY,
     gpt2::FAMILY,
