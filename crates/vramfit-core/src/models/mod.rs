@@ -13,6 +13,7 @@ pub mod qwen3;
 pub mod registry;
 pub mod t5;
 pub mod t5_lower;
+pub mod t5_ops;
 pub mod transformer;
 pub mod vit;
 pub mod vit_hf;
