@@ -161,11 +161,38 @@ struct Ctx<'a> {
     shared: ParamId,
 }
 
+/// What a stack's blocks share: its lengths, the encoder's output (for the
+/// decoder), its mask and biases once made, and its cache.
+struct Stack {
+    len: u64,
+    encoder: Option<(TensorId, u64)>,
+    cache: bool,
+    mask: Option<TensorId>,
+    bias: Option<TensorId>,
+    cross_bias: Option<TensorId>,
+    /// The cache's copies of every block's keys and values.
+    kv: Vec<TensorId>,
+}
+
+/// The decoder's eager causal mask, `torch.where(causal, 0, min)` in the
+/// embeddings' dtype, `batch × q × k` for the whole stack (the encoder has none).
+fn causal_mask(b: &mut Builder, len: u64, embeds: TensorId) -> TensorId {
+    let m = b.tensor(Numel::per_sample(len * len), b.dtype(embeds), false);
+    b.op(
+        "causal_mask",
+        OpKind::Copy,
+        OpSpec {
+            outputs: vec![m],
+            forward_temp: Numel::fixed(len * len),
+            ..OpSpec::default()
+        },
+    );
+    m
+}
+
 /// One block's attention and what its `forward` returns besides the output.
 struct Attended {
     out: TensorId,
-    /// The decoder cache's copies of its keys and values, if it has one.
-    cached: Option<[TensorId; 2]>,
     /// The attention weights, returned to the block (`_` in `T5Block.forward`).
     weights: Option<TensorId>,
 }
@@ -182,33 +209,22 @@ impl Ctx<'_> {
         len: u64,
         encoder: Option<(TensorId, u64)>,
     ) -> (TensorId, Vec<TensorId>) {
-        let mut kv = Vec::new();
-        // Training keeps a decoder cache unless `transformers` checkpoints
-        // (generation's cache is the KV cache the estimate adds).
-        let cache = encoder.is_some() && !b.inference && !hf_checkpointing(self.cfg);
         let (t, d) = (self.t, self.t.d_model);
         b.layer(&format!("{name}.embed_tokens"));
         let embeds = b.embedding_with("embed_tokens", ids, self.shared, d);
-        let x = embeds;
-        // The decoder's eager causal mask, `torch.where(causal, 0, min)` in
-        // the embeddings' dtype, for the whole stack (the encoder's is None).
         let eager = self.cfg.attention == Attention::Eager;
-        let mask = (encoder.is_some() && eager && len > 1).then(|| {
-            let m = b.tensor(Numel::per_sample(len * len), b.dtype(x), false);
-            b.op(
-                "causal_mask",
-                OpKind::Copy,
-                OpSpec {
-                    outputs: vec![m],
-                    forward_temp: Numel::fixed(len * len),
-                    ..OpSpec::default()
-                },
-            );
-            m
-        });
-        let mut x = b.dropout("dropout", x, t.dropout);
-        let mut bias = None;
-        let mut cross_bias = None;
+        let mut s = Stack {
+            len,
+            encoder,
+            // Training keeps a decoder cache unless `transformers` checkpoints
+            // (generation's cache is the KV cache the estimate adds).
+            cache: encoder.is_some() && !b.inference && !hf_checkpointing(self.cfg),
+            mask: (encoder.is_some() && eager && len > 1).then(|| causal_mask(b, len, embeds)),
+            bias: None,
+            cross_bias: None,
+            kv: Vec::new(),
+        };
+        let mut x = b.dropout("dropout", embeds, t.dropout);
         let layers = if encoder.is_some() {
             t.decoder_layers
         } else {
@@ -217,75 +233,82 @@ impl Ctx<'_> {
         for i in 0..layers {
             b.layer(&format!("{name}.block.{i}"));
             b.begin_block();
-            // `hidden_states, ... = layer_module(hidden_states, ...)` keeps the input.
-            b.hold_until_block_end(x);
-            let n = t5_layer_norm(b, "layer.0.layer_norm", x, d);
-            if i == 0 {
-                bias = Some(self.relative_bias(b, "layer.0.SelfAttention", len));
-            }
-            let a = self.attention(
-                b,
-                "layer.0.SelfAttention",
-                n,
-                n,
-                (len, len),
-                bias,
-                mask,
-                cache,
-            );
-            kv.extend(a.cached.into_iter().flatten());
-            let o = b.dropout("layer.0.dropout", a.out, t.dropout);
-            x = b.add("layer.0.residual", x, o);
-            // `normed_hidden_states` lives until the sublayer returns.
-            b.keep_alive(n);
-            x = clamp_half(b, "layer.0.clamp", x);
-            let mut weights = a.weights;
-            if let Some((enc, enc_len)) = encoder {
-                let n = t5_layer_norm(b, "layer.1.layer_norm", x, d);
-                if i == 0 {
-                    cross_bias = Some(self.zero_bias(b, len, enc_len));
-                }
-                let a = self.attention(
-                    b,
-                    "layer.1.EncDecAttention",
-                    n,
-                    enc,
-                    (len, enc_len),
-                    cross_bias,
-                    None,
-                    cache,
-                );
-                kv.extend(a.cached.into_iter().flatten());
-                let o = b.dropout("layer.1.dropout", a.out, t.dropout);
-                x = b.add("layer.1.residual", x, o);
-                b.keep_alive(n);
-                // `_` now names the cross-attention's weights.
-                if let Some(w) = weights {
-                    b.keep_alive(w);
-                }
-                weights = a.weights;
-                x = clamp_half(b, "layer.1.clamp", x);
-            }
-            if let Some(w) = weights {
-                b.hold_until_block_end(w);
-            }
-            let ff = if encoder.is_some() {
-                "layer.2"
-            } else {
-                "layer.1"
-            };
-            x = self.feed_forward(b, ff, x);
-            x = clamp_half(b, &format!("{ff}.clamp"), x);
+            x = self.block(b, &mut s, i, x);
             b.end_block();
         }
         b.layer(&format!("{name}.final_layer_norm"));
         let x = t5_layer_norm(b, "final_layer_norm", x, d);
         let x = b.dropout("dropout", x, t.dropout);
         // The stack's locals (`inputs_embeds`, position biases, mask) live until it returns.
-        for held in [Some(embeds), bias, cross_bias, mask].into_iter().flatten() {
+        for held in [Some(embeds), s.bias, s.cross_bias, s.mask]
+            .into_iter()
+            .flatten()
+        {
             b.keep_alive(held);
         }
-        (x, kv)
+        (x, s.kv)
+    }
+
+    /// Block `i` of a stack (`T5Block`): self-attention, the decoder's
+    /// cross-attention, the feed-forward; the first block makes the biases.
+    fn block(&self, b: &mut Builder, s: &mut Stack, i: u64, x: TensorId) -> TensorId {
+        let (t, d, len) = (self.t, self.t.d_model, s.len);
+        // `hidden_states, ... = layer_module(hidden_states, ...)` keeps the input.
+        b.hold_until_block_end(x);
+        let n = t5_layer_norm(b, "layer.0.layer_norm", x, d);
+        if i == 0 {
+            s.bias = Some(self.relative_bias(b, "layer.0.SelfAttention", len));
+        }
+        let a = self.attention(
+            b,
+            "layer.0.SelfAttention",
+            [n, n],
+            (len, len),
+            s,
+            s.bias,
+            s.mask,
+        );
+        let o = b.dropout("layer.0.dropout", a.out, t.dropout);
+        let mut x = b.add("layer.0.residual", x, o);
+        // `normed_hidden_states` lives until the sublayer returns.
+        b.keep_alive(n);
+        x = clamp_half(b, "layer.0.clamp", x);
+        let mut weights = a.weights;
+        if let Some((enc, enc_len)) = s.encoder {
+            let n = t5_layer_norm(b, "layer.1.layer_norm", x, d);
+            if i == 0 {
+                s.cross_bias = Some(self.zero_bias(b, len, enc_len));
+            }
+            let lens = (len, enc_len);
+            let a = self.attention(
+                b,
+                "layer.1.EncDecAttention",
+                [n, enc],
+                lens,
+                s,
+                s.cross_bias,
+                None,
+            );
+            let o = b.dropout("layer.1.dropout", a.out, t.dropout);
+            x = b.add("layer.1.residual", x, o);
+            b.keep_alive(n);
+            // `_` now names the cross-attention's weights.
+            if let Some(w) = weights {
+                b.keep_alive(w);
+            }
+            weights = a.weights;
+            x = clamp_half(b, "layer.1.clamp", x);
+        }
+        if let Some(w) = weights {
+            b.hold_until_block_end(w);
+        }
+        let ff = if s.encoder.is_some() {
+            "layer.2"
+        } else {
+            "layer.1"
+        };
+        let x = self.feed_forward(b, ff, x);
+        clamp_half(b, &format!("{ff}.clamp"), x)
     }
 
     /// `compute_bias(q, k)` of a stack's first block: the bucket of every
@@ -358,13 +381,13 @@ impl Ctx<'_> {
         &self,
         b: &mut Builder,
         name: &str,
-        x_q: TensorId,
-        x_kv: TensorId,
+        [x_q, x_kv]: [TensorId; 2],
         lens: (u64, u64),
+        s: &mut Stack,
         bias: Option<TensorId>,
         mask: Option<TensorId>,
-        cache: bool,
     ) -> Attended {
+        let cache = s.cache;
         let (t, d) = (self.t, self.t.d_model);
         let (q_len, k_len) = lens;
         let inner = t.heads * t.d_kv;
@@ -381,6 +404,7 @@ impl Ctx<'_> {
                 b.copy(&format!("{name}.cache_v"), v),
             ]
         });
+        s.kv.extend(cached.into_iter().flatten());
         let (k, v) = cached.map_or((k, v), |[k, v]| (k, v));
         // `query_states`, `key_states` and `value_states` live until the attention returns.
         let states = [q, k, v];
@@ -421,11 +445,7 @@ impl Ctx<'_> {
         };
         let out = b.linear(&format!("{name}.o"), ctx, inner, d, false);
         states.into_iter().for_each(|s| b.keep_alive(s));
-        Attended {
-            out,
-            weights,
-            cached,
-        }
+        Attended { out, weights }
     }
 
     /// `T5LayerFF`: norm, `DenseReluDense` (or the gated `DenseGatedActDense`),
