@@ -488,9 +488,10 @@ impl Builder {
     }
 
     /// Dropout with probability `p` in training mode: `native_dropout` returns the
-    /// output and a 1-byte mask and saves only the mask. `p == 0` is a no-op.
+    /// output and a 1-byte mask and saves only the mask. `p == 0` is a no-op,
+    /// and so is inference (`model.eval()`: `F.dropout` returns its input).
     pub fn dropout(&mut self, name: &str, x: TensorId, p: f64) -> TensorId {
-        if p <= 0.0 {
+        if p <= 0.0 || self.inference {
             return x;
         }
         let t = self.tensor_info(x);
