@@ -611,16 +611,21 @@ impl Builder {
     }
 
     /// Softmax over the last dimension; saves its output. On autocast's
-    /// fp32 list with `half_to_float`: a half input gives an fp32 output
-    /// without an fp32 copy of the input. `fp32_out` forces an fp32 result
-    /// (`softmax(x, dtype=torch.float32)`, as Llama's eager attention calls it).
+    /// fp32 list (`fp32_set_opt_dtype`), and with `fp32_out`
+    /// (`softmax(x, dtype=torch.float32)`, as Llama's eager attention calls
+    /// it), the result is fp32: an fp16 input goes through CUDA's
+    /// `half_to_float` kernel without a copy; a bf16 input is first copied
+    /// to fp32 (`input.to(dtype)` in the composite `softmax`), a copy freed
+    /// after the op whose gradient backward makes before the input's.
     pub fn softmax(&mut self, name: &str, x: TensorId, fp32_out: bool) -> TensorId {
-        let t = self.tensor_info(x);
-        let dtype = if fp32_out || self.autocast_dtype().is_some() {
-            DType::F32
+        let fp32 = fp32_out || self.autocast_dtype().is_some();
+        let x = if fp32 && self.dtype(x) == DType::Bf16 {
+            self.cast(x, DType::F32)
         } else {
-            t.dtype
+            x
         };
+        let t = self.tensor_info(x);
+        let dtype = if fp32 { DType::F32 } else { t.dtype };
         let out = self.tensor(t.numel, dtype, t.requires_grad);
         self.op(
             name,
