@@ -68,8 +68,10 @@ CATS = [
 DEV = torch.device("cpu")
 
 TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "gemma-2b", "gemma-2-2b",
-               "gemma-3-1b", "pythia-160m", "phi-3-mini", "phi-4-mini"}
-IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"}
+               "gemma-3-1b", "pythia-160m", "phi-3-mini", "phi-4-mini", "t5-small", "flan-t5-xl"}
+T5_MODELS = {"t5-small", "flan-t5-xl"}
+HF_IMAGE_MODELS = {"vit-base-patch16-224"}
+IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"} | HF_IMAGE_MODELS
 
 
 # --------------------------------------------------------------------------
@@ -192,17 +194,19 @@ def _fake_friendly_trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, gener
 
 
 def build_model(case: dict) -> nn.Module:
-    orig = nn.init.trunc_normal_
-    nn.init.trunc_normal_ = _fake_friendly_trunc_normal_
+    from transformers.initialization import TORCH_INIT_FUNCTIONS  # HF ViT initializes through this table
+
+    orig = nn.init.trunc_normal_, TORCH_INIT_FUNCTIONS["trunc_normal_"]
+    nn.init.trunc_normal_ = TORCH_INIT_FUNCTIONS["trunc_normal_"] = _fake_friendly_trunc_normal_
     try:
         return _build_model(case)
     finally:
-        nn.init.trunc_normal_ = orig
+        nn.init.trunc_normal_, TORCH_INIT_FUNCTIONS["trunc_normal_"] = orig
 
 
 def _build_model(case: dict) -> nn.Module:
     mid = case["model"]
-    if mid in TEXT_MODELS:
+    if mid in TEXT_MODELS or mid in HF_IMAGE_MODELS:
         model, _ = models.build(mid, attn=case["attention"], layers=case["layers"] or None)
         model.config.use_cache = False
         assert model.config._attn_implementation == case["attention"], model.config._attn_implementation
@@ -245,12 +249,18 @@ def make_optimizer(name: str, params):
 
 def make_inputs(case: dict) -> dict:
     b, mid = case["batch"], case["model"]
+    if mid in HF_IMAGE_MODELS:
+        r = case["image"]
+        return {"pixel_values": torch.randn(b, 3, r, r), "labels": torch.randint(0, 1000, (b,))}
     if mid in IMAGE_MODELS:
         r = case["image"]
         return {"x": torch.randn(b, 3, r, r), "y": torch.randint(0, 1000, (b,))}
     if mid == "mlp-small":
         return {"x": torch.randn(b, 1024), "y": torch.randint(0, 1000, (b,))}
     s = case["seq"]
+    if mid in T5_MODELS:
+        # Encoder input and target of the same length (the decoder reads the shifted labels).
+        return {"input_ids": torch.randint(0, 32128, (b, s)), "labels": torch.randint(0, 32128, (b, s))}
     if mid == "bert-base":
         return {"input_ids": torch.randint(0, 30522, (b, s)), "labels": torch.randint(0, 2, (b,))}
     vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "gemma-2b": 256000,
@@ -261,7 +271,7 @@ def make_inputs(case: dict) -> dict:
 
 
 def forward_loss(model: nn.Module, case: dict, inp: dict) -> torch.Tensor:
-    if case["model"] in TEXT_MODELS:
+    if case["model"] in TEXT_MODELS or case["model"] in HF_IMAGE_MODELS:
         return model(**inp).loss
     return F.cross_entropy(model(inp["x"]), inp["y"])
 
@@ -346,13 +356,14 @@ def run_case(case: dict, timeline: bool = False) -> tuple[dict, dict, list]:
 
 def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, image=0, ga=1,
       timeline=False, layers=0, attention=None):
-    """A case; `layers` > 0 cuts a transformer to its first `layers` blocks; `attention`
-    (eager, sdpa) overrides the model's usual attention and is named in the case."""
+    """A case; `layers` > 0 cuts a transformer to its first `layers` blocks (each of T5's two
+    stacks); `attention` (eager, sdpa) overrides the model's usual attention and is named in the case."""
     if model in IMAGE_MODELS and image == 0:
         image = 224
     usual = {"bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
              "olmo-2-1b": "eager", "gemma-2b": "eager", "gemma-2-2b": "eager", "gemma-3-1b": "eager",
              "pythia-160m": "eager", "phi-3-mini": "eager", "phi-4-mini": "eager",
+             "t5-small": "eager", "flan-t5-xl": "eager", "vit-base-patch16-224": "eager",
              "vit_b_16": "sdpa"}.get(model, "none")
     parts = [model] + ([f"l{layers}"] if layers else []) + [f"b{batch}"]
     if attention is not None and attention != usual:
@@ -505,6 +516,20 @@ CASES = [
     C("phi-4-mini", 4, "fp32", "adamw", seq=1024, layers=2),
     C("phi-4-mini", 4, "amp-bf16", "adamw", ckpt="full", seq=2048, layers=2),
     C("phi-4-mini", 2, "amp-bf16", "sgd-momentum", seq=4096, layers=2),
+    # T5-small cut to 2 + 2 blocks: relative position biases (one per stack, made in its first block),
+    # cross-attention, T5LayerNorm, ReLU MLP, dropout 0.1, tied head scaled by d_model**-0.5
+    C("t5-small", 8, "amp-bf16", "adamw", seq=512, layers=2),
+    C("t5-small", 4, "fp32", "adamw", seq=512, layers=2),
+    C("t5-small", 8, "amp-bf16", "adamw", ckpt="full", seq=512, layers=2),
+    C("t5-small", 2, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # Flan-T5-XL cut to 2 + 2 blocks: GELU-gated MLP (gelu_new), 32 heads, untied head
+    C("flan-t5-xl", 4, "amp-bf16", "adamw", seq=512, layers=2),
+    C("flan-t5-xl", 2, "fp32", "adamw", seq=512, layers=2),
+    C("flan-t5-xl", 4, "amp-bf16", "adamw", ckpt="full", seq=512, layers=2),
+    C("flan-t5-xl", 1, "amp-bf16", "sgd-momentum", seq=2048, layers=2),
+    # Hugging Face ViT-B/16 (ViTForImageClassification): separate q/k/v projections, eager and SDPA
+    C("vit-base-patch16-224", 32, "amp-bf16", "adamw", attention="eager"),
+    C("vit-base-patch16-224", 32, "fp32", "adamw", attention="sdpa"),
 ]
 
 

@@ -37,6 +37,10 @@ from transformers import (
     Qwen2ForCausalLM,
     Qwen3Config,
     Qwen3ForCausalLM,
+    T5Config,
+    T5ForConditionalGeneration,
+    ViTConfig,
+    ViTForImageClassification,
 )
 
 TV = f"torchvision {torchvision.__version__.split('+')[0]}"
@@ -389,6 +393,61 @@ def phi3_config(name: str, layers: int | None = None) -> Phi3Config:
     )
 
 
+# T5: their config.json on the Hugging Face Hub (google-t5/t5-small, -base, -large; google/flan-t5-xl):
+# (d_model, d_ff, d_kv, num_layers (= num_decoder_layers), num_heads, feed_forward_proj, tie_word_embeddings);
+# vocabulary 32128, 32 relative-attention buckets, dropout_rate 0.1.
+T5_CONFIGS = {
+    "t5-small": (512, 2048, 64, 6, 8, "relu", True),
+    "t5-base": (768, 3072, 64, 12, 12, "relu", True),
+    "t5-large": (1024, 4096, 64, 24, 16, "relu", True),
+    "flan-t5-xl": (2048, 5120, 64, 24, 32, "gated-gelu", False),
+}
+T5_KEYS = ["vocab_size", "d_model", "d_ff", "d_kv", "num_layers", "num_decoder_layers", "num_heads",
+           "feed_forward_proj", "relative_attention_num_buckets", "dropout_rate", "scale_decoder_outputs"]
+
+
+def t5_config(name: str, layers: int | None = None) -> T5Config:
+    d_model, d_ff, d_kv, n_layers, heads, ff, tie = T5_CONFIGS[name]
+    return T5Config(
+        vocab_size=32128,
+        d_model=d_model,
+        d_ff=d_ff,
+        d_kv=d_kv,
+        num_layers=layers or n_layers,
+        num_decoder_layers=layers or n_layers,
+        num_heads=heads,
+        feed_forward_proj=ff,
+        tie_word_embeddings=tie,
+        decoder_start_token_id=0,
+    )
+
+
+def t5_model(cfg: T5Config) -> T5ForConditionalGeneration:
+    """T5ForConditionalGeneration as from_pretrained leaves it: transformers 5.24's T5Config always sets
+    tie_word_embeddings=True (the config.json flag only survives as scale_decoder_outputs), so the
+    constructor ties lm_head to shared; from_pretrained unties them when the checkpoint holds a
+    different lm_head.weight (T5 v1.1, Flan-T5: tie_word_embeddings=false). Untie the same way."""
+    m = T5ForConditionalGeneration(cfg)
+    if not cfg.scale_decoder_outputs:
+        m.lm_head.weight = nn.Parameter(torch.empty_like(m.shared.weight))
+    return m
+
+
+# Hugging Face ViT (ViTForImageClassification, google/vit-*-patch16-224 on the Hub):
+# (hidden_size, num_hidden_layers, num_attention_heads, intermediate_size); image 224, patch 16,
+# 1000 labels (the ImageNet checkpoints' id2label), qkv_bias, dropout 0.
+HF_VIT_CONFIGS = {
+    "vit-base-patch16-224": (768, 12, 12, 3072),
+    "vit-large-patch16-224": (1024, 24, 16, 4096),
+}
+
+
+def hf_vit_config(name: str) -> ViTConfig:
+    hidden, layers, heads, inter = HF_VIT_CONFIGS[name]
+    return ViTConfig(hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
+                     intermediate_size=inter, image_size=224, patch_size=16, num_labels=1000)
+
+
 def _cfg_str(cfg, keys) -> str:
     d = cfg.to_dict()
     return ",".join(f"{k}={d[k]}" for k in keys)
@@ -423,7 +482,8 @@ TORCHVISION_IDS = [
 
 def build(model_id: str, attn: str = "eager", layers: int | None = None):
     """Build model `model_id` on the current default device (a transformer
-    with a Qwen3, OLMo 2 or Gemma config cut to its first `layers` blocks when given).
+    with a Qwen3, OLMo 2, Gemma or T5 config cut to its first `layers` blocks, each of T5's two
+    stacks, when given).
 
     Returns (model, source_string).
     """
@@ -519,6 +579,18 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         cfg = olmo2_config(model_id, layers)
         cfg._attn_implementation = attn
         return Olmo2ForCausalLM(cfg), f"{TF} Olmo2ForCausalLM(Olmo2Config({_cfg_str(cfg, LLAMA_KEYS)}))"
+    if model_id in T5_CONFIGS:
+        cfg = t5_config(model_id, layers)
+        cfg._attn_implementation = attn
+        return t5_model(cfg), f"{TF} T5ForConditionalGeneration(T5Config({_cfg_str(cfg, T5_KEYS)}))"
+    if model_id in HF_VIT_CONFIGS:
+        cfg = hf_vit_config(model_id)
+        cfg._attn_implementation = attn
+        keys = ["hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "image_size",
+                "patch_size", "qkv_bias"]
+        return ViTForImageClassification(cfg), (
+            f"{TF} ViTForImageClassification(ViTConfig({_cfg_str(cfg, keys)},num_labels={cfg.num_labels}))"
+        )
     if model_id in QWEN3_CONFIGS:
         cfg = qwen3_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -547,4 +619,5 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "mlp-small",
     "llama-tiny",
 ] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(GEMMA_CONFIGS) + (
-    list(GEMMA2_CONFIGS) + list(GEMMA3_CONFIGS) + list(PYTHIA_CONFIGS) + list(PHI3_CONFIGS))
+    list(GEMMA2_CONFIGS) + list(GEMMA3_CONFIGS) + list(PYTHIA_CONFIGS) + list(PHI3_CONFIGS)
+    + list(T5_CONFIGS) + list(HF_VIT_CONFIGS))

@@ -169,6 +169,15 @@ pub enum Inapplicable {
         /// GPUs per node × nodes.
         gpus: u64,
     },
+    /// Pipeline parallelism asked of an encoder-decoder (T5), whose stages
+    /// vramfit does not split.
+    #[error(
+        "pipeline parallelism (pp = {pp}) is not modelled for encoder-decoders (T5): use --pp 1"
+    )]
+    PipelineEncoderDecoder {
+        /// The pipeline-parallel size.
+        pp: u64,
+    },
     /// Sequence parallelism without tensor parallelism.
     #[error("sequence parallelism needs tensor parallelism (--tp > 1)")]
     SequenceParallelNeedsTp,
@@ -272,6 +281,10 @@ mod tests {
             (
                 Inapplicable::ModelParallelGpus { tp_pp: 4, gpus: 6 },
                 "tp × pp = 4 must divide the 6 GPUs (gpus-per-node × nodes)",
+            ),
+            (
+                Inapplicable::PipelineEncoderDecoder { pp: 2 },
+                "pipeline parallelism (pp = 2) is not modelled for encoder-decoders (T5): use --pp 1",
             ),
             (
                 Inapplicable::SequenceParallelNeedsTp,

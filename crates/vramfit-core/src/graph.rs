@@ -202,7 +202,7 @@ pub struct Graph {
 
 /// How a decoder's KV cache grows with the positions it holds, in bytes per
 /// sample: layers of full attention hold every position, sliding-window
-/// layers at most the window.
+/// layers at most the window, cross-attention the encoder's output.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct KvLayout {
     /// Bytes per position over the full-attention layers.
@@ -211,15 +211,21 @@ pub struct KvLayout {
     pub sliding_per_token: u64,
     /// The sliding window, in positions.
     pub window: u64,
+    /// Bytes that do not grow with the positions generated (T5's
+    /// cross-attention caches of the encoder's output).
+    pub fixed: u64,
 }
 
 impl KvLayout {
     /// Bytes per sample the cache holds after `tokens` positions.
     pub fn bytes(&self, tokens: u64) -> u64 {
-        self.per_token.saturating_mul(tokens).saturating_add(
-            self.sliding_per_token
-                .saturating_mul(tokens.min(self.window)),
-        )
+        self.per_token
+            .saturating_mul(tokens)
+            .saturating_add(
+                self.sliding_per_token
+                    .saturating_mul(tokens.min(self.window)),
+            )
+            .saturating_add(self.fixed)
     }
 }
 

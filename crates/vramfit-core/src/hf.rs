@@ -1,6 +1,6 @@
 //! Import of Hugging Face `config.json` files: each `model_type` is read by
 //! the family that registers it ([`crate::models::FAMILIES`]: BERT, GPT-2,
-//! Llama, Mistral, Qwen2, Qwen3, OLMo 2, Gemma 1–3, GPT-NeoX and Phi-3 today), with the same fields (and defaults) as
+//! Llama, Mistral, Qwen2, Qwen3, OLMo 2, Gemma 1–3, GPT-NeoX, Phi-3, T5 and ViT today), with the same fields (and defaults) as
 //! the corresponding `transformers` config classes; any other `model_type`
 //! with the standard decoder fields is read as a Llama-style decoder, naming
 //! every assumption ([`Assumption`]); multimodal configs (a `text_config`)

@@ -488,9 +488,10 @@ impl Builder {
     }
 
     /// Dropout with probability `p` in training mode: `native_dropout` returns the
-    /// output and a 1-byte mask and saves only the mask. `p == 0` is a no-op.
+    /// output and a 1-byte mask and saves only the mask. `p == 0` is a no-op,
+    /// and so is inference (`model.eval()`: `F.dropout` returns its input).
     pub fn dropout(&mut self, name: &str, x: TensorId, p: f64) -> TensorId {
-        if p <= 0.0 {
+        if p <= 0.0 || self.inference {
             return x;
         }
         let t = self.tensor_info(x);
@@ -610,16 +611,21 @@ impl Builder {
     }
 
     /// Softmax over the last dimension; saves its output. On autocast's
-    /// fp32 list with `half_to_float`: a half input gives an fp32 output
-    /// without an fp32 copy of the input. `fp32_out` forces an fp32 result
-    /// (`softmax(x, dtype=torch.float32)`, as Llama's eager attention calls it).
+    /// fp32 list (`fp32_set_opt_dtype`), and with `fp32_out`
+    /// (`softmax(x, dtype=torch.float32)`, as Llama's eager attention calls
+    /// it), the result is fp32: an fp16 input goes through CUDA's
+    /// `half_to_float` kernel without a copy; a bf16 input is first copied
+    /// to fp32 (`input.to(dtype)` in the composite `softmax`), a copy freed
+    /// after the op whose gradient backward makes before the input's.
     pub fn softmax(&mut self, name: &str, x: TensorId, fp32_out: bool) -> TensorId {
-        let t = self.tensor_info(x);
-        let dtype = if fp32_out || self.autocast_dtype().is_some() {
-            DType::F32
+        let fp32 = fp32_out || self.autocast_dtype().is_some();
+        let x = if fp32 && self.dtype(x) == DType::Bf16 {
+            self.cast(x, DType::F32)
         } else {
-            t.dtype
+            x
         };
+        let t = self.tensor_info(x);
+        let dtype = if fp32 { DType::F32 } else { t.dtype };
         let out = self.tensor(t.numel, dtype, t.requires_grad);
         self.op(
             name,
@@ -670,11 +676,14 @@ impl Builder {
         out
     }
 
-    /// Cross-entropy (`log_softmax` + `nll_loss`) over `rows` rows of
-    /// `classes` logits per sample. Under autocast `log_softmax` is on the
-    /// `fp32_set_opt_dtype` list: a half input yields fp32 log-probabilities
-    /// directly (no fp32 copy of the logits). Saves the log-probabilities;
-    /// backward allocates gradients of the log-probabilities and of the logits.
+    /// Cross-entropy (`F.cross_entropy`: `log_softmax` + `nll_loss`) over
+    /// `rows` rows of `classes` logits per sample. `cross_entropy_loss`
+    /// passes the logits' own dtype to `log_softmax` (so autocast's
+    /// `fp32_set_opt_dtype` leaves it alone): half logits give half
+    /// log-probabilities, which `nll_loss` (autocast's fp32 list) copies to
+    /// fp32. `log_softmax` saves its output, `nll_loss` its (fp32) input;
+    /// backward allocates the zero-filled gradient of that input, then the
+    /// logits' gradient (through the cast's, for half logits).
     pub fn cross_entropy(
         &mut self,
         name: &str,
@@ -688,14 +697,20 @@ impl Builder {
             self.keep_alive(logits);
             return logits;
         }
-        let lc = logits;
-        let dtype = if self.autocast_dtype().is_some() {
-            DType::F32
-        } else {
-            self.dtype(logits)
-        };
         let n = rows * classes;
-        let logp = self.out_like(n, dtype, &[lc]);
+        let logp = self.out_like(n, self.dtype(logits), &[logits]);
+        self.op(
+            &format!("{name}.log_softmax"),
+            OpKind::Softmax,
+            OpSpec {
+                inputs: vec![logits],
+                outputs: vec![logp],
+                saved: vec![logp],
+                flops: Numel::per_sample(3 * n),
+                ..OpSpec::default()
+            },
+        );
+        let logp = self.autocast_fp32(logp);
         let loss = self.tensor(Numel::fixed(1), DType::F32, true);
         // nll_loss also returns (and saves) `total_weight`, a scalar.
         let total_weight = self.tensor(Numel::fixed(1), DType::F32, false);
@@ -703,13 +718,10 @@ impl Builder {
             name,
             OpKind::Loss,
             OpSpec {
-                inputs: vec![lc, labels],
-                outputs: vec![loss, logp, total_weight],
+                inputs: vec![logp, labels],
+                outputs: vec![loss, total_weight],
                 saved: vec![logp, labels, total_weight],
-                // nll_loss_backward materializes a zero-filled gradient of the
-                // log-probabilities before log_softmax_backward writes the logits' gradient.
-                backward_temp: bytes(Numel::per_sample(n), dtype),
-                flops: Numel::per_sample(4 * n),
+                flops: Numel::per_sample(n),
                 ..OpSpec::default()
             },
         );

@@ -125,8 +125,9 @@ pub(crate) fn rank_note(cfg: &TrainConfig, spec: &ModelSpec) -> Option<RankNote>
     }
     let layers = match spec {
         ModelSpec::Transformer(t) => t.layers,
-        // Pipeline stages split a transformer's blocks only.
-        ModelSpec::ResNet(_)
+        // Pipeline stages split a decoder's or an encoder's blocks only (T5 refuses them).
+        ModelSpec::T5(_)
+        | ModelSpec::ResNet(_)
         | ModelSpec::Vgg(_)
         | ModelSpec::MobileNetV2(_)
         | ModelSpec::Vit(_)

@@ -208,6 +208,7 @@ fn a_hundred_thousand_layers_are_refused_with_the_limit_in_every_family() {
                 heads: 4,
                 mlp: 128,
                 classes: 10,
+                implementation: Default::default(),
             }),
         ),
     ];

@@ -228,6 +228,71 @@ fn imports_phi3_and_phi4_mini() {
     assert_eq!(count(wide), 1_889_536);
 }
 
+/// T5-small's and Flan-T5-XL's `config.json` (google-t5/t5-small,
+/// google/flan-t5-xl: the fields that matter) give the counts `transformers`
+/// does (`tests/reference/param_counts.csv`); a bare `t5` config takes
+/// `T5Config`'s defaults (T5-small's shape).
+#[test]
+fn imports_t5_and_flan_t5() {
+    let t5_small = r#"{"architectures":["T5ForConditionalGeneration"],"model_type":"t5","d_model":512,
+        "d_ff":2048,"d_kv":64,"num_layers":6,"num_heads":8,"vocab_size":32128,"dropout_rate":0.1,
+        "feed_forward_proj":"relu","relative_attention_num_buckets":32,"decoder_start_token_id":0}"#;
+    assert_eq!(count(t5_small), 60_506_624);
+    assert_eq!(count(r#"{"model_type":"t5"}"#), 60_506_624);
+    let flan_xl = r#"{"architectures":["T5ForConditionalGeneration"],"model_type":"t5","d_model":2048,
+        "d_ff":5120,"d_kv":64,"num_layers":24,"num_decoder_layers":24,"num_heads":32,"vocab_size":32128,
+        "feed_forward_proj":"gated-gelu","tie_word_embeddings":false,"dropout_rate":0.1}"#;
+    assert_eq!(count(flan_xl), 2_849_757_184);
+    let spec = import(flan_xl).unwrap().spec;
+    let vramfit_core::ModelSpec::T5(t) = spec else {
+        panic!("not a T5: {spec:?}")
+    };
+    assert!(t.gated && !t.tie_embeddings);
+    assert_eq!(t.act, vramfit_core::models::T5Activation::GeluNew);
+    // An unequal decoder: num_decoder_layers is read.
+    let shallow = t5_small.replace(
+        r#""num_layers":6"#,
+        r#""num_layers":6,"num_decoder_layers":2"#,
+    );
+    assert!(count(&shallow) < 60_506_624);
+}
+
+#[test]
+fn bad_t5_configs_say_what_is_wrong() {
+    let err = |json: &str| import(json).unwrap_err().to_string();
+    assert!(
+        err(r#"{"model_type":"t5","feed_forward_proj":"gated-relu-x"}"#)
+            .contains("feed_forward_proj")
+    );
+    assert!(err(r#"{"model_type":"t5","feed_forward_proj":"tanh"}"#).contains("'tanh'"));
+    assert!(err(r#"{"model_type":"t5","num_heads":0}"#).contains("num_heads"));
+    assert!(err(r#"{"model_type":"t5","d_kv":-1}"#).contains("d_kv"));
+    assert!(
+        err(r#"{"model_type":"t5","num_layers":100,"num_decoder_layers":100}"#)
+            .contains("num_layers + num_decoder_layers")
+    );
+}
+
+/// google/vit-base-patch16-224's `config.json` (ImageNet's 1000 labels in
+/// `id2label`) gives `transformers`' count; without labels, `ViTConfig`'s 2.
+#[test]
+fn imports_hugging_face_vit() {
+    let labels: Vec<String> = (0..1000).map(|i| format!(r#""{i}":"class {i}""#)).collect();
+    let vit = format!(
+        r#"{{"architectures":["ViTForImageClassification"],"model_type":"vit","hidden_size":768,
+        "num_hidden_layers":12,"num_attention_heads":12,"intermediate_size":3072,"image_size":224,
+        "patch_size":16,"qkv_bias":true,"id2label":{{{}}}}}"#,
+        labels.join(",")
+    );
+    assert_eq!(count(&vit), 86_567_656);
+    // Two labels: 998 × (768 + 1) fewer classifier parameters.
+    assert_eq!(count(r#"{"model_type":"vit"}"#), 86_567_656 - 998 * 769);
+    let err = |json: &str| import(json).unwrap_err().to_string();
+    assert!(err(r#"{"model_type":"vit","num_channels":1}"#).contains("num_channels"));
+    assert!(err(r#"{"model_type":"vit","hidden_act":"relu"}"#).contains("hidden_act"));
+    assert!(err(r#"{"model_type":"vit","hidden_size":100}"#).contains("multiple of the heads"));
+}
+
 #[test]
 fn explicit_head_dim_and_tied_embeddings_are_read() {
     // A Gemma-like shape through the llama path: head_dim differs from hidden/heads.

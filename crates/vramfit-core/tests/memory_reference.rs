@@ -49,11 +49,15 @@ fn rows() -> Vec<Row> {
             ..TrainConfig::default()
         };
         let mut spec = model_preset(get("model")).unwrap().spec;
-        // A depth-cut variant: the model's first `layers` blocks.
+        // A depth-cut variant: the model's first `layers` blocks (of each of T5's stacks).
         let layers: u64 = get("layers").parse().unwrap();
         if layers > 0 {
             match &mut spec {
                 vramfit_core::ModelSpec::Transformer(t) => t.layers = layers,
+                vramfit_core::ModelSpec::T5(t) => {
+                    t.encoder_layers = layers;
+                    t.decoder_layers = layers;
+                }
                 other => panic!("{}: only transformers are cut, not {other:?}", get("case")),
             }
         }

@@ -14,7 +14,8 @@
 
 use proptest::prelude::*;
 use vramfit_core::models::{
-    Arch, Head, MlpActivation, MlpLayer, MlpSpec, TransformerSpec, VitSpec,
+    Arch, Head, MlpActivation, MlpLayer, MlpSpec, T5Activation, T5Spec, TransformerSpec,
+    VitImplementation, VitSpec,
 };
 use vramfit_core::parallel::{Offload, Parallel};
 use vramfit_core::{
@@ -122,7 +123,16 @@ fn model() -> impl Strategy<Value = ModelSpec> {
         2 => mlp(),
         1 => Just(model_preset("resnet18").unwrap().spec),
         1 => Just(model_preset("mobilenet_v2").unwrap().spec),
-        1 => Just(ModelSpec::Vit(VitSpec { image: 32, patch: 8, hidden: 32, layers: 2, heads: 2, mlp: 64, classes: 10 })),
+        1 => Just(ModelSpec::Vit(VitSpec { image: 32, patch: 8, hidden: 32, layers: 2, heads: 2, mlp: 64, classes: 10, implementation: Default::default() })),
+        1 => Just(ModelSpec::Vit(VitSpec {
+            image: 32, patch: 8, hidden: 32, layers: 2, heads: 2, mlp: 64, classes: 10,
+            implementation: VitImplementation::HuggingFace { qkv_bias: true, hidden_dropout: 0.1, attention_dropout: 0.1 },
+        })),
+        1 => (any::<bool>(), 1u64..3).prop_map(|(flan, decoder_layers)| ModelSpec::T5(T5Spec {
+            vocab: 100, d_model: 32, d_kv: 8, d_ff: 64, encoder_layers: 2, decoder_layers, heads: 4, buckets: 8,
+            act: if flan { T5Activation::GeluNew } else { T5Activation::Relu },
+            gated: flan, dropout: 0.1, tie_embeddings: !flan,
+        })),
     ]
 }
 

@@ -81,7 +81,8 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::Olmo
         | Group::Gemma
         | Group::Pythia
-        | Group::Phi => group.name(),
+        | Group::Phi
+        | Group::T5 => group.name(),
     }
 }
 

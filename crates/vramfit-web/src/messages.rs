@@ -139,6 +139,9 @@ pub fn inapplicable(x: &Inapplicable, lang: Lang) -> String {
             tf(lang, Key::NaModelParallelGpus, &[&n(tp_pp), &n(gpus)])
         }
         Inapplicable::SequenceParallelNeedsTp => t(lang, Key::NaSpNeedsTp).to_string(),
+        Inapplicable::PipelineEncoderDecoder { pp } => {
+            tf(lang, Key::NaPipelineEncoderDecoder, &[&n(pp)])
+        }
         Inapplicable::Offload { params, strategy } => tf(
             lang,
             if *params {
@@ -410,6 +413,7 @@ mod tests {
             Inapplicable::ImageTooSmall { model: "ResNet" },
             Inapplicable::ModelParallelGpus { tp_pp: 4, gpus: 6 },
             Inapplicable::SequenceParallelNeedsTp,
+            Inapplicable::PipelineEncoderDecoder { pp: 2 },
             Inapplicable::Offload {
                 params: false,
                 strategy: "ddp",
@@ -431,6 +435,7 @@ mod tests {
                 | Inapplicable::ImageTooSmall { .. }
                 | Inapplicable::ModelParallelGpus { .. }
                 | Inapplicable::SequenceParallelNeedsTp
+                | Inapplicable::PipelineEncoderDecoder { .. }
                 | Inapplicable::Offload { .. } => {}
             }
         }
@@ -448,6 +453,7 @@ mod tests {
                 Inapplicable::VitImage { .. } => &["224×224", "256"],
                 Inapplicable::ImageTooSmall { .. } => &["ResNet"],
                 Inapplicable::ModelParallelGpus { .. } => &["4", "6"],
+                Inapplicable::PipelineEncoderDecoder { .. } => &["2"],
                 Inapplicable::Offload { strategy, .. } => &[strategy],
                 Inapplicable::PruneCnn
                 | Inapplicable::PruneConvNotCnn

@@ -8,8 +8,8 @@
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use vramfit_core::config::{Mode, WeightFormat};
 use vramfit_core::models::{
-    Arch, Head, MlpActivation, MlpLayer, MlpSpec, MobileNetV2Spec, ResNetSpec, TransformerSpec,
-    VggSpec, VitSpec,
+    Arch, Head, MlpActivation, MlpLayer, MlpSpec, MobileNetV2Spec, ResNetSpec, T5Activation, T5Spec,
+    TransformerSpec, VggSpec, VitImplementation, VitSpec,
 };
 use vramfit_core::parallel::{Offload, Parallel, Strategy};
 use vramfit_core::{
@@ -69,8 +69,9 @@ fn choose<T: Copy>(u: &mut Unstructured, all: &[T]) -> Result<T> {
 
 /// Any model spec of any family.
 pub fn model(u: &mut Unstructured) -> Result<ModelSpec> {
-    Ok(match u.int_in_range(0u8..=5)? {
+    Ok(match u.int_in_range(0u8..=6)? {
         0 | 1 => ModelSpec::Transformer(transformer(u)?),
+        6 => ModelSpec::T5(t5(u)?),
         2 => ModelSpec::ResNet(ResNetSpec {
             stages: [dim(u, 3)?, dim(u, 3)?, dim(u, 3)?, dim(u, 3)?],
             bottleneck: u.arbitrary()?,
@@ -107,6 +108,15 @@ pub fn model(u: &mut Unstructured) -> Result<ModelSpec> {
                     heads: dim(u, 8)?,
                     mlp: dim(u, 256)?,
                     classes: dim(u, 1000)?,
+                    implementation: if u.arbitrary()? {
+                        VitImplementation::Torchvision
+                    } else {
+                        VitImplementation::HuggingFace {
+                            qkv_bias: u.arbitrary()?,
+                            hidden_dropout: fraction(u)?,
+                            attention_dropout: fraction(u)?,
+                        }
+                    },
                 })
             }
         }
@@ -132,6 +142,30 @@ pub fn model(u: &mut Unstructured) -> Result<ModelSpec> {
                 classes: dim(u, 1000)?,
             })
         }
+    })
+}
+
+/// A T5 encoder-decoder.
+pub fn t5(u: &mut Unstructured) -> Result<T5Spec> {
+    let act = [
+        T5Activation::Relu,
+        T5Activation::Gelu,
+        T5Activation::GeluNew,
+        T5Activation::Silu,
+    ];
+    Ok(T5Spec {
+        vocab: dim(u, 1000)?,
+        d_model: dim(u, 128)?,
+        d_kv: dim(u, 32)?,
+        d_ff: dim(u, 512)?,
+        encoder_layers: dim(u, 3)?,
+        decoder_layers: dim(u, 3)?,
+        heads: dim(u, 8)?,
+        buckets: dim(u, 32)?,
+        act: choose(u, &act)?,
+        gated: u.arbitrary()?,
+        dropout: fraction(u)?,
+        tie_embeddings: u.arbitrary()?,
     })
 }
 

@@ -61,7 +61,7 @@ pub enum Group {
     /// Convolutional networks (torchvision).
     #[serde(rename = "CNN")]
     Cnn,
-    /// Vision Transformers (torchvision).
+    /// Vision Transformers (torchvision's and Hugging Face's).
     #[serde(rename = "Vision Transformer")]
     VisionTransformer,
     /// Multi-layer perceptrons.
@@ -97,6 +97,9 @@ pub enum Group {
     /// Microsoft's Phi series.
     #[serde(rename = "Phi")]
     Phi,
+    /// Google's T5 encoder-decoders (T5, Flan-T5).
+    #[serde(rename = "T5")]
+    T5,
 }
 
 impl Group {
@@ -117,6 +120,7 @@ impl Group {
             Group::Gemma => "Gemma",
             Group::Pythia => "Pythia",
             Group::Phi => "Phi",
+            Group::T5 => "T5",
         }
     }
 }

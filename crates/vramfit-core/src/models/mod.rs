@@ -13,8 +13,12 @@ pub mod olmo2;
 pub mod phi3;
 pub mod qwen3;
 pub mod registry;
+pub mod t5;
+pub mod t5_lower;
+pub mod t5_ops;
 pub mod transformer;
 pub mod vit;
+pub mod vit_hf;
 
 use crate::builder::Builder;
 use crate::config::TrainConfig;
@@ -25,11 +29,12 @@ use serde::{Deserialize, Serialize};
 pub use cnn::{MobileNetV2Spec, ResNetSpec, VggSpec};
 pub use family::{Family, Group, Import, ModelPreset};
 pub use registry::FAMILIES;
+pub use t5::{T5Activation, T5Spec};
 pub use transformer::{
     Arch, BlockOptions, Head, MlpKind, NormKind, NormPlacement, QkNorm, QkvProjection, Rotary,
     SlidingWindow, TransformerSpec,
 };
-pub use vit::{MlpActivation, MlpLayer, MlpSpec, VitSpec};
+pub use vit::{MlpActivation, MlpLayer, MlpSpec, VitImplementation, VitSpec};
 
 /// The most elements one tensor or parameter may have per sample, and the
 /// largest product of dimensions a model may imply: 2^56 (7.2·10^16, some
@@ -96,8 +101,10 @@ pub enum ModelSpec {
     Vgg(VggSpec),
     /// torchvision MobileNetV2.
     MobileNetV2(MobileNetV2Spec),
-    /// torchvision Vision Transformer.
+    /// Vision Transformer (torchvision's or Hugging Face's).
     Vit(VitSpec),
+    /// T5 encoder-decoder (`T5ForConditionalGeneration`).
+    T5(T5Spec),
     /// Multi-layer perceptron.
     Mlp(MlpSpec),
 }
@@ -118,7 +125,7 @@ impl ModelSpec {
     /// What the model consumes.
     pub fn input_kind(&self) -> InputKind {
         match self {
-            ModelSpec::Transformer(_) => InputKind::Tokens,
+            ModelSpec::Transformer(_) | ModelSpec::T5(_) => InputKind::Tokens,
             ModelSpec::Mlp(_) => InputKind::Features,
             ModelSpec::ResNet(_)
             | ModelSpec::Vgg(_)
@@ -186,7 +193,15 @@ impl ModelSpec {
             ModelSpec::MobileNetV2(m) => {
                 cnn::lower_mobilenet_v2(&mut b, m, cfg.image, cfg.keep_conv)?
             }
-            ModelSpec::Vit(v) => vit::lower_vit(&mut b, v, cfg.image, cfg.attention)?,
+            ModelSpec::Vit(v) => match v.implementation {
+                VitImplementation::Torchvision => {
+                    vit::lower_vit(&mut b, v, cfg.image, cfg.attention)?
+                }
+                VitImplementation::HuggingFace { .. } => {
+                    vit_hf::lower(&mut b, v, cfg.image, cfg.attention)?
+                }
+            },
+            ModelSpec::T5(t) => t5_lower::lower(&mut b, t, cfg)?,
             ModelSpec::Mlp(m) => vit::lower_mlp(&mut b, &vit::pruned_mlp(m, cfg.keep_mlp))?,
         }
         Ok(b.finish())
@@ -198,6 +213,7 @@ impl ModelSpec {
             ModelSpec::Vit(v) => v.image,
             // The others take any image size (or none); 224 is ImageNet's.
             ModelSpec::Transformer(_)
+            | ModelSpec::T5(_)
             | ModelSpec::ResNet(_)
             | ModelSpec::Vgg(_)
             | ModelSpec::MobileNetV2(_)

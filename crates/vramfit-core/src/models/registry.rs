@@ -6,14 +6,15 @@
 
 use super::family::Family;
 use super::family::Import;
-use super::{bert, cnn, gemma, gpt_neox, gpt2, llama, olmo2, phi3, qwen3, vit};
+use super::{bert, cnn, gemma, gpt_neox, gpt2, llama, olmo2, phi3, qwen3, t5, vit, vit_hf};
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 13] = [
+pub const FAMILIES: [Family; 15] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
     vit::VIT,
+    vit_hf::FAMILY,
     vit::MLP,
     bert::FAMILY,
     gpt2::FAMILY,
@@ -23,6 +24,7 @@ pub const FAMILIES: [Family; 13] = [
     gemma::FAMILY,
     gpt_neox::FAMILY,
     phi3::FAMILY,
+    t5::FAMILY,
 ];
 
 /// The reader of a `model_type`, if a family imports it.

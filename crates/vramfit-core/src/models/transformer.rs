@@ -702,6 +702,7 @@ pub fn kv_layout(t: &TransformerSpec, dtype_size: u64) -> crate::graph::KvLayout
         per_token: (t.layers - sliding) * per_layer,
         sliding_per_token: sliding * per_layer,
         window: t.block.sliding.map_or(0, |w| w.window),
+        fixed: 0,
     }
 }
 

@@ -1,5 +1,7 @@
 //! Vision Transformer as torchvision implements it (`vit_b_16` and friends)
-//! and a plain MLP classifier.
+//! and a plain MLP classifier. (Hugging Face's `ViTForImageClassification`,
+//! the same spec with [`VitImplementation::HuggingFace`], is lowered by
+//! [`super::vit_hf`].)
 //!
 //! Sources: `torchvision/models/vision_transformer.py`;
 //! `torch/nn/functional.py::multi_head_attention_forward` (training path with
@@ -14,7 +16,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Inapplicable};
 use serde::{Deserialize, Serialize};
 
-/// A torchvision ViT.
+/// A Vision Transformer (torchvision's or Hugging Face's).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VitSpec {
     /// Image side the position embedding was built for.
@@ -31,6 +33,29 @@ pub struct VitSpec {
     pub mlp: u64,
     /// Output classes.
     pub classes: u64,
+    /// Whose code the model is.
+    #[serde(default)]
+    pub implementation: VitImplementation,
+}
+
+/// Whose Vision Transformer: the same parameters, different layers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VitImplementation {
+    /// torchvision's `VisionTransformer`: a fused in-projection through
+    /// `nn.MultiheadAttention`, always SDPA.
+    #[default]
+    Torchvision,
+    /// `transformers`' `ViTForImageClassification`: separate q, k, v
+    /// projections, eager or SDPA attention, dropout where configured.
+    HuggingFace {
+        /// `qkv_bias`.
+        qkv_bias: bool,
+        /// `hidden_dropout_prob`.
+        hidden_dropout: f64,
+        /// `attention_probs_dropout_prob`.
+        attention_dropout: f64,
+    },
 }
 
 /// An activation after an MLP layer.
@@ -102,18 +127,13 @@ fn check_vit_sizes(v: &VitSpec, image: u64) -> Result<(), Error> {
     check_elements("the ViT's head (hidden × classes)", &[v.hidden, v.classes])
 }
 
-/// Lowers a ViT; the image side must match the model's position embedding.
-pub fn lower_vit(
-    b: &mut Builder,
-    v: &VitSpec,
-    image: u64,
-    attention: crate::config::Attention,
-) -> Result<(), Error> {
-    // torchvision always calls SDPA; CUDA picks flash for half precision, the
-    // memory-efficient kernel for fp32. `flash` forces the flash layout.
-    let flash = attention == crate::config::Attention::Flash
-        || b.autocast_dtype().is_some()
-        || b.param_dtype() != DType::F32;
+/// Checks a ViT's dimensions and that `image` is the side its position
+/// embedding is made for.
+///
+/// # Errors
+/// [`Inapplicable::VitImage`] for another side, [`Error::InvalidModel`]
+/// for inconsistent dimensions, [`Error::TooLarge`] beyond the limits.
+pub(crate) fn check_vit(v: &VitSpec, image: u64) -> Result<(), Error> {
     if image != v.image {
         return Err(Error::NotApplicable(Inapplicable::VitImage {
             fixed: v.image,
@@ -132,6 +152,22 @@ pub fn lower_vit(
         )));
     }
     check_vit_sizes(v, image)?;
+    Ok(())
+}
+
+/// Lowers a torchvision ViT; the image side must match the model's position embedding.
+pub fn lower_vit(
+    b: &mut Builder,
+    v: &VitSpec,
+    image: u64,
+    attention: crate::config::Attention,
+) -> Result<(), Error> {
+    // torchvision always calls SDPA; CUDA picks flash for half precision, the
+    // memory-efficient kernel for fp32. `flash` forces the flash layout.
+    let flash = attention == crate::config::Attention::Flash
+        || b.autocast_dtype().is_some()
+        || b.param_dtype() != DType::F32;
+    check_vit(v, image)?;
     let h = v.hidden;
     let grid = image / v.patch;
     let tokens = grid * grid + 1;
@@ -368,6 +404,7 @@ fn vit_presets() -> Vec<ModelPreset> {
             heads: 12,
             mlp: 3072,
             classes: 1000,
+            implementation: VitImplementation::Torchvision,
         }),
     )]
 }

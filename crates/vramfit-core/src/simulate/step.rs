@@ -578,11 +578,8 @@ impl<'a> Sim<'a> {
             .outputs
             .first()
             .and_then(|t| self.grad_of.get(t.0 as usize).copied().flatten());
-        let out_dtype = op
-            .outputs
-            .first()
-            .and_then(|t| g.tensor(*t))
-            .map(|t| t.dtype);
+        let out = op.outputs.first().and_then(|t| g.tensor(*t));
+        let out_dtype = out.map(|t| t.dtype);
         for x in &op.inputs {
             let Some(info) = g.tensor(*x) else { continue };
             if !info.requires_grad {
@@ -590,7 +587,11 @@ impl<'a> Sim<'a> {
             }
             let xi = x.0 as usize;
             let size = self.bytes.get(xi).copied().flatten();
-            let view = op.grad_passthrough && Some(info.dtype) == out_dtype;
+            // A broadcast operand's gradient is reduced to its shape
+            // (`sum_to_size`): a new tensor, not a view of the output's.
+            let view = op.grad_passthrough
+                && Some(info.dtype) == out_dtype
+                && out.is_some_and(|o| o.numel == info.numel);
             match (self.grad_of.get(xi).copied().flatten(), view, out_grad) {
                 (Some(_), true, _) => {}
                 (Some(_), false, _) => transient.push(self.mem.alloc_sized(Cat::Temporary, size)),

@@ -153,6 +153,7 @@ table! {
     NaImageTooSmall => "The image is too small for {0}: a feature map shrinks to zero.", "图像对 {0} 来说太小：特征图会缩小到零。";
     NaModelParallelGpus => "tp × pp = {0} must divide the {1} GPUs (GPUs per node × nodes).", "tp × pp = {0} 必须能整除 GPU 总数 {1}（每节点 GPU 数 × 节点数）。";
     NaSpNeedsTp => "Sequence parallelism needs tensor parallelism (tp > 1).", "序列并行需要张量并行（tp > 1）。";
+    NaPipelineEncoderDecoder => "Pipeline parallelism (pp = {0}) is not modelled for encoder-decoders (T5): use pp = 1.", "编码器-解码器模型（T5）不支持流水线并行（pp = {0}）的估算：请使用 pp = 1。";
     NaOffloadOptimizer => "Offloading the optimizer state needs a sharded strategy (ZeRO 1 to 3 or FSDP), not {0}.", "卸载优化器状态需要分片策略（ZeRO 1 到 3 或 FSDP），而不是 {0}。";
     NaOffloadParams => "Offloading the optimizer state and parameters needs ZeRO-3, FSDP full sharding or FSDP hybrid sharding, not {0}.", "卸载优化器状态和参数需要 ZeRO-3、FSDP 完全分片或 FSDP 混合分片，而不是 {0}。";
     UnknownModel => "Unknown model “{0}”: pick one from the list.", "未知模型“{0}”，请从列表中选择。";
