@@ -82,17 +82,24 @@ pub enum Layout {
     Gemma2,
     /// Gemma 3: norms before and after, q/k norms, five layers of six sliding.
     Gemma3,
+    /// Phi-3 and Phi-4: fused q/k/v and gate/up projections.
+    Phi3,
+    /// GPT-NeoX (Pythia): LayerNorms, fused q/k/v, a quarter of each head
+    /// rotated, a plain GELU MLP beside attention (parallel residual).
+    GptNeox,
 }
 
 impl Layout {
     /// Every layout, in the order the form offers them.
-    pub const ALL: [Layout; 6] = [
+    pub const ALL: [Layout; 8] = [
         Layout::Llama,
         Layout::Qwen3,
         Layout::Olmo2,
         Layout::Gemma,
         Layout::Gemma2,
         Layout::Gemma3,
+        Layout::Phi3,
+        Layout::GptNeox,
     ];
 
     /// The `model_type` (and the select's value).
@@ -104,7 +111,15 @@ impl Layout {
             Layout::Gemma => "gemma",
             Layout::Gemma2 => "gemma2",
             Layout::Gemma3 => "gemma3_text",
+            Layout::Phi3 => "phi3",
+            Layout::GptNeox => "gpt_neox",
         }
+    }
+
+    /// Whether its attention can group heads over fewer key/value heads and
+    /// give them their own width (GPT-NeoX splits `hidden_size` over all heads).
+    pub fn has_kv_heads(self) -> bool {
+        self != Layout::GptNeox
     }
 
     /// The layout for an id.
@@ -313,7 +328,9 @@ impl Dims {
         let vocab = count(DimField::Vocab, &self.vocab)?;
         // A Llama-style decoder may give its heads any width.
         let head_dim = match self.family {
-            Family::Llama => optional(DimField::HeadDim, &self.head_dim)?,
+            Family::Llama if self.layout.has_kv_heads() => {
+                optional(DimField::HeadDim, &self.head_dim)?
+            }
             _ => None,
         };
         if head_dim.is_none() && !hidden.is_multiple_of(heads) {
@@ -321,6 +338,11 @@ impl Dims {
         }
         let name = format!("custom-{}-{layers}x{hidden}", self.family.id());
         Ok(match self.family {
+            Family::Llama if !self.layout.has_kv_heads() => json!({
+                "_name_or_path": name, "model_type": self.layout.id(),
+                "num_hidden_layers": layers, "hidden_size": hidden, "num_attention_heads": heads,
+                "intermediate_size": intermediate, "vocab_size": vocab, "tie_word_embeddings": self.tied,
+            }),
             Family::Llama => {
                 let kv = count(DimField::KvHeads, &self.kv_heads)?;
                 if !heads.is_multiple_of(kv) {
@@ -549,6 +571,30 @@ mod tests {
             );
         }
         assert_eq!(Layout::parse("gemma3_text"), Some(Layout::Gemma3));
+        // Pythia-160M's and Phi-3-mini's shapes through the form: their counts.
+        let pythia = Dims {
+            intermediate: "3072".into(),
+            vocab: "50304".into(),
+            ..llama.with_layout(Layout::GptNeox)
+        };
+        let count = |d: &Dims| {
+            vramfit_core::hf::import(&d.config_json().unwrap())
+                .unwrap()
+                .spec
+                .parameter_count()
+                .unwrap()
+        };
+        assert_eq!(count(&pythia), 162_322_944);
+        let phi3 = Dims {
+            layers: "32".into(),
+            hidden: "3072".into(),
+            heads: "32".into(),
+            kv_heads: "32".into(),
+            intermediate: "8192".into(),
+            vocab: "32064".into(),
+            ..llama.with_layout(Layout::Phi3)
+        };
+        assert_eq!(count(&phi3), 3_821_079_552);
     }
 
     #[test]

@@ -129,14 +129,16 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
                         { field(DimField::Layers, Key::CustomLayers, &dims.layers) }
                         { field(DimField::Hidden, Key::CustomHidden, &dims.hidden) }
                         { field(DimField::Heads, Key::CustomHeads, &dims.heads) }
-                        if dims.family.has_kv_heads() {
+                        if dims.family.has_kv_heads() && dims.layout.has_kv_heads() {
                             { field(DimField::KvHeads, Key::CustomKvHeads, &dims.kv_heads) }
                         }
                         { field(DimField::Intermediate, Key::CustomIntermediate, &dims.intermediate) }
                         { field(DimField::Vocab, Key::CustomVocab, &dims.vocab) }
                     }
-                    if dims.family == Family::Llama {
+                    if dims.family == Family::Llama && dims.layout.has_kv_heads() {
                         { field(DimField::HeadDim, Key::CustomHeadDim, &dims.head_dim) }
+                    }
+                    if dims.family == Family::Llama {
                         if dims.layout.slides() {
                             { field(DimField::Window, Key::CustomWindow, &dims.window) }
                         }
@@ -231,6 +233,8 @@ fn layout_label(l: Layout) -> (Key, Key) {
         Layout::Gemma => (Key::CustomLayoutGemma, Key::CustomAboutGemma),
         Layout::Gemma2 => (Key::CustomLayoutGemma2, Key::CustomAboutGemma2),
         Layout::Gemma3 => (Key::CustomLayoutGemma3, Key::CustomAboutGemma3),
+        Layout::Phi3 => (Key::CustomLayoutPhi3, Key::CustomAboutPhi3),
+        Layout::GptNeox => (Key::CustomLayoutGptNeox, Key::CustomAboutGptNeox),
     }
 }
 

@@ -32,7 +32,7 @@ macro_rules! table {
 }
 
 table! {
-    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB, UnitGib, ExportDeepSpeed, ExportHf, CustomRelu, CustomGelu, CustomLayoutLlama, CustomLayoutQwen3, CustomLayoutOlmo2, CustomLayoutGemma, CustomLayoutGemma2, CustomLayoutGemma3];
+    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB, UnitGib, ExportDeepSpeed, ExportHf, CustomRelu, CustomGelu, CustomLayoutLlama, CustomLayoutQwen3, CustomLayoutOlmo2, CustomLayoutGemma, CustomLayoutGemma2, CustomLayoutGemma3, CustomLayoutPhi3, CustomLayoutGptNeox];
 
     // Page frame.
     PageTitle => "vramfit — GPU memory for neural-network training", "vramfit — 神经网络训练显存计算器";
@@ -518,6 +518,10 @@ table! {
     CustomLayoutGemma => "Gemma", "Gemma";
     CustomLayoutGemma2 => "Gemma 2", "Gemma 2";
     CustomLayoutGemma3 => "Gemma 3", "Gemma 3";
+    CustomLayoutPhi3 => "Phi-3, Phi-4", "Phi-3, Phi-4";
+    CustomLayoutGptNeox => "GPT-NeoX, Pythia", "GPT-NeoX, Pythia";
+    CustomAboutPhi3 => "Llama's blocks with one fused q/k/v projection and one fused gate/up projection.", "在 Llama 的块上把 q/k/v 投影和 gate/up 投影各合并为一个。";
+    CustomAboutGptNeox => "LayerNorms, one fused q/k/v projection, a quarter of each head rotated, a plain GELU MLP beside attention.", "LayerNorm、合并的 q/k/v 投影、每个头只旋转四分之一维度、与注意力并行的普通 GELU MLP。";
     CustomAboutLlama => "Norms before attention and the MLP. With a sliding window it is Mistral's, on every layer.", "注意力和 MLP 之前归一化。填写滑动窗口即为 Mistral 的写法，作用于每一层。";
     CustomAboutQwen3 => "Llama's blocks plus per-head query and key norms.", "在 Llama 的块上另加按头的查询、键归一化。";
     CustomAboutOlmo2 => "Norms after attention and the MLP; query and key norms.", "注意力和 MLP 之后归一化；查询、键归一化。";
