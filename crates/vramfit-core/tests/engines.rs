@@ -293,3 +293,54 @@ fn fp8_kv_doubles_vllm_s_blocks_and_more_utilization_never_holds_fewer() {
         }
     }
 }
+
+#[test]
+fn every_decoder_preset_grows_through_the_mixes_and_splits_into_gpu_and_host_whole() {
+    // The mixes in llama-quantize's order of size; IQ4 mixes sit between
+    // Q3_K_L and Q4_K_S but their rules depend on GQA, so they are left out.
+    let ladder = [
+        GgufMix::Q3KS,
+        GgufMix::Q3KM,
+        GgufMix::Q3KL,
+        GgufMix::Q4KS,
+        GgufMix::Q4KM,
+        GgufMix::Q5KS,
+        GgufMix::Q5KM,
+        GgufMix::Q6K,
+        GgufMix::Q8_0,
+        GgufMix::F16,
+    ];
+    let gpu = gpu_preset("h100-sxm").unwrap();
+    let mut seen = 0;
+    for preset in vramfit_core::model_presets() {
+        let Ok(first) = serve(&preset.spec, &gpu, &llama_cpp(ladder[0])) else {
+            continue;
+        };
+        seen += 1;
+        let mut last = first.weights_bytes;
+        for mix in &ladder[1..] {
+            let r = serve(&preset.spec, &gpu, &llama_cpp(*mix)).unwrap();
+            assert!(r.weights_bytes >= last, "{} {mix}", preset.id);
+            last = r.weights_bytes;
+        }
+        // Total = sum of parts at every offload.
+        let layers = match &preset.spec {
+            vramfit_core::ModelSpec::Transformer(t) => t.layers,
+            _ => unreachable!(),
+        };
+        for ngl in [0, layers / 2, layers, layers + 1] {
+            let cfg = ServeConfig {
+                gpu_layers: Some(ngl),
+                ..llama_cpp(GgufMix::Q4KM)
+            };
+            let r = serve(&preset.spec, &gpu, &cfg).unwrap();
+            assert_eq!(
+                r.gpu_bytes + r.host_bytes,
+                r.weights_bytes + r.kv_cache_bytes + r.compute_buffer_bytes,
+                "{} -ngl {ngl}",
+                preset.id
+            );
+        }
+    }
+    assert!(seen >= 20, "only {seen} decoder presets");
+}
