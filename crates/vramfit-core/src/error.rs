@@ -89,9 +89,60 @@ pub enum Error {
         /// The limit, e.g. "2^56 elements".
         limit: String,
     },
+    /// An inference engine cannot run this setting (`engines`).
+    #[error("{0}")]
+    Serve(ServeFault),
 }
 
-/// Why a `config.json` of a `model_type` no family reads is not read as a
+/// Why an inference engine cannot run a setting, with its ids and numbers
+/// (the engines, weight formats and KV-cache types are named by their ids:
+/// this module sits below the one that defines them).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ServeFault {
+    /// The engine does not load weights in this format (llama.cpp reads GGUF
+    /// files only; the others are modelled with their native formats).
+    #[error("{engine} does not run {weights} weights: it takes {accepted}")]
+    Weights {
+        /// The engine's id.
+        engine: &'static str,
+        /// The weight format's id.
+        weights: &'static str,
+        /// What it takes.
+        accepted: &'static str,
+    },
+    /// The engine has no KV cache of this type.
+    #[error("{engine} has no {kv} KV cache: it takes --kv-dtype {accepted}")]
+    KvDtype {
+        /// The engine's id.
+        engine: &'static str,
+        /// The KV type's id.
+        kv: &'static str,
+        /// What it takes, `|`-separated.
+        accepted: &'static str,
+    },
+    /// fp8 (weights or KV cache) on a GPU without fp8 arithmetic.
+    #[error(
+        "{gpu} has no fp8: fp8 weights and KV caches need an Ada, Hopper or Blackwell GPU (or an AMD MI300)"
+    )]
+    NoFp8 {
+        /// The GPU's name.
+        gpu: String,
+    },
+    /// The engines are modelled for Llama-style decoders only.
+    #[error(
+        "the inference engines are modelled for Llama-style decoders (Llama, Mistral, Qwen, Gemma, OLMo 2); this model is not one"
+    )]
+    NotADecoder,
+    /// Tensor parallelism must split the key/value heads evenly.
+    #[error("--tp {tp} does not divide the model's {kv_heads} key/value heads")]
+    KvHeadsSplit {
+        /// Key/value heads.
+        kv_heads: u64,
+        /// Tensor-parallel degree.
+        tp: u64,
+    },
+}
+
 /// Llama-style decoder.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum NotLlamaStyle {

@@ -16,6 +16,7 @@ pub mod builder;
 pub mod config;
 pub mod deepspeed;
 pub mod dtype;
+pub mod engines;
 pub mod error;
 pub mod explore;
 pub mod export;

@@ -181,7 +181,8 @@ pub fn core_error(e: &Error, lang: Lang) -> String {
         | Error::NestedConfig { .. }
         | Error::MissingField { .. }
         | Error::InvalidModel(_)
-        | Error::TooLarge { .. } => sentence(&e.to_string()),
+        | Error::TooLarge { .. }
+        | Error::Serve(_) => sentence(&e.to_string()),
     }
 }
 

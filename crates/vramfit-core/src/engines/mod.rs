@@ -1,0 +1,519 @@
+//! Inference as the engines run it: llama.cpp (and Ollama), vLLM, SGLang
+//! and Hugging Face `generate`. Each engine decides the memory differently —
+//! GGUF quantization mixes and an offload split in llama.cpp, a share of the
+//! GPU cut into KV blocks in vLLM and SGLang — so each has its own closed
+//! form here, read from its source (cited per function), next to the
+//! op-by-op simulation the `session` runs for Hugging Face.
+//!
+//! The facts and their sources are collected in
+//! `tests/reference/engines/README.md`; published GGUF file sizes, which
+//! [`ServeReport::weights_bytes`] is held to, in `gguf_sizes.csv` there.
+
+pub mod budget;
+pub mod gguf;
+pub mod llama_cpp;
+pub mod mix;
+
+use crate::error::{Error, ServeFault, check_range};
+use crate::gpus::{Arch, GpuPreset};
+use crate::models::ModelSpec;
+use crate::models::transformer::{Arch as Layout, TransformerSpec};
+use crate::overheads::Overheads;
+use crate::units::Bytes;
+use gguf::GgmlType;
+use mix::GgufMix;
+use std::fmt;
+use std::str::FromStr;
+
+/// Defines a small id enum with `ALL`, `id`, `Display` and `FromStr`.
+macro_rules! id_enum {
+    ($(#[$meta:meta])* $name:ident, $field:literal { $($(#[$vmeta:meta])* $variant:ident => $id:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name { $($(#[$vmeta])* $variant),+ }
+
+        impl $name {
+            /// Every variant.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The id the CLI and share links use.
+            pub fn id(self) -> &'static str {
+                match self { $($name::$variant => $id),+ }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.id())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = Error;
+            fn from_str(s: &str) -> Result<Self, Error> {
+                $name::ALL.iter().copied().find(|v| v.id() == s).ok_or_else(|| Error::InvalidChoice {
+                    field: $field,
+                    value: s.to_string(),
+                    accepted: $name::ALL.iter().map(|v| v.id()).collect::<Vec<_>>().join("|"),
+                })
+            }
+        }
+    };
+}
+
+id_enum!(
+    /// The program that runs the model.
+    Engine, "engine" {
+        /// Hugging Face `transformers` `generate`.
+        Hf => "hf",
+        /// vLLM (`vllm serve`).
+        Vllm => "vllm",
+        /// SGLang (`python -m sglang.launch_server`).
+        Sglang => "sglang",
+        /// llama.cpp (`llama-server`), and Ollama, which runs it.
+        LlamaCpp => "llama.cpp",
+    }
+);
+
+id_enum!(
+    /// The KV cache's element type (`--kv-cache-dtype` in vLLM and SGLang,
+    /// `--cache-type-k/-v` in llama.cpp).
+    KvDtype, "kv-dtype" {
+        /// 16-bit float (every engine's default for a 16-bit model).
+        F16 => "f16",
+        /// bfloat16.
+        Bf16 => "bf16",
+        /// 8-bit float (vLLM and SGLang `fp8`).
+        Fp8 => "fp8",
+        /// llama.cpp's Q8_0 blocks: 34 bytes per 32 values.
+        Q8_0 => "q8_0",
+        /// llama.cpp's Q4_0 blocks: 18 bytes per 32 values.
+        Q4_0 => "q4_0",
+    }
+);
+
+impl KvDtype {
+    /// The ggml type llama.cpp stores it in, `None` for fp8 (which it lacks).
+    pub fn ggml(self) -> Option<GgmlType> {
+        match self {
+            KvDtype::F16 => Some(GgmlType::F16),
+            KvDtype::Bf16 => Some(GgmlType::Bf16),
+            KvDtype::Q8_0 => Some(GgmlType::Q8_0),
+            KvDtype::Q4_0 => Some(GgmlType::Q4_0),
+            KvDtype::Fp8 => None,
+        }
+    }
+
+    /// Bytes per element in the PyTorch engines, `None` for llama.cpp's block types.
+    pub fn torch_size(self) -> Option<u64> {
+        match self {
+            KvDtype::F16 | KvDtype::Bf16 => Some(2),
+            KvDtype::Fp8 => Some(1),
+            KvDtype::Q8_0 | KvDtype::Q4_0 => None,
+        }
+    }
+}
+
+/// How the weights are stored for serving.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ServeWeights {
+    /// The checkpoint's 16-bit weights.
+    Native,
+    /// fp8 linear layers with a per-tensor scale (vLLM's `Fp8LinearMethod`);
+    /// embeddings and LM head 16-bit.
+    Fp8,
+    /// AWQ 4-bit, group size 128: an fp16 scale and a 4-bit zero per group
+    /// and output feature (`qweight`, `scales`, `qzeros`); embeddings and LM head 16-bit.
+    AwqInt4,
+    /// GPTQ 4-bit, group size 128: as AWQ plus `g_idx`, one int32 per input feature.
+    GptqInt4,
+    /// bitsandbytes NF4 with double quantization (as `--weights int4` trains).
+    Nf4,
+    /// A GGUF file made by `llama-quantize` with this mix.
+    Gguf(GgufMix),
+}
+
+impl ServeWeights {
+    /// The non-GGUF formats.
+    pub const FORMATS: &'static [ServeWeights] = &[
+        ServeWeights::Native,
+        ServeWeights::Fp8,
+        ServeWeights::AwqInt4,
+        ServeWeights::GptqInt4,
+        ServeWeights::Nf4,
+    ];
+
+    /// The id.
+    pub fn id(self) -> &'static str {
+        match self {
+            ServeWeights::Native => "native",
+            ServeWeights::Fp8 => "fp8",
+            ServeWeights::AwqInt4 => "awq-int4",
+            ServeWeights::GptqInt4 => "gptq-int4",
+            ServeWeights::Nf4 => "nf4",
+            ServeWeights::Gguf(m) => m.id(),
+        }
+    }
+}
+
+impl FromStr for ServeWeights {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        if let Some(w) = ServeWeights::FORMATS.iter().find(|w| w.id() == s) {
+            return Ok(*w);
+        }
+        s.parse::<GgufMix>()
+            .map(ServeWeights::Gguf)
+            .map_err(|_| Error::InvalidChoice {
+                field: "weights",
+                value: s.to_string(),
+                accepted: ServeWeights::FORMATS
+                    .iter()
+                    .map(|w| w.id())
+                    .chain(GgufMix::ALL.iter().map(|m| m.id()))
+                    .collect::<Vec<_>>()
+                    .join("|"),
+            })
+    }
+}
+
+/// One serving setup, apart from the model and the GPU.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ServeConfig {
+    /// The engine.
+    pub engine: Engine,
+    /// The weights' storage.
+    pub weights: ServeWeights,
+    /// The KV cache's element type.
+    pub kv: KvDtype,
+    /// Tokens per sequence (`--max-model-len`; llama.cpp's `-c` is this
+    /// times `concurrency`, its slots sharing one cache).
+    pub context: u64,
+    /// Sequences in flight (llama.cpp `-np`; the KV cache of Hugging Face's
+    /// batch). vLLM and SGLang size their cache by the budget instead and
+    /// report how many sequences it holds.
+    pub concurrency: u64,
+    /// vLLM's `--gpu-memory-utilization`, SGLang's `--mem-fraction-static`.
+    pub gpu_memory_utilization: f64,
+    /// llama.cpp's `-ngl`: repeating layers on the GPU; `None` offloads
+    /// everything (the output layer too).
+    pub gpu_layers: Option<u64>,
+    /// Tensor-parallel GPUs (vLLM and SGLang; llama.cpp runs on one here).
+    pub tp: u64,
+    /// llama.cpp's `-ub` (physical batch).
+    pub n_ubatch: u64,
+    /// llama.cpp's `-fa`: no attention-score matrix in the compute buffer.
+    pub flash_attention: bool,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            engine: Engine::LlamaCpp,
+            weights: ServeWeights::Gguf(GgufMix::Q4KM),
+            kv: KvDtype::F16,
+            context: 4096,
+            concurrency: 1,
+            gpu_memory_utilization: 0.9,
+            gpu_layers: None,
+            tp: 1,
+            n_ubatch: 512,
+            flash_attention: false,
+        }
+    }
+}
+
+/// What an engine allocates, per GPU unless said otherwise.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ServeReport {
+    /// The weights, all of them (the GGUF file's tensor data for llama.cpp).
+    pub weights_bytes: Bytes,
+    /// The KV cache on this GPU: llama.cpp's and Hugging Face's for
+    /// `concurrency × context` tokens, vLLM's and SGLang's whole pool.
+    pub kv_cache_bytes: Bytes,
+    /// Working memory: llama.cpp's compute buffer, vLLM's profiled
+    /// activation peak (0 where the engine leaves it to its headroom).
+    pub compute_buffer_bytes: Bytes,
+    /// What stays in host memory (llama.cpp's embedding and the layers not
+    /// offloaded, with their KV cache).
+    pub host_bytes: Bytes,
+    /// The GPU memory the engine takes (vLLM and SGLang: their whole share).
+    pub gpu_bytes: Bytes,
+    /// Sequences of `context` tokens the KV pool holds (vLLM's "Maximum
+    /// concurrency for N tokens per request"; SGLang's tokens over context).
+    pub max_concurrency: Option<f64>,
+    /// Tokens the KV pool holds (vLLM's "GPU KV cache size"; SGLang's `max_total_num_tokens`).
+    pub kv_tokens: Option<u64>,
+}
+
+/// Whether a GPU computes in fp8 (NVIDIA since Ada and Hopper, AMD CDNA 3).
+pub fn has_fp8(arch: Arch) -> bool {
+    match arch {
+        Arch::Ada | Arch::Hopper | Arch::Blackwell | Arch::Cdna3 => true,
+        Arch::Pascal
+        | Arch::Volta
+        | Arch::Turing
+        | Arch::Ampere
+        | Arch::Cdna2
+        | Arch::Rdna3
+        | Arch::XeLp
+        | Arch::XeHpg
+        | Arch::Xe2
+        | Arch::AppleM1
+        | Arch::AppleM2
+        | Arch::AppleM3
+        | Arch::AppleM4
+        | Arch::Unknown => false,
+    }
+}
+
+/// What each engine takes, for the errors.
+const GGUF_ONLY: &str = "GGUF mixes (q4_k_m, q8_0, …)";
+const NOT_GGUF: &str = "native, fp8, awq-int4, gptq-int4 or nf4";
+
+/// The memory `cfg.engine` allocates to serve `model` on `gpu`.
+///
+/// # Errors
+/// [`Error::Serve`] when the engine cannot run the setting (a GGUF mix on
+/// an engine other than llama.cpp, or another format on llama.cpp; a KV
+/// type the engine lacks; fp8 on a GPU without it; a model that is not a
+/// Llama-style decoder; a tensor-parallel degree that does not divide the
+/// key/value heads); [`Error::OutOfRange`] for a context, concurrency,
+/// utilization or degree outside its range.
+///
+/// # Example
+/// ```
+/// use vramfit_core::engines::{serve, Engine, KvDtype, ServeConfig, ServeWeights};
+/// use vramfit_core::engines::mix::GgufMix;
+/// let model = vramfit_core::model_preset("llama-3-8b").unwrap().spec;
+/// let gpu = vramfit_core::gpu_preset("rtx-4090").unwrap();
+/// let cfg = ServeConfig { context: 8192, ..ServeConfig::default() };
+/// let r = serve(&model, &gpu, &cfg).unwrap();
+/// assert_eq!(r.kv_cache_bytes.0, 1 << 30); // f16, 8192 tokens: exactly 1 GiB
+/// let bad = ServeConfig { kv: KvDtype::Fp8, ..cfg };
+/// assert!(serve(&model, &gpu, &bad).is_err()); // llama.cpp has no fp8 cache
+/// let vllm = ServeConfig { engine: Engine::Vllm, weights: ServeWeights::Gguf(GgufMix::Q4KM), ..cfg };
+/// assert!(serve(&model, &gpu, &vllm).is_err()); // vLLM is modelled without GGUF
+/// ```
+pub fn serve(model: &ModelSpec, gpu: &GpuPreset, cfg: &ServeConfig) -> Result<ServeReport, Error> {
+    let t = match model {
+        ModelSpec::Transformer(t) if t.arch == Layout::Llama => t,
+        _ => return Err(Error::Serve(ServeFault::NotADecoder)),
+    };
+    check_range("context", cfg.context, 1, crate::config::MAX_DIMENSION)?;
+    check_range("concurrency", cfg.concurrency, 1, 1 << 20)?;
+    check_range("tp", cfg.tp, 1, 1024)?;
+    check_range("ubatch", cfg.n_ubatch, 1, 1 << 16)?;
+    if !(cfg.gpu_memory_utilization > 0.0 && cfg.gpu_memory_utilization <= 1.0) {
+        return Err(Error::OutOfRange {
+            field: "gpu-memory-utilization",
+            value: cfg.gpu_memory_utilization.to_string(),
+            min: 0,
+            max: 1,
+        });
+    }
+    check_engine(cfg, gpu)?;
+    match (cfg.engine, cfg.weights) {
+        (Engine::LlamaCpp, ServeWeights::Gguf(mix)) => Ok(llama_cpp_report(t, mix, cfg)),
+        (Engine::Vllm | Engine::Sglang | Engine::Hf, w) => {
+            if !t.kv_heads.is_multiple_of(cfg.tp) {
+                return Err(Error::Serve(ServeFault::KvHeadsSplit {
+                    kv_heads: t.kv_heads,
+                    tp: cfg.tp,
+                }));
+            }
+            Ok(torch_report(t, w, gpu, cfg))
+        }
+        (Engine::LlamaCpp, _) => unreachable!("check_engine refuses other formats on llama.cpp"),
+    }
+}
+
+/// The engine-and-setting checks of [`serve`].
+fn check_engine(cfg: &ServeConfig, gpu: &GpuPreset) -> Result<(), Error> {
+    let engine = cfg.engine.id();
+    let gguf = matches!(cfg.weights, ServeWeights::Gguf(_));
+    let fault = match cfg.engine {
+        Engine::LlamaCpp if !gguf => Some(ServeFault::Weights {
+            engine,
+            weights: cfg.weights.id(),
+            accepted: GGUF_ONLY,
+        }),
+        Engine::LlamaCpp if cfg.kv.ggml().is_none() => Some(ServeFault::KvDtype {
+            engine,
+            kv: cfg.kv.id(),
+            accepted: "f16|bf16|q8_0|q4_0",
+        }),
+        Engine::Vllm | Engine::Sglang | Engine::Hf if gguf => Some(ServeFault::Weights {
+            engine,
+            weights: cfg.weights.id(),
+            accepted: NOT_GGUF,
+        }),
+        Engine::Hf if cfg.kv.torch_size().is_none() || cfg.kv == KvDtype::Fp8 => {
+            Some(ServeFault::KvDtype {
+                engine,
+                kv: cfg.kv.id(),
+                accepted: "f16|bf16",
+            })
+        }
+        Engine::Vllm | Engine::Sglang if cfg.kv.torch_size().is_none() => {
+            Some(ServeFault::KvDtype {
+                engine,
+                kv: cfg.kv.id(),
+                accepted: "f16|bf16|fp8",
+            })
+        }
+        Engine::Vllm | Engine::Sglang | Engine::Hf | Engine::LlamaCpp => None,
+    };
+    if let Some(f) = fault {
+        return Err(Error::Serve(f));
+    }
+    let fp8 = cfg.kv == KvDtype::Fp8 || cfg.weights == ServeWeights::Fp8;
+    if fp8 && !has_fp8(gpu.arch) {
+        return Err(Error::Serve(ServeFault::NoFp8 {
+            gpu: gpu.name.to_string(),
+        }));
+    }
+    Ok(())
+}
+
+/// llama.cpp: the GGUF tensors, their KV cache and compute buffer, split by `-ngl`.
+fn llama_cpp_report(t: &TransformerSpec, mix: GgufMix, cfg: &ServeConfig) -> ServeReport {
+    let tensors = llama_cpp::tensors(t, mix);
+    let weights: Bytes = tensors
+        .iter()
+        .map(|x| x.bytes)
+        .fold(Bytes::ZERO, |a, b| a + b);
+    let gpu_layers = cfg.gpu_layers.unwrap_or(t.layers + 1);
+    let w = llama_cpp::weight_split(&tensors, t.layers, gpu_layers);
+    let kv_type = cfg.kv.ggml().unwrap_or(GgmlType::F16);
+    let n_ctx = cfg.context.saturating_mul(cfg.concurrency);
+    let kv = llama_cpp::kv_split(t, kv_type, n_ctx, cfg.n_ubatch, gpu_layers);
+    let compute = llama_cpp::compute_buffer(t, n_ctx, cfg.n_ubatch.min(n_ctx), cfg.flash_attention);
+    let (compute_gpu, compute_host) = if gpu_layers > 0 {
+        (compute, Bytes::ZERO)
+    } else {
+        (Bytes::ZERO, compute)
+    };
+    ServeReport {
+        weights_bytes: weights,
+        kv_cache_bytes: kv.gpu + kv.host,
+        compute_buffer_bytes: compute,
+        host_bytes: w.host + kv.host + compute_host,
+        gpu_bytes: w.gpu + kv.gpu + compute_gpu,
+        max_concurrency: None,
+        kv_tokens: None,
+    }
+}
+
+/// Weight bytes of the PyTorch engines' formats: the block matrices in the
+/// format, embeddings, LM head and vectors in 16 bits.
+pub fn format_weights(t: &TransformerSpec, w: ServeWeights) -> Bytes {
+    let h = t.hidden;
+    let q = t.heads * t.head_dim;
+    let kv = t.kv_heads * t.head_dim;
+    // (out, in) of each block matrix.
+    let matrices = [
+        (q, h),
+        (kv, h),
+        (kv, h),
+        (h, q),
+        (t.intermediate, h),
+        (t.intermediate, h),
+        (h, t.intermediate),
+    ];
+    let per_matrix = |(out, inp): (u64, u64)| -> u64 {
+        let n = out * inp;
+        let groups = inp.div_ceil(128);
+        match w {
+            ServeWeights::Native | ServeWeights::Gguf(_) => 2 * n,
+            // One fp32 scale per tensor (`weight_scale`).
+            ServeWeights::Fp8 => n + 4,
+            // `qweight` 4 bits, `scales` fp16 and `qzeros` 4 bits per group × output.
+            ServeWeights::AwqInt4 => n / 2 + out * groups * 2 + (out * groups).div_ceil(2),
+            ServeWeights::GptqInt4 => {
+                n / 2 + out * groups * 2 + (out * groups).div_ceil(2) + 4 * inp
+            }
+            ServeWeights::Nf4 => {
+                let blocks = n.div_ceil(64);
+                n.div_ceil(2) + blocks + 4 * blocks.div_ceil(256)
+            }
+        }
+    };
+    let block: u64 = matrices.iter().map(|&m| per_matrix(m)).sum();
+    let embeddings = t.vocab * h * if t.tie_embeddings { 1 } else { 2 };
+    let vectors = 2 * h + if t.qkv_bias { q + 2 * kv } else { 0 };
+    Bytes::of(t.layers, block + 2 * vectors) + Bytes::of(embeddings + h, 2)
+}
+
+/// vLLM, SGLang and Hugging Face: 16-bit activations, the weights sharded
+/// over `tp` GPUs.
+fn torch_report(
+    t: &TransformerSpec,
+    w: ServeWeights,
+    gpu: &GpuPreset,
+    cfg: &ServeConfig,
+) -> ServeReport {
+    let weights = format_weights(t, w);
+    let per_gpu = Bytes(weights.0.div_ceil(cfg.tp));
+    let kv_size = cfg.kv.torch_size().unwrap_or(2);
+    // Keys and values of one token in one layer on one GPU.
+    let kv_token_layer = 2 * (t.kv_heads / cfg.tp) * t.head_dim * kv_size;
+    let non_torch = Overheads::for_gpu(gpu).cuda_context;
+    let mut budget = budget::Budget {
+        total: gpu.memory_bytes,
+        fraction: cfg.gpu_memory_utilization,
+        weights: per_gpu,
+        activations: Bytes::ZERO,
+        non_torch,
+    };
+    match cfg.engine {
+        Engine::Vllm => {
+            let tokens = budget::vllm_default_batched_tokens(gpu.memory_bytes);
+            let per_token = budget::activation_per_token(t.hidden, t.intermediate / cfg.tp);
+            budget.activations = Bytes::of(tokens * per_token, 2);
+            let pool = budget::vllm_kv_budget(&budget);
+            let blocks = budget::vllm_blocks(pool, t.layers, kv_token_layer);
+            let kv = Bytes::of(
+                blocks * budget::VLLM_BLOCK_TOKENS * t.layers,
+                kv_token_layer,
+            );
+            ServeReport {
+                weights_bytes: weights,
+                kv_cache_bytes: kv,
+                compute_buffer_bytes: budget.activations,
+                host_bytes: Bytes::ZERO,
+                gpu_bytes: per_gpu + budget.activations + non_torch + kv,
+                max_concurrency: Some(budget::vllm_max_concurrency(blocks, cfg.context)),
+                kv_tokens: Some(blocks * budget::VLLM_BLOCK_TOKENS),
+            }
+        }
+        Engine::Sglang => {
+            let pool = budget::sglang_kv_budget(&budget);
+            let cell = kv_token_layer * t.layers;
+            let tokens = pool.0.checked_div(cell).unwrap_or(0);
+            let kv = Bytes::of(tokens, cell);
+            ServeReport {
+                weights_bytes: weights,
+                kv_cache_bytes: kv,
+                compute_buffer_bytes: Bytes::ZERO,
+                host_bytes: Bytes::ZERO,
+                gpu_bytes: per_gpu + non_torch + kv,
+                max_concurrency: Some(tokens as f64 / cfg.context as f64),
+                kv_tokens: Some(tokens),
+            }
+        }
+        Engine::Hf | Engine::LlamaCpp => {
+            let tokens = cfg.context.saturating_mul(cfg.concurrency);
+            let kv = Bytes::of(tokens.saturating_mul(t.layers), kv_token_layer);
+            ServeReport {
+                weights_bytes: weights,
+                kv_cache_bytes: kv,
+                compute_buffer_bytes: Bytes::ZERO,
+                host_bytes: Bytes::ZERO,
+                gpu_bytes: per_gpu + non_torch + kv,
+                max_concurrency: None,
+                kv_tokens: None,
+            }
+        }
+    }
+}

@@ -1,0 +1,346 @@
+//! Inference as the engines run it (`engines`), against what the engines
+//! and the files they load publish: GGUF file sizes
+//! (`tests/reference/engines/gguf_sizes.csv`), llama.cpp's KV cache and a
+//! vLLM start-up log.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
+
+use vramfit_core::engines::mix::GgufMix;
+use vramfit_core::engines::{Engine, KvDtype, ServeConfig, ServeWeights, serve};
+use vramfit_core::error::{Error, ServeFault};
+use vramfit_core::{gpu_preset, model_preset};
+
+fn llama_cpp(mix: GgufMix) -> ServeConfig {
+    ServeConfig {
+        weights: ServeWeights::Gguf(mix),
+        ..ServeConfig::default()
+    }
+}
+
+#[test]
+fn weights_are_within_two_percent_of_every_published_gguf_file() {
+    let csv = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/reference/engines/gguf_sizes.csv"
+    ))
+    .unwrap();
+    let gpu = gpu_preset("h100-sxm").unwrap();
+    let mut report = String::new();
+    let mut worst = 0.0_f64;
+    for line in csv.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let (model, file, mix, published) = (f[0], f[1], f[2], f[3].parse::<u64>().unwrap());
+        let spec = model_preset(model).unwrap().spec;
+        let r = serve(&spec, &gpu, &llama_cpp(mix.parse().unwrap())).unwrap();
+        let err = r.weights_bytes.0 as f64 / published as f64 - 1.0;
+        worst = worst.max(err.abs());
+        report += &format!(
+            "{file:<45} {mix:<7} computed {:>14} published {published:>14} {:+.2} %\n",
+            r.weights_bytes.0,
+            100.0 * err
+        );
+    }
+    println!("{report}");
+    assert!(worst < 0.02, "a file is off by more than 2 %:\n{report}");
+}
+
+#[test]
+fn f16_kv_of_llama_3_8b_at_8192_tokens_is_exactly_one_gib() {
+    // 32 layers × 8192 positions × (8 heads × 128) × 2 (K and V) × 2 bytes;
+    // llama.cpp prints "KV self size = 1024.00 MiB".
+    let spec = model_preset("llama-3-8b").unwrap().spec;
+    let gpu = gpu_preset("rtx-4090").unwrap();
+    let cfg = ServeConfig {
+        context: 8192,
+        ..llama_cpp(GgufMix::Q4KM)
+    };
+    let r = serve(&spec, &gpu, &cfg).unwrap();
+    assert_eq!(r.kv_cache_bytes.0, 1 << 30);
+    // Q8_0 keeps 34 bytes per 32 values, Q4_0 18.
+    let q8 = serve(
+        &spec,
+        &gpu,
+        &ServeConfig {
+            kv: KvDtype::Q8_0,
+            ..cfg
+        },
+    )
+    .unwrap();
+    assert_eq!(q8.kv_cache_bytes.0, (1u64 << 29) / 32 * 34);
+    let q4 = serve(
+        &spec,
+        &gpu,
+        &ServeConfig {
+            kv: KvDtype::Q4_0,
+            ..cfg
+        },
+    )
+    .unwrap();
+    assert_eq!(q4.kv_cache_bytes.0, (1u64 << 29) / 32 * 18);
+}
+
+#[test]
+fn the_token_embedding_stays_in_host_memory_and_gpu_layers_move_the_rest() {
+    let spec = model_preset("llama-3-8b").unwrap().spec;
+    let gpu = gpu_preset("rtx-4090").unwrap();
+    let all = serve(&spec, &gpu, &llama_cpp(GgufMix::Q4KM)).unwrap();
+    // token_embd.weight, 128256 × 4096 in Q4_K: llama.cpp's "CPU buffer size = 281.81 MiB".
+    assert_eq!(all.host_bytes.0, 128_256 * 4096 / 256 * 144);
+    let mut last = all;
+    for ngl in (0..=32).rev() {
+        let cfg = ServeConfig {
+            gpu_layers: Some(ngl),
+            ..llama_cpp(GgufMix::Q4KM)
+        };
+        let r = serve(&spec, &gpu, &cfg).unwrap();
+        assert!(
+            r.host_bytes > last.host_bytes && r.gpu_bytes < last.gpu_bytes,
+            "ngl {ngl}"
+        );
+        assert_eq!(r.weights_bytes, all.weights_bytes);
+        last = r;
+    }
+}
+
+#[test]
+fn vllm_holds_the_concurrency_its_start_up_log_printed() {
+    // vllm-project/vllm#10517: Llama-3.1-8B-Instruct on an RTX 3090
+    // (total_gpu_memory=23.58GiB), gpu_memory_utilization=0.90,
+    // --max-model-len 20000 (V0: max_num_batched_tokens = max_model_len):
+    // "# GPU blocks: 1952", "Maximum concurrency for 20000 tokens per request: 1.56x".
+    use vramfit_core::engines::budget;
+    use vramfit_core::units::{Bytes, GIB};
+    let spec = model_preset("llama-3.1-8b").unwrap().spec;
+    let vramfit_core::ModelSpec::Transformer(t) = &spec else {
+        unreachable!()
+    };
+    // "Loading model weights took 14.9888 GB" (GiB): the bf16 parameters
+    // and the rotary cos/sin cache vLLM keeps for 131,072 positions (128 ×
+    // 131,072 × 2 bytes = 32 MiB), which the model's shape here lacks.
+    let logged = Bytes((14.9888 * GIB as f64) as u64);
+    let weights = vramfit_core::engines::format_weights(t, ServeWeights::Native);
+    let rope = Bytes(128 * 131_072 * 2);
+    assert!(
+        ((weights + rope).gib() / logged.gib() - 1.0).abs() < 1e-4,
+        "{}",
+        weights.gib()
+    );
+    let b = budget::Budget {
+        total: Bytes((23.58 * GIB as f64) as u64),
+        fraction: 0.9,
+        weights: logged,
+        activations: Bytes::of(
+            20_000 * budget::activation_per_token(t.hidden, t.intermediate),
+            2,
+        ),
+        // The log's non_torch_memory=0.35GiB.
+        non_torch: Bytes((0.35 * GIB as f64) as u64),
+    };
+    let blocks = budget::vllm_blocks(budget::vllm_kv_budget(&b), t.layers, 8 * 128 * 2 * 2);
+    let concurrency = budget::vllm_max_concurrency(blocks, 20_000);
+    println!("blocks {blocks}, concurrency {concurrency:.3}");
+    assert!(
+        (1941..=1963).contains(&blocks),
+        "{blocks} blocks against 1952"
+    );
+    assert!((concurrency - 1.56).abs() < 0.015, "{concurrency}");
+}
+
+#[test]
+fn each_engine_refuses_what_it_cannot_run_naming_why() {
+    let spec = model_preset("llama-3-8b").unwrap().spec;
+    let ada = gpu_preset("rtx-4090").unwrap();
+    let ampere = gpu_preset("rtx-3090").unwrap();
+    let vllm = ServeConfig {
+        engine: Engine::Vllm,
+        weights: ServeWeights::Native,
+        ..ServeConfig::default()
+    };
+    let fault = |gpu, cfg: ServeConfig| match serve(&spec, gpu, &cfg) {
+        Err(Error::Serve(f)) => f,
+        other => panic!("{other:?}"),
+    };
+    assert!(matches!(
+        fault(
+            &ada,
+            ServeConfig {
+                weights: ServeWeights::Gguf(GgufMix::Q4KM),
+                ..vllm
+            }
+        ),
+        ServeFault::Weights {
+            engine: "vllm",
+            weights: "q4_k_m",
+            ..
+        }
+    ));
+    assert!(matches!(
+        fault(
+            &ada,
+            ServeConfig {
+                weights: ServeWeights::AwqInt4,
+                ..ServeConfig::default()
+            }
+        ),
+        ServeFault::Weights {
+            engine: "llama.cpp",
+            weights: "awq-int4",
+            ..
+        }
+    ));
+    assert!(matches!(
+        fault(
+            &ada,
+            ServeConfig {
+                kv: KvDtype::Fp8,
+                ..ServeConfig::default()
+            }
+        ),
+        ServeFault::KvDtype {
+            engine: "llama.cpp",
+            kv: "fp8",
+            ..
+        }
+    ));
+    assert!(matches!(
+        fault(
+            &ada,
+            ServeConfig {
+                kv: KvDtype::Q4_0,
+                ..vllm
+            }
+        ),
+        ServeFault::KvDtype {
+            engine: "vllm",
+            kv: "q4_0",
+            ..
+        }
+    ));
+    assert!(matches!(
+        fault(
+            &ampere,
+            ServeConfig {
+                kv: KvDtype::Fp8,
+                ..vllm
+            }
+        ),
+        ServeFault::NoFp8 { .. }
+    ));
+    assert!(
+        serve(
+            &spec,
+            &ada,
+            &ServeConfig {
+                kv: KvDtype::Fp8,
+                ..vllm
+            }
+        )
+        .is_ok()
+    );
+    assert!(matches!(
+        fault(&ada, ServeConfig { tp: 3, ..vllm }),
+        ServeFault::KvHeadsSplit { kv_heads: 8, tp: 3 }
+    ));
+    let bert = model_preset("bert-base").unwrap().spec;
+    assert!(matches!(
+        serve(&bert, &ada, &vllm),
+        Err(Error::Serve(ServeFault::NotADecoder))
+    ));
+}
+
+#[test]
+fn fp8_kv_doubles_vllm_s_blocks_and_more_utilization_never_holds_fewer() {
+    let spec = model_preset("llama-3.1-8b").unwrap().spec;
+    let gpu = gpu_preset("h100-sxm").unwrap();
+    let base = ServeConfig {
+        engine: Engine::Vllm,
+        weights: ServeWeights::Native,
+        context: 8192,
+        ..ServeConfig::default()
+    };
+    let f16 = serve(&spec, &gpu, &base).unwrap();
+    let fp8 = serve(
+        &spec,
+        &gpu,
+        &ServeConfig {
+            kv: KvDtype::Fp8,
+            ..base
+        },
+    )
+    .unwrap();
+    // Blocks of 16 tokens: half the page, twice the blocks (one more where
+    // the halved page fits once more in the rest).
+    let (a, b) = (f16.kv_tokens.unwrap() / 16, fp8.kv_tokens.unwrap() / 16);
+    assert!(b == 2 * a || b == 2 * a + 1, "{a} vs {b} blocks");
+    let mut last = 0.0;
+    for util in [0.5, 0.6, 0.7, 0.8, 0.9, 0.95] {
+        for engine in [Engine::Vllm, Engine::Sglang] {
+            let r = serve(
+                &spec,
+                &gpu,
+                &ServeConfig {
+                    engine,
+                    gpu_memory_utilization: util,
+                    ..base
+                },
+            )
+            .unwrap();
+            assert!(r.max_concurrency.unwrap() >= 0.0);
+            if engine == Engine::Vllm {
+                assert!(r.max_concurrency.unwrap() >= last);
+                last = r.max_concurrency.unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn every_decoder_preset_grows_through_the_mixes_and_splits_into_gpu_and_host_whole() {
+    // The mixes in llama-quantize's order of size; IQ4 mixes sit between
+    // Q3_K_L and Q4_K_S but their rules depend on GQA, so they are left out.
+    let ladder = [
+        GgufMix::Q3KS,
+        GgufMix::Q3KM,
+        GgufMix::Q3KL,
+        GgufMix::Q4KS,
+        GgufMix::Q4KM,
+        GgufMix::Q5KS,
+        GgufMix::Q5KM,
+        GgufMix::Q6K,
+        GgufMix::Q8_0,
+        GgufMix::F16,
+    ];
+    let gpu = gpu_preset("h100-sxm").unwrap();
+    let mut seen = 0;
+    for preset in vramfit_core::model_presets() {
+        let Ok(first) = serve(&preset.spec, &gpu, &llama_cpp(ladder[0])) else {
+            continue;
+        };
+        seen += 1;
+        let mut last = first.weights_bytes;
+        for mix in &ladder[1..] {
+            let r = serve(&preset.spec, &gpu, &llama_cpp(*mix)).unwrap();
+            assert!(r.weights_bytes >= last, "{} {mix}", preset.id);
+            last = r.weights_bytes;
+        }
+        // Total = sum of parts at every offload.
+        let layers = match &preset.spec {
+            vramfit_core::ModelSpec::Transformer(t) => t.layers,
+            _ => unreachable!(),
+        };
+        for ngl in [0, layers / 2, layers, layers + 1] {
+            let cfg = ServeConfig {
+                gpu_layers: Some(ngl),
+                ..llama_cpp(GgufMix::Q4KM)
+            };
+            let r = serve(&preset.spec, &gpu, &cfg).unwrap();
+            assert_eq!(
+                r.gpu_bytes + r.host_bytes,
+                r.weights_bytes + r.kv_cache_bytes + r.compute_buffer_bytes,
+                "{} -ngl {ngl}",
+                preset.id
+            );
+        }
+    }
+    assert!(seen >= 20, "only {seen} decoder presets");
+}
