@@ -4,6 +4,7 @@
 
 use crate::flags::{self, Cmd, Kind};
 use std::fmt;
+use vramfit_core::engines::Serving;
 use vramfit_core::share;
 use vramfit_core::{Bytes, Error, ModuleLoading, Overheads, TrainConfig, units::MIB};
 
@@ -49,6 +50,8 @@ pub struct EstimateArgs {
     pub model: String,
     /// The training configuration.
     pub config: TrainConfig,
+    /// The serving engine and its settings (`--engine`, `--kv-dtype`, ...).
+    pub serve: Serving,
     /// Overrides of the device overheads (the rest follows the GPU).
     pub overrides: OverheadArgs,
     /// A GPU preset id.
@@ -57,7 +60,8 @@ pub struct EstimateArgs {
     pub json: bool,
     /// `plan`: samples per optimizer step across all GPUs.
     pub target_batch: Option<u64>,
-    /// `plan`: export the best plan (`deepspeed|hf|accelerate|pytorch`).
+    /// `plan`: export the best plan (`deepspeed|hf|accelerate|pytorch`);
+    /// `estimate`: the engine's launch command (`vllm|llama.cpp|sglang`).
     pub export: Option<String>,
     /// `plan` and `max-batch`: fraction of GPU memory kept free.
     pub margin: f64,
@@ -249,6 +253,7 @@ fn blank() -> EstimateArgs {
     EstimateArgs {
         model: String::new(),
         config: TrainConfig::default(),
+        serve: Serving::default(),
         overrides: OverheadArgs::default(),
         gpu: None,
         json: false,
@@ -279,17 +284,20 @@ fn parse_estimate(argv: &[String], cmd: Cmd) -> Result<EstimateArgs, CliError> {
             "estimate needs --model <preset-id|config.json> (see `vramfit presets`)".into(),
         ));
     }
-    a.config.validate().map_err(|e| match e {
-        Error::OutOfRange {
-            field,
-            value,
-            min,
-            max,
-        } => CliError::Usage(format!(
-            "invalid value '{value}' for --{field}: expected a whole number in {min}..={max}"
-        )),
-        other => CliError::Core(other),
-    })?;
+    a.config
+        .validate()
+        .and_then(|()| a.serve.validate())
+        .map_err(|e| match e {
+            Error::OutOfRange {
+                field,
+                value,
+                min,
+                max,
+            } => CliError::Usage(format!(
+                "invalid value '{value}' for --{field}: expected a whole number in {min}..={max}"
+            )),
+            other => CliError::Core(other),
+        })?;
     if a.url && a.json {
         return Err(CliError::Usage(
             "--url prints a link, --json an estimate: choose one".into(),

@@ -1,7 +1,7 @@
 //! The `vramfit` command line as a library: [`args`] parses raw flags into a
 //! typed [`args::Command`] with the one table of flags in [`flags`] (which
 //! also writes their help), [`report`] runs it over `vramfit-core` and
-//! renders the output, wording the core's typed messages with [`words`]
+//! renders the output (a serving engine's in [`serve`]), wording the core's typed messages with [`words`]
 //! (and [`json`] for the `--json` forms). The binary (`main.rs`) is the
 //! glue around them; the library exists so that the fuzz targets (`fuzz/`)
 //! can drive the same parser and estimate path without a subprocess.
@@ -10,4 +10,5 @@ pub mod args;
 pub mod flags;
 pub mod json;
 pub mod report;
+pub mod serve;
 pub mod words;

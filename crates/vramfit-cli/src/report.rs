@@ -3,6 +3,7 @@
 use crate::args::{CliError, Command, EstimateArgs, usage};
 use crate::words;
 use std::fmt::Write as _;
+use vramfit_core::engines::Engine;
 use vramfit_core::models::InputKind;
 use vramfit_core::share::{IMPORTED_MODEL, ShareState};
 use vramfit_core::{
@@ -19,10 +20,23 @@ pub fn run(cmd: &Command) -> Result<String, CliError> {
         Command::Version => Ok(format!("vramfit {}\n", env!("CARGO_PKG_VERSION"))),
         Command::Presets { json } => Ok(presets(*json)),
         Command::Estimate(a) => run_estimate(a),
-        Command::Plan(a) => run_plan(a),
-        Command::MaxBatch(a) => run_max_batch(a),
-        Command::Gpus(a) => run_gpus(a),
+        Command::Plan(a) => hf_only(a, "plan").and_then(|()| run_plan(a)),
+        Command::MaxBatch(a) => hf_only(a, "max-batch").and_then(|()| run_max_batch(a)),
+        Command::Gpus(a) => hf_only(a, "gpus").and_then(|()| run_gpus(a)),
     }
+}
+
+/// `plan`, `max-batch` and `gpus` answer for Hugging Face's simulation;
+/// the serving engines are `estimate`'s.
+fn hf_only(a: &EstimateArgs, command: &str) -> Result<(), CliError> {
+    a.serve.check(&a.config)?;
+    if a.serve.engine != Engine::Hf {
+        return Err(CliError::Usage(format!(
+            "{command} answers for Hugging Face's simulation: run `vramfit estimate --engine {}`",
+            a.serve.engine
+        )));
+    }
+    Ok(())
 }
 
 /// A resolved model: its display name, architecture and, when it came from
@@ -89,6 +103,7 @@ fn share_url(a: &EstimateArgs, model: &Model) -> Result<String, CliError> {
     }
     let mut state = ShareState {
         train: a.config,
+        serve: a.serve,
         config_json: model.json.clone(),
         ..ShareState::default()
     };
@@ -103,10 +118,27 @@ fn share_url(a: &EstimateArgs, model: &Model) -> Result<String, CliError> {
     Ok(format!("{}\n", state.to_url(&a.base_url)))
 }
 
+/// What a launch command loads: the preset id, or the directory of a
+/// `config.json` (a link's carries no path).
+fn source(a: &EstimateArgs) -> String {
+    if a.model_json.is_some() {
+        return "<model>".to_string();
+    }
+    match a.model.strip_suffix("config.json") {
+        Some("") => ".".to_string(),
+        Some(dir) => dir.trim_end_matches('/').to_string(),
+        None => a.model.clone(),
+    }
+}
+
 fn run_estimate(a: &EstimateArgs) -> Result<String, CliError> {
     let model = resolve(a)?;
     if a.url {
         return share_url(a, &model);
+    }
+    a.serve.check(&a.config)?;
+    if a.serve.engine != Engine::Hf || a.export.is_some() {
+        return crate::serve::run(a, &model.name, &model.spec, &source(a));
     }
     let Model { name, spec, .. } = model;
     let gpu = a.gpu.as_deref().map(gpu_preset).transpose()?;
@@ -216,6 +248,15 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
         max_plans: vramfit_core::plan::SHOWN,
         measured: a.measured,
     };
+    if let Some(kind) = a
+        .export
+        .as_deref()
+        .filter(|k| !["deepspeed", "hf", "accelerate", "pytorch"].contains(k))
+    {
+        return Err(CliError::Usage(format!(
+            "plan --export takes deepspeed|hf|accelerate|pytorch: {kind} is an engine's launch command (`vramfit estimate --mode inference --engine {kind} --export {kind}`)"
+        )));
+    }
     let result = vramfit_core::plan::plan(&spec, &gpu, &overheads, &req)?;
     let best = result.plans.first();
     if let (Some(kind), Some(p)) = (a.export.as_deref(), best) {
@@ -411,7 +452,8 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
     s
 }
 
-fn group(n: u64) -> String {
+/// `n` with thousands separators.
+pub(crate) fn group(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {

@@ -297,6 +297,7 @@ fn each_estimate_flag_accepts_what_its_link_key_accepts() {
                     model: a.model,
                     gpu: a.gpu.unwrap(),
                     train: a.config,
+                    serve: a.serve,
                     config_json: None,
                 };
                 assert_eq!(

@@ -133,6 +133,50 @@ pub enum ServeFault {
         "the inference engines are modelled for Llama-style decoders (Llama, Mistral, Qwen, Gemma, OLMo 2); this model is not one"
     )]
     NotADecoder,
+    /// vLLM's and SGLang's budgets are shares of a GPU's memory.
+    #[error("{engine} sizes its KV cache from the GPU's memory: give --gpu")]
+    NeedsGpu {
+        /// The engine's id.
+        engine: &'static str,
+    },
+    /// The engines serve a model: they are for `--mode inference`.
+    #[error("--engine {engine} is for --mode inference, not {mode}")]
+    NeedsInference {
+        /// The engine's id.
+        engine: &'static str,
+        /// The mode's id.
+        mode: &'static str,
+    },
+    /// A setting of another engine (`--gpu-layers` is llama.cpp's `-ngl`).
+    #[error("{flag} does not apply to --engine {engine}: it is {owner}")]
+    NotForEngine {
+        /// The flag.
+        flag: &'static str,
+        /// The engine's id.
+        engine: &'static str,
+        /// Whose setting it is, in words.
+        owner: &'static str,
+    },
+    /// llama.cpp quantizes the V cache only inside its flash-attention kernel
+    /// (`src/llama-context.cpp`: "V cache quantization requires flash_attn").
+    #[error("llama.cpp's {kv} V cache needs flash attention: add --attention flash (-fa on)")]
+    KvNeedsFlash {
+        /// The KV type's id.
+        kv: &'static str,
+    },
+    /// More layers offloaded than the model has (its count plus one, the
+    /// output layer, offloads everything).
+    #[error(
+        "--gpu-layers {gpu_layers} is more than the model's {layers} layers and its output layer ({most} at most; leave it out to offload everything)"
+    )]
+    GpuLayers {
+        /// The layers asked for.
+        gpu_layers: u64,
+        /// The model's repeating layers.
+        layers: u64,
+        /// The most accepted: `layers + 1`.
+        most: u64,
+    },
     /// Tensor parallelism must split the key/value heads evenly.
     #[error("--tp {tp} does not divide the model's {kv_heads} key/value heads")]
     KvHeadsSplit {

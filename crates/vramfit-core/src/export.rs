@@ -1,6 +1,11 @@
 //! Exports of a plan to the tools that run it: a DeepSpeed `ds_config.json`,
 //! Hugging Face `TrainingArguments` keyword arguments, an Accelerate FSDP
-//! config and a plain PyTorch training loop.
+//! config and a plain PyTorch training loop; and of a serving estimate to
+//! the engine's launch command (`launch.rs`).
+
+mod launch;
+
+pub use launch::{launch_command, llama_server, sglang_launch, vllm_serve};
 
 use crate::config::{CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
 use crate::parallel::{Offload, Strategy};

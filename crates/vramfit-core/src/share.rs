@@ -28,6 +28,7 @@ pub use query::{parse_query, percent_encode, query_part};
 pub use warning::{Reason, Warning};
 
 use crate::config::{Precision, TrainConfig};
+use crate::engines::Serving;
 use warning::quote;
 
 /// The format version this code writes; links without `v` are read as this version.
@@ -53,6 +54,9 @@ pub struct ShareState {
     pub gpu: String,
     /// The training configuration (keys `b`, `s`, `p`, ... in [`KEYS`]).
     pub train: TrainConfig,
+    /// The serving engine and its settings (keys `en`, `kv`, `cc`, `gu`,
+    /// `gl`; `w` names a serving format too).
+    pub serve: Serving,
 }
 
 impl Default for ShareState {
@@ -69,6 +73,7 @@ impl Default for ShareState {
                 precision: Precision::AmpBf16,
                 ..TrainConfig::default()
             },
+            serve: Serving::default(),
         }
     }
 }

@@ -6,6 +6,7 @@
 
 use proptest::prelude::*;
 use vramfit_core::config::{Mode, WeightFormat};
+use vramfit_core::engines::{Engine, KvDtype, ServeWeights, Serving, serving};
 use vramfit_core::parallel::{Offload, Parallel, Strategy as Dp};
 use vramfit_core::share::{
     IMPORTED_MODEL, KEYS, Reason, ShareState, decode, pack_config, reduce_config, unpack_config,
@@ -141,6 +142,34 @@ fn train() -> impl Strategy<Value = TrainConfig> {
         )
 }
 
+/// Serving settings; the `--weights` id sets the training format too (a
+/// link's `w` carries one of the two).
+fn serving() -> impl Strategy<Value = (Serving, Option<WeightFormat>)> {
+    let weights: Vec<&str> = serving::weights_ids().chain(["native"]).collect();
+    (
+        prop::sample::select(Engine::ALL.to_vec()),
+        prop::option::of(prop::sample::select(weights)),
+        prop::sample::select(KvDtype::ALL.to_vec()),
+        count(1..=1 << 20),
+        fraction(),
+        prop::option::of(count(0..=100_000)),
+    )
+        .prop_map(
+            |(engine, weights, kv, concurrency, gpu_memory_utilization, gpu_layers)| {
+                let parsed = weights.and_then(serving::parse_weights);
+                let s = Serving {
+                    engine,
+                    weights: parsed.map_or(ServeWeights::Native, |(_, w)| w),
+                    kv,
+                    concurrency,
+                    gpu_memory_utilization,
+                    gpu_layers,
+                };
+                (s, parsed.map(|(w, _)| w))
+            },
+        )
+}
+
 fn state() -> impl Strategy<Value = ShareState> {
     let models: Vec<String> = model_presets()
         .iter()
@@ -155,8 +184,12 @@ fn state() -> impl Strategy<Value = ShareState> {
         prop::sample::select(configs),
         prop::sample::select(gpus),
         train(),
+        serving(),
     )
-        .prop_map(|(model, config_json, gpu, train)| {
+        .prop_map(|(model, config_json, gpu, mut train, (serve, weights))| {
+            if let Some(w) = weights {
+                train.weights = w;
+            }
             let config_json = if model == IMPORTED_MODEL {
                 config_json.or_else(|| Some(reduce_config(LLAMA)))
             } else {
@@ -167,6 +200,7 @@ fn state() -> impl Strategy<Value = ShareState> {
                 config_json,
                 gpu,
                 train,
+                serve,
             }
         })
 }
@@ -347,10 +381,24 @@ fn every_train_config_field_has_a_key() {
     for (_, key) in mapped {
         assert!(KEYS.iter().any(|k| k.key == key), "no key {key}");
     }
+    // The serving settings beside the TrainConfig (`w` names a serving format too).
+    let serve = Serving::default();
+    let Serving {
+        engine: _,
+        weights: _,
+        kv: _,
+        concurrency: _,
+        gpu_memory_utilization: _,
+        gpu_layers: _,
+    } = serve;
+    let serving_keys = ["en", "kv", "cc", "gu", "gl"];
+    for key in serving_keys {
+        assert!(KEYS.iter().any(|k| k.key == key), "no key {key}");
+    }
     assert_eq!(
         KEYS.len(),
-        mapped.len() + 2,
-        "m and g besides the TrainConfig keys"
+        mapped.len() + serving_keys.len() + 2,
+        "m and g besides the TrainConfig and serving keys"
     );
 }
 
@@ -371,6 +419,34 @@ fn version_1_defaults_are_pinned() {
             "pp":1,"sp":false,"bucket_view":false,"vpp":1,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
             "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true})
     );
+}
+
+#[test]
+fn version_1_serving_defaults_are_pinned_and_bad_ones_warn() {
+    // A link without the serving keys is Hugging Face's simulation, as
+    // before the engines were added.
+    let d = ShareState::default().serve;
+    assert_eq!(
+        (d.engine, d.weights, d.kv, d.concurrency, d.gpu_layers),
+        (Engine::Hf, ServeWeights::Native, KvDtype::F16, 1, None)
+    );
+    assert_eq!(d.gpu_memory_utilization, 0.9);
+    let d = decode("v=1&en=ollama&kv=fp4&cc=0&gu=1.5&gl=x&w=q9_k");
+    assert_eq!(d.state, ShareState::default());
+    let lines: Vec<String> = d.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        lines[0],
+        "ignored en=ollama: expected one of hf|vllm|sglang|llama.cpp (using hf)"
+    );
+    assert_eq!(
+        lines[4],
+        "ignored gl=x: expected a whole number in 0..=100000 (using all)"
+    );
+    assert!(lines[5].contains("awq-int4|gptq-int4|q4_0"), "{}", lines[5]);
+    let d = decode("v=1&en=llama.cpp&w=Q4_K_M&gl=all&cc=4");
+    assert_eq!(d.warnings, vec![]);
+    assert_eq!(d.state.serve.weights.id(), "q4_k_m");
+    assert_eq!(d.state.to_query(), "v=1&w=q4_k_m&en=llama.cpp&cc=4");
 }
 
 #[test]

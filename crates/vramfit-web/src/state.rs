@@ -239,6 +239,8 @@ impl AppState {
             config_json: imported.then(|| self.import.valid_text.clone()),
             gpu: self.inputs.gpu_id(),
             train,
+            // The page offers no serving engine yet (#20): Hugging Face's simulation.
+            ..ShareState::default()
         })
     }
 

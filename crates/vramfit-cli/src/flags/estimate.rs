@@ -2,11 +2,12 @@
 //! configuration — the settings a share link carries, one key each.
 
 use super::value::{
-    attentions, checkpointings, choice, count, modes, offloads, on_off, optimizers, precisions,
-    set_weights, strategies, unit, weights,
+    attentions, checkpointings, choice, count, engines, gpu_layers, kv_dtypes, modes, offloads,
+    on_off, optimizers, precisions, set_weights, strategies, unit, weights,
 };
 use super::{Cmd, Flag, Kind, Section};
 use vramfit_core::TrainConfig;
+use vramfit_core::engines::Serving;
 
 /// What `--keep-*` expects.
 const KEPT: &str = "a fraction in (0, 1]";
@@ -14,6 +15,11 @@ const KEPT: &str = "a fraction in (0, 1]";
 /// The defaults the help shows.
 fn train() -> TrainConfig {
     TrainConfig::default()
+}
+
+/// The serving defaults the help shows.
+fn serve() -> Serving {
+    Serving::default()
 }
 
 /// The flags, in the help's order.
@@ -136,7 +142,8 @@ pub(super) const FLAGS: &[Flag] = &[
     Flag {
         name: "--weights",
         kind: Kind::Choice("W", weights),
-        help: "weights (int8/int4: block linears, frozen modes)",
+        help: "weights (int8/int4 = nf4: block linears, frozen modes;\n\
+               fp8, awq-int4, gptq-int4: --engine vllm|sglang; the GGUF mixes: --engine llama.cpp)",
         default: None,
         section: Section::Estimate,
         commands: Cmd::ALL,
@@ -150,6 +157,54 @@ pub(super) const FLAGS: &[Flag] = &[
         section: Section::Estimate,
         commands: Cmd::ALL,
         set: |a, v| count(v).map(|n| a.config.context = n),
+    },
+    Flag {
+        name: "--engine",
+        kind: Kind::Choice("E", engines),
+        help: "what serves the model (--mode inference; llama.cpp also for Ollama;\n\
+               hf: Hugging Face generate, simulated op by op)",
+        default: Some(|| serve().engine.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|e| a.serve.engine = e),
+    },
+    Flag {
+        name: "--kv-dtype",
+        kind: Kind::Choice("K", kv_dtypes),
+        help: "KV-cache type (fp8: vllm|sglang; q8_0, q4_0: llama.cpp)",
+        default: Some(|| serve().kv.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|k| a.serve.kv = k),
+    },
+    Flag {
+        name: "--concurrency",
+        kind: Kind::Count,
+        help: "sequences of --context tokens in flight (llama.cpp -np;\n\
+               vllm|sglang: fits when the KV pool holds this many)",
+        default: Some(|| serve().concurrency.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.serve.concurrency = n),
+    },
+    Flag {
+        name: "--gpu-memory-utilization",
+        kind: Kind::Fraction,
+        help: "vLLM's share of the GPU (SGLang's --mem-fraction-static)",
+        default: Some(|| serve().gpu_memory_utilization.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| unit(v, "a fraction in (0, 1]").map(|f| a.serve.gpu_memory_utilization = f),
+    },
+    Flag {
+        name: "--gpu-layers",
+        kind: Kind::Count,
+        help: "llama.cpp -ngl: layers on the GPU, the rest in host RAM\n\
+               (default all; the layer count + 1 offloads the output layer too)",
+        default: None,
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| gpu_layers(v).map(|n| a.serve.gpu_layers = n),
     },
     Flag {
         name: "--strategy",

@@ -122,10 +122,12 @@ pub(super) const FLAGS: &[Flag] = &[
     Flag {
         name: "--export",
         kind: Kind::Choice("E", exports),
-        help: "(prints the best plan's configuration for that framework)",
+        help: "plan: the best plan's configuration for that framework\n\
+               (deepspeed|hf|accelerate|pytorch); estimate: the engine's launch command\n\
+               (vllm|llama.cpp|sglang, with the same --engine)",
         default: None,
         section: Section::Plan,
-        commands: &[Cmd::Plan],
+        commands: &[Cmd::Estimate, Cmd::Plan],
         set: |a, v| export(v).map(|e| a.export = Some(e)),
     },
     Flag {

@@ -10,6 +10,7 @@ use super::Refused;
 use crate::args::{CliError, EstimateArgs};
 use std::str::FromStr;
 use vramfit_core::config::{CheckpointMode, Mode, WeightFormat};
+use vramfit_core::engines::{Engine, KvDtype, ServeWeights, serving};
 use vramfit_core::parallel::{Offload, Strategy};
 use vramfit_core::share::{self, IMPORTED_MODEL};
 use vramfit_core::{Attention, Error, ModuleLoading, Optimizer, Precision};
@@ -93,19 +94,16 @@ pub(super) fn offloads() -> String {
     joined([Offload::None, Offload::Optimizer, Offload::OptimizerParams].map(Offload::id))
 }
 
-/// `--weights`' ids: a plain floating-point precision (the model's) or a
-/// quantized format of the block linears (`native` is taken too, unlisted:
-/// it means "as the precision says").
+/// `--weights`' ids: a plain floating-point precision (the model's), a
+/// quantized format of the block linears or a serving format
+/// (`serving::weights_ids`; `native` is taken too, unlisted: it means "as
+/// the precision says").
 pub(super) fn weights() -> String {
     let plain = Precision::ALL
         .iter()
         .filter(|p| p.autocast().is_none())
         .map(|p| p.id());
-    let quantized = WeightFormat::ALL
-        .iter()
-        .filter(|w| **w != WeightFormat::Native)
-        .map(|w| w.id());
-    joined(plain.chain(quantized))
+    joined(plain.chain(serving::weights_ids()))
 }
 
 /// `--weights`: a plain precision sets the model's precision (native
@@ -118,14 +116,34 @@ pub(super) fn set_weights(a: &mut EstimateArgs, v: &str) -> Result<(), Refused> 
         Some(&p) => {
             a.config.precision = p;
             a.config.weights = WeightFormat::Native;
+            a.serve.weights = ServeWeights::Native;
         }
         None => {
-            a.config.weights = v
-                .parse::<WeightFormat>()
-                .map_err(|_| Refused::Expected(weights()))?;
+            let (train, serve) =
+                serving::parse_weights(v).ok_or_else(|| Refused::Expected(weights()))?;
+            a.config.weights = train;
+            a.serve.weights = serve;
         }
     }
     Ok(())
+}
+
+/// `--engine`'s ids.
+pub(super) fn engines() -> String {
+    joined(Engine::ALL.iter().map(|e| e.id()))
+}
+
+/// `--kv-dtype`'s ids.
+pub(super) fn kv_dtypes() -> String {
+    joined(KvDtype::ALL.iter().map(|k| k.id()))
+}
+
+/// `--gpu-layers`: a count, or `all` (what leaving it out means).
+pub(super) fn gpu_layers(v: &str) -> Result<Option<u64>, Refused> {
+    match v {
+        "all" => Ok(None),
+        n => count(n).map(Some),
+    }
 }
 
 /// `--cuda-loading`'s ids and what each means.
@@ -148,8 +166,17 @@ pub(super) fn loading(v: &str) -> Result<ModuleLoading, Refused> {
         .ok_or_else(|| Refused::Expected(loadings()))
 }
 
-/// What `plan --export` writes.
-const EXPORTS: [&str; 4] = ["deepspeed", "hf", "accelerate", "pytorch"];
+/// What `plan --export` (a training framework's configuration) and
+/// `estimate --export` (an engine's launch command) write.
+const EXPORTS: [&str; 7] = [
+    "deepspeed",
+    "hf",
+    "accelerate",
+    "pytorch",
+    "vllm",
+    "llama.cpp",
+    "sglang",
+];
 
 /// `--export`'s ids.
 pub(super) fn exports() -> String {
@@ -186,6 +213,7 @@ pub(super) fn set_from_url(a: &mut EstimateArgs, link: &str) -> Result<(), Refus
         .collect();
     let state = decoded.state;
     a.config = state.train;
+    a.serve = state.serve;
     a.gpu = Some(state.gpu);
     a.model_json = state.config_json.filter(|_| state.model == IMPORTED_MODEL);
     a.model = state.model;

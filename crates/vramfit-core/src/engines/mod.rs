@@ -13,6 +13,9 @@ pub mod budget;
 pub mod gguf;
 pub mod llama_cpp;
 pub mod mix;
+pub mod serving;
+
+pub use serving::{ServeEstimate, ServeFit, Serving, estimate};
 
 use crate::error::{Error, ServeFault, check_range};
 use crate::gpus::{Arch, GpuPreset};
@@ -296,6 +299,20 @@ const NOT_GGUF: &str = "native, fp8, awq-int4, gptq-int4 or nf4";
 /// assert!(serve(&model, &gpu, &vllm).is_err()); // vLLM is modelled without GGUF
 /// ```
 pub fn serve(model: &ModelSpec, gpu: &GpuPreset, cfg: &ServeConfig) -> Result<ServeReport, Error> {
+    serve_on(model, Some(gpu), cfg)
+}
+
+/// [`serve`] with the GPU optional: llama.cpp's sizes do not depend on it,
+/// vLLM's and SGLang's budgets do.
+///
+/// # Errors
+/// As [`serve`]; [`ServeFault::NeedsGpu`] for vLLM, SGLang or Hugging
+/// Face without a GPU.
+pub fn serve_on(
+    model: &ModelSpec,
+    gpu: Option<&GpuPreset>,
+    cfg: &ServeConfig,
+) -> Result<ServeReport, Error> {
     let t = match model {
         ModelSpec::Transformer(t) if t.arch == Layout::Llama => t,
         _ => return Err(Error::Serve(ServeFault::NotADecoder)),
@@ -322,6 +339,9 @@ pub fn serve(model: &ModelSpec, gpu: &GpuPreset, cfg: &ServeConfig) -> Result<Se
                     tp: cfg.tp,
                 }));
             }
+            let gpu = gpu.ok_or(Error::Serve(ServeFault::NeedsGpu {
+                engine: cfg.engine.id(),
+            }))?;
             Ok(torch_report(t, w, gpu, cfg))
         }
         (Engine::LlamaCpp, _) => unreachable!("check_engine refuses other formats on llama.cpp"),
@@ -329,7 +349,7 @@ pub fn serve(model: &ModelSpec, gpu: &GpuPreset, cfg: &ServeConfig) -> Result<Se
 }
 
 /// The engine-and-setting checks of [`serve`].
-fn check_engine(cfg: &ServeConfig, gpu: &GpuPreset) -> Result<(), Error> {
+fn check_engine(cfg: &ServeConfig, gpu: Option<&GpuPreset>) -> Result<(), Error> {
     let engine = cfg.engine.id();
     let gguf = matches!(cfg.weights, ServeWeights::Gguf(_));
     let fault = match cfg.engine {
@@ -368,12 +388,12 @@ fn check_engine(cfg: &ServeConfig, gpu: &GpuPreset) -> Result<(), Error> {
         return Err(Error::Serve(f));
     }
     let fp8 = cfg.kv == KvDtype::Fp8 || cfg.weights == ServeWeights::Fp8;
-    if fp8 && !has_fp8(gpu.arch) {
-        return Err(Error::Serve(ServeFault::NoFp8 {
+    match gpu {
+        Some(gpu) if fp8 && !has_fp8(gpu.arch) => Err(Error::Serve(ServeFault::NoFp8 {
             gpu: gpu.name.to_string(),
-        }));
+        })),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// llama.cpp: the GGUF tensors, their KV cache and compute buffer, split by `-ngl`.

@@ -3,9 +3,9 @@
 //! valid key by key) and how to write it.
 
 use super::{IMPORTED_MODEL, Reason, ShareState};
-use crate::config::{
-    Attention, Checkpointing, MAX_DIMENSION, Mode, Optimizer, Precision, WeightFormat,
-};
+use crate::config::{Attention, Checkpointing, MAX_DIMENSION, Mode, Optimizer, Precision};
+use crate::engines::serving::{self, MAX_CONCURRENCY, MAX_GPU_LAYERS};
+use crate::engines::{Engine, KvDtype};
 use crate::parallel::{Offload, Strategy};
 use crate::presets::model_presets;
 use std::fmt;
@@ -156,6 +156,26 @@ fn set_gpu(s: &mut ShareState, v: &str) -> Result<(), Reason> {
     }
 }
 
+fn set_weights(s: &mut ShareState, v: &str) -> Result<(), Reason> {
+    let (train, serve) = serving::parse_weights(v.trim())
+        .ok_or_else(|| Reason::Choice(serving::weights_ids().collect::<Vec<_>>().join("|")))?;
+    s.train.weights = train;
+    s.serve.weights = serve;
+    Ok(())
+}
+
+fn ids(all: impl IntoIterator<Item = &'static str>) -> String {
+    all.into_iter().collect::<Vec<_>>().join("|")
+}
+
+/// `--gpu-layers`: a count, or `all` (what leaving it out means).
+fn gpu_layers(v: &str) -> Result<Option<u64>, Reason> {
+    match v.trim() {
+        "all" => Ok(None),
+        n => count(n, 0, MAX_GPU_LAYERS).map(Some),
+    }
+}
+
 /// Every key of format version 1, in the order links write them; `v` and
 /// `j` (the packed `config.json`, written last) are handled apart.
 pub const KEYS: &[Key] = &[
@@ -204,13 +224,12 @@ pub const KEYS: &[Key] = &[
     ),
     choice_key!("mo", "--mode", mode, Mode, Mode::accepted),
     count_key!("r", "--lora-rank", lora_rank, 1, STEPS),
-    choice_key!(
-        "w",
-        "--weights",
-        weights,
-        WeightFormat,
-        WeightFormat::accepted
-    ),
+    Key {
+        key: "w",
+        flag: "--weights",
+        get: |s| serving::weights_id(s.train.weights, s.serve.weights).to_string(),
+        set: set_weights,
+    },
     count_key!("ctx", "--context", context, 0, MAX_DIMENSION),
     count_key!("fr", "--freeze", frozen_blocks, 0, 100_000),
     fraction_key!("ka", "--keep-attention", keep_attention),
@@ -232,4 +251,44 @@ pub const KEYS: &[Key] = &[
     switch_key!("sp", "--sp", parallel.sp),
     switch_key!("bv", "--ddp-bucket-view", parallel.bucket_view),
     count_key!("zb", "--zero-bucket", parallel.zero_bucket, 1, 1 << 40),
+    Key {
+        key: "en",
+        flag: "--engine",
+        get: |s| s.serve.engine.id().to_string(),
+        set: |s, v| {
+            choice::<Engine>(v, || ids(Engine::ALL.iter().map(|e| e.id())))
+                .map(|e| s.serve.engine = e)
+        },
+    },
+    Key {
+        key: "kv",
+        flag: "--kv-dtype",
+        get: |s| s.serve.kv.id().to_string(),
+        set: |s, v| {
+            choice::<KvDtype>(v, || ids(KvDtype::ALL.iter().map(|k| k.id())))
+                .map(|k| s.serve.kv = k)
+        },
+    },
+    Key {
+        key: "cc",
+        flag: "--concurrency",
+        get: |s| s.serve.concurrency.to_string(),
+        set: |s, v| count(v, 1, MAX_CONCURRENCY).map(|n| s.serve.concurrency = n),
+    },
+    Key {
+        key: "gu",
+        flag: "--gpu-memory-utilization",
+        get: |s| s.serve.gpu_memory_utilization.to_string(),
+        set: |s, v| fraction(v).map(|f| s.serve.gpu_memory_utilization = f),
+    },
+    Key {
+        key: "gl",
+        flag: "--gpu-layers",
+        get: |s| {
+            s.serve
+                .gpu_layers
+                .map_or("all".to_string(), |n| n.to_string())
+        },
+        set: |s, v| gpu_layers(v).map(|n| s.serve.gpu_layers = n),
+    },
 ];

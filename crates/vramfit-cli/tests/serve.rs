@@ -1,0 +1,493 @@
+//! `vramfit estimate --mode inference --engine vllm|sglang|llama.cpp` run
+//! as a subprocess: the engines' numbers against published ones, the
+//! verdict, bad input, the launch commands and share links.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
+
+use std::process::{Command, Output};
+
+fn vramfit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vramfit"))
+        .args(args)
+        .output()
+        .expect("run vramfit")
+}
+
+/// `vramfit estimate --model llama-3-8b --mode inference ARGS`.
+fn serve(args: &[&str]) -> Output {
+    let mut full = vec!["estimate", "--model", "llama-3-8b", "--mode", "inference"];
+    full.extend_from_slice(args);
+    vramfit(&full)
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let mut full = args.to_vec();
+    full.push("--json");
+    serde_json::from_str(&stdout(&serve(&full))).expect("one JSON object")
+}
+
+/// The serving estimate exits 2 with a message containing `needle`.
+fn refused(args: &[&str], needle: &str) {
+    let out = serve(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: {err}");
+}
+
+fn bytes(v: &serde_json::Value, key: &str) -> u64 {
+    v[key].as_u64().unwrap_or_else(|| panic!("{key} in {v}"))
+}
+
+#[test]
+fn llama_cpp_weights_match_the_published_gguf_files_and_f16_kv_at_8192_is_one_gib() {
+    // TheBloke / QuantFactory model cards (tests/reference/engines/gguf_sizes.csv):
+    // Meta-Llama-3-8B Q4_K_M 4.92 GB, Q8_0 8.54 GB.
+    for (mix, published) in [("q4_k_m", 4.92e9), ("q8_0", 8.54e9)] {
+        let v = json(&[
+            "--engine",
+            "llama.cpp",
+            "--weights",
+            mix,
+            "--context",
+            "8192",
+            "--gpu",
+            "rtx-4090",
+        ]);
+        assert_eq!(v["schema"], "vramfit.serve/1");
+        let w = bytes(&v, "weights_bytes") as f64;
+        assert!(
+            (w / published - 1.0).abs() < 0.02,
+            "{mix}: {w} vs {published}"
+        );
+        assert_eq!(bytes(&v, "kv_cache_bytes"), 1 << 30, "{mix}");
+        assert!(bytes(&v, "compute_buffer_bytes") > 0);
+        // The token embedding stays in host memory even at -ngl all.
+        assert!(bytes(&v, "host_bytes") > 0);
+        assert_eq!(v["gpu"]["fits"], true);
+        assert!(v.get("max_concurrency").is_none(), "{v}");
+    }
+}
+
+#[test]
+fn llama_cpp_gpu_layers_move_weights_and_cache_to_the_host() {
+    let all = json(&[
+        "--engine",
+        "llama.cpp",
+        "--weights",
+        "q4_k_m",
+        "--gpu",
+        "t4",
+    ]);
+    let none = json(&[
+        "--engine",
+        "llama.cpp",
+        "--weights",
+        "q4_k_m",
+        "--gpu",
+        "t4",
+        "--gpu-layers",
+        "0",
+    ]);
+    let half = json(&[
+        "--engine",
+        "llama.cpp",
+        "--weights",
+        "q4_k_m",
+        "--gpu",
+        "t4",
+        "--gpu-layers",
+        "16",
+    ]);
+    let device = |v: &serde_json::Value| bytes(v, "device_used_bytes");
+    let host = |v: &serde_json::Value| bytes(v, "host_bytes");
+    assert!(device(&none) < device(&half) && device(&half) < device(&all));
+    assert!(host(&none) > host(&half) && host(&half) > host(&all));
+    // At -ngl 0 the host holds the weights and the cache.
+    assert!(host(&none) > bytes(&none, "weights_bytes") + bytes(&none, "kv_cache_bytes"));
+    // Llama-3-70B Q4_K_M does not fit a 24 GB card whole; 20 of its 80 layers do.
+    let big = |layers: Option<&str>| {
+        let mut args = vec![
+            "estimate",
+            "--model",
+            "llama-3-70b",
+            "--mode",
+            "inference",
+            "--engine",
+            "llama.cpp",
+            "--weights",
+            "q4_k_m",
+            "--context",
+            "8192",
+            "--gpu",
+            "rtx-4090",
+            "--json",
+        ];
+        if let Some(n) = layers {
+            args.extend(["--gpu-layers", n]);
+        }
+        let v: serde_json::Value = serde_json::from_str(&stdout(&vramfit(&args))).unwrap();
+        v["gpu"]["fits"].as_bool().unwrap()
+    };
+    assert!(!big(None));
+    assert!(big(Some("20")));
+}
+
+#[test]
+fn vllm_fills_its_budget_with_kv_blocks_and_fits_by_max_concurrency() {
+    let v = json(&["--engine", "vllm", "--context", "8192", "--gpu", "rtx-4090"]);
+    let tokens = bytes(&v, "kv_tokens");
+    let concurrency = v["max_concurrency"].as_f64().unwrap();
+    // 16-token blocks; concurrency = blocks / ceil(8192 / 16).
+    assert_eq!(tokens % 16, 0);
+    assert!((concurrency - (tokens / 16) as f64 / 512.0).abs() < 1e-12);
+    assert!(
+        (5.0..7.0).contains(&concurrency),
+        "Llama-3-8B bf16 on 24 GiB: {concurrency}"
+    );
+    // Weights, activations, non-torch memory and the pool fill the budget,
+    // 0.9 × 24 GiB, to within one block (2 MiB a block over 32 layers).
+    let budget = bytes(&v["gpu"], "usable_bytes");
+    assert_eq!(budget, (0.9 * (24u64 << 30) as f64).ceil() as u64);
+    let used = bytes(&v, "device_used_bytes");
+    assert!(
+        used <= budget && budget - used < 2 << 20,
+        "{used} of {budget}"
+    );
+    // Fits while the pool holds --concurrency sequences of the context.
+    let fits = |n: &str| {
+        json(&[
+            "--engine",
+            "vllm",
+            "--context",
+            "8192",
+            "--gpu",
+            "rtx-4090",
+            "--concurrency",
+            n,
+        ])["gpu"]["fits"]
+            .as_bool()
+            .unwrap()
+    };
+    assert!(fits(&concurrency.floor().to_string()));
+    assert!(!fits(&concurrency.ceil().to_string()));
+    // An fp8 cache holds twice the tokens in the same pool (H100).
+    let f16 = json(&["--engine", "vllm", "--gpu", "h100-sxm"]);
+    let fp8 = json(&["--engine", "vllm", "--gpu", "h100-sxm", "--kv-dtype", "fp8"]);
+    let ratio = bytes(&fp8, "kv_tokens") as f64 / bytes(&f16, "kv_tokens") as f64;
+    assert!((ratio - 2.0).abs() < 0.01, "{ratio}");
+    // A lower utilization leaves a smaller pool; SGLang reports the same terms.
+    let low = json(&[
+        "--engine",
+        "vllm",
+        "--gpu",
+        "h100-sxm",
+        "--gpu-memory-utilization",
+        "0.5",
+    ]);
+    assert!(bytes(&low, "kv_tokens") < bytes(&f16, "kv_tokens"));
+    let sglang = json(&["--engine", "sglang", "--gpu", "h100-sxm"]);
+    assert!(sglang["max_concurrency"].as_f64().unwrap() > 1.0);
+    // Two GPUs with tensor parallelism: half the weights each, a larger pool.
+    let tp = json(&[
+        "--engine",
+        "vllm",
+        "--gpu",
+        "rtx-4090",
+        "--context",
+        "8192",
+        "--tp",
+        "2",
+        "--gpus-per-node",
+        "2",
+    ]);
+    assert!(tp["max_concurrency"].as_f64().unwrap() > 3.0 * concurrency);
+}
+
+#[test]
+fn the_table_names_the_engines_terms_and_the_verdict() {
+    let s = stdout(&serve(&[
+        "--engine",
+        "llama.cpp",
+        "--weights",
+        "q4_k_m",
+        "--gpu",
+        "rtx-4090",
+    ]));
+    for needle in [
+        "served by llama.cpp",
+        "weights q4_k_m, KV cache f16",
+        "KV cache",
+        "compute buffer",
+        "host RAM",
+        "device used (nvidia-smi)",
+        "rtx-4090: fits in 24.0 GiB",
+    ] {
+        assert!(s.contains(needle), "{needle}: {s}");
+    }
+    let s = stdout(&serve(&["--engine", "vllm", "--gpu", "t4"]));
+    assert!(
+        s.contains("maximum concurrency for 512 tokens per request"),
+        "{s}"
+    );
+    // bf16 Llama-3-8B (16 GB of weights) leaves a T4's 0.9 share no KV pool.
+    assert!(s.contains("t4: does NOT fit"), "{s}");
+}
+
+#[test]
+fn bad_engine_settings_get_a_specific_message() {
+    refused(
+        &[
+            "--engine",
+            "vllm",
+            "--weights",
+            "q4_k_m",
+            "--gpu",
+            "rtx-4090",
+        ],
+        "vllm does not run q4_k_m weights",
+    );
+    refused(
+        &["--engine", "llama.cpp", "--weights", "awq-int4"],
+        "llama.cpp does not run awq-int4 weights: it takes GGUF mixes",
+    );
+    refused(
+        &["--engine", "vllm", "--kv-dtype", "fp8", "--gpu", "t4"],
+        "Tesla T4 has no fp8",
+    );
+    refused(
+        &[
+            "--engine",
+            "vllm",
+            "--kv-dtype",
+            "q4_0",
+            "--gpu",
+            "rtx-4090",
+        ],
+        "vllm has no q4_0 KV cache",
+    );
+    refused(
+        &[
+            "--engine",
+            "llama.cpp",
+            "--weights",
+            "q4_k_m",
+            "--gpu-layers",
+            "34",
+        ],
+        "--gpu-layers 34 is more than the model's 32 layers and its output layer (33 at most",
+    );
+    refused(
+        &[
+            "--engine",
+            "llama.cpp",
+            "--weights",
+            "q4_k_m",
+            "--kv-dtype",
+            "q8_0",
+        ],
+        "q8_0 V cache needs flash attention",
+    );
+    refused(
+        &["--engine", "vllm"],
+        "vllm sizes its KV cache from the GPU's memory: give --gpu",
+    );
+    refused(
+        &["--engine", "vllm", "--gpu", "rtx-4090", "--gpu-layers", "8"],
+        "--gpu-layers does not apply to --engine vllm",
+    );
+    refused(
+        &["--engine", "llama.cpp", "--gpu-memory-utilization", "0.8"],
+        "--gpu-memory-utilization does not apply to --engine llama.cpp",
+    );
+    refused(&["--weights", "q4_k_m"], "hf does not run q4_k_m weights");
+    refused(
+        &["--concurrency", "0"],
+        "invalid value '0' for --concurrency",
+    );
+    refused(&["--engine", "ollama"], "expected hf|vllm|sglang|llama.cpp");
+    refused(&["--weights", "q9_k"], "gptq-int4|q4_0");
+    let out = vramfit(&[
+        "estimate",
+        "--model",
+        "llama-3-8b",
+        "--engine",
+        "vllm",
+        "--gpu",
+        "rtx-4090",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--engine vllm is for --mode inference"));
+    let out = vramfit(&[
+        "estimate",
+        "--model",
+        "bert-base",
+        "--mode",
+        "inference",
+        "--engine",
+        "llama.cpp",
+    ]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Llama-style decoders"));
+    let out = vramfit(&[
+        "max-batch",
+        "--model",
+        "llama-3-8b",
+        "--mode",
+        "inference",
+        "--engine",
+        "vllm",
+        "--gpu",
+        "rtx-4090",
+    ]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run `vramfit estimate --engine vllm`"));
+}
+
+#[test]
+fn export_prints_the_engines_launch_command() {
+    let s = stdout(&serve(&[
+        "--engine",
+        "llama.cpp",
+        "--weights",
+        "q5_k_m",
+        "--context",
+        "4096",
+        "--concurrency",
+        "2",
+        "--gpu-layers",
+        "20",
+        "--kv-dtype",
+        "q8_0",
+        "--attention",
+        "flash",
+        "--export",
+        "llama.cpp",
+    ]));
+    assert_eq!(
+        s,
+        "llama-server -m llama-3-8b-Q5_K_M.gguf -c 8192 -np 2 -ngl 20 --cache-type-k q8_0 --cache-type-v q8_0 -fa on\n"
+    );
+    let s = stdout(&serve(&[
+        "--engine",
+        "vllm",
+        "--gpu",
+        "h100-sxm",
+        "--context",
+        "32768",
+        "--kv-dtype",
+        "fp8",
+        "--gpu-memory-utilization",
+        "0.85",
+        "--tp",
+        "2",
+        "--gpus-per-node",
+        "2",
+        "--weights",
+        "awq-int4",
+        "--export",
+        "vllm",
+    ]));
+    assert_eq!(
+        s,
+        "vllm serve llama-3-8b --max-model-len 32768 --gpu-memory-utilization 0.85 --tensor-parallel-size 2 --kv-cache-dtype fp8 --quantization awq\n"
+    );
+    let s = stdout(&serve(&[
+        "--engine",
+        "sglang",
+        "--gpu",
+        "a100-80gb",
+        "--seq",
+        "8192",
+        "--export",
+        "sglang",
+    ]));
+    assert_eq!(
+        s,
+        "python -m sglang.launch_server --model-path llama-3-8b --context-length 8192 --mem-fraction-static 0.9 --tp 1 --kv-cache-dtype auto\n"
+    );
+    refused(
+        &[
+            "--engine",
+            "vllm",
+            "--gpu",
+            "rtx-4090",
+            "--export",
+            "llama.cpp",
+        ],
+        "--export llama.cpp needs --engine llama.cpp",
+    );
+    refused(
+        &["--export", "deepspeed"],
+        "estimate --export takes vllm|llama.cpp|sglang",
+    );
+    let out = vramfit(&[
+        "plan",
+        "--model",
+        "gpt2",
+        "--gpu",
+        "rtx-4090",
+        "--target-batch",
+        "8",
+        "--export",
+        "vllm",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("plan --export takes deepspeed"));
+}
+
+#[test]
+fn engine_settings_travel_in_the_share_link() {
+    let args = [
+        "--engine",
+        "llama.cpp",
+        "--weights",
+        "q4_k_m",
+        "--kv-dtype",
+        "q4_0",
+        "--attention",
+        "flash",
+        "--concurrency",
+        "3",
+        "--gpu-layers",
+        "24",
+        "--gpu",
+        "rtx-4090",
+    ];
+    let link = stdout(&serve(&[&args[..], &["--url"]].concat()));
+    for pair in ["w=q4_k_m", "en=llama.cpp", "kv=q4_0", "cc=3", "gl=24"] {
+        assert!(link.contains(pair), "{pair}: {link}");
+    }
+    let direct = json(&args);
+    let out = vramfit(&["estimate", "--from-url", link.trim(), "--json"]);
+    let linked: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(direct, linked);
+    // vLLM's share of the GPU too; a link from before the engines still decodes.
+    let link = stdout(&serve(&[
+        "--engine",
+        "vllm",
+        "--gpu",
+        "rtx-4090",
+        "--gpu-memory-utilization",
+        "0.8",
+        "--url",
+    ]));
+    assert!(
+        link.contains("en=vllm") && link.contains("gu=0.8"),
+        "{link}"
+    );
+    let old = vramfit(&[
+        "estimate",
+        "--from-url",
+        "?v=1&m=llama-3-8b&mo=inference&w=int4&ctx=4096",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&old)).unwrap();
+    assert_eq!(v["schema"], "vramfit.estimate/1");
+    assert_eq!(v["config"]["weights"], "int4");
+}
