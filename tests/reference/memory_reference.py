@@ -68,7 +68,8 @@ CATS = [
 DEV = torch.device("cpu")
 
 TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "gemma-2b", "gemma-2-2b",
-               "gemma-3-1b", "pythia-160m", "phi-3-mini", "phi-4-mini", "t5-small", "flan-t5-xl"}
+               "gemma-3-1b", "pythia-160m", "phi-3-mini", "phi-4-mini", "t5-small", "flan-t5-xl",
+               "starcoder2-3b"}
 T5_MODELS = {"t5-small", "flan-t5-xl"}
 HF_IMAGE_MODELS = {"vit-base-patch16-224"}
 IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"} | HF_IMAGE_MODELS
@@ -265,7 +266,7 @@ def make_inputs(case: dict) -> dict:
         return {"input_ids": torch.randint(0, 30522, (b, s)), "labels": torch.randint(0, 2, (b,))}
     vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "gemma-2b": 256000,
              "gemma-2-2b": 256000, "gemma-3-1b": 262144, "pythia-160m": 50304, "phi-3-mini": 32064,
-             "phi-4-mini": 200064}[mid]
+             "phi-4-mini": 200064, "starcoder2-3b": 49152}[mid]
     ids = torch.randint(0, vocab, (b, s))
     return {"input_ids": ids, "labels": ids}
 
@@ -364,6 +365,7 @@ def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, ima
              "olmo-2-1b": "eager", "gemma-2b": "eager", "gemma-2-2b": "eager", "gemma-3-1b": "eager",
              "pythia-160m": "eager", "phi-3-mini": "eager", "phi-4-mini": "eager",
              "t5-small": "eager", "flan-t5-xl": "eager", "vit-base-patch16-224": "eager",
+             "starcoder2-3b": "eager",
              "vit_b_16": "sdpa"}.get(model, "none")
     parts = [model] + ([f"l{layers}"] if layers else []) + [f"b{batch}"]
     if attention is not None and attention != usual:
@@ -516,6 +518,12 @@ CASES = [
     C("phi-4-mini", 4, "fp32", "adamw", seq=1024, layers=2),
     C("phi-4-mini", 4, "amp-bf16", "adamw", ckpt="full", seq=2048, layers=2),
     C("phi-4-mini", 2, "amp-bf16", "sgd-momentum", seq=4096, layers=2),
+    # StarCoder2-3B cut to 2 blocks: LayerNorms, q/k/v/o and MLP biases, a plain GELU MLP,
+    # 24 heads over 2 key/value heads, tied 49,152-token head; eager and SDPA
+    C("starcoder2-3b", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("starcoder2-3b", 2, "fp32", "adamw", seq=1024, layers=2, attention="sdpa"),
+    C("starcoder2-3b", 4, "amp-bf16", "adamw", ckpt="full", seq=2048, layers=2),
+    C("starcoder2-3b", 2, "amp-bf16", "sgd-momentum", seq=4096, layers=2),
     # T5-small cut to 2 + 2 blocks: relative position biases (one per stack, made in its first block),
     # cross-attention, T5LayerNorm, ReLU MLP, dropout 0.1, tied head scaled by d_model**-0.5
     C("t5-small", 8, "amp-bf16", "adamw", seq=512, layers=2),

@@ -37,6 +37,8 @@ from transformers import (
     Qwen2ForCausalLM,
     Qwen3Config,
     Qwen3ForCausalLM,
+    Starcoder2Config,
+    Starcoder2ForCausalLM,
     T5Config,
     T5ForConditionalGeneration,
     ViTConfig,
@@ -448,6 +450,35 @@ def hf_vit_config(name: str) -> ViTConfig:
                      intermediate_size=inter, image_size=224, patch_size=16, num_labels=1000)
 
 
+# StarCoder2: their config.json on the Hugging Face Hub (bigcode/starcoder2-3b, -7b, -15b):
+# (hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads, tie_word_embeddings);
+# vocabulary 49152, intermediate_size 4 x hidden, use_bias, gelu_pytorch_tanh, sliding_window 4096.
+STARCODER2_CONFIGS = {
+    "starcoder2-3b": (3072, 30, 24, 2, True),
+    "starcoder2-7b": (4608, 32, 36, 4, True),
+    "starcoder2-15b": (6144, 40, 48, 4, False),
+}
+
+
+def starcoder2_config(name: str, layers: int | None = None) -> Starcoder2Config:
+    hidden, n_layers, heads, kv, tie = STARCODER2_CONFIGS[name]
+    return Starcoder2Config(
+        vocab_size=49152,
+        hidden_size=hidden,
+        num_hidden_layers=layers or n_layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        intermediate_size=4 * hidden,
+        hidden_act="gelu_pytorch_tanh",
+        use_bias=True,
+        sliding_window=4096,
+        tie_word_embeddings=tie,
+        residual_dropout=0.0,
+        embedding_dropout=0.0,
+        attention_dropout=0.0,
+    )
+
+
 def _cfg_str(cfg, keys) -> str:
     d = cfg.to_dict()
     return ",".join(f"{k}={d[k]}" for k in keys)
@@ -575,6 +606,13 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
             f"{TF} Phi3ForCausalLM(Phi3Config({_cfg_str(cfg, LLAMA_KEYS)},"
             f"partial_rotary_factor={cfg.rope_parameters['partial_rotary_factor']}))"
         )
+    if model_id in STARCODER2_CONFIGS:
+        cfg = starcoder2_config(model_id, layers)
+        cfg._attn_implementation = attn
+        keys = LLAMA_KEYS + ["use_bias", "sliding_window"]
+        return Starcoder2ForCausalLM(cfg), (
+            f"{TF} Starcoder2ForCausalLM(Starcoder2Config({_cfg_str(cfg, keys)}))"
+        )
     if model_id in OLMO2_CONFIGS:
         cfg = olmo2_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -620,4 +658,4 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "llama-tiny",
 ] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(GEMMA_CONFIGS) + (
     list(GEMMA2_CONFIGS) + list(GEMMA3_CONFIGS) + list(PYTHIA_CONFIGS) + list(PHI3_CONFIGS)
-    + list(T5_CONFIGS) + list(HF_VIT_CONFIGS))
+    + list(STARCODER2_CONFIGS) + list(T5_CONFIGS) + list(HF_VIT_CONFIGS))

@@ -293,6 +293,37 @@ fn imports_hugging_face_vit() {
     assert!(err(r#"{"model_type":"vit","hidden_size":100}"#).contains("multiple of the heads"));
 }
 
+/// StarCoder2-3B's `config.json` (bigcode/starcoder2-3b, the fields that
+/// matter): `transformers`' count, LayerNorms, a plain MLP with biases and
+/// a window on every layer; `use_bias` false drops every bias.
+#[test]
+fn imports_starcoder2() {
+    use vramfit_core::models::{MlpKind, ModelSpec, NormKind};
+    let sc2 = r#"{"architectures":["Starcoder2ForCausalLM"],"model_type":"starcoder2","vocab_size":49152,
+        "hidden_size":3072,"num_hidden_layers":30,"num_attention_heads":24,"num_key_value_heads":2,
+        "intermediate_size":12288,"hidden_act":"gelu_pytorch_tanh","sliding_window":4096,"use_bias":true,
+        "residual_dropout":0.1,"embedding_dropout":0.1,"attention_dropout":0.1}"#;
+    assert_eq!(count(sc2), 3_030_371_328);
+    let ModelSpec::Transformer(t) = import(sc2).unwrap().spec else {
+        panic!("a transformer")
+    };
+    assert_eq!(
+        (t.block.norm_kind, t.block.mlp),
+        (NormKind::LayerNorm, MlpKind::Plain { bias: true })
+    );
+    assert_eq!(
+        t.block.sliding.map(|w| (w.window, w.full_every)),
+        Some((4096, 0))
+    );
+    assert_eq!(t.hidden_dropout, 0.1);
+    // Without biases: q, k, v, o (3072 + 2 × 256 + 3072) and the MLP's (12288 + 3072) per layer.
+    let no_bias = sc2.replace(r#""use_bias":true"#, r#""use_bias":false"#);
+    assert_eq!(
+        count(sc2) - count(&no_bias),
+        30 * (3072 + 2 * 256 + 3072 + 12288 + 3072)
+    );
+}
+
 #[test]
 fn explicit_head_dim_and_tied_embeddings_are_read() {
     // A Gemma-like shape through the llama path: head_dim differs from hidden/heads.

@@ -13,7 +13,7 @@ use vramfit_core::{
 };
 
 /// One preset per decoder family and block layout.
-const PRESETS: [&str; 8] = [
+const PRESETS: [&str; 12] = [
     "llama-3.2-1b",
     "mistral-7b",
     "qwen3-0.6b",
@@ -22,6 +22,10 @@ const PRESETS: [&str; 8] = [
     "gemma-2-2b",
     "gemma-3-1b",
     "smollm2-135m",
+    "pythia-160m",
+    "phi-3-mini",
+    "phi-4-mini",
+    "starcoder2-3b",
 ];
 
 fn base() -> TrainConfig {
@@ -161,6 +165,17 @@ fn a_link_carries_each_new_config_json() {
             "num_attention_heads":16,"intermediate_size":8192}"#,
         r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":1024,"num_hidden_layers":28,
             "num_attention_heads":16,"num_key_value_heads":8,"head_dim":128,"intermediate_size":3072}"#,
+        r#"{"model_type":"starcoder2","vocab_size":49152,"hidden_size":3072,"num_hidden_layers":30,
+            "num_attention_heads":24,"num_key_value_heads":2,"intermediate_size":12288,"sliding_window":4096}"#,
+        r#"{"model_type":"phi3","vocab_size":200064,"hidden_size":3072,"num_hidden_layers":32,
+            "num_attention_heads":24,"num_key_value_heads":8,"intermediate_size":8192,"partial_rotary_factor":0.75,
+            "tie_word_embeddings":true}"#,
+        r#"{"model_type":"gpt_neox","vocab_size":50304,"hidden_size":768,"num_hidden_layers":12,
+            "num_attention_heads":12,"intermediate_size":3072,"rotary_pct":0.25}"#,
+        r#"{"model_type":"t5","d_model":2048,"d_ff":5120,"d_kv":64,"num_layers":24,"num_heads":32,
+            "feed_forward_proj":"gated-gelu","tie_word_embeddings":false}"#,
+        r#"{"model_type":"vit","hidden_size":768,"num_hidden_layers":12,"num_attention_heads":12,
+            "intermediate_size":3072,"image_size":224,"patch_size":16,"num_labels":1000}"#,
         r#"{"model_type":"granite","vocab_size":49155,"hidden_size":2048,"num_hidden_layers":40,
             "num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":8192,"mlp_bias":false}"#,
     ];
@@ -179,4 +194,94 @@ fn a_link_carries_each_new_config_json() {
         assert_eq!(back.spec, original.spec, "{text}");
         assert_eq!(back.assumptions, original.assumptions, "{text}");
     }
+}
+
+/// The encoder–decoder and the Hugging Face ViT reach the same places:
+/// LoRA and QLoRA, inference (T5's caches), the planner, a share link.
+#[test]
+fn t5_and_the_hugging_face_vit_reach_every_mode() {
+    let gpu = gpu_preset("a100-80gb").unwrap();
+    let o = Overheads::for_gpu(&gpu);
+    for (id, cfg) in [
+        ("flan-t5-xl", base()),
+        (
+            "vit-base-patch16-224",
+            TrainConfig {
+                batch: 32,
+                image: 224,
+                attention: Attention::Sdpa,
+                ..TrainConfig::default()
+            },
+        ),
+    ] {
+        let spec = model_preset(id).unwrap().spec;
+        let run = |c: TrainConfig| {
+            estimate(&spec, &c, &o, Some(&gpu)).unwrap_or_else(|e| panic!("{id} {c:?}: {e}"))
+        };
+        let full = run(cfg);
+        let lora = run(TrainConfig {
+            mode: Mode::FinetuneLora,
+            ..cfg
+        });
+        assert!(
+            lora.trainable_parameter_count * 10 < lora.parameter_count,
+            "{id}"
+        );
+        assert!(
+            lora.peak_allocated_bytes < full.peak_allocated_bytes,
+            "{id}"
+        );
+        let qlora = run(TrainConfig {
+            mode: Mode::FinetuneQlora,
+            ..cfg
+        });
+        assert!(qlora.at_peak.parameters < lora.at_peak.parameters, "{id}");
+        let infer = run(TrainConfig {
+            mode: Mode::Inference,
+            context: 1024,
+            ..cfg
+        });
+        assert_eq!(infer.at_peak.gradients.0, 0, "{id}");
+        let request = PlanRequest {
+            base: cfg,
+            target_batch: 64,
+            gpus_per_node: 1,
+            nodes: 1,
+            margin: 0.05,
+            dataset_samples: 0,
+            max_plans: 8,
+            measured: None,
+        };
+        assert!(
+            !plan(&spec, &gpu, &o, &request).unwrap().plans.is_empty(),
+            "{id}"
+        );
+        let state = ShareState {
+            model: id.to_string(),
+            gpu: gpu.id.to_string(),
+            train: cfg,
+            ..ShareState::default()
+        };
+        let decoded = decode(&state.to_url("https://example.org/"));
+        assert!(decoded.warnings.is_empty(), "{id}: {:?}", decoded.warnings);
+        assert_eq!(
+            run(decoded.state.train).device_used_bytes,
+            full.device_used_bytes,
+            "{id}"
+        );
+    }
+    // T5 generates with a cache of its self- and cross-attention.
+    let t5 = model_preset("flan-t5-xl").unwrap().spec;
+    let infer = estimate(
+        &t5,
+        &TrainConfig {
+            mode: Mode::Inference,
+            context: 1024,
+            ..base()
+        },
+        &o,
+        None,
+    )
+    .unwrap();
+    assert!(infer.at_peak.kv_cache.0 > 0);
 }

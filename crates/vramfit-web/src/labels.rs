@@ -82,6 +82,7 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::Gemma
         | Group::Pythia
         | Group::Phi
+        | Group::StarCoder2
         | Group::T5 => group.name(),
     }
 }

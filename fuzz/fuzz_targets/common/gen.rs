@@ -254,7 +254,8 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
                 &[
                     vramfit_core::models::MlpKind::Gated,
                     vramfit_core::models::MlpKind::FusedGated,
-                    vramfit_core::models::MlpKind::Plain,
+                    vramfit_core::models::MlpKind::Plain { bias: true },
+                    vramfit_core::models::MlpKind::Plain { bias: false },
                 ],
             )?,
             parallel_residual: u.arbitrary()?,

@@ -97,6 +97,9 @@ pub enum Group {
     /// Microsoft's Phi series.
     #[serde(rename = "Phi")]
     Phi,
+    /// BigCode's StarCoder2 code models.
+    #[serde(rename = "StarCoder2")]
+    StarCoder2,
     /// Google's T5 encoder-decoders (T5, Flan-T5).
     #[serde(rename = "T5")]
     T5,
@@ -120,6 +123,7 @@ impl Group {
             Group::Gemma => "Gemma",
             Group::Pythia => "Pythia",
             Group::Phi => "Phi",
+            Group::StarCoder2 => "StarCoder2",
             Group::T5 => "T5",
         }
     }

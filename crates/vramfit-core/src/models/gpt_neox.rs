@@ -72,7 +72,7 @@ fn block() -> BlockOptions {
     BlockOptions {
         norm_kind: NormKind::LayerNorm,
         qkv: QkvProjection::FusedChunks,
-        mlp: MlpKind::Plain,
+        mlp: MlpKind::Plain { bias: true },
         parallel_residual: true,
         ..BlockOptions::default()
     }

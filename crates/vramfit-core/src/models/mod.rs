@@ -13,6 +13,7 @@ pub mod olmo2;
 pub mod phi3;
 pub mod qwen3;
 pub mod registry;
+pub mod starcoder2;
 pub mod t5;
 pub mod t5_lower;
 pub mod t5_ops;

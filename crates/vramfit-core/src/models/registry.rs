@@ -6,10 +6,12 @@
 
 use super::family::Family;
 use super::family::Import;
-use super::{bert, cnn, gemma, gpt_neox, gpt2, llama, olmo2, phi3, qwen3, t5, vit, vit_hf};
+use super::{
+    bert, cnn, gemma, gpt_neox, gpt2, llama, olmo2, phi3, qwen3, starcoder2, t5, vit, vit_hf,
+};
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 15] = [
+pub const FAMILIES: [Family; 16] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -24,6 +26,7 @@ pub const FAMILIES: [Family; 15] = [
     gemma::FAMILY,
     gpt_neox::FAMILY,
     phi3::FAMILY,
+    starcoder2::FAMILY,
     t5::FAMILY,
 ];
 

@@ -204,8 +204,13 @@ pub enum MlpKind {
     /// (Phi-3's `gate_up_proj`): both halves are views of its output, so
     /// the activation's saved gate keeps the whole output.
     FusedGated,
-    /// `dense_4h_to_h(act(dense_h_to_4h(x)))`, both with a bias (GPT-NeoX).
-    Plain,
+    /// `dense_4h_to_h(act(dense_h_to_4h(x)))` (GPT-NeoX, StarCoder2's
+    /// `c_proj(act(c_fc(x)))`).
+    Plain {
+        /// Whether both projections have a bias (GPT-NeoX's always do,
+        /// StarCoder2's with `use_bias`).
+        bias: bool,
+    },
 }
 
 /// Which layers attend to a sliding window of the last `window` positions.
@@ -945,10 +950,10 @@ fn llama_mlp(b: &mut Builder, t: &TransformerSpec, n: TensorId) -> TensorId {
             let g = b.activation("mlp.activation_fn", half(0));
             b.mul("mlp.up_mul", half(1), g, b.numel(g).per_sample)
         }
-        MlpKind::Plain => {
-            let f = b.linear("mlp.dense_h_to_4h", n, h, i, true);
+        MlpKind::Plain { bias } => {
+            let f = b.linear("mlp.dense_h_to_4h", n, h, i, bias);
             let f = b.activation("mlp.act", f);
-            return b.linear("mlp.dense_4h_to_h", f, i, h, true);
+            return b.linear("mlp.dense_4h_to_h", f, i, h, bias);
         }
     };
     b.linear("mlp.down_proj", gu, i, h, false)

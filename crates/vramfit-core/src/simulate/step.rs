@@ -46,6 +46,19 @@ enum Fresh {
     Shard(usize),
 }
 
+/// Each parameter's first op in forward order (`usize::MAX` when none reads it).
+fn first_uses(g: &Graph) -> Vec<usize> {
+    let mut first = vec![usize::MAX; g.params.len()];
+    for (i, op) in g.ops.iter().enumerate() {
+        for p in &op.params {
+            if let Some(f) = first.get_mut(p.0 as usize) {
+                *f = (*f).min(i);
+            }
+        }
+    }
+    first
+}
+
 /// A gradient buffer shared by views (passthrough ops) until its last user.
 struct GradBuffer {
     handle: Option<Handle>,
@@ -70,6 +83,13 @@ pub(super) struct Sim<'a> {
     // Per step / run.
     /// Each parameter's `.grad` once made in the step: the whole gradient and the kept shard (one of them is empty).
     param_grad: Vec<Option<(Option<Handle>, Option<Handle>)>>,
+    /// Each parameter's first op in forward, the last to give it a gradient
+    /// in backward (`usize::MAX` for one no op reads).
+    first_use: Vec<usize>,
+    /// Parameters whose gradient is still autograd's input buffer: a weight
+    /// read by several ops (a tied embedding and head) gets `.grad` only when
+    /// its last contribution has been summed in (then AccumulateGrad runs).
+    buffered: Vec<bool>,
     states: Option<Vec<Option<Handle>>>,
     /// cuBLAS workspaces still to be created (one per handle).
     workspace: u32,
@@ -162,6 +182,8 @@ impl<'a> Sim<'a> {
             grad_of: vec![None; n],
             grads: Vec::new(),
             param_grad: vec![None; g.params.len()],
+            first_use: first_uses(g),
+            buffered: vec![false; g.params.len()],
             states: None,
             // Inference runs no autograd thread: one cuBLAS handle at most.
             workspace: if cfg.mode == crate::config::Mode::Inference {
@@ -537,7 +559,7 @@ impl<'a> Sim<'a> {
         // (AccumulateGrad then keeps it as `.grad`); with autocast a later
         // ToCopyBackward node converts the half-precision gradient.
         if !op.param_grad_via_cast {
-            self.param_grads(op, &mut transient, &mut fresh);
+            self.param_grads(i, op, &mut transient, &mut fresh);
         }
         transient.push(
             self.mem
@@ -560,7 +582,7 @@ impl<'a> Sim<'a> {
                 self.mem
                     .alloc(Cat::Temporary, self.temp_bytes(op.backward_temp)),
             );
-            self.param_grads(op, &mut transient, &mut fresh);
+            self.param_grads(i, op, &mut transient, &mut fresh);
             self.observe(Phase::Backward, i);
             transient.drain(..).for_each(|h| self.mem.free(h));
             self.settle(&mut fresh);
@@ -622,6 +644,7 @@ impl<'a> Sim<'a> {
     /// ones (accumulation, shared weights) are transients added in place.
     fn param_grads(
         &mut self,
+        i: usize,
         op: &Op,
         transient: &mut Vec<Option<Handle>>,
         fresh: &mut Vec<Fresh>,
@@ -633,6 +656,18 @@ impl<'a> Sim<'a> {
             };
             if !param.trainable {
                 continue;
+            }
+            // More ops read this weight (earlier in forward): autograd sums
+            // their contributions in an input buffer before `.grad` exists.
+            let more_to_come = self.first_use.get(pi).is_some_and(|&f| f < i);
+            if let Some(Some((whole, _))) = self.param_grad.get(pi) {
+                if self.buffered.get(pi).copied().unwrap_or(false) && !more_to_come {
+                    // The last contribution: the buffer becomes `.grad`.
+                    fresh.push(Fresh::Grad(*whole));
+                    if let Some(b) = self.buffered.get_mut(pi) {
+                        *b = false;
+                    }
+                }
             }
             if self.param_grad.get(pi).is_some_and(Option::is_some) {
                 // Accumulated in place into `.grad` (or its shard, after the reduce-scatter).
@@ -655,7 +690,13 @@ impl<'a> Sim<'a> {
             if let Some(slot) = self.param_grad.get_mut(pi) {
                 *slot = Some((whole, None));
             }
-            fresh.push(Fresh::Grad(whole));
+            if more_to_come {
+                if let Some(b) = self.buffered.get_mut(pi) {
+                    *b = true;
+                }
+            } else {
+                fresh.push(Fresh::Grad(whole));
+            }
             fresh.push(Fresh::Shard(pi));
         }
     }
