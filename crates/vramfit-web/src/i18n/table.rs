@@ -99,6 +99,7 @@ table! {
     LoraRankHint => "Rank of the adapter matrices", "适配器矩阵的秩";
     ContextTokens => "Context", "上下文长度";
     ContextHint => "KV-cache length; 0 means the sequence length", "KV 缓存长度；0 表示与序列长度相同";
+    ServingGroup => "Serving", "部署服务";
     Engine => "Engine", "推理引擎";
     EngineHint => "Hugging Face generate is simulated op by op; vLLM, SGLang and llama.cpp are sized as their source code allocates", "Hugging Face 按算子逐个模拟；vLLM、SGLang 和 llama.cpp 按其源代码的分配方式计算";
     EngineHf => "Hugging Face transformers", "Hugging Face transformers";
@@ -227,6 +228,7 @@ table! {
     FitsOn => "Fits on {0}", "可以放入 {0}";
     ServeTitle => "What {0} allocates", "{0} 分配的显存";
     ServeSub => "{0} weights, {1} KV cache, {2} tokens × {3} sequences. Sizes as the engine's source code computes them.", "{0} 权重，{1} KV 缓存，{2} 个词元 × {3} 条序列。大小按引擎源代码的计算方式得出。";
+    ServeWeightsTerm => "Weights", "权重";
     ServeWeightsNote => "All of them, on the GPU and in host RAM.", "全部权重，含显卡和主机内存中的部分。";
     ServeKv => "KV cache", "KV 缓存";
     ServeKvNote => "Context × sequences, on the GPU for the offloaded layers.", "上下文长度 × 序列数，放到显卡的层在显卡上。";
