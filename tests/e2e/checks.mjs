@@ -183,6 +183,58 @@ export const checks = [
     await page.waitForFunction((b) => document.querySelector("#peak-allocated")?.dataset.bytes === String(b), single, { timeout: 5_000 });
   }],
 
+  ["a serving engine answers for itself: llama.cpp's GGUF sizes and -ngl, vLLM's pool and launch command, refusals as messages, in Chinese too", async (page) => {
+    // A link with an engine: a second page of the same context, so the shared page keeps its state.
+    const p = await page.context().newPage();
+    const problems = watch(p);
+    try {
+      await p.goto(new URL("?v=1&m=llama-3-8b&mo=inference&ctx=8192&en=llama.cpp&w=q4_k_m", page.url()).href);
+      await p.waitForSelector('#results[data-engine="llama.cpp"][data-state="fresh"]', { timeout: 30_000 });
+      expect((await p.inputValue("#engine")) === "llama.cpp" && (await p.inputValue("#serve-weights")) === "q4_k_m", "the link's engine and weights are not in the form");
+      // Llama-3-8B's f16 KV cache at 8192 tokens is exactly 1 GiB; its Q4_K_M file about 4.91 GB.
+      expect((await bytesOf(p, "#serve-kv")) === 2 ** 30, `KV cache: ${await bytesOf(p, "#serve-kv")}`);
+      const weights = await bytesOf(p, "#serve-weights");
+      expect(Math.abs(weights / 4.92e9 - 1) < 0.02, `Q4_K_M weights: ${weights}`);
+      expect((await p.getAttribute("#serve-verdict", "data-fits")) === "true", "Q4_K_M does not fit a 4090");
+      const llama = await p.inputValue("#launch-command");
+      expect(llama.startsWith("llama-server -m llama-3-8b-Q4_K_M.gguf -c 8192 -np 1 -ngl 999"), `launch: ${llama}`);
+      // -ngl: fewer layers move memory to the host; more than 33 is refused at the field, keeping the answer.
+      const host = await bytesOf(p, "#serve-host");
+      await p.fill("#gpu-layers", "10");
+      expect((await nextBytes(p, "#serve-host", host)) > host, "fewer GPU layers did not raise host RAM");
+      expect(new URL(p.url()).searchParams.get("gl") === "10", `address: ${p.url()}`);
+      await p.fill("#gpu-layers", "40");
+      await p.waitForSelector("#gpu-layers-error", { timeout: 5_000 });
+      expect((await text(p, "#gpu-layers-error")) === "GPU layers must be at most 33.", `error: ${await text(p, "#gpu-layers-error")}`);
+      expect((await p.getAttribute("#results", "data-state")) === "stale", "the last answer was not kept");
+      await p.fill("#gpu-layers", "");
+      await p.waitForSelector('#results[data-state="fresh"]', { timeout: 5_000 });
+      // vLLM: its pool, maximum concurrency and command; the GGUF mix is not its own.
+      await p.selectOption("#engine", "vllm");
+      await p.waitForSelector('#results[data-engine="vllm"] #max-concurrency', { timeout: 10_000 });
+      expect((await p.inputValue("#serve-weights")) === "native", "vLLM kept a GGUF mix");
+      expect(Number(await p.getAttribute("#max-concurrency", "data-value")) > 1, "no concurrency");
+      const vllm = await p.inputValue("#launch-command");
+      expect(vllm.startsWith("vllm serve llama-3-8b --max-model-len 8192 --gpu-memory-utilization 0.9"), `launch: ${vllm}`);
+      expect(new URL(p.url()).searchParams.get("en") === "vllm", `address: ${p.url()}`);
+      // fp8 on an RTX 3090 (Ampere) is refused by name, and in Chinese too.
+      await p.selectOption("#gpu", "rtx-3090");
+      await p.selectOption("#kv-dtype", "fp8");
+      await p.waitForSelector("#notice.notice-error", { timeout: 5_000 });
+      expect((await text(p, "#notice")).includes("has no FP8"), `fp8 message: ${await text(p, "#notice")}`);
+      await p.selectOption("#lang", "zh-CN");
+      await p.waitForFunction(() => document.documentElement.lang === "zh-CN", null, { timeout: 5_000 });
+      expect((await text(p, "#notice")).includes("不支持 FP8"), `fp8 message in Chinese: ${await text(p, "#notice")}`);
+      const left = englishLeft(await pageStrings(p));
+      expect(left.phrases.length + left.words.length === 0, `English with an engine in Chinese mode: ${[...left.phrases, ...left.words].join(" | ")}`);
+      await p.selectOption("#lang", "en");
+      await p.waitForFunction(() => document.documentElement.lang === "en", null, { timeout: 5_000 });
+    } finally {
+      await p.close();
+    }
+    expect(problems.length === 0, problems.join("\n  "));
+  }],
+
   ["applying a technique from the comparison strip sets it in the form", async (page) => {
     await settled(page);
     const saved = Number(await page.getAttribute("#tech-checkpointing", "data-saved"));

@@ -191,15 +191,48 @@ pub fn offloads(lang: Lang) -> Vec<ChoiceGroup> {
 /// Training, fine-tuning and inference.
 pub fn modes(lang: Lang) -> Vec<ChoiceGroup> {
     use vramfit_core::config::Mode;
-    ungrouped(Mode::ALL.iter().map(|m| {
-        let key = match m {
-            Mode::Train => Key::ModeTrain,
-            Mode::FinetuneLora => Key::ModeLora,
-            Mode::FinetuneQlora => Key::ModeQlora,
-            Mode::Inference => Key::ModeInference,
-        };
-        (m.id(), t(lang, key))
-    }))
+    ungrouped(Mode::ALL.iter().map(|m| (m.id(), labels::mode(*m, lang))))
+}
+
+/// The serving engines.
+pub fn engines(lang: Lang) -> Vec<ChoiceGroup> {
+    use vramfit_core::engines::Engine;
+    ungrouped(
+        Engine::ALL
+            .iter()
+            .map(|e| (e.id(), labels::engine(*e, lang))),
+    )
+}
+
+/// The weights `engine` runs, by `--weights` id, with `current` added when
+/// a link chose one it does not offer (the estimate says why it is refused).
+pub fn serve_weights(
+    engine: vramfit_core::engines::Engine,
+    current: &str,
+    lang: Lang,
+) -> Vec<ChoiceGroup> {
+    let mut ids = crate::serving::weight_ids(engine);
+    if !ids.contains(&current) {
+        ids.push(current);
+    }
+    let labels: Vec<(String, String)> = ids
+        .into_iter()
+        .map(|id| (id.to_string(), labels::serve_weights(engine, id, lang)))
+        .collect();
+    ungrouped(labels.iter().map(|(v, l)| (v.as_str(), l.as_str())))
+}
+
+/// The KV cache types `engine` offers, with `current` added when a link
+/// chose one it does not offer.
+pub fn kv_dtypes(
+    engine: vramfit_core::engines::Engine,
+    current: vramfit_core::engines::KvDtype,
+) -> Vec<ChoiceGroup> {
+    let mut kinds = crate::serving::kv_choices(engine).to_vec();
+    if !kinds.contains(&current) {
+        kinds.push(current);
+    }
+    ungrouped(kinds.iter().map(|k| (k.id(), k.id())))
 }
 
 /// Checkpointing choices.

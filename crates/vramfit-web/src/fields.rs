@@ -6,6 +6,7 @@
 use crate::i18n::{Key, Lang, t, tf};
 use crate::present::group_digits;
 use vramfit_core::config::MAX_DIMENSION;
+use vramfit_core::engines::serving::{MAX_CONCURRENCY, MAX_GPU_LAYERS};
 
 /// Largest gradient-accumulation count and checkpoint interval the core accepts.
 pub const MAX_STEPS: u64 = 1 << 16;
@@ -34,6 +35,12 @@ pub enum Field {
     LoraRank,
     /// KV-cache length (inference); 0 means the sequence length.
     Context,
+    /// Sequences in flight (a serving engine's).
+    Concurrency,
+    /// vLLM's `--gpu-memory-utilization` (SGLang's `--mem-fraction-static`), a fraction.
+    Utilization,
+    /// llama.cpp's `-ngl`; blank (or `all`) offloads every layer.
+    GpuLayers,
 }
 
 impl Field {
@@ -49,6 +56,9 @@ impl Field {
             Field::GpuMemory => "gpu-memory",
             Field::LoraRank => "lora-rank",
             Field::Context => "context",
+            Field::Concurrency => "concurrency",
+            Field::Utilization => "gpu-utilization",
+            Field::GpuLayers => "gpu-layers",
         }
     }
 
@@ -64,6 +74,9 @@ impl Field {
             Field::GpuMemory => Key::GpuMemory,
             Field::LoraRank => Key::LoraRank,
             Field::Context => Key::ContextTokens,
+            Field::Concurrency => Key::Concurrency,
+            Field::Utilization => Key::Utilization,
+            Field::GpuLayers => Key::GpuLayers,
         }
     }
 
@@ -79,13 +92,18 @@ impl Field {
             Field::GpuMemory => Key::GpuMemoryHint,
             Field::LoraRank => Key::LoraRankHint,
             Field::Context => Key::ContextHint,
+            Field::Concurrency => Key::ConcurrencyHint,
+            Field::Utilization => Key::UtilizationHint,
+            Field::GpuLayers => Key::GpuLayersHint,
         }
     }
 
     /// The unit shown inside the field, if any.
     pub fn unit(self) -> Option<Key> {
         match self {
-            Field::Batch | Field::LoraRank => None,
+            Field::Batch | Field::LoraRank | Field::Utilization => None,
+            Field::Concurrency => Some(Key::UnitSequences),
+            Field::GpuLayers => Some(Key::UnitLayers),
             Field::Gpus => Some(Key::UnitGpus),
             Field::GpuMemory => Some(Key::UnitGib),
             Field::Context => Some(Key::UnitTokens),
@@ -107,6 +125,10 @@ impl Field {
                 *vramfit_core::gpus::CUSTOM_GIB.end(),
             ),
             Field::Context => (0, MAX_DIMENSION),
+            Field::Concurrency => (1, MAX_CONCURRENCY),
+            // A fraction: read by `parse_fraction`, which has its own message.
+            Field::Utilization => (0, 1),
+            Field::GpuLayers => (0, MAX_GPU_LAYERS),
         }
     }
 
@@ -122,6 +144,10 @@ impl Field {
             Field::GpuMemory => 24,
             Field::LoraRank => 16,
             Field::Context => 4096,
+            Field::Concurrency => 8,
+            // Never quoted: `parse_fraction` says "like 0.9" itself.
+            Field::Utilization => 1,
+            Field::GpuLayers => 20,
         }
     }
 
@@ -136,6 +162,10 @@ impl Field {
             Field::GpuMemory => Key::EmptyGpuMemory,
             Field::LoraRank => Key::EmptyLoraRank,
             Field::Context => Key::EmptyContext,
+            Field::Concurrency => Key::EmptyConcurrency,
+            Field::Utilization => Key::EmptyUtilization,
+            // Blank means every layer (`parse_gpu_layers`): said, not refused.
+            Field::GpuLayers => Key::EmptyGpuLayers,
         }
     }
 
@@ -150,6 +180,9 @@ impl Field {
             "gpus-per-node" => Some(Field::Gpus),
             "lora-rank" => Some(Field::LoraRank),
             "context" => Some(Field::Context),
+            "concurrency" => Some(Field::Concurrency),
+            "gpu-memory-utilization" => Some(Field::Utilization),
+            "gpu-layers" => Some(Field::GpuLayers),
             _ => None,
         }
     }
@@ -166,6 +199,8 @@ pub enum FieldError {
     TooSmall(u64),
     /// Above the largest accepted value.
     TooLarge(u64),
+    /// Not a fraction above 0 and at most 1.
+    NotFraction,
     /// The estimator says this value does not apply to the model (why).
     NotApplicable(vramfit_core::error::Inapplicable),
 }
@@ -179,6 +214,7 @@ impl FieldError {
             FieldError::NotWhole => tf(lang, Key::NotWhole, &[label, &field.example().to_string()]),
             FieldError::TooSmall(min) => tf(lang, Key::TooSmall, &[label, &group_digits(*min)]),
             FieldError::TooLarge(max) => tf(lang, Key::TooLarge, &[label, &group_digits(*max)]),
+            FieldError::NotFraction => tf(lang, Key::NotFraction, &[label]),
             FieldError::NotApplicable(why) => tf(
                 lang,
                 Key::NotApplicable,
@@ -216,6 +252,36 @@ pub fn parse_count(field: Field, raw: &str) -> Result<u64, FieldError> {
         // In range, so at most 2^24: exact as f64.
         Ok(value as u64)
     }
+}
+
+/// Parses a fraction above 0 and at most 1 (`0.9`, ` .85 `), as vLLM's
+/// `--gpu-memory-utilization` takes it.
+///
+/// # Errors
+/// [`FieldError::Empty`] or [`FieldError::NotFraction`].
+pub fn parse_fraction(raw: &str) -> Result<f64, FieldError> {
+    let s = raw.trim();
+    if s.is_empty() {
+        return Err(FieldError::Empty);
+    }
+    // NaN and infinities fail the range test.
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
+        _ => Err(FieldError::NotFraction),
+    }
+}
+
+/// Parses llama.cpp's `-ngl` as typed: blank or `all` offloads every layer
+/// (`None`), else a count of layers.
+///
+/// # Errors
+/// As [`parse_count`] for [`Field::GpuLayers`].
+pub fn parse_gpu_layers(raw: &str) -> Result<Option<u64>, FieldError> {
+    let s = raw.trim();
+    if s.is_empty() || s.eq_ignore_ascii_case("all") {
+        return Ok(None);
+    }
+    parse_count(Field::GpuLayers, s).map(Some)
 }
 
 /// `123`, `1e3` or `2.5e2` as a number, if it is a whole one.
@@ -317,6 +383,29 @@ mod tests {
         assert_eq!(parse_count(Field::Batch, "1e-3"), Err(FieldError::NotWhole));
         assert_eq!(parse_count(Field::Batch, "inf"), Err(FieldError::NotWhole));
         assert_eq!(parse_count(Field::Batch, "NaN"), Err(FieldError::NotWhole));
+    }
+
+    #[test]
+    fn serving_fields_read_fractions_and_all_layers() {
+        assert_eq!(parse_fraction(" 0.85 "), Ok(0.85));
+        assert_eq!(parse_fraction("1"), Ok(1.0));
+        for bad in ["0", "1.5", "-0.2", "abc", "NaN", "inf"] {
+            assert_eq!(parse_fraction(bad), Err(FieldError::NotFraction), "{bad}");
+        }
+        assert_eq!(parse_fraction(""), Err(FieldError::Empty));
+        assert_eq!(
+            FieldError::NotFraction.message(Field::Utilization, Lang::En),
+            "GPU memory utilization must be a number above 0 and at most 1, like 0.9."
+        );
+        assert_eq!(parse_gpu_layers(""), Ok(None));
+        assert_eq!(parse_gpu_layers(" All "), Ok(None));
+        assert_eq!(parse_gpu_layers("0"), Ok(Some(0)));
+        assert_eq!(parse_gpu_layers("20"), Ok(Some(20)));
+        assert_eq!(parse_gpu_layers("x"), Err(FieldError::NotWhole));
+        assert_eq!(
+            en(Field::Concurrency, "0"),
+            Err("Concurrency must be at least 1.".to_string())
+        );
     }
 
     #[test]

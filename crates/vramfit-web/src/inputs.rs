@@ -2,7 +2,9 @@
 //! editable, and its validation into a [`TrainConfig`].
 
 use crate::fields::{Field, FieldErrors, parse_count};
+use crate::serving::ServeInputs;
 use vramfit_core::config::Mode;
+use vramfit_core::engines::Serving;
 use vramfit_core::models::InputKind;
 use vramfit_core::parallel::{Offload, Strategy};
 use vramfit_core::share::ShareState;
@@ -109,6 +111,8 @@ pub struct Inputs {
     /// modes; attention for models that do not read tokens),
     /// as a share link set it. The form's fields override its counterparts.
     pub rest: TrainConfig,
+    /// The serving engine and its settings (inference mode).
+    pub serve: ServeInputs,
 }
 
 impl Default for Inputs {
@@ -149,11 +153,15 @@ impl Inputs {
             lora_rank: cfg.lora_rank.to_string(),
             context: cfg.context.to_string(),
             rest: *cfg,
+            serve: ServeInputs::from_share(share),
         }
     }
 
     /// The raw text of a count field.
     pub fn get(&self, field: Field) -> &str {
+        if let Some(raw) = self.serve.get(field) {
+            return raw;
+        }
         match field {
             Field::Batch => &self.batch,
             Field::Seq => &self.seq,
@@ -164,11 +172,15 @@ impl Inputs {
             Field::GpuMemory => &self.gpu_memory,
             Field::LoraRank => &self.lora_rank,
             Field::Context => &self.context,
+            Field::Concurrency | Field::Utilization | Field::GpuLayers => "",
         }
     }
 
     /// Replaces the raw text of a count field.
     pub fn set(&mut self, field: Field, value: String) {
+        if let Some(slot) = self.serve.slot(field) {
+            return *slot = value;
+        }
         let slot = match field {
             Field::Batch => &mut self.batch,
             Field::Seq => &mut self.seq,
@@ -179,6 +191,8 @@ impl Inputs {
             Field::GpuMemory => &mut self.gpu_memory,
             Field::LoraRank => &mut self.lora_rank,
             Field::Context => &mut self.context,
+            // Answered by `serve.slot` above.
+            Field::Concurrency | Field::Utilization | Field::GpuLayers => return,
         };
         *slot = value;
     }
@@ -219,6 +233,11 @@ impl Inputs {
             Mode::Train => None,
         };
         let memory = (self.gpu == CUSTOM_GPU).then_some(Field::GpuMemory);
+        let serving = if self.mode == Mode::Inference {
+            self.serve.fields()
+        } else {
+            Vec::new()
+        };
         [
             Some(Field::Batch),
             size,
@@ -230,6 +249,7 @@ impl Inputs {
         ]
         .into_iter()
         .flatten()
+        .chain(serving)
         .collect()
     }
 
@@ -251,6 +271,16 @@ impl Inputs {
     /// # Errors
     /// Why each invalid field is invalid.
     pub fn config(&self, kind: InputKind) -> Result<TrainConfig, FieldErrors> {
+        self.settings(kind).map(|(cfg, _)| cfg)
+    }
+
+    /// Validates the fields a model with this input kind uses, the serving
+    /// settings with them (the weights choice of an engine sets the
+    /// configuration's weight format too).
+    ///
+    /// # Errors
+    /// Why each invalid field is invalid.
+    pub fn settings(&self, kind: InputKind) -> Result<(TrainConfig, Serving), FieldErrors> {
         let mut cfg = TrainConfig {
             precision: self.precision,
             optimizer: self.optimizer,
@@ -271,7 +301,17 @@ impl Inputs {
             CheckpointChoice::EveryK => Checkpointing::EveryK(1),
         };
         let mut errors = FieldErrors::default();
+        let (weights, serving) = self
+            .serve
+            .settings(self.mode == Mode::Inference, &mut errors);
+        if let Some(w) = weights {
+            cfg.weights = w;
+        }
         for field in self.fields(kind) {
+            if self.serve.get(field).is_some() {
+                // Read by `serve.settings`.
+                continue;
+            }
             match parse_count(field, self.get(field)) {
                 Ok(n) => match field {
                     Field::Batch => cfg.batch = n,
@@ -288,12 +328,13 @@ impl Inputs {
                     Field::GpuMemory => {}
                     Field::LoraRank => cfg.lora_rank = n,
                     Field::Context => cfg.context = n,
+                    Field::Concurrency | Field::Utilization | Field::GpuLayers => {}
                 },
                 Err(e) => errors.set(field, e),
             }
         }
         if errors.is_empty() {
-            Ok(cfg)
+            Ok((cfg, serving))
         } else {
             Err(errors)
         }

@@ -4,6 +4,8 @@
 
 use crate::i18n::{Key, Lang, t};
 use crate::inputs::CheckpointChoice;
+use vramfit_core::config::Mode;
+use vramfit_core::engines::Engine;
 use vramfit_core::explore::Technique;
 use vramfit_core::gpus::Vendor;
 use vramfit_core::models::Group;
@@ -38,6 +40,48 @@ pub fn optimizer(o: Optimizer, lang: Lang) -> &'static str {
             Optimizer::Lion => Key::Lion,
         },
     )
+}
+
+/// How a mode is shown.
+pub fn mode(m: Mode, lang: Lang) -> &'static str {
+    t(
+        lang,
+        match m {
+            Mode::Train => Key::ModeTrain,
+            Mode::FinetuneLora => Key::ModeLora,
+            Mode::FinetuneQlora => Key::ModeQlora,
+            Mode::Inference => Key::ModeInference,
+        },
+    )
+}
+
+/// How a serving engine is shown (Ollama runs llama.cpp).
+pub fn engine(e: Engine, lang: Lang) -> &'static str {
+    t(
+        lang,
+        match e {
+            Engine::Hf => Key::EngineHf,
+            Engine::Vllm => Key::EngineVllm,
+            Engine::Sglang => Key::EngineSglang,
+            Engine::LlamaCpp => Key::EngineLlamaCpp,
+        },
+    )
+}
+
+/// How a `--weights` id is shown with `engine`: `native` as the 16 bits
+/// the engine loads, the quantized formats by their names, GGUF mixes as
+/// `llama-quantize` writes them (`Q4_K_M`).
+pub fn serve_weights(engine: Engine, id: &str, lang: Lang) -> String {
+    let key = match id {
+        "native" if engine == Engine::LlamaCpp => Key::WeightsGguf16,
+        "native" => Key::WeightsTorch16,
+        "fp8" => Key::WeightsFp8,
+        "awq-int4" => Key::WeightsAwq,
+        "gptq-int4" => Key::WeightsGptq,
+        "int4" | "nf4" => Key::WeightsNf4,
+        other => return other.to_ascii_uppercase(),
+    };
+    t(lang, key).to_string()
 }
 
 /// How a checkpointing choice is shown.

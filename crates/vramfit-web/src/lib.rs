@@ -48,6 +48,8 @@ pub mod planner;
 pub mod prefs;
 pub mod present;
 pub mod report;
+pub mod serve_report;
+pub mod serving;
 pub mod state;
 pub mod url;
 

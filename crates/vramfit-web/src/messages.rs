@@ -1,11 +1,15 @@
 //! The core's typed messages in the page's languages: a plan's trade-offs,
 //! the batch-size advice, an uneven batch split, which pipeline stage an
 //! estimate describes, why a link's `config.json` cannot be read and why the
-//! estimator rejects a configuration. Every value goes through the
+//! estimator (or a serving engine, `serve.rs`) rejects a configuration. Every value goes through the
 //! translation table; the core builds no sentences for them (the CLI words
 //! the same values in English). The core errors that carry free text
 //! (an invalid model's dimensions, a size past the limits, the JSON
 //! parser's message) stay in English.
+
+mod serve;
+
+pub use serve::serve_fault;
 
 use crate::i18n::{Key, Lang, t, tf};
 use crate::present::group_digits;
@@ -181,8 +185,8 @@ pub fn core_error(e: &Error, lang: Lang) -> String {
         | Error::NestedConfig { .. }
         | Error::MissingField { .. }
         | Error::InvalidModel(_)
-        | Error::TooLarge { .. }
-        | Error::Serve(_) => sentence(&e.to_string()),
+        | Error::TooLarge { .. } => sentence(&e.to_string()),
+        Error::Serve(f) => serve_fault(f, lang),
     }
 }
 

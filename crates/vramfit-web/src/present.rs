@@ -96,6 +96,11 @@ pub fn percent(share: f64) -> String {
     }
 }
 
+/// A ratio with two decimals, as vLLM prints its maximum concurrency: `6.04`.
+pub fn ratio(x: f64) -> String {
+    format!("{x:.2}")
+}
+
 /// The same share as a CSS width (`42.123%`), unrounded so bars add up.
 pub fn css_width(share: f64) -> String {
     format!("width: {:.3}%", share.clamp(0.0, 1.0) * 100.0)

@@ -15,9 +15,13 @@ use crate::layers::{LayerColumn, LayerSort};
 use crate::messages::core_error;
 use crate::prefs::{Prefs, Theme, Units};
 use crate::report::{Memo, Report};
+use crate::serve_report::ServeView;
+use crate::serving::ServeInputs;
 use crate::url::Link;
 use std::rc::Rc;
 use vramfit_core::config::Mode;
+use vramfit_core::engines::{Engine, KvDtype, Serving};
+use vramfit_core::error::ServeFault;
 use vramfit_core::models::InputKind;
 use vramfit_core::parallel::{Offload, Strategy};
 use vramfit_core::share::{Setting, ShareState, Warning};
@@ -73,6 +77,12 @@ pub enum Action {
     SetOffload(Offload),
     /// Pick training, fine-tuning or inference.
     SetMode(Mode),
+    /// Pick the serving engine (inference mode).
+    SetEngine(Engine),
+    /// Pick the engine's weights, by `--weights` id.
+    SetServeWeights(String),
+    /// Pick the engine's KV cache type.
+    SetKvDtype(KvDtype),
     /// Paste, type or drop `config.json` text.
     ImportConfig(String),
     /// A dropped or chosen file could not be used.
@@ -124,8 +134,10 @@ pub struct AppState {
     pub errors: FieldErrors,
     /// A problem not tied to a field.
     pub problem: Option<Problem>,
-    /// The last valid report.
+    /// The last valid report of Hugging Face's simulation.
     pub report: Option<Rc<Report>>,
+    /// The last valid answer of a serving engine (vLLM, SGLang, llama.cpp).
+    pub serving: Option<Rc<ServeView>>,
     /// Whether `report` is older than the current inputs (they are invalid).
     pub stale: bool,
     /// How the per-layer table is sorted.
@@ -211,6 +223,7 @@ impl AppState {
             errors: FieldErrors::default(),
             problem: None,
             report: None,
+            serving: None,
             stale: false,
             layer_sort: LayerSort::default(),
             memo: Memo::default(),
@@ -232,16 +245,25 @@ impl AppState {
         if self.stale || self.problem.is_some() {
             return None;
         }
-        let train = self.inputs.config(self.input_kind()).ok()?;
+        let (train, serve) = self.inputs.settings(self.input_kind()).ok()?;
         let imported = self.inputs.model == IMPORTED_MODEL;
         Some(ShareState {
             model: self.inputs.model.clone(),
             config_json: imported.then(|| self.import.valid_text.clone()),
             gpu: self.inputs.gpu_id(),
             train,
-            // The page offers no serving engine yet (#20): Hugging Face's simulation.
-            ..ShareState::default()
+            serve,
         })
+    }
+
+    /// The engine whose answer the page shows: the form's in inference
+    /// mode, else the link's (which the core refuses outside inference).
+    pub fn engine(&self) -> Engine {
+        if self.inputs.mode == Mode::Inference {
+            self.inputs.serve.engine
+        } else {
+            self.inputs.serve.rest.engine
+        }
     }
 
     /// The settings in effect that the form does not show (set by a link).
@@ -249,6 +271,9 @@ impl AppState {
         // The form's fields override their counterparts in `rest`, and are filtered out.
         let mut shown = form_keys(self.input_kind()).to_vec();
         shown.extend(["mo", "st", "gn", "of"]);
+        if self.inputs.mode == Mode::Inference {
+            shown.extend(self.inputs.serve.keys());
+        }
         shown.extend(
             self.inputs
                 .fields(self.input_kind())
@@ -261,6 +286,7 @@ impl AppState {
         );
         ShareState {
             train: self.inputs.rest,
+            serve: self.inputs.serve.rest,
             ..ShareState::default()
         }
         .settings()
@@ -273,10 +299,14 @@ impl AppState {
     /// [`AppState::extras`] plus the layout and mode the page's form shows.
     pub fn widget_extras(&self) -> Vec<Setting> {
         let kind = self.input_kind();
-        let train = self.inputs.config(kind).unwrap_or(self.inputs.rest);
+        let (train, serve) = self
+            .inputs
+            .settings(kind)
+            .unwrap_or((self.inputs.rest, self.inputs.serve.rest));
         let shown = form_keys(kind);
         ShareState {
             train,
+            serve,
             ..ShareState::default()
         }
         .settings()
@@ -298,6 +328,9 @@ impl AppState {
             Action::SetStrategy(st) => self.inputs.strategy = st,
             Action::SetOffload(of) => self.inputs.offload = of,
             Action::SetMode(mo) => self.inputs.mode = mo,
+            Action::SetEngine(e) => self.inputs.serve.set_engine(e),
+            Action::SetServeWeights(w) => self.inputs.serve.weights = w,
+            Action::SetKvDtype(kv) => self.inputs.serve.kv = kv,
             Action::Adopt(cfg) => self.inputs.adopt(&cfg),
             Action::FindPlans(target) => return self.find_plans(target),
             Action::FindMaxInput => return self.find_max_input(),
@@ -336,7 +369,14 @@ impl AppState {
             Action::SortLayers(column) => return self.layer_sort = self.layer_sort.toggled(column),
             Action::CompleteReport => return self.complete_report(),
             Action::DismissLinkWarnings => return self.link_warnings.clear(),
-            Action::ClearExtras => self.inputs.rest = ShareState::default().train,
+            Action::ClearExtras => {
+                self.inputs.rest = ShareState::default().train;
+                self.inputs.serve.rest = Serving::default();
+                if self.inputs.mode != Mode::Inference {
+                    // The engine's fields are hidden: their link values go too.
+                    self.inputs.serve = ServeInputs::default();
+                }
+            }
         }
         self.recompute();
     }
@@ -393,7 +433,7 @@ impl AppState {
 
     /// Whether the report on screen still waits for its curve and comparison.
     pub fn incomplete(&self) -> bool {
-        self.report.as_ref().is_some_and(|r| !r.complete)
+        self.engine() == Engine::Hf && self.report.as_ref().is_some_and(|r| !r.complete)
     }
 
     fn complete_report(&mut self) {
@@ -462,6 +502,18 @@ impl AppState {
         self.gpu_options = None;
         self.errors = FieldErrors::default();
         self.problem = None;
+        if self.engine() != Engine::Hf {
+            match self.try_serve() {
+                Some(view) => {
+                    // Nothing follows an engine's answer: what comes below it shows now.
+                    self.revealed = true;
+                    self.serving = Some(Rc::new(view));
+                    self.stale = false;
+                }
+                None => self.stale = true,
+            }
+            return;
+        }
         match self.try_report() {
             Some(report) => {
                 self.revealed |= report.complete;
@@ -472,12 +524,56 @@ impl AppState {
         }
     }
 
+    /// Validates and asks the engine; on failure records why and returns `None`.
+    fn try_serve(&mut self) -> Option<ServeView> {
+        let (cfg, serving) = match self.inputs.settings(self.input_kind()) {
+            Ok(s) => s,
+            Err(errors) => {
+                self.errors = errors;
+                return None;
+            }
+        };
+        let (name, spec) = match self.model() {
+            Ok(m) => m,
+            Err(p) => {
+                self.problem = Some(p);
+                return None;
+            }
+        };
+        let catalog = Rc::clone(&self.catalog);
+        let Some(gpu) = catalog.gpu(&self.inputs.gpu_id()) else {
+            self.problem = Some(Problem::UnknownGpu(self.inputs.gpu_id()));
+            return None;
+        };
+        // The launch command loads the preset by id; an imported model is
+        // the user's to name, as in the CLI.
+        let source = if self.inputs.model == IMPORTED_MODEL {
+            "<model>"
+        } else {
+            self.inputs.model.as_str()
+        };
+        match ServeView::new(&spec, &name, source, &gpu, &cfg, &serving) {
+            Ok(view) => Some(view),
+            Err(e) => {
+                self.place(e);
+                None
+            }
+        }
+    }
+
     /// Validates and estimates; on failure records why (in `errors` or
     /// `problem`) and returns `None`.
     fn try_report(&mut self) -> Option<Report> {
         let kind = self.input_kind();
-        let cfg = match self.inputs.config(kind) {
-            Ok(cfg) => cfg,
+        let cfg = match self.inputs.settings(kind) {
+            Ok((cfg, serving)) => {
+                // Hugging Face's own limits (its weights, a 16-bit cache, one sequence).
+                if let Err(e) = serving.check(&cfg) {
+                    self.place(e);
+                    return None;
+                }
+                cfg
+            }
             Err(errors) => {
                 self.errors = errors;
                 return None;
@@ -536,12 +632,20 @@ impl AppState {
     /// Shows a core error next to the field it is about, else as a problem.
     fn place(&mut self, e: Error) {
         match &e {
+            Error::Serve(ServeFault::GpuLayers { most, .. }) => {
+                return self
+                    .errors
+                    .set(Field::GpuLayers, FieldError::TooLarge(*most));
+            }
             Error::OutOfRange {
                 field,
                 min,
                 max,
                 value,
             } => {
+                if let Some(Field::Utilization) = Field::from_core(field) {
+                    return self.errors.set(Field::Utilization, FieldError::NotFraction);
+                }
                 if let Some(f) = Field::from_core(field) {
                     let too_small = value.parse::<u64>().is_ok_and(|v| v < *min);
                     return self.errors.set(

@@ -558,3 +558,114 @@ fn a_gpu_given_by_its_memory_is_estimated_linked_and_validated() {
         Some(40 << 30)
     );
 }
+
+/// The page in inference mode on Llama 3 8B and an RTX 4090, 8192 tokens.
+fn serving_llama() -> Rc<AppState> {
+    [
+        Action::SetModel("llama-3-8b".into()),
+        Action::SetMode(Mode::Inference),
+        set(Field::Context, "8192"),
+    ]
+    .into_iter()
+    .fold(initial(), reduce)
+}
+
+#[test]
+fn an_engine_shows_its_own_fields_and_answer() {
+    use vramfit_core::engines::Engine;
+    let s = serving_llama();
+    assert!(s.serving.is_none(), "Hugging Face is the simulation");
+    let s = reduce(s, Action::SetEngine(Engine::LlamaCpp));
+    assert_eq!(
+        s.visible_fields()[4..],
+        [Field::Context, Field::Concurrency, Field::GpuLayers]
+    );
+    let s = reduce(s, Action::SetServeWeights("q4_k_m".into()));
+    let view = s.serving.clone().expect("llama.cpp runs Q4_K_M");
+    assert_eq!(view.estimate.report.kv_cache_bytes.0, 1 << 30);
+    assert!(view.estimate.fit.as_ref().is_some_and(|f| f.fits));
+    assert!(!s.incomplete(), "nothing to complete");
+    // vLLM: its utilization instead of -ngl; the GGUF mix is not its.
+    let s = reduce(s, Action::SetEngine(Engine::Vllm));
+    assert_eq!(
+        s.visible_fields()[5..],
+        [Field::Concurrency, Field::Utilization]
+    );
+    assert_eq!(s.inputs.serve.weights, "native");
+    let pool = s
+        .serving
+        .as_ref()
+        .and_then(|v| v.estimate.report.max_concurrency);
+    assert!(pool.is_some_and(|c| c > 1.0), "{pool:?}");
+}
+
+#[test]
+fn invalid_serving_fields_keep_the_last_answer_with_a_message() {
+    use vramfit_core::engines::Engine;
+    let s = reduce(serving_llama(), Action::SetEngine(Engine::Vllm));
+    let before = s.serving.clone();
+    let s = reduce(s, set(Field::Utilization, "1.2"));
+    assert!(s.stale);
+    assert_eq!(s.serving, before, "the last answer stays");
+    assert_eq!(
+        message(&s, Field::Utilization).as_deref(),
+        Some("GPU memory utilization must be a number above 0 and at most 1, like 0.9.")
+    );
+    let s = reduce(s, set(Field::Utilization, "0.8"));
+    assert!(!s.stale);
+    let s = reduce(s, set(Field::Concurrency, "0"));
+    assert_eq!(
+        message(&s, Field::Concurrency).as_deref(),
+        Some("Concurrency must be at least 1.")
+    );
+    // llama.cpp: more layers than Llama 3 8B's 32 and its output layer.
+    let s = reduce(s, set(Field::Concurrency, "1"));
+    let s = reduce(s, Action::SetEngine(Engine::LlamaCpp));
+    let s = reduce(s, set(Field::GpuLayers, "40"));
+    assert_eq!(
+        message(&s, Field::GpuLayers).as_deref(),
+        Some("GPU layers must be at most 33.")
+    );
+}
+
+#[test]
+fn engine_refusals_are_specific_in_both_languages() {
+    use vramfit_core::engines::{Engine, KvDtype};
+    // fp8 on an Ampere GPU.
+    let s = reduce(serving_llama(), Action::SetGpu("rtx-3090".into()));
+    let s = reduce(s, Action::SetEngine(Engine::Vllm));
+    let s = reduce(s, Action::SetKvDtype(KvDtype::Fp8));
+    let text = |s: &AppState, lang| s.problem.as_ref().map(|p| p.message(lang));
+    let en = text(&s, Lang::En).unwrap_or_default();
+    assert!(en.contains("has no FP8"), "{en}");
+    let zh = text(&s, Lang::Zh).unwrap_or_default();
+    assert!(zh.contains("不支持 FP8"), "{zh}");
+    // A model the engines do not model.
+    let s = reduce(s, Action::SetKvDtype(KvDtype::F16));
+    assert_eq!(s.problem, None);
+    let s = reduce(s, Action::SetModel("gpt2".into()));
+    let en = text(&s, Lang::En).unwrap_or_default();
+    assert!(en.contains("Llama-style decoders"), "{en}");
+    // llama.cpp's quantized V cache without flash attention.
+    let s = reduce(s, Action::SetModel("llama-3-8b".into()));
+    let s = reduce(s, Action::SetEngine(Engine::LlamaCpp));
+    let s = reduce(s, Action::SetAttention(vramfit_core::Attention::Eager));
+    let s = reduce(s, Action::SetKvDtype(KvDtype::Q4_0));
+    let en = text(&s, Lang::En).unwrap_or_default();
+    assert!(en.contains("q4_0 V cache needs flash attention"), "{en}");
+}
+
+#[test]
+fn leaving_inference_mode_returns_to_the_simulation() {
+    use vramfit_core::engines::Engine;
+    let s = reduce(serving_llama(), Action::SetEngine(Engine::Sglang));
+    assert!(s.serving.is_some());
+    let s = reduce(s, Action::SetMode(Mode::Train));
+    assert_eq!(s.engine(), Engine::Hf);
+    assert_eq!(s.problem, None);
+    assert!(s.report.is_some());
+    assert_eq!(s.share_state().map(|x| x.serve.engine), Some(Engine::Hf));
+    // Back in inference mode the engine chosen is still chosen.
+    let s = reduce(s, Action::SetMode(Mode::Inference));
+    assert_eq!(s.engine(), Engine::Sglang);
+}

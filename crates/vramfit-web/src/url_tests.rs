@@ -155,3 +155,124 @@ fn the_benchmark_frame_gets_the_state_and_every_display_setting() {
         prefs
     );
 }
+
+/// A Llama 3 8B inference link served by `serve`.
+fn served(serve: vramfit_core::engines::Serving, gpu: &str) -> ShareState {
+    let mut share = ShareState {
+        model: "llama-3-8b".into(),
+        gpu: gpu.into(),
+        serve,
+        ..ShareState::default()
+    };
+    share.train.mode = vramfit_core::config::Mode::Inference;
+    share.train.context = 8192;
+    share
+}
+
+#[test]
+fn a_links_serving_engine_loads_into_the_form_and_is_written_back() {
+    use vramfit_core::engines::{Engine, KvDtype, Serving};
+    let weights = |w: &str| {
+        w.parse()
+            .unwrap_or(vramfit_core::engines::ServeWeights::Native)
+    };
+    let links = [
+        served(
+            Serving {
+                engine: Engine::Vllm,
+                weights: weights("fp8"),
+                kv: KvDtype::Fp8,
+                concurrency: 4,
+                gpu_memory_utilization: 0.85,
+                ..Serving::default()
+            },
+            "h100-sxm",
+        ),
+        served(
+            Serving {
+                engine: Engine::Sglang,
+                weights: weights("awq-int4"),
+                concurrency: 2,
+                ..Serving::default()
+            },
+            "rtx-4090",
+        ),
+        served(
+            Serving {
+                engine: Engine::LlamaCpp,
+                weights: weights("q4_k_m"),
+                kv: KvDtype::Q8_0,
+                gpu_layers: Some(20),
+                ..Serving::default()
+            },
+            "rtx-3090",
+        ),
+    ];
+    for mut share in links {
+        // llama.cpp's quantized V cache needs flash attention.
+        share.train.attention = vramfit_core::Attention::Flash;
+        let q = share.to_query();
+        let s = load(&q);
+        assert_eq!((&s.problem, s.stale), (&None, false), "{q}");
+        assert!(s.serving.is_some(), "{q}: the engine's answer is shown");
+        assert_eq!(s.engine(), share.serve.engine);
+        assert_eq!(s.share_state().map(|s| s.to_query()), Some(q.clone()));
+        assert!(s.extras().is_empty(), "{q}: {:?}", s.extras());
+    }
+}
+
+#[test]
+fn another_engines_setting_in_a_link_is_kept_shown_and_refused() {
+    use vramfit_core::engines::{Engine, Serving};
+    let share = served(
+        Serving {
+            engine: Engine::Vllm,
+            gpu_layers: Some(10),
+            ..Serving::default()
+        },
+        "rtx-4090",
+    );
+    let s = load(&share.to_query());
+    // Not dropped: listed with the link's settings and named by the estimate.
+    assert_eq!(
+        s.extras().iter().map(|e| e.cli()).collect::<Vec<_>>(),
+        ["--gpu-layers 10"]
+    );
+    let message = s.problem.as_ref().map(|p| p.message(crate::i18n::Lang::En));
+    assert_eq!(
+        message.as_deref(),
+        Some("The estimator rejected this configuration: GPU layers does not apply to vLLM.")
+    );
+    assert_eq!(s.share_state(), None, "the address keeps the link");
+    let cleared = s.reduce(Action::ClearExtras);
+    assert_eq!(cleared.problem, None);
+    assert!(cleared.serving.is_some());
+    assert_eq!(
+        cleared.share_state().map(|s| s.serve.gpu_layers),
+        Some(None)
+    );
+}
+
+#[test]
+fn an_engine_link_outside_inference_mode_is_refused_not_simulated() {
+    let q = "v=1&m=llama-3-8b&en=vllm";
+    let s = load(q);
+    assert_eq!(s.engine(), vramfit_core::engines::Engine::Vllm);
+    assert!(
+        matches!(
+            s.problem,
+            Some(Problem::Core(vramfit_core::Error::Serve(_)))
+        ),
+        "{:?}",
+        s.problem
+    );
+    assert_eq!(s.extras().iter().map(|e| e.key).collect::<Vec<_>>(), ["en"]);
+    // Clearing it returns to Hugging Face's training estimate.
+    let cleared = s.reduce(Action::ClearExtras);
+    assert_eq!(cleared.problem, None);
+    assert!(cleared.report.is_some());
+    assert_eq!(
+        cleared.share_state().map(|s| s.to_query()).as_deref(),
+        Some("v=1&m=llama-3-8b")
+    );
+}

@@ -2,7 +2,9 @@
 //! provides the display preferences to every component, reflects them on
 //! `<html>`, keeps the address equal to the state, and lays out the page.
 
-use super::{BenchFrame, ConfigForm, Header, LinkWarnings, Notice, Results, ShareBox};
+use super::{
+    BenchFrame, ConfigForm, Header, LinkWarnings, Notice, Results, ServeResults, ShareBox,
+};
 use crate::browser;
 use crate::hooks::use_app_actions;
 use crate::hooks::use_url_state;
@@ -70,8 +72,18 @@ pub fn App() -> Html {
                 aria-selected={(*bench == open).to_string()} onclick={on_tab(open)}>{ t(lang, key) }</button>
         }
     };
-    let results = match &state.report {
-        Some(report) => html! {
+    let serving = state.engine() != vramfit_core::engines::Engine::Hf;
+    let results = match (&state.report, &state.serving) {
+        (_, Some(view)) if serving => html! {
+            <ServeResults
+                view={view.clone()}
+                stale={state.stale}
+                problem={state.problem.clone()}
+                extras={state.extras()}
+                on_action={on_action.clone()}
+            />
+        },
+        (Some(report), _) if !serving => html! {
             <Results
                 report={report.clone()}
                 stale={state.stale}
@@ -85,8 +97,8 @@ pub fn App() -> Html {
                 on_action={on_action.clone()}
             />
         },
-        // Only reachable if the defaults themselves were rejected.
-        None => {
+        // The first answer of the engine (or the simulation) was refused.
+        _ => {
             let text = state
                 .problem
                 .as_ref()

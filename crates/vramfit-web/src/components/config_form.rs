@@ -1,6 +1,6 @@
 //! The configuration card: model (or an imported `config.json`), batch,
 //! input size, accumulation, precision, optimizer, checkpointing, attention
-//! and GPU.
+//! and GPU; in inference mode the serving engine and its settings.
 
 use super::select_field::Search;
 use super::{CustomModel, ImportBox, NumberField, SelectField};
@@ -10,6 +10,8 @@ use crate::i18n::{Key, t, tf};
 use crate::import::ImportState;
 use crate::state::{Action, CheckpointChoice, Field, FieldErrors, IMPORTED_MODEL, Inputs};
 use std::rc::Rc;
+use vramfit_core::config::Mode;
+use vramfit_core::engines::Engine;
 use yew::prelude::*;
 
 /// Props of [`ConfigForm`].
@@ -62,6 +64,18 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
     });
     let (precisions, optimizers, checkpointing, attentions, offloads, modes) = (*choices).clone();
     let strategies = use_memo((), |()| Rc::new(catalog::strategies()));
+    let serve = &props.inputs.serve;
+    let serve_choices = use_memo(
+        (lang, serve.engine, serve.weights.clone(), serve.kv),
+        |(lang, engine, weights, kv)| {
+            (
+                Rc::new(catalog::engines(*lang)),
+                Rc::new(catalog::serve_weights(*engine, weights, *lang)),
+                Rc::new(catalog::kv_dtypes(*engine, *kv)),
+            )
+        },
+    );
+    let (engines, serve_weights, kv_dtypes) = (*serve_choices).clone();
     let handlers = use_memo(props.on_action.clone(), Handlers::new);
     let number = |field: Field| {
         let hint = match (field, props.inputs.effective_batch()) {
@@ -197,6 +211,50 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                     { number(Field::Context) }
                 }
             </div>
+            if props.inputs.mode == Mode::Inference {
+                <fieldset class="field-group" id="serving-group">
+                    <legend>{ t(lang, Key::ServingGroup) }</legend>
+                    <SelectField
+                        id="engine"
+                        label={t(lang, Key::Engine)}
+                        groups={engines}
+                        proper_names=true
+                        value={serve.engine.id()}
+                        hint={AttrValue::from(t(lang, Key::EngineHint))}
+                        onchange={handlers.engine.clone()}
+                    />
+                    if serve.engine != Engine::Hf {
+                        <div class="field-row">
+                            <SelectField
+                                id="serve-weights"
+                                label={t(lang, Key::ServeWeights)}
+                                groups={serve_weights}
+                                proper_names=true
+                                value={serve.weights.clone()}
+                                onchange={handlers.serve_weights.clone()}
+                            />
+                            <SelectField
+                                id="kv-dtype"
+                                label={t(lang, Key::KvDtype)}
+                                groups={kv_dtypes}
+                                proper_names=true
+                                value={serve.kv.id()}
+                                onchange={handlers.kv.clone()}
+                            />
+                        </div>
+                        <p class="field-hint" id="serving-hint">{ t(lang, Key::ServeWeightsHint) }{ " " }{ t(lang, Key::KvDtypeHint) }</p>
+                        <div class="field-row">
+                            { number(Field::Concurrency) }
+                            if shown(Field::Utilization) {
+                                { number(Field::Utilization) }
+                            }
+                            if shown(Field::GpuLayers) {
+                                { number(Field::GpuLayers) }
+                            }
+                        </div>
+                    }
+                </fieldset>
+            }
         </section>
     }
 }
@@ -214,6 +272,9 @@ struct Handlers {
     strategy: Callback<String>,
     offload: Callback<String>,
     mode: Callback<String>,
+    engine: Callback<String>,
+    serve_weights: Callback<String>,
+    kv: Callback<String>,
     /// One per number field.
     numbers: Vec<(Field, Callback<String>)>,
 }
@@ -239,6 +300,9 @@ impl Handlers {
             Field::GpuMemory,
             Field::LoraRank,
             Field::Context,
+            Field::Concurrency,
+            Field::Utilization,
+            Field::GpuLayers,
         ]
         .into_iter()
         .map(|field| {
@@ -259,6 +323,9 @@ impl Handlers {
             strategy: select(|v| v.parse().ok().map(Action::SetStrategy)),
             offload: select(|v| v.parse().ok().map(Action::SetOffload)),
             mode: select(|v| v.parse().ok().map(Action::SetMode)),
+            engine: select(|v| v.parse().ok().map(Action::SetEngine)),
+            serve_weights: select(|v| Some(Action::SetServeWeights(v))),
+            kv: select(|v| v.parse().ok().map(Action::SetKvDtype)),
             numbers,
         }
     }

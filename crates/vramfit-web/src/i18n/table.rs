@@ -32,7 +32,7 @@ macro_rules! table {
 }
 
 table! {
-    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB, UnitGib, ExportDeepSpeed, ExportHf, CustomRelu, CustomGelu, CustomLayoutLlama, CustomLayoutQwen3, CustomLayoutOlmo2, CustomLayoutGemma, CustomLayoutGemma2, CustomLayoutGemma3, CustomLayoutPhi3, CustomLayoutGptNeox];
+    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB, UnitGib, ExportDeepSpeed, ExportHf, CustomRelu, CustomGelu, CustomLayoutLlama, CustomLayoutQwen3, CustomLayoutOlmo2, CustomLayoutGemma, CustomLayoutGemma2, CustomLayoutGemma3, CustomLayoutPhi3, CustomLayoutGptNeox, EngineHf, EngineVllm, EngineSglang, EngineLlamaCpp, WeightsFp8, WeightsAwq, WeightsGptq, WeightsNf4];
 
     // Page frame.
     PageTitle => "vramfit — GPU memory for neural-network training", "vramfit — 神经网络训练显存计算器";
@@ -99,6 +99,31 @@ table! {
     LoraRankHint => "Rank of the adapter matrices", "适配器矩阵的秩";
     ContextTokens => "Context", "上下文长度";
     ContextHint => "KV-cache length; 0 means the sequence length", "KV 缓存长度；0 表示与序列长度相同";
+    ServingGroup => "Serving", "部署服务";
+    Engine => "Engine", "推理引擎";
+    EngineHint => "Hugging Face generate is simulated op by op; vLLM, SGLang and llama.cpp are sized as their source code allocates", "Hugging Face 按算子逐个模拟；vLLM、SGLang 和 llama.cpp 按其源代码的分配方式计算";
+    EngineHf => "Hugging Face transformers", "Hugging Face transformers";
+    EngineVllm => "vLLM", "vLLM";
+    EngineSglang => "SGLang", "SGLang";
+    EngineLlamaCpp => "llama.cpp / Ollama", "llama.cpp / Ollama";
+    ServeWeights => "Weights", "权重格式";
+    ServeWeightsHint => "A GGUF quantization for llama.cpp; a quantized checkpoint for vLLM and SGLang", "llama.cpp 使用 GGUF 量化；vLLM 和 SGLang 使用量化检查点";
+    WeightsTorch16 => "16-bit (the checkpoint's)", "16 位（检查点原样）";
+    WeightsGguf16 => "F16 / BF16 (as the precision)", "F16 / BF16（随精度）";
+    WeightsFp8 => "FP8", "FP8";
+    WeightsAwq => "AWQ int4", "AWQ int4";
+    WeightsGptq => "GPTQ int4", "GPTQ int4";
+    WeightsNf4 => "NF4 (bitsandbytes)", "NF4 (bitsandbytes)";
+    KvDtype => "KV cache type", "KV 缓存类型";
+    KvDtypeHint => "fp8 needs an Ada, Hopper or Blackwell GPU; llama.cpp's q8_0 and q4_0 need FlashAttention or SDPA", "fp8 需要 Ada、Hopper 或 Blackwell 显卡；llama.cpp 的 q8_0 和 q4_0 需要 FlashAttention 或 SDPA";
+    Concurrency => "Concurrency", "并发数";
+    ConcurrencyHint => "Sequences in flight, each of the context's length", "同时处理的序列数，每条长度为上下文长度";
+    UnitSequences => "sequences", "条";
+    Utilization => "GPU memory utilization", "显存利用率";
+    UtilizationHint => "The share of the GPU that vLLM and SGLang take, weights and KV cache included", "vLLM 和 SGLang 占用的显存比例，含权重和 KV 缓存";
+    GpuLayers => "GPU layers", "显卡层数";
+    GpuLayersHint => "Layers llama.cpp puts on the GPU, the rest stays in host RAM; blank puts every layer there", "llama.cpp 放到显卡上的层数，其余留在主机内存；留空表示全部放到显卡";
+    UnitLayers => "layers", "层";
 
     // Choices.
     Fp32 => "fp32", "fp32";
@@ -132,6 +157,10 @@ table! {
     EmptyGpuMemory => "Enter the GPU's memory in GiB.", "请输入显卡的显存容量（GiB）。";
     EmptyLoraRank => "Enter a LoRA rank.", "请输入 LoRA 秩。";
     EmptyContext => "Enter a context length.", "请输入上下文长度。";
+    EmptyConcurrency => "Enter the number of sequences in flight.", "请输入并发序列数。";
+    EmptyUtilization => "Enter the GPU memory utilization, like 0.9.", "请输入显存利用率，例如 0.9。";
+    EmptyGpuLayers => "Leave GPU layers blank to put every layer on the GPU.", "显卡层数留空表示全部放到显卡。";
+    NotFraction => "{0} must be a number above 0 and at most 1, like 0.9.", "{0}必须是大于 0 且不超过 1 的数，例如 0.9。";
     HostRam => "Host RAM per node for offloading: {0}", "每节点用于卸载的主机内存：{0}";
     DeepspeedEstimate => "DeepSpeed's own estimator: {0} per GPU, {1} CPU — model states only: it leaves out activations and temporaries", "DeepSpeed 自带估算器：每张显卡 {0}，CPU {1}——仅含模型状态，不计激活和临时张量";
     MaxContext => "Longest context that fits: {0} tokens", "可容纳的最长上下文：{0} 个词元";
@@ -197,6 +226,42 @@ table! {
 
     // Verdict.
     FitsOn => "Fits on {0}", "可以放入 {0}";
+    ServeTitle => "What {0} allocates", "{0} 分配的显存";
+    ServeSub => "{0} weights, {1} KV cache, {2} tokens × {3} sequences. Sizes as the engine's source code computes them.", "{0} 权重，{1} KV 缓存，{2} 个词元 × {3} 条序列。大小按引擎源代码的计算方式得出。";
+    ServeWeightsTerm => "Weights", "权重";
+    ServeWeightsNote => "All of them, on the GPU and in host RAM.", "全部权重，含显卡和主机内存中的部分。";
+    ServeKv => "KV cache", "KV 缓存";
+    ServeKvNote => "Context × sequences, on the GPU for the offloaded layers.", "上下文长度 × 序列数，放到显卡的层在显卡上。";
+    ServeKvPool => "KV cache pool", "KV 缓存池";
+    ServeKvPoolNote => "What the budget leaves after weights and activations, in blocks of 16 tokens.", "预算扣除权重和激活后的剩余部分，按每块 16 个词元分配。";
+    ServeCompute => "Compute buffer", "计算缓冲区";
+    ServeComputeNote => "Working memory for one batch of tokens.", "处理一批词元所需的工作内存。";
+    ServeComputePoolNote => "The activation peak of the engine's profiling run.", "引擎性能分析运行时的激活峰值。";
+    ServeHost => "Host RAM", "主机内存";
+    ServeHostNote => "Layers left off the GPU, and the token embedding.", "未放到显卡上的层及词嵌入。";
+    ServeDeviceNote => "GPU buffers plus the CUDA context.", "显卡缓冲区加上 CUDA 上下文。";
+    ServeDevicePoolNote => "The whole budget: the engine takes it at start.", "整个预算：引擎启动时即全部占用。";
+    ServeMaxConcurrency => "The KV pool holds {0} tokens: {1} sequences of {2} tokens at once.", "KV 缓存池可容纳 {0} 个词元：可同时容纳 {1} 条 {2} 个词元的序列。";
+    ServePoolFits => "{0} sequences of {1} tokens fit in the {2} budget ({3} of the GPU).", "{2} 的预算（显存的 {3}）可容纳 {0} 条 {1} 个词元的序列。";
+    ServePoolNoFit => "The {2} budget holds {0} sequences of {1} tokens, fewer than the {3} asked for.", "{2} 的预算只能容纳 {0} 条 {1} 个词元的序列，少于所需的 {3} 条。";
+    LaunchTitle => "Launch command", "启动命令";
+    LaunchLabel => "The command that runs this setting in {0}", "在 {0} 中运行此配置的命令";
+    ServeWeightsGguf => "{0} does not run {1} weights: llama.cpp reads GGUF files (Q4_K_M, Q8_0, …).", "{0} 无法运行 {1} 权重：llama.cpp 只读取 GGUF 文件（Q4_K_M、Q8_0 等）。";
+    ServeWeightsTorch => "{0} does not run {1} weights: it loads 16-bit, FP8, AWQ, GPTQ or NF4 checkpoints.", "{0} 无法运行 {1} 权重：它加载 16 位、FP8、AWQ、GPTQ 或 NF4 检查点。";
+    ServeWeightsHf => "{0} does not run {1} weights: its simulation takes the precision's weights, int8 or int4.", "{0} 无法运行 {1} 权重：其模拟只接受精度对应的权重、int8 或 int4。";
+    ServeKvRefused => "{0} has no {1} KV cache: it takes {2}.", "{0} 没有 {1} 类型的 KV 缓存：可选 {2}。";
+    ServeKvHf => "Hugging Face's KV cache follows the precision: it has no {0} cache.", "Hugging Face 的 KV 缓存随精度而定：没有 {0} 类型。";
+    ServeNoFp8 => "{0} has no FP8: FP8 weights and KV caches need an Ada, Hopper or Blackwell GPU (or an AMD MI300).", "{0} 不支持 FP8：FP8 权重和 KV 缓存需要 Ada、Hopper 或 Blackwell 显卡（或 AMD MI300）。";
+    ServeNotADecoder => "The engines are modelled for Llama-style decoders (Llama, Mistral, Qwen, Gemma, OLMo 2); this model is not one: pick Hugging Face transformers.", "推理引擎只对 Llama 式解码器（Llama、Mistral、Qwen、Gemma、OLMo 2）建模，此模型不属于此类：请选择 Hugging Face transformers。";
+    ServeNeedsGpu => "{0} sizes its KV cache from the GPU's memory: pick a GPU.", "{0} 根据显存大小分配 KV 缓存：请选择显卡。";
+    ServeNeedsInference => "{0} serves a model: it runs in inference mode, not in {1}.", "{0} 用于部署模型：只适用于推理模式，不适用于{1}。";
+    ServeNotFor => "{0} does not apply to {1}.", "{0}不适用于 {1}。";
+    ServeHfConcurrency => "Hugging Face transformers runs one batch: its sequences are the batch size, not a concurrency.", "Hugging Face transformers 一次运行一个批次：序列数即批大小，而非并发数。";
+    ServeTpLlama => "llama.cpp is modelled on one GPU: tensor parallelism is vLLM's and SGLang's.", "llama.cpp 按单张显卡建模：张量并行仅适用于 vLLM 和 SGLang。";
+    ServeKvNeedsFlash => "llama.cpp's {0} V cache needs flash attention: pick FlashAttention or SDPA as the attention.", "llama.cpp 的 {0} V 缓存需要 FlashAttention：请将注意力实现设为 FlashAttention 或 SDPA。";
+    ServeGpuLayers => "GPU layers {0} is more than the model's {1} layers and its output layer ({2} at most).", "显卡层数 {0} 超过了模型的 {1} 层加输出层（最多 {2}）。";
+    ServeKvHeads => "Tensor parallelism {1} does not divide the model's {0} key/value heads.", "张量并行度 {1} 不能整除模型的 {0} 个键/值头。";
+    TensorParallel => "Tensor parallelism", "张量并行";
     NoFitOn => "Does not fit on {0}", "无法放入 {0}";
     FitsDetail => "{0} of {1} at the peak ({2}), {3} to spare.", "峰值占用 {0}，共 {1}（{2}），还剩 {3}。";
     NoFitDetail => "Needs {0}: {1} more than its {2}.", "需要 {0}，比其 {2} 多出 {1}。";

@@ -1,0 +1,148 @@
+//! The results column for a serving engine (vLLM, SGLang, llama.cpp): a
+//! notice when the inputs are invalid, the summary line, the verdict on
+//! the GPU, what the engine allocates and, for vLLM and SGLang, how many
+//! sequences its KV pool holds; then the launch command.
+
+use super::{LaunchCommand, LinkExtras, Notice};
+use crate::hooks::use_prefs;
+use crate::i18n::{Key, t, tf};
+use crate::labels;
+use crate::present::{bytes, capacity, css_width, group_digits, percent, ratio, share};
+use crate::serve_report::{ServeView, Term};
+use crate::state::{Action, Problem};
+use std::rc::Rc;
+use vramfit_core::share::Setting;
+use yew::prelude::*;
+
+/// Props of [`ServeResults`].
+#[derive(Properties, PartialEq)]
+pub struct ServeResultsProps {
+    /// The engine's last valid answer.
+    pub view: Rc<ServeView>,
+    /// Whether it is older than the (invalid) inputs.
+    pub stale: bool,
+    /// A problem not tied to a field, if any.
+    #[prop_or_default]
+    pub problem: Option<Problem>,
+    /// Settings in effect that the form does not show (a link set them).
+    #[prop_or_default]
+    pub extras: Vec<Setting>,
+    /// Emits [`Action::ClearExtras`].
+    pub on_action: Callback<Action>,
+}
+
+/// The label and the note of a term's tile.
+fn term_texts(term: Term, pooled: bool) -> (Key, Key) {
+    match (term, pooled) {
+        (Term::Weights, _) => (Key::ServeWeightsTerm, Key::ServeWeightsNote),
+        (Term::KvCache, false) => (Key::ServeKv, Key::ServeKvNote),
+        (Term::KvCache, true) => (Key::ServeKvPool, Key::ServeKvPoolNote),
+        (Term::ComputeBuffer, false) => (Key::ServeCompute, Key::ServeComputeNote),
+        (Term::ComputeBuffer, true) => (Key::ServeCompute, Key::ServeComputePoolNote),
+        (Term::Host, _) => (Key::ServeHost, Key::ServeHostNote),
+        (Term::DeviceUsed, false) => (Key::DeviceUsed, Key::ServeDeviceNote),
+        (Term::DeviceUsed, true) => (Key::DeviceUsed, Key::ServeDevicePoolNote),
+    }
+}
+
+/// Everything right of (or below) the form while an engine is chosen.
+#[function_component]
+pub fn ServeResults(props: &ServeResultsProps) -> Html {
+    let prefs = use_prefs();
+    let (lang, units) = (prefs.lang, prefs.units);
+    let v = &props.view;
+    let e = &v.estimate;
+    let c = &e.config;
+    let pooled = v.pooled();
+    let engine = labels::engine(c.engine, lang);
+    let notice = match (&props.problem, props.stale) {
+        (Some(problem), _) => html! { <Notice kind="error" text={problem.message(lang)} /> },
+        (None, true) => html! { <Notice kind="info" text={t(lang, Key::StaleNotice)} /> },
+        (None, false) => html! {},
+    };
+    let on_clear = use_callback(props.on_action.clone(), |(), on_action| {
+        on_action.emit(Action::ClearExtras)
+    });
+    let weights = labels::serve_weights(c.engine, c.weights.id(), lang);
+    let setting = tf(
+        lang,
+        Key::ServeSub,
+        &[
+            &weights,
+            c.kv.id(),
+            &group_digits(c.context),
+            &group_digits(c.concurrency),
+        ],
+    );
+    let verdict = e.fit.as_ref().map(|fit| {
+        let gpu = html! { <span translate="no">{ v.gpu_name.clone() }</span> };
+        let template = t(lang, if fit.fits { Key::FitsOn } else { Key::NoFitOn });
+        let (before, after) = template.split_once("{0}").unwrap_or((template, ""));
+        let used = e.device_used_bytes;
+        let cap = capacity(fit.usable_bytes, units);
+        let filled = share(used, fit.usable_bytes);
+        let detail = match (pooled, fit.fits) {
+            (true, true) => tf(lang, Key::ServePoolFits, &[&group_digits(c.concurrency), &group_digits(c.context), &cap, &percent(c.gpu_memory_utilization)]),
+            (true, false) => tf(lang, Key::ServePoolNoFit, &[&ratio(e.report.max_concurrency.unwrap_or(0.0)), &group_digits(c.context), &cap, &group_digits(c.concurrency)]),
+            (false, true) => tf(lang, Key::FitsDetail, &[&bytes(used, units), &cap, &percent(filled), &bytes(fit.usable_bytes - used, units)]),
+            (false, false) => tf(lang, Key::NoFitDetail, &[&bytes(used, units), &bytes(used - fit.usable_bytes, units), &cap]),
+        };
+        html! {
+            <section id="serve-verdict" class={classes!("card", "verdict", if fit.fits { "fits" } else { "no-fit" })}
+                data-fits={fit.fits.to_string()} aria-labelledby="serve-verdict-title">
+                <div class="verdict-head">
+                    <span class="verdict-icon" aria-hidden="true">{ if fit.fits { "✓" } else { "✕" } }</span>
+                    <div>
+                        <h2 id="serve-verdict-title" class="verdict-title">{ before }{ gpu }{ after }</h2>
+                        <p class="verdict-detail">{ detail }</p>
+                    </div>
+                </div>
+                if !pooled {
+                    <div class="meter" role="meter" aria-label={t(lang, Key::MeterLabel)} aria-valuemin="0" aria-valuemax="100"
+                        aria-valuenow={format!("{:.0}", filled * 100.0)}>
+                        <div class="meter-fill" style={css_width(filled)}></div>
+                    </div>
+                    <div class="meter-scale"><span>{ "0" }</span><span>{ cap.clone() }</span></div>
+                }
+            </section>
+        }
+    });
+    let tile = |(term, value): (Term, vramfit_core::Bytes)| {
+        let (label, note) = term_texts(term, pooled);
+        html! {
+            <div class="stat" id={term.id()} data-bytes={value.0.to_string()}>
+                <div class="stat-label">{ t(lang, label) }</div>
+                <div class="stat-value">{ bytes(value, units) }</div>
+                <p class="stat-note">{ t(lang, note) }</p>
+            </div>
+        }
+    };
+    let pool = e.report.max_concurrency.zip(e.report.kv_tokens).map(|(conc, tokens)| {
+        html! {
+            <p class="max-batch" id="max-concurrency" data-value={conc.to_string()}>
+                { tf(lang, Key::ServeMaxConcurrency, &[&group_digits(tokens), &ratio(conc), &group_digits(c.context)]) }
+            </p>
+        }
+    });
+    html! {
+        <>
+            { notice }
+            <div id="results" class={classes!("results", props.stale.then_some("stale"))}
+                data-state={if props.stale { "stale" } else { "fresh" }} data-engine={c.engine.id()}>
+                <p class="summary" id="summary">
+                    <span class="model-name" translate="no">{ v.model_name.clone() }</span>
+                    { " · " }<span translate="no">{ engine }</span>
+                </p>
+                <LinkExtras extras={props.extras.clone()} on_clear={on_clear} />
+                { for verdict }
+                <section class="card" id="serve-terms" aria-labelledby="serve-title">
+                    <h2 id="serve-title" class="card-title">{ tf(lang, Key::ServeTitle, &[engine]) }</h2>
+                    <p class="card-sub" id="serve-setting">{ setting }</p>
+                    <div class="stats">{ for v.terms().into_iter().map(tile) }</div>
+                    { for pool }
+                </section>
+                <LaunchCommand command={v.launch.clone()} engine={engine} />
+            </div>
+        </>
+    }
+}
