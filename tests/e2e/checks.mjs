@@ -193,7 +193,7 @@ export const checks = [
       expect((await p.inputValue("#engine")) === "llama.cpp" && (await p.inputValue("#serve-weights")) === "q4_k_m", "the link's engine and weights are not in the form");
       // Llama-3-8B's f16 KV cache at 8192 tokens is exactly 1 GiB; its Q4_K_M file about 4.91 GB.
       expect((await bytesOf(p, "#serve-kv")) === 2 ** 30, `KV cache: ${await bytesOf(p, "#serve-kv")}`);
-      const weights = await bytesOf(p, "#serve-weights");
+      const weights = await bytesOf(p, "#serve-weights-bytes");
       expect(Math.abs(weights / 4.92e9 - 1) < 0.02, `Q4_K_M weights: ${weights}`);
       expect((await p.getAttribute("#serve-verdict", "data-fits")) === "true", "Q4_K_M does not fit a 4090");
       const llama = await p.inputValue("#launch-command");
@@ -202,7 +202,9 @@ export const checks = [
       const host = await bytesOf(p, "#serve-host");
       await p.fill("#gpu-layers", "10");
       expect((await nextBytes(p, "#serve-host", host)) > host, "fewer GPU layers did not raise host RAM");
-      expect(new URL(p.url()).searchParams.get("gl") === "10", `address: ${p.url()}`);
+      // The address follows the inputs (replaceState after the render).
+      await p.waitForFunction(() => new URLSearchParams(location.search).get("gl") === "10", null, { timeout: 5_000 })
+        .catch(() => expect(false, `address: ${p.url()}`));
       await p.fill("#gpu-layers", "40");
       await p.waitForSelector("#gpu-layers-error", { timeout: 5_000 });
       expect((await text(p, "#gpu-layers-error")) === "GPU layers must be at most 33.", `error: ${await text(p, "#gpu-layers-error")}`);
@@ -216,7 +218,8 @@ export const checks = [
       expect(Number(await p.getAttribute("#max-concurrency", "data-value")) > 1, "no concurrency");
       const vllm = await p.inputValue("#launch-command");
       expect(vllm.startsWith("vllm serve llama-3-8b --max-model-len 8192 --gpu-memory-utilization 0.9"), `launch: ${vllm}`);
-      expect(new URL(p.url()).searchParams.get("en") === "vllm", `address: ${p.url()}`);
+      await p.waitForFunction(() => new URLSearchParams(location.search).get("en") === "vllm", null, { timeout: 5_000 })
+        .catch(() => expect(false, `address: ${p.url()}`));
       // fp8 on an RTX 3090 (Ampere) is refused by name, and in Chinese too.
       await p.selectOption("#gpu", "rtx-3090");
       await p.selectOption("#kv-dtype", "fp8");

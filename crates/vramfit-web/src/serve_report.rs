@@ -24,7 +24,7 @@ impl Term {
     /// The element id of the term's tile.
     pub fn id(self) -> &'static str {
         match self {
-            Term::Weights => "serve-weights",
+            Term::Weights => "serve-weights-bytes",
             Term::KvCache => "serve-kv",
             Term::ComputeBuffer => "serve-compute",
             Term::Host => "serve-host",

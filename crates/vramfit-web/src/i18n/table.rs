@@ -227,9 +227,9 @@ table! {
     // Verdict.
     FitsOn => "Fits on {0}", "可以放入 {0}";
     ServeTitle => "What {0} allocates", "{0} 分配的显存";
-    ServeSub => "{0} weights, {1} KV cache, {2} tokens × {3} sequences. Sizes as the engine's source code computes them.", "{0} 权重，{1} KV 缓存，{2} 个词元 × {3} 条序列。大小按引擎源代码的计算方式得出。";
+    ServeSub => "{0} weights, {1} KV cache, {2}-token context, {3} in flight. Sizes as the engine's source code computes them.", "{0} 权重，{1} KV 缓存，{2} 个词元 × {3} 条序列。大小按引擎源代码的计算方式得出。";
     ServeWeightsTerm => "Weights", "权重";
-    ServeWeightsNote => "All of them, on the GPU and in host RAM.", "全部权重，含显卡和主机内存中的部分。";
+    ServeWeightsNote => "The whole model, wherever its layers sit (GPU or host RAM).", "全部权重，含显卡和主机内存中的部分。";
     ServeKv => "KV cache", "KV 缓存";
     ServeKvNote => "Context × sequences, on the GPU for the offloaded layers.", "上下文长度 × 序列数，放到显卡的层在显卡上。";
     ServeKvPool => "KV cache pool", "KV 缓存池";
@@ -242,8 +242,8 @@ table! {
     ServeDeviceNote => "GPU buffers plus the CUDA context.", "显卡缓冲区加上 CUDA 上下文。";
     ServeDevicePoolNote => "The whole budget: the engine takes it at start.", "整个预算：引擎启动时即全部占用。";
     ServeMaxConcurrency => "The KV pool holds {0} tokens: {1} sequences of {2} tokens at once.", "KV 缓存池可容纳 {0} 个词元：可同时容纳 {1} 条 {2} 个词元的序列。";
-    ServePoolFits => "{0} sequences of {1} tokens fit in the {2} budget ({3} of the GPU).", "{2} 的预算（显存的 {3}）可容纳 {0} 条 {1} 个词元的序列。";
-    ServePoolNoFit => "The {2} budget holds {0} sequences of {1} tokens, fewer than the {3} asked for.", "{2} 的预算只能容纳 {0} 条 {1} 个词元的序列，少于所需的 {3} 条。";
+    ServePoolFits => "Sequences in flight: {0} of {1} tokens each fit in the {2} budget ({3} of the GPU).", "{2} 的预算（显存的 {3}）可容纳 {0} 条 {1} 个词元的序列。";
+    ServePoolNoFit => "The {2} budget holds {0} × {1} tokens, fewer sequences than the {3} asked for.", "{2} 的预算只能容纳 {0} 条 {1} 个词元的序列，少于所需的 {3} 条。";
     LaunchTitle => "Launch command", "启动命令";
     LaunchLabel => "The command that runs this setting in {0}", "在 {0} 中运行此配置的命令";
     ServeWeightsGguf => "{0} does not run {1} weights: llama.cpp reads GGUF files (Q4_K_M, Q8_0, …).", "{0} 无法运行 {1} 权重：llama.cpp 只读取 GGUF 文件（Q4_K_M、Q8_0 等）。";
