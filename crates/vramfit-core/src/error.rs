@@ -199,6 +199,9 @@ pub enum NotLlamaStyle {
     /// It describes latent attention (`kv_lora_rank`).
     #[error("it uses latent attention ('kv_lora_rank'), which vramfit does not model yet")]
     LatentAttention,
+    /// Its decoder fields contradict each other (what the check found).
+    #[error("read as a Llama-style decoder, its fields contradict each other: {0}")]
+    Contradictory(String),
 }
 
 /// What does not apply, with its numbers: data for the front ends to word,

@@ -18,7 +18,7 @@
 //! `bottleneck` (ResNet-50 and deeper, the default) or `basic` (ResNet-18/34),
 //! the names and defaults `transformers`' `ResNetConfig` uses.
 
-use crate::error::Error;
+use crate::error::{Error, NotLlamaStyle};
 use crate::models::ModelSpec;
 use crate::models::hf_fields::Fields;
 use crate::models::registry::{import_of, supported_model_types};
@@ -90,16 +90,29 @@ pub fn import(text: &str) -> Result<Imported, Error> {
     }
     let (spec, assumptions) = match import_of(&model_type) {
         Some(reader) => ((reader.read)(&f)?, Vec::new()),
-        None => match crate::models::llama::read_as_llama(&f) {
-            Ok(read) => read?,
-            Err(why) => {
-                return Err(Error::UnsupportedModelType {
-                    model_type,
-                    why,
-                    supported: supported(),
-                });
+        None => {
+            // Dimensions that contradict each other under the Llama-style
+            // reading are named with the supported types: the type may
+            // simply not be a Llama-style decoder.
+            let read = crate::models::llama::read_as_llama(&f).and_then(|read| {
+                let checked =
+                    read.and_then(|(spec, said)| spec.parameter_count().map(|_| (spec, said)));
+                match checked {
+                    Err(Error::InvalidModel(why)) => Err(NotLlamaStyle::Contradictory(why)),
+                    other => Ok(other),
+                }
+            });
+            match read {
+                Ok(read) => read?,
+                Err(why) => {
+                    return Err(Error::UnsupportedModelType {
+                        model_type,
+                        why,
+                        supported: supported(),
+                    });
+                }
             }
-        },
+        }
     };
     spec.parameter_count()?;
     let name = map

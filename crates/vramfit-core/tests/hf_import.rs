@@ -391,8 +391,24 @@ fn other_decoders_import_as_llama_style_with_their_assumptions() {
     // Contradictory dimensions are named.
     let odd = r#"{"model_type":"granite","vocab_size":100,"hidden_size":64,"num_hidden_layers":2,
         "num_attention_heads":6,"num_key_value_heads":4,"intermediate_size":128}"#;
-    let msg = import(odd).unwrap_err().to_string();
-    assert!(msg.contains("num_key_value_heads"), "{msg}");
+    let e = import(odd).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            Error::UnsupportedModelType {
+                why: NotLlamaStyle::Contradictory(_),
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("num_key_value_heads")
+            && msg.contains("supported are")
+            && msg.contains("llama"),
+        "{msg}"
+    );
 }
 
 /// Vision–language configs nest their language model; they are refused,
