@@ -5,7 +5,7 @@
 
 use crate::args::{CliError, EstimateArgs};
 use std::fmt::Write as _;
-use vramfit_core::engines::{self, ServeAnswers, TP_DEGREES};
+use vramfit_core::engines::{self, Engine, ServeAnswers};
 use vramfit_core::{ModelSpec, gpu_preset};
 
 /// Answers for a model named `name`.
@@ -70,12 +70,13 @@ fn table(name: &str, gpu: &str, a: &EstimateArgs, weights: &str, ans: &ServeAnsw
         .map(u64::to_string)
         .collect::<Vec<_>>()
         .join(", ");
-    let fewest = match ans.fewest_gpus {
-        Some(n) => format!("{n} (tensor parallel; tried {tried})"),
-        None if ans.tp_degrees.len() < TP_DEGREES.len() => {
-            format!("does not fit on {tried} (the degrees this engine runs the model on)")
+    let fewest = match (ans.fewest_gpus, a.serve.engine) {
+        (Some(n), Engine::LlamaCpp) => format!("{n} (llama.cpp is modelled on one GPU)"),
+        (None, Engine::LlamaCpp) => {
+            "none: it does not fit one GPU (llama.cpp is modelled on one GPU)".to_string()
         }
-        None => format!("does not fit on {tried}"),
+        (Some(n), _) => format!("{n}, --tensor-parallel-size {n} (tried {tried})"),
+        (None, _) => format!("none: it fits at no tensor-parallel size of {tried}"),
     };
     let _ = writeln!(s, "  fewest GPUs: {fewest}");
     s
