@@ -167,7 +167,9 @@ USAGE:
   vramfit plan --model M --gpu G --target-batch N [--gpus N] [--margin F] [--dataset-samples N] [--bench-report FILE]
                [--export deepspeed|hf|accelerate|pytorch] [options] [--json]
   vramfit max-batch --model M --gpu G [--margin F] [options] [--json]
-               also the longest sequence (text) or largest image (vision) at --batch
+               also the longest sequence (text) or largest image (vision) at --batch;
+               --mode inference --engine vllm|sglang|llama.cpp: the longest --context at --concurrency,
+               the most sequences at --context and the fewest tensor-parallel GPUs (1, 2, 4, 8)
   vramfit gpus --model M [options] [--json]     which GPUs, and how many, it fits on
   vramfit presets [--json]
 ";

@@ -21,6 +21,10 @@ pub fn run(cmd: &Command) -> Result<String, CliError> {
         Command::Presets { json } => Ok(presets(*json)),
         Command::Estimate(a) => run_estimate(a),
         Command::Plan(a) => hf_only(a, "plan").and_then(|()| run_plan(a)),
+        Command::MaxBatch(a) if a.serve.engine != Engine::Hf => {
+            let (name, spec) = resolve_model(a)?;
+            crate::serve_answers::run(a, &name, &spec)
+        }
         Command::MaxBatch(a) => hf_only(a, "max-batch").and_then(|()| run_max_batch(a)),
         Command::Gpus(a) => hf_only(a, "gpus").and_then(|()| run_gpus(a)),
     }

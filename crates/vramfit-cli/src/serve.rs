@@ -80,6 +80,8 @@ fn json(name: &str, e: &ServeEstimate) -> serde_json::Value {
         "gpu": e.fit.as_ref().map(|f| serde_json::json!({
             "id": f.gpu, "usable_bytes": f.usable_bytes.0, "fits": f.fits,
         })),
+        "decode_tokens_per_s_estimate": e.decode.map(|d| d.tokens_per_s),
+        "decode_bytes_per_step": e.decode.map(|d| d.bytes_per_step.0),
     });
     if let Some(map) = v.as_object_mut() {
         if pooled {
@@ -158,6 +160,13 @@ fn table(name: &str, e: &ServeEstimate) -> String {
             Engine::LlamaCpp | Engine::Hf => format!("{verdict} in {}", f.usable_bytes),
         };
         let _ = writeln!(s, "{}: {what}", f.gpu);
+    }
+    if let Some(d) = e.decode {
+        let _ = writeln!(
+            s,
+            "decode ≈ {:.0} tokens/s (estimate: {:.0} GB/s ÷ {} read per step × {} sequence(s), the cache at the full context)",
+            d.tokens_per_s, d.bandwidth_gbs, d.bytes_per_step, d.sequences
+        );
     }
     s
 }

@@ -335,16 +335,15 @@ fn bad_engine_settings_get_a_specific_message() {
         "llama.cpp",
     ]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("Llama-style decoders"));
+    // `gpus` answers for Hugging Face's simulation (`max-batch` answers for the engines).
     let out = vramfit(&[
-        "max-batch",
+        "gpus",
         "--model",
         "llama-3-8b",
         "--mode",
         "inference",
         "--engine",
         "vllm",
-        "--gpu",
-        "rtx-4090",
     ]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("run `vramfit estimate --engine vllm`"));
 }

@@ -9,12 +9,16 @@
 //! `tests/reference/engines/README.md`; published GGUF file sizes, which
 //! [`ServeReport::weights_bytes`] is held to, in `gguf_sizes.csv` there.
 
+pub mod answers;
 pub mod budget;
+pub mod decode;
 pub mod gguf;
 pub mod llama_cpp;
 pub mod mix;
 pub mod serving;
 
+pub use answers::{ServeAnswers, TP_DEGREES, answer};
+pub use decode::Decode;
 pub use serving::{ServeEstimate, ServeFit, Serving, estimate};
 
 use crate::error::{Error, ServeFault, check_range};

@@ -4,6 +4,7 @@
 //! context, tensor-parallel degree and attention they share, and the
 //! verdict an engine's numbers give on a GPU.
 
+use super::decode::{Decode, decode};
 use super::mix::GgufMix;
 use super::{Engine, GGUF_ONLY, KvDtype, NOT_GGUF, ServeConfig, ServeReport, ServeWeights};
 use crate::config::{Attention, Mode, TrainConfig, WeightFormat};
@@ -243,6 +244,9 @@ pub struct ServeEstimate {
     pub device_used_bytes: Bytes,
     /// The verdict, when a GPU was given.
     pub fit: Option<ServeFit>,
+    /// The decode speed the GPU's bandwidth allows (an estimate), when a
+    /// GPU with a known bandwidth runs the whole model.
+    pub decode: Option<Decode>,
 }
 
 /// What the engine in `serving` allocates to serve `model`, and whether it fits `gpu`.
@@ -281,10 +285,11 @@ pub fn estimate(
         ));
     }
     let config = serving.config(train)?;
-    let layers = match model {
-        ModelSpec::Transformer(t) => t.layers,
+    let t = match model {
+        ModelSpec::Transformer(t) => t,
         _ => return Err(Error::Serve(ServeFault::NotADecoder)),
     };
+    let layers = t.layers;
     if let Some(n) = config.gpu_layers.filter(|n| *n > layers + 1) {
         return Err(Error::Serve(ServeFault::GpuLayers {
             gpu_layers: n,
@@ -323,6 +328,7 @@ pub fn estimate(
         parameter_count: model.parameter_count()?,
         device_used_bytes,
         fit,
+        decode: gpu.and_then(|g| decode(t, g, &config, &report)),
     })
 }
 

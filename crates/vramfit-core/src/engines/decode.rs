@@ -1,0 +1,143 @@
+//! A decode-speed estimate from memory bandwidth: generating one token per
+//! sequence reads every weight the GPU multiplies by once and the KV cache
+//! of every sequence in flight, so a memory-bound step takes those bytes
+//! over the GPU's bandwidth (the roofline argument of Williams et al.,
+//! "Roofline", CACM 2009, as the engines' decode kernels are memory-bound
+//! at small batches). It is an estimate, not a measurement: kernel
+//! efficiency, the sampler and scheduling are left out.
+
+use super::{Engine, ServeConfig, ServeReport, llama_cpp};
+use crate::gpus::GpuPreset;
+use crate::models::transformer::TransformerSpec;
+use crate::units::Bytes;
+
+/// The decode estimate for one setting.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decode {
+    /// Bytes one GPU reads per decode step: its weights (the token
+    /// embedding excepted, which a step reads one row of) and the KV cache
+    /// of `sequences` sequences at the full context.
+    pub bytes_per_step: Bytes,
+    /// Sequences that each get one token per step.
+    pub sequences: u64,
+    /// The GPU's memory bandwidth, GB/s.
+    pub bandwidth_gbs: f64,
+    /// `bandwidth / bytes_per_step × sequences`: tokens per second over all
+    /// sequences (tensor-parallel GPUs read their shares at once).
+    pub tokens_per_s: f64,
+}
+
+/// The decode estimate ([`Decode`]) for `cfg` on `gpu`; `None` when the
+/// GPU's bandwidth is unknown (a custom GPU) or, in llama.cpp, when part of
+/// the model runs from host memory (its speed is the CPU's, not the GPU's).
+pub fn decode(
+    t: &TransformerSpec,
+    gpu: &GpuPreset,
+    cfg: &ServeConfig,
+    report: &ServeReport,
+) -> Option<Decode> {
+    if gpu.bandwidth_gbs <= 0.0 {
+        return None;
+    }
+    let (weights, kv) = match cfg.engine {
+        Engine::LlamaCpp => {
+            if cfg.gpu_layers.is_some_and(|n| n <= t.layers) {
+                return None;
+            }
+            let tensors = llama_cpp::tensors(t, weights_mix(cfg)?);
+            // Every tensor but the embedding is on the GPU at -ngl all.
+            let w = llama_cpp::weight_split(&tensors, t.layers, t.layers + 1).gpu;
+            // The cache holds context × concurrency cells: all of them are read.
+            (w, report.kv_cache_bytes)
+        }
+        Engine::Vllm | Engine::Sglang | Engine::Hf => {
+            let embedding = if t.tie_embeddings {
+                Bytes::ZERO
+            } else {
+                Bytes::of(t.vocab * t.hidden, 2)
+            };
+            let w = report.weights_bytes.saturating_sub(embedding);
+            let kv_size = cfg.kv.torch_size().unwrap_or(2);
+            let per_token = 2 * (t.kv_heads / cfg.tp) * t.head_dim * kv_size * t.layers;
+            let tokens = cfg.context.saturating_mul(cfg.concurrency);
+            (Bytes(w.0.div_ceil(cfg.tp)), Bytes::of(tokens, per_token))
+        }
+    };
+    let bytes_per_step = weights + kv;
+    if bytes_per_step.0 == 0 {
+        return None;
+    }
+    let tokens_per_s = gpu.bandwidth_gbs * 1e9 / bytes_per_step.0 as f64 * cfg.concurrency as f64;
+    Some(Decode {
+        bytes_per_step,
+        sequences: cfg.concurrency,
+        bandwidth_gbs: gpu.bandwidth_gbs,
+        tokens_per_s,
+    })
+}
+
+/// llama.cpp's mix, `None` for a format it does not run (refused before).
+fn weights_mix(cfg: &ServeConfig) -> Option<super::mix::GgufMix> {
+    match cfg.weights {
+        super::ServeWeights::Gguf(m) => Some(m),
+        super::ServeWeights::Native
+        | super::ServeWeights::Fp8
+        | super::ServeWeights::AwqInt4
+        | super::ServeWeights::GptqInt4
+        | super::ServeWeights::Nf4 => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use crate::config::{Mode, TrainConfig};
+    use crate::engines::{Serving, estimate};
+    use crate::{gpu_preset, model_preset};
+
+    fn run(engine: &str, weights: &str, tp: u64, gpu_layers: Option<u64>) -> Option<super::Decode> {
+        let model = model_preset("llama-3-8b").unwrap().spec;
+        let gpu = gpu_preset("h100-sxm").unwrap();
+        let mut train = TrainConfig {
+            mode: Mode::Inference,
+            context: 8192,
+            ..TrainConfig::default()
+        };
+        train.parallel.tp = tp;
+        let s = Serving {
+            engine: engine.parse().unwrap(),
+            weights: weights.parse().unwrap(),
+            concurrency: 2,
+            gpu_layers,
+            ..Serving::default()
+        };
+        estimate(&model, Some(&gpu), &train, &s).unwrap().decode
+    }
+
+    #[test]
+    fn a_step_reads_the_weights_and_the_cache_of_the_sequences_in_flight() {
+        // llama.cpp: the f16 cache of 2 × 8192 tokens is 2 GiB, read whole.
+        let d = run("llama.cpp", "q8_0", 1, None).unwrap();
+        let crate::models::ModelSpec::Transformer(t) = model_preset("llama-3-8b").unwrap().spec
+        else {
+            unreachable!("Llama-3-8B is a transformer")
+        };
+        let tensors = crate::engines::llama_cpp::tensors(&t, "q8_0".parse().unwrap());
+        let embd = tensors.first().unwrap().bytes;
+        let all: u64 = tensors.iter().map(|t| t.bytes.0).sum();
+        assert_eq!(d.bytes_per_step.0, all - embd.0 + (2 << 30));
+        assert!(
+            (d.tokens_per_s - d.bandwidth_gbs * 1e9 / d.bytes_per_step.0 as f64 * 2.0).abs() < 1e-6
+        );
+        // Layers in host memory run at the CPU's speed: no GPU estimate.
+        assert_eq!(run("llama.cpp", "q8_0", 1, Some(20)), None);
+    }
+
+    #[test]
+    fn tensor_parallel_gpus_read_their_shares_at_once() {
+        let one = run("vllm", "native", 1, None).unwrap();
+        let two = run("vllm", "native", 2, None).unwrap();
+        assert_eq!(two.bytes_per_step.0, one.bytes_per_step.0.div_ceil(2));
+        assert!(two.tokens_per_s > 1.99 * one.tokens_per_s);
+    }
+}
