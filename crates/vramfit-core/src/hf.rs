@@ -19,9 +19,9 @@
 //! the names and defaults `transformers`' `ResNetConfig` uses.
 
 use crate::error::{Error, NotLlamaStyle};
-use crate::models::ModelSpec;
 use crate::models::hf_fields::Fields;
 use crate::models::registry::{import_of, supported_model_types};
+use crate::models::{ModelSpec, TransformerSpec};
 use serde_json::Value;
 
 /// The `model_type` values that can be imported, comma-separated (every
@@ -113,6 +113,15 @@ pub fn import(text: &str) -> Result<Imported, Error> {
                 }
             }
         }
+    };
+    let spec = match spec {
+        ModelSpec::Transformer(t) if t.context_limit == 0 => {
+            ModelSpec::Transformer(TransformerSpec {
+                context_limit: f.context_limit(),
+                ..t
+            })
+        }
+        other => other,
     };
     spec.parameter_count()?;
     let name = map

@@ -559,3 +559,38 @@ fn vramfit_mlp_and_resnet_descriptions_import() {
     );
     assert!(err(&long).contains("more than"));
 }
+
+fn context_limit(json: &str) -> Option<u64> {
+    match import(json).unwrap().spec {
+        vramfit_core::ModelSpec::Transformer(t) => t.trained_context(),
+        other => panic!("not a transformer: {other:?}"),
+    }
+}
+
+/// The longest context is read as vLLM derives `max_model_len`: the
+/// configured length, stretched by a linear or YaRN factor but not by
+/// Llama 3's scaling (its 131,072 is already the stretched length).
+#[test]
+fn reads_the_trained_context_as_vllm_derives_it() {
+    let base = r#"{"model_type":"llama","vocab_size":128256,"hidden_size":4096,"num_hidden_layers":32,
+        "num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336"#;
+    let with = |extra: &str| format!("{base}{extra}}}");
+    assert_eq!(context_limit(&with("")), None);
+    assert_eq!(
+        context_limit(&with(r#","max_position_embeddings":8192"#)),
+        Some(8192)
+    );
+    // Llama 3.1: rope_type llama3 with factor 8 keeps 131,072.
+    let llama31 = r#","max_position_embeddings":131072,"rope_scaling":{"rope_type":"llama3","factor":8.0,
+        "original_max_position_embeddings":8192,"low_freq_factor":1.0,"high_freq_factor":4.0}"#;
+    assert_eq!(context_limit(&with(llama31)), Some(131_072));
+    // Qwen2.5-7B-Instruct with the YaRN block its model card adds: 4 × 32,768.
+    let yarn = r#","max_position_embeddings":32768,"rope_scaling":{"type":"yarn","factor":4.0,
+        "original_max_position_embeddings":32768}"#;
+    assert_eq!(context_limit(&with(yarn)), Some(131_072));
+    let linear = r#","max_position_embeddings":4096,"rope_scaling":{"type":"linear","factor":2.0}"#;
+    assert_eq!(context_limit(&with(linear)), Some(8192));
+    // GPT-2's learned positions are the limit.
+    let gpt2 = r#"{"model_type":"gpt2","vocab_size":50257,"n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024}"#;
+    assert_eq!(context_limit(gpt2), Some(1024));
+}

@@ -52,6 +52,15 @@ impl ModelPreset {
             spec,
         }
     }
+
+    /// The preset with the context its `config.json` supports (see
+    /// [`TransformerSpec::context_limit`]); other specs are unchanged.
+    pub fn context(mut self, tokens: u64) -> Self {
+        if let ModelSpec::Transformer(t) = &mut self.spec {
+            t.context_limit = tokens;
+        }
+        self
+    }
 }
 
 /// The headings presets are listed under: a kind of model, or a model

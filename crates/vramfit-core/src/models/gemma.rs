@@ -216,42 +216,49 @@ fn presets() -> Vec<ModelPreset> {
     let (g2, g3) = (gemma2_block(), gemma3_block());
     let (w2, w3, w3_small) = ((4096, 2), (1024, 6), (512, 6));
     vec![
-        p("gemma-2b", "Gemma-2B", decoder(v, 2048, 18, 8, 1, 16_384)),
-        p("gemma-7b", "Gemma-7B", decoder(v, 3072, 28, 16, 16, 24_576)),
+        p("gemma-2b", "Gemma-2B", decoder(v, 2048, 18, 8, 1, 16_384)).context(8192),
+        p("gemma-7b", "Gemma-7B", decoder(v, 3072, 28, 16, 16, 24_576)).context(8192),
         p(
             "gemma-2-2b",
             "Gemma-2-2B",
             generation(g2, w2, v, 2304, 26, 8, 4, 256, 9216),
-        ),
+        )
+        .context(8192),
         p(
             "gemma-2-9b",
             "Gemma-2-9B",
             generation(g2, w2, v, 3584, 42, 16, 8, 256, 14_336),
-        ),
+        )
+        .context(8192),
         p(
             "gemma-2-27b",
             "Gemma-2-27B",
             generation(g2, w2, v, 4608, 46, 32, 16, 128, 36_864),
-        ),
+        )
+        .context(8192),
         p(
             "gemma-3-1b",
             "Gemma-3-1B",
             generation(g3, w3_small, 262_144, 1152, 26, 4, 1, 256, 6912),
-        ),
+        )
+        .context(32768),
         p(
             "gemma-3-4b",
             "Gemma-3-4B (text)",
             generation(g3, w3, 262_208, 2560, 34, 8, 4, 256, 10_240),
-        ),
+        )
+        .context(131072),
         p(
             "gemma-3-12b",
             "Gemma-3-12B (text)",
             generation(g3, w3, 262_208, 3840, 48, 16, 8, 256, 15_360),
-        ),
+        )
+        .context(131072),
         p(
             "gemma-3-27b",
             "Gemma-3-27B (text)",
             generation(g3, w3, 262_208, 5376, 62, 32, 16, 128, 21_504),
-        ),
+        )
+        .context(131072),
     ]
 }

@@ -101,7 +101,7 @@ fn decoder(vocab: u64, hidden: u64, layers: u64, heads: u64, intermediate: u64) 
 fn presets() -> Vec<ModelPreset> {
     let p = |id, name, vocab, hidden, layers, heads| {
         let spec = decoder(vocab, hidden, layers, heads, 4 * hidden);
-        ModelPreset::new(id, name, Group::Pythia, ModelSpec::Transformer(spec))
+        ModelPreset::new(id, name, Group::Pythia, ModelSpec::Transformer(spec)).context(2048)
     };
     vec![
         p("pythia-70m", "Pythia-70M", 50_304, 512, 6, 8),

@@ -4,6 +4,19 @@
 use crate::error::Error;
 use serde_json::{Map, Value};
 
+/// The fields vLLM reads a model's length from (`possible_keys` in
+/// `_get_and_verify_max_len`).
+const CONTEXT_KEYS: [&str; 8] = [
+    "max_position_embeddings",
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "model_max_length",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
+];
+
 /// The fields of a Hugging Face `config.json` object, read with the checks
 /// and messages every family shares.
 pub struct Fields<'a> {
@@ -98,6 +111,45 @@ impl Fields<'_> {
             .or_else(|| object("rope_parameters"))
             .and_then(|o| o.get(key))
             .and_then(Value::as_f64)
+    }
+
+    /// The longest context the configuration supports, 0 when it names
+    /// none: as vLLM derives `max_model_len` (`vllm/config/model.py`,
+    /// `_get_and_verify_max_len`), the smallest of the length fields
+    /// present, times the rope scaling `factor` unless the scaling is one
+    /// that keeps the configured length (`llama3`, `longrope`, `su`); YaRN
+    /// stretches its `original_max_position_embeddings`.
+    pub fn context_limit(&self) -> u64 {
+        let base = CONTEXT_KEYS
+            .iter()
+            .filter_map(|k| self.map.get(*k).and_then(Value::as_u64))
+            .filter(|&n| n > 0)
+            .min();
+        let Some(base) = base else { return 0 };
+        let rope = ["rope_scaling", "rope_parameters"]
+            .iter()
+            .find_map(|k| self.map.get(*k).and_then(Value::as_object));
+        let kind = rope
+            .and_then(|o| o.get("rope_type").or_else(|| o.get("type")))
+            .and_then(Value::as_str)
+            .unwrap_or("default");
+        let factor = self
+            .rope_f64("factor")
+            .filter(|f| f.is_finite() && *f >= 1.0);
+        match (kind, factor) {
+            ("llama3" | "longrope" | "su" | "default" | "mrope", _) | (_, None) => base,
+            (kind, Some(factor)) => {
+                let stretched = match kind {
+                    "yarn" => self
+                        .rope_f64("original_max_position_embeddings")
+                        .filter(|n| *n >= 1.0)
+                        .unwrap_or(base as f64),
+                    _ => base as f64,
+                };
+                // Saturating: a factor that overflows u64 names no limit worth keeping.
+                (stretched * factor).min(u64::MAX as f64) as u64
+            }
+        }
     }
 
     /// A boolean, or `default` when absent or not a boolean.

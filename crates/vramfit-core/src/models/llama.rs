@@ -193,6 +193,9 @@ pub fn read_as_llama(
 /// Llama 2, 3, 3.1, 3.2 and 3.3; Mistral-7B, Nemo and Small 3; Qwen2.5;
 /// SmolLM2; and a tiny reference decoder. Shapes from each model's
 /// `config.json` on the Hugging Face Hub.
+/// The presets, each with the context of its `config.json` on the Hugging
+/// Face Hub (`max_position_embeddings`; Qwen2.5's base models say 131,072
+/// from 7B up and 32,768 below).
 fn presets() -> Vec<ModelPreset> {
     let p = ModelPreset::new;
     vec![
@@ -207,68 +210,79 @@ fn presets() -> Vec<ModelPreset> {
             "Llama-2-7B",
             Group::Llama,
             spec(32000, 4096, 32, 32, 32, 11008, false, false),
-        ),
+        )
+        .context(4096),
         p(
             "llama-2-13b",
             "Llama-2-13B",
             Group::Llama,
             spec(32000, 5120, 40, 40, 40, 13824, false, false),
-        ),
+        )
+        .context(4096),
         p(
             "llama-2-70b",
             "Llama-2-70B",
             Group::Llama,
             spec(32000, 8192, 80, 64, 8, 28672, false, false),
-        ),
+        )
+        .context(4096),
         p(
             "llama-3-8b",
             "Llama-3-8B",
             Group::Llama,
             spec(128256, 4096, 32, 32, 8, 14336, false, false),
-        ),
+        )
+        .context(8192),
         p(
             "llama-3-70b",
             "Llama-3-70B",
             Group::Llama,
             spec(128256, 8192, 80, 64, 8, 28672, false, false),
-        ),
+        )
+        .context(8192),
         // Llama 3.1 and 3.3 keep Llama 3's shapes (rope_scaling changes no weights).
         p(
             "llama-3.1-8b",
             "Llama-3.1-8B",
             Group::Llama,
             spec(128256, 4096, 32, 32, 8, 14336, false, false),
-        ),
+        )
+        .context(131072),
         p(
             "llama-3.1-70b",
             "Llama-3.1-70B",
             Group::Llama,
             spec(128256, 8192, 80, 64, 8, 28672, false, false),
-        ),
+        )
+        .context(131072),
         p(
             "llama-3.1-405b",
             "Llama-3.1-405B",
             Group::Llama,
             spec(128256, 16384, 126, 128, 8, 53248, false, false),
-        ),
+        )
+        .context(131072),
         p(
             "llama-3.2-1b",
             "Llama-3.2-1B",
             Group::Llama,
             spec(128256, 2048, 16, 32, 8, 8192, true, false),
-        ),
+        )
+        .context(131072),
         p(
             "llama-3.2-3b",
             "Llama-3.2-3B",
             Group::Llama,
             spec(128256, 3072, 28, 24, 8, 8192, true, false),
-        ),
+        )
+        .context(131072),
         p(
             "llama-3.3-70b",
             "Llama-3.3-70B",
             Group::Llama,
             spec(128256, 8192, 80, 64, 8, 28672, false, false),
-        ),
+        )
+        .context(131072),
         p(
             "mistral-7b",
             "Mistral-7B v0.1",
@@ -284,82 +298,95 @@ fn presets() -> Vec<ModelPreset> {
                 },
                 ..decoder(32000, 4096, 32, 32, 8, 14336)
             }),
-        ),
+        )
+        .context(32768),
         // Nemo and Small 3 have 128-wide heads: 32 × 128 = 4096 < hidden 5120.
         p(
             "mistral-nemo-12b",
             "Mistral-Nemo-12B (2407)",
             Group::Mistral,
             head_dim(spec(131072, 5120, 40, 32, 8, 14336, false, false), 128),
-        ),
+        )
+        .context(1024000),
         p(
             "mistral-small-24b",
             "Mistral-Small-24B (2501)",
             Group::Mistral,
             head_dim(spec(131072, 5120, 40, 32, 8, 32768, false, false), 128),
-        ),
+        )
+        .context(32768),
         p(
             "qwen2.5-7b",
             "Qwen2.5-7B",
             Group::Qwen,
             spec(152064, 3584, 28, 28, 4, 18944, false, true),
-        ),
+        )
+        .context(131072),
         // Qwen2.5's small models tie the head and keep the 151,936-token vocabulary.
         p(
             "qwen2.5-0.5b",
             "Qwen2.5-0.5B",
             Group::Qwen,
             spec(151936, 896, 24, 14, 2, 4864, true, true),
-        ),
+        )
+        .context(32768),
         p(
             "qwen2.5-1.5b",
             "Qwen2.5-1.5B",
             Group::Qwen,
             spec(151936, 1536, 28, 12, 2, 8960, true, true),
-        ),
+        )
+        .context(32768),
         p(
             "qwen2.5-3b",
             "Qwen2.5-3B",
             Group::Qwen,
             spec(151936, 2048, 36, 16, 2, 11008, true, true),
-        ),
+        )
+        .context(32768),
         p(
             "qwen2.5-14b",
             "Qwen2.5-14B",
             Group::Qwen,
             spec(152064, 5120, 48, 40, 8, 13824, false, true),
-        ),
+        )
+        .context(131072),
         p(
             "qwen2.5-32b",
             "Qwen2.5-32B",
             Group::Qwen,
             spec(152064, 5120, 64, 40, 8, 27648, false, true),
-        ),
+        )
+        .context(131072),
         p(
             "qwen2.5-72b",
             "Qwen2.5-72B",
             Group::Qwen,
             spec(152064, 8192, 80, 64, 8, 29568, false, true),
-        ),
+        )
+        .context(131072),
         // Hugging Face's SmolLM2 (model_type llama, tied head).
         p(
             "smollm2-135m",
             "SmolLM2-135M",
             Group::SmolLm,
             spec(49152, 576, 30, 9, 3, 1536, true, false),
-        ),
+        )
+        .context(8192),
         p(
             "smollm2-360m",
             "SmolLM2-360M",
             Group::SmolLm,
             spec(49152, 960, 32, 15, 5, 2560, true, false),
-        ),
+        )
+        .context(8192),
         p(
             "smollm2-1.7b",
             "SmolLM2-1.7B",
             Group::SmolLm,
             spec(49152, 2048, 24, 32, 32, 8192, true, false),
-        ),
+        )
+        .context(8192),
     ]
 }
 
@@ -412,6 +439,7 @@ pub fn decoder(
         head_dim: hidden / heads.max(1),
         intermediate,
         max_positions: 0,
+        context_limit: 0,
         type_vocab: 0,
         tie_embeddings: false,
         qkv_bias: false,

@@ -72,7 +72,9 @@ fn decoder(
 /// Hub (`allenai/OLMo-2-0425-1B`, `-1124-7B`, `-1124-13B`, `-0325-32B`):
 /// vocabulary 100,352, untied head.
 fn presets() -> Vec<ModelPreset> {
-    let p = |id, name, spec| ModelPreset::new(id, name, Group::Olmo, ModelSpec::Transformer(spec));
+    let p = |id, name, spec| {
+        ModelPreset::new(id, name, Group::Olmo, ModelSpec::Transformer(spec)).context(4096)
+    };
     let v = 100_352;
     vec![
         p(

@@ -108,21 +108,25 @@ fn presets() -> Vec<ModelPreset> {
             "phi-3-mini",
             "Phi-3-mini",
             decoder(32_064, 3072, 32, 32, 32, 8192, 96, false),
-        ),
+        )
+        .context(4096),
         p(
             "phi-3-medium",
             "Phi-3-medium",
             decoder(32_064, 5120, 40, 40, 10, 17_920, 128, false),
-        ),
+        )
+        .context(4096),
         p(
             "phi-4-mini",
             "Phi-4-mini",
             decoder(200_064, 3072, 32, 24, 8, 8192, 96, true),
-        ),
+        )
+        .context(131072),
         p(
             "phi-4",
             "Phi-4",
             decoder(100_352, 5120, 40, 40, 10, 17_920, 128, false),
-        ),
+        )
+        .context(16384),
     ]
 }

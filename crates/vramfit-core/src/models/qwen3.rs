@@ -72,7 +72,7 @@ fn presets() -> Vec<ModelPreset> {
             tie_embeddings: tie,
             ..spec
         };
-        ModelPreset::new(id, name, Group::Qwen, ModelSpec::Transformer(spec))
+        ModelPreset::new(id, name, Group::Qwen, ModelSpec::Transformer(spec)).context(40_960)
     };
     let v = 151_936;
     vec![

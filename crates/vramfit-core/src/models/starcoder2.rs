@@ -100,7 +100,7 @@ fn presets() -> Vec<ModelPreset> {
                 Some(4096),
             )
         };
-        ModelPreset::new(id, name, Group::StarCoder2, ModelSpec::Transformer(spec))
+        ModelPreset::new(id, name, Group::StarCoder2, ModelSpec::Transformer(spec)).context(16_384)
     };
     vec![
         p("starcoder2-3b", "StarCoder2-3B", 3072, 30, 24, 2, true),

@@ -80,6 +80,12 @@ pub struct TransformerSpec {
     /// What a block adds to its layout beyond the dimensions above.
     #[serde(default)]
     pub block: BlockOptions,
+    /// The longest context a rotary model supports as configured (its
+    /// `max_position_embeddings`, stretched by a linear, dynamic or YaRN
+    /// rope scaling factor, as vLLM derives its `max_model_len`); 0 when
+    /// unknown. Learned positions ([`Self::max_positions`]) limit besides.
+    #[serde(default)]
+    pub context_limit: u64,
 }
 
 /// The parts of a transformer block that vary between model types of one
@@ -297,6 +303,14 @@ pub enum QkNorm {
 }
 
 impl TransformerSpec {
+    /// The longest context the model supports: its learned positions, else
+    /// its configured [`Self::context_limit`]; `None` when neither is known.
+    pub fn trained_context(&self) -> Option<u64> {
+        [self.max_positions, self.context_limit]
+            .into_iter()
+            .find(|&n| n > 0)
+    }
+
     /// Checks that the dimensions are consistent.
     ///
     /// # Errors
