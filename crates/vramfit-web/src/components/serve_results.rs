@@ -31,6 +31,10 @@ pub struct ServeResultsProps {
     pub extras: Vec<Setting>,
     /// Emits [`Action::ClearExtras`].
     pub on_action: Callback<Action>,
+    /// The widget's view: the verdict and the engine's terms, without the
+    /// limits card and the launch command.
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 /// The label and the note of a term's tile.
@@ -144,17 +148,17 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
                         <p class="verdict-detail">{ detail }</p>
                     </div>
                 </div>
-                if let Some(limit) = e.beyond_trained_context {
-                    <p class="verdict-warn" id="beyond-trained" data-value={limit.to_string()}>
-                        { tf(lang, Key::BeyondTrained, &[&group_digits(limit)]) }
-                    </p>
-                }
                 if !pooled {
                     <div class="meter" role="meter" aria-label={t(lang, Key::MeterLabel)} aria-valuemin="0" aria-valuemax="100"
                         aria-valuenow={format!("{:.0}", filled * 100.0)}>
                         <div class="meter-fill" style={css_width(filled)}></div>
                     </div>
                     <div class="meter-scale"><span>{ "0" }</span><span>{ cap.clone() }</span></div>
+                }
+                if let Some(limit) = e.beyond_trained_context {
+                    <p class="verdict-warn" id="beyond-trained" data-value={limit.to_string()}>
+                        { tf(lang, Key::BeyondTrained, &[&group_digits(limit)]) }
+                    </p>
                 }
             </section>
         }
@@ -188,7 +192,10 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
             </p>
         }
     });
-    let answers = v.answers.as_ref().map(|a| answers_card(a, c.engine, lang));
+    let answers = (!props.compact)
+        .then_some(v.answers.as_ref())
+        .flatten()
+        .map(|a| answers_card(a, c.engine, lang));
     html! {
         <>
             { notice }
@@ -208,7 +215,9 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
                     { for decode }
                 </section>
                 { for answers }
-                <LaunchCommand command={v.launch.clone()} engine={engine} />
+                if !props.compact {
+                    <LaunchCommand command={v.launch.clone()} engine={engine} />
+                }
             </div>
         </>
     }
