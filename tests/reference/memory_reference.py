@@ -69,7 +69,7 @@ DEV = torch.device("cpu")
 
 TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "gemma-2b", "gemma-2-2b",
                "gemma-3-1b", "pythia-160m", "phi-3-mini", "phi-4-mini", "t5-small", "flan-t5-xl",
-               "starcoder2-3b"}
+               "starcoder2-3b"} | set(models.moe_models.ALL)
 T5_MODELS = {"t5-small", "flan-t5-xl"}
 HF_IMAGE_MODELS = {"vit-base-patch16-224"}
 IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"} | HF_IMAGE_MODELS
@@ -264,6 +264,9 @@ def make_inputs(case: dict) -> dict:
         return {"input_ids": torch.randint(0, 32128, (b, s)), "labels": torch.randint(0, 32128, (b, s))}
     if mid == "bert-base":
         return {"input_ids": torch.randint(0, 30522, (b, s)), "labels": torch.randint(0, 2, (b,))}
+    if mid in models.moe_models.ALL:
+        ids = torch.randint(0, models.moe_models.ALL[mid][1]["vocab_size"], (b, s))
+        return {"input_ids": ids, "labels": ids}
     vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "gemma-2b": 256000,
              "gemma-2-2b": 256000, "gemma-3-1b": 262144, "pythia-160m": 50304, "phi-3-mini": 32064,
              "phi-4-mini": 200064, "starcoder2-3b": 49152}[mid]
@@ -365,7 +368,7 @@ def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, ima
              "olmo-2-1b": "eager", "gemma-2b": "eager", "gemma-2-2b": "eager", "gemma-3-1b": "eager",
              "pythia-160m": "eager", "phi-3-mini": "eager", "phi-4-mini": "eager",
              "t5-small": "eager", "flan-t5-xl": "eager", "vit-base-patch16-224": "eager",
-             "starcoder2-3b": "eager",
+             "starcoder2-3b": "eager", **{m: "eager" for m in models.moe_models.ALL},
              "vit_b_16": "sdpa"}.get(model, "none")
     parts = [model] + ([f"l{layers}"] if layers else []) + [f"b{batch}"]
     if attention is not None and attention != usual:
@@ -538,6 +541,41 @@ CASES = [
     # Hugging Face ViT-B/16 (ViTForImageClassification): separate q/k/v projections, eager and SDPA
     C("vit-base-patch16-224", 32, "amp-bf16", "adamw", attention="eager"),
     C("vit-base-patch16-224", 32, "fp32", "adamw", attention="sdpa"),
+    # Mixtures of experts (tests/reference/moe/README.md): the grouped_mm expert path, fp32 under
+    # autocast; real expert counts and top-k at a 512-wide hidden state (moe_models.VARIANTS, their
+    # config.json in moe/), cut to 2 blocks, then real presets cut to 2 blocks.
+    # Mixtral: 8 experts, top-2, renormalized fp32 weights
+    C("mixtral-h512", 8, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("mixtral-h512", 4, "fp32", "adamw", seq=1024, layers=2),
+    C("mixtral-h512", 8, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    # Qwen1.5-MoE: 60 experts, top-4, a shared expert behind a sigmoid gate, q/k/v biases
+    C("qwen1.5-moe-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("qwen1.5-moe-h512", 2, "fp32", "sgd-momentum", seq=1024, layers=2),
+    # Qwen3-MoE: 128 experts, top-8, per-head q/k norms, layer 0 dense (mlp_only_layers)
+    C("qwen3-moe-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("qwen3-moe-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    # OLMoE: 64 experts, top-8, whole-width q/k norms
+    C("olmoe-h512", 8, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("olmoe-h512", 4, "fp32", "adamw", seq=1024, layers=2),
+    # DeepSeek-V2: latent attention without query bottleneck (complex rotary), 64 experts, top-6,
+    # 2 shared, layer 0 dense
+    C("deepseek-v2-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("deepseek-v2-h512", 2, "fp32", "adamw", seq=1024, layers=2),
+    # DeepSeek-V3: latent attention with query bottleneck (interleaved rotary), 256 experts, top-8 of
+    # 4 of 8 groups (sigmoid, bias-corrected), 1 shared, layer 0 dense
+    C("deepseek-v3-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("deepseek-v3-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    # gpt-oss: sinks (eager), sliding layer 0, biased experts, clamped SwiGLU, router bias
+    C("gpt-oss-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("gpt-oss-h512", 2, "fp32", "adamw", seq=1024, layers=2),
+    # Eight blocks: the experts' activations outweigh the loss's tensors at the backward peak
+    C("mixtral-h512", 4, "amp-bf16", "adamw", seq=2048, layers=8),
+    C("deepseek-v3-h512", 4, "amp-bf16", "adamw", seq=1024, layers=8),
+    C("gpt-oss-h512", 2, "amp-bf16", "adamw", seq=2048, layers=8),
+    # Real presets cut to 2 blocks
+    C("olmoe-1b-7b", 8, "amp-bf16", "adamw", seq=2048, layers=2),
+    C("qwen3-30b-a3b", 4, "amp-bf16", "adamw", seq=2048, layers=2),
+    C("deepseek-v2-lite", 4, "amp-bf16", "adamw", seq=2048, layers=2),
 ]
 
 
@@ -549,6 +587,7 @@ def write_csv(path, header, rows):
 
 
 def main() -> None:
+    models.moe_models.write_variant_configs(os.path.join(HERE, "moe"))
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", help="run only cases whose id contains this substring; prints, writes nothing")
     ap.add_argument("--update", action="store_true",

@@ -45,6 +45,8 @@ from transformers import (
     ViTForImageClassification,
 )
 
+import moe_models  # noqa: E402  (mixtures of experts: their own module)
+
 TV = f"torchvision {torchvision.__version__.split('+')[0]}"
 TF = f"transformers {transformers.__version__}"
 TORCH = f"torch {torch.__version__.split('+')[0]}"
@@ -629,6 +631,8 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         return ViTForImageClassification(cfg), (
             f"{TF} ViTForImageClassification(ViTConfig({_cfg_str(cfg, keys)},num_labels={cfg.num_labels}))"
         )
+    if model_id in moe_models.ALL:
+        return moe_models.build(model_id, attn, layers)
     if model_id in QWEN3_CONFIGS:
         cfg = qwen3_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -658,4 +662,4 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "llama-tiny",
 ] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(GEMMA_CONFIGS) + (
     list(GEMMA2_CONFIGS) + list(GEMMA3_CONFIGS) + list(PYTHIA_CONFIGS) + list(PHI3_CONFIGS)
-    + list(STARCODER2_CONFIGS) + list(T5_CONFIGS) + list(HF_VIT_CONFIGS))
+    + list(STARCODER2_CONFIGS) + list(T5_CONFIGS) + list(HF_VIT_CONFIGS) + list(moe_models.PRESETS))

@@ -48,7 +48,7 @@ fn rows() -> Vec<Row> {
             grad_accum: get("grad_accum").parse().unwrap(),
             ..TrainConfig::default()
         };
-        let mut spec = model_preset(get("model")).unwrap().spec;
+        let mut spec = reference_model(get("model"));
         // A depth-cut variant: the model's first `layers` blocks (of each of T5's stacks).
         let layers: u64 = get("layers").parse().unwrap();
         if layers > 0 {
@@ -83,6 +83,24 @@ fn rows() -> Vec<Row> {
         });
     }
     out
+}
+
+/// A preset, or one of the reference variants whose `config.json`
+/// `tests/reference/memory_reference.py` writes to `tests/reference/moe/`
+/// (mixtures of experts with their real expert counts at a small hidden
+/// size), imported as a pasted config is.
+fn reference_model(id: &str) -> vramfit_core::ModelSpec {
+    if let Ok(p) = model_preset(id) {
+        return p.spec;
+    }
+    let path = format!(
+        "{}/../../tests/reference/moe/{id}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let json = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    vramfit_core::hf::import(&json)
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+        .spec
 }
 
 fn parts(e: &Estimate) -> [f64; 6] {

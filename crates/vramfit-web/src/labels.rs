@@ -127,6 +127,8 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::Pythia
         | Group::Phi
         | Group::StarCoder2
+        | Group::DeepSeek
+        | Group::GptOss
         | Group::T5 => group.name(),
     }
 }

@@ -322,6 +322,9 @@ pub fn serve_on(
         ModelSpec::Transformer(t) if t.arch == Layout::Llama => t,
         _ => return Err(Error::Serve(ServeFault::NotADecoder)),
     };
+    if t.moe.is_some() || t.mla.is_some() {
+        return Err(Error::Serve(ServeFault::SparseOrLatent));
+    }
     check_range("context", cfg.context, 1, crate::config::MAX_DIMENSION)?;
     check_range("concurrency", cfg.concurrency, 1, 1 << 20)?;
     check_range("tp", cfg.tp, 1, 1024)?;

@@ -109,6 +109,12 @@ pub enum Group {
     /// BigCode's StarCoder2 code models.
     #[serde(rename = "StarCoder2")]
     StarCoder2,
+    /// DeepSeek's mixtures of experts with latent attention.
+    #[serde(rename = "DeepSeek")]
+    DeepSeek,
+    /// OpenAI's open-weight mixtures of experts.
+    #[serde(rename = "gpt-oss")]
+    GptOss,
     /// Google's T5 encoder-decoders (T5, Flan-T5).
     #[serde(rename = "T5")]
     T5,
@@ -133,6 +139,8 @@ impl Group {
             Group::Pythia => "Pythia",
             Group::Phi => "Phi",
             Group::StarCoder2 => "StarCoder2",
+            Group::DeepSeek => "DeepSeek",
+            Group::GptOss => "gpt-oss",
             Group::T5 => "T5",
         }
     }

@@ -143,6 +143,7 @@ const GEMMA_BLOCK: BlockOptions = BlockOptions {
     rotary: Rotary::Whole,
     mlp: MlpKind::Gated,
     parallel_residual: false,
+    sinks: false,
 };
 
 /// Gemma 2's block: sandwich norms, scores and logits soft-capped.

@@ -440,6 +440,8 @@ pub fn decoder(
         intermediate,
         max_positions: 0,
         context_limit: 0,
+        moe: None,
+        mla: None,
         type_vocab: 0,
         tie_embeddings: false,
         qkv_bias: false,

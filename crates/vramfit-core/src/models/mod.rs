@@ -3,15 +3,23 @@
 
 pub mod bert;
 pub mod cnn;
+pub mod deepseek;
 pub mod family;
 pub mod gemma;
 pub mod gpt2;
 pub mod gpt_neox;
+pub mod gpt_oss;
 pub mod hf_fields;
 pub mod llama;
+pub mod mixtral;
+pub mod mla;
+pub mod moe;
+pub mod moe_lower;
 pub mod olmo2;
+pub mod olmoe;
 pub mod phi3;
 pub mod qwen3;
+pub mod qwen_moe;
 pub mod registry;
 pub mod starcoder2;
 pub mod t5;
@@ -29,6 +37,8 @@ use serde::{Deserialize, Serialize};
 
 pub use cnn::{MobileNetV2Spec, ResNetSpec, VggSpec};
 pub use family::{Family, Group, Import, ModelPreset};
+pub use mla::{Mla, MlaRope};
+pub use moe::{DenseLayers, ExpertActivation, Moe, Router, SharedExperts};
 pub use registry::FAMILIES;
 pub use t5::{T5Activation, T5Spec};
 pub use transformer::{
@@ -234,5 +244,29 @@ impl ModelSpec {
     /// As [`ModelSpec::lower`].
     pub fn parameter_count(&self) -> Result<u64, Error> {
         Ok(self.lower(&self.nominal_config())?.parameter_count())
+    }
+
+    /// Parameters one token reads: [`ModelSpec::parameter_count`] less the
+    /// routed experts it is not sent to, `experts − top_k` of them (weights
+    /// and biases) in every sparse layer. Every parameter for a model
+    /// without experts. Memory holds them all; this sets the compute.
+    ///
+    /// # Errors
+    /// As [`ModelSpec::lower`].
+    pub fn active_parameter_count(&self) -> Result<u64, Error> {
+        let total = self.parameter_count()?;
+        let idle = match self {
+            ModelSpec::Transformer(TransformerSpec {
+                moe: Some(m),
+                hidden,
+                layers,
+                ..
+            }) => m
+                .sparse_layers(*layers)
+                .saturating_mul(m.experts.saturating_sub(m.top_k))
+                .saturating_mul(m.expert_parameters(*hidden)),
+            _ => 0,
+        };
+        Ok(total.saturating_sub(idle))
     }
 }

@@ -7,11 +7,12 @@
 use super::family::Family;
 use super::family::Import;
 use super::{
-    bert, cnn, gemma, gpt_neox, gpt2, llama, olmo2, phi3, qwen3, starcoder2, t5, vit, vit_hf,
+    bert, cnn, deepseek, gemma, gpt_neox, gpt_oss, gpt2, llama, mixtral, olmo2, olmoe, phi3,
+    qwen_moe, qwen3, starcoder2, t5, vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 16] = [
+pub const FAMILIES: [Family; 21] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -21,12 +22,17 @@ pub const FAMILIES: [Family; 16] = [
     bert::FAMILY,
     gpt2::FAMILY,
     llama::FAMILY,
+    mixtral::FAMILY,
     qwen3::FAMILY,
+    qwen_moe::FAMILY,
     olmo2::FAMILY,
+    olmoe::FAMILY,
     gemma::FAMILY,
     gpt_neox::FAMILY,
     phi3::FAMILY,
     starcoder2::FAMILY,
+    deepseek::FAMILY,
+    gpt_oss::FAMILY,
     t5::FAMILY,
 ];
 

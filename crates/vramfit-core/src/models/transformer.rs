@@ -86,6 +86,13 @@ pub struct TransformerSpec {
     /// unknown. Learned positions ([`Self::max_positions`]) limit besides.
     #[serde(default)]
     pub context_limit: u64,
+    /// A mixture of experts in place of the MLP of its sparse layers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moe: Option<Box<super::moe::Moe>>,
+    /// Multi-head latent attention in place of q/k/v projections (the
+    /// spec's `head_dim` is then the query/key width).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mla: Option<Box<super::mla::Mla>>,
 }
 
 /// The parts of a transformer block that vary between model types of one
@@ -131,6 +138,12 @@ pub struct BlockOptions {
     /// together, `x + attn(norm(x)) + mlp(norm(x))` (GPT-NeoX's
     /// `use_parallel_residual`), instead of one after the other.
     pub parallel_residual: bool,
+    /// Attention sinks (gpt-oss): a learned logit per head concatenated to
+    /// the scores before the softmax and dropped after it (a `[heads]`
+    /// parameter, two more score-sized tensors in eager attention, which
+    /// `transformers` runs for an SDPA request: `_supports_sdpa = False`).
+    #[serde(default)]
+    pub sinks: bool,
 }
 
 /// The norm of a Llama-layout model (its blocks, q/k norms and final norm).
@@ -369,6 +382,12 @@ impl TransformerSpec {
                 self.heads, self.kv_heads
             )));
         }
+        if let Some(moe) = &self.moe {
+            moe.validate(self.layers)?;
+        }
+        if let Some(mla) = &self.mla {
+            mla.validate(self.head_dim, self.heads, self.kv_heads)?;
+        }
         // The deepest published models have ~130 layers; beyond this the
         // op-by-op simulation would take seconds in the browser.
         if self.layers > MAX_LAYERS {
@@ -407,12 +426,20 @@ pub fn pruned(
     let group = (t.heads / t.kv_heads.max(1)).max(1);
     let kv_heads =
         ((t.kv_heads as f64 * cfg.keep_attention).round() as u64).clamp(1, t.kv_heads.max(1));
-    let intermediate =
-        ((t.intermediate as f64 * cfg.keep_mlp).round() as u64).clamp(1, t.intermediate.max(1));
+    let keep = |n: u64| ((n as f64 * cfg.keep_mlp).round() as u64).clamp(1, n.max(1));
+    // Experts keep the same share of their neurons.
+    let moe = t.moe.clone().map(|mut m| {
+        m.expert_intermediate = keep(m.expert_intermediate);
+        if let Some(s) = m.shared.as_mut() {
+            s.intermediate = keep(s.intermediate);
+        }
+        m
+    });
     Ok(TransformerSpec {
         kv_heads,
         heads: kv_heads * group,
-        intermediate,
+        intermediate: keep(t.intermediate),
+        moe,
         ..t.clone()
     })
 }
@@ -424,6 +451,17 @@ fn tensor_parallel_shard(t: &TransformerSpec, tp: u64) -> Result<TransformerSpec
     if tp <= 1 {
         return Ok(t.clone());
     }
+    let split = |dimension: &'static str, size: u64, tp: u64| {
+        if size.is_multiple_of(tp) {
+            Ok(size / tp)
+        } else {
+            Err(Error::NotApplicable(Inapplicable::TensorParallel {
+                dimension,
+                size,
+                tp,
+            }))
+        }
+    };
     for (name, v) in [
         ("num_attention_heads", t.heads),
         ("num_key_value_heads", t.kv_heads),
@@ -437,12 +475,26 @@ fn tensor_parallel_shard(t: &TransformerSpec, tp: u64) -> Result<TransformerSpec
             }));
         }
     }
+    // Experts split their neurons over the same ranks (expert tensor
+    // parallelism equal to TP, Megatron-Core's default).
+    let moe = match &t.moe {
+        Some(m) => {
+            let mut m = m.clone();
+            m.expert_intermediate = split("moe_intermediate_size", m.expert_intermediate, tp)?;
+            if let Some(s) = m.shared.as_mut() {
+                s.intermediate = split("shared_expert_intermediate_size", s.intermediate, tp)?;
+            }
+            Some(m)
+        }
+        None => None,
+    };
     let padded = t.vocab.div_ceil(128 * tp) * 128 * tp;
     Ok(TransformerSpec {
         heads: t.heads / tp,
         kv_heads: t.kv_heads / tp,
         intermediate: t.intermediate / tp,
         vocab: padded / tp,
+        moe,
         ..t.clone()
     })
 }
@@ -498,6 +550,25 @@ fn check_sizes(t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<
         &[seq, t.intermediate],
     )?;
     check("the logits per sample (seq × vocab_size)", &[seq, t.vocab])?;
+    if let Some(m) = &t.moe {
+        check(
+            "an expert bank (experts × 2 × expert intermediate size × hidden_size)",
+            &[m.experts, 2, m.expert_intermediate, t.hidden],
+        )?;
+        check(
+            "the routed rows per sample (seq × num_experts_per_tok × 2 × (expert intermediate size + hidden_size))",
+            &[
+                seq,
+                m.top_k,
+                2,
+                m.expert_intermediate.saturating_add(t.hidden),
+            ],
+        )?;
+        check(
+            "the router's scores per sample (seq × experts)",
+            &[seq, m.experts],
+        )?;
+    }
     if cfg.attention == Attention::Eager {
         check(
             "the attention scores per sample (num_attention_heads × seq × seq)",
@@ -511,6 +582,12 @@ fn check_sizes(t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<
         return Ok(());
     }
     let cache = cfg.cache_tokens();
+    if let Some(mla) = &t.mla {
+        check(
+            "the latent cache per sample (layers × (kv_lora_rank + qk_rope_head_dim) × tokens)",
+            &[t.layers, mla.cache_width(), cache],
+        )?;
+    }
     check(
         "the KV cache per sample (2 × layers × num_key_value_heads × head_dim × tokens)",
         &[2, t.layers, t.kv_heads, t.head_dim, cache],
@@ -602,7 +679,7 @@ pub fn lower(
         b.hold_until_block_end(x);
         x = match t.arch {
             Arch::Bert => bert_layer(b, t, x, seq, attention, ckpt),
-            Arch::Gpt2 | Arch::Llama => decoder_layer(b, t, x, seq, attention, ckpt, mask),
+            Arch::Gpt2 | Arch::Llama => decoder_layer(b, t, (i, x), seq, attention, ckpt, mask),
         };
         b.end_block();
     }
@@ -712,7 +789,11 @@ fn lower_inference_head(
 /// layer and position, `dtype_size` bytes each; sliding-window layers keep
 /// at most the window.
 pub fn kv_layout(t: &TransformerSpec, dtype_size: u64) -> crate::graph::KvLayout {
-    let per_layer = 2 * t.kv_heads * t.head_dim * dtype_size;
+    // Latent attention caches its normalized latent and rotated key.
+    let per_layer = match &t.mla {
+        Some(mla) => mla.cache_width() * dtype_size,
+        None => 2 * t.kv_heads * t.head_dim * dtype_size,
+    };
     let sliding = t
         .block
         .sliding
@@ -795,7 +876,7 @@ fn bert_layer(
 fn decoder_layer(
     b: &mut Builder,
     t: &TransformerSpec,
-    x: TensorId,
+    (layer, x): (u64, TensorId),
     seq: u64,
     attention: Attention,
     ckpt: Checkpointing,
@@ -817,30 +898,48 @@ fn decoder_layer(
     };
     let mark = b.op_count();
     let n = b.sp_gather(n_local);
-    let (q, k, v) = if llama {
-        llama_qkv(b, t, n)
-    } else {
-        let qkv = b.linear("attn.c_attn", n, h, 3 * t.heads * t.head_dim, true);
-        // split(dim=2) + view + transpose: q, k and v are views of the fused output.
-        let [q, k, v] = crate::models::vit::split3(b, "attn.split_qkv", qkv, false);
-        (q, k, v)
-    };
-    b.resave(mark, n, n_local);
-    let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, llama, mask);
-    let o_name = if llama {
-        "self_attn.o_proj"
-    } else {
-        "attn.c_proj"
-    };
-    let o = b.linear(o_name, ctx, t.heads * t.head_dim, h, t.mlp_bias);
-    if llama {
-        // The attention's input (the layer's `hidden_states`) and its locals
-        // (q and k after the rotary embedding, v and the fused projection it
-        // views) live until it returns.
-        for t in [n_local, q, k, v] {
-            b.keep_alive(t);
+    let o = match &t.mla {
+        Some(mla) if llama => {
+            let layer = super::mla::Layer {
+                hidden: h,
+                heads: t.heads,
+                bias: t.qkv_bias,
+                dropout: t.attention_dropout,
+                attention,
+                ckpt,
+            };
+            let o = super::mla::attention(b, &layer, mla, n, seq, mask);
+            b.resave(mark, n, n_local);
+            o
         }
-    }
+        _ => {
+            let (q, k, v) = if llama {
+                llama_qkv(b, t, n)
+            } else {
+                let qkv = b.linear("attn.c_attn", n, h, 3 * t.heads * t.head_dim, true);
+                // split(dim=2) + view + transpose: q, k and v are views of the fused output.
+                let [q, k, v] = crate::models::vit::split3(b, "attn.split_qkv", qkv, false);
+                (q, k, v)
+            };
+            b.resave(mark, n, n_local);
+            let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, llama, mask);
+            let o_name = if llama {
+                "self_attn.o_proj"
+            } else {
+                "attn.c_proj"
+            };
+            let o = b.linear(o_name, ctx, t.heads * t.head_dim, h, t.mlp_bias);
+            if llama {
+                // The attention's input (the layer's `hidden_states`) and its locals
+                // (q and k after the rotary embedding, v and the fused projection it
+                // views) live until it returns.
+                for t in [n_local, q, k, v] {
+                    b.keep_alive(t);
+                }
+            }
+            o
+        }
+    };
     let o = b.sp_scatter(o);
     let o = if post {
         rms(b, t, "post_attention_layernorm", o, h)
@@ -866,7 +965,9 @@ fn decoder_layer(
     };
     let mark = b.op_count();
     let n = b.sp_gather(n_local);
-    let m = if llama {
+    let m = if let Some(moe) = t.moe.as_ref().filter(|m| llama && m.is_sparse(layer)) {
+        super::moe_lower::block(b, h, moe, n)
+    } else if llama {
         llama_mlp(b, t, n)
     } else {
         let f = b.linear("mlp.c_fc", n, h, t.intermediate, true);
@@ -1011,7 +1112,7 @@ fn attention_core(
     };
     // Soft-capped scores need the eager path under an SDPA request
     // (Gemma 2's `_supports_sdpa = False`); flash-attn caps in its kernel.
-    let attention = if t.block.attn_softcap && attention == Attention::Sdpa {
+    let attention = if (t.block.attn_softcap || t.block.sinks) && attention == Attention::Sdpa {
         Attention::Eager
     } else {
         attention
@@ -1055,7 +1156,11 @@ fn attention_core(
         Some(m) => b.add("attn.mask", scores, m),
         None => b.scale("attn.mask", scores),
     };
-    let probs = b.softmax("attn.softmax", scores, t.arch == Arch::Llama);
+    let probs = if t.block.sinks {
+        sink_softmax(b, t, scores, seq)
+    } else {
+        b.softmax("attn.softmax", scores, t.arch == Arch::Llama)
+    };
     // Llama casts the fp32 softmax back to the query dtype and GPT-2 to the
     // value dtype before dropout; BERT applies dropout to the fp32 softmax and
     // lets autocast cast it for the context matmul.
@@ -1084,4 +1189,38 @@ fn attention_core(
     let ctx = b.copy("attn.merge_heads", ctx);
     b.set_attention_core(false);
     ctx
+}
+
+/// gpt-oss's eager softmax with attention sinks: `torch.cat([scores,
+/// sinks], -1)` (the `[heads]` parameter expanded to one more column), the
+/// row maximum subtracted (a new tensor), `softmax` in that dtype (saved),
+/// then the sink column sliced off (a view).
+fn sink_softmax(b: &mut Builder, t: &TransformerSpec, scores: TensorId, seq: u64) -> TensorId {
+    let sinks = b.param("self_attn.sinks", &[t.heads]);
+    let numel = crate::graph::Numel::per_sample(t.heads * seq * (seq + 1));
+    let dtype = if b.param_dtype() == DType::F32 {
+        DType::F32
+    } else {
+        b.dtype(scores)
+    };
+    let combined = b.tensor(numel, dtype, true);
+    b.op(
+        "attn.cat_sinks",
+        crate::graph::OpKind::Copy,
+        crate::builder::OpSpec {
+            inputs: vec![scores],
+            outputs: vec![combined],
+            params: vec![sinks],
+            ..Default::default()
+        },
+    );
+    let shifted = b.scale("attn.subtract_max", combined);
+    let probs = b.softmax("attn.softmax", shifted, false);
+    let kept = b.alias(probs);
+    b.set_numel(
+        kept,
+        crate::graph::Numel::per_sample(t.heads * seq * seq),
+        b.dtype(probs),
+    );
+    kept
 }

@@ -1,0 +1,214 @@
+//! DeepSeek-V2 and -V3 as `transformers` builds them
+//! (`models/deepseek_v{2,3}/modeling_deepseek_v{2,3}.py`): multi-head
+//! latent attention ([`super::mla`]) and, from layer
+//! `first_k_dense_replace` on, routed experts of `moe_intermediate_size`
+//! plus `n_shared_experts` shared ones run as one MLP; the first layers
+//! keep a dense MLP of `intermediate_size`. V2 routes by softmax (greedy or
+//! group-limited), V3 by sigmoid scores with a bias-corrected, group-limited
+//! choice. Lowered by the shared transformer ([`super::transformer`]),
+//! [`super::mla`] and [`super::moe_lower`].
+//!
+//! The multi-token-prediction block (`num_nextn_predict_layers`) is not
+//! built by `transformers` and not counted.
+
+use super::family::{Family, Group, Import, ModelPreset};
+use super::hf_fields::Fields;
+use super::mla::{Mla, MlaRope};
+use super::moe::{DenseLayers, Moe, Router, SharedExperts};
+use super::{ModelSpec, TransformerSpec, llama};
+use crate::error::Error;
+
+/// The DeepSeek family.
+pub const FAMILY: Family = Family {
+    imports: &[
+        Import {
+            model_type: "deepseek_v2",
+            read: read_v2,
+        },
+        Import {
+            model_type: "deepseek_v3",
+            read: read_v3,
+        },
+    ],
+    presets,
+};
+
+/// The fields both generations read, with their config class's defaults
+/// `(vocab, hidden, layers, heads, intermediate, moe intermediate,
+/// routed experts, shared experts, first dense, q_lora_rank)`.
+type Defaults = (u64, u64, u64, u64, u64, u64, u64, u64, u64, u64);
+
+/// A DeepSeek decoder from its config, the router given.
+fn read(f: &Fields<'_>, d: Defaults, router: Router, rope: MlaRope) -> Result<ModelSpec, Error> {
+    let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
+    // `q_lora_rank: null` means one `q_proj`.
+    let q_lora_rank = match f.map.get("q_lora_rank") {
+        Some(serde_json::Value::Null) => 0,
+        _ => or("q_lora_rank", d.9)?,
+    };
+    let mla = Mla {
+        q_lora_rank,
+        kv_lora_rank: or("kv_lora_rank", 512)?,
+        qk_nope_head_dim: or("qk_nope_head_dim", 128)?,
+        qk_rope_head_dim: or("qk_rope_head_dim", 64)?,
+        v_head_dim: or("v_head_dim", 128)?,
+        rope,
+    };
+    let shared = or("n_shared_experts", d.7)?;
+    let moe_intermediate = or("moe_intermediate_size", d.5)?;
+    let moe = Moe {
+        experts: or("n_routed_experts", d.6)?,
+        top_k: f.u64("num_experts_per_tok")?,
+        expert_intermediate: moe_intermediate,
+        router,
+        shared: (shared > 0).then(|| SharedExperts {
+            intermediate: moe_intermediate.saturating_mul(shared),
+            gate: false,
+        }),
+        dense: DenseLayers {
+            first: or("first_k_dense_replace", d.8)?,
+            ..DenseLayers::default()
+        },
+        biases: false,
+        activation: Default::default(),
+    };
+    let bias = f.bool_or("attention_bias", false);
+    let mut t = decoder(
+        (
+            or("vocab_size", d.0)?,
+            or("hidden_size", d.1)?,
+            or("num_hidden_layers", d.2)?,
+        ),
+        or("num_attention_heads", d.3)?,
+        or("intermediate_size", d.4)?,
+        mla,
+        moe,
+    );
+    t.qkv_bias = bias;
+    t.mlp_bias = bias;
+    t.tie_embeddings = f.bool_or("tie_word_embeddings", false);
+    t.attention_dropout = f.f64_or("attention_dropout", 0.0);
+    Ok(ModelSpec::Transformer(t))
+}
+
+/// Reads a `deepseek_v2` config with `DeepseekV2Config`'s defaults
+/// (`models/deepseek_v2/configuration_deepseek_v2.py`;
+/// `num_experts_per_tok` has none and is required).
+fn read_v2(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    let (groups, topk_groups) = match f.str_or("topk_method", "greedy")? {
+        "group_limited_greedy" => (f.u64("n_group")?, f.u64("topk_group")?),
+        _ => (1, 1),
+    };
+    let router = Router::SoftmaxGroups {
+        groups,
+        topk_groups,
+    };
+    let d = (102_400, 4096, 32, 32, 11_008, 1407, 64, 2, 0, 1536);
+    read(f, d, router, MlaRope::Complex)
+}
+
+/// Reads a `deepseek_v3` config with `DeepseekV3Config`'s defaults
+/// (`models/deepseek_v3/configuration_deepseek_v3.py`: DeepSeek-V3's shape).
+fn read_v3(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
+    let router = Router::SigmoidGroups {
+        groups: or("n_group", 8)?,
+        topk_groups: or("topk_group", 4)?,
+        renormalize: f.bool_or("norm_topk_prob", true),
+    };
+    let mut fields = f.map.clone();
+    fields
+        .entry("num_experts_per_tok")
+        .or_insert(serde_json::Value::from(8));
+    let f = Fields {
+        map: &fields,
+        model_type: f.model_type.clone(),
+    };
+    let d = (129_280, 7168, 61, 128, 18_432, 2048, 256, 1, 3, 1536);
+    read(&f, d, router, MlaRope::Real)
+}
+
+/// A DeepSeek decoder: latent attention with one key/value head per head
+/// (`head_dim` the query/key width), `moe` from its first sparse layer.
+fn decoder(
+    (vocab, hidden, layers): (u64, u64, u64),
+    heads: u64,
+    intermediate: u64,
+    mla: Mla,
+    moe: Moe,
+) -> TransformerSpec {
+    TransformerSpec {
+        head_dim: mla.qk_head_dim(),
+        mla: Some(Box::new(mla)),
+        moe: Some(Box::new(moe)),
+        ..llama::decoder(vocab, hidden, layers, heads, heads, intermediate)
+    }
+}
+
+/// DeepSeek-V2-Lite and DeepSeek-V3, from their `config.json` files on the
+/// Hugging Face Hub (`deepseek-ai/DeepSeek-V2-Lite`, `DeepSeek-V3`;
+/// DeepSeek-R1 has V3's shapes): V2-Lite has no query bottleneck, 64
+/// experts (6 per token) and 2 shared; V3 256 experts (8 per token in 4 of
+/// 8 groups), 1 shared, 3 dense layers.
+fn presets() -> Vec<ModelPreset> {
+    let p = |id, name, t| ModelPreset::new(id, name, Group::DeepSeek, ModelSpec::Transformer(t));
+    let mla = |q_lora_rank, rope| Mla {
+        q_lora_rank,
+        kv_lora_rank: 512,
+        qk_nope_head_dim: 128,
+        qk_rope_head_dim: 64,
+        v_head_dim: 128,
+        rope,
+    };
+    let moe = |(experts, top_k, i, shared, first), router| Moe {
+        experts,
+        top_k,
+        expert_intermediate: i,
+        router,
+        shared: Some(SharedExperts {
+            intermediate: i * shared,
+            gate: false,
+        }),
+        dense: DenseLayers {
+            first,
+            ..DenseLayers::default()
+        },
+        biases: false,
+        activation: Default::default(),
+    };
+    let v2 = Router::SoftmaxGroups {
+        groups: 1,
+        topk_groups: 1,
+    };
+    let v3 = Router::SigmoidGroups {
+        groups: 8,
+        topk_groups: 4,
+        renormalize: true,
+    };
+    vec![
+        p(
+            "deepseek-v2-lite",
+            "DeepSeek-V2-Lite",
+            decoder(
+                (102_400, 2048, 27),
+                16,
+                10_944,
+                mla(0, MlaRope::Complex),
+                moe((64, 6, 1408, 2, 1), v2),
+            ),
+        )
+        .context(163_840),
+        p(
+            "deepseek-v3",
+            "DeepSeek-V3 / R1",
+            decoder(
+                (129_280, 7168, 61),
+                128,
+                18_432,
+                mla(1536, MlaRope::Real),
+                moe((256, 8, 2048, 1, 3), v3),
+            ),
+        )
+        .context(163_840),
+    ]
+}

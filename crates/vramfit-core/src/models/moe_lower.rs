@@ -1,0 +1,271 @@
+//! The sparse feed-forward of a layer ([`Moe`]) as `transformers` 5.24
+//! runs it in training: the router, the grouped expert path
+//! (`grouped_mm_experts_forward`, the default `experts_implementation`)
+//! and the shared experts. Every size is per sample: T = `rows` tokens,
+//! S = T × top-k routed rows, whatever the routing (see
+//! `tests/reference/moe/README.md`).
+
+use super::moe::{ExpertActivation, Moe, Router};
+use crate::builder::Builder;
+use crate::dtype::DType;
+use crate::graph::{Numel, OpKind, TensorId};
+
+/// The block's output for its normalized input `n` (`rows` × `h`, the hidden size).
+pub fn block(b: &mut Builder, h: u64, moe: &Moe, n: TensorId) -> TensorId {
+    let rows = b.numel(n).per_sample / h.max(1);
+    // Qwen2-MoE computes its shared expert before routing; DeepSeek after.
+    let shared_first = match moe.shared {
+        Some(s) if s.gate => Some(shared_mlp(b, h, s.intermediate, n, "mlp.shared_expert")),
+        _ => None,
+    };
+    let (weights, index) = router(b, h, moe, n, rows);
+    let routed = experts(b, h, moe, n, (weights, index), rows);
+    match (moe.shared, shared_first) {
+        (Some(_), Some(shared)) => {
+            // `F.sigmoid(shared_expert_gate(x)) * shared_expert_output`.
+            let g = b.linear("mlp.shared_expert_gate", n, h, 1, false);
+            let g = b.tanh("mlp.shared_expert_gate.sigmoid", g);
+            let scaled = b.mul("mlp.shared_expert.scale", g, shared, rows * h);
+            b.add("mlp.add_shared", routed, scaled)
+        }
+        (Some(s), None) => {
+            let shared = shared_mlp(b, h, s.intermediate, n, "mlp.shared_experts");
+            b.add("mlp.add_shared", routed, shared)
+        }
+        (None, _) => routed,
+    }
+}
+
+/// A shared expert: `down(act(gate(x)) * up(x))` of `nn.Linear`s.
+fn shared_mlp(b: &mut Builder, h: u64, i: u64, n: TensorId, name: &str) -> TensorId {
+    let g = b.linear(&format!("{name}.gate_proj"), n, h, i, false);
+    let g = b.activation(&format!("{name}.act_fn"), g);
+    let u = b.linear(&format!("{name}.up_proj"), n, h, i, false);
+    let gu = b.mul(&format!("{name}.gate_mul"), g, u, b.numel(u).per_sample);
+    b.linear(&format!("{name}.down_proj"), gu, i, h, false)
+}
+
+/// The router: the top-k weights (`rows × k`) and their int64 expert ids.
+fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (TensorId, TensorId) {
+    let (e, k) = (moe.experts, moe.top_k);
+    let name = if moe.router == Router::TopKSoftmax {
+        "mlp.router"
+    } else {
+        "mlp.gate"
+    };
+    // `F.linear(hidden_states, self.weight)`: under autocast the logits are
+    // half; DeepSeek's `.type(torch.float32)` does not change that (linear
+    // is on autocast's lower-precision list).
+    let logits = b.linear(name, n, h, e, moe.biases);
+    match moe.router {
+        Router::Softmax {
+            renormalize,
+            cast_back,
+        } => {
+            let probs = b.softmax("mlp.gate.softmax", logits, true);
+            let (mut w, index) = b.topk("mlp.gate.topk", probs, e, k);
+            if renormalize {
+                w = b.scale("mlp.gate.renormalize", w);
+            }
+            if cast_back {
+                w = b.cast(w, b.dtype(logits));
+            }
+            (w, index)
+        }
+        Router::SoftmaxGroups { groups, .. } => {
+            let probs = b.softmax("mlp.gate.softmax", logits, true);
+            let chosen = if groups > 1 {
+                // `scores.masked_fill(~score_mask.bool(), 0.0)` keeps its bool mask.
+                let mask = b.index_tensor(
+                    "mlp.gate.group_mask",
+                    &[probs],
+                    Numel::per_sample(rows * e),
+                    DType::U8,
+                );
+                let dtype = b.dtype(probs);
+                b.tensor_op(
+                    "mlp.gate.masked_fill",
+                    OpKind::Elementwise,
+                    &[probs, mask],
+                    Numel::per_sample(rows * e),
+                    dtype,
+                    true,
+                    &[mask],
+                )
+            } else {
+                probs
+            };
+            let (w, index) = b.topk("mlp.gate.topk", chosen, e, k);
+            (b.scale("mlp.gate.routed_scaling", w), index)
+        }
+        Router::SigmoidGroups { renormalize, .. } => {
+            // `router_logits.sigmoid()` keeps its output; the choice
+            // (`scores + e_score_correction_bias`, fp32, then the group
+            // mask) carries no gradient to the weights.
+            b.buffer("mlp.gate.e_score_correction_bias", e, DType::F32);
+            let scores = b.tanh("mlp.gate.sigmoid", logits);
+            let choice = b.index_tensor(
+                "mlp.gate.score_correction",
+                &[scores],
+                Numel::per_sample(rows * e),
+                DType::F32,
+            );
+            let masked = b.index_tensor(
+                "mlp.gate.masked_fill",
+                &[choice],
+                Numel::per_sample(rows * e),
+                DType::F32,
+            );
+            let (_, index) = b.topk("mlp.gate.topk", masked, e, k);
+            let dtype = b.dtype(scores);
+            let mut w = b.tensor_op(
+                "mlp.gate.gather",
+                OpKind::Copy,
+                &[scores, index],
+                Numel::per_sample(rows * k),
+                dtype,
+                true,
+                &[index],
+            );
+            if renormalize {
+                w = b.scale("mlp.gate.renormalize", w);
+            }
+            (b.scale("mlp.gate.routed_scaling", w), index)
+        }
+        Router::TopKSoftmax => {
+            let (top, index) = b.topk("mlp.router.topk", logits, e, k);
+            // `softmax(top, dtype=top.dtype)` keeps the logits' dtype.
+            let dtype = b.dtype(top);
+            let w = b.tensor_op(
+                "mlp.router.softmax",
+                OpKind::Softmax,
+                &[top],
+                Numel::per_sample(rows * k),
+                dtype,
+                true,
+                &[],
+            );
+            b.keep_alive(w);
+            (w, index)
+        }
+    }
+}
+
+/// `grouped_mm_experts_forward`: sort the S = rows × k (token, expert)
+/// pairs by expert, gather their hidden states, two grouped matmuls around
+/// the gated activation, weight, restore the order, sum the k rows of each token.
+fn experts(
+    b: &mut Builder,
+    h: u64,
+    moe: &Moe,
+    n: TensorId,
+    (weights, index): (TensorId, TensorId),
+    rows: u64,
+) -> TensorId {
+    let (e, k, i) = (moe.experts, moe.top_k, moe.expert_intermediate);
+    let s = rows * k;
+    let per = Numel::per_sample;
+    let gate_up = b.param("mlp.experts.gate_up_proj", &[e, 2 * i, h]);
+    let gate_up_bias = moe
+        .biases
+        .then(|| b.param("mlp.experts.gate_up_proj_bias", &[e, 2 * i]));
+    let down = b.param("mlp.experts.down_proj", &[e, h, i]);
+    let down_bias = moe
+        .biases
+        .then(|| b.param("mlp.experts.down_proj_bias", &[e, h]));
+    // `expert_ids_g, perm = torch.sort(expert_ids)`.
+    let ids = b.index_tensor("mlp.experts.sort", &[index], per(s), DType::I64);
+    let perm = b.index_tensor("mlp.experts.sort_perm", &[index], per(s), DType::I64);
+    let token = b.index_tensor("mlp.experts.token_of_row", &[perm], per(s), DType::I64);
+    let x = b.gather_rows("mlp.experts.gather", n, token, s, h);
+    let w = b.gather_rows("mlp.experts.gather_weights", weights, perm, s, 1);
+    // `histc` of the ids as 4-byte values (float on the CPU, int on CUDA),
+    // the per-expert counts and their int32 cumulative offsets.
+    let histc_in = b.index_tensor("mlp.experts.histc_input", &[ids], per(s), DType::F32);
+    let counts = b.index_tensor(
+        "mlp.experts.histc",
+        &[histc_in],
+        Numel::fixed(e),
+        DType::F32,
+    );
+    let offsets = b.index_tensor(
+        "mlp.experts.offsets",
+        &[counts],
+        Numel::fixed(e),
+        DType::F32,
+    );
+    let up = b.grouped_linear("mlp.experts.up", x, gate_up, offsets, (h, 2 * i));
+    // `out.add_(gate_up_proj_bias[expert_ids_g])`: the gathered bias lives
+    // until the down projection's replaces it.
+    let (up, up_bias) = match gate_up_bias {
+        Some(p) => {
+            let bias = b.gather_param_rows("mlp.experts.gate_up_bias", p, ids, s, 2 * i);
+            (
+                b.add_inplace("mlp.experts.up_add_bias", up, bias),
+                Some(bias),
+            )
+        }
+        None => (up, None),
+    };
+    let act = gate(b, moe.activation, up, s * i);
+    if let Some(bias) = up_bias {
+        b.keep_alive(bias);
+    }
+    let out = b.grouped_linear("mlp.experts.down", act, down, offsets, (i, h));
+    let out = match down_bias {
+        Some(p) => {
+            let bias = b.gather_param_rows("mlp.experts.down_bias", p, ids, s, h);
+            b.add_inplace("mlp.experts.down_add_bias", out, bias)
+        }
+        None => out,
+    };
+    let weighted = b.mul("mlp.experts.routing_weights", out, w, s * h);
+    // `inv_perm = empty_like(perm); inv_perm[perm] = arange(S)`.
+    let inv = b.index_tensor("mlp.experts.inv_perm", &[perm], per(s), DType::I64);
+    let ordered = b.gather_rows("mlp.experts.unsort", weighted, inv, s, h);
+    // `.view(T, k, h).sum(dim=1)`.
+    let dtype = b.dtype(ordered);
+    let summed = b.tensor_op(
+        "mlp.experts.sum_topk",
+        OpKind::Add,
+        &[ordered],
+        per(rows * h),
+        dtype,
+        true,
+        &[],
+    );
+    let result = b.cast(summed, b.dtype(n));
+    // The function's locals (`expert_ids_g`, `histc_input`) live until it returns.
+    for local in [ids, histc_in] {
+        b.keep_alive(local);
+    }
+    result
+}
+
+/// The experts' activation on the up projection `up` (2 × `n` elements
+/// per sample): `n` elements out.
+fn gate(b: &mut Builder, kind: ExpertActivation, up: TensorId, n: u64) -> TensorId {
+    match kind {
+        ExpertActivation::Gated => {
+            // `gate, up = out.chunk(2, dim=-1)`; `act(gate) * up`: the
+            // activation saves its input, a view of the whole output.
+            let halves = b.split("mlp.experts.chunk", up, 2, false);
+            let half = |j: usize| halves.get(j).copied().unwrap_or(up);
+            let g = b.activation("mlp.experts.act_fn", half(0));
+            b.mul("mlp.experts.gate_mul", g, half(1), n)
+        }
+        ExpertActivation::ClampedSwiglu => {
+            // `gate_up[..., ::2]` and `[..., 1::2]` are strided views; each
+            // `clamp` saves its input (the whole output) to mask its gradient.
+            let halves = b.split("mlp.experts.interleave", up, 2, false);
+            let half = |j: usize| halves.get(j).copied().unwrap_or(up);
+            let g = b.activation("mlp.experts.clamp_gate", half(0));
+            let u = b.activation("mlp.experts.clamp_up", half(1));
+            let ga = b.scale("mlp.experts.gate_alpha", g);
+            let sig = b.tanh("mlp.experts.sigmoid", ga);
+            let glu = b.mul("mlp.experts.glu", g, sig, n);
+            let u1 = b.scale("mlp.experts.up_plus_one", u);
+            b.mul("mlp.experts.gated", u1, glu, n)
+        }
+    }
+}

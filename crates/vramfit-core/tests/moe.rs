@@ -1,0 +1,165 @@
+//! Mixtures of experts and latent attention: the `config.json` of each
+//! model type imports as its preset, the active parameter counts equal
+//! what `tests/reference/param_counts.py` computes from `transformers`'
+//! own modules (`tests/reference/moe_active_params.csv`), dense layers
+//! follow the config's rules.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
+
+use vramfit_core::hf::import;
+use vramfit_core::{ModelSpec, model_preset};
+
+const ACTIVE: &str = include_str!("../../../tests/reference/moe_active_params.csv");
+
+fn preset(id: &str) -> ModelSpec {
+    model_preset(id).unwrap().spec
+}
+
+#[test]
+fn total_and_active_parameters_match_transformers() {
+    let mut checked = 0;
+    for line in ACTIVE.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let f: Vec<&str> = line.split(',').collect();
+        let spec = preset(f[0]);
+        let (total, active): (u64, u64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+        assert_eq!(spec.parameter_count().unwrap(), total, "{}", f[0]);
+        assert_eq!(spec.active_parameter_count().unwrap(), active, "{}", f[0]);
+        checked += 1;
+    }
+    assert_eq!(checked, 10);
+    // A dense model's parameters are all active.
+    let llama = preset("llama-3-8b");
+    assert_eq!(
+        llama.active_parameter_count().unwrap(),
+        llama.parameter_count().unwrap()
+    );
+}
+
+/// The `config.json` files on the Hugging Face Hub (the fields that
+/// matter, lengths and rope scaling included) give the presets.
+#[test]
+fn each_mixture_of_experts_config_imports_as_its_preset() {
+    let configs = [
+        (
+            "mixtral-8x7b",
+            r#"{"architectures":["MixtralForCausalLM"],"hidden_act":"silu","hidden_size":4096,
+            "intermediate_size":14336,"max_position_embeddings":32768,"model_type":"mixtral",
+            "num_attention_heads":32,"num_experts_per_tok":2,"num_hidden_layers":32,"num_key_value_heads":8,
+            "num_local_experts":8,"rope_theta":1000000.0,"router_aux_loss_coef":0.02,"sliding_window":null,
+            "tie_word_embeddings":false,"vocab_size":32000}"#,
+        ),
+        (
+            "qwen1.5-moe-a2.7b",
+            r#"{"architectures":["Qwen2MoeForCausalLM"],"decoder_sparse_step":1,"hidden_size":2048,
+            "intermediate_size":5632,"max_position_embeddings":8192,"max_window_layers":21,"model_type":"qwen2_moe",
+            "moe_intermediate_size":1408,"norm_topk_prob":false,"num_attention_heads":16,"num_experts":60,
+            "num_experts_per_tok":4,"num_hidden_layers":24,"num_key_value_heads":16,
+            "shared_expert_intermediate_size":5632,"sliding_window":32768,"tie_word_embeddings":false,
+            "use_sliding_window":false,"vocab_size":151936}"#,
+        ),
+        (
+            "qwen3-30b-a3b",
+            r#"{"architectures":["Qwen3MoeForCausalLM"],"attention_bias":false,"decoder_sparse_step":1,"head_dim":128,
+            "hidden_size":2048,"intermediate_size":6144,"max_position_embeddings":40960,"mlp_only_layers":[],
+            "model_type":"qwen3_moe","moe_intermediate_size":768,"norm_topk_prob":true,"num_attention_heads":32,
+            "num_experts":128,"num_experts_per_tok":8,"num_hidden_layers":48,"num_key_value_heads":4,
+            "rope_scaling":null,"sliding_window":null,"tie_word_embeddings":false,"use_sliding_window":false,
+            "vocab_size":151936}"#,
+        ),
+        (
+            "olmoe-1b-7b",
+            r#"{"architectures":["OlmoeForCausalLM"],"attention_bias":false,"clip_qkv":null,"hidden_size":2048,
+            "intermediate_size":1024,"max_position_embeddings":4096,"model_type":"olmoe","norm_topk_prob":false,
+            "num_attention_heads":16,"num_experts":64,"num_experts_per_tok":8,"num_hidden_layers":16,
+            "num_key_value_heads":16,"rope_scaling":null,"tie_word_embeddings":false,"vocab_size":50304}"#,
+        ),
+        (
+            "deepseek-v2-lite",
+            r#"{"architectures":["DeepseekV2ForCausalLM"],"first_k_dense_replace":1,"hidden_size":2048,
+            "intermediate_size":10944,"kv_lora_rank":512,"max_position_embeddings":163840,"model_type":"deepseek_v2",
+            "moe_intermediate_size":1408,"moe_layer_freq":1,"n_group":1,"n_routed_experts":64,"n_shared_experts":2,
+            "norm_topk_prob":false,"num_attention_heads":16,"num_experts_per_tok":6,"num_hidden_layers":27,
+            "num_key_value_heads":16,"q_lora_rank":null,"qk_nope_head_dim":128,"qk_rope_head_dim":64,
+            "rope_scaling":{"beta_fast":32,"beta_slow":1,"factor":40,"mscale":0.707,"mscale_all_dim":0.707,
+            "original_max_position_embeddings":4096,"type":"yarn"},"routed_scaling_factor":1.0,
+            "scoring_func":"softmax","topk_group":1,"topk_method":"greedy","v_head_dim":128,"vocab_size":102400,
+            "tie_word_embeddings":false}"#,
+        ),
+        (
+            "deepseek-v3",
+            r#"{"architectures":["DeepseekV3ForCausalLM"],"first_k_dense_replace":3,"hidden_size":7168,
+            "intermediate_size":18432,"kv_lora_rank":512,"max_position_embeddings":163840,"model_type":"deepseek_v3",
+            "moe_intermediate_size":2048,"moe_layer_freq":1,"n_group":8,"n_routed_experts":256,"n_shared_experts":1,
+            "norm_topk_prob":true,"num_attention_heads":128,"num_experts_per_tok":8,"num_hidden_layers":61,
+            "num_key_value_heads":128,"num_nextn_predict_layers":1,"q_lora_rank":1536,"qk_nope_head_dim":128,
+            "qk_rope_head_dim":64,"rope_scaling":{"beta_fast":32,"beta_slow":1,"factor":40,"mscale":1.0,
+            "mscale_all_dim":1.0,"original_max_position_embeddings":4096,"type":"yarn"},
+            "routed_scaling_factor":2.5,"scoring_func":"sigmoid","topk_group":4,"topk_method":"noaux_tc",
+            "v_head_dim":128,"vocab_size":129280,"tie_word_embeddings":false}"#,
+        ),
+    ];
+    for (id, json) in configs {
+        assert_eq!(import(json).unwrap().spec, preset(id), "{id}");
+    }
+    let types: Vec<String> = (0..24)
+        .map(|i| {
+            if i % 2 == 0 {
+                r#""sliding_attention""#
+            } else {
+                r#""full_attention""#
+            }
+            .to_string()
+        })
+        .collect();
+    let gpt_oss = format!(
+        r#"{{"architectures":["GptOssForCausalLM"],"attention_bias":true,"head_dim":64,"hidden_size":2880,
+        "intermediate_size":2880,"layer_types":[{}],"max_position_embeddings":131072,"model_type":"gpt_oss",
+        "num_attention_heads":64,"num_experts_per_tok":4,"num_hidden_layers":24,"num_key_value_heads":8,
+        "num_local_experts":32,"rope_scaling":{{"beta_fast":32.0,"beta_slow":1.0,"factor":32.0,
+        "original_max_position_embeddings":4096,"rope_type":"yarn","truncate":false}},"sliding_window":128,
+        "swiglu_limit":7.0,"tie_word_embeddings":false,"vocab_size":201088}}"#,
+        types.join(",")
+    );
+    assert_eq!(import(&gpt_oss).unwrap().spec, preset("gpt-oss-20b"));
+}
+
+/// Each config class's defaults, counted as `transformers` 5.24.0 counts
+/// them on the meta device (`DeepseekV2Config` has no default
+/// `num_experts_per_tok`: 6 given).
+#[test]
+fn config_class_defaults_count_as_transformers_builds_them() {
+    let count = |json: &str| import(json).unwrap().spec.parameter_count().unwrap();
+    assert_eq!(count(r#"{"model_type":"mixtral"}"#), 46_702_792_704);
+    assert_eq!(count(r#"{"model_type":"qwen2_moe"}"#), 14_315_784_192);
+    assert_eq!(count(r#"{"model_type":"qwen3_moe"}"#), 15_350_731_776);
+    assert_eq!(count(r#"{"model_type":"olmoe"}"#), 13_361_612_800);
+    assert_eq!(
+        count(r#"{"model_type":"deepseek_v2","num_experts_per_tok":6}"#),
+        38_612_307_968
+    );
+    assert_eq!(count(r#"{"model_type":"deepseek_v3"}"#), 671_026_404_352);
+    assert_eq!(count(r#"{"model_type":"gpt_oss"}"#), 116_829_156_672);
+    let e = import(r#"{"model_type":"deepseek_v2"}"#).unwrap_err();
+    assert!(e.to_string().contains("num_experts_per_tok"), "{e}");
+}
+
+/// `mlp_only_layers` and `decoder_sparse_step` keep dense MLPs where
+/// `Qwen2MoeDecoderLayer` does: with [0] and 2, layers 1, 3 and 5 of six
+/// are sparse (4,359,168 parameters in `transformers`).
+#[test]
+fn dense_layers_follow_mlp_only_layers_and_sparse_step() {
+    let json = r#"{"model_type":"qwen2_moe","vocab_size":1000,"hidden_size":256,"intermediate_size":512,
+        "moe_intermediate_size":64,"shared_expert_intermediate_size":128,"num_hidden_layers":6,
+        "num_attention_heads":4,"num_key_value_heads":2,"num_experts":8,"num_experts_per_tok":2,
+        "mlp_only_layers":[0],"decoder_sparse_step":2}"#;
+    let spec = import(json).unwrap().spec;
+    assert_eq!(spec.parameter_count().unwrap(), 4_359_168);
+    let ModelSpec::Transformer(t) = spec else {
+        panic!("not a transformer")
+    };
+    let moe = t.moe.unwrap();
+    let sparse: Vec<u64> = (0..6).filter(|&i| moe.is_sparse(i)).collect();
+    assert_eq!(sparse, [1, 3, 5]);
+    let bad = json.replace(r#""mlp_only_layers":[0]"#, r#""mlp_only_layers":[9]"#);
+    let e = import(&bad).unwrap_err();
+    assert!(e.to_string().contains("mlp_only_layers"), "{e}");
+}

@@ -1,0 +1,193 @@
+"""Mixture-of-experts models for param_counts.py and memory_reference.py.
+
+Each preset is the `config.json` of the checkpoint on the Hugging Face Hub,
+written out as config-class keyword arguments (fields equal to the config
+class's default are left out); nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import transformers
+from transformers import (
+    DeepseekV2Config,
+    DeepseekV2ForCausalLM,
+    DeepseekV3Config,
+    DeepseekV3ForCausalLM,
+    GptOssConfig,
+    GptOssForCausalLM,
+    MixtralConfig,
+    MixtralForCausalLM,
+    OlmoeConfig,
+    OlmoeForCausalLM,
+    Qwen2MoeConfig,
+    Qwen2MoeForCausalLM,
+    Qwen3MoeConfig,
+    Qwen3MoeForCausalLM,
+)
+
+TF = f"transformers {transformers.__version__}"
+
+CLASSES = {
+    "mixtral": (MixtralConfig, MixtralForCausalLM),
+    "qwen2_moe": (Qwen2MoeConfig, Qwen2MoeForCausalLM),
+    "qwen3_moe": (Qwen3MoeConfig, Qwen3MoeForCausalLM),
+    "olmoe": (OlmoeConfig, OlmoeForCausalLM),
+    "deepseek_v2": (DeepseekV2Config, DeepseekV2ForCausalLM),
+    "deepseek_v3": (DeepseekV3Config, DeepseekV3ForCausalLM),
+    "gpt_oss": (GptOssConfig, GptOssForCausalLM),
+}
+
+# id -> (model_type, config.json fields). Sources: mistralai/Mixtral-8x7B-v0.1,
+# mistralai/Mixtral-8x22B-v0.1, Qwen/Qwen1.5-MoE-A2.7B, Qwen/Qwen3-30B-A3B,
+# Qwen/Qwen3-235B-A22B, allenai/OLMoE-1B-7B-0924, deepseek-ai/DeepSeek-V2-Lite,
+# deepseek-ai/DeepSeek-V3 (DeepSeek-R1 has the same shapes), openai/gpt-oss-20b,
+# openai/gpt-oss-120b.
+PRESETS = {
+    "mixtral-8x7b": ("mixtral", dict(
+        vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8, num_local_experts=8, num_experts_per_tok=2,
+        sliding_window=None, tie_word_embeddings=False)),
+    "mixtral-8x22b": ("mixtral", dict(
+        vocab_size=32768, hidden_size=6144, intermediate_size=16384, num_hidden_layers=56,
+        num_attention_heads=48, num_key_value_heads=8, num_local_experts=8, num_experts_per_tok=2,
+        sliding_window=None, tie_word_embeddings=False)),
+    "qwen1.5-moe-a2.7b": ("qwen2_moe", dict(
+        vocab_size=151936, hidden_size=2048, intermediate_size=5632, num_hidden_layers=24,
+        num_attention_heads=16, num_key_value_heads=16, moe_intermediate_size=1408,
+        shared_expert_intermediate_size=5632, num_experts=60, num_experts_per_tok=4,
+        norm_topk_prob=False, decoder_sparse_step=1, tie_word_embeddings=False)),
+    "qwen3-30b-a3b": ("qwen3_moe", dict(
+        vocab_size=151936, hidden_size=2048, intermediate_size=6144, num_hidden_layers=48,
+        num_attention_heads=32, num_key_value_heads=4, head_dim=128, moe_intermediate_size=768,
+        num_experts=128, num_experts_per_tok=8, norm_topk_prob=True, decoder_sparse_step=1,
+        mlp_only_layers=[], tie_word_embeddings=False)),
+    "qwen3-235b-a22b": ("qwen3_moe", dict(
+        vocab_size=151936, hidden_size=4096, intermediate_size=12288, num_hidden_layers=94,
+        num_attention_heads=64, num_key_value_heads=4, head_dim=128, moe_intermediate_size=1536,
+        num_experts=128, num_experts_per_tok=8, norm_topk_prob=True, decoder_sparse_step=1,
+        mlp_only_layers=[], tie_word_embeddings=False)),
+    "olmoe-1b-7b": ("olmoe", dict(
+        vocab_size=50304, hidden_size=2048, intermediate_size=1024, num_hidden_layers=16,
+        num_attention_heads=16, num_key_value_heads=16, num_experts=64, num_experts_per_tok=8,
+        norm_topk_prob=False, clip_qkv=None, tie_word_embeddings=False)),
+    "deepseek-v2-lite": ("deepseek_v2", dict(
+        vocab_size=102400, hidden_size=2048, intermediate_size=10944, num_hidden_layers=27,
+        num_attention_heads=16, num_key_value_heads=16, moe_intermediate_size=1408,
+        n_routed_experts=64, n_shared_experts=2, num_experts_per_tok=6, first_k_dense_replace=1,
+        q_lora_rank=None, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64,
+        v_head_dim=128, topk_method="greedy", n_group=1, topk_group=1, routed_scaling_factor=1.0,
+        norm_topk_prob=False, tie_word_embeddings=False)),
+    "deepseek-v3": ("deepseek_v3", dict(
+        vocab_size=129280, hidden_size=7168, intermediate_size=18432, num_hidden_layers=61,
+        num_attention_heads=128, num_key_value_heads=128, moe_intermediate_size=2048,
+        n_routed_experts=256, n_shared_experts=1, num_experts_per_tok=8, first_k_dense_replace=3,
+        q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64,
+        v_head_dim=128, n_group=8, topk_group=4, routed_scaling_factor=2.5, norm_topk_prob=True,
+        tie_word_embeddings=False)),
+    "gpt-oss-20b": ("gpt_oss", dict(
+        vocab_size=201088, hidden_size=2880, intermediate_size=2880, num_hidden_layers=24,
+        num_attention_heads=64, num_key_value_heads=8, head_dim=64, num_local_experts=32,
+        num_experts_per_tok=4, sliding_window=128, attention_bias=True, tie_word_embeddings=False)),
+    "gpt-oss-120b": ("gpt_oss", dict(
+        vocab_size=201088, hidden_size=2880, intermediate_size=2880, num_hidden_layers=36,
+        num_attention_heads=64, num_key_value_heads=8, head_dim=64, num_local_experts=128,
+        num_experts_per_tok=4, sliding_window=128, attention_bias=True, tie_word_embeddings=False)),
+}
+
+
+# Reference variants for memory_reference.py: each model type with its real
+# expert count and top-k but a 512-wide hidden state, so that activations,
+# not the expert banks' optimizer state, decide the peak. Their config.json
+# (`moe/<id>.json`, written by `write_variant_configs`) is what the Rust
+# test imports.
+VARIANTS = {
+    "mixtral-h512": ("mixtral", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1792, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, num_local_experts=8, num_experts_per_tok=2,
+        sliding_window=None, tie_word_embeddings=False)),
+    "qwen1.5-moe-h512": ("qwen2_moe", dict(
+        vocab_size=151936, hidden_size=512, intermediate_size=1408, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=8, moe_intermediate_size=352,
+        shared_expert_intermediate_size=1408, num_experts=60, num_experts_per_tok=4,
+        norm_topk_prob=False, tie_word_embeddings=False)),
+    "qwen3-moe-h512": ("qwen3_moe", dict(
+        vocab_size=151936, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, head_dim=64, moe_intermediate_size=192,
+        num_experts=128, num_experts_per_tok=8, norm_topk_prob=True, mlp_only_layers=[0],
+        tie_word_embeddings=False)),
+    "olmoe-h512": ("olmoe", dict(
+        vocab_size=50304, hidden_size=512, intermediate_size=256, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=8, num_experts=64, num_experts_per_tok=8,
+        norm_topk_prob=False, tie_word_embeddings=False)),
+    "deepseek-v2-h512": ("deepseek_v2", dict(
+        vocab_size=102400, hidden_size=512, intermediate_size=1024, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=8, moe_intermediate_size=128,
+        n_routed_experts=64, n_shared_experts=2, num_experts_per_tok=6, first_k_dense_replace=1,
+        q_lora_rank=None, kv_lora_rank=128, qk_nope_head_dim=64, qk_rope_head_dim=32,
+        v_head_dim=64, topk_method="greedy", n_group=1, topk_group=1, tie_word_embeddings=False)),
+    "deepseek-v3-h512": ("deepseek_v3", dict(
+        vocab_size=129280, hidden_size=512, intermediate_size=1024, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=8, moe_intermediate_size=128,
+        n_routed_experts=256, n_shared_experts=1, num_experts_per_tok=8, first_k_dense_replace=1,
+        q_lora_rank=192, kv_lora_rank=128, qk_nope_head_dim=64, qk_rope_head_dim=32,
+        v_head_dim=64, n_group=8, topk_group=4, routed_scaling_factor=2.5, norm_topk_prob=True,
+        tie_word_embeddings=False)),
+    "gpt-oss-h512": ("gpt_oss", dict(
+        vocab_size=201088, hidden_size=512, intermediate_size=512, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, head_dim=64, num_local_experts=32,
+        num_experts_per_tok=4, sliding_window=128, attention_bias=True, tie_word_embeddings=False)),
+}
+
+ALL = {**PRESETS, **VARIANTS}
+
+
+def write_variant_configs(directory: str) -> None:
+    """Write each variant's config.json (as `PretrainedConfig.to_dict` gives it) to `directory`."""
+    import json
+    import os
+
+    os.makedirs(directory, exist_ok=True)
+    for model_id in VARIANTS:
+        d = config(model_id).to_dict()
+        with open(os.path.join(directory, f"{model_id}.json"), "w") as f:
+            json.dump(d, f, indent=1, sort_keys=True, default=str)
+            f.write("\n")
+
+
+def config(model_id: str, layers: int | None = None):
+    kind, fields = ALL[model_id]
+    config_class, _ = CLASSES[kind]
+    fields = dict(fields)
+    if layers is not None:
+        fields["num_hidden_layers"] = layers
+    return config_class(**fields)
+
+
+def build(model_id: str, attn: str = "eager", layers: int | None = None):
+    """The model (on the current default device) and its source string."""
+    kind, fields = ALL[model_id]
+    cfg = config(model_id, layers)
+    cfg._attn_implementation = attn
+    model_class = CLASSES[kind][1]
+    shown = ",".join(f"{k}={getattr(cfg, k)}" for k in fields)
+    return model_class(cfg), f"{TF} {model_class.__name__}({type(cfg).__name__}({shown}))"
+
+
+def experts_of(model) -> list:
+    """The routed-expert modules (`*Experts`) of every sparse layer."""
+    return [m for name, m in model.named_modules() if type(m).__name__.endswith("Experts")]
+
+
+def active_params(model, model_id: str) -> int:
+    """Parameters one token reads: all but the routed experts it is not sent to,
+    (E - k) / E of each sparse layer's expert bank (weights and biases)."""
+    cfg = model.config
+    e = cfg.num_local_experts if hasattr(cfg, "num_local_experts") else cfg.num_experts
+    k = cfg.num_experts_per_tok
+    total = sum(p.numel() for p in model.parameters())
+    idle = 0
+    for ex in experts_of(model):
+        bank = sum(p.numel() for p in ex.parameters())
+        assert bank % e == 0
+        idle += bank // e * (e - k)
+    return total - idle
