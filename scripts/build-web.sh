@@ -114,7 +114,9 @@ fi
 for f in index.html embed.html demo.html bench.html; do
   sed "s|{{BASE_URL}}|$BASE_URL|g" "www/$f" >"$DIST/$f"
 done
-cp www/style.css www/demo.css www/noscript.css www/favicon.svg www/boot.js www/nomodule.js www/embed.js "$DIST/"
+cp www/style.css www/demo.css www/noscript.css www/favicon.svg www/boot.js www/early.js www/nomodule.js www/embed.js "$DIST/"
+step "Rendering the default page into $DIST/index.html (vramfit-prerender, native)"
+cargo run --quiet --locked -p vramfit-web --features prerender --bin vramfit-prerender -- "$DIST/index.html"
 if [ -f www/og-image.png ]; then cp www/og-image.png "$DIST/"; fi
 
 gz=$(gzip -9 -c "$WASM_OUT" | wc -c)

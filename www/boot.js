@@ -6,8 +6,16 @@
 const root = document.getElementById("app") ?? document.getElementById("widget") ?? document.getElementById("bench-page");
 const framed = root.id !== "app";
 const moduleUrl = root.dataset.module ?? "./vramfit_web.js";
-// Messages go where the results would be, under the header.
-const slot = () => root.querySelector("main") ?? root;
+// Messages go where the results would be, under the header. Before the app
+// has mounted, that is the loading shell's: the prerendered page (index.html)
+// cannot work without the app, so it goes.
+const slot = () => {
+  if (document.getElementById("prerendered")) {
+    document.getElementById("prerendered").remove();
+    document.documentElement.classList.add("no-prerender");
+  }
+  return root.querySelector("main") ?? root;
+};
 
 function showFailure(title, detail) {
   const box = document.createElement("div");
@@ -60,8 +68,21 @@ if (typeof WebAssembly !== "object") {
     "It needs WebAssembly, which every current browser supports; it may be turned off here.");
   reportHeight();
 } else {
-  import(moduleUrl)
-    .then((module) => module.default())
+  // The prerendered page (index.html) paints before the app starts and
+  // replaces it: the module and the wasm download meanwhile (preloaded), but
+  // starting waits for the first frame to be on screen (a task queued from
+  // an animation frame runs after its paint; a hidden tab, which gets no
+  // frames, waits 100 ms instead).
+  const prerendered = document.getElementById("prerendered") &&
+    !document.documentElement.classList.contains("no-prerender");
+  const painted = prerendered
+    ? new Promise((resolve) => {
+      requestAnimationFrame(() => setTimeout(resolve, 0));
+      setTimeout(resolve, 100);
+    })
+    : Promise.resolve();
+  Promise.all([import(moduleUrl), painted])
+    .then(([module]) => module.default())
     .then(() => {
       root.removeAttribute("aria-busy");
       // A Rust panic aborts as a WebAssembly trap; the page would freeze silently.

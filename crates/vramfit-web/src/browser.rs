@@ -9,14 +9,30 @@
 use crate::i18n::{Key, t};
 use crate::import::{ImportError, MAX_FILE_BYTES};
 use crate::prefs::Prefs;
+use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use yew::Callback;
 
+/// The browser window; `None` outside a browser: natively (the state
+/// tests, the build-time render of the default page) every function here
+/// answers as without a window instead of calling into JavaScript.
+pub fn window() -> Option<web_sys::Window> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        web_sys::window()
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        None
+    }
+}
+
 /// The preferences the browser asks for (`navigator.language`,
 /// `prefers-color-scheme`); the defaults when they cannot be read.
 pub fn initial_prefs() -> Prefs {
-    let Some(window) = web_sys::window() else {
+    let Some(window) = window() else {
         return Prefs::default();
     };
     let language = window.navigator().language().unwrap_or_default();
@@ -30,7 +46,7 @@ pub fn initial_prefs() -> Prefs {
 
 /// Sets `<html lang>`, `<html data-theme>` and the document title.
 pub fn reflect(prefs: Prefs) {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+    let Some(document) = window().and_then(|w| w.document()) else {
         return;
     };
     if let Some(html) = document.document_element() {
@@ -69,7 +85,7 @@ pub fn read_text(file: web_sys::File, done: Callback<Result<String, ImportError>
 
 /// Moves keyboard focus to the element with this id, if it can take focus.
 pub fn focus(id: &str) {
-    let element = web_sys::window()
+    let element = window()
         .and_then(|w| w.document())
         .and_then(|d| d.get_element_by_id(id));
     if let Some(el) = element {
@@ -81,28 +97,57 @@ pub fn focus(id: &str) {
     }
 }
 
-/// Runs `f` in a later task, after the browser has had the chance to show
-/// what was just rendered and after the tasks queued meanwhile: two
-/// `setTimeout(…, 0)` hops, so that Yew's own continuation — its scheduler
-/// yields to the browser with a timer once a render has run for 16 ms, and
-/// keeps the renders asked for in between (a batch typed as the first
-/// verdict appears) until then — runs first. At once when there is no window.
+/// A callback [`soon`] runs once, from whichever of its two paths comes first.
+type Pending = Rc<RefCell<Option<Box<dyn FnOnce()>>>>;
+
+/// How long [`soon`] waits for a frame before running anyway, ms: a hidden
+/// tab gets no animation frames.
+const FRAME_FALLBACK_MS: i32 = 100;
+
+/// Runs `f` after the browser has painted what was just rendered: the next
+/// animation frame's callback queues a task, which runs once that frame is
+/// on screen (a frame's rendering follows its `requestAnimationFrame`
+/// callbacks in the same turn). Tasks queued before it — Yew's own
+/// continuation, a batch typed as the first verdict appears — run first.
+/// Without frames (a hidden tab) a timer runs it after
+/// [`FRAME_FALLBACK_MS`]; whichever comes first runs it, once. At once when
+/// there is no window.
 pub fn soon(f: impl FnOnce() + 'static) {
-    let Some(window) = web_sys::window() else {
+    let Some(window) = window() else {
         return f();
     };
-    let later = window.clone();
-    let hop = Closure::once_into_js(move || {
-        let callback = Closure::once_into_js(f);
-        // A refused timer leaves the curve and comparison pending; nothing else breaks.
-        let _ = later.set_timeout_with_callback(callback.unchecked_ref());
-    });
-    let _ = window.set_timeout_with_callback(hop.unchecked_ref());
+    let pending: Pending = Rc::new(RefCell::new(Some(Box::new(f))));
+    let run = {
+        let pending = Rc::clone(&pending);
+        move || {
+            // Take first: `f` may render, and a render may call `soon` again.
+            let f = pending.borrow_mut().take();
+            if let Some(f) = f {
+                f();
+            }
+        }
+    };
+    let after_frame = {
+        let run = run.clone();
+        let later = window.clone();
+        Closure::once_into_js(move || {
+            let task = Closure::once_into_js(run);
+            // A refused timer leaves the fallback to run it.
+            let _ = later.set_timeout_with_callback(task.unchecked_ref());
+        })
+    };
+    let _ = window.request_animation_frame(after_frame.unchecked_ref());
+    let fallback = Closure::once_into_js(run);
+    // A refused timer and no frame leave the curve and comparison pending; nothing else breaks.
+    let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(
+        fallback.unchecked_ref(),
+        FRAME_FALLBACK_MS,
+    );
 }
 
 /// The page's address (`location.href`); empty without a window.
 pub fn address() -> String {
-    web_sys::window()
+    window()
         .and_then(|w| w.location().href().ok())
         .unwrap_or_default()
 }
@@ -121,7 +166,7 @@ thread_local! {
 /// [`ADDRESS_INTERVAL_MS`]: at once (in a following task) after a quiet
 /// spell, else at the end of the interval with the latest query.
 pub fn update_query(query: String) {
-    let Some(window) = web_sys::window() else {
+    let Some(window) = window() else {
         return;
     };
     let now = js_sys::Date::now();
@@ -154,7 +199,7 @@ pub fn update_query(query: String) {
 /// Replaces the query of the address with `query` without adding a history
 /// entry (`history.replaceState`), when it differs.
 pub fn replace_query(query: &str) {
-    let Some(window) = web_sys::window() else {
+    let Some(window) = window() else {
         return;
     };
     let location = window.location();
@@ -177,7 +222,7 @@ pub fn replace_query(query: &str) {
 /// URL (`<meta name="vramfit-base">`, set by scripts/publish.sh) when it has
 /// one, else the folder of this page.
 pub fn base_url() -> String {
-    let Some(window) = web_sys::window() else {
+    let Some(window) = window() else {
         return String::new();
     };
     let meta = window
@@ -209,7 +254,7 @@ pub fn copy_text(text: &str, field: &str, done: Callback<bool>) {
     let select = {
         let field = field.to_string();
         move || {
-            let el = web_sys::window()
+            let el = window()
                 .and_then(|w| w.document())
                 .and_then(|d| d.get_element_by_id(&field));
             if let Some(input) = el
@@ -225,7 +270,7 @@ pub fn copy_text(text: &str, field: &str, done: Callback<bool>) {
             }
         }
     };
-    let Some(window) = web_sys::window() else {
+    let Some(window) = window() else {
         return done.emit(false);
     };
     // `navigator.clipboard` is undefined outside secure contexts: check before calling it.
@@ -272,7 +317,7 @@ pub fn install_panic_hook() {
 
 /// The crash notice (see [`install_panic_hook`]); shown once.
 fn show_crash(detail: &str) {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+    let Some(document) = window().and_then(|w| w.document()) else {
         return;
     };
     if document.get_element_by_id("runtime-error").is_some() {
@@ -302,7 +347,7 @@ fn show_crash(detail: &str) {
         button.set_class_name("link-button");
         button.set_text_content(Some(reload));
         let onclick = Closure::<dyn FnMut()>::new(|| {
-            if let Some(location) = web_sys::window().map(|w| w.location()) {
+            if let Some(location) = window().map(|w| w.location()) {
                 let _ = location.reload();
             }
         });
@@ -336,15 +381,61 @@ fn show_crash(detail: &str) {
 /// the page is up, so the browser suite can check the crash notice.
 #[cfg(debug_assertions)]
 pub fn panic_on_request() {
-    let hash = web_sys::window()
+    let hash = window()
         .and_then(|w| w.location().hash().ok())
         .unwrap_or_default();
     if hash == "#panic-test" {
         // Once the page is up (its language reflected on <html>), as a real crash would be.
         let crash = Closure::once_into_js(|| -> () { panic!("forced by #panic-test") });
-        if let Some(window) = web_sys::window() {
+        if let Some(window) = window() {
             let _ = window
                 .set_timeout_with_callback_and_timeout_and_arguments_0(crash.unchecked_ref(), 1000);
         }
     }
+}
+
+thread_local! {
+    /// What was typed into the prerendered page before the app mounted.
+    static PRERENDERED_EDITS: RefCell<Vec<(crate::fields::Field, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Keeps what was typed into the prerendered page's number fields (the
+/// batch, the sequence length, the image size, the accumulation) before the
+/// app mounts and replaces it, so that typing as the page appears is not
+/// lost ([`take_prerendered_edits`] hands it to the app). Nothing without a
+/// prerendered page.
+pub fn keep_prerendered_edits() {
+    use crate::fields::Field;
+    let Some(document) = window().and_then(|w| w.document()) else {
+        return;
+    };
+    if document.get_element_by_id("prerendered").is_none() {
+        return;
+    }
+    let edits = [Field::Batch, Field::Seq, Field::Image, Field::Accum]
+        .into_iter()
+        .filter_map(|field| {
+            let input = document
+                .get_element_by_id(field.id())?
+                .dyn_into::<web_sys::HtmlInputElement>()
+                .ok()?;
+            let value = input.value();
+            (value != input.default_value()).then_some((field, value))
+        })
+        .collect();
+    PRERENDERED_EDITS.with(|e| *e.borrow_mut() = edits);
+}
+
+/// The edits [`keep_prerendered_edits`] kept, once.
+pub fn take_prerendered_edits() -> Vec<(crate::fields::Field, String)> {
+    PRERENDERED_EDITS.with(|e| std::mem::take(&mut *e.borrow_mut()))
+}
+
+/// The id of the element with keyboard focus, if it has one.
+pub fn focused_id() -> Option<String> {
+    window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.active_element())
+        .map(|el| el.id())
+        .filter(|id| !id.is_empty())
 }

@@ -34,7 +34,7 @@ pub struct Listener {
 
 impl Drop for Listener {
     fn drop(&mut self) {
-        if let Some(window) = web_sys::window() {
+        if let Some(window) = crate::browser::window() {
             // Removing a listener that is not there is a no-op.
             let _ = window.remove_event_listener_with_callback(
                 "message",
@@ -51,7 +51,7 @@ fn listen(
     from: impl Fn() -> Option<web_sys::Window> + 'static,
     on: impl Fn(&str, &JsValue) + 'static,
 ) -> Option<Listener> {
-    let window = web_sys::window()?;
+    let window = crate::browser::window()?;
     let origin = window.location().origin().ok()?;
     let closure =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
@@ -81,7 +81,7 @@ fn listen(
 
 /// Posts `{ type, v: 1, [key]: value }` to `to` on this page's origin.
 fn post(to: &web_sys::Window, kind: &str, field: Option<(&str, JsValue)>) {
-    let Some(origin) = web_sys::window().and_then(|w| w.location().origin().ok()) else {
+    let Some(origin) = crate::browser::window().and_then(|w| w.location().origin().ok()) else {
         return;
     };
     let message = js_sys::Object::new();
@@ -139,10 +139,10 @@ pub fn send_config(frame: &yew::NodeRef, query: &str) {
 /// configurations (`on_config` gets each query), and tells it that it listens.
 /// `None` when the page is not in a frame.
 pub fn listen_to_calculator(on_config: Callback<String>) -> Option<Listener> {
-    let window = web_sys::window()?;
+    let window = crate::browser::window()?;
     let parent = window.parent().ok().flatten().filter(|p| *p != window)?;
     let listener = listen(
-        || web_sys::window().and_then(|w| w.parent().ok().flatten()),
+        || crate::browser::window().and_then(|w| w.parent().ok().flatten()),
         move |kind, data| {
             if kind == CONFIG {
                 let query = js_sys::Reflect::get(data, &JsValue::from_str("query"))

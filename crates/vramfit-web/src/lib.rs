@@ -71,7 +71,14 @@ pub fn mount() {
     browser::install_panic_hook();
     #[cfg(debug_assertions)]
     browser::panic_on_request();
+    // The prerendered page goes when the app mounts: keep what was typed
+    // into it, and the field that had the focus.
+    browser::keep_prerendered_edits();
+    let focused = browser::focused_id();
     mount_at::<App>(ROOT_ID);
+    if let Some(id) = focused {
+        browser::soon(move || browser::focus(&id));
+    }
 }
 
 /// Mounts the [`Widget`] into the element with id [`WIDGET_ID`]
@@ -87,6 +94,16 @@ pub fn mount_widget() {
 pub fn mount_bench() {
     browser::install_panic_hook();
     mount_at::<BenchPage>(BENCH_PAGE_ID);
+}
+
+/// The default page as HTML, rendered by Yew's server renderer (no
+/// hydration markers: the app replaces it when it mounts).
+#[cfg(feature = "prerender")]
+pub async fn prerender() -> String {
+    yew::LocalServerRenderer::<App>::new()
+        .hydratable(false)
+        .render()
+        .await
 }
 
 /// Renders `C` into the element with id `id`, or into `<body>` without one.

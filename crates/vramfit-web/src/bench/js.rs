@@ -153,7 +153,7 @@ pub fn download(name: &str, mime: &str, text: &str) {
 
 /// Whether the address's fragment asks for the Benchmark tab (`#benchmark`).
 pub fn bench_in_address() -> bool {
-    web_sys::window()
+    crate::browser::window()
         .and_then(|w| w.location().hash().ok())
         .is_some_and(|h| h == "#benchmark")
 }
@@ -161,7 +161,7 @@ pub fn bench_in_address() -> bool {
 /// Sets the address's fragment to `#benchmark` or removes it, without a
 /// history entry; the query (the calculator's state) stays.
 pub fn set_bench_in_address(on: bool) {
-    let Some(window) = web_sys::window() else {
+    let Some(window) = crate::browser::window() else {
         return;
     };
     let location = window.location();
