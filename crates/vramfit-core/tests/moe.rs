@@ -163,3 +163,43 @@ fn dense_layers_follow_mlp_only_layers_and_sparse_step() {
     let e = import(&bad).unwrap_err();
     assert!(e.to_string().contains("mlp_only_layers"), "{e}");
 }
+
+fn inference(id: &str, context: u64) -> vramfit_core::Estimate {
+    use vramfit_core::config::Mode;
+    let cfg = vramfit_core::TrainConfig {
+        mode: Mode::Inference,
+        batch: 1,
+        seq: 64,
+        context,
+        precision: vramfit_core::Precision::Bf16,
+        attention: vramfit_core::Attention::Flash,
+        ..vramfit_core::TrainConfig::default()
+    };
+    vramfit_core::estimate(&preset(id), &cfg, &vramfit_core::Overheads::default(), None).unwrap()
+}
+
+/// Hugging Face's `DynamicCache` keeps latent attention's normalized latent
+/// and rotated key (`cache.update(kv_nope, k_rot)` in
+/// `DeepseekV3Attention.forward`), not decompressed keys and values.
+#[test]
+fn latent_attention_caches_the_latent_as_hugging_face_does() {
+    // DeepSeek-V3: 61 layers × (512 + 64) × 2 bytes = 70,272 bytes a token.
+    let e = inference("deepseek-v3", 4096);
+    assert_eq!(e.at_peak.kv_cache.0, 61 * (512 + 64) * 2 * 4096);
+    // Decompressed it would be 61 × 128 heads × (192 + 128) × 2 bytes: 69× more.
+    let lite = inference("deepseek-v2-lite", 8192);
+    assert_eq!(lite.at_peak.kv_cache.0, 27 * 576 * 2 * 8192);
+    // Every expert is resident whatever the routing.
+    assert!(e.at_peak.parameters.0 >= 2 * 671_026_404_352);
+}
+
+/// gpt-oss's even layers slide over 128 tokens (`layer_types`); their cache
+/// stops growing there, the odd layers' keeps every position.
+#[test]
+fn gpt_oss_sliding_layers_cache_at_most_the_window() {
+    // 2 (K, V) × 8 key/value heads × 64 dims × 2 bytes per layer and token.
+    let per_layer_token = 2 * 8 * 64 * 2;
+    let at = |context| inference("gpt-oss-20b", context).at_peak.kv_cache.0;
+    assert_eq!(at(100), 24 * 100 * per_layer_token);
+    assert_eq!(at(8192), (12 * 8192 + 12 * 128) * per_layer_token);
+}
