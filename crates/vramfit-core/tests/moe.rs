@@ -203,3 +203,29 @@ fn gpt_oss_sliding_layers_cache_at_most_the_window() {
     assert_eq!(at(100), 24 * 100 * per_layer_token);
     assert_eq!(at(8192), (12 * 8192 + 12 * 128) * per_layer_token);
 }
+
+/// PEFT's `target_modules="all-linear"` adapts `nn.Linear` modules only:
+/// Mixtral's q, k, v and o projections, not its routers (modules holding a
+/// weight) nor its expert banks (3-D parameters). Rank 16 over 32 layers:
+/// 16 × (2 × (4096 + 4096) + 2 × (4096 + 1024)) × 32 = 13,631,488.
+#[test]
+fn lora_adapts_only_the_linear_modules_of_a_mixture_of_experts() {
+    use vramfit_core::config::Mode;
+    let cfg = vramfit_core::TrainConfig {
+        mode: Mode::FinetuneLora,
+        lora_rank: 16,
+        batch: 1,
+        seq: 256,
+        precision: vramfit_core::Precision::Bf16,
+        ..vramfit_core::TrainConfig::default()
+    };
+    let e = vramfit_core::estimate(
+        &preset("mixtral-8x7b"),
+        &cfg,
+        &vramfit_core::Overheads::default(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(e.trainable_parameter_count, 13_631_488);
+    assert_eq!(e.parameter_count, 46_702_792_704 + 13_631_488);
+}
