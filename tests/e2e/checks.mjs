@@ -198,6 +198,15 @@ export const checks = [
       expect((await p.getAttribute("#serve-verdict", "data-fits")) === "true", "Q4_K_M does not fit a 4090");
       const llama = await p.inputValue("#launch-command");
       expect(llama.startsWith("llama-server -m llama-3-8b-Q4_K_M.gguf -c 8192 -np 1 -ngl 999"), `launch: ${llama}`);
+      expect(Number(await p.getAttribute("#serve-decode", "data-value")) > 0, "no decode estimate");
+      expect((await p.getAttribute("#answer-gpus", "data-value")) === "1", "llama.cpp is not on one GPU");
+      // Past Llama-3-8B's 8192 trained tokens llama.cpp runs, with a warning.
+      expect((await p.$("#beyond-trained")) === null, "a warning at the trained context");
+      await p.fill("#context", "16384");
+      await p.waitForSelector("#beyond-trained", { timeout: 5_000 });
+      expect((await p.getAttribute("#beyond-trained", "data-value")) === "8192", `warning: ${await text(p, "#beyond-trained")}`);
+      await p.fill("#context", "8192");
+      await p.waitForSelector("#beyond-trained", { state: "detached", timeout: 5_000 });
       // -ngl: fewer layers move memory to the host; more than 33 is refused at the field, keeping the answer.
       const host = await bytesOf(p, "#serve-host");
       await p.fill("#gpu-layers", "10");
@@ -218,6 +227,17 @@ export const checks = [
       expect(Number(await p.getAttribute("#max-concurrency", "data-value")) > 1, "no concurrency");
       const vllm = await p.inputValue("#launch-command");
       expect(vllm.startsWith("vllm serve llama-3-8b --max-model-len 8192 --gpu-memory-utilization 0.9"), `launch: ${vllm}`);
+      // The limits both ways: the context stops at the model's 8192, six sequences of 8192 fit (6.04x floored), on one GPU.
+      const answer = (id) => p.getAttribute(id, "data-value");
+      expect((await answer("#answer-context")) === "8192", `longest context: ${await text(p, "#answer-context")}`);
+      expect((await answer("#answer-sequences")) === "6", `most sequences: ${await text(p, "#answer-sequences")}`);
+      expect((await answer("#answer-gpus")) === "1", `fewest GPUs: ${await text(p, "#answer-gpus")}`);
+      // Above the model's 8192 tokens vLLM refuses, naming the variable that lifts its check.
+      await p.fill("#context", "16384");
+      await p.waitForSelector("#notice.notice-error", { timeout: 5_000 });
+      expect((await text(p, "#notice")).includes("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"), `context message: ${await text(p, "#notice")}`);
+      await p.fill("#context", "8192");
+      await p.waitForSelector('#results[data-state="fresh"]', { timeout: 5_000 });
       await p.waitForFunction(() => new URLSearchParams(location.search).get("en") === "vllm", null, { timeout: 5_000 })
         .catch(() => expect(false, `address: ${p.url()}`));
       // fp8 on an RTX 3090 (Ampere) is refused by name, and in Chinese too.

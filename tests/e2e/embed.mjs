@@ -117,6 +117,20 @@ export const embedChecks = [
     expect(problems.length === 0, problems.join("\n  "));
   }],
 
+  ["a widget of an engine's link shows the engine's answer, as the page does", async ({ browser, url }) => {
+    const { context, page, problems } = await openPage(browser, { viewport: { width: 520, height: 900 } });
+    await page.goto(`${url}embed.html?v=1&m=llama-3-8b&mo=inference&ctx=8192&en=vllm&g=rtx-4090`);
+    await page.waitForSelector('#results[data-engine="vllm"] #serve-verdict', { timeout: 30_000 });
+    expect((await page.getAttribute("#serve-verdict", "data-fits")) === "true", "vLLM does not fit Llama-3-8B on a 4090");
+    expect(Number(await page.getAttribute("#max-concurrency", "data-value")) > 6, "vLLM's pool holds no 6 sequences");
+    // The widget stays short: no limits card, no launch command; its link opens the page with the engine.
+    expect((await page.$("#serve-answers")) === null && (await page.$("#launch-command")) === null, "the widget shows the page's extras");
+    const href = await page.getAttribute("#open-full", "href");
+    expect(new URLSearchParams(href.split("?")[1]).get("en") === "vllm", `open-full: ${href}`);
+    await context.close();
+    expect(problems.length === 0, problems.join("\n  "));
+  }],
+
   ["on another origin: frames are isolated, embed.js takes resize messages only from its own frames, probes in attributes stay inert", async ({ browser, url, dist }) => {
     // The docs site is served from "localhost", the widgets from "127.0.0.1": two origins.
     const host = await serve(dist, { host: "localhost", extra: { "/host.html": hostPage(url) } });

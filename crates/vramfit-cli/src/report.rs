@@ -439,6 +439,9 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
     if let Some(note) = &e.rank {
         let _ = writeln!(s, "per GPU: {}", words::rank_note(note));
     }
+    if let Some(limit) = e.beyond_trained_context {
+        let _ = writeln!(s, "warning: {}", words::beyond_trained(limit));
+    }
     if let Some(g) = &e.gpu {
         let verdict = if g.fits { "fits" } else { "does NOT fit" };
         let _ = writeln!(

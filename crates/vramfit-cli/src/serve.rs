@@ -82,6 +82,7 @@ fn json(name: &str, e: &ServeEstimate) -> serde_json::Value {
         })),
         "decode_tokens_per_s_estimate": e.decode.map(|d| d.tokens_per_s),
         "decode_bytes_per_step": e.decode.map(|d| d.bytes_per_step.0),
+        "beyond_trained_context": e.beyond_trained_context,
     });
     if let Some(map) = v.as_object_mut() {
         if pooled {
@@ -160,6 +161,9 @@ fn table(name: &str, e: &ServeEstimate) -> String {
             Engine::LlamaCpp | Engine::Hf => format!("{verdict} in {}", f.usable_bytes),
         };
         let _ = writeln!(s, "{}: {what}", f.gpu);
+    }
+    if let Some(limit) = e.beyond_trained_context {
+        let _ = writeln!(s, "warning: {}", crate::words::beyond_trained(limit));
     }
     if let Some(d) = e.decode {
         let _ = writeln!(

@@ -5,6 +5,7 @@
 
 use crate::args::{CliError, EstimateArgs};
 use std::fmt::Write as _;
+use vramfit_core::config::MAX_DIMENSION;
 use vramfit_core::engines::{self, Engine, ServeAnswers};
 use vramfit_core::{ModelSpec, gpu_preset};
 
@@ -52,6 +53,9 @@ fn table(name: &str, gpu: &str, a: &EstimateArgs, weights: &str, ans: &ServeAnsw
     );
     let context = match ans.max_context {
         None => "no context fits".to_string(),
+        Some(n) if n == ans.context_limit && n < MAX_DIMENSION => {
+            format!("{n} tokens (the model's limit)")
+        }
         Some(n) if n == ans.context_limit => format!("{n} tokens (the longest searched)"),
         Some(n) => format!("{n} tokens"),
     };

@@ -68,6 +68,13 @@ pub fn uneven(u: &UnevenSplit) -> String {
     )
 }
 
+/// A context above the model's trained one (`limit` tokens).
+pub fn beyond_trained(limit: u64) -> String {
+    format!(
+        "the context is above the model's trained {limit} tokens: it runs, but the output degrades past the lengths the model was trained on"
+    )
+}
+
 /// Which pipeline stage an estimate describes.
 pub fn rank_note(r: &RankNote) -> String {
     format!(

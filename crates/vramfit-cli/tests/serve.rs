@@ -378,7 +378,7 @@ fn export_prints_the_engines_launch_command() {
         "--gpu",
         "h100-sxm",
         "--context",
-        "32768",
+        "8192",
         "--kv-dtype",
         "fp8",
         "--gpu-memory-utilization",
@@ -394,7 +394,7 @@ fn export_prints_the_engines_launch_command() {
     ]));
     assert_eq!(
         s,
-        "vllm serve llama-3-8b --max-model-len 32768 --gpu-memory-utilization 0.85 --tensor-parallel-size 2 --kv-cache-dtype fp8 --quantization awq\n"
+        "vllm serve llama-3-8b --max-model-len 8192 --gpu-memory-utilization 0.85 --tensor-parallel-size 2 --kv-cache-dtype fp8 --quantization awq\n"
     );
     let s = stdout(&serve(&[
         "--engine",
@@ -489,4 +489,52 @@ fn engine_settings_travel_in_the_share_link() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&old)).unwrap();
     assert_eq!(v["schema"], "vramfit.estimate/1");
     assert_eq!(v["config"]["weights"], "int4");
+}
+
+/// Above the model's trained context vLLM and SGLang refuse, naming the
+/// variable that lifts their check; llama.cpp runs it with a warning.
+#[test]
+fn a_context_above_the_models_limit_is_refused_or_warned() {
+    refused(
+        &[
+            "--engine",
+            "vllm",
+            "--gpu",
+            "h100-sxm",
+            "--context",
+            "16384",
+        ],
+        "vllm refuses a context of 16384 tokens: the model's config.json allows 8192 (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
+    );
+    refused(
+        &[
+            "--engine",
+            "sglang",
+            "--gpu",
+            "h100-sxm",
+            "--context",
+            "16384",
+        ],
+        "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
+    );
+    let v = json(&[
+        "--engine",
+        "llama.cpp",
+        "--weights",
+        "q4_k_m",
+        "--gpu",
+        "rtx-4090",
+        "--context",
+        "16384",
+    ]);
+    assert_eq!(v["beyond_trained_context"], 8192);
+    let v = json(&[
+        "--engine",
+        "llama.cpp",
+        "--weights",
+        "q4_k_m",
+        "--context",
+        "8192",
+    ]);
+    assert!(v["beyond_trained_context"].is_null());
 }

@@ -36,6 +36,7 @@ fn fits(model: &str, args: &[&str]) -> bool {
         .unwrap()
 }
 
+/// Llama-3.1-8B: its 131,072-token limit leaves memory the bound.
 #[test]
 fn the_longest_context_and_the_most_sequences_fit_and_one_more_does_not() {
     for engine in [
@@ -45,14 +46,14 @@ fn the_longest_context_and_the_most_sequences_fit_and_one_more_does_not() {
     ] {
         let base = [engine, &["--gpu", "rtx-4090"]].concat();
         let asked = [&base[..], &["--context", "8192", "--concurrency", "2"]].concat();
-        let a = json("max-batch", "llama-3-8b", &asked);
+        let a = json("max-batch", "llama-3.1-8b", &asked);
         assert_eq!(a["schema"], "vramfit.serve-answers/1");
         let n = a["max_context"].as_u64().unwrap();
         let c = a["max_concurrency"].as_u64().unwrap();
         let at = |ctx: u64, seqs: u64| {
             let (ctx, seqs) = (ctx.to_string(), seqs.to_string());
             let args = [&base[..], &["--context", &ctx, "--concurrency", &seqs]].concat();
-            fits("llama-3-8b", &args)
+            fits("llama-3.1-8b", &args)
         };
         assert!(at(n, 2), "{engine:?}: {n} tokens × 2");
         assert!(!at(n + 1, 2), "{engine:?}: {} tokens × 2", n + 1);
@@ -63,11 +64,12 @@ fn the_longest_context_and_the_most_sequences_fit_and_one_more_does_not() {
 
 #[test]
 fn vllm_answers_llama_3_8b_on_an_rtx_4090_as_its_pool_says() {
+    // Llama-3.1-8B (Llama-3-8B's shapes, 131,072 tokens of context):
     // 49,472 KV tokens (3,092 blocks of 16): 6.04 sequences of 8192 tokens,
     // and 24,736 tokens (1,546 blocks) for each of two.
     let a = json(
         "max-batch",
-        "llama-3-8b",
+        "llama-3.1-8b",
         &[
             "--engine",
             "vllm",
@@ -85,7 +87,7 @@ fn vllm_answers_llama_3_8b_on_an_rtx_4090_as_its_pool_says() {
     let table = stdout(&vramfit(&[
         "max-batch",
         "--model",
-        "llama-3-8b",
+        "llama-3.1-8b",
         "--mode",
         "inference",
         "--engine",
@@ -219,4 +221,19 @@ fn decode_tokens_per_s_is_bandwidth_over_the_bytes_a_step_reads() {
         "h100-sxm",
     ]));
     assert!(table.contains("tokens/s (estimate:"), "{table}");
+}
+
+/// The longest context stops at the model's limit: Llama-3-8B's
+/// config.json allows 8192 tokens, which fit an H100 many times over.
+#[test]
+fn the_longest_context_stops_at_the_models_limit() {
+    let a = json(
+        "max-batch",
+        "llama-3-8b",
+        &["--engine", "vllm", "--gpu", "h100-sxm", "--context", "4096"],
+    );
+    assert_eq!(
+        (a["max_context"].as_u64(), a["context_limit"].as_u64()),
+        (Some(8192), Some(8192))
+    );
 }

@@ -183,6 +183,22 @@ pub enum ServeFault {
         /// The most accepted: `layers + 1`.
         most: u64,
     },
+    /// vLLM and SGLang refuse a context above the one the model's
+    /// `config.json` allows (vLLM's `_get_and_verify_max_len`, SGLang's
+    /// `ModelConfig`), unless an environment variable overrides the check.
+    #[error(
+        "{engine} refuses a context of {context} tokens: the model's config.json allows {limit} ({override_var}=1 overrides the check, at the cost of degraded output)"
+    )]
+    ContextAboveLimit {
+        /// The engine's id.
+        engine: &'static str,
+        /// The context asked for.
+        context: u64,
+        /// The model's limit.
+        limit: u64,
+        /// The environment variable that lifts the check.
+        override_var: &'static str,
+    },
     /// Tensor parallelism must split the key/value heads evenly.
     #[error("--tp {tp} does not divide the model's {kv_heads} key/value heads")]
     KvHeadsSplit {

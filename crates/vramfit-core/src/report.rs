@@ -99,6 +99,9 @@ pub struct Estimate {
     pub deepspeed_estimate: Option<crate::deepspeed::ZeroEstimate>,
     /// Which GPU the numbers describe when GPUs differ (pipeline stages).
     pub rank: Option<RankNote>,
+    /// The model's trained context when the tokens a step attends over
+    /// exceed it (see [`beyond_trained_context`]).
+    pub beyond_trained_context: Option<u64>,
 }
 
 /// Which GPU an estimate describes when the GPUs differ: with pipeline
@@ -114,6 +117,31 @@ pub struct RankNote {
     pub last_layer: u64,
     /// Micro-batches the stage keeps in flight under 1F1B.
     pub in_flight: u64,
+}
+
+/// The model's trained context ([`TransformerSpec::trained_context`]) when
+/// the tokens a step attends over exceed it: the sequence in training, the
+/// KV cache's tokens in inference. `transformers` runs a rotary model past
+/// it (learned positions refuse earlier, in the lowering), but the model
+/// never saw such distances and its output degrades.
+///
+/// [`TransformerSpec::trained_context`]: crate::models::TransformerSpec::trained_context
+pub fn beyond_trained_context(spec: &ModelSpec, cfg: &TrainConfig) -> Option<u64> {
+    let tokens = match cfg.mode {
+        crate::config::Mode::Inference => cfg.cache_tokens(),
+        crate::config::Mode::Train
+        | crate::config::Mode::FinetuneLora
+        | crate::config::Mode::FinetuneQlora => cfg.seq,
+    };
+    match spec {
+        ModelSpec::Transformer(t) => t.trained_context().filter(|&n| tokens > n),
+        ModelSpec::T5(_)
+        | ModelSpec::ResNet(_)
+        | ModelSpec::Vgg(_)
+        | ModelSpec::MobileNetV2(_)
+        | ModelSpec::Vit(_)
+        | ModelSpec::Mlp(_) => None,
+    }
 }
 
 /// With pipeline parallelism the first stage is the fullest: it holds the

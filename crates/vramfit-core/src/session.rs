@@ -201,6 +201,7 @@ impl Session {
             host_ram_bytes: sim.host_ram,
             deepspeed_estimate: report::deepspeed_estimate(g, cfg),
             rank: report::rank_note(cfg, spec),
+            beyond_trained_context: report::beyond_trained_context(spec, cfg),
         })
     }
 

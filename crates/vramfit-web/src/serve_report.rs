@@ -2,7 +2,7 @@
 //! [`vramfit_core::engines::estimate`] on the chosen GPU, the launch
 //! command that runs what it estimated, and the terms the engine card lists.
 
-use vramfit_core::engines::{self, Engine, ServeEstimate, Serving};
+use vramfit_core::engines::{self, Engine, ServeAnswers, ServeEstimate, Serving};
 use vramfit_core::{Bytes, Error, GpuPreset, ModelSpec, TrainConfig};
 
 /// One term of the engine card.
@@ -44,6 +44,9 @@ pub struct ServeView {
     pub estimate: ServeEstimate,
     /// The engine's launch command.
     pub launch: String,
+    /// The questions asked both ways on this GPU (longest context, most
+    /// sequences, fewest GPUs); `None` where a search failed.
+    pub answers: Option<ServeAnswers>,
 }
 
 impl ServeView {
@@ -62,6 +65,10 @@ impl ServeView {
         serving: &Serving,
     ) -> Result<ServeView, Error> {
         let estimate = engines::estimate(spec, Some(gpu), cfg, serving)?;
+        // Each search re-runs the estimate that just succeeded with one
+        // number changed, so it fails only where that number's own range
+        // does; the card then leaves the answers out.
+        let answers = engines::answer(spec, gpu, cfg, serving).ok();
         // Every engine `estimate` answers for has a launch command.
         let launch =
             vramfit_core::export::launch_command(source, &estimate.config).unwrap_or_default();
@@ -70,6 +77,7 @@ impl ServeView {
             gpu_name: gpu.name.to_string(),
             estimate,
             launch,
+            answers,
         })
     }
 
@@ -136,6 +144,13 @@ mod tests {
         assert!(v.pooled());
         assert!(!v.terms().iter().any(|(t, _)| *t == Term::Host));
         assert!(v.estimate.report.max_concurrency.is_some());
+        // The limits card: the context stops at the model's 8192 tokens,
+        // six sequences of 8192 fit (vLLM's 6.04x, floored), on one GPU.
+        let a = v.answers.as_ref().expect("the searches run");
+        assert_eq!(
+            (a.max_context, a.max_concurrency, a.fewest_gpus),
+            (Some(8192), Some(6), Some(1))
+        );
         assert!(
             v.launch
                 .starts_with("vllm serve llama-3-8b --max-model-len 8192")

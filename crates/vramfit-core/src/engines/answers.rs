@@ -67,7 +67,7 @@ pub fn answer(
 ) -> Result<ServeAnswers, Error> {
     let asked = estimate(model, Some(gpu), train, serving)?;
     let context_limit = match model {
-        ModelSpec::Transformer(t) if t.max_positions > 0 => t.max_positions,
+        ModelSpec::Transformer(t) => t.trained_context().unwrap_or(MAX_DIMENSION),
         _ => MAX_DIMENSION,
     };
     let max_context = largest(context_limit, |n| {
@@ -178,7 +178,19 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::config::Mode;
+    use crate::models::TransformerSpec;
     use crate::{gpu_preset, model_preset};
+
+    /// `spec` with no context limit, so the searches reach what memory allows.
+    fn unlimited(spec: &ModelSpec) -> ModelSpec {
+        match spec {
+            ModelSpec::Transformer(t) => ModelSpec::Transformer(TransformerSpec {
+                context_limit: 0,
+                ..t.clone()
+            }),
+            other => other.clone(),
+        }
+    }
 
     fn train(context: u64) -> TrainConfig {
         TrainConfig {
@@ -208,7 +220,9 @@ mod tests {
 
     #[test]
     fn vllm_and_sglang_answers_are_their_pools_closed_forms() {
-        let model = model_preset("llama-3-8b").unwrap().spec;
+        let preset = model_preset("llama-3-8b").unwrap().spec;
+        // The pool's closed form, on the model without its 8192-token limit.
+        let model = unlimited(&preset);
         let gpu = gpu_preset("rtx-4090").unwrap();
         for (engine, c) in [("vllm", 3), ("sglang", 3), ("vllm", 1)] {
             let s = serving(engine, "native", c);
@@ -224,6 +238,9 @@ mod tests {
                 tokens / c
             };
             assert_eq!(a.max_context, Some(closed), "{engine} ×{c}");
+            // The preset stops at its config.json's 8192 tokens.
+            let capped = answer(&preset, &gpu, &t, &s).unwrap().max_context;
+            assert_eq!(capped, Some(closed.min(8192)), "{engine} ×{c}");
             assert_eq!(
                 a.max_concurrency,
                 Some(e.report.max_concurrency.unwrap().floor() as u64),
@@ -234,13 +251,14 @@ mod tests {
 
     #[test]
     fn llama_cpp_answers_fit_and_one_more_does_not() {
-        let model = model_preset("llama-3-8b").unwrap().spec;
+        let model = unlimited(&model_preset("llama-3-8b").unwrap().spec);
         let gpu = gpu_preset("rtx-4090").unwrap();
         let s = serving("llama.cpp", "q4_k_m", 2);
         let t = train(8192);
         let a = answer(&model, &gpu, &t, &s).unwrap();
         let n = a.max_context.unwrap();
         assert!(fits(&model, &gpu, &with_context(&t, n), &s).unwrap());
+        assert!(n < a.context_limit, "{n} tokens reach the search's end");
         assert!(!fits(&model, &gpu, &with_context(&t, n + 1), &s).unwrap());
         let c = a.max_concurrency.unwrap();
         let at = |c| Serving {

@@ -180,37 +180,64 @@ pub fn kv_split(
 
 /// Tensors of one micro-batch's hidden width (f32) that stay live next to
 /// the attention scores, as ggml's graph allocator reuses memory: the
-/// residual stream, the normed input, q, k, v and the attention output.
-const LIVE_NEXT_TO_SCORES: u64 = 6;
+/// residual stream entering the layer, its normed copy, q after RoPE and
+/// the attention output being written (k and v of the batch are already
+/// in the cache; with GQA they are narrower besides).
+const LIVE_NEXT_TO_SCORES: u64 = 4;
 
-/// The compute buffer: the graph allocator's peak over one forward of
-/// `n_ubatch` tokens against `n_ctx` cached positions, f32 activations
-/// (`ggml/src/ggml-alloc.c` reuses a tensor's memory once its last reader
-/// ran, and runs `soft_max` in place). The larger of
-/// - without flash attention, the scores `n_ctx × n_ubatch × heads` (f32,
-///   `ggml_mul_mat(k, q)` in `src/llama-graph.cpp`'s `build_attn_mha`) next
-///   to [`LIVE_NEXT_TO_SCORES`] hidden-width tensors;
-/// - the FFN's gate and up outputs (`n_ubatch × intermediate` each) next to
-///   the residual stream;
+/// llama.cpp's compute buffers for one context: the GPU's (`CUDA0 compute
+/// buffer size`) and the pinned host one (`CUDA_Host compute buffer size`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ComputeBuffers {
+    /// The graph allocator's peak on the GPU (on the CPU when nothing is
+    /// offloaded).
+    pub gpu: Bytes,
+    /// The graph's inputs, which ggml's scheduler keeps on the last backend,
+    /// the CPU (`ggml/src/ggml-backend.cpp`,
+    /// `ggml_backend_sched_backend_id_from_cur`): the attention mask and
+    /// the token embeddings' `get_rows` output (the embedding stays on the
+    /// CPU), in pinned host memory.
+    pub host: Bytes,
+}
+
+/// The compute buffers llama.cpp reserves: the graph allocator's peak over
+/// the worst-case graph, one micro-batch of `n_ubatch` tokens against a
+/// full cache of `n_ctx` cells, f32 activations (`src/llama-context.cpp`'s
+/// `graph_reserve`; `ggml/src/ggml-alloc.c` reuses a tensor's memory once
+/// its last reader ran and runs `soft_max` in place). The GPU's is the
+/// larger of
+/// - attention: without flash attention the scores `n_ctx × n_ubatch ×
+///   heads` (f32, `ggml_mul_mat(k, q)` in `src/llama-graph.cpp`'s
+///   `build_attn_mha`) and the GPU's copy of the mask (`n_ctx × n_ubatch`,
+///   f32; f16 with flash attention, which forms no scores), next to
+///   [`LIVE_NEXT_TO_SCORES`] hidden-width tensors;
+/// - the FFN's gate and up outputs (`n_ubatch × intermediate` each) next
+///   to the residual stream and its normed copy;
 /// - the logits, `n_ubatch × vocab`, next to the last hidden state (the
-///   worst-case graph llama.cpp reserves outputs every token).
+///   reserved graph outputs every token of the micro-batch).
 ///
-/// This is a model of the allocator's peak, not a replay of it: no printed
-/// buffer size is checked in yet.
-pub fn compute_buffer(
+/// Held to the buffer sizes llama.cpp printed in public logs
+/// (`tests/reference/engines/llama_cpp_buffers.csv`); no logged run is
+/// FFN-bound, so that term is read from the graph only.
+pub fn compute_buffers(
     t: &TransformerSpec,
     n_ctx: u64,
     n_ubatch: u64,
     flash_attention: bool,
-) -> Bytes {
+) -> ComputeBuffers {
     let f32s = |n: u64| Bytes::of(n, 4);
     let hidden = f32s(n_ubatch * t.hidden);
-    let scores = if flash_attention {
-        Bytes::ZERO
+    let mask = Bytes::of(n_ctx * n_ubatch, if flash_attention { 2 } else { 4 });
+    let live = Bytes::of(LIVE_NEXT_TO_SCORES, hidden.0);
+    let attention = if flash_attention {
+        mask + live
     } else {
-        f32s(n_ctx * n_ubatch * t.heads) + Bytes::of(LIVE_NEXT_TO_SCORES, hidden.0)
+        f32s(n_ctx * n_ubatch * t.heads) + mask + live
     };
-    let ffn = f32s(2 * n_ubatch * t.intermediate) + hidden;
+    let ffn = f32s(2 * n_ubatch * (t.intermediate + t.hidden));
     let logits = f32s(n_ubatch * t.vocab) + hidden;
-    scores.max(ffn).max(logits)
+    ComputeBuffers {
+        gpu: attention.max(ffn).max(logits),
+        host: hidden + mask,
+    }
 }

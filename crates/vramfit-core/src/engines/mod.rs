@@ -238,8 +238,9 @@ pub struct ServeReport {
     /// The KV cache on this GPU: llama.cpp's and Hugging Face's for
     /// `concurrency × context` tokens, vLLM's and SGLang's whole pool.
     pub kv_cache_bytes: Bytes,
-    /// Working memory: llama.cpp's compute buffer, vLLM's profiled
-    /// activation peak (0 where the engine leaves it to its headroom).
+    /// Working memory: llama.cpp's compute buffers (the GPU's and the
+    /// pinned host one of the graph's inputs), vLLM's profiled activation
+    /// peak (0 where the engine leaves it to its headroom).
     pub compute_buffer_bytes: Bytes,
     /// What stays in host memory (llama.cpp's embedding and the layers not
     /// offloaded, with their KV cache).
@@ -415,16 +416,20 @@ fn llama_cpp_report(t: &TransformerSpec, mix: GgufMix, cfg: &ServeConfig) -> Ser
     let kv_type = cfg.kv.ggml().unwrap_or(GgmlType::F16);
     let n_ctx = cfg.context.saturating_mul(cfg.concurrency);
     let kv = llama_cpp::kv_split(t, kv_type, n_ctx, cfg.n_ubatch, gpu_layers);
-    let compute = llama_cpp::compute_buffer(t, n_ctx, cfg.n_ubatch.min(n_ctx), cfg.flash_attention);
+    let buffers =
+        llama_cpp::compute_buffers(t, n_ctx, cfg.n_ubatch.min(n_ctx), cfg.flash_attention);
+    // With nothing offloaded the CPU backend runs the whole graph, inputs
+    // included, in one buffer.
+    let compute = buffers.gpu;
     let (compute_gpu, compute_host) = if gpu_layers > 0 {
-        (compute, Bytes::ZERO)
+        (compute, buffers.host)
     } else {
         (Bytes::ZERO, compute)
     };
     ServeReport {
         weights_bytes: weights,
         kv_cache_bytes: kv.gpu + kv.host,
-        compute_buffer_bytes: compute,
+        compute_buffer_bytes: compute_gpu + compute_host,
         host_bytes: w.host + kv.host + compute_host,
         gpu_bytes: w.gpu + kv.gpu + compute_gpu,
         max_concurrency: None,

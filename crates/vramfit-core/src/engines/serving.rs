@@ -247,6 +247,10 @@ pub struct ServeEstimate {
     /// The decode speed the GPU's bandwidth allows (an estimate), when a
     /// GPU with a known bandwidth runs the whole model.
     pub decode: Option<Decode>,
+    /// The model's trained context when the context per sequence exceeds it
+    /// (llama.cpp runs it, warning "n_ctx_seq > n_ctx_train -- possible
+    /// training context overflow"; vLLM and SGLang refuse it).
+    pub beyond_trained_context: Option<u64>,
 }
 
 /// What the engine in `serving` allocates to serve `model`, and whether it fits `gpu`.
@@ -298,6 +302,22 @@ pub fn estimate(
         }));
     }
     let report = super::serve_on(model, gpu, &config)?;
+    let beyond_trained_context = t.trained_context().filter(|&n| config.context > n);
+    if let Some(limit) = beyond_trained_context {
+        let override_var = match config.engine {
+            Engine::Vllm => Some("VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
+            Engine::Sglang => Some("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"),
+            Engine::LlamaCpp | Engine::Hf => None,
+        };
+        if let Some(override_var) = override_var {
+            return Err(Error::Serve(ServeFault::ContextAboveLimit {
+                engine: config.engine.id(),
+                context: config.context,
+                limit,
+                override_var,
+            }));
+        }
+    }
     let context = gpu
         .map(|g| Overheads::for_gpu(g).cuda_context)
         .unwrap_or(Overheads::default().cuda_context);
@@ -329,6 +349,7 @@ pub fn estimate(
         device_used_bytes,
         fit,
         decode: gpu.and_then(|g| decode(t, g, &config, &report)),
+        beyond_trained_context,
     })
 }
 

@@ -130,6 +130,7 @@ pub fn Results(props: &ResultsProps) -> Html {
                         max_input={props.max_input}
                         {on_find_input}
                         {on_use_input}
+                        beyond_trained={e.beyond_trained_context}
                     />
                 }
                 if !notes.is_empty() {

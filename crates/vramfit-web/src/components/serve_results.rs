@@ -5,12 +5,14 @@
 
 use super::{LaunchCommand, LinkExtras, Notice};
 use crate::hooks::use_prefs;
-use crate::i18n::{Key, t, tf};
+use crate::i18n::{Key, Lang, t, tf};
 use crate::labels;
 use crate::present::{bytes, capacity, css_width, group_digits, percent, ratio, share};
 use crate::serve_report::{ServeView, Term};
 use crate::state::{Action, Problem};
 use std::rc::Rc;
+use vramfit_core::config::MAX_DIMENSION;
+use vramfit_core::engines::{Engine, ServeAnswers};
 use vramfit_core::share::Setting;
 use yew::prelude::*;
 
@@ -29,6 +31,10 @@ pub struct ServeResultsProps {
     pub extras: Vec<Setting>,
     /// Emits [`Action::ClearExtras`].
     pub on_action: Callback<Action>,
+    /// The widget's view: the verdict and the engine's terms, without the
+    /// limits card and the launch command.
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 /// The label and the note of a term's tile.
@@ -42,6 +48,51 @@ fn term_texts(term: Term, pooled: bool) -> (Key, Key) {
         (Term::Host, _) => (Key::ServeHost, Key::ServeHostNote),
         (Term::DeviceUsed, false) => (Key::DeviceUsed, Key::ServeDeviceNote),
         (Term::DeviceUsed, true) => (Key::DeviceUsed, Key::ServeDevicePoolNote),
+    }
+}
+
+/// One answer of the limits card: its question and its value.
+fn answer_row(id: &'static str, question: String, value: Option<u64>, shown: String) -> Html {
+    html! {
+        <div class="answer" id={id} data-value={value.map_or_else(|| "none".to_string(), |v| v.to_string())}>
+            <dt>{ question }</dt>
+            <dd>{ shown }</dd>
+        </div>
+    }
+}
+
+/// The questions asked both ways on this GPU: the longest context at the
+/// concurrency, the most sequences at the context, the fewest GPUs.
+fn answers_card(a: &ServeAnswers, engine: Engine, lang: Lang) -> Html {
+    let none = || t(lang, Key::ServeNoneFits).to_string();
+    let context = match a.max_context {
+        // The search ends at the model's limit, else at the largest setting.
+        Some(n) if n == a.context_limit && n < MAX_DIMENSION => {
+            tf(lang, Key::ServeAtLimit, &[&group_digits(n)])
+        }
+        Some(n) => tf(lang, Key::InputTokens, &[&group_digits(n)]),
+        None => none(),
+    };
+    let sequences = a.max_concurrency.map_or_else(none, group_digits);
+    let gpus = match (engine, a.fewest_gpus) {
+        (Engine::LlamaCpp, _) => t(lang, Key::ServeOneGpu).to_string(),
+        (_, Some(n)) => group_digits(n),
+        (_, None) => tf(
+            lang,
+            Key::ServeNoGpus,
+            &[&group_digits(a.tp_degrees.last().copied().unwrap_or(1))],
+        ),
+    };
+    html! {
+        <section class="card" id="serve-answers" aria-labelledby="serve-answers-title">
+            <h2 id="serve-answers-title" class="card-title">{ t(lang, Key::ServeAnswersTitle) }</h2>
+            <p class="card-sub">{ t(lang, Key::ServeAnswersSub) }</p>
+            <dl class="answers">
+                { answer_row("answer-context", tf(lang, Key::ServeLongestContext, &[&group_digits(a.concurrency)]), a.max_context, context) }
+                { answer_row("answer-sequences", tf(lang, Key::ServeMostSequences, &[&group_digits(a.context)]), a.max_concurrency, sequences) }
+                { answer_row("answer-gpus", t(lang, Key::ServeFewestGpus).to_string(), a.fewest_gpus, gpus) }
+            </dl>
+        </section>
     }
 }
 
@@ -104,6 +155,11 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
                     </div>
                     <div class="meter-scale"><span>{ "0" }</span><span>{ cap.clone() }</span></div>
                 }
+                if let Some(limit) = e.beyond_trained_context {
+                    <p class="verdict-warn" id="beyond-trained" data-value={limit.to_string()}>
+                        { tf(lang, Key::BeyondTrained, &[&group_digits(limit)]) }
+                    </p>
+                }
             </section>
         }
     });
@@ -124,6 +180,22 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
             </p>
         }
     });
+    let decode = e.decode.map(|d| {
+        html! {
+            <p class="serve-decode" id="serve-decode" data-value={format!("{:.0}", d.tokens_per_s)}>
+                { tf(lang, Key::ServeDecode, &[
+                    &group_digits(d.tokens_per_s.round() as u64),
+                    &format!("{:.0}", d.bandwidth_gbs),
+                    &bytes(d.bytes_per_step, units),
+                    &group_digits(d.sequences),
+                ]) }
+            </p>
+        }
+    });
+    let answers = (!props.compact)
+        .then_some(v.answers.as_ref())
+        .flatten()
+        .map(|a| answers_card(a, c.engine, lang));
     html! {
         <>
             { notice }
@@ -140,8 +212,12 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
                     <p class="card-sub" id="serve-setting">{ setting }</p>
                     <div class="stats">{ for v.terms().into_iter().map(tile) }</div>
                     { for pool }
+                    { for decode }
                 </section>
-                <LaunchCommand command={v.launch.clone()} engine={engine} />
+                { for answers }
+                if !props.compact {
+                    <LaunchCommand command={v.launch.clone()} engine={engine} />
+                }
             </div>
         </>
     }

@@ -40,6 +40,9 @@ pub struct VerdictProps {
     /// The input size of the report.
     #[prop_or_default]
     pub input_value: u64,
+    /// The model's trained context when the report's runs past it.
+    #[prop_or_default]
+    pub beyond_trained: Option<u64>,
 }
 
 /// Fits / does not fit.
@@ -158,6 +161,11 @@ pub fn Verdict(props: &VerdictProps) -> Html {
                 <div class="meter-fill" style={css_width(filled)}></div>
             </div>
             <div class="meter-scale"><span>{ "0" }</span><span>{ cap }</span></div>
+            if let Some(limit) = props.beyond_trained {
+                <p class="verdict-warn" id="beyond-trained" data-value={limit.to_string()}>
+                    { tf(lang, Key::BeyondTrained, &[&group_digits(limit)]) }
+                </p>
+            }
             { max_batch }
             { for max_input }
         </section>

@@ -3,7 +3,9 @@
 //! locked) and a link to the full page with the same state. Its state is
 //! the page's ([`AppState`]), read from the frame's address.
 
-use super::{BatchChart, BreakdownBar, LinkExtras, LinkWarnings, Notice, Verdict, WidgetForm};
+use super::{
+    BatchChart, BreakdownBar, LinkExtras, LinkWarnings, Notice, ServeResults, Verdict, WidgetForm,
+};
 use crate::browser;
 use crate::hooks::use_app_actions;
 use crate::i18n::{Key, t};
@@ -30,8 +32,20 @@ pub fn Widget() -> Html {
     let share = state.share_state().unwrap_or_else(|| link.share.clone());
     let href = format!("index.html?{}", page_query(&share, &link.view));
     let batch_locked = link.widget.is_locked("b");
-    let results = match &state.report {
-        Some(r) => {
+    let serving = state.engine() != vramfit_core::engines::Engine::Hf;
+    let results = match (&state.report, &state.serving) {
+        // An engine's link shows the engine's answer, as the page does.
+        (_, Some(view)) if serving => html! {
+            <ServeResults
+                view={view.clone()}
+                stale={state.stale}
+                problem={state.problem.clone()}
+                extras={state.widget_extras()}
+                on_action={on_action.clone()}
+                compact=true
+            />
+        },
+        (Some(r), _) if !serving => {
             let e = &r.estimate;
             let notice = match (&state.problem, state.stale) {
                 (Some(p), _) => html! { <Notice kind="error" text={p.message(lang)} /> },
@@ -78,7 +92,7 @@ pub fn Widget() -> Html {
                 </>
             }
         }
-        None => {
+        _ => {
             let text = state
                 .problem
                 .as_ref()

@@ -262,6 +262,18 @@ table! {
     ServeTpLlama => "llama.cpp is modelled on one GPU: tensor parallelism is vLLM's and SGLang's.", "llama.cpp 按单张显卡建模：张量并行仅适用于 vLLM 和 SGLang。";
     ServeKvNeedsFlash => "llama.cpp's {0} V cache needs flash attention: pick FlashAttention or SDPA as the attention.", "llama.cpp 的 {0} V 缓存需要 FlashAttention：请将注意力实现设为 FlashAttention 或 SDPA。";
     ServeGpuLayers => "GPU layers {0} is more than the model's {1} layers and its output layer ({2} at most).", "显卡层数 {0} 超过了模型的 {1} 层加输出层（最多 {2}）。";
+    ServeContextLimit => "{0} refuses a {1}-token context: the model's config.json allows {2} tokens. Setting {3}=1 lifts the check, and the output degrades.", "{0} 拒绝 {1} 个词元的上下文：模型的 config.json 最多允许 {2} 个词元。设置 {3}=1 可跳过该检查，但输出质量会下降。";
+    BeyondTrained => "Above the model's trained context of {0} tokens: it runs, but its output degrades past the lengths it was trained on.", "超过模型训练时的上下文长度（{0} 个词元）：可以运行，但超出训练长度后输出质量会下降。";
+    ServeDecode => "Decode ≈ {0} tokens/s — an estimate from the GPU's {1} GB/s memory bandwidth: {2} read per step, one token for each of the {3} in flight.", "解码约 {0} 词元/秒——按显卡 {1} GB/s 的显存带宽估算：每步读取 {2}，同时处理的 {3} 条序列各生成一个词元。";
+    ServeAnswersTitle => "Limits of this setup", "此配置的上限";
+    ServeAnswersSub => "Each answer changes one number and keeps the rest of the setting.", "每个答案只改变一个数值，其余设置不变。";
+    ServeLongestContext => "Longest context with {0} in flight", "同时处理 {0} 条序列时的最长上下文";
+    ServeMostSequences => "Most sequences of {0} tokens", "每条 {0} 个词元时的最多序列数";
+    ServeFewestGpus => "Fewest GPUs (tensor parallel)", "所需最少显卡数（张量并行）";
+    ServeNoneFits => "none fits", "无法容纳";
+    ServeNoGpus => "more than {0}", "超过 {0} 张";
+    ServeOneGpu => "llama.cpp is modelled on one GPU", "llama.cpp 按单张显卡建模";
+    ServeAtLimit => "{0} tokens (the model's limit)", "{0} 个词元（模型上限）";
     ServeKvHeads => "Tensor parallelism {1} does not divide the model's {0} key/value heads.", "张量并行度 {1} 不能整除模型的 {0} 个键/值头。";
     TensorParallel => "Tensor parallelism", "张量并行";
     NoFitOn => "Does not fit on {0}", "无法放入 {0}";

@@ -96,6 +96,21 @@ pub fn serve_fault(f: &ServeFault, lang: Lang) -> String {
             Key::ServeGpuLayers,
             &[&n(gpu_layers), &n(layers), &n(most)],
         ),
+        ServeFault::ContextAboveLimit {
+            engine,
+            context,
+            limit,
+            override_var,
+        } => tf(
+            lang,
+            Key::ServeContextLimit,
+            &[
+                &engine_name(engine, lang),
+                &n(context),
+                &n(limit),
+                override_var,
+            ],
+        ),
         ServeFault::KvHeadsSplit { kv_heads, tp } => {
             tf(lang, Key::ServeKvHeads, &[&n(kv_heads), &n(tp)])
         }
