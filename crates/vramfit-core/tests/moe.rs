@@ -229,3 +229,55 @@ fn lora_adapts_only_the_linear_modules_of_a_mixture_of_experts() {
     assert_eq!(e.trainable_parameter_count, 13_631_488);
     assert_eq!(e.parameter_count, 46_702_792_704 + 13_631_488);
 }
+
+/// Tensor parallelism splits every expert's neurons over the ranks (expert
+/// tensor parallelism equal to TP, Megatron-Core's default) and latent
+/// attention's heads; a size the ranks do not divide is refused by name
+/// (DeepSeek-V2's default `moe_intermediate_size`, 1407).
+#[test]
+fn tensor_parallelism_splits_the_experts_neurons() {
+    let cfg = |tp| vramfit_core::TrainConfig {
+        batch: 1,
+        seq: 64,
+        parallel: vramfit_core::parallel::Parallel {
+            gpus_per_node: tp,
+            tp,
+            ..vramfit_core::parallel::Parallel::default()
+        },
+        ..vramfit_core::TrainConfig::default()
+    };
+    let bank = |id: &str, tp| {
+        let g = preset(id).lower(&cfg(tp)).unwrap();
+        let p = g
+            .params
+            .iter()
+            .find(|p| p.name.ends_with("mlp.experts.gate_up_proj"))
+            .unwrap();
+        p.shape.clone()
+    };
+    assert_eq!(bank("mixtral-8x7b", 1), [8, 2 * 14_336, 4096]);
+    assert_eq!(bank("mixtral-8x7b", 2), [8, 14_336, 4096]);
+    let kv_b = |tp| {
+        let g = preset("deepseek-v2-lite").lower(&cfg(tp)).unwrap();
+        let p = g
+            .params
+            .iter()
+            .find(|p| p.name.ends_with("self_attn.kv_b_proj.weight"))
+            .unwrap();
+        p.shape.clone()
+    };
+    assert_eq!(kv_b(1), [16 * 256, 512]);
+    assert_eq!(kv_b(4), [4 * 256, 512]);
+    let odd = import(r#"{"model_type":"deepseek_v2","num_experts_per_tok":6}"#)
+        .unwrap()
+        .spec;
+    let e = odd.lower(&cfg(2)).unwrap_err();
+    assert!(matches!(
+        e,
+        vramfit_core::Error::NotApplicable(vramfit_core::error::Inapplicable::TensorParallel {
+            dimension: "moe_intermediate_size",
+            size: 1407,
+            tp: 2
+        })
+    ));
+}
