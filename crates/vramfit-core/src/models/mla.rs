@@ -213,8 +213,35 @@ fn core(
     mask: Option<TensorId>,
 ) -> TensorId {
     let (a, qk, dv) = (l.heads, mla.qk_head_dim(), mla.v_head_dim);
+    if l.attention == Attention::Flash && qk != dv {
+        // `_flash_attention_forward` needs one width: the value padded to
+        // the query's (`F.pad`, a copy the kernel saves), the output cropped
+        // back, a view that `reshape(..).contiguous()` copies for `o_proj`.
+        let vd = b.dtype(v);
+        let padded = b.tensor_op(
+            "attn.pad_value",
+            OpKind::Copy,
+            &[v],
+            Numel::per_sample(seq * a * qk),
+            vd,
+            true,
+            &[],
+        );
+        let out = b.fused_attention("attn.flash", q, k, padded, seq, a, qk);
+        let od = b.dtype(out);
+        return b.tensor_op(
+            "attn.crop_output",
+            OpKind::Copy,
+            &[out],
+            Numel::per_sample(seq * a * dv),
+            od,
+            true,
+            &[],
+        );
+    }
     if l.attention != Attention::Eager {
-        // The fused kernels' output and saved tensors, at the value width.
+        // SDPA's fused kernels take the two widths: output and saved
+        // tensors at the value width.
         return b.fused_attention("attn.sdpa", q, k, v, seq, a, dv);
     }
     b.set_attention_core(l.ckpt.selective());
