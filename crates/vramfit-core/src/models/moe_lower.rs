@@ -155,7 +155,6 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
                 true,
                 &[],
             );
-            b.keep_alive(w);
             (w, index)
         }
     }
