@@ -281,3 +281,23 @@ fn tensor_parallelism_splits_the_experts_neurons() {
         })
     ));
 }
+
+/// A share link carries a pasted config reduced to the keys the import
+/// reads: a mixture of experts' routing, dense layers and latent ranks stay.
+#[test]
+fn share_links_keep_the_expert_and_latent_fields() {
+    let v3 = r#"{"architectures":["DeepseekV3ForCausalLM"],"first_k_dense_replace":3,"hidden_size":7168,
+        "intermediate_size":18432,"kv_lora_rank":512,"max_position_embeddings":163840,"model_type":"deepseek_v3",
+        "moe_intermediate_size":2048,"n_group":8,"n_routed_experts":256,"n_shared_experts":1,
+        "norm_topk_prob":true,"num_attention_heads":128,"num_experts_per_tok":8,"num_hidden_layers":61,
+        "num_key_value_heads":128,"q_lora_rank":1536,"qk_nope_head_dim":128,"qk_rope_head_dim":64,
+        "routed_scaling_factor":2.5,"topk_group":4,"torch_dtype":"bfloat16","v_head_dim":128,"vocab_size":129280}"#;
+    let reduced = vramfit_core::share::reduce_config(v3);
+    assert!(!reduced.contains("torch_dtype"), "{reduced}");
+    assert_eq!(import(&reduced).unwrap().spec, import(v3).unwrap().spec);
+    // Fields equal to the class's defaults go; the spec stays V3's.
+    assert_eq!(
+        import(&reduced).unwrap().spec.parameter_count().unwrap(),
+        671_026_404_352
+    );
+}
