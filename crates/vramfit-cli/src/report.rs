@@ -367,7 +367,16 @@ fn shown(b: vramfit_core::Bytes) -> String {
 fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
     let c = &e.config;
     let mut s = String::new();
-    let _ = writeln!(s, "{name}: {} parameters", group(e.parameter_count));
+    if e.active_parameter_count < e.parameter_count {
+        let _ = writeln!(
+            s,
+            "{name}: {} parameters, {} active per token (every expert is in memory)",
+            group(e.parameter_count),
+            group(e.active_parameter_count)
+        );
+    } else {
+        let _ = writeln!(s, "{name}: {} parameters", group(e.parameter_count));
+    }
     let input = match kind {
         InputKind::Tokens => format!("seq {}, attention {}", c.seq, c.attention),
         InputKind::Image => format!("image {0}×{0}", c.image),

@@ -1030,3 +1030,30 @@ fn zero_bucket_out_of_range_is_a_usage_error() {
         "--zero-bucket",
     );
 }
+
+/// A mixture of experts reports every parameter (memory holds them all)
+/// and, apart, the ones a token runs through (transformers' count:
+/// tests/reference/moe_active_params.csv).
+#[test]
+fn a_mixture_of_experts_reports_total_and_active_parameters() {
+    let args = [
+        "estimate",
+        "--model",
+        "mixtral-8x7b",
+        "--batch",
+        "1",
+        "--seq",
+        "128",
+    ];
+    let v = json(&[&args[..], &["--json"]].concat());
+    assert_eq!(v["parameter_count"], 46_702_792_704_u64);
+    assert_eq!(v["active_parameter_count"], 12_879_925_248_u64);
+    let dense = json(&["estimate", "--model", "gpt2", "--batch", "1", "--json"]);
+    assert_eq!(dense["active_parameter_count"], dense["parameter_count"]);
+    let out = vramfit(&args);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table.contains("46,702,792,704 parameters, 12,879,925,248 active per token"),
+        "{table}"
+    );
+}

@@ -68,6 +68,10 @@ pub struct Estimate {
     pub parameter_count: u64,
     /// Trainable parameters.
     pub trainable_parameter_count: u64,
+    /// Parameters one token runs through: all but the routed experts it
+    /// skips ([`ModelSpec::active_parameter_count`]); `parameter_count`
+    /// for a model without experts. Memory holds every parameter.
+    pub active_parameter_count: u64,
     /// What `torch.cuda.max_memory_allocated()` reports over the first two steps.
     pub peak_allocated_bytes: Bytes,
     /// What `torch.cuda.max_memory_reserved()` reports (caching-allocator segments).

@@ -130,6 +130,9 @@ impl Session {
             } else {
                 (g.parameter_count(), g.trainable_parameter_count())
             };
+        // The experts a token skips, counted on the model without adapters.
+        let idle = spec.parameter_count()? - spec.active_parameter_count()?;
+        let active_parameter_count = parameter_count.saturating_sub(idle);
         let op_name = |i: usize| {
             if i == usize::MAX {
                 "optimizer.step".to_string()
@@ -186,6 +189,7 @@ impl Session {
             schema: report::SCHEMA,
             parameter_count,
             trainable_parameter_count,
+            active_parameter_count,
             peak_allocated_bytes: sim.peak.breakdown.total(),
             peak_reserved_bytes: sim.peak_reserved,
             device_used_bytes: device,

@@ -260,14 +260,24 @@ impl Report {
             Some(Field::Image) => tf(lang, Key::SummaryImage, &[&batch, &cfg.image.to_string()]),
             _ => tf(lang, Key::SummaryBatch, &[&batch]),
         };
-        let mut parts = vec![
+        let e = &self.estimate;
+        let params = if e.active_parameter_count < e.parameter_count {
+            tf(
+                lang,
+                Key::SummaryParamsActive,
+                &[
+                    &present::count(e.parameter_count, lang),
+                    &present::count(e.active_parameter_count, lang),
+                ],
+            )
+        } else {
             tf(
                 lang,
                 Key::SummaryParams,
-                &[&present::count(self.estimate.parameter_count, lang)],
-            ),
-            shape,
-        ];
+                &[&present::count(e.parameter_count, lang)],
+            )
+        };
+        let mut parts = vec![params, shape];
         if cfg.grad_accum > 1 {
             parts.push(tf(
                 lang,

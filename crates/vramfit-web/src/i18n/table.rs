@@ -218,6 +218,7 @@ table! {
 
     // Summary line.
     SummaryParams => "{0} parameters", "{0}参数";
+    SummaryParamsActive => "{0} parameters ({1} active per token)", "{0}参数（每个词元激活 {1}）";
     SummaryBatch => "batch {0}", "批大小 {0}";
     SummaryTokens => "batch {0} × {1} tokens", "批大小 {0} × {1} 词元";
     SummaryImage => "batch {0} at {1}×{1} px", "批大小 {0}，{1}×{1} 像素";
