@@ -251,4 +251,40 @@ impl Builder {
         );
         out
     }
+
+    /// gpt-oss's eager softmax with attention sinks over `scores` (`heads`
+    /// × `seq` × `seq` per sample): `torch.cat([scores, sinks], -1)` (a
+    /// `[heads]` parameter, `self_attn.sinks`, expanded to one more column),
+    /// the row maximum subtracted (a new tensor), `softmax` in that dtype
+    /// (saved), then the sink column sliced off (a view).
+    pub fn sink_softmax(&mut self, scores: TensorId, heads: u64, seq: u64) -> TensorId {
+        let sinks = self.param("self_attn.sinks", &[heads]);
+        let numel = Numel::per_sample(heads * seq * (seq + 1));
+        // The sinks' dtype (the parameters') promotes half scores.
+        let dtype = if self.param_dtype() == DType::F32 {
+            DType::F32
+        } else {
+            self.dtype(scores)
+        };
+        let combined = self.tensor(numel, dtype, true);
+        self.op(
+            "attn.cat_sinks",
+            OpKind::Copy,
+            OpSpec {
+                inputs: vec![scores],
+                outputs: vec![combined],
+                params: vec![sinks],
+                ..OpSpec::default()
+            },
+        );
+        let shifted = self.scale("attn.subtract_max", combined);
+        let probs = self.softmax("attn.softmax", shifted, false);
+        let kept = self.alias(probs);
+        self.set_numel(
+            kept,
+            Numel::per_sample(heads * seq * seq),
+            self.dtype(probs),
+        );
+        kept
+    }
 }

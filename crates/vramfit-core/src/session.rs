@@ -130,9 +130,8 @@ impl Session {
             } else {
                 (g.parameter_count(), g.trainable_parameter_count())
             };
-        // The experts a token skips, counted on the model without adapters.
-        let idle = spec.parameter_count()? - spec.active_parameter_count()?;
-        let active_parameter_count = parameter_count.saturating_sub(idle);
+        // The experts a token skips: arithmetic on the spec, no lowering.
+        let active_parameter_count = parameter_count.saturating_sub(spec.idle_expert_parameters());
         let op_name = |i: usize| {
             if i == usize::MAX {
                 "optimizer.step".to_string()

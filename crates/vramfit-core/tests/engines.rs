@@ -360,6 +360,32 @@ fn every_decoder_preset_grows_through_the_mixes_and_splits_into_gpu_and_host_who
     assert!(seen >= 20, "only {seen} decoder presets");
 }
 
+/// Latent attention's cache in the engines: one row of `kv_lora_rank +
+/// qk_rope_head_dim` per token and layer, on every tensor-parallel rank
+/// (vLLM, SGLang), and llama.cpp's V-less K cache of the same row; GQA
+/// models keep their keys and values of the rank's heads.
+#[test]
+fn latent_attention_caches_one_latent_row_per_token_in_the_engines() {
+    use vramfit_core::engines::{budget, gguf::GgmlType, llama_cpp};
+    let transformer = |id: &str| match model_preset(id).unwrap().spec {
+        vramfit_core::ModelSpec::Transformer(t) => t,
+        _ => unreachable!("a transformer preset"),
+    };
+    let v3 = transformer("deepseek-v3");
+    assert_eq!(budget::kv_token_layer(&v3, 2, 1), (512 + 64) * 2);
+    assert_eq!(budget::kv_token_layer(&v3, 2, 8), (512 + 64) * 2);
+    assert_eq!(
+        llama_cpp::kv_layer_bytes(&v3, GgmlType::F16, 8192).0,
+        8192 * 576 * 2
+    );
+    let llama = transformer("llama-3-8b");
+    assert_eq!(budget::kv_token_layer(&llama, 2, 2), 2 * 4 * 128 * 2);
+    assert_eq!(
+        llama_cpp::kv_layer_bytes(&llama, GgmlType::F16, 8192).0,
+        2 * 8192 * 1024 * 2
+    );
+}
+
 /// The compute buffers llama.cpp printed in public logs
 /// (`tests/reference/engines/llama_cpp_buffers.csv`, each row's source and
 /// quoted lines in `llama_cpp_buffers_sources.csv`): the GPU's (or, with

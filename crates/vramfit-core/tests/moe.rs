@@ -163,3 +163,141 @@ fn dense_layers_follow_mlp_only_layers_and_sparse_step() {
     let e = import(&bad).unwrap_err();
     assert!(e.to_string().contains("mlp_only_layers"), "{e}");
 }
+
+fn inference(id: &str, context: u64) -> vramfit_core::Estimate {
+    use vramfit_core::config::Mode;
+    let cfg = vramfit_core::TrainConfig {
+        mode: Mode::Inference,
+        batch: 1,
+        seq: 64,
+        context,
+        precision: vramfit_core::Precision::Bf16,
+        attention: vramfit_core::Attention::Flash,
+        ..vramfit_core::TrainConfig::default()
+    };
+    vramfit_core::estimate(&preset(id), &cfg, &vramfit_core::Overheads::default(), None).unwrap()
+}
+
+/// Hugging Face's `DynamicCache` keeps latent attention's normalized latent
+/// and rotated key (`cache.update(kv_nope, k_rot)` in
+/// `DeepseekV3Attention.forward`), not decompressed keys and values.
+#[test]
+fn latent_attention_caches_the_latent_as_hugging_face_does() {
+    // DeepSeek-V3: 61 layers × (512 + 64) × 2 bytes = 70,272 bytes a token.
+    let e = inference("deepseek-v3", 4096);
+    assert_eq!(e.at_peak.kv_cache.0, 61 * (512 + 64) * 2 * 4096);
+    // Decompressed it would be 61 × 128 heads × (192 + 128) × 2 bytes: 69× more.
+    let lite = inference("deepseek-v2-lite", 8192);
+    assert_eq!(lite.at_peak.kv_cache.0, 27 * 576 * 2 * 8192);
+    // Every expert is resident whatever the routing.
+    assert!(e.at_peak.parameters.0 >= 2 * 671_026_404_352);
+}
+
+/// gpt-oss's even layers slide over 128 tokens (`layer_types`); their cache
+/// stops growing there, the odd layers' keeps every position.
+#[test]
+fn gpt_oss_sliding_layers_cache_at_most_the_window() {
+    // 2 (K, V) × 8 key/value heads × 64 dims × 2 bytes per layer and token.
+    let per_layer_token = 2 * 8 * 64 * 2;
+    let at = |context| inference("gpt-oss-20b", context).at_peak.kv_cache.0;
+    assert_eq!(at(100), 24 * 100 * per_layer_token);
+    assert_eq!(at(8192), (12 * 8192 + 12 * 128) * per_layer_token);
+}
+
+/// PEFT's `target_modules="all-linear"` adapts `nn.Linear` modules only:
+/// Mixtral's q, k, v and o projections, not its routers (modules holding a
+/// weight) nor its expert banks (3-D parameters). Rank 16 over 32 layers:
+/// 16 × (2 × (4096 + 4096) + 2 × (4096 + 1024)) × 32 = 13,631,488.
+#[test]
+fn lora_adapts_only_the_linear_modules_of_a_mixture_of_experts() {
+    use vramfit_core::config::Mode;
+    let cfg = vramfit_core::TrainConfig {
+        mode: Mode::FinetuneLora,
+        lora_rank: 16,
+        batch: 1,
+        seq: 256,
+        precision: vramfit_core::Precision::Bf16,
+        ..vramfit_core::TrainConfig::default()
+    };
+    let e = vramfit_core::estimate(
+        &preset("mixtral-8x7b"),
+        &cfg,
+        &vramfit_core::Overheads::default(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(e.trainable_parameter_count, 13_631_488);
+    assert_eq!(e.parameter_count, 46_702_792_704 + 13_631_488);
+}
+
+/// Tensor parallelism splits every expert's neurons over the ranks (expert
+/// tensor parallelism equal to TP, Megatron-Core's default) and latent
+/// attention's heads; a size the ranks do not divide is refused by name
+/// (DeepSeek-V2's default `moe_intermediate_size`, 1407).
+#[test]
+fn tensor_parallelism_splits_the_experts_neurons() {
+    let cfg = |tp| vramfit_core::TrainConfig {
+        batch: 1,
+        seq: 64,
+        parallel: vramfit_core::parallel::Parallel {
+            gpus_per_node: tp,
+            tp,
+            ..vramfit_core::parallel::Parallel::default()
+        },
+        ..vramfit_core::TrainConfig::default()
+    };
+    let bank = |id: &str, tp| {
+        let g = preset(id).lower(&cfg(tp)).unwrap();
+        let p = g
+            .params
+            .iter()
+            .find(|p| p.name.ends_with("mlp.experts.gate_up_proj"))
+            .unwrap();
+        p.shape.clone()
+    };
+    assert_eq!(bank("mixtral-8x7b", 1), [8, 2 * 14_336, 4096]);
+    assert_eq!(bank("mixtral-8x7b", 2), [8, 14_336, 4096]);
+    let kv_b = |tp| {
+        let g = preset("deepseek-v2-lite").lower(&cfg(tp)).unwrap();
+        let p = g
+            .params
+            .iter()
+            .find(|p| p.name.ends_with("self_attn.kv_b_proj.weight"))
+            .unwrap();
+        p.shape.clone()
+    };
+    assert_eq!(kv_b(1), [16 * 256, 512]);
+    assert_eq!(kv_b(4), [4 * 256, 512]);
+    let odd = import(r#"{"model_type":"deepseek_v2","num_experts_per_tok":6}"#)
+        .unwrap()
+        .spec;
+    let e = odd.lower(&cfg(2)).unwrap_err();
+    assert!(matches!(
+        e,
+        vramfit_core::Error::NotApplicable(vramfit_core::error::Inapplicable::TensorParallel {
+            dimension: "moe_intermediate_size",
+            size: 1407,
+            tp: 2
+        })
+    ));
+}
+
+/// A share link carries a pasted config reduced to the keys the import
+/// reads: a mixture of experts' routing, dense layers and latent ranks stay.
+#[test]
+fn share_links_keep_the_expert_and_latent_fields() {
+    let v3 = r#"{"architectures":["DeepseekV3ForCausalLM"],"first_k_dense_replace":3,"hidden_size":7168,
+        "intermediate_size":18432,"kv_lora_rank":512,"max_position_embeddings":163840,"model_type":"deepseek_v3",
+        "moe_intermediate_size":2048,"n_group":8,"n_routed_experts":256,"n_shared_experts":1,
+        "norm_topk_prob":true,"num_attention_heads":128,"num_experts_per_tok":8,"num_hidden_layers":61,
+        "num_key_value_heads":128,"q_lora_rank":1536,"qk_nope_head_dim":128,"qk_rope_head_dim":64,
+        "routed_scaling_factor":2.5,"topk_group":4,"torch_dtype":"bfloat16","v_head_dim":128,"vocab_size":129280}"#;
+    let reduced = vramfit_core::share::reduce_config(v3);
+    assert!(!reduced.contains("torch_dtype"), "{reduced}");
+    assert_eq!(import(&reduced).unwrap().spec, import(v3).unwrap().spec);
+    // Fields equal to the class's defaults go; the spec stays V3's.
+    assert_eq!(
+        import(&reduced).unwrap().spec.parameter_count().unwrap(),
+        671_026_404_352
+    );
+}

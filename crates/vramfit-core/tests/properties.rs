@@ -90,6 +90,88 @@ fn transformer() -> impl Strategy<Value = ModelSpec> {
         )
 }
 
+/// A tiny mixture of experts in the ways the imported model types build
+/// one: each router, shared experts gated (Qwen2-MoE) or not (DeepSeek), a
+/// dense first layer, gpt-oss's biases, clamped SwiGLU and sinks, latent
+/// attention with or without a query bottleneck.
+fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
+    use vramfit_core::models::{
+        DenseLayers, ExpertActivation, Mla, MlaRope, Moe, Router, SharedExperts,
+    };
+    (
+        (4u64..9, 1u64..3, 8u64..64),
+        0u8..4,
+        0u8..3,
+        any::<bool>(),
+        0u8..3,
+    )
+        .prop_map(
+            |((experts, top_k, expert_intermediate), router, shared, dense, latent)| {
+                let router = match router {
+                    0 => Router::Softmax {
+                        renormalize: true,
+                        cast_back: false,
+                    },
+                    1 => Router::SoftmaxGroups {
+                        groups: 2,
+                        topk_groups: 1,
+                    },
+                    2 => Router::SigmoidGroups {
+                        groups: 2,
+                        topk_groups: 1,
+                        renormalize: true,
+                    },
+                    _ => Router::TopKSoftmax,
+                };
+                let gpt_oss = router == Router::TopKSoftmax;
+                let moe = Moe {
+                    experts: experts * 2,
+                    top_k,
+                    expert_intermediate,
+                    router,
+                    shared: match shared {
+                        0 => None,
+                        s => Some(SharedExperts {
+                            intermediate: 32,
+                            gate: s == 1,
+                        }),
+                    },
+                    dense: DenseLayers {
+                        first: u64::from(dense),
+                        ..DenseLayers::default()
+                    },
+                    biases: gpt_oss,
+                    activation: if gpt_oss {
+                        ExpertActivation::ClampedSwiglu
+                    } else {
+                        ExpertActivation::Gated
+                    },
+                };
+                let mla = (latent > 0).then_some(Mla {
+                    q_lora_rank: if latent == 1 { 0 } else { 16 },
+                    kv_lora_rank: 16,
+                    qk_nope_head_dim: 8,
+                    qk_rope_head_dim: 8,
+                    v_head_dim: 8,
+                    rope: if latent == 1 {
+                        MlaRope::Complex
+                    } else {
+                        MlaRope::Real
+                    },
+                });
+                let mut t = vramfit_core::models::llama::decoder(300, 64, 2, 4, 4, 96);
+                if mla.is_some() {
+                    t.head_dim = 16;
+                } else {
+                    t.block.sinks = gpt_oss;
+                }
+                t.moe = Some(Box::new(moe));
+                t.mla = mla.map(Box::new);
+                ModelSpec::Transformer(t)
+            },
+        )
+}
+
 /// A tiny MLP.
 fn mlp() -> impl Strategy<Value = ModelSpec> {
     (
@@ -123,6 +205,7 @@ fn mlp() -> impl Strategy<Value = ModelSpec> {
 fn model() -> impl Strategy<Value = ModelSpec> {
     prop_oneof![
         3 => transformer(),
+        2 => mixture_of_experts(),
         2 => mlp(),
         1 => Just(model_preset("resnet18").unwrap().spec),
         1 => Just(model_preset("mobilenet_v2").unwrap().spec),

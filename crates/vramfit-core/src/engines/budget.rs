@@ -32,6 +32,20 @@ pub fn activation_per_token(hidden: u64, intermediate_per_gpu: u64) -> u64 {
     3 * intermediate_per_gpu + 3 * hidden
 }
 
+/// Bytes one token's cache takes in one layer on one of `tp` GPUs, each
+/// element `kv_size` bytes: keys and values of the rank's key/value heads
+/// (vLLM's and SGLang's paged caches); for latent attention one row of
+/// `kv_lora_rank + qk_rope_head_dim` per token, the same on every rank
+/// (vLLM caches MLA as a single head of that width, `ModelConfig.get_head_size`;
+/// SGLang's `MLATokenToKVPool` one `[tokens, 1, kv_cache_dim]` buffer per
+/// layer, `python/sglang/srt/mem_cache/memory_pool.py`).
+pub fn kv_token_layer(t: &crate::models::TransformerSpec, kv_size: u64, tp: u64) -> u64 {
+    match &t.mla {
+        Some(mla) => mla.cache_width() * kv_size,
+        None => 2 * (t.kv_heads / tp.max(1)) * t.head_dim * kv_size,
+    }
+}
+
 /// The inputs of a KV budget, per GPU.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Budget {

@@ -58,7 +58,7 @@ pub fn decode(
             };
             let w = report.weights_bytes.saturating_sub(embedding);
             let kv_size = cfg.kv.torch_size().unwrap_or(2);
-            let per_token = 2 * (t.kv_heads / cfg.tp) * t.head_dim * kv_size * t.layers;
+            let per_token = super::budget::kv_token_layer(t, kv_size, cfg.tp) * t.layers;
             let tokens = cfg.context.saturating_mul(cfg.concurrency);
             (Bytes(w.0.div_ceil(cfg.tp)), Bytes::of(tokens, per_token))
         }

@@ -146,10 +146,15 @@ pub fn kv_cells(t: &TransformerSpec, i: u64, n_ctx: u64, n_ubatch: u64) -> u64 {
 /// Bytes of one layer's keys and values for `cells` positions, each K and
 /// V row of `kv_heads × head_dim` elements stored in `ty`
 /// (`src/llama-kv-cache.cpp`: one `ggml_new_tensor_3d(type_k, n_embd_head_k,
-/// n_head_kv, kv_size)` for K and one for V per layer).
+/// n_head_kv, kv_size)` for K and one for V per layer). Latent attention
+/// keeps one K row of `kv_lora_rank + qk_rope_head_dim` (DeepSeek GGUFs'
+/// `key_length_mla` layout) and no V cache (the V-less cache of
+/// ggml-org/llama.cpp#19067).
 pub fn kv_layer_bytes(t: &TransformerSpec, ty: GgmlType, cells: u64) -> Bytes {
-    let row = t.kv_heads * t.head_dim;
-    Bytes::of(2, ty.tensor_bytes(cells, row).0)
+    match &t.mla {
+        Some(mla) => ty.tensor_bytes(cells, mla.cache_width()),
+        None => Bytes::of(2, ty.tensor_bytes(cells, t.kv_heads * t.head_dim).0),
+    }
 }
 
 /// The KV cache split between GPU and host by `gpu_layers` (llama.cpp keeps

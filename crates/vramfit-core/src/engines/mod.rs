@@ -489,7 +489,7 @@ fn torch_report(
     let per_gpu = Bytes(weights.0.div_ceil(cfg.tp));
     let kv_size = cfg.kv.torch_size().unwrap_or(2);
     // Keys and values of one token in one layer on one GPU.
-    let kv_token_layer = 2 * (t.kv_heads / cfg.tp) * t.head_dim * kv_size;
+    let kv_token_layer = budget::kv_token_layer(t, kv_size, cfg.tp);
     let non_torch = Overheads::for_gpu(gpu).cuda_context;
     let mut budget = budget::Budget {
         total: gpu.memory_bytes,

@@ -254,8 +254,16 @@ impl ModelSpec {
     /// # Errors
     /// As [`ModelSpec::lower`].
     pub fn active_parameter_count(&self) -> Result<u64, Error> {
-        let total = self.parameter_count()?;
-        let idle = match self {
+        Ok(self
+            .parameter_count()?
+            .saturating_sub(self.idle_expert_parameters()))
+    }
+
+    /// The routed experts' parameters one token does not read: `experts −
+    /// top_k` experts (weights and biases) in every sparse layer; 0 without
+    /// experts. Arithmetic on the spec, nothing lowered.
+    pub fn idle_expert_parameters(&self) -> u64 {
+        match self {
             ModelSpec::Transformer(TransformerSpec {
                 moe: Some(m),
                 hidden,
@@ -266,7 +274,6 @@ impl ModelSpec {
                 .saturating_mul(m.experts.saturating_sub(m.top_k))
                 .saturating_mul(m.expert_parameters(*hidden)),
             _ => 0,
-        };
-        Ok(total.saturating_sub(idle))
+        }
     }
 }

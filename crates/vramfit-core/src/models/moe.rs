@@ -3,6 +3,14 @@
 //! routed experts stored as fused banks, a router, optional shared experts,
 //! and the layers that keep a dense MLP. The lowering is in
 //! [`super::moe_lower`]; the sources are in `tests/reference/moe/README.md`.
+//!
+//! Not modelled: `output_router_logits` (off in every released config;
+//! on, `load_balancing_loss_func` keeps each sparse layer's fp32 router
+//! probabilities, tokens × experts, for backward), `experts_implementation`
+//! other than the default `grouped_mm` (the per-expert loop routes the
+//! same rows expert by expert, but also makes a tokens × k × (experts + 1)
+//! int64 one-hot mask and, under autocast, saves a half copy of every hit
+//! expert's weights), an expert-parallel dispatch.
 
 use crate::error::Error;
 use serde::{Deserialize, Serialize};

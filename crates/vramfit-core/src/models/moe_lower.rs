@@ -4,6 +4,12 @@
 //! and the shared experts. Every size is per sample: T = `rows` tokens,
 //! S = T × top-k routed rows, whatever the routing (see
 //! `tests/reference/moe/README.md`).
+//!
+//! LoRA: the expert banks are 3-D `nn.Parameter`s and the routers modules
+//! holding a weight, so PEFT's `target_modules="all-linear"` adapts only the
+//! `nn.Linear`s around them (attention, shared experts, Qwen2-MoE's shared
+//! expert gate), and QLoRA's bitsandbytes quantizes only those; the banks
+//! and routers stay frozen in the model's dtype.
 
 use super::moe::{ExpertActivation, Moe, Router};
 use crate::builder::Builder;
@@ -55,8 +61,12 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
     };
     // `F.linear(hidden_states, self.weight)`: under autocast the logits are
     // half; DeepSeek's `.type(torch.float32)` does not change that (linear
-    // is on autocast's lower-precision list).
-    let logits = b.linear(name, n, h, e, moe.biases);
+    // is on autocast's lower-precision list). The router is a module of its
+    // own holding a weight, not an `nn.Linear`: PEFT's `all-linear` puts no
+    // adapter on it and bitsandbytes does not quantize it.
+    let w = b.param(&format!("{name}.weight"), &[e, h]);
+    let bias = moe.biases.then(|| b.param(&format!("{name}.bias"), &[e]));
+    let logits = b.linear_with(name, n, w, bias, h, e);
     match moe.router {
         Router::Softmax {
             renormalize,
@@ -145,7 +155,6 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
                 true,
                 &[],
             );
-            b.keep_alive(w);
             (w, index)
         }
     }

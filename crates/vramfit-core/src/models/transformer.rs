@@ -1157,7 +1157,7 @@ fn attention_core(
         None => b.scale("attn.mask", scores),
     };
     let probs = if t.block.sinks {
-        sink_softmax(b, t, scores, seq)
+        b.sink_softmax(scores, t.heads, seq)
     } else {
         b.softmax("attn.softmax", scores, t.arch == Arch::Llama)
     };
@@ -1189,38 +1189,4 @@ fn attention_core(
     let ctx = b.copy("attn.merge_heads", ctx);
     b.set_attention_core(false);
     ctx
-}
-
-/// gpt-oss's eager softmax with attention sinks: `torch.cat([scores,
-/// sinks], -1)` (the `[heads]` parameter expanded to one more column), the
-/// row maximum subtracted (a new tensor), `softmax` in that dtype (saved),
-/// then the sink column sliced off (a view).
-fn sink_softmax(b: &mut Builder, t: &TransformerSpec, scores: TensorId, seq: u64) -> TensorId {
-    let sinks = b.param("self_attn.sinks", &[t.heads]);
-    let numel = crate::graph::Numel::per_sample(t.heads * seq * (seq + 1));
-    let dtype = if b.param_dtype() == DType::F32 {
-        DType::F32
-    } else {
-        b.dtype(scores)
-    };
-    let combined = b.tensor(numel, dtype, true);
-    b.op(
-        "attn.cat_sinks",
-        crate::graph::OpKind::Copy,
-        crate::builder::OpSpec {
-            inputs: vec![scores],
-            outputs: vec![combined],
-            params: vec![sinks],
-            ..Default::default()
-        },
-    );
-    let shifted = b.scale("attn.subtract_max", combined);
-    let probs = b.softmax("attn.softmax", shifted, false);
-    let kept = b.alias(probs);
-    b.set_numel(
-        kept,
-        crate::graph::Numel::per_sample(t.heads * seq * seq),
-        b.dtype(probs),
-    );
-    kept
 }
