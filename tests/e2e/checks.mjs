@@ -660,7 +660,7 @@ export const checks = [
     await page.selectOption("#checkpointing", "full");
     await page.waitForFunction(() => new URLSearchParams(location.search).get("c") === "full", null, { timeout: 5_000 });
     const search = await page.evaluate(() => location.search);
-    expect(search.startsWith("?v=1&"), `the address is ${search}`);
+    expect(search.startsWith("?v=2&"), `the address is ${search}`);
     expect((await page.evaluate(() => history.length)) === entries, "edits added history entries (replaceState expected)");
     const link = await page.inputValue("#share-link");
     expect(link === (await page.evaluate(() => location.href)), `the link field ${link} is not the address`);
@@ -681,7 +681,7 @@ export const checks = [
     expect((await bytesOf(page, "#peak-allocated")) === before, "a reload changed the result");
     await page.fill("#batch", "8");
     await page.selectOption("#checkpointing", "none");
-    await page.waitForFunction(() => location.search === "?v=1", null, { timeout: 5_000 }).catch(async (e) => {
+    await page.waitForFunction(() => location.search === "?v=2", null, { timeout: 5_000 }).catch(async (e) => {
       throw new Error(`${e.message}; the address is ${await page.evaluate(() => location.search)}`);
     });
   }],

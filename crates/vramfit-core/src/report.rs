@@ -264,7 +264,7 @@ pub(crate) fn layer_rows(g: &Graph, batch: u64, kept: Vec<(usize, Bytes)>) -> Ve
 /// Steady-state model-state bytes (weights, gradients, optimizer state), for
 /// quick tables; the timeline's numbers at the peak are in [`Estimate::at_peak`].
 pub fn model_states(g: &Graph, cfg: &TrainConfig) -> (Bytes, Bytes, Bytes) {
-    let dt = cfg.precision.param_dtype();
+    let dt = cfg.param_dtype();
     let w = g.params.iter().map(|p| states::weight_bytes(p, dt)).sum();
     let gr = g.params.iter().map(|p| states::gradient_bytes(p, dt)).sum();
     let o = g

@@ -389,12 +389,12 @@ mod tests {
         // The form's attention only applies to text models; others keep the link's.
         assert_eq!(
             i.config(InputKind::Image).map(|c| c.attention),
-            Ok(Attention::Eager)
+            Ok(Attention::Sdpa)
         );
-        i.rest.attention = Attention::Sdpa;
+        i.rest.attention = Attention::Eager;
         assert_eq!(
             i.config(InputKind::Image).map(|c| c.attention),
-            Ok(Attention::Sdpa)
+            Ok(Attention::Eager)
         );
     }
 
