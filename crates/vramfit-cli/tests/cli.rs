@@ -419,6 +419,44 @@ fn lora_on_a_4090_fits_with_its_base_in_bf16_as_people_launch_it() {
 }
 
 #[test]
+fn bf16_on_a_gpu_without_it_and_apples_working_set_are_named() {
+    let out = stdout(&[
+        "estimate",
+        "--model",
+        "gpt2",
+        "--precision",
+        "amp-bf16",
+        "--gpu",
+        "t4",
+    ]);
+    assert!(
+        out.contains("warning: t4 has no bf16 matrix math")
+            && out.contains("use --precision amp-fp16"),
+        "{out}"
+    );
+    let v = json(&[
+        "estimate",
+        "--model",
+        "gpt2",
+        "--precision",
+        "bf16",
+        "--gpu",
+        "v100-16gb",
+        "--json",
+    ]);
+    assert_eq!(v["gpu"]["without_bf16"], "fp16");
+    let out = stdout(&["estimate", "--model", "gpt2", "--gpu", "apple-m1"]);
+    assert!(
+        out.contains("macOS lets the GPU use 2/3 of the unified memory"),
+        "{out}"
+    );
+    assert!(out.contains("apple-m1: fits in 10.7 GiB usable"), "{out}");
+    let v = json(&["estimate", "--model", "gpt2", "--gpu", "apple-m1", "--json"]);
+    assert_eq!(v["gpu"]["limit"]["kind"], "working-set");
+    assert!(v["gpu"]["margin_batch"].as_u64().unwrap() <= v["gpu"]["max_batch"].as_u64().unwrap());
+}
+
+#[test]
 fn megatron_and_fine_tuning_flags() {
     let v = json(&[
         "estimate",

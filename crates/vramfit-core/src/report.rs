@@ -57,6 +57,35 @@ pub struct GpuFit {
     pub max_batch: u64,
     /// Inference: the longest context (KV-cache tokens) that fits at this batch.
     pub max_context: Option<u64>,
+    /// How much of its memory a process may use by default (all of a
+    /// discrete GPU's; Metal's working set of Apple's unified memory), which
+    /// `usable_bytes` applies.
+    pub limit: crate::gpus::MemoryLimit,
+    /// The largest micro-batch that keeps [`crate::overheads::SAFETY_MARGIN`]
+    /// of the usable memory free: the batch to use (0 when none does).
+    pub margin_batch: u64,
+    /// The precision to use instead when the configuration computes in bf16
+    /// on a GPU without bf16 matrix math ([`without_bf16`]).
+    pub without_bf16: Option<crate::config::Precision>,
+}
+
+/// The precision to use instead of `precision` on `gpu` when it computes in
+/// bf16 and the GPU has no bf16 matrix math ([`crate::gpus::Arch::has_bf16`]):
+/// fp16 under autocast (with a gradient scaler) for `amp-bf16`, pure fp16 for
+/// `bf16`. `None` when the precision runs as it is.
+pub fn without_bf16(
+    precision: crate::config::Precision,
+    gpu: &crate::gpus::GpuPreset,
+) -> Option<crate::config::Precision> {
+    use crate::config::Precision;
+    if gpu.bf16 {
+        return None;
+    }
+    match precision {
+        Precision::AmpBf16 => Some(Precision::AmpFp16),
+        Precision::Bf16 => Some(Precision::Fp16),
+        Precision::Fp32 | Precision::Fp16 | Precision::AmpFp16 => None,
+    }
 }
 
 /// The full report for one configuration.

@@ -65,6 +65,10 @@ pub fn Results(props: &ResultsProps) -> Html {
     let on_use_batch = use_callback(props.on_action.clone(), |batch: u64, on_action| {
         on_action.emit(Action::SetField(Field::Batch, batch.to_string()))
     });
+    let on_use_precision = use_callback(
+        props.on_action.clone(),
+        |p: vramfit_core::Precision, on_action| on_action.emit(Action::SetPrecision(p)),
+    );
     let on_clear = use_callback(props.on_action.clone(), |(), on_action| {
         on_action.emit(Action::ClearExtras)
     });
@@ -125,6 +129,7 @@ pub fn Results(props: &ResultsProps) -> Html {
                         device_used={e.device_used_bytes}
                         batch={e.config.batch}
                         {on_use_batch}
+                        on_use_precision={Some(on_use_precision)}
                         {input}
                         input_value={if input == Some(Field::Image) { e.config.image } else { e.config.seq }}
                         max_input={props.max_input}

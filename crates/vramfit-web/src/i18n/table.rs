@@ -282,6 +282,11 @@ table! {
     MeterLabel => "GPU memory used at the peak", "峰值时已用的显存";
     LargestBatch => "Largest batch that fits:", "可容纳的最大批大小：";
     UseBatch => "Use {0}", "使用 {0}";
+    UseBatchMargin => "Use {0} (keeps {1} free)", "使用 {0}（留出 {1} 余量）";
+    UseBatchMarginLabel => "The largest batch that leaves {0} of the usable memory free, as the planner does: fragmentation and library versions move a real peak by a few percent.", "留出可用显存 {0} 余量时的最大批大小（与规划器相同）：内存碎片和库版本会让实际峰值浮动几个百分点。";
+    NoBf16 => "This GPU has no bf16 matrix math (bf16 needs NVIDIA Ampere or later, or Apple M2 or later).", "这张显卡不支持 bf16 矩阵运算（bf16 需要 NVIDIA Ampere 及更新架构，或 Apple M2 及更新芯片）。";
+    UsePrecision => "Use {0}", "改用 {0}";
+    UnifiedMemoryLimit => "macOS lets the GPU use {0} of the unified memory by default ({1} of {2}); this raises it:", "macOS 默认只允许 GPU 使用统一内存的 {0}（{2} 中的 {1}）；可用以下命令调高：";
     NoBatchFits => "Even a batch of 1 does not fit on this GPU.", "即使批大小为 1 也无法放入这张显卡。";
     LongestSeqAt => "Longest sequence at batch {0}:", "批大小 {0} 时可容纳的最长序列：";
     LargestImageAt => "Largest image at batch {0}:", "批大小 {0} 时可容纳的最大图像：";
