@@ -207,6 +207,11 @@ pub(crate) fn deepspeed_estimate(
     cfg: &TrainConfig,
 ) -> Option<crate::deepspeed::ZeroEstimate> {
     use crate::parallel::{Offload, Strategy};
+    // DeepSpeed's estimators size training's model states (fp16 parameters,
+    // gradients, fp32 Adam): nothing of that applies to inference.
+    if cfg.mode == crate::config::Mode::Inference {
+        return None;
+    }
     let p = &cfg.parallel;
     let total = g.parameter_count();
     match p.strategy {
