@@ -188,6 +188,12 @@ export const checks = [
       .catch(async () => expect(false, `timeline title: ${await text(page, "#timeline-title")}`));
     expect((await text(page, "#breakdown")).includes("The forward's working set"), `breakdown: ${await text(page, "#breakdown")}`);
     expect(!(await text(page, "#results")).includes("Saved for backward"), "inference still speaks of backward");
+    await page.selectOption("#lang", "zh-CN");
+    await page.waitForFunction(() => document.querySelector("#timeline-title")?.textContent === "逐个算子的前向计算", null, { timeout: 5_000 });
+    const left = englishLeft(await pageStrings(page));
+    expect(left.phrases.length + left.words.length === 0, `English left in inference mode: ${[...left.phrases, ...left.words]}`);
+    await page.selectOption("#lang", "en");
+    await page.waitForFunction(() => document.documentElement.lang === "en", null, { timeout: 5_000 });
     await page.selectOption("#mode", "train");
     await page.waitForSelector("#optimizer", { timeout: 5_000 });
     await page.waitForSelector("#row-kv-cache", { state: "detached", timeout: 5_000 });
@@ -551,6 +557,16 @@ export const checks = [
     await page.selectOption("#gpu", "t4");
     await page.waitForSelector("#no-bf16", { timeout: 10_000 });
     expect((await text(page, "#no-bf16")).includes("no bf16 matrix math"), `warning: ${await text(page, "#no-bf16")}`);
+    // Both warnings read in Chinese (the sysctl command stays as typed).
+    const chinese = async () => {
+      await page.selectOption("#lang", "zh-CN");
+      await page.waitForFunction(() => document.documentElement.lang === "zh-CN", null, { timeout: 5_000 });
+      const left = englishLeft(await pageStrings(page));
+      expect(left.phrases.length + left.words.length === 0, `English left: ${[...left.phrases, ...left.words]}`);
+      await page.selectOption("#lang", "en");
+      await page.waitForFunction(() => document.documentElement.lang === "en", null, { timeout: 5_000 });
+    };
+    await chinese();
     await page.click("#use-fp16");
     await page.waitForFunction(() => document.querySelector("#precision")?.value === "amp-fp16", null, { timeout: 5_000 });
     await page.waitForSelector("#no-bf16", { state: "detached", timeout: 5_000 });
@@ -558,6 +574,7 @@ export const checks = [
     await page.waitForSelector("#unified-memory", { timeout: 10_000 });
     expect((await page.getAttribute("#unified-memory", "data-value")) === "2/3", `share: ${await page.getAttribute("#unified-memory", "data-value")}`);
     expect((await text(page, "#verdict")).includes("10.7 GiB"), `verdict: ${await text(page, "#verdict")}`);
+    await chinese();
     await page.selectOption("#gpu", "rtx-4090");
     await page.waitForSelector("#unified-memory", { state: "detached", timeout: 5_000 });
     await page.selectOption("#precision", "amp-bf16");

@@ -163,9 +163,11 @@ choice_enum!(
         /// weight needs no fp32 master copy: nothing updates it.
         Compute => "compute",
         /// In fp32, as a model loaded without `torch_dtype` in older
-        /// `transformers` (fp32 by default), and as vramfit counted it before
-        /// share-link version 2: autocast then casts each weight to the
-        /// compute type as a matmul reads it.
+        /// `transformers` (fp32 by default), as QLoRA's unquantized
+        /// parameters after PEFT's `prepare_model_for_kbit_training` (which
+        /// upcasts every half-precision parameter but the 4-bit ones), and as
+        /// vramfit counted it before share-link version 2: autocast then
+        /// casts each weight to the compute type as a matmul reads it.
         Fp32 => "fp32",
     }
 );
