@@ -135,3 +135,27 @@ fn the_batch_to_use_keeps_the_safety_margin_free() {
     assert!(at(fit.margin_batch) <= kept);
     assert!(at(fit.margin_batch + 1) > kept);
 }
+
+#[test]
+fn llama_cpp_on_an_apple_gpu_fits_in_metals_working_set() {
+    use vramfit_core::config::Mode;
+    use vramfit_core::engines::{Engine, ServeWeights, Serving};
+    let spec = model_preset("llama-3-8b").unwrap().spec;
+    let m1 = gpu_preset("apple-m1").unwrap();
+    let train = TrainConfig {
+        mode: Mode::Inference,
+        batch: 1,
+        seq: 1,
+        context: 8192,
+        ..TrainConfig::default()
+    };
+    let serving = Serving {
+        engine: Engine::LlamaCpp,
+        weights: "q4_k_m".parse::<ServeWeights>().unwrap(),
+        ..Serving::default()
+    };
+    let e = vramfit_core::engines::estimate(&spec, Some(&m1), &train, &serving).unwrap();
+    let fit = e.fit.unwrap();
+    assert_eq!(fit.usable_bytes, Bytes(16 * GIB * 2 / 3));
+    assert!(fit.fits);
+}
