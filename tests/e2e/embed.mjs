@@ -57,7 +57,7 @@ export const embedChecks = [
       expect(["true", "false"].includes(await w.frame.getAttribute("#verdict", "data-fits")), `${name}: no verdict`);
       expect((await w.frame.locator(".stack-seg").count()) >= 3, `${name}: no breakdown bar`);
       const href = await w.frame.getAttribute("#open-full", "href");
-      expect(href.startsWith("index.html?v=1&"), `${name}: open link ${href}`);
+      expect(href.startsWith("index.html?v=2&"), `${name}: open link ${href}`);
     }
     expect(new Set(heights).size === 3, `three different heights expected: ${heights}`);
     expect((await cnn.frame.locator("#batch-chart").count()) === 1 && (await bert.frame.locator("#batch-chart").count()) === 0, "curve=1 only on the CNN");

@@ -57,11 +57,13 @@ async function shown(page) {
 }
 
 const LINKS = [
-  "?v=1&m=resnet50&g=a100-80gb&b=64&i=256&a=4&p=fp32&o=sgd-momentum&c=every-3",
-  "?v=1&m=bert-large&g=rtx-3060-12gb&b=4&s=384&p=amp-fp16&o=adamw-8bit&c=every-2&at=sdpa",
-  "?v=1&m=llama-2-7b&g=a100-40gb&b=2&s=2048&p=bf16&c=full&at=flash&st=zero3&gn=8&of=optimizer",
+  "?v=2&m=resnet50&g=a100-80gb&b=64&i=256&a=4&p=fp32&o=sgd-momentum&c=every-3",
+  "?v=2&m=bert-large&g=rtx-3060-12gb&b=4&s=384&p=amp-fp16&o=adamw-8bit&c=every-2&at=eager",
+  "?v=2&m=llama-2-7b&g=a100-40gb&b=2&s=2048&p=bf16&c=full&at=flash&st=zero3&gn=8&of=optimizer",
+  // Version 2's LoRA with version 1's fp32 base (lb), which the form does not show.
+  "?v=2&m=llama-2-7b&b=1&s=1024&mo=finetune-lora&lb=fp32",
   // A packed config.json (meta-llama/Llama-2-7b-hf as `vramfit estimate --model config.json --url` writes it).
-  "?v=1&g=h200&b=1&s=1024&j=1ewkiY29tbXVuaXR5L2xsYW1hLTItN2ItaGYiLAI0MDk2LAMxMTAwOCwBGywEMzIsBTMyLAczMjAwMH0",
+  "?v=2&g=h200&b=1&s=1024&j=1ewkiY29tbXVuaXR5L2xsYW1hLTItN2ItaGYiLAI0MDk2LAMxMTAwOCwBGywEMzIsBTMyLAczMjAwMH0",
 ];
 
 export const linkChecks = [
@@ -105,7 +107,8 @@ export const linkChecks = [
     expect(line === "b=abc: expected a whole number from 1 to 16,777,216; using 8", `first warning: ${line}`);
     expect(items[3][1].includes("first value is used"), `repeated b: ${items[3][1]}`);
     expect((await page.inputValue("#batch")) === "8" && (await page.inputValue("#seq")) === "256", "the good parameters were not kept");
-    expect((await page.evaluate(() => location.search)) === "?v=1&s=256", `address: ${await page.evaluate(() => location.search)}`);
+    // Settings without `v` are a version-1 link: its eager attention is written out.
+    expect((await page.evaluate(() => location.search)) === "?v=2&s=256&at=eager", `address: ${await page.evaluate(() => location.search)}`);
     await page.click("#link-warnings button");
     await page.waitForSelector("#link-warnings", { state: "detached", timeout: 5_000 });
     // Truncated, unicode and huge links never stop the page.
@@ -210,7 +213,7 @@ export const linkChecks = [
       expect((await meta('meta[property="og:title"]')).startsWith("vramfit"), "og:title");
       expect((await page.title()).startsWith("vramfit — "), `title: ${await page.title()}`);
       const link = await page.inputValue("#share-link");
-      expect(link === `${base}?v=1&m=resnet50&b=16`, `link: ${link}`);
+      expect(link === `${base}?v=2&m=resnet50&b=16&at=eager`, `link: ${link}`);
       const embed = await page.inputValue("#embed-code");
       expect(embed.includes(`<script src="${base}embed.js" async>`), `embed code: ${embed}`);
       await context.close();

@@ -261,7 +261,7 @@ fn blank() -> EstimateArgs {
         json: false,
         target_batch: None,
         export: None,
-        margin: 0.05,
+        margin: vramfit_core::overheads::SAFETY_MARGIN,
         dataset_samples: 0,
         measured: None,
         model_json: None,

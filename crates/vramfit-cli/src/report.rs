@@ -453,10 +453,20 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
     }
     if let Some(g) = &e.gpu {
         let verdict = if g.fits { "fits" } else { "does NOT fit" };
+        if let Some(instead) = g.without_bf16 {
+            let _ = writeln!(s, "warning: {}", words::without_bf16(&g.id, instead));
+        }
+        if let Some(note) = words::memory_limit(g.limit, g.usable_bytes) {
+            let _ = writeln!(s, "note: {note}");
+        }
         let _ = writeln!(
             s,
-            "{}: {verdict} in {} usable; largest micro-batch that fits: {}",
-            g.id, g.usable_bytes, g.max_batch
+            "{}: {verdict} in {} usable; largest micro-batch that fits: {} ({} keeping {:.0} % free)",
+            g.id,
+            g.usable_bytes,
+            g.max_batch,
+            g.margin_batch,
+            vramfit_core::overheads::SAFETY_MARGIN * 100.0
         );
         if let Some(c) = g.max_context {
             let _ = writeln!(

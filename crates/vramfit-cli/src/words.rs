@@ -75,6 +75,29 @@ pub fn beyond_trained(limit: u64) -> String {
     )
 }
 
+/// A bf16 configuration on a GPU without bf16 matrix math, and what to use instead.
+pub fn without_bf16(gpu: &str, instead: vramfit_core::Precision) -> String {
+    format!(
+        "{gpu} has no bf16 matrix math (bf16 needs NVIDIA Ampere or later, or Apple M2 or later): use --precision {instead}"
+    )
+}
+
+/// The share of unified memory macOS lets the GPU use by default.
+pub fn memory_limit(
+    limit: vramfit_core::gpus::MemoryLimit,
+    usable: vramfit_core::Bytes,
+) -> Option<String> {
+    match limit {
+        vramfit_core::gpus::MemoryLimit::Dedicated => None,
+        vramfit_core::gpus::MemoryLimit::WorkingSet {
+            numerator,
+            denominator,
+        } => Some(format!(
+            "macOS lets the GPU use {numerator}/{denominator} of the unified memory by default ({usable}, Metal's recommendedMaxWorkingSetSize); `sudo sysctl iogpu.wired_limit_mb` raises it"
+        )),
+    }
+}
+
 /// Which pipeline stage an estimate describes.
 pub fn rank_note(r: &RankNote) -> String {
     format!(

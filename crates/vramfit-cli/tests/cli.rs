@@ -376,6 +376,87 @@ fn inference_and_lora_modes() {
 }
 
 #[test]
+fn lora_on_a_4090_fits_with_its_base_in_bf16_as_people_launch_it() {
+    let args = [
+        "estimate",
+        "--model",
+        "llama-2-7b",
+        "--mode",
+        "lora",
+        "--batch",
+        "1",
+        "--seq",
+        "1024",
+        "--precision",
+        "amp-bf16",
+        "--gpu",
+        "rtx-4090",
+        "--json",
+    ];
+    let v = json(&args);
+    assert_eq!(v["config"]["mode"], "finetune-lora");
+    assert_eq!(v["config"]["attention"], "sdpa");
+    assert_eq!(v["config"]["lora_base"], "compute");
+    // 6,738,415,616 frozen weights in bf16, 39,976,960 adapter weights in fp32.
+    assert_eq!(
+        v["at_peak"]["parameters"],
+        6_738_415_616u64 * 2 + 39_976_960 * 4
+    );
+    assert_eq!(v["gpu"]["fits"], true, "{}", v["device_used_bytes"]);
+    // The fp32 base (and eager attention, as before) is one flag away, and does not fit.
+    let mut old = args.to_vec();
+    old.extend(["--lora-base", "fp32", "--attention", "eager"]);
+    let v = json(&old);
+    assert_eq!(
+        v["at_peak"]["parameters"],
+        6_738_415_616u64 * 4 + 39_976_960 * 4
+    );
+    assert_eq!(v["gpu"]["fits"], false);
+    // `--mode qlora` is read as finetune-qlora.
+    let mut q = args.to_vec();
+    q[4] = "qlora";
+    assert_eq!(json(&q)["config"]["mode"], "finetune-qlora");
+}
+
+#[test]
+fn bf16_on_a_gpu_without_it_and_apples_working_set_are_named() {
+    let out = stdout(&[
+        "estimate",
+        "--model",
+        "gpt2",
+        "--precision",
+        "amp-bf16",
+        "--gpu",
+        "t4",
+    ]);
+    assert!(
+        out.contains("warning: t4 has no bf16 matrix math")
+            && out.contains("use --precision amp-fp16"),
+        "{out}"
+    );
+    let v = json(&[
+        "estimate",
+        "--model",
+        "gpt2",
+        "--precision",
+        "bf16",
+        "--gpu",
+        "v100-16gb",
+        "--json",
+    ]);
+    assert_eq!(v["gpu"]["without_bf16"], "fp16");
+    let out = stdout(&["estimate", "--model", "gpt2", "--gpu", "apple-m1"]);
+    assert!(
+        out.contains("macOS lets the GPU use 2/3 of the unified memory"),
+        "{out}"
+    );
+    assert!(out.contains("apple-m1: fits in 10.7 GiB usable"), "{out}");
+    let v = json(&["estimate", "--model", "gpt2", "--gpu", "apple-m1", "--json"]);
+    assert_eq!(v["gpu"]["limit"]["kind"], "working-set");
+    assert!(v["gpu"]["margin_batch"].as_u64().unwrap() <= v["gpu"]["max_batch"].as_u64().unwrap());
+}
+
+#[test]
 fn megatron_and_fine_tuning_flags() {
     let v = json(&[
         "estimate",
@@ -802,7 +883,7 @@ fn url_prints_the_share_link_and_from_url_reproduces_the_estimate() {
     let link = stdout(&[&["estimate"], &flags[..], &["--url"]].concat());
     assert_eq!(
         link.trim(),
-        "https://vramfit.github.io/vramfit/?v=1&m=bert-large&g=rtx-3060-12gb&b=4&s=384&p=amp-fp16&o=adamw-8bit&c=every-2&at=sdpa"
+        "https://vramfit.github.io/vramfit/?v=2&m=bert-large&g=rtx-3060-12gb&b=4&s=384&p=amp-fp16&o=adamw-8bit&c=every-2"
     );
     let direct = json(&[&["estimate"], &flags[..], &["--json"]].concat());
     let linked = json(&["estimate", "--from-url", link.trim(), "--json"]);

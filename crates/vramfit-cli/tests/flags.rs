@@ -282,7 +282,7 @@ fn each_estimate_flag_accepts_what_its_link_key_accepts() {
             if key.key == "w" && v.parse::<vramfit_core::Precision>().is_ok() {
                 continue;
             }
-            let decoded = share::decode(&format!("?v=1&{}={}", key.key, share::percent_encode(&v)));
+            let decoded = share::decode(&format!("?v=2&{}={}", key.key, share::percent_encode(&v)));
             let by_link = decoded.warnings.is_empty();
             let by_cli = cli(flag.name, typed);
             assert_eq!(

@@ -292,6 +292,8 @@ fn bad_engine_settings_get_a_specific_message() {
             "q4_k_m",
             "--kv-dtype",
             "q8_0",
+            "--attention",
+            "eager",
         ],
         "q8_0 V cache needs flash attention",
     );

@@ -61,6 +61,10 @@ pub struct Builder {
     pub lora_fp32: bool,
     /// Whether the whole model is frozen (set by the mode).
     base_frozen: bool,
+    /// The storage type of parameters without a type of their own: the
+    /// precision's, or the compute type for a LoRA base (see
+    /// [`crate::config::TrainConfig::param_dtype`]).
+    param_dtype: DType,
 }
 
 impl Builder {
@@ -86,7 +90,14 @@ impl Builder {
             frozen_blocks: 0,
             lora_fp32: true,
             base_frozen: false,
+            param_dtype: precision.param_dtype(),
         }
+    }
+
+    /// Stores parameters without a type of their own as `dtype` (a LoRA
+    /// base in the compute type; [`Builder::new`] takes the precision's).
+    pub fn set_param_dtype(&mut self, dtype: DType) {
+        self.param_dtype = dtype;
     }
 
     /// The finished graph.
@@ -96,7 +107,7 @@ impl Builder {
 
     /// The dtype parameters are stored in.
     pub fn param_dtype(&self) -> DType {
-        self.precision.param_dtype()
+        self.param_dtype
     }
 
     /// The dtype of floating-point model inputs (images, features): fp32,
@@ -486,9 +497,14 @@ impl Builder {
 
     /// The tensor a matmul-class op reads for weight `p`: under autocast, the
     /// cached low-precision copy (created by the first op that uses it, saved
-    /// by every op that uses it); otherwise `None` (the parameter itself).
+    /// by every op that uses it); otherwise, or when the weight already is in
+    /// the low type (a LoRA base in the compute type), `None` (the parameter
+    /// itself: `cached_cast` casts only a type that differs).
     pub fn autocast_weight(&mut self, p: ParamId, created: &mut Vec<TensorId>) -> Option<TensorId> {
         let low = self.precision.autocast()?;
+        if self.param_storage_dtype(p) == low {
+            return None;
+        }
         if let Some(&t) = self.weight_cache.get(&p) {
             return Some(t);
         }

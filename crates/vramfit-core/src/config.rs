@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 /// Defines a user-facing enum with stable string ids, parsing and display.
 macro_rules! choice_enum {
-    ($(#[$meta:meta])* $name:ident, $flag:literal { $($(#[$vmeta:meta])* $variant:ident => $id:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident, $flag:literal { $($(#[$vmeta:meta])* $variant:ident => $id:literal $(| $alias:literal)*),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
         pub enum $name {
@@ -41,7 +41,7 @@ macro_rules! choice_enum {
             type Err = Error;
             fn from_str(s: &str) -> Result<Self, Error> {
                 match s {
-                    $($id => Ok($name::$variant),)+
+                    $($id $(| $alias)* => Ok($name::$variant),)+
                     _ => Err(Error::InvalidChoice { field: $flag, value: s.to_string(), accepted: Self::accepted() }),
                 }
             }
@@ -141,12 +141,34 @@ choice_enum!(
     Mode, "mode" {
         /// Full training: every parameter trained.
         Train => "train",
-        /// LoRA fine-tuning: frozen base, trainable low-rank adapters.
-        FinetuneLora => "finetune-lora",
-        /// QLoRA: LoRA on a 4-bit NF4 base (bitsandbytes), bf16 compute.
-        FinetuneQlora => "finetune-qlora",
+        /// LoRA fine-tuning: frozen base, trainable low-rank adapters (also read as `lora`).
+        FinetuneLora => "finetune-lora" | "lora",
+        /// QLoRA: LoRA on a 4-bit NF4 base (bitsandbytes), bf16 compute (also read as `qlora`).
+        FinetuneQlora => "finetune-qlora" | "qlora",
         /// Inference: one forward without autograd, with a KV cache.
         Inference => "inference",
+    }
+);
+
+choice_enum!(
+    /// The storage type of LoRA's and QLoRA's frozen base model under
+    /// mixed precision (AMP). Under the pure precisions (`fp32`, `fp16`,
+    /// `bf16`) the parameters already are in the compute type, and both
+    /// choices mean the same.
+    LoraBase, "lora-base" {
+        /// In the compute type (bf16 under `amp-bf16`, fp16 under
+        /// `amp-fp16`): the model loaded with `from_pretrained(...,
+        /// torch_dtype=torch.bfloat16)` as PEFT's and TRL's examples do
+        /// (a checkpoint's own dtype), then trained under autocast. A frozen
+        /// weight needs no fp32 master copy: nothing updates it.
+        Compute => "compute",
+        /// In fp32, as a model loaded without `torch_dtype` in older
+        /// `transformers` (fp32 by default), as QLoRA's unquantized
+        /// parameters after PEFT's `prepare_model_for_kbit_training` (which
+        /// upcasts every half-precision parameter but the 4-bit ones), and as
+        /// vramfit counted it before share-link version 2: autocast then
+        /// casts each weight to the compute type as a matmul reads it.
+        Fp32 => "fp32",
     }
 );
 
@@ -293,6 +315,8 @@ pub struct TrainConfig {
     /// LoRA adapters in fp32 (PEFT's `autocast_adapter_dtype=True` default) or,
     /// when false, in the model's dtype.
     pub lora_fp32: bool,
+    /// The frozen base's storage type in the fine-tuning modes under AMP.
+    pub lora_base: LoraBase,
 }
 
 impl Default for TrainConfig {
@@ -304,7 +328,7 @@ impl Default for TrainConfig {
             precision: Precision::Fp32,
             optimizer: Optimizer::AdamW,
             checkpointing: Checkpointing::NONE,
-            attention: Attention::Eager,
+            attention: Attention::Sdpa,
             grad_accum: 1,
             parallel: crate::parallel::Parallel::default(),
             mode: Mode::Train,
@@ -316,6 +340,7 @@ impl Default for TrainConfig {
             keep_mlp: 1.0,
             keep_conv: 1.0,
             lora_fp32: true,
+            lora_base: LoraBase::Compute,
         }
     }
 }
@@ -331,6 +356,34 @@ impl TrainConfig {
             self.seq
         } else {
             self.context.max(self.seq)
+        }
+    }
+
+    /// The storage type of the model's own parameters (LoRA's adapters may
+    /// differ, see [`TrainConfig::lora_fp32`]): the precision's
+    /// ([`Precision::param_dtype`]), except for LoRA's and QLoRA's frozen
+    /// base under AMP with [`LoraBase::Compute`], which is in the compute type.
+    pub fn param_dtype(&self) -> DType {
+        match (self.mode, self.lora_base, self.precision.autocast()) {
+            (Mode::FinetuneLora | Mode::FinetuneQlora, LoraBase::Compute, Some(low)) => low,
+            (Mode::Train | Mode::Inference, _, _)
+            | (Mode::FinetuneLora | Mode::FinetuneQlora, LoraBase::Fp32, _)
+            | (_, _, None) => self.precision.param_dtype(),
+        }
+    }
+
+    /// This config's [`TrainConfig::lora_base`] where it changes the
+    /// parameters' type (LoRA or QLoRA under AMP), [`LoraBase::Compute`]
+    /// (the default) elsewhere: the one setting share links then need not carry.
+    pub fn lora_base_if_it_matters(&self) -> LoraBase {
+        let compute = TrainConfig {
+            lora_base: LoraBase::Compute,
+            ..*self
+        };
+        if compute.param_dtype() == self.param_dtype() {
+            LoraBase::Compute
+        } else {
+            self.lora_base
         }
     }
 
@@ -399,6 +452,49 @@ mod tests {
             "full".parse::<Checkpointing>().ok(),
             Some(Checkpointing::Mode(CheckpointMode::Full))
         );
+    }
+
+    #[test]
+    fn lora_and_qlora_are_read_as_the_fine_tuning_modes_but_never_written() {
+        assert_eq!("lora".parse::<Mode>().ok(), Some(Mode::FinetuneLora));
+        assert_eq!("qlora".parse::<Mode>().ok(), Some(Mode::FinetuneQlora));
+        assert_eq!(Mode::FinetuneLora.id(), "finetune-lora");
+        assert_eq!(
+            Mode::accepted(),
+            "train|finetune-lora|finetune-qlora|inference"
+        );
+    }
+
+    #[test]
+    fn a_lora_base_follows_the_compute_type_only_under_amp() {
+        let lora = |precision, lora_base| TrainConfig {
+            mode: Mode::FinetuneLora,
+            precision,
+            lora_base,
+            ..TrainConfig::default()
+        };
+        assert_eq!(
+            lora(Precision::AmpBf16, LoraBase::Compute).param_dtype(),
+            DType::Bf16
+        );
+        assert_eq!(
+            lora(Precision::AmpFp16, LoraBase::Compute).param_dtype(),
+            DType::F16
+        );
+        assert_eq!(
+            lora(Precision::AmpBf16, LoraBase::Fp32).param_dtype(),
+            DType::F32
+        );
+        assert_eq!(
+            lora(Precision::Fp32, LoraBase::Compute).param_dtype(),
+            DType::F32
+        );
+        // Full training under AMP keeps fp32 master weights.
+        let train = TrainConfig {
+            precision: Precision::AmpBf16,
+            ..TrainConfig::default()
+        };
+        assert_eq!(train.param_dtype(), DType::F32);
     }
 
     #[test]

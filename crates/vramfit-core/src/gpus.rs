@@ -32,11 +32,7 @@ pub struct GpuPreset {
     pub fp16_tflops: f64,
     /// Peak dense FP16/BF16 tensor-core TFLOP/s (0 when none).
     pub tensor_tflops: f64,
-    /// Whether the GPU has bf16 matrix math. NVIDIA added BF16 to the tensor
-    /// cores with Ampere (NVIDIA A100 Tensor Core GPU Architecture
-    /// whitepaper, 2020); Pascal, Volta and Turing (the GTX 10 series, V100,
-    /// T4, RTX 20 series) have fp16 only, so mixed precision there is fp16
-    /// with a gradient scaler, and bf16 runs without the tensor cores if at all.
+    /// Whether the GPU has bf16 matrix math: [`Arch::has_bf16`].
     pub bf16: bool,
     /// Where the figures come from.
     pub source: &'static str,
@@ -116,6 +112,34 @@ pub enum Arch {
 }
 
 impl Arch {
+    /// Whether chips of this architecture have bf16 matrix math. NVIDIA
+    /// added BF16 to the tensor cores with Ampere (NVIDIA A100 Tensor Core
+    /// GPU Architecture whitepaper, 2020); Pascal, Volta and Turing (the GTX
+    /// 10 series, V100, T4, RTX 20 series) have fp16 only, so mixed precision
+    /// there is fp16 with a gradient scaler, and bf16 runs without the tensor
+    /// cores if at all. Apple added bf16 to its GPUs with the M2 (Metal's
+    /// `bfloat` needs the Apple 8 GPU family or later); the M1 has fp16 only.
+    /// Other vendors' chips here have bf16; an unknown GPU is taken to.
+    pub fn has_bf16(self) -> bool {
+        match self {
+            Arch::Pascal | Arch::Volta | Arch::Turing | Arch::AppleM1 => false,
+            Arch::Ampere
+            | Arch::Ada
+            | Arch::Hopper
+            | Arch::Blackwell
+            | Arch::Cdna2
+            | Arch::Cdna3
+            | Arch::Rdna3
+            | Arch::XeLp
+            | Arch::XeHpg
+            | Arch::Xe2
+            | Arch::AppleM2
+            | Arch::AppleM3
+            | Arch::AppleM4
+            | Arch::Unknown => true,
+        }
+    }
+
     /// Who makes chips of this architecture.
     pub fn vendor(self) -> Vendor {
         match self {
@@ -135,13 +159,6 @@ impl Arch {
 }
 
 macro_rules! gpu {
-    // `no_bf16` after the source marks a GPU without bf16 matrix math.
-    ($id:literal, $name:literal, $arch:expr, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal, no_bf16) => {
-        GpuPreset {
-            bf16: false,
-            ..gpu!($id, $name, $arch, $gib, $bw, $fp32, $fp16, $tensor, $src)
-        }
-    };
     ($id:literal, $name:literal, $arch:expr, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal) => {
         GpuPreset {
             id: Cow::Borrowed($id),
@@ -152,7 +169,7 @@ macro_rules! gpu {
             fp32_tflops: $fp32 as f64,
             fp16_tflops: $fp16 as f64,
             tensor_tflops: $tensor as f64,
-            bf16: true,
+            bf16: $arch.has_bf16(),
             source: $src,
         }
     };
@@ -170,8 +187,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             4.4,
             0.07,
             0,
-            "NVIDIA datasheet; FP16 at 1/64 rate (derived)",
-            no_bf16
+            "NVIDIA datasheet; FP16 at 1/64 rate (derived)"
         ),
         gpu!(
             "gtx-1080-ti",
@@ -182,8 +198,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             11.3,
             0.18,
             0,
-            "NVIDIA datasheet; FP16 at 1/64 rate (derived)",
-            no_bf16
+            "NVIDIA datasheet; FP16 at 1/64 rate (derived)"
         ),
         gpu!(
             "rtx-2080-ti",
@@ -194,8 +209,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             13.4,
             26.9,
             53.8,
-            "NVIDIA Turing whitepaper (tensor: FP32 accumulate)",
-            no_bf16
+            "NVIDIA Turing whitepaper (tensor: FP32 accumulate)"
         ),
         gpu!(
             "rtx-3060-12gb",
@@ -294,8 +308,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             8.1,
             16.2,
             65,
-            "NVIDIA T4 datasheet",
-            no_bf16
+            "NVIDIA T4 datasheet"
         ),
         gpu!(
             "v100-16gb",
@@ -306,8 +319,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             15.7,
             31.4,
             125,
-            "NVIDIA V100 datasheet",
-            no_bf16
+            "NVIDIA V100 datasheet"
         ),
         gpu!(
             "v100-32gb",
@@ -318,8 +330,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             15.7,
             31.4,
             125,
-            "NVIDIA V100 datasheet",
-            no_bf16
+            "NVIDIA V100 datasheet"
         ),
         gpu!(
             "a10",
@@ -574,6 +585,80 @@ impl GpuPreset {
             self.fp32_tflops
         };
         tflops * 1e12
+    }
+}
+
+/// How much of a GPU's memory one process may use by default (before
+/// `torch.cuda.set_per_process_memory_fraction`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum MemoryLimit {
+    /// Dedicated memory: all of it.
+    Dedicated,
+    /// Apple silicon's unified memory: Metal lets the GPU keep at most its
+    /// `recommendedMaxWorkingSetSize` resident, by default this share of
+    /// the RAM ([`apple_working_set`]).
+    WorkingSet {
+        /// The share's numerator.
+        numerator: u64,
+        /// The share's denominator.
+        denominator: u64,
+    },
+}
+
+impl MemoryLimit {
+    /// The bytes usable of `memory` under this limit.
+    pub fn of(self, memory: Bytes) -> Bytes {
+        match self {
+            MemoryLimit::Dedicated => memory,
+            MemoryLimit::WorkingSet {
+                numerator,
+                denominator,
+            } => Bytes(
+                (u128::from(memory.0) * u128::from(numerator) / u128::from(denominator.max(1)))
+                    as u64,
+            ),
+        }
+    }
+}
+
+/// RAM above which macOS gives the GPU three quarters of it, not two thirds.
+pub const APPLE_LARGE_RAM: Bytes = Bytes(32 * GIB);
+
+/// macOS's default GPU working set (`MTLDevice.recommendedMaxWorkingSetSize`)
+/// on a Mac with `ram` of unified memory: two thirds of it up to 32 GiB,
+/// three quarters above, as Metal reports it — 10922.67 MB of 16 GB
+/// (ggml-org/llama.cpp #2209), 21845.34 MB of 32 GB (llama.cpp #2011,
+/// ollama/ollama #434), 49152 MiB of 64 GB (llama.cpp #1870). Newer macOS
+/// releases report more on some machines (17.76 GiB of 24 GB,
+/// sgl-project/sglang #29949; 107.52 GiB of 128 GiB on macOS 26,
+/// antirez/ds4 #893), so this rule errs low there; `sysctl
+/// iogpu.wired_limit_mb` raises the limit by hand.
+pub fn apple_working_set(ram: Bytes) -> MemoryLimit {
+    let (numerator, denominator) = if ram.0 > APPLE_LARGE_RAM.0 {
+        (3, 4)
+    } else {
+        (2, 3)
+    };
+    MemoryLimit::WorkingSet {
+        numerator,
+        denominator,
+    }
+}
+
+impl GpuPreset {
+    /// How much of its memory a process may use by default: all of a
+    /// discrete GPU's, Metal's working set of an Apple GPU's unified memory.
+    pub fn memory_limit(&self) -> MemoryLimit {
+        match self.arch.vendor() {
+            Vendor::Apple => apple_working_set(self.memory_bytes),
+            Vendor::Nvidia | Vendor::Amd | Vendor::Intel | Vendor::Custom => MemoryLimit::Dedicated,
+        }
+    }
+
+    /// The bytes a process may use by default ([`GpuPreset::memory_limit`]).
+    pub fn default_usable(&self) -> Bytes {
+        self.memory_limit().of(self.memory_bytes)
     }
 }
 

@@ -222,11 +222,15 @@ impl Builder {
         if let (Some(wc), true) = (wc, self.requires_grad(xc)) {
             saved.push(wc);
         }
+        // A weight read through a cast copy gets its gradient in the low type
+        // first; one already in the low type (a LoRA base) gets it directly.
+        let param_grad_via_cast = wc.is_some();
         let backward_temp = match (self.autocast_dtype(), self.param_trainable(w)) {
-            (Some(low), true) => Numel::fixed(self.param_numel(w) * low.size()),
+            (Some(low), true) if param_grad_via_cast => {
+                Numel::fixed(self.param_numel(w) * low.size())
+            }
             _ => Numel::default(),
         };
-        let param_grad_via_cast = self.autocast_dtype().is_some();
         self.op(
             name,
             kind,

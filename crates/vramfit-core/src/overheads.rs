@@ -127,9 +127,22 @@ pub fn cublas_workspace(arch: Arch) -> Bytes {
     }
 }
 
-/// Usable bytes of a GPU under the memory fraction.
+/// Usable bytes of a GPU: what a process may use by default
+/// ([`GpuPreset::default_usable`]: all of a discrete GPU's memory, Metal's
+/// working set of Apple's unified memory) under the memory fraction.
 pub fn usable(gpu: &GpuPreset, o: &Overheads) -> Bytes {
-    Bytes((gpu.memory_bytes.0 as f64 * o.memory_fraction) as u64)
+    Bytes((gpu.default_usable().0 as f64 * o.memory_fraction) as u64)
+}
+
+/// The share of usable memory kept free when choosing a batch to use: the
+/// planner's default and `vramfit max-batch`'s, and the page's "Use N".
+/// Fragmentation across steps, other processes and library versions move a
+/// real peak by a few percent around the estimate.
+pub const SAFETY_MARGIN: f64 = 0.05;
+
+/// `capacity` less the [`SAFETY_MARGIN`].
+pub fn with_margin(capacity: Bytes) -> Bytes {
+    Bytes((capacity.0 as f64 * (1.0 - SAFETY_MARGIN)) as u64)
 }
 
 /// Device memory (reserved plus the CUDA context) when it is at most

@@ -155,8 +155,7 @@ pub fn plan(
         per_gpu,
         total: per_gpu * world,
     });
-    let capacity =
-        (gpu.memory_bytes.0 as f64 * overheads.memory_fraction * (1.0 - req.margin)) as u64;
+    let capacity = (crate::overheads::usable(gpu, overheads).0 as f64 * (1.0 - req.margin)) as u64;
     let timed = req.measured.is_some() || !gpu.is_custom();
     // The configurations, each with the key of the graph it lowers to. A GPU
     // without bf16 matrix math trains in mixed precision with fp16 (and a

@@ -57,6 +57,35 @@ pub struct GpuFit {
     pub max_batch: u64,
     /// Inference: the longest context (KV-cache tokens) that fits at this batch.
     pub max_context: Option<u64>,
+    /// How much of its memory a process may use by default (all of a
+    /// discrete GPU's; Metal's working set of Apple's unified memory), which
+    /// `usable_bytes` applies.
+    pub limit: crate::gpus::MemoryLimit,
+    /// The largest micro-batch that keeps [`crate::overheads::SAFETY_MARGIN`]
+    /// of the usable memory free: the batch to use (0 when none does).
+    pub margin_batch: u64,
+    /// The precision to use instead when the configuration computes in bf16
+    /// on a GPU without bf16 matrix math ([`without_bf16`]).
+    pub without_bf16: Option<crate::config::Precision>,
+}
+
+/// The precision to use instead of `precision` on `gpu` when it computes in
+/// bf16 and the GPU has no bf16 matrix math ([`crate::gpus::Arch::has_bf16`]):
+/// fp16 under autocast (with a gradient scaler) for `amp-bf16`, pure fp16 for
+/// `bf16`. `None` when the precision runs as it is.
+pub fn without_bf16(
+    precision: crate::config::Precision,
+    gpu: &crate::gpus::GpuPreset,
+) -> Option<crate::config::Precision> {
+    use crate::config::Precision;
+    if gpu.bf16 {
+        return None;
+    }
+    match precision {
+        Precision::AmpBf16 => Some(Precision::AmpFp16),
+        Precision::Bf16 => Some(Precision::Fp16),
+        Precision::Fp32 | Precision::Fp16 | Precision::AmpFp16 => None,
+    }
 }
 
 /// The full report for one configuration.
@@ -182,6 +211,11 @@ pub(crate) fn deepspeed_estimate(
     cfg: &TrainConfig,
 ) -> Option<crate::deepspeed::ZeroEstimate> {
     use crate::parallel::{Offload, Strategy};
+    // DeepSpeed's estimators size training's model states (fp16 parameters,
+    // gradients, fp32 Adam): nothing of that applies to inference.
+    if cfg.mode == crate::config::Mode::Inference {
+        return None;
+    }
     let p = &cfg.parallel;
     let total = g.parameter_count();
     match p.strategy {
@@ -268,7 +302,7 @@ pub(crate) fn layer_rows(g: &Graph, batch: u64, kept: Vec<(usize, Bytes)>) -> Ve
 /// Steady-state model-state bytes (weights, gradients, optimizer state), for
 /// quick tables; the timeline's numbers at the peak are in [`Estimate::at_peak`].
 pub fn model_states(g: &Graph, cfg: &TrainConfig) -> (Bytes, Bytes, Bytes) {
-    let dt = cfg.precision.param_dtype();
+    let dt = cfg.param_dtype();
     let w = g.params.iter().map(|p| states::weight_bytes(p, dt)).sum();
     let gr = g.params.iter().map(|p| states::gradient_bytes(p, dt)).sum();
     let o = g

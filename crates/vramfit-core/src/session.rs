@@ -175,6 +175,14 @@ impl Session {
                     usable_bytes: cap,
                     fits: device <= cap,
                     max_batch: max_batch_prepared(&prepared, cfg, overheads, cap),
+                    margin_batch: max_batch_prepared(
+                        &prepared,
+                        cfg,
+                        overheads,
+                        crate::overheads::with_margin(cap),
+                    ),
+                    limit: gp.memory_limit(),
+                    without_bf16: report::without_bf16(cfg.precision, gp),
                     max_context: if cfg.mode == crate::config::Mode::Inference {
                         Some(max_context_prepared(&prepared, cfg, overheads, cap))
                     } else {

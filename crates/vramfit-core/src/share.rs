@@ -5,11 +5,16 @@
 //! numbers everywhere.
 //!
 //! The format is a stable interface (documented in the README):
-//! `?v=1&m=bert-large&b=8&s=512&p=amp-bf16&o=adamw&c=full&g=rtx-3060-12gb`.
+//! `?v=2&m=bert-large&b=8&s=512&p=amp-bf16&o=adamw&c=full&g=rtx-3060-12gb`.
 //! `v` is the format version, every other key is optional and its absence
-//! means that version's default ([`ShareState::default`]); [`KEYS`] lists
+//! means that version's default ([`ShareState::of_version`]); [`KEYS`] lists
 //! them with their CLI flags. Values are the CLI's ids; switches are `1`/`0`;
 //! a `config.json` travels packed (see [`pack_config`]).
+//!
+//! Version 2 changed two defaults, so a version-1 link keeps its own:
+//! attention (`at`) is SDPA, as `transformers` runs it unless told
+//! otherwise, where version 1 meant eager; and LoRA's frozen base (`lb`) is
+//! in the compute type under AMP, where version 1 kept it in fp32.
 //!
 //! Decoding never fails: unknown keys are ignored (other front ends add their
 //! own, like the page's `lang`), and a value that cannot be used keeps the
@@ -27,12 +32,14 @@ pub use pack::{ConfigFault, MAX_CONFIG_BYTES, pack_config, reduce_config, unpack
 pub use query::{parse_query, percent_encode, query_part};
 pub use warning::{Reason, Warning};
 
-use crate::config::{Precision, TrainConfig};
+use crate::config::{Attention, LoraBase, Precision, TrainConfig};
 use crate::engines::Serving;
 use warning::quote;
 
-/// The format version this code writes; links without `v` are read as this version.
-pub const VERSION: u32 = 1;
+/// The format version this code writes. A link with settings but without
+/// `v` is read as version 1 (what every link meant before `v` could be 2);
+/// one with no setting at all (the page's bare address) as this version.
+pub const VERSION: u32 = 2;
 
 /// Where the published calculator lives, for links made outside a browser (the CLI).
 pub const DEFAULT_BASE_URL: &str = "https://vramfit.github.io/vramfit/";
@@ -60,17 +67,41 @@ pub struct ShareState {
 }
 
 impl Default for ShareState {
-    /// What an omitted key means in version 1 — the page's first screen:
-    /// GPT-2, batch 8 of 512 tokens, AMP bf16, AdamW, on an RTX 4090; every
-    /// other setting as [`TrainConfig::default`] had it when version 1 was
-    /// published (a test pins these values: changing them would change old links).
+    /// What an omitted key means in the current version ([`VERSION`]) — the
+    /// page's first screen: GPT-2, batch 8 of 512 tokens, AMP bf16, AdamW,
+    /// SDPA attention, on an RTX 4090 (see [`ShareState::of_version`]).
     fn default() -> Self {
+        ShareState::of_version(VERSION)
+    }
+}
+
+impl ShareState {
+    /// What an omitted key means in a link of format `version` (tests pin
+    /// these values: changing one would change what old links say).
+    ///
+    /// - Version 1: GPT-2, batch 8 of 512 tokens, AMP bf16, AdamW, eager
+    ///   attention, on an RTX 4090; every other setting as
+    ///   [`TrainConfig::default`] had it when version 1 was published. Its
+    ///   LoRA and QLoRA kept the frozen base in fp32 under AMP: [`decode`]
+    ///   sets [`LoraBase::Fp32`] for a version-1 link in those modes, since
+    ///   the mode and precision come from other keys.
+    /// - Version 2 (and any later one this code does not know, which
+    ///   decoding refuses with a warning): as version 1 but SDPA attention
+    ///   and LoRA's base in the compute type ([`LoraBase::Compute`]).
+    pub fn of_version(version: u32) -> ShareState {
+        let attention = if version <= 1 {
+            Attention::Eager
+        } else {
+            Attention::Sdpa
+        };
         ShareState {
             model: "gpt2".to_string(),
             config_json: None,
             gpu: "rtx-4090".to_string(),
             train: TrainConfig {
                 precision: Precision::AmpBf16,
+                attention,
+                lora_base: LoraBase::Compute,
                 ..TrainConfig::default()
             },
             serve: Serving::default(),
@@ -138,7 +169,7 @@ impl ShareState {
     /// use vramfit_core::share::{ShareState, decode};
     /// let mut s = ShareState { model: "bert-large".into(), gpu: "rtx-3060-12gb".into(), ..ShareState::default() };
     /// s.train.checkpointing = "full".parse().unwrap();
-    /// assert_eq!(s.to_query(), "v=1&m=bert-large&g=rtx-3060-12gb&c=full");
+    /// assert_eq!(s.to_query(), "v=2&m=bert-large&g=rtx-3060-12gb&c=full");
     /// assert_eq!(decode(&s.to_query()).state, s);
     /// ```
     pub fn to_query(&self) -> String {
@@ -168,7 +199,7 @@ impl ShareState {
 /// # Example
 /// ```
 /// use vramfit_core::share::{Reason, decode};
-/// let d = decode("https://vramfit.github.io/vramfit/?v=1&m=resnet50&b=abc&zz=1&i=256");
+/// let d = decode("https://vramfit.github.io/vramfit/?v=2&m=resnet50&b=abc&zz=1&i=256");
 /// assert_eq!((d.state.model.as_str(), d.state.train.batch, d.state.train.image), ("resnet50", 8, 256));
 /// assert_eq!(d.warnings.len(), 1);
 /// assert_eq!(d.warnings[0].key, "b");
@@ -198,8 +229,9 @@ pub fn decode(link: &str) -> Decoded {
 
 /// [`decode`] for pairs already split (the page reads them once for its own keys too).
 pub fn decode_pairs(pairs: &[(String, String)], mut warnings: Vec<Warning>) -> Decoded {
-    let default = ShareState::default();
-    let mut state = ShareState::default();
+    let version = link_version(pairs);
+    let default = ShareState::of_version(version);
+    let mut state = default.clone();
     let mut seen: Vec<&str> = Vec::new();
     let mut warn = |key: &str, value: &str, reason, fallback: String| {
         warnings.push(Warning {
@@ -255,7 +287,35 @@ pub fn decode_pairs(pairs: &[(String, String)], mut warnings: Vec<Warning>) -> D
         warn("m", IMPORTED_MODEL, Reason::NoConfig, default.model.clone());
         state.model = default.model;
     }
+    // Version 1 kept LoRA's base in fp32 under AMP; only there does it matter.
+    let version_1_base = TrainConfig {
+        lora_base: LoraBase::Fp32,
+        ..state.train
+    };
+    if version == 1 && !seen.contains(&"lb") {
+        state.train.lora_base = version_1_base.lora_base_if_it_matters();
+    }
     Decoded { state, warnings }
+}
+
+/// The format version whose defaults a link's omitted keys take: its `v`
+/// when that is a version this code knows (the first `v`; a repeated one is
+/// ignored with a warning), otherwise the current one — except a link with
+/// settings but no `v` at all, which is version 1 (the README's rule since
+/// version 1).
+fn link_version(pairs: &[(String, String)]) -> u32 {
+    match pairs.iter().find(|(k, _)| k.trim() == "v") {
+        Some((_, v)) => match v.trim().parse::<u32>() {
+            Ok(v) if (1..=VERSION).contains(&v) => v,
+            _ => VERSION,
+        },
+        None => {
+            let settings = pairs
+                .iter()
+                .any(|(k, _)| k.trim() == "j" || KEYS.iter().any(|key| key.key == k.trim()));
+            if settings { 1 } else { VERSION }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -265,9 +325,35 @@ mod tests {
 
     #[test]
     fn defaults_write_only_the_version() {
-        assert_eq!(ShareState::default().to_query(), "v=1");
+        assert_eq!(ShareState::default().to_query(), "v=2");
         assert_eq!(decode("").state, ShareState::default());
+        assert_eq!(decode("v=2").warnings, vec![]);
         assert_eq!(decode("v=1").warnings, vec![]);
+    }
+
+    #[test]
+    fn a_version_1_link_keeps_eager_attention_and_an_fp32_lora_base() {
+        let old = decode("v=1&m=llama-2-7b&mo=finetune-lora").state;
+        assert_eq!(old.train.attention, Attention::Eager);
+        assert_eq!(old.train.lora_base, LoraBase::Fp32);
+        assert_eq!(
+            old.to_query(),
+            "v=2&m=llama-2-7b&at=eager&mo=finetune-lora&lb=fp32"
+        );
+        assert_eq!(decode(&old.to_query()).state, old);
+        // Where the base's type changes nothing, the link written back says nothing of it.
+        assert_eq!(
+            decode("v=1&m=resnet50").state.to_query(),
+            "v=2&m=resnet50&at=eager"
+        );
+        // Settings without `v` are version 1; a bare address is the current first screen.
+        assert_eq!(decode("m=gpt2").state.train.attention, Attention::Eager);
+        assert_eq!(decode("lang=zh-CN").state, ShareState::default());
+        let new = decode("v=2&m=llama-2-7b&mo=finetune-lora").state;
+        assert_eq!(
+            (new.train.attention, new.train.lora_base),
+            (Attention::Sdpa, LoraBase::Compute)
+        );
     }
 
     #[test]

@@ -325,6 +325,7 @@ fn sizes_whose_bytes_would_overflow_u64_are_refused_with_the_limit() {
         &TrainConfig {
             batch: 1,
             seq: 1 << 24,
+            attention: vramfit_core::Attention::Eager,
             ..TrainConfig::default()
         },
     );

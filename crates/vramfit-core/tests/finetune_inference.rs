@@ -2,7 +2,7 @@
 //! them, quantized storage, and a KV cache that respects GQA.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
-use vramfit_core::config::{Mode, WeightFormat};
+use vramfit_core::config::{LoraBase, Mode, WeightFormat};
 use vramfit_core::{Attention, Overheads, Precision, TrainConfig, estimate, model_preset};
 
 fn run(model: &str, cfg: TrainConfig) -> vramfit_core::Estimate {
@@ -49,6 +49,77 @@ fn qlora_stores_the_base_in_nf4() {
         lora.trainable_parameter_count,
         qlora.trainable_parameter_count
     );
+}
+
+#[test]
+fn lora_keeps_its_frozen_base_in_the_compute_type_under_amp() {
+    // Llama-2-7B LoRA under amp-bf16: the base loaded in bf16 (as
+    // `from_pretrained(torch_dtype=torch.bfloat16)` does), the adapters in
+    // fp32 (PEFT's `autocast_adapter_dtype=True`).
+    let cfg = TrainConfig {
+        precision: Precision::AmpBf16,
+        seq: 1024,
+        ..base(Mode::FinetuneLora)
+    };
+    let (frozen, adapters) = (6_738_415_616u64, 39_976_960u64);
+    let compute = run("llama-2-7b", cfg);
+    assert_eq!(compute.parameter_count, frozen + adapters);
+    assert_eq!(compute.at_peak.parameters.0, frozen * 2 + adapters * 4);
+    // AdamW's two fp32 moments for the adapters only.
+    assert_eq!(compute.at_peak.optimizer_states.0, adapters * 8);
+    // The older reading, an fp32 base that autocast casts to bf16 as each
+    // matmul reads it, stays one setting away: twice the weights, and the
+    // bf16 copies autocast caches on top.
+    let fp32 = run(
+        "llama-2-7b",
+        TrainConfig {
+            lora_base: LoraBase::Fp32,
+            ..cfg
+        },
+    );
+    assert_eq!(fp32.at_peak.parameters.0, frozen * 4 + adapters * 4);
+    assert!(
+        fp32.at_peak.activations.0 > compute.at_peak.activations.0 + frozen * 2 * 9 / 10,
+        "{} vs {}",
+        fp32.at_peak.activations,
+        compute.at_peak.activations
+    );
+    // Under the pure precisions both settings mean the same.
+    for precision in [Precision::Bf16, Precision::Fp32] {
+        let pure = |lora_base| {
+            run(
+                "llama-2-7b",
+                TrainConfig {
+                    precision,
+                    lora_base,
+                    ..base(Mode::FinetuneLora)
+                },
+            )
+            .peak_allocated_bytes
+        };
+        assert_eq!(pure(LoraBase::Compute), pure(LoraBase::Fp32), "{precision}");
+    }
+}
+
+#[test]
+fn qlora_keeps_the_unquantized_base_in_the_compute_type_under_amp() {
+    let cfg = TrainConfig {
+        precision: Precision::AmpBf16,
+        ..base(Mode::FinetuneQlora)
+    };
+    let compute = run("llama-2-7b", cfg).at_peak.parameters.0;
+    let fp32 = run(
+        "llama-2-7b",
+        TrainConfig {
+            lora_base: LoraBase::Fp32,
+            ..cfg
+        },
+    )
+    .at_peak
+    .parameters
+    .0;
+    // Embeddings, head and norms (262,410,240 parameters) at 2 bytes instead of 4.
+    assert_eq!(fp32 - compute, 262_410_240 * 2);
 }
 
 #[test]

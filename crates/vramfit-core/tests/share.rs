@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use proptest::prelude::*;
-use vramfit_core::config::{Mode, WeightFormat};
+use vramfit_core::config::{LoraBase, Mode, WeightFormat};
 use vramfit_core::engines::{Engine, KvDtype, ServeWeights, Serving, serving};
 use vramfit_core::parallel::{Offload, Parallel, Strategy as Dp};
 use vramfit_core::share::{
@@ -102,6 +102,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
             prop::sample::select(Mode::ALL.to_vec()),
             count(1..=1 << 16),
             prop::sample::select(WeightFormat::ALL.to_vec()),
+            prop::sample::select(LoraBase::ALL.to_vec()),
         ),
         (
             count(0..=1 << 24),
@@ -117,7 +118,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
                 (batch, seq, image, grad_accum),
                 (precision, optimizer, checkpointing, attention),
                 parallel,
-                (mode, lora_rank, weights),
+                (mode, lora_rank, weights, lora_base),
                 (context, frozen_blocks, keep_attention, keep_mlp, keep_conv, lora_fp32),
             )| TrainConfig {
                 batch,
@@ -138,6 +139,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
                 keep_mlp,
                 keep_conv,
                 lora_fp32,
+                lora_base,
             },
         )
 }
@@ -259,7 +261,7 @@ fn a_config_json_travels_compact_and_imports_the_same_model() {
     };
     let q = s.to_query();
     assert!(q.len() < 220, "{} characters: {q}", q.len());
-    assert!(q.starts_with("v=1&j=1"), "{q}");
+    assert!(q.starts_with("v=2&j=1"), "{q}");
     let back = decode(&q).state;
     assert_eq!(back.model, IMPORTED_MODEL);
     let (a, b) = (
@@ -318,7 +320,7 @@ fn a_config_with_another_model_selected_keeps_both() {
         ..ShareState::default()
     };
     let q = s.to_query();
-    assert!(q.starts_with("v=1&m=gpt2&j="), "{q}");
+    assert!(q.starts_with("v=2&m=gpt2&j="), "{q}");
     assert_eq!(decode(&q).state, s);
 }
 
@@ -353,6 +355,7 @@ fn every_train_config_field_has_a_key() {
         ("keep_attention", "ka"),
         ("keep_conv", "kc"),
         ("keep_mlp", "km"),
+        ("lora_base", "lb"),
         ("lora_fp32", "lf"),
         ("lora_rank", "r"),
         ("mode", "mo"),
@@ -406,8 +409,8 @@ fn every_train_config_field_has_a_key() {
 fn version_1_defaults_are_pinned() {
     // What an omitted key means in a version-1 link. These values are part
     // of the format: if TrainConfig's defaults change, version 1 must keep
-    // these (spell them out in ShareState::default) or old links change meaning.
-    let d = ShareState::default();
+    // these (spell them out in ShareState::of_version) or old links change meaning.
+    let d = ShareState::of_version(1);
     assert_eq!(
         (d.model.as_str(), d.gpu.as_str(), d.config_json.as_deref()),
         ("gpt2", "rtx-4090", None)
@@ -417,8 +420,35 @@ fn version_1_defaults_are_pinned() {
         serde_json::json!({"batch":8,"seq":512,"image":224,"precision":"amp-bf16","optimizer":"adamw","checkpointing":"none",
             "attention":"eager","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
             "pp":1,"sp":false,"bucket_view":false,"vpp":1,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
-            "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true})
+            "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute"})
     );
+    assert_eq!(decode("v=1").state, d);
+    // Version 1's LoRA base was fp32 under AMP, which only LoRA and QLoRA read.
+    for (link, base) in [
+        ("v=1&mo=finetune-lora", LoraBase::Fp32),
+        ("v=1&mo=finetune-qlora", LoraBase::Fp32),
+        ("v=1&mo=finetune-lora&p=bf16", LoraBase::Compute),
+        ("v=1&mo=finetune-lora&lb=compute", LoraBase::Compute),
+        ("v=1&mo=inference", LoraBase::Compute),
+    ] {
+        assert_eq!(decode(link).state.train.lora_base, base, "{link}");
+    }
+}
+
+#[test]
+fn version_2_defaults_are_pinned() {
+    // Version 2 changed two defaults (SDPA attention, LoRA's base in the
+    // compute type) and nothing else; pinned as version 1's are.
+    let d = ShareState::of_version(2);
+    assert_eq!(d, ShareState::default());
+    assert_eq!(
+        serde_json::to_value(d.train).unwrap(),
+        serde_json::json!({"batch":8,"seq":512,"image":224,"precision":"amp-bf16","optimizer":"adamw","checkpointing":"none",
+            "attention":"sdpa","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
+            "pp":1,"sp":false,"bucket_view":false,"vpp":1,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
+            "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute"})
+    );
+    assert_eq!(ShareState::of_version(1).serve, d.serve);
 }
 
 #[test]
@@ -431,7 +461,7 @@ fn version_1_serving_defaults_are_pinned_and_bad_ones_warn() {
         (Engine::Hf, ServeWeights::Native, KvDtype::F16, 1, None)
     );
     assert_eq!(d.gpu_memory_utilization, 0.9);
-    let d = decode("v=1&en=ollama&kv=fp4&cc=0&gu=1.5&gl=x&w=q9_k");
+    let d = decode("v=2&en=ollama&kv=fp4&cc=0&gu=1.5&gl=x&w=q9_k");
     assert_eq!(d.state, ShareState::default());
     let lines: Vec<String> = d.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(
@@ -443,16 +473,16 @@ fn version_1_serving_defaults_are_pinned_and_bad_ones_warn() {
         "ignored gl=x: expected a whole number in 0..=100000 (using all)"
     );
     assert!(lines[5].contains("awq-int4|gptq-int4|q4_0"), "{}", lines[5]);
-    let d = decode("v=1&en=llama.cpp&w=Q4_K_M&gl=all&cc=4");
+    let d = decode("v=2&en=llama.cpp&w=Q4_K_M&gl=all&cc=4");
     assert_eq!(d.warnings, vec![]);
     assert_eq!(d.state.serve.weights.id(), "q4_k_m");
-    assert_eq!(d.state.to_query(), "v=1&w=q4_k_m&en=llama.cpp&cc=4");
+    assert_eq!(d.state.to_query(), "v=2&w=q4_k_m&en=llama.cpp&cc=4");
 }
 
 #[test]
 fn garbage_values_fall_back_with_a_warning_naming_the_key() {
     let d = decode(
-        "v=1&m=gpt-5&g=rtx-9090&b=0&s=-1&p=fp64&c=every-0&ka=1.5&sp=maybe&of=disk&j=%%%&tp=1e3",
+        "v=2&m=gpt-5&g=rtx-9090&b=0&s=-1&p=fp64&c=every-0&ka=1.5&sp=maybe&of=disk&j=%%%&tp=1e3",
     );
     assert_eq!(d.state, ShareState::default());
     let keys: Vec<&str> = d.warnings.iter().map(|w| w.key.as_str()).collect();
@@ -503,7 +533,7 @@ fn newer_versions_and_imported_models_without_a_config_warn() {
             .iter()
             .map(|w| w.reason.clone())
             .collect::<Vec<_>>(),
-        [Reason::Count { min: 1, max: 1 }, Reason::NoConfig]
+        [Reason::Count { min: 1, max: 2 }, Reason::NoConfig]
     );
 }
 
@@ -514,8 +544,9 @@ fn huge_unicode_and_truncated_input_is_handled() {
     assert_eq!(d.state.train.batch, 2);
     assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
     assert_eq!(d.warnings[0].reason, Reason::TooLong);
+    // Settings without `v`: version 1's defaults.
     let d = decode("m=显存&b=８&s=%F0%9F%92%A5&c=every-２");
-    assert_eq!(d.state, ShareState::default());
+    assert_eq!(d.state, ShareState::of_version(1));
     assert_eq!(d.warnings.len(), 4);
     assert!(d.warnings.iter().all(|w| !w.to_string().is_empty()));
     let full = ShareState {
@@ -545,7 +576,13 @@ fn xss_probes_in_every_key_are_rejected_or_kept_as_plain_text() {
         for probe in probes {
             let q = format!("{key}={}", vramfit_core::share::percent_encode(probe));
             let d = decode(&q);
-            assert_eq!(d.state, ShareState::default(), "{q}");
+            // No `v`: version 1's defaults; an unusable `v`: the current ones.
+            let expected = if key == "v" {
+                ShareState::default()
+            } else {
+                ShareState::of_version(1)
+            };
+            assert_eq!(d.state, expected, "{q}");
             assert_eq!(d.warnings.len(), 1, "{q}: {:?}", d.warnings);
             // The warning quotes the probe as data; the page renders it as text.
             assert!(d.warnings[0].key == key);

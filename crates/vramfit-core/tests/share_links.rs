@@ -5,7 +5,7 @@
 //! *says* (model, GPU, every setting) may not change.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
-use vramfit_core::config::Mode;
+use vramfit_core::config::{LoraBase, Mode};
 use vramfit_core::parallel::{Offload, Strategy};
 use vramfit_core::share::{IMPORTED_MODEL, ShareState, decode};
 use vramfit_core::{Attention, Checkpointing, Optimizer, Precision, hf};
@@ -43,16 +43,41 @@ fn version_1_the_readme_example() {
 
 #[test]
 fn version_1_defaults_only() {
-    // The page's first screen: GPT-2, batch 8 × 512 tokens, AMP bf16, AdamW, RTX 4090.
-    for link in [
-        "https://vramfit.github.io/vramfit/?v=1",
-        "https://vramfit.github.io/vramfit/",
-        "?",
-        "",
-    ] {
+    // Version 1's first screen: GPT-2, batch 8 × 512 tokens, AMP bf16,
+    // AdamW, eager attention, RTX 4090. (The bare addresses this entry also
+    // held are the page's first screen, whichever the version: see
+    // `a_bare_address_is_the_current_first_screen`.)
+    let s = published("https://vramfit.github.io/vramfit/?v=1");
+    assert_eq!(s, ShareState::of_version(1));
+    assert_eq!(s.train.precision, Precision::AmpBf16);
+    assert_eq!(s.train.attention, Attention::Eager);
+}
+
+#[test]
+fn a_bare_address_is_the_current_first_screen() {
+    for link in ["https://vramfit.github.io/vramfit/", "?", ""] {
         assert_eq!(published(link), ShareState::default(), "{link}");
     }
-    assert_eq!(ShareState::default().train.precision, Precision::AmpBf16);
+    assert_eq!(ShareState::default().train.attention, Attention::Sdpa);
+}
+
+#[test]
+fn version_1_lora_keeps_its_fp32_base_and_eager_attention() {
+    // A version-1 LoRA link on an RTX 4090, as the page wrote it before the
+    // base followed the compute type: it must still say fp32 base, eager.
+    let s = published("?v=1&m=llama-2-7b&b=1&s=1024&mo=finetune-lora");
+    assert_eq!(s.train.mode, Mode::FinetuneLora);
+    assert_eq!(s.train.lora_base, LoraBase::Fp32);
+    assert_eq!(s.train.attention, Attention::Eager);
+}
+
+#[test]
+fn version_2_lora_on_a_4090_the_defaults() {
+    let s = published("?v=2&m=llama-2-7b&b=1&s=1024&mo=finetune-lora");
+    assert_eq!(
+        (s.train.lora_base, s.train.attention, s.train.precision),
+        (LoraBase::Compute, Attention::Sdpa, Precision::AmpBf16)
+    );
 }
 
 #[test]

@@ -238,11 +238,13 @@ impl Inputs {
         } else {
             Vec::new()
         };
+        // Inference has no optimizer step to accumulate for and nothing to recompute.
+        let trains = self.trains();
         [
             Some(Field::Batch),
             size,
-            Some(Field::Accum),
-            every_k,
+            trains.then_some(Field::Accum),
+            every_k.filter(|_| trains),
             memory,
             Some(Field::Gpus),
             mode_field,
@@ -251,6 +253,12 @@ impl Inputs {
         .flatten()
         .chain(serving)
         .collect()
+    }
+
+    /// Whether the form describes training (or fine-tuning): its optimizer,
+    /// accumulation and checkpointing apply. Inference has none of them.
+    pub fn trains(&self) -> bool {
+        self.mode != Mode::Inference
     }
 
     /// The GPU's id for the core and for links: the preset's, or
@@ -389,12 +397,12 @@ mod tests {
         // The form's attention only applies to text models; others keep the link's.
         assert_eq!(
             i.config(InputKind::Image).map(|c| c.attention),
-            Ok(Attention::Eager)
+            Ok(Attention::Sdpa)
         );
-        i.rest.attention = Attention::Sdpa;
+        i.rest.attention = Attention::Eager;
         assert_eq!(
             i.config(InputKind::Image).map(|c| c.attention),
-            Ok(Attention::Sdpa)
+            Ok(Attention::Eager)
         );
     }
 

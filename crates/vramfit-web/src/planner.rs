@@ -14,7 +14,7 @@ use vramfit_core::{Error, GpuPreset, ModelSpec, Overheads, TrainConfig};
 
 /// Memory kept free on each GPU by the planner, as a fraction of what is usable
 /// (the CLI's `--margin` default).
-pub const MARGIN: f64 = 0.05;
+pub const MARGIN: f64 = vramfit_core::overheads::SAFETY_MARGIN;
 
 /// What the planner found for one request.
 #[derive(Clone, Debug, PartialEq)]

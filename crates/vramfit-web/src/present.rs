@@ -5,6 +5,7 @@
 
 use crate::i18n::{Key, Lang};
 use crate::prefs::Units;
+use vramfit_core::config::Mode;
 use vramfit_core::units::GIB;
 use vramfit_core::{Breakdown, Bytes};
 
@@ -71,6 +72,26 @@ pub fn breakdown_rows(b: &Breakdown) -> Vec<BreakdownRow> {
     ];
     rows.extend(kv_cache);
     rows
+}
+
+/// The text of `key` for a report in `mode`: inference runs one forward
+/// without autograd (no training step, nothing kept for backward), so the
+/// titles and notes that speak of those take their inference wording.
+pub fn in_mode(key: Key, mode: Mode) -> Key {
+    if mode != Mode::Inference {
+        return key;
+    }
+    // Every other key reads the same in both modes.
+    match key {
+        Key::TimelineTitle => Key::TimelineTitleInference,
+        Key::TimelineSub => Key::TimelineSubInference,
+        Key::PeaksSub => Key::PeaksSubInference,
+        Key::AllocatedNote => Key::AllocatedNoteInference,
+        Key::CatActivationsNote => Key::CatActivationsNoteInference,
+        Key::LayersSub => Key::LayersSubInference,
+        Key::ColSaved => Key::ColSavedInference,
+        other => other,
+    }
 }
 
 /// `part / whole`, clamped to `[0, 1]`; zero when `whole` is zero.

@@ -577,7 +577,7 @@ fn an_engine_shows_its_own_fields_and_answer() {
     assert!(s.serving.is_none(), "Hugging Face is the simulation");
     let s = reduce(s, Action::SetEngine(Engine::LlamaCpp));
     assert_eq!(
-        s.visible_fields()[4..],
+        s.visible_fields()[3..],
         [Field::Context, Field::Concurrency, Field::GpuLayers]
     );
     let s = reduce(s, Action::SetServeWeights("q4_k_m".into()));
@@ -588,7 +588,7 @@ fn an_engine_shows_its_own_fields_and_answer() {
     // vLLM: its utilization instead of -ngl; the GGUF mix is not its.
     let s = reduce(s, Action::SetEngine(Engine::Vllm));
     assert_eq!(
-        s.visible_fields()[5..],
+        s.visible_fields()[4..],
         [Field::Concurrency, Field::Utilization]
     );
     assert_eq!(s.inputs.serve.weights, "native");
@@ -668,4 +668,44 @@ fn leaving_inference_mode_returns_to_the_simulation() {
     // Back in inference mode the engine chosen is still chosen.
     let s = reduce(s, Action::SetMode(Mode::Inference));
     assert_eq!(s.engine(), Engine::Sglang);
+}
+
+#[test]
+fn inference_mode_hides_trainings_fields_and_its_deepspeed_estimate() {
+    let s = reduce(initial(), set(Field::Accum, "4"));
+    let s = reduce(
+        s,
+        Action::SetStrategy(vramfit_core::parallel::Strategy::Zero3),
+    );
+    let s = reduce(s, set(Field::Gpus, "2"));
+    assert!(s.visible_fields().contains(&Field::Accum));
+    assert!(s.inputs.trains());
+    assert!(
+        s.report
+            .as_ref()
+            .is_some_and(|r| r.estimate.deepspeed_estimate.is_some()),
+        "ZeRO-3 training shows DeepSpeed's estimator"
+    );
+    let s = reduce(s, Action::SetMode(Mode::Inference));
+    assert!(!s.inputs.trains());
+    let fields = s.visible_fields();
+    assert!(!fields.contains(&Field::Accum), "{fields:?}");
+    assert!(!fields.contains(&Field::EveryK), "{fields:?}");
+    assert!(fields.contains(&Field::Context), "{fields:?}");
+    let r = s.report.as_ref().expect("an inference report");
+    assert_eq!(r.estimate.deepspeed_estimate, None);
+    // Its words: a forward pass and its working set, not a training step.
+    use crate::present::in_mode;
+    assert_eq!(
+        in_mode(Key::TimelineTitle, r.estimate.config.mode),
+        Key::TimelineTitleInference
+    );
+    assert_eq!(
+        in_mode(Key::CatActivationsNote, r.estimate.config.mode),
+        Key::CatActivationsNoteInference
+    );
+    assert_eq!(in_mode(Key::TimelineTitle, Mode::Train), Key::TimelineTitle);
+    // Back in training, the accumulation typed before is still there.
+    let s = reduce(s, Action::SetMode(Mode::Train));
+    assert_eq!(s.inputs.get(Field::Accum), "4");
 }

@@ -16,15 +16,41 @@ fn load(query: &str) -> Rc<AppState> {
 #[test]
 fn a_link_loads_into_the_form_and_is_written_back_unchanged() {
     for q in [
-        "v=1",
-        "v=1&m=bert-large&g=rtx-3060-12gb&c=full",
-        "v=1&m=resnet50&g=a100-80gb&b=64&i=256&a=4&p=fp32&o=sgd-momentum&c=every-3",
-        "v=1&m=llama-2-7b&g=a100-40gb&b=2&s=1024&p=bf16&st=zero3&gn=8&of=optimizer",
-        "v=1&m=vit_b_16&at=sdpa",
+        "v=2",
+        "v=2&m=bert-large&g=rtx-3060-12gb&c=full",
+        "v=2&m=resnet50&g=a100-80gb&b=64&i=256&a=4&p=fp32&o=sgd-momentum&c=every-3",
+        "v=2&m=llama-2-7b&g=a100-40gb&b=2&s=1024&p=bf16&st=zero3&gn=8&of=optimizer",
+        "v=2&m=vit_b_16&at=eager",
+        "v=2&m=llama-2-7b&mo=finetune-lora&lb=fp32",
     ] {
         let s = load(q);
         assert_eq!(s.problem, None, "{q}");
         assert_eq!(s.share_state().map(|s| s.to_query()).as_deref(), Some(q));
+    }
+}
+
+#[test]
+fn a_version_1_link_is_written_back_as_version_2_saying_the_same() {
+    for (old, new) in [
+        ("v=1", "v=2&at=eager"),
+        (
+            "v=1&m=bert-large&g=rtx-3060-12gb&c=full",
+            "v=2&m=bert-large&g=rtx-3060-12gb&c=full&at=eager",
+        ),
+        ("v=1&m=vit_b_16&at=sdpa", "v=2&m=vit_b_16"),
+        (
+            "v=1&m=llama-2-7b&mo=finetune-lora",
+            "v=2&m=llama-2-7b&at=eager&mo=finetune-lora&lb=fp32",
+        ),
+    ] {
+        let s = load(old);
+        assert_eq!(s.problem, None, "{old}");
+        assert_eq!(s.share_state().map(|s| s.to_query()).as_deref(), Some(new));
+        assert_eq!(
+            s.report.as_ref().map(|r| &r.estimate),
+            load(new).report.as_ref().map(|r| &r.estimate),
+            "{old}"
+        );
     }
 }
 
@@ -84,7 +110,8 @@ fn bad_values_keep_defaults_and_are_listed_until_dismissed() {
 fn settings_the_form_does_not_show_are_listed_kept_and_cleared() {
     let s = load("v=1&m=llama-2-7b&g=a100-80gb&b=1&st=zero2&gn=4&mo=finetune-lora&r=32&n=2");
     let extras: Vec<String> = s.extras().iter().map(|e| e.cli()).collect();
-    assert_eq!(extras, ["--nodes 2"]);
+    // Version 1's LoRA kept its base in fp32: the form does not show it.
+    assert_eq!(extras, ["--lora-base fp32", "--nodes 2"]);
     // The form shows the strategy, GPUs, mode and rank.
     assert_eq!(
         (
@@ -108,7 +135,7 @@ fn settings_the_form_does_not_show_are_listed_kept_and_cleared() {
     assert!(s.extras().is_empty());
     assert_eq!(
         s.share_state().map(|s| s.to_query()).as_deref(),
-        Some("v=1&m=llama-2-7b&g=a100-80gb&b=2&mo=finetune-lora&r=32&st=zero2&gn=4")
+        Some("v=2&m=llama-2-7b&g=a100-80gb&b=2&at=eager&mo=finetune-lora&r=32&st=zero2&gn=4")
     );
 }
 
@@ -255,7 +282,7 @@ fn another_engines_setting_in_a_link_is_kept_shown_and_refused() {
 
 #[test]
 fn an_engine_link_outside_inference_mode_is_refused_not_simulated() {
-    let q = "v=1&m=llama-3-8b&en=vllm";
+    let q = "v=2&m=llama-3-8b&en=vllm";
     let s = load(q);
     assert_eq!(s.engine(), vramfit_core::engines::Engine::Vllm);
     assert!(
@@ -273,6 +300,6 @@ fn an_engine_link_outside_inference_mode_is_refused_not_simulated() {
     assert!(cleared.report.is_some());
     assert_eq!(
         cleared.share_state().map(|s| s.to_query()).as_deref(),
-        Some("v=1&m=llama-3-8b")
+        Some("v=2&m=llama-3-8b")
     );
 }

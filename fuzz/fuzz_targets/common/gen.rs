@@ -6,7 +6,7 @@
 //! and saturation are exercised too).
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
-use vramfit_core::config::{Mode, WeightFormat};
+use vramfit_core::config::{LoraBase, Mode, WeightFormat};
 use vramfit_core::models::{
     Arch, Head, MlpActivation, MlpLayer, MlpSpec, MobileNetV2Spec, ResNetSpec, T5Activation, T5Spec,
     TransformerSpec, VggSpec, VitImplementation, VitSpec,
@@ -313,5 +313,6 @@ pub fn config(u: &mut Unstructured) -> Result<TrainConfig> {
         keep_mlp: fraction(u)?,
         keep_conv: fraction(u)?,
         lora_fp32: u.arbitrary()?,
+        lora_base: choose(u, LoraBase::ALL)?,
     })
 }

@@ -2,8 +2,8 @@
 //! configuration — the settings a share link carries, one key each.
 
 use super::value::{
-    attentions, checkpointings, choice, count, engines, gpu_layers, kv_dtypes, modes, offloads,
-    on_off, optimizers, precisions, set_weights, strategies, unit, weights,
+    attentions, checkpointings, choice, count, engines, gpu_layers, kv_dtypes, lora_bases, modes,
+    offloads, on_off, optimizers, precisions, set_weights, strategies, unit, weights,
 };
 use super::{Cmd, Flag, Kind, Section};
 use vramfit_core::TrainConfig;
@@ -343,5 +343,14 @@ pub(super) const FLAGS: &[Flag] = &[
         section: Section::Estimate,
         commands: Cmd::ALL,
         set: |a, v| on_off(v).map(|b| a.config.lora_fp32 = b),
+    },
+    Flag {
+        name: "--lora-base",
+        kind: Kind::Choice("B", lora_bases),
+        help: "LoRA/QLoRA's frozen base under amp-*: in the compute dtype (as loaded with torch_dtype) or fp32",
+        default: Some(|| train().lora_base.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|b| a.config.lora_base = b),
     },
 ];

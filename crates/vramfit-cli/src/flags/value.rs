@@ -9,7 +9,7 @@
 use super::Refused;
 use crate::args::{CliError, EstimateArgs};
 use std::str::FromStr;
-use vramfit_core::config::{CheckpointMode, Mode, WeightFormat};
+use vramfit_core::config::{CheckpointMode, LoraBase, Mode, WeightFormat};
 use vramfit_core::engines::{Engine, KvDtype, ServeWeights, serving};
 use vramfit_core::parallel::{Offload, Strategy};
 use vramfit_core::share::{self, IMPORTED_MODEL};
@@ -77,6 +77,11 @@ pub(super) fn checkpointings() -> String {
 /// `--attention`'s ids.
 pub(super) fn attentions() -> String {
     Attention::accepted()
+}
+
+/// `--lora-base`'s ids.
+pub(super) fn lora_bases() -> String {
+    LoraBase::accepted()
 }
 
 /// `--mode`'s ids.

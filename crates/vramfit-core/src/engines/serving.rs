@@ -220,7 +220,8 @@ impl Serving {
 pub struct ServeFit {
     /// The GPU's preset id.
     pub gpu: String,
-    /// What the engine may use: the whole GPU for llama.cpp, the
+    /// What the engine may use: the whole GPU for llama.cpp (Metal's
+    /// working set on Apple silicon, [`GpuPreset::default_usable`]), the
     /// utilization's share for vLLM and SGLang.
     pub usable_bytes: Bytes,
     /// llama.cpp: its GPU memory fits; vLLM and SGLang: the weights, the
@@ -334,7 +335,12 @@ pub fn estimate(
                     .max_concurrency
                     .is_some_and(|c| c >= config.concurrency as f64),
             ),
-            Engine::LlamaCpp | Engine::Hf => (g.memory_bytes, device_used_bytes <= g.memory_bytes),
+            // What a process may use: on Apple silicon Metal's working set,
+            // past which llama.cpp warns and its buffers can fail.
+            Engine::LlamaCpp | Engine::Hf => {
+                let usable = g.default_usable();
+                (usable, device_used_bytes <= usable)
+            }
         };
         ServeFit {
             gpu: g.id.to_string(),

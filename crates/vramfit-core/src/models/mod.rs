@@ -167,6 +167,7 @@ impl ModelSpec {
     fn lower_with(&self, cfg: &TrainConfig, named: bool) -> Result<Graph, Error> {
         use crate::config::{Mode, WeightFormat};
         let mut b = Builder::new(cfg.precision);
+        b.set_param_dtype(cfg.param_dtype());
         b.named = named;
         b.inference = cfg.mode == Mode::Inference;
         b.freeze_all(cfg.mode != Mode::Train);

@@ -1,9 +1,11 @@
-//! The keys of format version 1: for each, its query key, the CLI flag that
+//! The keys of the format (version 2; version 1 had them all but `lb`): for each, its query key, the CLI flag that
 //! sets the same thing, how to read it (validated, so a decoded state is
 //! valid key by key) and how to write it.
 
 use super::{IMPORTED_MODEL, Reason, ShareState};
-use crate::config::{Attention, Checkpointing, MAX_DIMENSION, Mode, Optimizer, Precision};
+use crate::config::{
+    Attention, Checkpointing, LoraBase, MAX_DIMENSION, Mode, Optimizer, Precision,
+};
 use crate::engines::serving::{self, MAX_CONCURRENCY, MAX_GPU_LAYERS};
 use crate::engines::{Engine, KvDtype};
 use crate::parallel::{Offload, Strategy};
@@ -176,7 +178,7 @@ fn gpu_layers(v: &str) -> Result<Option<u64>, Reason> {
     }
 }
 
-/// Every key of format version 1, in the order links write them; `v` and
+/// Every key of the format, in the order links write them; `v` and
 /// `j` (the packed `config.json`, written last) are handled apart.
 pub const KEYS: &[Key] = &[
     Key {
@@ -236,6 +238,7 @@ pub const KEYS: &[Key] = &[
     fraction_key!("km", "--keep-mlp", keep_mlp),
     fraction_key!("kc", "--keep-conv", keep_conv),
     switch_key!("lf", "--lora-fp32", lora_fp32),
+    choice_key!("lb", "--lora-base", lora_base, LoraBase, LoraBase::accepted),
     choice_key!("st", "--strategy", parallel.strategy, Strategy, strategies),
     count_key!("gn", "--gpus-per-node", parallel.gpus_per_node, 1, 1024),
     count_key!("n", "--nodes", parallel.nodes, 1, STEPS),

@@ -95,7 +95,7 @@ pub struct Shards {
 
 impl Shards {
     pub fn new(g: &Graph, cfg: &TrainConfig) -> Shards {
-        let pdtype = cfg.precision.param_dtype();
+        let pdtype = cfg.param_dtype();
         let mut in_block = vec![None; g.params.len()];
         for op in &g.ops {
             for p in &op.params {

@@ -123,7 +123,9 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 { number(Field::Batch) }
                 { for size.map(number) }
             </div>
-            { number(Field::Accum) }
+            if shown(Field::Accum) {
+                { number(Field::Accum) }
+            }
             <div class="field-row">
                 <SelectField
                     id="precision"
@@ -132,26 +134,30 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                     value={props.inputs.precision.id()}
                     onchange={handlers.precision.clone()}
                 />
-                <SelectField
-                    id="optimizer"
-                    label={t(lang, Key::Optimizer)}
-                    groups={optimizers}
-                    value={props.inputs.optimizer.id()}
-                    onchange={handlers.optimizer.clone()}
-                />
-            </div>
-            <div class="field-row">
-                <SelectField
-                    id="checkpointing"
-                    label={t(lang, Key::Checkpointing)}
-                    groups={checkpointing}
-                    value={props.inputs.checkpointing.id()}
-                    onchange={handlers.checkpointing.clone()}
-                />
-                if shown(Field::EveryK) {
-                    { number(Field::EveryK) }
+                if props.inputs.trains() {
+                    <SelectField
+                        id="optimizer"
+                        label={t(lang, Key::Optimizer)}
+                        groups={optimizers}
+                        value={props.inputs.optimizer.id()}
+                        onchange={handlers.optimizer.clone()}
+                    />
                 }
             </div>
+            if props.inputs.trains() {
+                <div class="field-row">
+                    <SelectField
+                        id="checkpointing"
+                        label={t(lang, Key::Checkpointing)}
+                        groups={checkpointing}
+                        value={props.inputs.checkpointing.id()}
+                        onchange={handlers.checkpointing.clone()}
+                    />
+                    if shown(Field::EveryK) {
+                        { number(Field::EveryK) }
+                    }
+                </div>
+            }
             if props.tokens {
                 <SelectField
                     id="attention"

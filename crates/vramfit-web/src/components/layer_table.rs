@@ -32,6 +32,7 @@ pub fn LayerTable(props: &LayerTableProps) -> Html {
     let lang = prefs.lang;
     let expanded = use_state_eq(|| false);
     let rows = props.sort.apply(&props.report.estimate.layers);
+    let mode = props.report.estimate.config.mode;
     let total = rows.len();
     let shown = if *expanded {
         total
@@ -42,7 +43,7 @@ pub fn LayerTable(props: &LayerTableProps) -> Html {
         let key = match column {
             LayerColumn::Name => Key::ColLayer,
             LayerColumn::Parameters => Key::ColParameters,
-            LayerColumn::Saved => Key::ColSaved,
+            LayerColumn::Saved => crate::present::in_mode(Key::ColSaved, mode),
             LayerColumn::Flops => Key::ColFlops,
         };
         let sorted = props.sort.column == column;
@@ -77,7 +78,7 @@ pub fn LayerTable(props: &LayerTableProps) -> Html {
     html! {
         <section class="card" id="layers" aria-labelledby="layers-title">
             <h2 id="layers-title" class="card-title">{ t(lang, Key::LayersTitle) }</h2>
-            <p class="card-sub">{ t(lang, Key::LayersSub) }</p>
+            <p class="card-sub">{ t(lang, crate::present::in_mode(Key::LayersSub, mode)) }</p>
             <div class="table-scroll">
                 <table class="data-table" id="layer-table" aria-labelledby="layers-title">
                     <thead><tr>{ for LayerColumn::ALL.iter().copied().map(header) }</tr></thead>

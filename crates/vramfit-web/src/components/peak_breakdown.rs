@@ -4,7 +4,8 @@ use super::BreakdownBar;
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
 use crate::labels;
-use crate::present::{breakdown_rows, bytes, percent};
+use crate::present::{breakdown_rows, bytes, in_mode, percent};
+use vramfit_core::config::Mode;
 use vramfit_core::{Breakdown, Phase};
 use yew::prelude::*;
 
@@ -19,6 +20,9 @@ pub struct PeakBreakdownProps {
     pub step: u32,
     /// Op at the peak.
     pub op: AttrValue,
+    /// Training, fine-tuning or inference (which words the notes use).
+    #[prop_or(Mode::Train)]
+    pub mode: Mode,
 }
 
 /// The breakdown card.
@@ -51,7 +55,7 @@ pub fn PeakBreakdown(props: &PeakBreakdownProps) -> Html {
                             <th scope="row">
                                 <span class={classes!("swatch", format!("cat-{}", r.key))} aria-hidden="true"></span>
                                 <span class="cat-name">{ t(lang, r.label) }</span>
-                                <span class="cat-note">{ t(lang, r.note) }</span>
+                                <span class="cat-note">{ t(lang, in_mode(r.note, props.mode)) }</span>
                             </th>
                             <td class="num">{ bytes(r.bytes, units) }</td>
                             <td class="num">{ percent(r.share) }</td>

@@ -2,8 +2,9 @@
 
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t};
-use crate::present::bytes;
+use crate::present::{bytes, in_mode};
 use vramfit_core::Bytes;
+use vramfit_core::config::Mode;
 use yew::prelude::*;
 
 /// Props of [`PeakNumbers`].
@@ -15,6 +16,9 @@ pub struct PeakNumbersProps {
     pub reserved: Bytes,
     /// What nvidia-smi shows.
     pub device: Bytes,
+    /// Training, fine-tuning or inference (which words the notes use).
+    #[prop_or(Mode::Train)]
+    pub mode: Mode,
 }
 
 /// Three stat tiles, each saying which tool reports it.
@@ -29,14 +33,14 @@ pub fn PeakNumbers(props: &PeakNumbersProps) -> Html {
                 <div class="stat-value">{ bytes(value, prefs.units) }</div>
                 // Break long API names only after a dot.
                 <code class="stat-source" translate="no">{ for source.split_inclusive('.').map(|part| html! { <>{ part }<wbr /></> }) }</code>
-                <p class="stat-note">{ t(lang, note) }</p>
+                <p class="stat-note">{ t(lang, in_mode(note, props.mode)) }</p>
             </div>
         }
     };
     html! {
         <section class="card" aria-labelledby="peaks-title">
             <h2 id="peaks-title" class="card-title">{ t(lang, Key::PeaksTitle) }</h2>
-            <p class="card-sub">{ t(lang, Key::PeaksSub) }</p>
+            <p class="card-sub">{ t(lang, in_mode(Key::PeaksSub, props.mode)) }</p>
             <div class="stats">
                 { stat("peak-allocated", Key::Allocated, props.allocated, "torch.cuda.max_memory_allocated()", Key::AllocatedNote) }
                 { stat("peak-reserved", Key::Reserved, props.reserved, "torch.cuda.max_memory_reserved()", Key::ReservedNote) }

@@ -65,6 +65,10 @@ pub fn Results(props: &ResultsProps) -> Html {
     let on_use_batch = use_callback(props.on_action.clone(), |batch: u64, on_action| {
         on_action.emit(Action::SetField(Field::Batch, batch.to_string()))
     });
+    let on_use_precision = use_callback(
+        props.on_action.clone(),
+        |p: vramfit_core::Precision, on_action| on_action.emit(Action::SetPrecision(p)),
+    );
     let on_clear = use_callback(props.on_action.clone(), |(), on_action| {
         on_action.emit(Action::ClearExtras)
     });
@@ -80,6 +84,7 @@ pub fn Results(props: &ResultsProps) -> Html {
             }
         },
     );
+    let trains = e.config.mode != vramfit_core::config::Mode::Inference;
     let mut notes: Vec<(&'static str, String)> = Vec::new();
     if e.host_ram_bytes.0 > 0 {
         notes.push((
@@ -125,6 +130,7 @@ pub fn Results(props: &ResultsProps) -> Html {
                         device_used={e.device_used_bytes}
                         batch={e.config.batch}
                         {on_use_batch}
+                        on_use_precision={Some(on_use_precision)}
                         {input}
                         input_value={if input == Some(Field::Image) { e.config.image } else { e.config.seq }}
                         max_input={props.max_input}
@@ -138,15 +144,19 @@ pub fn Results(props: &ResultsProps) -> Html {
                         { for notes.into_iter().map(|(id, text)| html! { <li id={id}>{ text }</li> }) }
                     </ul>
                 }
-                <PeakNumbers allocated={e.peak_allocated_bytes} reserved={e.peak_reserved_bytes} device={e.device_used_bytes} />
-                <PeakBreakdown at_peak={e.at_peak} phase={e.peak_phase} step={e.peak_step} op={e.peak_op.clone()} />
+                <PeakNumbers allocated={e.peak_allocated_bytes} reserved={e.peak_reserved_bytes} device={e.device_used_bytes} mode={e.config.mode} />
+                <PeakBreakdown at_peak={e.at_peak} phase={e.peak_phase} step={e.peak_step} op={e.peak_op.clone()} mode={e.config.mode} />
                 if props.revealed {
-                    <Techniques report={r.clone()} on_action={props.on_action.clone()} />
-                    <PlannerPanel
-                        effective_batch={r.effective_batch().saturating_mul(e.config.parallel.gpus_per_node * e.config.parallel.nodes)}
-                        plans={props.plans.clone()}
-                        on_action={props.on_action.clone()}
-                    />
+                    // Training's trade-offs and plans: inference has no optimizer,
+                    // accumulation or checkpointing to change.
+                    if trains {
+                        <Techniques report={r.clone()} on_action={props.on_action.clone()} />
+                        <PlannerPanel
+                            effective_batch={r.effective_batch().saturating_mul(e.config.parallel.gpus_per_node * e.config.parallel.nodes)}
+                            plans={props.plans.clone()}
+                            on_action={props.on_action.clone()}
+                        />
+                    }
                     <GpuFinder batch={e.config.batch} options={props.gpu_options.clone()} on_action={props.on_action.clone()} />
                     <BatchChart report={r.clone()} />
                     <TimelineChart report={r.clone()} />

@@ -26,6 +26,7 @@ pub struct TimelineChartProps {
 pub fn TimelineChart(props: &TimelineChartProps) -> Html {
     let prefs = use_prefs();
     let lang = prefs.lang;
+    let mode = props.report.estimate.config.mode;
     let node = use_node_ref();
     let width = use_width(node.clone()).unwrap_or(640);
     let plot = use_memo((props.report.clone(), width, prefs), |(r, w, p)| {
@@ -103,8 +104,8 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
     };
     html! {
         <section class="card chart-card" id="timeline" aria-labelledby="timeline-title">
-            <h2 id="timeline-title" class="card-title">{ t(lang, Key::TimelineTitle) }</h2>
-            <p class="card-sub">{ t(lang, Key::TimelineSub) }</p>
+            <h2 id="timeline-title" class="card-title">{ t(lang, crate::present::in_mode(Key::TimelineTitle, mode)) }</h2>
+            <p class="card-sub">{ t(lang, crate::present::in_mode(Key::TimelineSub, mode)) }</p>
             <ul class="legend" aria-hidden="true">
                 <li><span class="key band-forward"></span>{ labels::phase_short(vramfit_core::Phase::Forward, lang) }</li>
                 <li><span class="key band-backward"></span>{ labels::phase_short(vramfit_core::Phase::Backward, lang) }</li>
@@ -144,7 +145,7 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
                 <p class="chart-note">{ tf(lang, Key::Downsampled, &[&group_digits(plot.samples.len() as u64), &group_digits(plot.total as u64)]) }</p>
             }
             <table class="visually-hidden" id="timeline-table">
-                <caption>{ t(lang, Key::TimelineTitle) }</caption>
+                <caption>{ t(lang, crate::present::in_mode(Key::TimelineTitle, mode)) }</caption>
                 <thead>
                     <tr>
                         <th scope="col">{ t(lang, Key::ColStep) }</th>

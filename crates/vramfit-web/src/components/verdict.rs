@@ -5,7 +5,9 @@ use crate::fields::Field;
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
 use crate::present::{bytes, capacity, css_width, group_digits, percent, share};
-use vramfit_core::{Bytes, GpuFit};
+use vramfit_core::gpus::MemoryLimit;
+use vramfit_core::overheads::SAFETY_MARGIN;
+use vramfit_core::{Bytes, GpuFit, Precision};
 use yew::prelude::*;
 
 /// Props of [`Verdict`].
@@ -19,8 +21,12 @@ pub struct VerdictProps {
     pub device_used: Bytes,
     /// The batch size of the report.
     pub batch: u64,
-    /// Emits the largest batch when the user chooses to use it.
+    /// Emits the batch to use (the largest that keeps the safety margin free).
     pub on_use_batch: Callback<u64>,
+    /// Emits the precision to use instead of bf16 on a GPU without it
+    /// (`None`: not offered, as in the widget).
+    #[prop_or_default]
+    pub on_use_precision: Option<Callback<Precision>>,
     /// Whether to offer using the largest batch (not where the batch is locked).
     #[prop_or(true)]
     pub can_use: bool,
@@ -87,18 +93,47 @@ pub fn Verdict(props: &VerdictProps) -> Html {
         html! { <p class="max-batch" id="max-batch" data-value="0">{ t(lang, Key::NoBatchFits) }</p> }
     } else {
         let max = fit.max_batch;
+        // The batch offered keeps the planner's margin free (see `SAFETY_MARGIN`).
+        let safe = fit.margin_batch;
+        let margin = percent(SAFETY_MARGIN);
         let on_use = props.on_use_batch.clone();
         html! {
             <p class="max-batch">
                 { t(lang, Key::LargestBatch) }
                 <strong id="max-batch" data-value={max.to_string()}>{ group_digits(max) }</strong>
-                if max != props.batch && props.can_use {
-                    <button type="button" class="link-button" id="use-max-batch" onclick={Callback::from(move |_| on_use.emit(max))}>
-                        { tf(lang, Key::UseBatch, &[&group_digits(max)]) }
+                if safe > 0 && safe != props.batch && props.can_use {
+                    <button type="button" class="link-button" id="use-max-batch" data-value={safe.to_string()}
+                        title={tf(lang, Key::UseBatchMarginLabel, &[&margin])}
+                        onclick={Callback::from(move |_| on_use.emit(safe))}>
+                        { tf(lang, Key::UseBatchMargin, &[&group_digits(safe), &margin]) }
                     </button>
                 }
             </p>
         }
+    };
+    let no_bf16 = fit.without_bf16.map(|instead| {
+        let button = props.on_use_precision.clone().map(|on_use| html! {
+            <button type="button" class="link-button" id="use-fp16" onclick={Callback::from(move |_| on_use.emit(instead))}>
+                { tf(lang, Key::UsePrecision, &[crate::labels::precision(instead, lang)]) }
+            </button>
+        });
+        html! {
+            <p class="verdict-warn" id="no-bf16" data-value={instead.id()}>
+                { t(lang, Key::NoBf16) }{ " " }{ for button }
+            </p>
+        }
+    });
+    let unified = match fit.limit {
+        MemoryLimit::Dedicated => None,
+        MemoryLimit::WorkingSet {
+            numerator,
+            denominator,
+        } => Some(html! {
+            <p class="verdict-note" id="unified-memory" data-value={format!("{numerator}/{denominator}")}>
+                { tf(lang, Key::UnifiedMemoryLimit, &[&format!("{numerator}/{denominator}"), &cap, &capacity(fit.memory_bytes, units)]) }
+                { " " }<code translate="no">{ "sudo sysctl iogpu.wired_limit_mb=<MiB>" }</code>
+            </p>
+        }),
     };
     let max_input = props.input.filter(|f| matches!(f, Field::Seq | Field::Image)).map(|field| {
         let batch = group_digits(props.batch);
@@ -161,6 +196,8 @@ pub fn Verdict(props: &VerdictProps) -> Html {
                 <div class="meter-fill" style={css_width(filled)}></div>
             </div>
             <div class="meter-scale"><span>{ "0" }</span><span>{ cap }</span></div>
+            { for no_bf16 }
+            { for unified }
             if let Some(limit) = props.beyond_trained {
                 <p class="verdict-warn" id="beyond-trained" data-value={limit.to_string()}>
                     { tf(lang, Key::BeyondTrained, &[&group_digits(limit)]) }

@@ -283,6 +283,11 @@ table! {
     MeterLabel => "GPU memory used at the peak", "峰值时已用的显存";
     LargestBatch => "Largest batch that fits:", "可容纳的最大批大小：";
     UseBatch => "Use {0}", "使用 {0}";
+    UseBatchMargin => "Use {0} (keeps {1} free)", "使用 {0}（留出 {1} 余量）";
+    UseBatchMarginLabel => "The largest batch that leaves {0} of the usable memory free, as the planner does: fragmentation and library versions move a real peak by a few percent.", "留出可用显存 {0} 余量时的最大批大小（与规划器相同）：内存碎片和库版本会让实际峰值浮动几个百分点。";
+    NoBf16 => "This GPU has no bf16 matrix math (bf16 needs NVIDIA Ampere or later, or Apple M2 or later).", "这张显卡不支持 bf16 矩阵运算（bf16 需要 NVIDIA Ampere 及更新架构，或 Apple M2 及更新芯片）。";
+    UsePrecision => "Use {0}", "改用 {0}";
+    UnifiedMemoryLimit => "macOS lets the GPU use {0} of the unified memory by default ({1} of {2}); this raises it:", "macOS 默认只允许 GPU 使用统一内存的 {0}（{2} 中的 {1}）；可用以下命令调高：";
     NoBatchFits => "Even a batch of 1 does not fit on this GPU.", "即使批大小为 1 也无法放入这张显卡。";
     LongestSeqAt => "Longest sequence at batch {0}:", "批大小 {0} 时可容纳的最长序列：";
     LargestImageAt => "Largest image at batch {0}:", "批大小 {0} 时可容纳的最大图像：";
@@ -296,8 +301,10 @@ table! {
     // Peak numbers.
     PeaksTitle => "Peak memory, three ways", "峰值显存的三种口径";
     PeaksSub => "PyTorch and nvidia-smi count the same step differently.", "PyTorch 与 nvidia-smi 对同一训练步的统计方式不同。";
+    PeaksSubInference => "PyTorch and nvidia-smi count the same forward pass differently.", "PyTorch 与 nvidia-smi 对同一次前向计算的统计方式不同。";
     Allocated => "Allocated", "已分配";
     AllocatedNote => "Live tensors at the worst moment of the step.", "训练步中最紧张时刻的存活张量。";
+    AllocatedNoteInference => "Live tensors at the worst moment of the forward pass.", "前向计算中最紧张时刻的存活张量。";
     Reserved => "Reserved", "已保留";
     ReservedNote => "Held by PyTorch's caching allocator, free blocks included.", "PyTorch 缓存分配器持有的显存，包括空闲块。";
     DeviceUsed => "Device used", "设备占用";
@@ -314,6 +321,7 @@ table! {
     CatOptimizerNote => "Moments, momentum buffers", "一阶、二阶矩等缓冲";
     CatActivations => "Activations", "激活值";
     CatActivationsNote => "Saved for backward", "为反向传播保存";
+    CatActivationsNoteInference => "The forward's working set", "前向计算的工作集";
     CatTemporary => "Temporary", "临时张量";
     CatTemporaryNote => "Activation gradients, workspaces", "激活梯度与工作区";
     CatOther => "Other", "其他";
@@ -352,6 +360,8 @@ table! {
     // Timeline chart.
     TimelineTitle => "One training step, op by op", "逐个算子的训练步";
     TimelineSub => "Allocated memory after each op of two steps; the second runs with the optimizer state in place.", "两个训练步中每个算子之后的已分配显存；第二步开始时优化器状态已经存在。";
+    TimelineTitleInference => "One forward pass, op by op", "逐个算子的前向计算";
+    TimelineSubInference => "Allocated memory after each op of the forward pass, without autograd: nothing is kept for a backward.", "前向计算中每个算子之后的已分配显存，不启用自动求导：不为反向保留任何张量。";
     TimelineScrub => "Step timeline: use the arrow keys to move through the ops", "训练步时间线：用方向键逐个查看算子";
     TimelineAt => "{0} · {1} · {2}: {3}", "{0} · {1} · {2}：{3}";
     PeakAt => "Peak {0} at {1}", "峰值 {0}，位于 {1}";
@@ -366,9 +376,11 @@ table! {
     // Layer table.
     LayersTitle => "Per layer", "逐层统计";
     LayersSub => "Parameters, bytes kept for backward at the end of the forward pass, and forward FLOPs, for one micro-batch.", "每层的参数量、前向结束时为反向保留的字节数，以及一个微批的前向 FLOPs。";
+    LayersSubInference => "Parameters, bytes still held at the end of the forward pass, and forward FLOPs, for one batch.", "每层的参数量、前向结束时仍占用的字节数，以及一个批的前向 FLOPs。";
     ColLayer => "Layer", "层";
     ColParameters => "Parameters", "参数";
     ColSaved => "Saved for backward", "为反向保存";
+    ColSavedInference => "Held after the forward", "前向结束后仍占用";
     ColFlops => "Forward FLOPs", "前向 FLOPs";
     SortBy => "Sort by {0}", "按{0}排序";
     ShowAllLayers => "Show all {0} layers", "显示全部 {0} 层";
