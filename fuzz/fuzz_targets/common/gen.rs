@@ -259,7 +259,13 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
                 ],
             )?,
             parallel_residual: u.arbitrary()?,
+            sinks: u.arbitrary()?,
         },
+        context_limit: if u.arbitrary()? { 0 } else { dim(u, 1 << 17)? },
+        // Mixtures of experts and latent attention are drawn by the property
+        // tests (crates/vramfit-core/tests/properties.rs), not here.
+        moe: None,
+        mla: None,
     })
 }
 
