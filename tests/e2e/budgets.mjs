@@ -1,13 +1,20 @@
-// Budget measurements printed by run.mjs (reported, not asserted):
+// Budget measurements printed by run.mjs (reported, not asserted), of what
+// a reader sees — paint, not DOM insertion:
 //   - first-load size: every file the page fetches until the first verdict, raw and gzip -9;
-//   - time from navigation to the first verdict with inputs working (cold cache, median of 5);
-//   - a full recompute after an input change, measured in the page (median of 10).
+//   - navigation → the first verdict painted (Element Timing's render time)
+//     and → inputs working: a batch typed as the first verdict appears shown
+//     in a painted verdict (cold cache, median of 5);
+//   - after a batch change: the verdict's next painted frame, and the last
+//     DOM change of the recompute (median of 10).
+// The side-by-side comparison with gpu_poor is ../shared/tools/webperf/.
 
 import { gzipSync } from "node:zlib";
 
-export const BUDGET_GZIP_BYTES = 200 * 1024;
-export const BUDGET_FIRST_VERDICT_MS = 250;
-export const BUDGET_RECOMPUTE_MS = 4;
+// gpu_poor's first load (issue #22's run: 245 KB gzip) and first painted
+// result (524 ms there); its repaint after a batch change (13 ms).
+export const BUDGET_GZIP_BYTES = 245 * 1024;
+export const BUDGET_FIRST_VERDICT_MS = 524;
+export const BUDGET_REPAINT_MS = 13;
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -38,21 +45,36 @@ export async function firstLoadSizes(browser, url) {
   return files;
 }
 
-// Installed before the page's own scripts: records when #verdict first
-// appears, types a batch size right then, and records when the summary
-// shows it — the moment the inputs are known to work.
+// Installed before the page's own scripts: marks the verdict's line for
+// Element Timing as it enters the DOM and records its first render time;
+// types a batch size as soon as the verdict and the batch field are there,
+// and records the frame painted after the summary shows it — the moment the
+// inputs are known to work.
 const FIRST_VERDICT_PROBE = `
   window.__probe = {};
+  const afterPaint = (f) => requestAnimationFrame(() => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => f(performance.now());
+    channel.port2.postMessage(0);
+  });
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if (e.identifier === "verdict" && !window.__probe.verdict) window.__probe.verdict = e.renderTime || e.startTime;
+    }
+  }).observe({ type: "element", buffered: true });
   new MutationObserver((_, observer) => {
     const p = window.__probe;
-    if (!p.verdict && document.querySelector("#verdict")) {
-      p.verdict = performance.now();
-      const batch = document.querySelector("#batch");
+    const line = document.querySelector("#verdict .verdict-detail");
+    if (line && !line.hasAttribute("elementtiming")) line.setAttribute("elementtiming", "verdict");
+    const batch = document.querySelector("#batch");
+    if (!p.typed && line && batch) {
+      p.typed = true;
       batch.value = "9";
       batch.dispatchEvent(new Event("input", { bubbles: true }));
     }
-    if (p.verdict && !p.working && /batch 9 /.test(document.querySelector("#summary")?.textContent ?? "")) {
-      p.working = performance.now();
+    if (p.typed && !p.shown && /batch 9 /.test(document.querySelector("#summary")?.textContent ?? "")) {
+      p.shown = true;
+      afterPaint((t) => { p.working = t; });
       observer.disconnect();
     }
   }).observe(document, { subtree: true, childList: true, characterData: true });
@@ -67,7 +89,7 @@ export async function firstVerdictTimes(browser, url, runs = 5) {
     const page = await context.newPage();
     await page.addInitScript(FIRST_VERDICT_PROBE);
     await page.goto(url);
-    await page.waitForFunction(() => window.__probe?.working, null, { timeout: 30_000 });
+    await page.waitForFunction(() => window.__probe?.working && window.__probe?.verdict, null, { timeout: 30_000 });
     const p = await page.evaluate(() => window.__probe);
     verdict.push(p.verdict);
     working.push(p.working);
@@ -78,9 +100,10 @@ export async function firstVerdictTimes(browser, url, runs = 5) {
 
 /**
  * Changes the batch size `runs` times in `page` and measures with
- * performance.now(), from the input event: until the verdict shows the new
- * batch, and until the last DOM mutation it caused (the estimate, then the
- * batch curve and the comparison strip, every component re-rendered).
+ * performance.now(), from the input event: until the frame painted after
+ * the verdict shows the new batch (an animation frame, then a message: the
+ * paint follows the frame's callbacks), and until the last DOM mutation it
+ * caused (the estimate, then the batch curve and the comparison strip).
  */
 export async function recomputeTimes(page, runs = 10) {
   const samples = await page.evaluate(async (n) => {
@@ -92,7 +115,14 @@ export async function recomputeTimes(page, runs = 10) {
       let verdict = 0;
       const observer = new MutationObserver(() => {
         last = performance.now();
-        if (!verdict && document.querySelector("#summary")?.textContent.includes(`batch ${value} `)) verdict = last;
+        if (!verdict && document.querySelector("#summary")?.textContent.includes(`batch ${value} `)) {
+          verdict = -1;
+          requestAnimationFrame(() => {
+            const channel = new MessageChannel();
+            channel.port1.onmessage = () => { verdict = performance.now(); };
+            channel.port2.postMessage(0);
+          });
+        }
       });
       observer.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
       const start = performance.now();
@@ -124,14 +154,14 @@ export function printBudgets({ sizes, first, recompute }) {
   }
   if (first) {
     const ms = (xs) => xs.map((x) => x.toFixed(0)).join(", ");
-    console.log(`  first verdict after navigation: median ${first.medianVerdict.toFixed(0)} ms (${ms(first.verdict)})`);
-    const verdict = first.medianWorking <= BUDGET_FIRST_VERDICT_MS ? "within" : "OVER";
-    console.log(`  inputs working (typed batch shown): median ${first.medianWorking.toFixed(0)} ms (${ms(first.working)}; ${verdict} the ${BUDGET_FIRST_VERDICT_MS} ms budget)`);
+    const within = (x) => (x <= BUDGET_FIRST_VERDICT_MS ? "within" : "OVER");
+    console.log(`  first verdict painted: median ${first.medianVerdict.toFixed(0)} ms (${ms(first.verdict)}; ${within(first.medianVerdict)} the ${BUDGET_FIRST_VERDICT_MS} ms budget)`);
+    console.log(`  inputs working (typed batch painted): median ${first.medianWorking.toFixed(0)} ms (${ms(first.working)}; ${within(first.medianWorking)} the ${BUDGET_FIRST_VERDICT_MS} ms budget)`);
   }
   if (recompute) {
-    const verdict = recompute.median <= BUDGET_RECOMPUTE_MS ? "within" : "OVER";
+    const verdict = recompute.medianVerdict <= BUDGET_REPAINT_MS ? "within" : "OVER";
     const ms = (xs) => xs.map((x) => x.toFixed(1)).join(", ");
-    console.log(`  batch change → verdict updated: median ${recompute.medianVerdict.toFixed(1)} ms (${ms(recompute.verdict)})`);
-    console.log(`  batch change → full recompute (estimate, curve, comparison, DOM): median ${recompute.median.toFixed(1)} ms (${ms(recompute.times)}; ${verdict} the ${BUDGET_RECOMPUTE_MS} ms budget)`);
+    console.log(`  batch change → verdict painted: median ${recompute.medianVerdict.toFixed(1)} ms (${ms(recompute.verdict)}; ${verdict} the ${BUDGET_REPAINT_MS} ms budget)`);
+    console.log(`  batch change → last DOM change (estimate, curve, comparison): median ${recompute.median.toFixed(1)} ms (${ms(recompute.times)})`);
   }
 }
