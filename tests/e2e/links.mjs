@@ -96,6 +96,44 @@ export const linkChecks = [
     expect(problems.length === 0, problems.join("\n  "));
   }],
 
+  ["the prerendered default page paints first only where the app starts with it: never under a link's settings or in Chinese", async ({ browser, url }) => {
+    // What the first frame shows, recorded before it paints (an animation frame's callbacks run before its paint).
+    const firstFrame = async (address, options = {}) => {
+      const { context, page, problems } = await openPage(browser, options);
+      await page.addInitScript(() => {
+        requestAnimationFrame(() => {
+          // Without a prerendered page to show, the app may have mounted (and replaced both) already.
+          const pre = document.getElementById("prerendered");
+          const shell = document.querySelector(".boot-shell");
+          window.__firstFrame = {
+            prerendered: pre ? getComputedStyle(pre).display !== "none" : false,
+            verdict: pre?.querySelector("#verdict .verdict-detail")?.textContent ?? "",
+            shell: shell ? getComputedStyle(shell).display !== "none" : false,
+          };
+        });
+      });
+      await page.goto(address);
+      await loaded(page);
+      const first = await page.evaluate(() => window.__firstFrame);
+      const now = await page.evaluate(() => document.querySelector("#verdict .verdict-detail")?.textContent ?? "");
+      await context.close();
+      expect(problems.length === 0, problems.join("\n  "));
+      return { first, now };
+    };
+    const bare = await firstFrame(url);
+    expect(bare.first.prerendered && !bare.first.shell, `the bare address did not paint the prerendered page first: ${JSON.stringify(bare.first)}`);
+    // The prerendered verdict is the app's own: the same words once it has mounted.
+    expect(bare.first.verdict !== "" && bare.first.verdict === bare.now, `prerendered "${bare.first.verdict}", app "${bare.now}"`);
+    for (const [address, options, what] of [
+      [url + LINKS[0], {}, "a share link"],
+      [url, { locale: "zh-CN" }, "a Chinese browser"],
+      [url + "#benchmark", {}, "the Benchmark tab"],
+    ]) {
+      const { first } = await firstFrame(address, options);
+      expect(!first.prerendered, `${what} painted the prerendered default page first: ${JSON.stringify(first)}`);
+    }
+  }],
+
   ["bad parameters fall back to defaults and the page names each one and why", async ({ browser, url }) => {
     const { context, page, problems } = await openPage(browser);
     await page.goto(`${url}?b=abc&m=gpt-9&p=fp64&zz=1&b=2&s=256&ka=2&lang=xx`);
