@@ -368,14 +368,27 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
     let c = &e.config;
     let mut s = String::new();
     if e.active_parameter_count < e.parameter_count {
+        // Under expert parallelism a GPU holds only its experts (the next line).
+        let resident = if c.parallel.ep > 1 {
+            ""
+        } else {
+            " (every expert is in memory)"
+        };
         let _ = writeln!(
             s,
-            "{name}: {} parameters, {} active per token (every expert is in memory)",
+            "{name}: {} parameters, {} active per token{resident}",
             group(e.parameter_count),
             group(e.active_parameter_count)
         );
     } else {
         let _ = writeln!(s, "{name}: {} parameters", group(e.parameter_count));
+    }
+    if e.parameters_per_gpu < e.parameter_count {
+        let _ = writeln!(
+            s,
+            "per GPU: {} parameters (its tensor-, pipeline- and expert-parallel share, ZeRO-3 / FSDP shard)",
+            group(e.parameters_per_gpu)
+        );
     }
     let input = match kind {
         InputKind::Tokens => format!("seq {}, attention {}", c.seq, c.attention),

@@ -148,6 +148,7 @@ mod tests {
             trainable: true,
             quantizable: false,
             dtype: None,
+            expert: false,
         }
     }
 

@@ -181,6 +181,9 @@ table! {
     NaVitImage => "This ViT's position embedding is fixed to {0}×{0} images; got {1}.", "此 ViT 的位置编码固定为 {0}×{0} 的图像，而输入为 {1}。";
     NaImageTooSmall => "The image is too small for {0}: a feature map shrinks to zero.", "图像对 {0} 来说太小：特征图会缩小到零。";
     NaModelParallelGpus => "tp × pp = {0} must divide the {1} GPUs (GPUs per node × nodes).", "tp × pp = {0} 必须能整除 GPU 总数 {1}（每节点 GPU 数 × 节点数）。";
+    NaExpertParallelGpus => "tp × ep × pp = {0} must divide the {1} GPUs (GPUs per node × nodes).", "tp × ep × pp = {0} 必须能整除 GPU 总数 {1}（每节点 GPU 数 × 节点数）。";
+    NaExpertParallelNoExperts => "Expert parallelism (ep = {0}) needs a model with experts (a mixture of experts): use ep = 1.", "专家并行（ep = {0}）需要带专家的模型（混合专家模型）：请使用 ep = 1。";
+    NaExpertParallelExperts => "Expert parallelism needs the {0} experts divisible by ep = {1}.", "专家并行要求专家数 {0} 能被 ep = {1} 整除。";
     NaSpNeedsTp => "Sequence parallelism needs tensor parallelism (tp > 1).", "序列并行需要张量并行（tp > 1）。";
     NaPipelineEncoderDecoder => "Pipeline parallelism (pp = {0}) is not modelled for encoder-decoders (T5): use pp = 1.", "编码器-解码器模型（T5）不支持流水线并行（pp = {0}）的估算：请使用 pp = 1。";
     NaOffloadOptimizer => "Offloading the optimizer state needs a sharded strategy (ZeRO 1 to 3 or FSDP), not {0}.", "卸载优化器状态需要分片策略（ZeRO 1 到 3 或 FSDP），而不是 {0}。";
