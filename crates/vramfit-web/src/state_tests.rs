@@ -709,3 +709,20 @@ fn inference_mode_hides_trainings_fields_and_its_deepspeed_estimate() {
     let s = reduce(s, Action::SetMode(Mode::Train));
     assert_eq!(s.inputs.get(Field::Accum), "4");
 }
+
+#[test]
+fn the_expert_parallel_field_shows_only_for_models_with_experts() {
+    let s = reduce(initial(), Action::SetModel("olmoe-1b-7b".to_string()));
+    assert!(s.visible_fields().contains(&Field::Ep));
+    let s = reduce(s, set(Field::Gpus, "8"));
+    let s = reduce(s, set(Field::Ep, "8"));
+    // OLMoE's 64 experts over 8 GPUs: each holds 8 of every layer's.
+    let per_gpu = s.report.as_ref().map(|r| r.estimate.parameters_per_gpu);
+    assert_eq!(per_gpu, Some(1_282_017_280));
+    assert_eq!(s.share_state().map(|l| l.train.parallel.ep), Some(8));
+    // A model without experts hides the field and splits nothing.
+    let s = reduce(s, Action::SetModel("gpt2".to_string()));
+    assert!(!s.visible_fields().contains(&Field::Ep));
+    assert_eq!(s.share_state().map(|l| l.train.parallel.ep), Some(1));
+    assert!(s.errors.is_empty() && s.problem.is_none());
+}

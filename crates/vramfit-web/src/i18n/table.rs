@@ -77,6 +77,8 @@ table! {
     GpusPerNode => "GPUs per node", "每节点显卡数";
     GpusHint => "Data-parallel GPUs on one node", "单个节点上的数据并行显卡数";
     UnitGpus => "GPUs", "张";
+    ExpertParallel => "Expert parallelism", "专家并行";
+    ExpertParallelHint => "GPUs the routed experts are split over (ep); it must divide the experts and the GPUs", "路由专家切分到的显卡数；须整除专家数与显卡总数";
     GpuMemory => "GPU memory", "显存容量";
     GpuMemoryHint => "Any GPU by its memory; without its throughput the planner ranks by compute alone", "按显存容量指定任意显卡；没有算力数据时，规划器只按计算量排序";
     UnitGib => "GiB", "GiB";
@@ -154,6 +156,7 @@ table! {
     EmptyAccum => "Enter the number of accumulation steps.", "请输入梯度累积步数。";
     EmptyEveryK => "Enter the interval K.", "请输入间隔 K。";
     EmptyGpus => "Enter the number of GPUs per node.", "请输入每节点显卡数。";
+    EmptyExpertParallel => "Enter the number of expert-parallel GPUs (1: none).", "请输入专家并行显卡数（1 表示不使用）。";
     EmptyGpuMemory => "Enter the GPU's memory in GiB.", "请输入显卡的显存容量（GiB）。";
     EmptyLoraRank => "Enter a LoRA rank.", "请输入 LoRA 秩。";
     EmptyContext => "Enter a context length.", "请输入上下文长度。";
