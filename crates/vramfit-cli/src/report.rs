@@ -226,16 +226,26 @@ fn run_gpus(a: &EstimateArgs) -> Result<String, CliError> {
     for o in &options {
         let _ = writeln!(
             s,
-            "  {:>2} × {:<28} {:>9} per GPU at batch {}{}; largest micro-batch {}",
+            "  {:>2} × {:<28} {:>9} per GPU at batch {}{}; largest micro-batch {}{}",
             o.gpus,
             o.name,
             o.device_used_bytes.to_string(),
             a.config.batch,
             if o.fits { "" } else { " (too much)" },
-            o.max_batch
+            o.max_batch,
+            expert_parallel(o.ep)
         );
     }
     Ok(s)
+}
+
+/// ", expert parallel over N GPUs" for a degree above 1.
+fn expert_parallel(ep: u64) -> String {
+    if ep > 1 {
+        format!(", expert parallel over {ep} GPUs (--ep {ep})")
+    } else {
+        String::new()
+    }
 }
 
 fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
@@ -341,8 +351,15 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
             c.precision,
             c.optimizer,
             c.checkpointing,
-            c.parallel.strategy
+            c.parallel.strategy,
         );
+        if c.parallel.ep > 1 {
+            let _ = writeln!(
+                s,
+                "     {}",
+                expert_parallel(c.parallel.ep).trim_start_matches(", ")
+            );
+        }
         let _ = writeln!(s, "      {}", words::tradeoff(&p.tradeoffs));
     }
     let _ = writeln!(s, "\nadvice:");

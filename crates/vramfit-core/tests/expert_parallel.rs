@@ -228,3 +228,95 @@ fn expert_parallelism_is_refused_where_it_cannot_apply() {
         }
     );
 }
+
+#[test]
+fn the_planner_tries_the_powers_of_two_that_split_the_experts_and_the_gpus() {
+    use vramfit_core::plan::expert_degrees;
+    let spec = |id: &str| model_preset(id).unwrap().spec;
+    assert_eq!(expert_degrees(&spec("mixtral-8x7b"), 1, 8), [1, 2, 4, 8]);
+    assert_eq!(expert_degrees(&spec("mixtral-8x7b"), 1, 64), [1, 2, 4, 8]);
+    // With tp × pp = 2, 8 GPUs make 4 replicas to split the experts over.
+    assert_eq!(expert_degrees(&spec("mixtral-8x7b"), 2, 8), [1, 2, 4]);
+    // 60 experts: 8 does not divide them.
+    assert_eq!(expert_degrees(&spec("qwen1.5-moe-a2.7b"), 1, 8), [1, 2, 4]);
+    assert_eq!(expert_degrees(&spec("mixtral-8x7b"), 1, 6), [1, 2]);
+    assert_eq!(expert_degrees(&spec("llama-3-8b"), 1, 8), [1]);
+}
+
+/// DDP keeps a whole Mixtral-8x7B on every GPU (over 500 GiB in bf16):
+/// no GPU holds it without expert parallelism; with it, 8 H200s do.
+#[test]
+fn which_gpus_finds_the_expert_parallel_degree_that_fits() {
+    let cfg = TrainConfig {
+        precision: vramfit_core::Precision::Bf16,
+        seq: 512,
+        parallel: Parallel {
+            strategy: Strategy::Ddp,
+            ..Parallel::default()
+        },
+        ..base()
+    };
+    let spec = model_preset("mixtral-8x7b").unwrap().spec;
+    let options = vramfit_core::plan::which_gpus(&spec, &cfg, &Overheads::default()).unwrap();
+    let h200 = options
+        .iter()
+        .find(|o| o.gpu == "h200" && o.gpus == 8)
+        .expect("8 × H200 with expert parallelism");
+    assert_eq!(h200.ep, 8);
+    assert!(h200.fits);
+    assert!(
+        options
+            .iter()
+            .all(|o| o.ep > 1 && o.gpus.is_multiple_of(o.ep))
+    );
+    // One option per GPU and count.
+    let mut seen: Vec<(&str, u64)> = options.iter().map(|o| (&*o.gpu, o.gpus)).collect();
+    let all = seen.len();
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), all);
+    // A dense model's options never split experts.
+    let dense = vramfit_core::plan::which_gpus(
+        &model_preset("gpt2").unwrap().spec,
+        &TrainConfig {
+            parallel: Parallel {
+                strategy: Strategy::Ddp,
+                ..Parallel::default()
+            },
+            ..base()
+        },
+        &Overheads::default(),
+    )
+    .unwrap();
+    assert!(!dense.is_empty() && dense.iter().all(|o| o.ep == 1));
+}
+
+/// On 8 H200s the planner's DDP plans for Mixtral-8x7B exist only with the
+/// experts split (DDP without it needs over 500 GiB a GPU).
+#[test]
+fn the_planner_offers_expert_parallel_plans() {
+    let req = vramfit_core::plan::PlanRequest {
+        base: TrainConfig {
+            seq: 1024,
+            ..TrainConfig::default()
+        },
+        target_batch: 16,
+        gpus_per_node: 8,
+        nodes: 1,
+        margin: 0.0,
+        dataset_samples: 0,
+        max_plans: 64,
+        measured: None,
+    };
+    let gpu = vramfit_core::gpus::gpu_preset("h200").unwrap();
+    let spec = model_preset("mixtral-8x7b").unwrap().spec;
+    let result = vramfit_core::plan::plan(&spec, &gpu, &Overheads::default(), &req).unwrap();
+    let ddp: Vec<u64> = result
+        .plans
+        .iter()
+        .filter(|p| p.config.parallel.strategy == Strategy::Ddp)
+        .map(|p| p.config.parallel.ep)
+        .collect();
+    assert!(!ddp.is_empty());
+    assert!(ddp.iter().all(|&ep| ep > 1), "{ddp:?}");
+}

@@ -477,7 +477,10 @@ fn the_gpus_a_configuration_fits_on_are_listed_on_request_and_one_can_be_taken()
         .iter()
         .find(|o| o.fits && o.gpus == 2)
         .expect("a two-GPU option");
-    let used = reduce(Rc::clone(&found), Action::UseGpus(two.gpu.to_string(), 2));
+    let used = reduce(
+        Rc::clone(&found),
+        Action::UseGpus(two.gpu.to_string(), 2, 1),
+    );
     let cfg = used.report.as_ref().map(|r| r.estimate.config).unwrap();
     assert_eq!(
         (
@@ -497,7 +500,7 @@ fn the_gpus_a_configuration_fits_on_are_listed_on_request_and_one_can_be_taken()
         "the list outlived the inputs it was for"
     );
     // Back to one GPU: a single-GPU layout.
-    let one = reduce(used, Action::UseGpus("rtx-4090".into(), 1));
+    let one = reduce(used, Action::UseGpus("rtx-4090".into(), 1, 1));
     assert_eq!(
         one.report
             .as_ref()
