@@ -243,6 +243,11 @@ pub(crate) fn deepspeed_estimate(
     if cfg.mode == crate::config::Mode::Inference {
         return None;
     }
+    // They divide one model's states over every GPU: experts split over
+    // expert-parallel ranks, sharded over a smaller group, are not theirs to size.
+    if cfg.parallel.ep > 1 {
+        return None;
+    }
     let p = &cfg.parallel;
     let total = g.parameter_count();
     match p.strategy {

@@ -204,6 +204,19 @@ fn each_sparse_layer_exchanges_its_routed_rows_by_all_to_all() {
     assert_eq!(regrouped, vec![rows; 2 * 16]);
 }
 
+/// DeepSpeed's `estimate_zero2/3_model_states_mem_needs` divide one
+/// model's states over every GPU; with experts split they are left out.
+#[test]
+fn deepspeeds_own_estimate_is_left_out_under_expert_parallelism() {
+    let at = |ep| {
+        estimate("olmoe-1b-7b", &on(Strategy::Zero2, 8, 1, (1, ep, 1)))
+            .unwrap()
+            .deepspeed_estimate
+    };
+    assert!(at(1).is_some());
+    assert!(at(2).is_none());
+}
+
 #[test]
 fn expert_parallelism_is_refused_where_it_cannot_apply() {
     let not = |id: &str, cfg: &TrainConfig| match estimate(id, cfg) {
