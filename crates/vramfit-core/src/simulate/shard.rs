@@ -247,7 +247,7 @@ impl Shards {
             .parallel
             .expert_shard_group()
             .min(self.parallel.shard_group());
-        let per_param = temps.len() == trainable.len();
+        let per_param = states::step_temps_per_parameter(cfg.optimizer);
         let mut out: Vec<u64> = temps
             .into_iter()
             .enumerate()
