@@ -226,16 +226,26 @@ fn run_gpus(a: &EstimateArgs) -> Result<String, CliError> {
     for o in &options {
         let _ = writeln!(
             s,
-            "  {:>2} × {:<28} {:>9} per GPU at batch {}{}; largest micro-batch {}",
+            "  {:>2} × {:<28} {:>9} per GPU at batch {}{}; largest micro-batch {}{}",
             o.gpus,
             o.name,
             o.device_used_bytes.to_string(),
             a.config.batch,
             if o.fits { "" } else { " (too much)" },
-            o.max_batch
+            o.max_batch,
+            expert_parallel(o.ep)
         );
     }
     Ok(s)
+}
+
+/// ", expert parallel over N GPUs" for a degree above 1.
+fn expert_parallel(ep: u64) -> String {
+    if ep > 1 {
+        format!(", expert parallel over {ep} GPUs (--ep {ep})")
+    } else {
+        String::new()
+    }
 }
 
 fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
@@ -341,8 +351,15 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
             c.precision,
             c.optimizer,
             c.checkpointing,
-            c.parallel.strategy
+            c.parallel.strategy,
         );
+        if c.parallel.ep > 1 {
+            let _ = writeln!(
+                s,
+                "     {}",
+                expert_parallel(c.parallel.ep).trim_start_matches(", ")
+            );
+        }
         let _ = writeln!(s, "      {}", words::tradeoff(&p.tradeoffs));
     }
     let _ = writeln!(s, "\nadvice:");
@@ -368,14 +385,27 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
     let c = &e.config;
     let mut s = String::new();
     if e.active_parameter_count < e.parameter_count {
+        // Under expert parallelism a GPU holds only its experts (the next line).
+        let resident = if c.parallel.ep > 1 {
+            ""
+        } else {
+            " (every expert is in memory)"
+        };
         let _ = writeln!(
             s,
-            "{name}: {} parameters, {} active per token (every expert is in memory)",
+            "{name}: {} parameters, {} active per token{resident}",
             group(e.parameter_count),
             group(e.active_parameter_count)
         );
     } else {
         let _ = writeln!(s, "{name}: {} parameters", group(e.parameter_count));
+    }
+    if e.parameters_per_gpu < e.parameter_count {
+        let _ = writeln!(
+            s,
+            "per GPU: {} parameters (its tensor-, pipeline- and expert-parallel share, ZeRO-3 / FSDP shard)",
+            group(e.parameters_per_gpu)
+        );
     }
     let input = match kind {
         InputKind::Tokens => format!("seq {}, attention {}", c.seq, c.attention),

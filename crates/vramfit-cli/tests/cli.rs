@@ -1138,3 +1138,37 @@ fn a_mixture_of_experts_reports_total_and_active_parameters() {
         "{table}"
     );
 }
+
+/// `--ep 8` on 8 GPUs: one GPU holds Mixtral-8x7B's 1,605,636,096
+/// parameters outside its experts and one of each layer's 8 experts
+/// (32 × 3 × 4096 × 14,336); the table says so; a dense model refuses.
+#[test]
+fn expert_parallelism_reports_the_parameters_one_gpu_holds() {
+    let args = [
+        "estimate",
+        "--model",
+        "mixtral-8x7b",
+        "--batch",
+        "1",
+        "--seq",
+        "128",
+        "--gpus-per-node",
+        "8",
+        "--strategy",
+        "ddp",
+        "--ep",
+        "8",
+    ];
+    let v = json(&[&args[..], &["--json"]].concat());
+    assert_eq!(v["parameters_per_gpu"], 7_242_780_672_u64);
+    assert_eq!(v["parameter_count"], 46_702_792_704_u64);
+    let table = String::from_utf8(vramfit(&args).stdout).unwrap();
+    assert!(
+        table.contains("per GPU: 7,242,780,672 parameters"),
+        "{table}"
+    );
+    rejects_gpt2_estimate(
+        &["--gpus-per-node", "2", "--ep", "2"],
+        "expert parallelism (ep = 2) needs a model with experts",
+    );
+}

@@ -55,6 +55,9 @@ pub struct Builder {
     pub lora_rank: u64,
     /// Sequence-parallel factor (1: off).
     pub sp: u64,
+    /// Expert-parallel factor (1: off): each sparse layer holds its share
+    /// of the routed experts and exchanges tokens by all-to-all.
+    pub ep: u64,
     /// Blocks below this index are frozen.
     pub frozen_blocks: u64,
     /// LoRA adapters in fp32 (else in the model's dtype).
@@ -87,6 +90,7 @@ impl Builder {
             lora_rank: 0,
             named: true,
             sp: 1,
+            ep: 1,
             frozen_blocks: 0,
             lora_fp32: true,
             base_frozen: false,
@@ -210,8 +214,21 @@ impl Builder {
             trainable,
             quantizable: false,
             dtype: None,
+            expert: false,
         });
         ParamId((self.graph.params.len() - 1) as u32)
+    }
+
+    /// Registers a routed expert's parameter ([`Builder::param`] marked
+    /// [`crate::graph::Param::expert`]): expert parallelism has already
+    /// divided its experts, and its state is sharded over the
+    /// expert-data-parallel group.
+    pub fn expert_param(&mut self, name: &str, shape: &[u64]) -> ParamId {
+        let id = self.param(name, shape);
+        if let Some(p) = self.graph.params.get_mut(id.0 as usize) {
+            p.expert = true;
+        }
+        id
     }
 
     /// Registers a buffer (not trained, lives with the model).

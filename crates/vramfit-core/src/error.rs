@@ -289,6 +289,31 @@ pub enum Inapplicable {
         /// GPUs per node × nodes.
         gpus: u64,
     },
+    /// Tensor × expert × pipeline parallelism that does not divide the GPUs
+    /// (Megatron-Core's expert groups must tile the world).
+    #[error("tp × ep × pp = {tp_ep_pp} must divide the {gpus} GPUs (gpus-per-node × nodes)")]
+    ExpertParallelGpus {
+        /// tp × ep × pp.
+        tp_ep_pp: u64,
+        /// GPUs per node × nodes.
+        gpus: u64,
+    },
+    /// Expert parallelism asked of a model without routed experts.
+    #[error(
+        "expert parallelism (ep = {ep}) needs a model with experts (a mixture of experts): use --ep 1"
+    )]
+    ExpertParallelNoExperts {
+        /// The expert-parallel size asked for.
+        ep: u64,
+    },
+    /// Expert parallelism whose size does not divide the routed experts.
+    #[error("expert parallelism needs the {experts} experts divisible by ep = {ep}")]
+    ExpertParallelExperts {
+        /// Routed experts per sparse layer.
+        experts: u64,
+        /// The expert-parallel size.
+        ep: u64,
+    },
     /// Pipeline parallelism asked of an encoder-decoder (T5), whose stages
     /// vramfit does not split.
     #[error(
@@ -401,6 +426,21 @@ mod tests {
             (
                 Inapplicable::ModelParallelGpus { tp_pp: 4, gpus: 6 },
                 "tp × pp = 4 must divide the 6 GPUs (gpus-per-node × nodes)",
+            ),
+            (
+                Inapplicable::ExpertParallelGpus {
+                    tp_ep_pp: 16,
+                    gpus: 8,
+                },
+                "tp × ep × pp = 16 must divide the 8 GPUs (gpus-per-node × nodes)",
+            ),
+            (
+                Inapplicable::ExpertParallelNoExperts { ep: 2 },
+                "expert parallelism (ep = 2) needs a model with experts (a mixture of experts): use --ep 1",
+            ),
+            (
+                Inapplicable::ExpertParallelExperts { experts: 60, ep: 8 },
+                "expert parallelism needs the 60 experts divisible by ep = 8",
             ),
             (
                 Inapplicable::PipelineEncoderDecoder { pp: 2 },

@@ -67,6 +67,10 @@ pub struct Param {
     /// Storage type when it differs from the model's (LoRA adapters stay fp32).
     #[serde(default)]
     pub dtype: Option<crate::dtype::DType>,
+    /// A routed expert's weight or bias: expert parallelism divides it, and
+    /// ZeRO / FSDP shard it over the expert-data-parallel group.
+    #[serde(default)]
+    pub expert: bool,
 }
 
 impl Param {

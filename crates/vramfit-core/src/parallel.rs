@@ -15,6 +15,11 @@
 //! - FSDP `HYBRID_SHARD`: `FULL_SHARD` within a node, replicated across nodes.
 //! - FSDP `NO_SHARD`: like DDP without separate buckets.
 //!
+//! Expert parallelism (`ep`, Megatron-Core's and DeepSpeed-MoE's): a
+//! mixture of experts' routed experts are split over `ep` GPUs; their
+//! gradients and sharded state are divided over the expert-data-parallel
+//! group ([`Parallel::expert_dp`]) instead of the data-parallel one.
+//!
 //! With half-precision parameters, ZeRO keeps an fp32 master copy and an fp32
 //! gradient partition in the optimizer: DeepSpeed's own estimate for Adam
 //! counts 2 bytes of half parameters plus 18 sharded bytes per parameter
@@ -177,6 +182,13 @@ pub struct Parallel {
     pub bucket_view: bool,
     /// Virtual pipeline stages per GPU (Megatron's interleaved 1F1B); 1: plain 1F1B.
     pub vpp: u64,
+    /// Expert parallelism (Megatron-Core's `--expert-model-parallel-size`,
+    /// DeepSpeed-MoE's `ep_size`): each sparse layer's routed experts are
+    /// split over `ep` GPUs, which exchange their tokens by all-to-all. Each
+    /// expert's neurons are also split over the tensor-parallel ranks
+    /// (expert tensor parallelism equal to `tp`, Megatron-Core's default when
+    /// `--expert-tensor-parallel-size` is not given). 1: no expert parallelism.
+    pub ep: u64,
     /// DeepSpeed `reduce_bucket_size` in elements (default 5e8): ZeRO-1/2
     /// allocate a contiguous gradient bucket of this size (two with
     /// `overlap_comm`, the ZeRO-3 default) in the parameters' dtype.
@@ -196,6 +208,7 @@ impl Default for Parallel {
             bucket_view: false,
             zero_bucket: 500_000_000,
             vpp: 1,
+            ep: 1,
         }
     }
 }
@@ -211,17 +224,41 @@ impl Parallel {
         (self.world() / (self.tp.max(1) * self.pp.max(1))).max(1)
     }
 
+    /// The expert-data-parallel group: the GPUs holding the same routed
+    /// experts, over which their gradients are reduced and their sharded
+    /// state divided. Megatron-Core's `parallel_state.py`:
+    /// `world_size // (expert_tensor_parallel_size ×
+    /// expert_model_parallel_size × pipeline_model_parallel_size)`.
+    pub fn expert_dp(&self) -> u64 {
+        (self.world() / (self.tp.max(1) * self.ep.max(1) * self.pp.max(1))).max(1)
+    }
+
     /// GPUs that share one copy of the sharded state (within the data-parallel group).
     pub fn shard_group(&self) -> u64 {
+        self.shard_group_of(self.dp(), 1)
+    }
+
+    /// GPUs that share one copy of the routed experts' sharded state: the
+    /// [`Parallel::shard_group`] of the expert-data-parallel group
+    /// ([`Parallel::expert_dp`]); equal to it with `ep` = 1.
+    pub fn expert_shard_group(&self) -> u64 {
+        self.shard_group_of(self.expert_dp(), self.ep.max(1))
+    }
+
+    /// The sharding group within a data-parallel group of `dp` GPUs, each
+    /// model replica spanning `ep` times the tensor and pipeline ranks.
+    fn shard_group_of(&self, dp: u64, ep: u64) -> u64 {
         match self.strategy {
             Strategy::Single | Strategy::Ddp | Strategy::FsdpNoShard => 1,
-            Strategy::FsdpHybrid => (self.gpus_per_node / (self.tp.max(1) * self.pp.max(1))).max(1),
+            Strategy::FsdpHybrid => {
+                (self.gpus_per_node / (self.tp.max(1) * self.pp.max(1) * ep)).max(1)
+            }
             Strategy::Zero1
             | Strategy::Zero2
             | Strategy::Zero3
             | Strategy::FsdpFull
             | Strategy::FsdpGradOp
-            | Strategy::MegatronDistOpt => self.dp(),
+            | Strategy::MegatronDistOpt => dp,
         }
     }
 
@@ -266,16 +303,25 @@ impl Parallel {
     ///
     /// # Errors
     /// [`Error::OutOfRange`] for GPU counts, [`Error::NotApplicable`] for an
-    /// offload the strategy does not support.
+    /// offload the strategy does not support or a world that tensor,
+    /// expert and pipeline parallelism do not divide.
     pub fn validate(&self) -> Result<(), Error> {
         crate::error::check_range("gpus-per-node", self.gpus_per_node, 1, 1024)?;
         crate::error::check_range("nodes", self.nodes, 1, 1 << 16)?;
         crate::error::check_range("tp", self.tp, 1, 1024)?;
         crate::error::check_range("pp", self.pp, 1, 1024)?;
         crate::error::check_range("vpp", self.vpp, 1, 1024)?;
+        crate::error::check_range("ep", self.ep, 1, 1024)?;
         if !self.world().is_multiple_of(self.tp * self.pp) {
             return Err(Error::NotApplicable(Inapplicable::ModelParallelGpus {
                 tp_pp: self.tp * self.pp,
+                gpus: self.world(),
+            }));
+        }
+        // Megatron-Core raises unless the world divides into expert groups too.
+        if !self.world().is_multiple_of(self.tp * self.ep * self.pp) {
+            return Err(Error::NotApplicable(Inapplicable::ExpertParallelGpus {
+                tp_ep_pp: self.tp * self.ep * self.pp,
                 gpus: self.world(),
             }));
         }

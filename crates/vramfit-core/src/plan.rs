@@ -165,7 +165,10 @@ pub fn plan(
     } else {
         &[Precision::AmpFp16, Precision::Fp32]
     };
-    let layouts: Vec<(Precision, Checkpointing)> = precisions
+    // A mixture of experts also tries each expert-parallel degree: its
+    // graph holds that share of the experts, so each degree is a layout.
+    let degrees = expert_degrees(spec, 1, world);
+    let layouts: Vec<(Precision, Checkpointing, u64)> = precisions
         .iter()
         .copied()
         .flat_map(|p| {
@@ -175,6 +178,7 @@ pub fn plan(
             ]
             .map(|c| (p, c))
         })
+        .flat_map(|(p, c)| degrees.iter().map(move |&ep| (p, c, ep)))
         .collect();
     // (layout, configuration). Candidates of one layout share a graph and a
     // tape: one recorded for a multi-GPU strategy replays every other
@@ -182,11 +186,11 @@ pub fn plan(
     // layout has a single strategy.
     let mut candidates: Vec<(usize, TrainConfig)> = Vec::new();
     for parallel in strategies(req, world) {
-        for (layout, &(precision, checkpointing)) in layouts.iter().enumerate() {
+        for (layout, &(precision, checkpointing, ep)) in layouts.iter().enumerate() {
             let probe = TrainConfig {
                 precision,
                 checkpointing,
-                parallel,
+                parallel: Parallel { ep, ..parallel },
                 batch: 1,
                 grad_accum: 1,
                 ..req.base
@@ -209,7 +213,9 @@ pub fn plan(
         });
     };
     // FLOPs do not depend on precision or layout: one lowering times them
-    // all, and serves as its layout's graph.
+    // all, and serves as its layout's graph. Expert parallelism does not
+    // change them either (a rank runs as many routed rows through its
+    // experts); its all-to-all time is not modelled.
     let first_graph = Rc::new(spec.lower_unnamed(&first.1)?);
     let work = Work::of(&first_graph);
     let divisors: Vec<u64> = (1..=per_gpu.min(4096))
@@ -323,8 +329,9 @@ pub const NOMINAL_PEAK_FLOPS: f64 = 1e15;
 /// Plans shown by default.
 pub const SHOWN: usize = 8;
 
-/// Tie-breaks between equally fast plans: not AMP, 8-bit optimizer, strategy.
-type Rank = (u8, u8, u8);
+/// Tie-breaks between equally fast plans: not AMP, 8-bit optimizer,
+/// strategy, expert-parallel degree.
+type Rank = (u8, u8, u8, u64);
 
 /// Tie-breaks between equally fast plans: what changes less comes first.
 fn rank(c: &TrainConfig) -> Rank {
@@ -357,7 +364,23 @@ fn rank(c: &TrainConfig) -> Rank {
         )),
         u8::from(c.optimizer == Optimizer::AdamW8bit),
         strategy,
+        c.parallel.ep,
     )
+}
+
+/// The expert-parallel degrees worth trying for `spec` on `world` GPUs with
+/// `model_parallel` = tp × pp of them per replica: the powers of two that
+/// divide its routed experts and leave whole expert groups; `[1]` for a
+/// model without experts.
+pub fn expert_degrees(spec: &ModelSpec, model_parallel: u64, world: u64) -> Vec<u64> {
+    let Some(experts) = spec.routed_experts() else {
+        return vec![1];
+    };
+    let replicas = world / model_parallel.max(1);
+    std::iter::successors(Some(1u64), |d| d.checked_mul(2))
+        .take_while(|&d| d <= replicas)
+        .filter(|&d| experts.is_multiple_of(d) && replicas.is_multiple_of(d))
+        .collect()
 }
 
 fn strategies(req: &PlanRequest, world: u64) -> Vec<Parallel> {
@@ -509,6 +532,9 @@ pub struct GpuOption {
     pub name: std::borrow::Cow<'static, str>,
     /// Number of GPUs (one node).
     pub gpus: u64,
+    /// The expert-parallel degree this option assumes (1 for a model
+    /// without experts): the one that fits the largest micro-batch.
+    pub ep: u64,
     /// The largest micro-batch that fits per GPU (0: does not fit).
     pub max_batch: u64,
     /// Device memory per GPU at the configured micro-batch.
@@ -522,6 +548,9 @@ pub struct GpuOption {
 /// "Which GPU do I need": every GPU preset and GPU count (1, 2, 4, 8; more
 /// than one uses the configured strategy, or FSDP full sharding) on which the
 /// configuration fits, with its largest micro-batch, smallest memory first;
+/// a mixture of experts on each count with the expert-parallel degree
+/// ([`expert_degrees`]) that fits the largest micro-batch (then the least
+/// memory at the configured one, then the smallest degree);
 /// a configuration in bf16 only on GPUs with bf16 matrix math.
 /// Device memory at a batch does not depend on the GPU except through the
 /// cuBLAS workspace size, so each (count, workspace) curve is simulated once
@@ -551,61 +580,103 @@ pub fn which_gpus(
                 ..parallel
             };
         }
-        let base = TrainConfig { parallel, ..*cfg };
-        if base.validate().is_err() {
-            continue;
-        }
-        let g = spec.lower_unnamed(&TrainConfig { batch: 1, ..base })?;
-        let prepared = simulate::Prepared::new(Rc::new(g), &base, overheads);
-        let mut cache: std::collections::HashMap<(u64, u64), u64> =
-            std::collections::HashMap::new();
-        // A bf16 configuration needs bf16 matrix math (see [`GpuPreset::bf16`]).
-        let bf16 = matches!(cfg.precision, Precision::Bf16 | Precision::AmpBf16);
-        for gpu in crate::gpus::gpu_presets()
-            .into_iter()
-            .filter(|g| g.bf16 || !bf16)
-        {
-            let o = Overheads {
-                cublas_workspace: cublas_workspace(gpu.arch),
-                ..*overheads
+        let model_parallel = parallel.tp.max(1) * parallel.pp.max(1);
+        let start = out.len();
+        for ep in expert_degrees(spec, model_parallel, gpus) {
+            let base = TrainConfig {
+                parallel: Parallel { ep, ..parallel },
+                ..*cfg
             };
-            let cap = usable(&gpu, &o).0;
-            let mut used = |b: u64| -> u64 {
-                *cache.entry((b, o.cublas_workspace.0)).or_insert_with(|| {
-                    prepared
-                        .run(&TrainConfig { batch: b, ..base }, &o, false)
-                        .device_used(&o)
-                        .0
-                })
-            };
-            let at_config = used(cfg.batch);
-            let max_batch = if used(1) > cap {
-                0
-            } else {
-                let (mut lo, mut hi) = (1u64, 2u64);
-                while hi <= crate::config::MAX_DIMENSION && used(hi) <= cap {
-                    lo = hi;
-                    hi *= 2;
-                }
-                while hi - lo > 1 && hi <= crate::config::MAX_DIMENSION {
-                    let mid = lo + (hi - lo) / 2;
-                    if used(mid) <= cap { lo = mid } else { hi = mid }
-                }
-                lo
-            };
-            if max_batch > 0 {
-                out.push(GpuOption {
-                    gpu: gpu.id.clone(),
-                    name: gpu.name.clone(),
-                    gpus,
-                    max_batch,
-                    device_used_bytes: Bytes(at_config),
-                    fits: at_config <= cap,
-                    memory_bytes: gpu.memory_bytes,
-                });
+            if base.validate().is_err() {
+                continue;
             }
+            fits_on(spec, &base, overheads, gpus, &mut out)?;
         }
+        keep_best_degree(&mut out, start);
     }
     out.sort_by_key(|o| (o.memory_bytes.0.saturating_mul(o.gpus), o.gpus));
     Ok(out)
+}
+
+/// Of the options from `start` on (one GPU count, every degree), keeps each
+/// GPU's best: the largest micro-batch, then the least memory at the
+/// configured one, then the smallest expert-parallel degree.
+fn keep_best_degree(out: &mut Vec<GpuOption>, start: usize) {
+    let tail = out.split_off(start.min(out.len()));
+    // Each GPU where it first appears (the presets' order), with its best degree.
+    let mut best: Vec<GpuOption> = Vec::new();
+    for o in tail {
+        let better = |b: &GpuOption| {
+            (std::cmp::Reverse(o.max_batch), o.device_used_bytes, o.ep)
+                < (std::cmp::Reverse(b.max_batch), b.device_used_bytes, b.ep)
+        };
+        match best.iter_mut().find(|b| b.gpu == o.gpu) {
+            Some(b) if better(b) => *b = o,
+            Some(_) => {}
+            None => best.push(o),
+        }
+    }
+    out.extend(best);
+}
+
+/// Adds to `out` every GPU preset on which `base` (on `gpus` GPUs) fits.
+fn fits_on(
+    spec: &ModelSpec,
+    base: &TrainConfig,
+    overheads: &Overheads,
+    gpus: u64,
+    out: &mut Vec<GpuOption>,
+) -> Result<(), Error> {
+    let base = *base;
+    let g = spec.lower_unnamed(&TrainConfig { batch: 1, ..base })?;
+    let prepared = simulate::Prepared::new(Rc::new(g), &base, overheads);
+    let mut cache: std::collections::HashMap<(u64, u64), u64> = std::collections::HashMap::new();
+    // A bf16 configuration needs bf16 matrix math (see [`GpuPreset::bf16`]).
+    let bf16 = matches!(base.precision, Precision::Bf16 | Precision::AmpBf16);
+    for gpu in crate::gpus::gpu_presets()
+        .into_iter()
+        .filter(|g| g.bf16 || !bf16)
+    {
+        let o = Overheads {
+            cublas_workspace: cublas_workspace(gpu.arch),
+            ..*overheads
+        };
+        let cap = usable(&gpu, &o).0;
+        let mut used = |b: u64| -> u64 {
+            *cache.entry((b, o.cublas_workspace.0)).or_insert_with(|| {
+                prepared
+                    .run(&TrainConfig { batch: b, ..base }, &o, false)
+                    .device_used(&o)
+                    .0
+            })
+        };
+        let at_config = used(base.batch);
+        let max_batch = if used(1) > cap {
+            0
+        } else {
+            let (mut lo, mut hi) = (1u64, 2u64);
+            while hi <= crate::config::MAX_DIMENSION && used(hi) <= cap {
+                lo = hi;
+                hi *= 2;
+            }
+            while hi - lo > 1 && hi <= crate::config::MAX_DIMENSION {
+                let mid = lo + (hi - lo) / 2;
+                if used(mid) <= cap { lo = mid } else { hi = mid }
+            }
+            lo
+        };
+        if max_batch > 0 {
+            out.push(GpuOption {
+                gpu: gpu.id.clone(),
+                name: gpu.name.clone(),
+                gpus,
+                ep: base.parallel.ep,
+                max_batch,
+                device_used_bytes: Bytes(at_config),
+                fits: at_config <= cap,
+                memory_bytes: gpu.memory_bytes,
+            });
+        }
+    }
+    Ok(())
 }

@@ -6,6 +6,7 @@ use crate::config::TrainConfig;
 use crate::graph::Graph;
 use crate::models::ModelSpec;
 use crate::overheads::Overheads;
+use crate::parallel::Parallel;
 use crate::simulate::{Breakdown, Phase};
 use crate::states;
 use crate::units::Bytes;
@@ -101,6 +102,11 @@ pub struct Estimate {
     /// skips ([`ModelSpec::active_parameter_count`]); `parameter_count`
     /// for a model without experts. Memory holds every parameter.
     pub active_parameter_count: u64,
+    /// The parameters one GPU holds (the first pipeline stage's, see
+    /// [`Estimate::rank`]): its tensor-parallel share, its routed experts
+    /// under expert parallelism, and under ZeRO-3 / FSDP full sharding its
+    /// shard of them ([`parameters_per_gpu`]). `parameter_count` on one GPU.
+    pub parameters_per_gpu: u64,
     /// What `torch.cuda.max_memory_allocated()` reports over the first two steps.
     pub peak_allocated_bytes: Bytes,
     /// What `torch.cuda.max_memory_reserved()` reports (caching-allocator segments).
@@ -135,6 +141,27 @@ pub struct Estimate {
     /// The model's trained context when the tokens a step attends over
     /// exceed it (see [`beyond_trained_context`]).
     pub beyond_trained_context: Option<u64>,
+}
+
+/// The parameters one GPU holds of the graph `g` (already one rank's share
+/// under tensor, pipeline and expert parallelism) when `parallel` shards
+/// the parameters: the others over the data-parallel sharding group, the
+/// routed experts' over the expert-data-parallel one, each rounded up (as
+/// ZeRO-3 pads its partitions). Parameters offloaded to the host count as
+/// their GPU's: it gathers them as it would its own shard.
+pub fn parameters_per_gpu(g: &Graph, parallel: &Parallel) -> u64 {
+    let sum = |expert: bool| {
+        g.params
+            .iter()
+            .filter(|p| p.expert == expert)
+            .map(|p| p.numel())
+            .fold(0u64, u64::saturating_add)
+    };
+    if !parallel.shards_params() {
+        return sum(false).saturating_add(sum(true));
+    }
+    let dense = sum(false).div_ceil(parallel.shard_group().max(1));
+    dense.saturating_add(sum(true).div_ceil(parallel.expert_shard_group().max(1)))
 }
 
 /// Which GPU an estimate describes when the GPUs differ: with pipeline
@@ -214,6 +241,11 @@ pub(crate) fn deepspeed_estimate(
     // DeepSpeed's estimators size training's model states (fp16 parameters,
     // gradients, fp32 Adam): nothing of that applies to inference.
     if cfg.mode == crate::config::Mode::Inference {
+        return None;
+    }
+    // They divide one model's states over every GPU: experts split over
+    // expert-parallel ranks, sharded over a smaller group, are not theirs to size.
+    if cfg.parallel.ep > 1 {
         return None;
     }
     let p = &cfg.parallel;

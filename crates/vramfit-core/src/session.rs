@@ -113,12 +113,13 @@ impl Session {
         let prepared = self.prepared(spec, cfg, overheads)?;
         let g = prepared.graph();
         let sim = prepared.run(cfg, overheads, true);
-        // Under tensor or pipeline parallelism the graph is one rank's share; counts are of the whole model.
+        // Under tensor, pipeline or expert parallelism the graph is one rank's share; counts are of the whole model.
         let (parameter_count, trainable_parameter_count) =
-            if cfg.parallel.tp > 1 || cfg.parallel.pp > 1 {
+            if cfg.parallel.tp > 1 || cfg.parallel.pp > 1 || cfg.parallel.ep > 1 {
                 let one = crate::parallel::Parallel {
                     tp: 1,
                     pp: 1,
+                    ep: 1,
                     sp: false,
                     ..cfg.parallel
                 };
@@ -197,6 +198,7 @@ impl Session {
             parameter_count,
             trainable_parameter_count,
             active_parameter_count,
+            parameters_per_gpu: report::parameters_per_gpu(g, &cfg.parallel),
             peak_allocated_bytes: sim.peak.breakdown.total(),
             peak_reserved_bytes: sim.peak_reserved,
             device_used_bytes: device,

@@ -121,6 +121,19 @@ pub fn optimizer_step_temp(params: &[Param], dtype: DType, opt: Optimizer) -> By
     optimizer_step_temps(params, dtype, opt).into_iter().sum()
 }
 
+/// Whether [`optimizer_step_temps`] gives one temporary per trainable
+/// parameter, in order (`foreach` Adam), rather than copies of the largest.
+pub fn step_temps_per_parameter(opt: Optimizer) -> bool {
+    match opt {
+        Optimizer::Adam | Optimizer::AdamW => true,
+        Optimizer::Sgd
+        | Optimizer::SgdMomentum
+        | Optimizer::AdamW8bit
+        | Optimizer::Adafactor
+        | Optimizer::Lion => false,
+    }
+}
+
 /// The optimizer step's temporaries as the separate tensors they are (one per
 /// parameter for `foreach` Adam; two of the largest parameter for the
 /// per-parameter loops of Adafactor and Lion).
@@ -148,6 +161,7 @@ mod tests {
             trainable: true,
             quantizable: false,
             dtype: None,
+            expert: false,
         }
     }
 

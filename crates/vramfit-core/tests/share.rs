@@ -52,7 +52,12 @@ fn parallel() -> impl Strategy<Value = Parallel> {
             Offload::Optimizer,
             Offload::OptimizerParams,
         ]),
-        (count(1..=1024), count(1..=1024), count(1..=1024)),
+        (
+            count(1..=1024),
+            count(1..=1024),
+            count(1..=1024),
+            count(1..=1024),
+        ),
         (any::<bool>(), any::<bool>(), count(1..=1 << 40)),
     )
         .prop_map(
@@ -61,7 +66,7 @@ fn parallel() -> impl Strategy<Value = Parallel> {
                 gpus_per_node,
                 nodes,
                 offload,
-                (tp, pp, vpp),
+                (tp, pp, vpp, ep),
                 (sp, bucket_view, zero_bucket),
             )| Parallel {
                 strategy,
@@ -74,6 +79,7 @@ fn parallel() -> impl Strategy<Value = Parallel> {
                 bucket_view,
                 vpp,
                 zero_bucket,
+                ep,
             },
         )
 }
@@ -361,6 +367,7 @@ fn every_train_config_field_has_a_key() {
         ("mode", "mo"),
         ("optimizer", "o"),
         ("parallel.bucket_view", "bv"),
+        ("parallel.ep", "ep"),
         ("parallel.gpus_per_node", "gn"),
         ("parallel.nodes", "n"),
         ("parallel.offload", "of"),
@@ -419,7 +426,7 @@ fn version_1_defaults_are_pinned() {
         serde_json::to_value(d.train).unwrap(),
         serde_json::json!({"batch":8,"seq":512,"image":224,"precision":"amp-bf16","optimizer":"adamw","checkpointing":"none",
             "attention":"eager","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
-            "pp":1,"sp":false,"bucket_view":false,"vpp":1,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
+            "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
             "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute"})
     );
     assert_eq!(decode("v=1").state, d);
@@ -445,7 +452,7 @@ fn version_2_defaults_are_pinned() {
         serde_json::to_value(d.train).unwrap(),
         serde_json::json!({"batch":8,"seq":512,"image":224,"precision":"amp-bf16","optimizer":"adamw","checkpointing":"none",
             "attention":"sdpa","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
-            "pp":1,"sp":false,"bucket_view":false,"vpp":1,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
+            "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
             "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute"})
     );
     assert_eq!(ShareState::of_version(1).serve, d.serve);

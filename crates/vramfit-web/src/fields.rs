@@ -29,6 +29,8 @@ pub enum Field {
     EveryK,
     /// Data-parallel GPUs per node.
     Gpus,
+    /// Expert-parallel GPUs (models with experts).
+    Ep,
     /// The memory of a GPU given by its memory alone, GiB.
     GpuMemory,
     /// LoRA rank (fine-tuning modes).
@@ -53,6 +55,7 @@ impl Field {
             Field::Accum => "accum",
             Field::EveryK => "every-k",
             Field::Gpus => "gpus",
+            Field::Ep => "ep",
             Field::GpuMemory => "gpu-memory",
             Field::LoraRank => "lora-rank",
             Field::Context => "context",
@@ -71,6 +74,7 @@ impl Field {
             Field::Accum => Key::GradAccum,
             Field::EveryK => Key::EveryK,
             Field::Gpus => Key::GpusPerNode,
+            Field::Ep => Key::ExpertParallel,
             Field::GpuMemory => Key::GpuMemory,
             Field::LoraRank => Key::LoraRank,
             Field::Context => Key::ContextTokens,
@@ -89,6 +93,7 @@ impl Field {
             Field::Accum => Key::GradAccumHint,
             Field::EveryK => Key::EveryKHint,
             Field::Gpus => Key::GpusHint,
+            Field::Ep => Key::ExpertParallelHint,
             Field::GpuMemory => Key::GpuMemoryHint,
             Field::LoraRank => Key::LoraRankHint,
             Field::Context => Key::ContextHint,
@@ -104,7 +109,7 @@ impl Field {
             Field::Batch | Field::LoraRank | Field::Utilization => None,
             Field::Concurrency => Some(Key::UnitSequences),
             Field::GpuLayers => Some(Key::UnitLayers),
-            Field::Gpus => Some(Key::UnitGpus),
+            Field::Gpus | Field::Ep => Some(Key::UnitGpus),
             Field::GpuMemory => Some(Key::UnitGib),
             Field::Context => Some(Key::UnitTokens),
             Field::Seq => Some(Key::UnitTokens),
@@ -119,7 +124,7 @@ impl Field {
         match self {
             Field::Batch | Field::Seq | Field::Image => (1, MAX_DIMENSION),
             Field::Accum | Field::EveryK | Field::LoraRank => (1, MAX_STEPS),
-            Field::Gpus => (1, MAX_GPUS),
+            Field::Gpus | Field::Ep => (1, MAX_GPUS),
             Field::GpuMemory => (
                 *vramfit_core::gpus::CUSTOM_GIB.start(),
                 *vramfit_core::gpus::CUSTOM_GIB.end(),
@@ -140,7 +145,7 @@ impl Field {
             Field::Image => 224,
             Field::Accum => 4,
             Field::EveryK => 2,
-            Field::Gpus => 8,
+            Field::Gpus | Field::Ep => 8,
             Field::GpuMemory => 24,
             Field::LoraRank => 16,
             Field::Context => 4096,
@@ -159,6 +164,7 @@ impl Field {
             Field::Accum => Key::EmptyAccum,
             Field::EveryK => Key::EmptyEveryK,
             Field::Gpus => Key::EmptyGpus,
+            Field::Ep => Key::EmptyExpertParallel,
             Field::GpuMemory => Key::EmptyGpuMemory,
             Field::LoraRank => Key::EmptyLoraRank,
             Field::Context => Key::EmptyContext,
@@ -178,6 +184,7 @@ impl Field {
             "grad-accum" => Some(Field::Accum),
             "checkpointing every-K" => Some(Field::EveryK),
             "gpus-per-node" => Some(Field::Gpus),
+            "ep" => Some(Field::Ep),
             "lora-rank" => Some(Field::LoraRank),
             "context" => Some(Field::Context),
             "concurrency" => Some(Field::Concurrency),

@@ -96,6 +96,8 @@ pub struct Inputs {
     pub gpu_memory: String,
     /// GPUs per node, as typed.
     pub gpus: String,
+    /// Expert-parallel GPUs, as typed (shown for models with experts).
+    pub ep: String,
     /// Data-parallel strategy.
     pub strategy: Strategy,
     /// What is offloaded to host memory.
@@ -113,6 +115,26 @@ pub struct Inputs {
     pub rest: TrainConfig,
     /// The serving engine and its settings (inference mode).
     pub serve: ServeInputs,
+}
+
+/// What the form's fields depend on in the selected model: the input it
+/// reads and whether it has routed experts (the expert-parallel field).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// What the model takes as input.
+    pub kind: InputKind,
+    /// Whether it is a mixture of experts.
+    pub experts: bool,
+}
+
+impl From<InputKind> for Shape {
+    /// A model without experts reading `kind`.
+    fn from(kind: InputKind) -> Shape {
+        Shape {
+            kind,
+            experts: false,
+        }
+    }
 }
 
 impl Default for Inputs {
@@ -147,6 +169,7 @@ impl Inputs {
             },
             gpu_memory: custom.unwrap_or("24").to_string(),
             gpus: cfg.parallel.gpus_per_node.to_string(),
+            ep: cfg.parallel.ep.to_string(),
             strategy: cfg.parallel.strategy,
             offload: cfg.parallel.offload,
             mode: cfg.mode,
@@ -169,6 +192,7 @@ impl Inputs {
             Field::Accum => &self.accum,
             Field::EveryK => &self.every_k,
             Field::Gpus => &self.gpus,
+            Field::Ep => &self.ep,
             Field::GpuMemory => &self.gpu_memory,
             Field::LoraRank => &self.lora_rank,
             Field::Context => &self.context,
@@ -188,6 +212,7 @@ impl Inputs {
             Field::Accum => &mut self.accum,
             Field::EveryK => &mut self.every_k,
             Field::Gpus => &mut self.gpus,
+            Field::Ep => &mut self.ep,
             Field::GpuMemory => &mut self.gpu_memory,
             Field::LoraRank => &mut self.lora_rank,
             Field::Context => &mut self.context,
@@ -219,8 +244,9 @@ impl Inputs {
         }
     }
 
-    /// The count fields a model with this input kind uses, in form order.
-    pub fn fields(&self, kind: InputKind) -> Vec<Field> {
+    /// The count fields a model of this shape uses, in form order.
+    pub fn fields(&self, shape: impl Into<Shape>) -> Vec<Field> {
+        let Shape { kind, experts } = shape.into();
         let size = match kind {
             InputKind::Tokens => Some(Field::Seq),
             InputKind::Image => Some(Field::Image),
@@ -247,6 +273,7 @@ impl Inputs {
             every_k.filter(|_| trains),
             memory,
             Some(Field::Gpus),
+            experts.then_some(Field::Ep),
             mode_field,
         ]
         .into_iter()
@@ -278,8 +305,8 @@ impl Inputs {
     ///
     /// # Errors
     /// Why each invalid field is invalid.
-    pub fn config(&self, kind: InputKind) -> Result<TrainConfig, FieldErrors> {
-        self.settings(kind).map(|(cfg, _)| cfg)
+    pub fn config(&self, shape: impl Into<Shape>) -> Result<TrainConfig, FieldErrors> {
+        self.settings(shape).map(|(cfg, _)| cfg)
     }
 
     /// Validates the fields a model with this input kind uses, the serving
@@ -288,7 +315,9 @@ impl Inputs {
     ///
     /// # Errors
     /// Why each invalid field is invalid.
-    pub fn settings(&self, kind: InputKind) -> Result<(TrainConfig, Serving), FieldErrors> {
+    pub fn settings(&self, shape: impl Into<Shape>) -> Result<(TrainConfig, Serving), FieldErrors> {
+        let shape = shape.into();
+        let kind = shape.kind;
         let mut cfg = TrainConfig {
             precision: self.precision,
             optimizer: self.optimizer,
@@ -302,6 +331,9 @@ impl Inputs {
         };
         cfg.parallel.strategy = self.strategy;
         cfg.parallel.offload = self.offload;
+        // Without experts there is nothing to split: the field is hidden
+        // and a link's `ep` does not carry over to such a model.
+        cfg.parallel.ep = 1;
         cfg.checkpointing = match self.checkpointing {
             CheckpointChoice::None => Checkpointing::Mode(CheckpointMode::None),
             CheckpointChoice::Full => Checkpointing::Mode(CheckpointMode::Full),
@@ -315,7 +347,7 @@ impl Inputs {
         if let Some(w) = weights {
             cfg.weights = w;
         }
-        for field in self.fields(kind) {
+        for field in self.fields(shape) {
             if self.serve.get(field).is_some() {
                 // Read by `serve.settings`.
                 continue;
@@ -332,6 +364,7 @@ impl Inputs {
                             Checkpointing::EveryK(u32::try_from(n).unwrap_or(u32::MAX))
                     }
                     Field::Gpus => cfg.parallel.gpus_per_node = n,
+                    Field::Ep => cfg.parallel.ep = n,
                     // Not part of the configuration: read by `gpu_id`.
                     Field::GpuMemory => {}
                     Field::LoraRank => cfg.lora_rank = n,

@@ -142,6 +142,15 @@ pub fn inapplicable(x: &Inapplicable, lang: Lang) -> String {
         Inapplicable::ModelParallelGpus { tp_pp, gpus } => {
             tf(lang, Key::NaModelParallelGpus, &[&n(tp_pp), &n(gpus)])
         }
+        Inapplicable::ExpertParallelGpus { tp_ep_pp, gpus } => {
+            tf(lang, Key::NaExpertParallelGpus, &[&n(tp_ep_pp), &n(gpus)])
+        }
+        Inapplicable::ExpertParallelNoExperts { ep } => {
+            tf(lang, Key::NaExpertParallelNoExperts, &[&n(ep)])
+        }
+        Inapplicable::ExpertParallelExperts { experts, ep } => {
+            tf(lang, Key::NaExpertParallelExperts, &[&n(experts), &n(ep)])
+        }
         Inapplicable::SequenceParallelNeedsTp => t(lang, Key::NaSpNeedsTp).to_string(),
         Inapplicable::PipelineEncoderDecoder { pp } => {
             tf(lang, Key::NaPipelineEncoderDecoder, &[&n(pp)])
@@ -417,6 +426,12 @@ mod tests {
             },
             Inapplicable::ImageTooSmall { model: "ResNet" },
             Inapplicable::ModelParallelGpus { tp_pp: 4, gpus: 6 },
+            Inapplicable::ExpertParallelGpus {
+                tp_ep_pp: 16,
+                gpus: 12,
+            },
+            Inapplicable::ExpertParallelNoExperts { ep: 2 },
+            Inapplicable::ExpertParallelExperts { experts: 60, ep: 8 },
             Inapplicable::SequenceParallelNeedsTp,
             Inapplicable::PipelineEncoderDecoder { pp: 2 },
             Inapplicable::Offload {
@@ -439,6 +454,9 @@ mod tests {
                 | Inapplicable::VitImage { .. }
                 | Inapplicable::ImageTooSmall { .. }
                 | Inapplicable::ModelParallelGpus { .. }
+                | Inapplicable::ExpertParallelGpus { .. }
+                | Inapplicable::ExpertParallelNoExperts { .. }
+                | Inapplicable::ExpertParallelExperts { .. }
                 | Inapplicable::SequenceParallelNeedsTp
                 | Inapplicable::PipelineEncoderDecoder { .. }
                 | Inapplicable::Offload { .. } => {}
@@ -458,6 +476,9 @@ mod tests {
                 Inapplicable::VitImage { .. } => &["224×224", "256"],
                 Inapplicable::ImageTooSmall { .. } => &["ResNet"],
                 Inapplicable::ModelParallelGpus { .. } => &["4", "6"],
+                Inapplicable::ExpertParallelGpus { .. } => &["16", "12"],
+                Inapplicable::ExpertParallelNoExperts { .. } => &["2"],
+                Inapplicable::ExpertParallelExperts { .. } => &["60", "8"],
                 Inapplicable::PipelineEncoderDecoder { .. } => &["2"],
                 Inapplicable::Offload { strategy, .. } => &[strategy],
                 Inapplicable::PruneCnn

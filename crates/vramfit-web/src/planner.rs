@@ -102,6 +102,13 @@ pub fn rows(plans: &[Plan], timed: bool, lang: Lang, units: Units) -> Vec<PlanRo
                 | Trade::Recompute
                 | Trade::EightBitAdam => None,
             }));
+            if c.parallel.ep > 1 {
+                title.push(tf(
+                    lang,
+                    Key::PlanExpertParallel,
+                    &[&c.parallel.ep.to_string()],
+                ));
+            }
             PlanRow {
                 config: *c,
                 title: title.join(" · "),
@@ -237,6 +244,25 @@ mod tests {
     }
 
     #[test]
+    fn gpu_rows_and_plans_name_their_expert_parallel_degree() {
+        let option = vramfit_core::plan::GpuOption {
+            gpu: "h200".into(),
+            name: "H200 SXM 141GB".into(),
+            gpus: 8,
+            ep: 8,
+            max_batch: 14,
+            device_used_bytes: vramfit_core::Bytes(90 << 30),
+            fits: true,
+            memory_bytes: vramfit_core::Bytes(141 << 30),
+        };
+        let (rows, _) = gpu_rows(std::slice::from_ref(&option), Units::Binary, Lang::En);
+        assert_eq!(rows[0].title, "8 × H200 SXM 141GB, experts over 8");
+        assert_eq!(rows[0].ep, 8);
+        let (zh, _) = gpu_rows(&[option], Units::Binary, Lang::Zh);
+        assert_eq!(zh[0].title, "8 × H200 SXM 141GB，专家切分到 8 张");
+    }
+
+    #[test]
     fn every_export_is_non_empty_and_json_exports_parse() {
         let c = TrainConfig {
             batch: 4,
@@ -299,6 +325,8 @@ pub struct GpuRow {
     pub memory: String,
     /// The largest micro-batch that fits per GPU.
     pub max_batch: String,
+    /// The expert-parallel degree the row assumes (1: none).
+    pub ep: u64,
 }
 
 /// The options that take the configured batch, smallest first, at most
@@ -315,10 +343,14 @@ pub fn gpu_rows(
         .map(|o| GpuRow {
             gpu: o.gpu.to_string(),
             count: o.gpus,
-            title: if o.gpus > 1 {
-                format!("{} × {}", o.gpus, o.name)
-            } else {
-                o.name.to_string()
+            title: match (o.gpus, o.ep) {
+                (1, _) => o.name.to_string(),
+                (n, 1) => format!("{n} × {}", o.name),
+                (n, ep) => tf(
+                    lang,
+                    Key::GpusWithEp,
+                    &[&n.to_string(), &o.name, &ep.to_string()],
+                ),
             },
             memory: tf(
                 lang,
@@ -329,6 +361,7 @@ pub fn gpu_rows(
                 ],
             ),
             max_batch: group_digits(o.max_batch),
+            ep: o.ep,
         })
         .collect();
     (rows, options.iter().filter(|o| !o.fits).count())

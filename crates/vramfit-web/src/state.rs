@@ -6,7 +6,7 @@
 //! showing the last result next to a specific message.
 
 pub use crate::fields::{Field, FieldError, FieldErrors, parse_count};
-pub use crate::inputs::{CheckpointChoice, IMPORTED_MODEL, Inputs};
+pub use crate::inputs::{CheckpointChoice, IMPORTED_MODEL, Inputs, Shape};
 
 use crate::catalog::Catalog;
 use crate::i18n::{Key, Lang, t, tf};
@@ -96,9 +96,10 @@ pub enum Action {
     FindMaxInput,
     /// List the GPU presets (and counts) the configuration fits on.
     FindGpus,
-    /// Take a GPU preset and a GPU count from that list (several GPUs keep
-    /// the chosen strategy, or shard with FSDP if it was a single GPU).
-    UseGpus(String, u64),
+    /// Take a GPU preset, a GPU count and its expert-parallel degree from
+    /// that list (several GPUs keep the chosen strategy, or shard with FSDP
+    /// if it was a single GPU).
+    UseGpus(String, u64, u64),
     /// Take over a plan: its batch, accumulation, precision, checkpointing,
     /// optimizer, strategy and offload (the plans stay on screen).
     AdoptPlan(TrainConfig),
@@ -245,7 +246,7 @@ impl AppState {
         if self.stale || self.problem.is_some() {
             return None;
         }
-        let (train, serve) = self.inputs.settings(self.input_kind()).ok()?;
+        let (train, serve) = self.inputs.settings(self.shape()).ok()?;
         let imported = self.inputs.model == IMPORTED_MODEL;
         Some(ShareState {
             model: self.inputs.model.clone(),
@@ -270,13 +271,14 @@ impl AppState {
     pub fn extras(&self) -> Vec<Setting> {
         // The form's fields override their counterparts in `rest`, and are filtered out.
         let mut shown = form_keys(self.input_kind()).to_vec();
-        shown.extend(["mo", "st", "gn", "of"]);
+        // `ep` is the form's for a model with experts and 1 for the others.
+        shown.extend(["mo", "st", "gn", "of", "ep"]);
         if self.inputs.mode == Mode::Inference {
             shown.extend(self.inputs.serve.keys());
         }
         shown.extend(
             self.inputs
-                .fields(self.input_kind())
+                .fields(self.shape())
                 .iter()
                 .filter_map(|f| match f {
                     Field::LoraRank => Some("r"),
@@ -301,7 +303,7 @@ impl AppState {
         let kind = self.input_kind();
         let (train, serve) = self
             .inputs
-            .settings(kind)
+            .settings(self.shape())
             .unwrap_or((self.inputs.rest, self.inputs.serve.rest));
         let shown = form_keys(kind);
         ShareState {
@@ -335,9 +337,10 @@ impl AppState {
             Action::FindPlans(target) => return self.find_plans(target),
             Action::FindMaxInput => return self.find_max_input(),
             Action::FindGpus => return self.find_gpus(),
-            Action::UseGpus(id, count) => {
+            Action::UseGpus(id, count, ep) => {
                 self.inputs.gpu = id;
                 self.inputs.set(Field::Gpus, count.to_string());
+                self.inputs.set(Field::Ep, ep.to_string());
                 if count <= 1 {
                     self.inputs.strategy = Strategy::Single;
                     self.inputs.offload = Offload::None;
@@ -349,6 +352,7 @@ impl AppState {
                 self.inputs.adopt(&cfg);
                 self.inputs.strategy = cfg.parallel.strategy;
                 self.inputs.offload = cfg.parallel.offload;
+                self.inputs.set(Field::Ep, cfg.parallel.ep.to_string());
                 let plans = self.plans.take();
                 self.recompute();
                 self.plans = plans;
@@ -384,8 +388,7 @@ impl AppState {
     /// Runs the planner for `target` samples per step over the current
     /// model, sizes, GPU and GPU count (nothing while the inputs are invalid).
     fn find_plans(&mut self, target: u64) {
-        let kind = self.input_kind();
-        let (Ok(cfg), Ok((_, spec))) = (self.inputs.config(kind), self.model()) else {
+        let (Ok(cfg), Ok((_, spec))) = (self.inputs.config(self.shape()), self.model()) else {
             return;
         };
         let catalog = Rc::clone(&self.catalog);
@@ -426,7 +429,7 @@ impl AppState {
         if self.stale {
             return None;
         }
-        let cfg = self.inputs.config(self.input_kind()).ok()?;
+        let cfg = self.inputs.config(self.shape()).ok()?;
         let (_, spec) = self.model().ok()?;
         Some((cfg, spec, self.catalog.gpu(&self.inputs.gpu_id())?))
     }
@@ -479,9 +482,19 @@ impl AppState {
             .map_or(InputKind::Tokens, |(_, spec)| spec.input_kind())
     }
 
+    /// What the form's fields depend on in the selected model.
+    pub fn shape(&self) -> Shape {
+        Shape {
+            kind: self.input_kind(),
+            experts: self
+                .model()
+                .is_ok_and(|(_, spec)| spec.routed_experts().is_some()),
+        }
+    }
+
     /// The count fields shown for the selected model, in form order.
     pub fn visible_fields(&self) -> Vec<Field> {
-        self.inputs.fields(self.input_kind())
+        self.inputs.fields(self.shape())
     }
 
     /// The input-size field the selected model uses: sequence length for
@@ -526,7 +539,7 @@ impl AppState {
 
     /// Validates and asks the engine; on failure records why and returns `None`.
     fn try_serve(&mut self) -> Option<ServeView> {
-        let (cfg, serving) = match self.inputs.settings(self.input_kind()) {
+        let (cfg, serving) = match self.inputs.settings(self.shape()) {
             Ok(s) => s,
             Err(errors) => {
                 self.errors = errors;
@@ -564,8 +577,7 @@ impl AppState {
     /// Validates and estimates; on failure records why (in `errors` or
     /// `problem`) and returns `None`.
     fn try_report(&mut self) -> Option<Report> {
-        let kind = self.input_kind();
-        let cfg = match self.inputs.settings(kind) {
+        let cfg = match self.inputs.settings(self.shape()) {
             Ok((cfg, serving)) => {
                 // Hugging Face's own limits (its weights, a 16-bit cache, one sequence).
                 if let Err(e) = serving.check(&cfg) {

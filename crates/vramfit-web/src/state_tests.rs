@@ -477,7 +477,10 @@ fn the_gpus_a_configuration_fits_on_are_listed_on_request_and_one_can_be_taken()
         .iter()
         .find(|o| o.fits && o.gpus == 2)
         .expect("a two-GPU option");
-    let used = reduce(Rc::clone(&found), Action::UseGpus(two.gpu.to_string(), 2));
+    let used = reduce(
+        Rc::clone(&found),
+        Action::UseGpus(two.gpu.to_string(), 2, 1),
+    );
     let cfg = used.report.as_ref().map(|r| r.estimate.config).unwrap();
     assert_eq!(
         (
@@ -497,7 +500,7 @@ fn the_gpus_a_configuration_fits_on_are_listed_on_request_and_one_can_be_taken()
         "the list outlived the inputs it was for"
     );
     // Back to one GPU: a single-GPU layout.
-    let one = reduce(used, Action::UseGpus("rtx-4090".into(), 1));
+    let one = reduce(used, Action::UseGpus("rtx-4090".into(), 1, 1));
     assert_eq!(
         one.report
             .as_ref()
@@ -708,4 +711,21 @@ fn inference_mode_hides_trainings_fields_and_its_deepspeed_estimate() {
     // Back in training, the accumulation typed before is still there.
     let s = reduce(s, Action::SetMode(Mode::Train));
     assert_eq!(s.inputs.get(Field::Accum), "4");
+}
+
+#[test]
+fn the_expert_parallel_field_shows_only_for_models_with_experts() {
+    let s = reduce(initial(), Action::SetModel("olmoe-1b-7b".to_string()));
+    assert!(s.visible_fields().contains(&Field::Ep));
+    let s = reduce(s, set(Field::Gpus, "8"));
+    let s = reduce(s, set(Field::Ep, "8"));
+    // OLMoE's 64 experts over 8 GPUs: each holds 8 of every layer's.
+    let per_gpu = s.report.as_ref().map(|r| r.estimate.parameters_per_gpu);
+    assert_eq!(per_gpu, Some(1_282_017_280));
+    assert_eq!(s.share_state().map(|l| l.train.parallel.ep), Some(8));
+    // A model without experts hides the field and splits nothing.
+    let s = reduce(s, Action::SetModel("gpt2".to_string()));
+    assert!(!s.visible_fields().contains(&Field::Ep));
+    assert_eq!(s.share_state().map(|l| l.train.parallel.ep), Some(1));
+    assert!(s.errors.is_empty() && s.problem.is_none());
 }

@@ -296,6 +296,8 @@ pub fn config(u: &mut Unstructured) -> Result<TrainConfig> {
             } else {
                 dim(u, 1 << 20)?
             },
+            // Drawn last, so the corpus from before it keeps its meaning.
+            ep: dim(u, 2)?,
         }
     } else {
         Parallel::default()

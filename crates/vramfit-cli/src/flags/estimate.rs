@@ -291,6 +291,15 @@ pub(super) const FLAGS: &[Flag] = &[
         set: |a, v| count(v).map(|n| a.config.parallel.vpp = n),
     },
     Flag {
+        name: "--ep",
+        kind: Kind::Count,
+        help: "expert-parallel GPUs: routed experts split over them, exchanged by all-to-all (models with experts)",
+        default: Some(|| train().parallel.ep.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.parallel.ep = n),
+    },
+    Flag {
         name: "--sp",
         kind: Kind::OnOff,
         help: "Megatron sequence parallelism (needs --tp > 1)",

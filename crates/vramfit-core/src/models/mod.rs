@@ -184,6 +184,23 @@ impl ModelSpec {
                 format: cfg.weight_format().id(),
             }));
         }
+        let ep = cfg.parallel.ep;
+        if ep > 1 {
+            match self.routed_experts() {
+                None => {
+                    return Err(Error::NotApplicable(
+                        Inapplicable::ExpertParallelNoExperts { ep },
+                    ));
+                }
+                Some(experts) if !experts.is_multiple_of(ep) => {
+                    return Err(Error::NotApplicable(Inapplicable::ExpertParallelExperts {
+                        experts,
+                        ep,
+                    }));
+                }
+                Some(_) => {}
+            }
+        }
         let cnn = matches!(
             self,
             ModelSpec::ResNet(_) | ModelSpec::Vgg(_) | ModelSpec::MobileNetV2(_)
@@ -258,6 +275,14 @@ impl ModelSpec {
         Ok(self
             .parameter_count()?
             .saturating_sub(self.idle_expert_parameters()))
+    }
+
+    /// Routed experts per sparse layer; `None` for a model without experts.
+    pub fn routed_experts(&self) -> Option<u64> {
+        match self {
+            ModelSpec::Transformer(TransformerSpec { moe: Some(m), .. }) => Some(m.experts),
+            _ => None,
+        }
     }
 
     /// The routed experts' parameters one token does not read: `experts −

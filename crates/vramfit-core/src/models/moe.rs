@@ -10,7 +10,8 @@
 //! other than the default `grouped_mm` (the per-expert loop routes the
 //! same rows expert by expert, but also makes a tokens × k × (experts + 1)
 //! int64 one-hot mask and, under autocast, saves a half copy of every hit
-//! expert's weights), an expert-parallel dispatch.
+//! expert's weights). Expert parallelism (`Parallel::ep`) is lowered in
+//! [`super::moe_lower`] as Megatron-Core's all-to-all dispatcher runs it.
 
 use crate::error::Error;
 use serde::{Deserialize, Serialize};

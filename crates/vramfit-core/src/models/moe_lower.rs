@@ -5,6 +5,15 @@
 //! S = T × top-k routed rows, whatever the routing (see
 //! `tests/reference/moe/README.md`).
 //!
+//! Expert parallelism (`ep` > 1, Megatron-Core's `MoEAlltoAllTokenDispatcher`
+//! in `megatron/core/transformer/moe/token_dispatcher.py`): a rank holds
+//! `experts / ep` experts; the rows it routed, sorted by expert, go out by
+//! all-to-all and as many come back on average (every rank sends its S
+//! rows to the ep ranks and receives S in all), are regrouped by local
+//! expert when it holds several, run through its experts, and return the
+//! same way. The all-to-all's autograd saves nothing; each exchange is a
+//! new S × h buffer, forward and backward.
+//!
 //! LoRA: the expert banks are 3-D `nn.Parameter`s and the routers modules
 //! holding a weight, so PEFT's `target_modules="all-linear"` adapts only the
 //! `nn.Linear`s around them (attention, shared experts, Qwen2-MoE's shared
@@ -171,22 +180,26 @@ fn experts(
     (weights, index): (TensorId, TensorId),
     rows: u64,
 ) -> TensorId {
-    let (e, k, i) = (moe.experts, moe.top_k, moe.expert_intermediate);
+    let (k, i) = (moe.top_k, moe.expert_intermediate);
+    // This rank's experts: the lowering has refused an `ep` that does not divide them.
+    let ep = b.ep.max(1);
+    let e = moe.experts / ep;
     let s = rows * k;
     let per = Numel::per_sample;
-    let gate_up = b.param("mlp.experts.gate_up_proj", &[e, 2 * i, h]);
+    let gate_up = b.expert_param("mlp.experts.gate_up_proj", &[e, 2 * i, h]);
     let gate_up_bias = moe
         .biases
-        .then(|| b.param("mlp.experts.gate_up_proj_bias", &[e, 2 * i]));
-    let down = b.param("mlp.experts.down_proj", &[e, h, i]);
+        .then(|| b.expert_param("mlp.experts.gate_up_proj_bias", &[e, 2 * i]));
+    let down = b.expert_param("mlp.experts.down_proj", &[e, h, i]);
     let down_bias = moe
         .biases
-        .then(|| b.param("mlp.experts.down_proj_bias", &[e, h]));
+        .then(|| b.expert_param("mlp.experts.down_proj_bias", &[e, h]));
     // `expert_ids_g, perm = torch.sort(expert_ids)`.
     let ids = b.index_tensor("mlp.experts.sort", &[index], per(s), DType::I64);
     let perm = b.index_tensor("mlp.experts.sort_perm", &[index], per(s), DType::I64);
     let token = b.index_tensor("mlp.experts.token_of_row", &[perm], per(s), DType::I64);
     let x = b.gather_rows("mlp.experts.gather", n, token, s, h);
+    let x = exchange(b, "mlp.experts.dispatch", x, (ep, e), s * h);
     let w = b.gather_rows("mlp.experts.gather_weights", weights, perm, s, 1);
     // `histc` of the ids as 4-byte values (float on the CPU, int on CUDA),
     // the per-expert counts and their int32 cumulative offsets.
@@ -228,6 +241,7 @@ fn experts(
         }
         None => out,
     };
+    let out = exchange(b, "mlp.experts.combine", out, (ep, e), s * h);
     let weighted = b.mul("mlp.experts.routing_weights", out, w, s * h);
     // `inv_perm = empty_like(perm); inv_perm[perm] = arange(S)`.
     let inv = b.index_tensor("mlp.experts.inv_perm", &[perm], per(s), DType::I64);
@@ -249,6 +263,40 @@ fn experts(
         b.keep_alive(local);
     }
     result
+}
+
+/// Expert parallelism's exchange of `x` (`n` elements per sample) between
+/// the `ep` ranks, each holding `local` experts: the all-to-all, and the
+/// regrouping of the received rows by local expert
+/// (`sort_chunks_by_idxs`) when a rank holds several. Nothing without
+/// expert parallelism.
+fn exchange(b: &mut Builder, name: &str, x: TensorId, (ep, local): (u64, u64), n: u64) -> TensorId {
+    if ep <= 1 {
+        return x;
+    }
+    let dtype = b.dtype(x);
+    let per = Numel::per_sample(n);
+    let moved = b.tensor_op(
+        &format!("{name}.all_to_all"),
+        OpKind::Copy,
+        &[x],
+        per,
+        dtype,
+        true,
+        &[],
+    );
+    if local <= 1 {
+        return moved;
+    }
+    b.tensor_op(
+        &format!("{name}.sort_chunks"),
+        OpKind::Copy,
+        &[moved],
+        per,
+        dtype,
+        true,
+        &[],
+    )
 }
 
 /// The experts' activation on the up projection `up` (2 × `n` elements

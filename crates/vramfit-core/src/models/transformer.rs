@@ -615,6 +615,8 @@ pub fn lower(
         }
         b.sp = par.tp;
     }
+    // The lowering has refused an `ep` that does not divide the experts.
+    b.ep = par.ep.max(1);
     // Pipeline stage 0 holds the embeddings and the first ⌈L/pp⌉ layers.
     let stage_layers = t.layers.div_ceil(par.pp.max(1));
     if t.max_positions > 0 && seq > t.max_positions {

@@ -122,11 +122,22 @@ impl Shards {
         }
     }
 
-    fn split(&self, bytes: u64, sharded: bool) -> u64 {
+    /// The GPUs that share one copy of `p`'s sharded state: the
+    /// expert-data-parallel group's for a routed expert's parameter, the
+    /// data-parallel group's for the others.
+    fn group(&self, p: &Param) -> u64 {
+        if p.expert {
+            self.parallel.expert_shard_group()
+        } else {
+            self.parallel.shard_group()
+        }
+    }
+
+    fn split(&self, bytes: u64, sharded: bool, group: u64) -> u64 {
         if !sharded || bytes == 0 {
             return bytes;
         }
-        let n = self.parallel.shard_group().max(1);
+        let n = group.max(1);
         bytes.div_ceil(n).div_ceil(states::ALLOCATION_QUANTUM) * states::ALLOCATION_QUANTUM
     }
 
@@ -138,6 +149,7 @@ impl Shards {
         self.split(
             states::stored_weight_bytes(p, self.pdtype, self.format).0,
             self.parallel.shards_params(),
+            self.group(p),
         )
     }
 
@@ -160,7 +172,11 @@ impl Shards {
         {
             return states::allocation(p.numel(), DType::F32).0;
         }
-        self.split(self.full_grad(p), self.parallel.shards_grads())
+        self.split(
+            self.full_grad(p),
+            self.parallel.shards_grads(),
+            self.group(p),
+        )
     }
 
     /// Optimizer-state bytes one GPU keeps (0 when offloaded). ZeRO with
@@ -169,7 +185,11 @@ impl Shards {
         if self.parallel.offload != Offload::None {
             return 0;
         }
-        self.split(self.full_state(p, cfg), self.parallel.shards_states())
+        self.split(
+            self.full_state(p, cfg),
+            self.parallel.shards_states(),
+            self.group(p),
+        )
     }
 
     fn full_state(&self, p: &Param, cfg: &TrainConfig) -> u64 {
@@ -218,22 +238,37 @@ impl Shards {
         } else {
             self.pdtype
         };
-        let mut temps: Vec<u64> = states::optimizer_step_temps(&g.params, dtype, cfg.optimizer)
+        let temps = states::optimizer_step_temps(&g.params, dtype, cfg.optimizer);
+        let trainable: Vec<&Param> = g.params.iter().filter(|p| p.trainable).collect();
+        // Adam's `foreach` temporaries are one per trainable parameter, in
+        // order, each sharded as its parameter; the per-parameter loops'
+        // (the largest parameter's) take the smallest group, the largest share.
+        let smallest = self
+            .parallel
+            .expert_shard_group()
+            .min(self.parallel.shard_group());
+        let per_param = states::step_temps_per_parameter(cfg.optimizer);
+        let mut out: Vec<u64> = temps
             .into_iter()
-            .map(|b| b.0)
+            .enumerate()
+            .map(|(j, t)| {
+                let group = match trainable.get(j) {
+                    Some(p) if per_param => self.group(p),
+                    Some(_) | None => smallest,
+                };
+                self.split(t.0, self.parallel.shards_states(), group)
+            })
             .collect();
         if self.zero_master() && self.parallel.strategy == crate::parallel::Strategy::Zero3 {
-            temps.extend(
-                g.params
-                    .iter()
-                    .filter(|p| p.trainable)
-                    .map(|p| states::allocation(p.numel(), DType::F32).0),
-            );
+            out.extend(trainable.iter().map(|p| {
+                self.split(
+                    states::allocation(p.numel(), DType::F32).0,
+                    self.parallel.shards_states(),
+                    self.group(p),
+                )
+            }));
         }
-        temps
-            .into_iter()
-            .map(|t| self.split(t, self.parallel.shards_states()))
-            .collect()
+        out
     }
 
     /// DeepSpeed's contiguous gradient buckets during backward: `reduce_bucket_size`
@@ -285,21 +320,32 @@ impl Shards {
         if self.parallel.offload == Offload::None {
             return 0;
         }
-        let states: u64 = g.params.iter().map(|p| self.full_state(p, cfg)).sum();
-        let weights: u64 = match self.parallel.offload {
-            Offload::OptimizerParams => g
-                .params
-                .iter()
-                .map(|p| states::weight_bytes(p, self.pdtype).0)
-                .sum(),
+        let weights = |p: &Param| match self.parallel.offload {
+            Offload::OptimizerParams => states::weight_bytes(p, self.pdtype).0,
             Offload::None | Offload::Optimizer => 0,
         };
-        let local = self
-            .parallel
-            .gpus_per_node
-            .min(self.parallel.shard_group())
-            .max(1);
-        let group = self.parallel.shard_group().max(1);
-        ((states + weights) as u128 * local as u128 / group as u128) as u64
+        let bytes = |p: &Param| self.full_state(p, cfg).saturating_add(weights(p));
+        let sum = |expert: bool| {
+            g.params
+                .iter()
+                .filter(|p| p.expert == expert)
+                .map(bytes)
+                .fold(0u64, u64::saturating_add)
+        };
+        // This node's GPUs hold `local` of each `group` shards.
+        let share = |bytes: u64, group: u64| {
+            let group = group.max(1);
+            let local = self.parallel.gpus_per_node.min(group).max(1);
+            (bytes as u128 * local as u128 / group as u128) as u64
+        };
+        let (dense, expert) = (
+            self.parallel.shard_group(),
+            self.parallel.expert_shard_group(),
+        );
+        if dense == expert {
+            share(sum(false).saturating_add(sum(true)), dense)
+        } else {
+            share(sum(false), dense).saturating_add(share(sum(true), expert))
+        }
     }
 }

@@ -184,6 +184,9 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             <fieldset class="field-group" id="parallel-group">
                 <legend>{ t(lang, Key::GpusGroup) }</legend>
                 { number(Field::Gpus) }
+                if shown(Field::Ep) {
+                    { number(Field::Ep) }
+                }
                 <div class="field-row">
                     <SelectField
                         id="strategy"
@@ -303,6 +306,7 @@ impl Handlers {
             Field::Accum,
             Field::EveryK,
             Field::Gpus,
+            Field::Ep,
             Field::GpuMemory,
             Field::LoraRank,
             Field::Context,

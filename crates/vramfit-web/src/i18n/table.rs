@@ -77,6 +77,8 @@ table! {
     GpusPerNode => "GPUs per node", "每节点显卡数";
     GpusHint => "Data-parallel GPUs on one node", "单个节点上的数据并行显卡数";
     UnitGpus => "GPUs", "张";
+    ExpertParallel => "Expert parallelism", "专家并行";
+    ExpertParallelHint => "GPUs the routed experts are split over (ep); it must divide the experts and the GPUs", "路由专家切分到的显卡数；须整除专家数与显卡总数";
     GpuMemory => "GPU memory", "显存容量";
     GpuMemoryHint => "Any GPU by its memory; without its throughput the planner ranks by compute alone", "按显存容量指定任意显卡；没有算力数据时，规划器只按计算量排序";
     UnitGib => "GiB", "GiB";
@@ -154,6 +156,7 @@ table! {
     EmptyAccum => "Enter the number of accumulation steps.", "请输入梯度累积步数。";
     EmptyEveryK => "Enter the interval K.", "请输入间隔 K。";
     EmptyGpus => "Enter the number of GPUs per node.", "请输入每节点显卡数。";
+    EmptyExpertParallel => "Enter the number of expert-parallel GPUs (1: none).", "请输入专家并行显卡数（1 表示不使用）。";
     EmptyGpuMemory => "Enter the GPU's memory in GiB.", "请输入显卡的显存容量（GiB）。";
     EmptyLoraRank => "Enter a LoRA rank.", "请输入 LoRA 秩。";
     EmptyContext => "Enter a context length.", "请输入上下文长度。";
@@ -181,6 +184,9 @@ table! {
     NaVitImage => "This ViT's position embedding is fixed to {0}×{0} images; got {1}.", "此 ViT 的位置编码固定为 {0}×{0} 的图像，而输入为 {1}。";
     NaImageTooSmall => "The image is too small for {0}: a feature map shrinks to zero.", "图像对 {0} 来说太小：特征图会缩小到零。";
     NaModelParallelGpus => "tp × pp = {0} must divide the {1} GPUs (GPUs per node × nodes).", "tp × pp = {0} 必须能整除 GPU 总数 {1}（每节点 GPU 数 × 节点数）。";
+    NaExpertParallelGpus => "tp × ep × pp = {0} must divide the {1} GPUs (GPUs per node × nodes).", "tp × ep × pp = {0} 必须能整除 GPU 总数 {1}（每节点 GPU 数 × 节点数）。";
+    NaExpertParallelNoExperts => "Expert parallelism (ep = {0}) needs a model with experts (a mixture of experts): use ep = 1.", "专家并行（ep = {0}）需要带专家的模型（混合专家模型）：请使用 ep = 1。";
+    NaExpertParallelExperts => "Expert parallelism needs the {0} experts divisible by ep = {1}.", "专家并行要求专家数 {0} 能被 ep = {1} 整除。";
     NaSpNeedsTp => "Sequence parallelism needs tensor parallelism (tp > 1).", "序列并行需要张量并行（tp > 1）。";
     NaPipelineEncoderDecoder => "Pipeline parallelism (pp = {0}) is not modelled for encoder-decoders (T5): use pp = 1.", "编码器-解码器模型（T5）不支持流水线并行（pp = {0}）的估算：请使用 pp = 1。";
     NaOffloadOptimizer => "Offloading the optimizer state needs a sharded strategy (ZeRO 1 to 3 or FSDP), not {0}.", "卸载优化器状态需要分片策略（ZeRO 1 到 3 或 FSDP），而不是 {0}。";
@@ -476,6 +482,8 @@ table! {
     GpusMaxBatch => "Largest batch", "最大批大小";
     GpusMaxBatchSub => "{0} · largest batch {1}", "{0} · 最大批大小 {1}";
     GpuMemoryOf => "{0} of {1}", "{0}（共 {1}）";
+    GpusWithEp => "{0} × {1}, experts over {2}", "{0} × {1}，专家切分到 {2} 张";
+    PlanExpertParallel => "experts over {0} GPUs", "专家切分到 {0} 张显卡";
     GpusUseLabel => "Use {0}", "使用 {0}";
     GpusNone => "No GPU preset takes this batch, even eight of them: make it fit with the planner above.", "即使 8 张卡，也没有显卡预设能放下这个批大小：请用上方的规划器调整配置。";
     GpusMore => "{0} more GPU options fit only a smaller batch.", "另有 {0} 种显卡方案只能放下更小的批大小。";
