@@ -165,12 +165,12 @@ pub fn optimizers(lang: Lang) -> Vec<ChoiceGroup> {
     )
 }
 
-/// Data-parallel strategies, by their ids (DeepSpeed and FSDP names).
-pub fn strategies() -> Vec<ChoiceGroup> {
+/// Data-parallel strategies, in words (DeepSpeed and FSDP names kept).
+pub fn strategies(lang: Lang) -> Vec<ChoiceGroup> {
     ungrouped(
         vramfit_core::parallel::Strategy::ALL
             .iter()
-            .map(|s| (s.id(), s.id())),
+            .map(|s| (s.id(), labels::strategy(*s, lang))),
     )
 }
 
@@ -186,12 +186,6 @@ pub fn offloads(lang: Lang) -> Vec<ChoiceGroup> {
         .into_iter()
         .map(|(o, k)| (o.id(), t(lang, k))),
     )
-}
-
-/// Training, fine-tuning and inference.
-pub fn modes(lang: Lang) -> Vec<ChoiceGroup> {
-    use vramfit_core::config::Mode;
-    ungrouped(Mode::ALL.iter().map(|m| (m.id(), labels::mode(*m, lang))))
 }
 
 /// The serving engines.
