@@ -269,7 +269,10 @@ fn importing_a_config_selects_it_and_a_bad_one_keeps_it() {
     assert_eq!(s.inputs.model, IMPORTED_MODEL);
     assert!(!s.stale && s.import.error.is_none());
     let r = s.report.clone().unwrap();
-    assert_eq!(r.model_name, "llama");
+    assert_eq!(
+        r.model_name, "LlamaForCausalLM",
+        "named by its class without a path"
+    );
     assert_eq!(
         r.estimate.parameter_count, 6_738_415_616,
         "Llama-2-7B has 6.74B parameters"
