@@ -282,6 +282,9 @@ export const checks = [
     expect(saved > 0, `checkpointing saves ${saved} bytes`);
     await page.click("#tech-checkpointing button");
     await page.waitForFunction(() => document.querySelector("#checkpointing")?.value === "full", null, { timeout: 5_000 });
+    // Focus follows to the verdict the technique changed (its button is gone).
+    await page.waitForFunction(() => document.activeElement?.id === "verdict", null, { timeout: 5_000 })
+      .catch(async () => expect(false, `focus is on ${await page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName)}`));
     const after = await nextBytes(page, "#device-used", before);
     expect(before - after === saved, `the strip promised ${saved} bytes saved, applying it saved ${before - after}`);
     await page.selectOption("#checkpointing", "none");
@@ -387,6 +390,11 @@ export const checks = [
     expect(models.includes("gpt2"), "the selected model left the list");
     await page.press("#model-search", "Enter");
     await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("70B"), null, { timeout: 10_000 });
+    // A search that finds only the selected model found it.
+    const chosen = await page.inputValue("#model");
+    await page.fill("#model-search", chosen);
+    await page.waitForTimeout(200);
+    expect((await page.locator("#model-search-none").count()) === 0, `searching for the selected ${chosen} says nothing matches`);
     await page.fill("#model-search", "zzz-none");
     await page.waitForSelector("#model-search-none", { timeout: 5_000 });
     await page.fill("#model-search", "");

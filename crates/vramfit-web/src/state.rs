@@ -163,6 +163,20 @@ pub struct AppState {
     pub revealed: bool,
 }
 
+impl Action {
+    /// The id of the element that takes keyboard focus once this action's
+    /// result is on screen: applying a technique, a plan or a GPU from a
+    /// card below the verdict changes the verdict, which may be a screen
+    /// away (and a technique's or GPU's button is gone with its row), so
+    /// focus moves to it. `None`: focus stays where it is.
+    pub fn focus_after(&self) -> Option<&'static str> {
+        match self {
+            Action::Adopt(_) | Action::AdoptPlan(_) | Action::UseGpus(..) => Some("verdict"),
+            _ => None,
+        }
+    }
+}
+
 impl Default for AppState {
     fn default() -> Self {
         AppState::new(Inputs::default(), Prefs::default())

@@ -787,3 +787,17 @@ fn strategies_read_as_words_in_both_languages_and_keep_their_ids() {
         "ZeRO-3（再切分权重）"
     );
 }
+
+#[test]
+fn applying_from_a_card_below_moves_focus_to_the_verdict_it_changed() {
+    let cfg = TrainConfig::default();
+    assert_eq!(Action::Adopt(cfg).focus_after(), Some("verdict"));
+    assert_eq!(Action::AdoptPlan(cfg).focus_after(), Some("verdict"));
+    assert_eq!(
+        Action::UseGpus("h100-80gb".into(), 4).focus_after(),
+        Some("verdict")
+    );
+    // Typing keeps focus in the field.
+    assert_eq!(set(Field::Batch, "12").focus_after(), None);
+    assert_eq!(Action::FindPlans(64).focus_after(), None);
+}
