@@ -759,15 +759,16 @@ export const checks = [
       for (const lang of ["en", "zh-CN"]) {
         await page.selectOption("#lang", lang);
         await page.waitForFunction((l) => document.documentElement.lang === l, lang, { timeout: 5_000 });
-        const cut = await page.$$eval(".config select", (selects) => selects.filter((s) => s.offsetParent).map((s) => {
+        // Every option of the short lists, the chosen one of the model and GPU lists.
+        const cut = await page.$$eval(".config select", (selects) => selects.filter((s) => s.offsetParent).flatMap((s) => {
           const style = getComputedStyle(s);
           const ctx = document.createElement("canvas").getContext("2d");
           ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-          const label = s.selectedOptions[0]?.textContent ?? "";
           // The arrow takes about 20 px beside the padding.
           const room = s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
-          return ctx.measureText(label).width > room ? `${s.id} (${label})` : null;
-        }).filter(Boolean));
+          const options = ["model", "gpu"].includes(s.id) ? [...s.selectedOptions] : [...s.options];
+          return options.map((o) => o.textContent ?? "").filter((label) => ctx.measureText(label).width > room).map((label) => `${s.id} (${label})`);
+        }));
         expect(cut.length === 0, `cut off on a phone in ${lang}: ${cut}`);
       }
     } finally {

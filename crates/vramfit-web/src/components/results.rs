@@ -142,7 +142,7 @@ pub fn Results(props: &ResultsProps) -> Html {
                     />
                 }
                 if !notes.is_empty() {
-                    <ul class="estimate-notes" id="estimate-notes">
+                    <ul class="card estimate-notes" id="estimate-notes">
                         { for notes.into_iter().map(|(id, text)| html! { <li id={id}>{ text }</li> }) }
                     </ul>
                 }
