@@ -177,7 +177,7 @@ export const checks = [
     await page.fill("#gpus", "1");
     await page.waitForSelector("#deepspeed-estimate", { state: "detached", timeout: 5_000 });
     await page.waitForFunction((b) => document.querySelector("#peak-allocated")?.dataset.bytes === String(b), single, { timeout: 5_000 });
-    await page.selectOption("#mode", "inference");
+    await page.check("#mode-inference");
     await page.waitForSelector("#context", { timeout: 5_000 });
     await page.waitForSelector("#row-kv-cache", { state: "visible", timeout: 5_000 });
     // Inference hides training: its fields, its trade-offs and plans, its words.
@@ -194,7 +194,7 @@ export const checks = [
     expect(left.phrases.length + left.words.length === 0, `English left in inference mode: ${[...left.phrases, ...left.words]}`);
     await page.selectOption("#lang", "en");
     await page.waitForFunction(() => document.documentElement.lang === "en", null, { timeout: 5_000 });
-    await page.selectOption("#mode", "train");
+    await page.check("#mode-train");
     await page.waitForSelector("#optimizer", { timeout: 5_000 });
     await page.waitForSelector("#row-kv-cache", { state: "detached", timeout: 5_000 });
     await page.waitForFunction((b) => document.querySelector("#peak-allocated")?.dataset.bytes === String(b), single, { timeout: 5_000 });
@@ -282,6 +282,9 @@ export const checks = [
     expect(saved > 0, `checkpointing saves ${saved} bytes`);
     await page.click("#tech-checkpointing button");
     await page.waitForFunction(() => document.querySelector("#checkpointing")?.value === "full", null, { timeout: 5_000 });
+    // Focus follows to the verdict the technique changed (its button is gone).
+    await page.waitForFunction(() => document.activeElement?.id === "verdict", null, { timeout: 5_000 })
+      .catch(async () => expect(false, `focus is on ${await page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName)}`));
     const after = await nextBytes(page, "#device-used", before);
     expect(before - after === saved, `the strip promised ${saved} bytes saved, applying it saved ${before - after}`);
     await page.selectOption("#checkpointing", "none");
@@ -387,6 +390,11 @@ export const checks = [
     expect(models.includes("gpt2"), "the selected model left the list");
     await page.press("#model-search", "Enter");
     await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("70B"), null, { timeout: 10_000 });
+    // A search that finds only the selected model found it.
+    const chosen = await page.inputValue("#model");
+    await page.fill("#model-search", chosen);
+    await page.waitForTimeout(200);
+    expect((await page.locator("#model-search-none").count()) === 0, `searching for the selected ${chosen} says nothing matches`);
     await page.fill("#model-search", "zzz-none");
     await page.waitForSelector("#model-search-none", { timeout: 5_000 });
     await page.fill("#model-search", "");
@@ -735,4 +743,91 @@ export const checks = [
       throw new Error(`${e.message}; the address is ${await page.evaluate(() => location.search)}`);
     });
   }],
+  ["the mode is the form's first choice: radios drawn as a segmented control, in view on desktop and phone, chosen from the keyboard; no select cuts off its value on a phone", async (page) => {
+    const first = await page.$eval(".config", (c) => c.querySelector("input, select")?.id);
+    expect(first === "mode-train", `the form's first control is ${first}`);
+    const modes = await page.$$eval('#mode-switch input[type="radio"][name="mode"]', (r) => r.map((x) => x.value));
+    expect(modes.join() === "train,finetune-lora,finetune-qlora,inference", `modes: ${modes}`);
+    expect((await page.locator("#mode").count()) === 0, "the mode select is still there");
+    try {
+      for (const [width, height] of [[1280, 900], [390, 844]]) {
+        await page.setViewportSize({ width, height });
+        await page.evaluate(() => window.scrollTo(0, 0));
+        const box = await page.$eval("#mode-switch", (e) => e.getBoundingClientRect().toJSON());
+        expect(box.top >= 0 && box.bottom <= height && box.right <= width, `at ${width}px the mode is at ${JSON.stringify(box)}`);
+      }
+      for (const lang of ["en", "zh-CN"]) {
+        await page.selectOption("#lang", lang);
+        await page.waitForFunction((l) => document.documentElement.lang === l, lang, { timeout: 5_000 });
+        // Every option of the short lists, the chosen one of the model and GPU lists.
+        const cut = await page.$$eval(".config select", (selects) => selects.filter((s) => s.offsetParent).flatMap((s) => {
+          const style = getComputedStyle(s);
+          const ctx = document.createElement("canvas").getContext("2d");
+          ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+          // The arrow takes about 20 px beside the padding.
+          const room = s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+          const options = ["model", "gpu"].includes(s.id) ? [...s.selectedOptions] : [...s.options];
+          return options.map((o) => o.textContent ?? "").filter((label) => ctx.measureText(label).width > room).map((label) => `${s.id} (${label})`);
+        }));
+        expect(cut.length === 0, `cut off on a phone in ${lang}: ${cut}`);
+      }
+    } finally {
+      await page.selectOption("#lang", "en");
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    await page.focus("#mode-train");
+    await page.keyboard.press("ArrowRight");
+    await page.waitForSelector("#lora-rank", { timeout: 5_000 });
+    expect(await page.isChecked("#mode-finetune-lora"), "ArrowRight did not choose LoRA");
+    await page.check("#mode-train");
+    await page.waitForSelector("#lora-rank", { state: "detached", timeout: 5_000 });
+  }],
+  ["on a phone the verdict stays in view as one line that jumps to the full verdict; wide tables show that they scroll", async (page) => {
+    const bar = page.locator("#verdict-bar");
+    expect(!(await bar.isVisible()), "the one-line verdict shows on a wide screen");
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await bar.waitFor({ state: "visible", timeout: 5_000 });
+      const line = await text(page, "#verdict-bar");
+      expect(/^✓ [\d.]+ \/ 24 GiB$/.test(line), `the bar reads ${line}`);
+      expect((await bar.boundingBox()).y < 844, "the bar is not on the first screen");
+      await page.evaluate(() => window.scrollTo(0, 1200));
+      const y = (await bar.boundingBox()).y;
+      expect(y >= -1 && y < 20, `scrolled, the bar is at ${y}`);
+      await bar.click();
+      await page.waitForFunction(() => document.activeElement?.id === "verdict", null, { timeout: 5_000 });
+      const top = await page.$eval("#verdict", (e) => e.getBoundingClientRect().top);
+      expect(top >= 0 && top < 844, `the verdict is at ${top} after the jump`);
+      await page.fill("#batch", "64");
+      await page.waitForFunction(() => document.querySelector("#verdict-bar")?.dataset.fits === "false", null, { timeout: 10_000 });
+      expect((await text(page, "#verdict-bar")).startsWith("✕ "), `the bar reads ${await text(page, "#verdict-bar")}`);
+      await page.fill("#batch", "8");
+      await page.waitForFunction(() => document.querySelector("#verdict-bar")?.dataset.fits === "true", null, { timeout: 10_000 });
+      await settled(page);
+      const tables = await page.$$eval(".table-scroll", (all) => all.map((t) => ({
+        wide: t.scrollWidth > t.clientWidth,
+        shadow: getComputedStyle(t).backgroundImage.includes("gradient"),
+      })));
+      expect(tables.some((t) => t.wide), "no table is wider than a phone (nothing to check)");
+      expect(tables.every((t) => !t.wide || t.shadow), `a wide table shows no shadow: ${JSON.stringify(tables)}`);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.evaluate(() => window.scrollTo(0, 0));
+    }
+  }],
+  ["a verdict over several GPUs names the count and one GPU's share, in both languages", async (page) => {
+    await page.selectOption("#strategy", "ddp");
+    await page.fill("#gpus", "4");
+    await page.waitForFunction(() => /^Fits on 4 × .+ \([\d.]+ GiB per GPU\)$/.test(document.querySelector("#verdict-title")?.textContent ?? ""), null, { timeout: 10_000 })
+      .catch(async () => expect(false, `title: ${await text(page, "#verdict-title")}`));
+    await page.selectOption("#lang", "zh-CN");
+    await page.waitForFunction(() => /^可以放入 4 × .+（每张 GPU [\d.]+ GiB）$/.test(document.querySelector("#verdict-title")?.textContent ?? ""), null, { timeout: 5_000 })
+      .catch(async () => expect(false, `title: ${await text(page, "#verdict-title")}`));
+    await page.selectOption("#lang", "en");
+    await page.fill("#gpus", "1");
+    await page.selectOption("#strategy", "single");
+    await page.waitForFunction(() => /^Fits on [^×]+$/.test(document.querySelector("#verdict-title")?.textContent ?? ""), null, { timeout: 10_000 });
+  }],
 ];
+

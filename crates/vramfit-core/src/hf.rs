@@ -35,7 +35,8 @@ pub use crate::models::llama::Assumption;
 /// A model imported from a `config.json`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Imported {
-    /// A display name (`_name_or_path`, else the `model_type`).
+    /// A display name (`_name_or_path`, else the first of `architectures`,
+    /// else the `model_type`).
     pub name: String,
     /// The architecture.
     pub spec: ModelSpec,
@@ -124,12 +125,15 @@ pub fn import(text: &str) -> Result<Imported, Error> {
         other => other,
     };
     spec.parameter_count()?;
+    // A name the user knows: the checkpoint's path, else its class
+    // (`LlamaForCausalLM`), else the model type.
     let name = map
         .get("_name_or_path")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
-        .unwrap_or(&model_type)
-        .to_string();
+        .map(str::to_string)
+        .or_else(|| f.architectures().into_iter().find(|a| !a.is_empty()))
+        .unwrap_or(model_type);
     Ok(Imported {
         name,
         spec,

@@ -594,3 +594,25 @@ fn reads_the_trained_context_as_vllm_derives_it() {
     let gpt2 = r#"{"model_type":"gpt2","vocab_size":50257,"n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024}"#;
     assert_eq!(context_limit(gpt2), Some(1024));
 }
+
+/// The page and the CLI name an import as its user knows it: the
+/// checkpoint's path, else its class, else its model type.
+#[test]
+fn an_import_is_named_by_its_path_else_its_architecture_else_its_type() {
+    let gpt2 = r#""model_type":"gpt2","vocab_size":50257,"n_embd":768,"n_layer":12,"n_head":12"#;
+    let name = |extra: &str| {
+        vramfit_core::hf::import(&format!("{{{gpt2}{extra}}}"))
+            .map(|m| m.name)
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        name(r#","_name_or_path":"openai-community/gpt2","architectures":["GPT2LMHeadModel"]"#),
+        "openai-community/gpt2"
+    );
+    assert_eq!(
+        name(r#","_name_or_path":"","architectures":["GPT2LMHeadModel"]"#),
+        "GPT2LMHeadModel"
+    );
+    assert_eq!(name(r#","architectures":[]"#), "gpt2");
+    assert_eq!(name(""), "gpt2");
+}

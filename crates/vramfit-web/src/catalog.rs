@@ -36,28 +36,17 @@ pub struct ChoiceGroup {
 /// the page). The `keep` value always stays (so the list
 /// still shows what is selected); empty groups are dropped.
 pub fn filter_groups(groups: &[ChoiceGroup], query: &str, keep: &str) -> Vec<ChoiceGroup> {
-    let terms: Vec<String> = query
-        .split_whitespace()
-        .map(str::to_ascii_lowercase)
-        .collect();
+    let terms = search_terms(query);
     if terms.is_empty() {
         return groups.to_vec();
     }
     groups
         .iter()
         .filter_map(|g| {
-            let heading = g.label.to_ascii_lowercase();
             let choices: Vec<Choice> = g
                 .choices
                 .iter()
-                .filter(|c| {
-                    let text = format!(
-                        "{} {} {heading}",
-                        c.label.to_ascii_lowercase(),
-                        c.value.to_ascii_lowercase()
-                    );
-                    c.value == keep || terms.iter().all(|t| text.contains(t.as_str()))
-                })
+                .filter(|c| c.value == keep || matches(c, &g.label, &terms))
                 .cloned()
                 .collect();
             (!choices.is_empty()).then(|| ChoiceGroup {
@@ -66,6 +55,36 @@ pub fn filter_groups(groups: &[ChoiceGroup], query: &str, keep: &str) -> Vec<Cho
             })
         })
         .collect()
+}
+
+/// Whether a search for `query` finds nothing: not even the selected
+/// choice, which [`filter_groups`] keeps whether it matches or not (a search
+/// that finds only the selected model found it).
+pub fn finds_nothing(groups: &[ChoiceGroup], query: &str) -> bool {
+    let terms = search_terms(query);
+    !terms.is_empty()
+        && !groups
+            .iter()
+            .any(|g| g.choices.iter().any(|c| matches(c, &g.label, &terms)))
+}
+
+/// The query's terms, lowercased (ASCII, see [`filter_groups`]).
+fn search_terms(query: &str) -> Vec<String> {
+    query
+        .split_whitespace()
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+/// Whether every term appears in the choice's label, id or group heading.
+fn matches(c: &Choice, heading: &str, terms: &[String]) -> bool {
+    let text = format!(
+        "{} {} {}",
+        c.label.to_ascii_lowercase(),
+        c.value.to_ascii_lowercase(),
+        heading.to_ascii_lowercase()
+    );
+    terms.iter().all(|t| text.contains(t.as_str()))
 }
 
 /// Every preset the page offers.
@@ -165,12 +184,12 @@ pub fn optimizers(lang: Lang) -> Vec<ChoiceGroup> {
     )
 }
 
-/// Data-parallel strategies, by their ids (DeepSpeed and FSDP names).
-pub fn strategies() -> Vec<ChoiceGroup> {
+/// Data-parallel strategies, in words (DeepSpeed and FSDP names kept).
+pub fn strategies(lang: Lang) -> Vec<ChoiceGroup> {
     ungrouped(
         vramfit_core::parallel::Strategy::ALL
             .iter()
-            .map(|s| (s.id(), s.id())),
+            .map(|s| (s.id(), labels::strategy(*s, lang))),
     )
 }
 
@@ -186,12 +205,6 @@ pub fn offloads(lang: Lang) -> Vec<ChoiceGroup> {
         .into_iter()
         .map(|(o, k)| (o.id(), t(lang, k))),
     )
-}
-
-/// Training, fine-tuning and inference.
-pub fn modes(lang: Lang) -> Vec<ChoiceGroup> {
-    use vramfit_core::config::Mode;
-    ungrouped(Mode::ALL.iter().map(|m| (m.id(), labels::mode(*m, lang))))
 }
 
 /// The serving engines.
@@ -380,6 +393,12 @@ mod tests {
         );
         assert_eq!(filter_groups(&groups, "  ", "").len(), groups.len());
         assert!(filter_groups(&groups, "no-such-model", "").is_empty());
+        // A search that finds only the selected model found something.
+        assert!(!finds_nothing(&groups, "gpt2"));
+        assert_eq!(filter_groups(&groups, "gpt2 124", "gpt2").len(), 1);
+        assert!(!finds_nothing(&groups, "gpt2 124"));
+        assert!(finds_nothing(&groups, "no-such-model"));
+        assert!(!finds_nothing(&groups, " "));
         let gpus = filter_groups(&catalog.gpu_groups(Units::Binary, Lang::En), "4090", "");
         assert!(
             gpus.iter()

@@ -96,6 +96,12 @@ pub fn use_app_actions(
     // its lifetime): children that take it are not re-rendered for it.
     use_callback(
         state.dispatcher(),
-        |action: crate::state::Action, dispatcher| dispatcher.dispatch(action),
+        |action: crate::state::Action, dispatcher| {
+            let focus = action.focus_after();
+            dispatcher.dispatch(action);
+            if let Some(id) = focus {
+                crate::browser::soon(move || crate::browser::focus(id));
+            }
+        },
     )
 }

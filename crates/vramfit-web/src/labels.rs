@@ -9,6 +9,7 @@ use vramfit_core::engines::Engine;
 use vramfit_core::explore::Technique;
 use vramfit_core::gpus::Vendor;
 use vramfit_core::models::Group;
+use vramfit_core::parallel::Strategy;
 use vramfit_core::{Attention, Optimizer, Phase, Precision};
 
 /// How a precision mode is shown. "Mixed" is `torch.autocast`: fp32
@@ -51,6 +52,39 @@ pub fn mode(m: Mode, lang: Lang) -> &'static str {
             Mode::FinetuneLora => Key::ModeLora,
             Mode::FinetuneQlora => Key::ModeQlora,
             Mode::Inference => Key::ModeInference,
+        },
+    )
+}
+
+/// The mode in a word, for the form's segmented control (the full label
+/// is its tooltip).
+pub fn mode_short(m: Mode, lang: Lang) -> &'static str {
+    t(
+        lang,
+        match m {
+            Mode::Train => Key::ModeTrain,
+            Mode::FinetuneLora => Key::ModeLoraShort,
+            Mode::FinetuneQlora => Key::ModeQloraShort,
+            Mode::Inference => Key::ModeInference,
+        },
+    )
+}
+
+/// A multi-GPU strategy in words (its id stays in the link and the CLI).
+pub fn strategy(s: Strategy, lang: Lang) -> &'static str {
+    t(
+        lang,
+        match s {
+            Strategy::Single => Key::StrategySingle,
+            Strategy::Ddp => Key::StrategyDdp,
+            Strategy::Zero1 => Key::StrategyZero1,
+            Strategy::Zero2 => Key::StrategyZero2,
+            Strategy::Zero3 => Key::StrategyZero3,
+            Strategy::FsdpFull => Key::StrategyFsdpFull,
+            Strategy::FsdpGradOp => Key::StrategyFsdpGradOp,
+            Strategy::FsdpHybrid => Key::StrategyFsdpHybrid,
+            Strategy::FsdpNoShard => Key::StrategyFsdpNoShard,
+            Strategy::MegatronDistOpt => Key::StrategyMegatron,
         },
     )
 }

@@ -234,6 +234,55 @@ pub fn group_digits(n: u64) -> String {
     out
 }
 
+/// The verdict's title around the GPU's name, which is rendered apart (a
+/// product name): `("Fits on ", "")`, or on several GPUs
+/// `("Fits on 4 × ", " (45 GiB per GPU)")`, `per_gpu` being one GPU's share.
+pub fn verdict_title(lang: Lang, fits: bool, gpus: u64, per_gpu: &str) -> (String, String) {
+    let key = match (fits, gpus > 1) {
+        (true, false) => Key::FitsOn,
+        (false, false) => Key::NoFitOn,
+        (true, true) => Key::FitsOnGpus,
+        (false, true) => Key::NoFitOnGpus,
+    };
+    let template = crate::i18n::t(lang, key);
+    let name = if gpus > 1 { "{1}" } else { "{0}" };
+    let (before, after) = template.split_once(name).unwrap_or((template, ""));
+    let count = gpus.to_string();
+    let args = [count.as_str(), "", per_gpu];
+    (
+        crate::i18n::fill(before, &args),
+        crate::i18n::fill(after, &args),
+    )
+}
+
+/// The verdict at a glance, for the one-line bar narrow screens keep in view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Glance {
+    /// Whether it fits.
+    pub fits: bool,
+    /// Device memory used at the peak, per GPU.
+    pub used: Bytes,
+    /// What one GPU offers.
+    pub usable: Bytes,
+}
+
+impl Glance {
+    /// `✓ 9.67 / 24 GiB` or `✕ 31.2 / 24 GiB`: the unit once when both
+    /// figures share it.
+    pub fn line(self, units: Units) -> String {
+        let mark = if self.fits { "✓" } else { "✕" };
+        let used = bytes(self.used, units);
+        let cap = capacity(self.usable, units);
+        let shared = used
+            .rsplit_once(' ')
+            .filter(|(_, unit)| cap.rsplit_once(' ').is_some_and(|(_, u)| u == *unit));
+        match shared {
+            Some((figure, _)) => format!("{mark} {figure} / {cap}"),
+            None => format!("{mark} {used} / {cap}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,7 @@ use crate::import::{ImportError, ImportState};
 use crate::layers::{LayerColumn, LayerSort};
 use crate::messages::core_error;
 use crate::prefs::{Prefs, Theme, Units};
+use crate::present::Glance;
 use crate::report::{Memo, Report};
 use crate::serve_report::ServeView;
 use crate::serving::ServeInputs;
@@ -163,6 +164,20 @@ pub struct AppState {
     pub revealed: bool,
 }
 
+impl Action {
+    /// The id of the element that takes keyboard focus once this action's
+    /// result is on screen: applying a technique, a plan or a GPU from a
+    /// card below the verdict changes the verdict, which may be a screen
+    /// away (and a technique's or GPU's button is gone with its row), so
+    /// focus moves to it. `None`: focus stays where it is.
+    pub fn focus_after(&self) -> Option<&'static str> {
+        match self {
+            Action::Adopt(_) | Action::AdoptPlan(_) | Action::UseGpus(..) => Some("verdict"),
+            _ => None,
+        }
+    }
+}
+
 impl Default for AppState {
     fn default() -> Self {
         AppState::new(Inputs::default(), Prefs::default())
@@ -264,6 +279,28 @@ impl AppState {
             self.inputs.serve.engine
         } else {
             self.inputs.serve.rest.engine
+        }
+    }
+
+    /// The verdict at a glance: the answer the page shows (the engine's or
+    /// the simulation's) on its GPU; `None` without a GPU or an answer.
+    pub fn glance(&self) -> Option<Glance> {
+        if self.engine() == Engine::Hf {
+            let e = &self.report.as_ref()?.estimate;
+            let fit = e.gpu.as_ref()?;
+            Some(Glance {
+                fits: fit.fits,
+                used: e.device_used_bytes,
+                usable: fit.usable_bytes,
+            })
+        } else {
+            let e = &self.serving.as_ref()?.estimate;
+            let fit = e.fit.as_ref()?;
+            Some(Glance {
+                fits: fit.fits,
+                used: e.device_used_bytes,
+                usable: fit.usable_bytes,
+            })
         }
     }
 

@@ -269,7 +269,10 @@ fn importing_a_config_selects_it_and_a_bad_one_keeps_it() {
     assert_eq!(s.inputs.model, IMPORTED_MODEL);
     assert!(!s.stale && s.import.error.is_none());
     let r = s.report.clone().unwrap();
-    assert_eq!(r.model_name, "llama");
+    assert_eq!(
+        r.model_name, "LlamaForCausalLM",
+        "named by its class without a path"
+    );
     assert_eq!(
         r.estimate.parameter_count, 6_738_415_616,
         "Llama-2-7B has 6.74B parameters"
@@ -728,4 +731,93 @@ fn the_expert_parallel_field_shows_only_for_models_with_experts() {
     assert!(!s.visible_fields().contains(&Field::Ep));
     assert_eq!(s.share_state().map(|l| l.train.parallel.ep), Some(1));
     assert!(s.errors.is_empty() && s.problem.is_none());
+}
+
+#[test]
+fn the_verdict_at_a_glance_follows_the_answer_shown() {
+    use crate::prefs::Units;
+    let s = initial();
+    let glance = s.glance().expect("the default page has a verdict");
+    let e = &s.report.as_ref().expect("a report").estimate;
+    assert!(glance.fits);
+    assert_eq!(glance.used, e.device_used_bytes);
+    let line = glance.line(Units::Binary);
+    assert!(
+        line.starts_with("✓ ") && line.ends_with(" / 24 GiB") && line.matches("GiB").count() == 1,
+        "{line}"
+    );
+    let s = reduce(s, Action::SetModel("llama-2-7b".to_string()));
+    let s = reduce(s, Action::SetPrecision(Precision::Fp32));
+    let line = s.glance().expect("a verdict").line(Units::Binary);
+    assert!(
+        line.starts_with("✕ ") && line.ends_with(" / 24 GiB"),
+        "{line}"
+    );
+    // An engine's answer is the one shown in inference mode.
+    let s = reduce(
+        serving_llama(),
+        Action::SetEngine(vramfit_core::engines::Engine::Vllm),
+    );
+    let served = s.serving.as_ref().expect("an engine's answer");
+    let glance = s.glance().expect("a verdict");
+    assert_eq!(glance.used, served.estimate.device_used_bytes);
+}
+
+#[test]
+fn a_multi_gpu_verdict_names_the_count_and_one_gpus_share_in_both_languages() {
+    use crate::present::verdict_title;
+    let title = |lang, fits, gpus| {
+        let (before, after) = verdict_title(lang, fits, gpus, "45 GiB");
+        format!("{before}H100{after}")
+    };
+    assert_eq!(
+        title(Lang::En, true, 4),
+        "Fits on 4 × H100 (45 GiB per GPU)"
+    );
+    assert_eq!(
+        title(Lang::En, false, 8),
+        "Does not fit on 8 × H100 (45 GiB per GPU)"
+    );
+    assert_eq!(title(Lang::En, true, 1), "Fits on H100");
+    assert_eq!(
+        title(Lang::Zh, true, 4),
+        "可以放入 4 × H100（每张 GPU 45 GiB）"
+    );
+    assert_eq!(title(Lang::Zh, false, 1), "无法放入 H100");
+}
+
+#[test]
+fn strategies_read_as_words_in_both_languages_and_keep_their_ids() {
+    use vramfit_core::parallel::Strategy;
+    for lang in [Lang::En, Lang::Zh] {
+        let choices = crate::catalog::strategies(lang);
+        let all: Vec<_> = choices.iter().flat_map(|g| g.choices.iter()).collect();
+        assert_eq!(all.len(), Strategy::ALL.len());
+        for (c, s) in all.iter().zip(Strategy::ALL) {
+            assert_eq!(c.value, s.id());
+            assert_ne!(c.label, s.id(), "{} has no words", s.id());
+        }
+    }
+    assert_eq!(
+        crate::labels::strategy(Strategy::FsdpFull, Lang::En),
+        "FSDP full shard"
+    );
+    assert_eq!(
+        crate::labels::strategy(Strategy::Zero3, Lang::Zh),
+        "ZeRO-3（再切分权重）"
+    );
+}
+
+#[test]
+fn applying_from_a_card_below_moves_focus_to_the_verdict_it_changed() {
+    let cfg = TrainConfig::default();
+    assert_eq!(Action::Adopt(cfg).focus_after(), Some("verdict"));
+    assert_eq!(Action::AdoptPlan(cfg).focus_after(), Some("verdict"));
+    assert_eq!(
+        Action::UseGpus("h100-80gb".into(), 4, 1).focus_after(),
+        Some("verdict")
+    );
+    // Typing keeps focus in the field.
+    assert_eq!(set(Field::Batch, "12").focus_after(), None);
+    assert_eq!(Action::FindPlans(64).focus_after(), None);
 }

@@ -4,6 +4,7 @@
 
 use super::{
     BenchFrame, ConfigForm, Header, LinkWarnings, Notice, Results, ServeResults, ShareBox,
+    VerdictBar,
 };
 use crate::browser;
 use crate::hooks::use_app_actions;
@@ -134,6 +135,9 @@ pub fn App() -> Html {
                     { tab("benchmark", true, Key::TabBenchmark) }
                 </nav>
                 <div id="panel-calculator" role="tabpanel" aria-labelledby="tab-calculator" hidden={*bench}>
+                if let Some(glance) = state.glance() {
+                    <VerdictBar {glance} target={if serving { "serve-verdict" } else { "verdict" }} />
+                }
                 <LinkWarnings warnings={state.link_warnings.clone()} {on_dismiss} />
                 <div class="layout">
                     <ConfigForm

@@ -3,7 +3,7 @@
 //! and GPU; in inference mode the serving engine and its settings.
 
 use super::select_field::Search;
-use super::{CustomModel, ImportBox, NumberField, SelectField};
+use super::{CustomModel, ImportBox, ModeSwitch, NumberField, SelectField};
 use crate::catalog::{self, Catalog};
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
@@ -59,11 +59,10 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             Rc::new(catalog::checkpointing(*lang)),
             Rc::new(catalog::attentions(*lang)),
             Rc::new(catalog::offloads(*lang)),
-            Rc::new(catalog::modes(*lang)),
         )
     });
-    let (precisions, optimizers, checkpointing, attentions, offloads, modes) = (*choices).clone();
-    let strategies = use_memo((), |()| Rc::new(catalog::strategies()));
+    let (precisions, optimizers, checkpointing, attentions, offloads) = (*choices).clone();
+    let strategies = use_memo(lang, |lang| Rc::new(catalog::strategies(*lang)));
     let serve = &props.inputs.serve;
     let serve_choices = use_memo(
         (lang, serve.engine, serve.weights.clone(), serve.kv),
@@ -108,6 +107,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
     html! {
         <section class="card config" aria-labelledby="config-title">
             <h2 id="config-title" class="card-title">{ t(lang, Key::Configuration) }</h2>
+            <ModeSwitch mode={props.inputs.mode} onchange={handlers.mode.clone()} />
             <SelectField
                 id="model"
                 label={t(lang, Key::Model)}
@@ -192,7 +192,6 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                         id="strategy"
                         label={t(lang, Key::Strategy)}
                         groups={(*strategies).clone()}
-                        proper_names=true
                         value={props.inputs.strategy.id()}
                         onchange={handlers.strategy.clone()}
                     />
@@ -205,21 +204,16 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                     />
                 </div>
             </fieldset>
-            <div class="field-row">
-                <SelectField
-                    id="mode"
-                    label={t(lang, Key::ModeLabel)}
-                    groups={modes}
-                    value={props.inputs.mode.id()}
-                    onchange={handlers.mode.clone()}
-                />
-                if shown(Field::LoraRank) {
-                    { number(Field::LoraRank) }
-                }
-                if shown(Field::Context) {
-                    { number(Field::Context) }
-                }
-            </div>
+            if shown(Field::LoraRank) || shown(Field::Context) {
+                <div class="field-row">
+                    if shown(Field::LoraRank) {
+                        { number(Field::LoraRank) }
+                    }
+                    if shown(Field::Context) {
+                        { number(Field::Context) }
+                    }
+                </div>
+            }
             if props.inputs.mode == Mode::Inference {
                 <fieldset class="field-group" id="serving-group">
                     <legend>{ t(lang, Key::ServingGroup) }</legend>
@@ -280,7 +274,7 @@ struct Handlers {
     gpu: Callback<String>,
     strategy: Callback<String>,
     offload: Callback<String>,
-    mode: Callback<String>,
+    mode: Callback<Mode>,
     engine: Callback<String>,
     serve_weights: Callback<String>,
     kv: Callback<String>,
@@ -332,7 +326,10 @@ impl Handlers {
             gpu: select(|v| Some(Action::SetGpu(v))),
             strategy: select(|v| v.parse().ok().map(Action::SetStrategy)),
             offload: select(|v| v.parse().ok().map(Action::SetOffload)),
-            mode: select(|v| v.parse().ok().map(Action::SetMode)),
+            mode: {
+                let on_action = on_action.clone();
+                Callback::from(move |m: Mode| on_action.emit(Action::SetMode(m)))
+            },
             engine: select(|v| v.parse().ok().map(Action::SetEngine)),
             serve_weights: select(|v| Some(Action::SetServeWeights(v))),
             kv: select(|v| v.parse().ok().map(Action::SetKvDtype)),

@@ -104,10 +104,11 @@ pub fn Results(props: &ResultsProps) -> Html {
         notes.push(("rank-note", crate::messages::rank_note(note, lang)));
     }
     if let Some(context) = e.gpu.as_ref().and_then(|g| g.max_context) {
-        notes.push((
-            "max-context",
-            tf(lang, Key::MaxContext, &[&group_digits(context)]),
-        ));
+        let text = match context {
+            0 => t(lang, Key::NoContextFits).to_string(),
+            n => tf(lang, Key::MaxContext, &[&group_digits(n)]),
+        };
+        notes.push(("max-context", text));
     }
     html! {
         <>
@@ -129,6 +130,7 @@ pub fn Results(props: &ResultsProps) -> Html {
                         fit={fit.clone()}
                         device_used={e.device_used_bytes}
                         batch={e.config.batch}
+                        gpus={e.config.parallel.gpus_per_node.saturating_mul(e.config.parallel.nodes)}
                         {on_use_batch}
                         on_use_precision={Some(on_use_precision)}
                         {input}
@@ -140,7 +142,7 @@ pub fn Results(props: &ResultsProps) -> Html {
                     />
                 }
                 if !notes.is_empty() {
-                    <ul class="estimate-notes" id="estimate-notes">
+                    <ul class="card estimate-notes" id="estimate-notes">
                         { for notes.into_iter().map(|(id, text)| html! { <li id={id}>{ text }</li> }) }
                     </ul>
                 }

@@ -2,7 +2,7 @@
 //! optionally with a search box that narrows the options as you type
 //! (Enter picks the first match).
 
-use crate::catalog::{Choice, ChoiceGroup, filter_groups};
+use crate::catalog::{Choice, ChoiceGroup, filter_groups, finds_nothing};
 use crate::hooks::use_select_value;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -92,7 +92,7 @@ pub fn SelectField(props: &SelectFieldProps) -> Html {
                 }
             })
         };
-        let nothing = !query.trim().is_empty() && groups.iter().all(|g| g.choices.iter().all(|c| c.value == props.value.as_str()));
+        let nothing = finds_nothing(&props.groups, &query);
         html! {
             <>
                 <input

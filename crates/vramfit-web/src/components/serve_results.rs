@@ -70,8 +70,8 @@ fn answers_card(a: &ServeAnswers, engine: Engine, lang: Lang) -> Html {
         Some(n) if n == a.context_limit && n < MAX_DIMENSION => {
             tf(lang, Key::ServeAtLimit, &[&group_digits(n)])
         }
+        Some(0) | None => none(),
         Some(n) => tf(lang, Key::InputTokens, &[&group_digits(n)]),
-        None => none(),
     };
     let sequences = a.max_concurrency.map_or_else(none, group_digits);
     let gpus = match (engine, a.fewest_gpus) {
@@ -139,7 +139,7 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
             (false, false) => tf(lang, Key::NoFitDetail, &[&bytes(used, units), &bytes(used - fit.usable_bytes, units), &cap]),
         };
         html! {
-            <section id="serve-verdict" class={classes!("card", "verdict", if fit.fits { "fits" } else { "no-fit" })}
+            <section id="serve-verdict" tabindex="-1" class={classes!("card", "verdict", if fit.fits { "fits" } else { "no-fit" })}
                 data-fits={fit.fits.to_string()} aria-labelledby="serve-verdict-title">
                 <div class="verdict-head">
                     <span class="verdict-icon" aria-hidden="true">{ if fit.fits { "✓" } else { "✕" } }</span>

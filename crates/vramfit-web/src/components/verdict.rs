@@ -4,7 +4,7 @@
 use crate::fields::Field;
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
-use crate::present::{bytes, capacity, css_width, group_digits, percent, share};
+use crate::present::{bytes, capacity, css_width, group_digits, percent, share, verdict_title};
 use vramfit_core::gpus::MemoryLimit;
 use vramfit_core::overheads::SAFETY_MARGIN;
 use vramfit_core::{Bytes, GpuFit, Precision};
@@ -21,6 +21,10 @@ pub struct VerdictProps {
     pub device_used: Bytes,
     /// The batch size of the report.
     pub batch: u64,
+    /// How many GPUs the configuration runs on (more than one: the title
+    /// names the count and one GPU's share).
+    #[prop_or(1)]
+    pub gpus: u64,
     /// Emits the batch to use (the largest that keeps the safety margin free).
     pub on_use_batch: Callback<u64>,
     /// Emits the precision to use instead of bf16 on a GPU without it
@@ -63,8 +67,7 @@ pub fn Verdict(props: &VerdictProps) -> Html {
     let gpu = html! { <span translate="no">{ props.gpu_name.clone() }</span> };
     // The GPU's name is a product name: split the sentence around it.
     let title = {
-        let template = t(lang, if fit.fits { Key::FitsOn } else { Key::NoFitOn });
-        let (before, after) = template.split_once("{0}").unwrap_or((template, ""));
+        let (before, after) = verdict_title(lang, fit.fits, props.gpus, &used);
         html! { <>{ before }{ gpu }{ after }</> }
     };
     let detail = if fit.fits {
@@ -174,6 +177,7 @@ pub fn Verdict(props: &VerdictProps) -> Html {
     html! {
         <section
             id="verdict"
+            tabindex="-1"
             class={classes!("card", "verdict", if fit.fits { "fits" } else { "no-fit" })}
             data-fits={fit.fits.to_string()}
             aria-labelledby="verdict-title"

@@ -76,6 +76,7 @@ pub fn Widget() -> Html {
                                 fit={fit.clone()}
                                 device_used={e.device_used_bytes}
                                 batch={e.config.batch}
+                                gpus={e.config.parallel.gpus_per_node.saturating_mul(e.config.parallel.nodes)}
                                 can_use={!batch_locked}
                                 {on_use_batch}
                             />

@@ -32,7 +32,7 @@ macro_rules! table {
 }
 
 table! {
-    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB, UnitGib, ExportDeepSpeed, ExportHf, CustomRelu, CustomGelu, CustomLayoutLlama, CustomLayoutQwen3, CustomLayoutOlmo2, CustomLayoutGemma, CustomLayoutGemma2, CustomLayoutGemma3, CustomLayoutPhi3, CustomLayoutGptNeox, EngineHf, EngineVllm, EngineSglang, EngineLlamaCpp, WeightsFp8, WeightsAwq, WeightsGptq, WeightsNf4];
+    neutral: [Sgd, Adam, AdamW, Adafactor, Lion, Fp32, AttentionFlash, UnitsGiB, UnitsGB, UnitGib, ExportDeepSpeed, ExportHf, CustomRelu, CustomGelu, CustomLayoutLlama, CustomLayoutQwen3, CustomLayoutOlmo2, CustomLayoutGemma, CustomLayoutGemma2, CustomLayoutGemma3, CustomLayoutPhi3, CustomLayoutGptNeox, EngineHf, EngineVllm, EngineSglang, EngineLlamaCpp, WeightsFp8, WeightsAwq, WeightsGptq, WeightsNf4, ModeLoraShort, ModeQloraShort];
 
     // Page frame.
     PageTitle => "vramfit — GPU memory for neural-network training", "vramfit — 神经网络训练显存计算器";
@@ -97,6 +97,8 @@ table! {
     ModeLora => "Fine-tuning (LoRA)", "微调（LoRA）";
     ModeQlora => "Fine-tuning (QLoRA)", "微调（QLoRA）";
     ModeInference => "Inference", "推理";
+    ModeLoraShort => "LoRA", "LoRA";
+    ModeQloraShort => "QLoRA", "QLoRA";
     LoraRank => "LoRA rank", "LoRA 秩";
     LoraRankHint => "Rank of the adapter matrices", "适配器矩阵的秩";
     ContextTokens => "Context", "上下文长度";
@@ -167,6 +169,17 @@ table! {
     HostRam => "Host RAM per node for offloading: {0}", "每节点用于卸载的主机内存：{0}";
     DeepspeedEstimate => "DeepSpeed's own estimator: {0} per GPU, {1} CPU — model states only: it leaves out activations and temporaries", "DeepSpeed 自带估算器：每张显卡 {0}，CPU {1}——仅含模型状态，不计激活和临时张量";
     MaxContext => "Longest context that fits: {0} tokens", "可容纳的最长上下文：{0} 个词元";
+    NoContextFits => "No context length fits: the model alone does not fit.", "任何长度的上下文都放不下：仅模型本身就放不下。";
+    StrategySingle => "Single GPU", "单卡";
+    StrategyDdp => "DDP (full copy per GPU)", "DDP（每张卡一份完整副本）";
+    StrategyZero1 => "ZeRO-1 (optimizer states)", "ZeRO-1（切分优化器状态）";
+    StrategyZero2 => "ZeRO-2 (+ gradients)", "ZeRO-2（再切分梯度）";
+    StrategyZero3 => "ZeRO-3 (+ weights)", "ZeRO-3（再切分权重）";
+    StrategyFsdpFull => "FSDP full shard", "FSDP 全切分";
+    StrategyFsdpGradOp => "FSDP shard grad + optimizer", "FSDP 切分梯度与优化器状态";
+    StrategyFsdpHybrid => "FSDP hybrid (shard per node)", "FSDP 混合切分（节点内）";
+    StrategyFsdpNoShard => "FSDP no shard (like DDP)", "FSDP 不切分（同 DDP）";
+    StrategyMegatron => "Megatron dist. optimizer", "Megatron 分布式优化器";
     RankNote => "Pipeline stage {0} of {1} (embeddings and layers 0–{2}), the largest: it keeps {3} micro-batches in flight under 1F1B", "流水线第 {0} 段（共 {1} 段，含嵌入层和第 0–{2} 层）占用最多：在 1F1B 调度下同时保留 {3} 个微批量";
     TooSmall => "{0} must be at least {1}.", "{0}不能小于 {1}。";
     TooLarge => "{0} must be at most {1}.", "{0}不能大于 {1}。";
@@ -234,6 +247,8 @@ table! {
 
     // Verdict.
     FitsOn => "Fits on {0}", "可以放入 {0}";
+    FitsOnGpus => "Fits on {0} × {1} ({2} per GPU)", "可以放入 {0} × {1}（每张 GPU {2}）";
+    VerdictBarLabel => "Jump to the verdict", "跳到结论";
     ServeTitle => "What {0} allocates", "{0} 分配的显存";
     ServeSub => "{0} weights, {1} KV cache, {2}-token context, {3} in flight. Sizes as the engine's source code computes them.", "{0} 权重，{1} KV 缓存，{2} 个词元 × {3} 条序列。大小按引擎源代码的计算方式得出。";
     ServeWeightsTerm => "Weights", "权重";
@@ -284,6 +299,7 @@ table! {
     ServeKvHeads => "Tensor parallelism {1} does not divide the model's {0} key/value heads.", "张量并行度 {1} 不能整除模型的 {0} 个键/值头。";
     TensorParallel => "Tensor parallelism", "张量并行";
     NoFitOn => "Does not fit on {0}", "无法放入 {0}";
+    NoFitOnGpus => "Does not fit on {0} × {1} ({2} per GPU)", "无法放入 {0} × {1}（每张 GPU {2}）";
     FitsDetail => "{0} of {1} at the peak ({2}), {3} to spare.", "峰值占用 {0}，共 {1}（{2}），还剩 {3}。";
     NoFitDetail => "Needs {0}: {1} more than its {2}.", "需要 {0}，比其 {2} 多出 {1}。";
     MeterLabel => "GPU memory used at the peak", "峰值时已用的显存";
@@ -603,9 +619,9 @@ table! {
     SearchNone => "Nothing matches “{0}”.", "没有与“{0}”匹配的项。";
     CustomTitle => "Or describe a model by its dimensions", "或按尺寸描述一个模型";
     CustomFamily => "Architecture", "架构";
-    CustomGpt2 => "Decoder, GPT-2 style (GELU MLP)", "解码器，GPT-2 式（GELU MLP）";
-    CustomLlama => "Decoder, Llama style (SwiGLU, grouped-query attention)", "解码器，Llama 式（SwiGLU、分组查询注意力）";
-    CustomBert => "Encoder, BERT style (classification)", "编码器，BERT 式（分类）";
+    CustomGpt2 => "Decoder, GPT-2 style (GELU)", "解码器，GPT-2 式（GELU）";
+    CustomLlama => "Decoder, Llama style (SwiGLU)", "解码器，Llama 式（SwiGLU）";
+    CustomBert => "Encoder, BERT style", "编码器，BERT 式";
     CustomLayers => "Layers", "层数";
     CustomHidden => "Hidden size", "隐藏维度";
     CustomHeads => "Attention heads", "注意力头数";
@@ -638,8 +654,8 @@ table! {
     CustomBadField => "{0} must be a whole number from 1 to {1}.", "{0}必须是 1 到 {1} 之间的整数。";
     CustomHeadsDivide => "The hidden size must be a multiple of the attention heads.", "隐藏维度必须是注意力头数的整数倍。";
     CustomKvDivide => "The attention heads must be a multiple of the key/value heads.", "注意力头数必须是键值头数的整数倍。";
-    CustomResnet => "CNN, ResNet style (torchvision)", "卷积网络，ResNet 式（与 torchvision 相同）";
-    CustomMlp => "MLP (Linear layers and an activation)", "多层感知机（全连接层加激活函数）";
+    CustomResnet => "CNN, ResNet style", "卷积网络，ResNet 式";
+    CustomMlp => "MLP (linear layers)", "多层感知机（全连接层）";
     CustomDepths => "Blocks per stage", "每级的块数";
     CustomBlock => "Block", "残差块";
     CustomBottleneck => "Bottleneck (ResNet-50 and deeper)", "瓶颈块（ResNet-50 及更深）";
