@@ -70,17 +70,29 @@ if (typeof WebAssembly !== "object") {
 } else {
   // The prerendered page (index.html) paints before the app starts and
   // replaces it: the module and the wasm download meanwhile (preloaded), but
-  // starting waits for the first frame to be on screen (a task queued from
-  // an animation frame runs after its paint; a hidden tab, which gets no
-  // frames, waits 100 ms instead).
+  // starting waits until the browser reports the first contentful paint —
+  // the frame is then on screen, and so is its timing (replacing a node
+  // before its paint is presented loses its Element Timing entry). A hidden
+  // tab paints nothing: it starts at once, or when it is hidden meanwhile.
   const prerendered = document.getElementById("prerendered") &&
     !document.documentElement.classList.contains("no-prerender");
-  const painted = prerendered
-    ? new Promise((resolve) => {
-      requestAnimationFrame(() => setTimeout(resolve, 0));
-      setTimeout(resolve, 100);
-    })
-    : Promise.resolve();
+  const painted = !prerendered || document.visibilityState === "hidden"
+    ? Promise.resolve()
+    : new Promise((resolve) => {
+      const start = () => setTimeout(resolve, 0);
+      document.addEventListener("visibilitychange", start, { once: true });
+      // A browser without paint timing starts after the next frame.
+      if (!PerformanceObserver.supportedEntryTypes?.includes("paint")) {
+        requestAnimationFrame(start);
+        return;
+      }
+      new PerformanceObserver((list, observer) => {
+        if (list.getEntriesByName("first-contentful-paint").length > 0) {
+          observer.disconnect();
+          start();
+        }
+      }).observe({ type: "paint", buffered: true });
+    });
   Promise.all([import(moduleUrl), painted])
     .then(([module]) => module.default())
     .then(() => {
