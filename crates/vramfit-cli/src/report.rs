@@ -3,6 +3,7 @@
 use crate::args::{CliError, Command, EstimateArgs, usage};
 use crate::words;
 use std::fmt::Write as _;
+use vramfit_core::config::Mode;
 use vramfit_core::engines::Engine;
 use vramfit_core::models::InputKind;
 use vramfit_core::share::{IMPORTED_MODEL, ShareState};
@@ -412,11 +413,21 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
         InputKind::Image => format!("image {0}×{0}", c.image),
         InputKind::Features => "feature vectors".to_string(),
     };
-    let _ = writeln!(
-        s,
-        "batch {} × accum {}, {input}, {}, {}, checkpointing {}",
-        c.batch, c.grad_accum, c.precision, c.optimizer, c.checkpointing
-    );
+    // Inference has no optimizer, accumulation or checkpointing to name.
+    let _ = match c.mode {
+        Mode::Inference => writeln!(
+            s,
+            "batch {}, {input}, KV cache {} tokens, {}",
+            c.batch,
+            c.cache_tokens(),
+            c.precision
+        ),
+        Mode::Train | Mode::FinetuneLora | Mode::FinetuneQlora => writeln!(
+            s,
+            "batch {} × accum {}, {input}, {}, {}, checkpointing {}",
+            c.batch, c.grad_accum, c.precision, c.optimizer, c.checkpointing
+        ),
+    };
     let _ = writeln!(s);
     let _ = writeln!(s, "  {:<28}{:>12}", "at the peak", "");
     let p = &e.at_peak;

@@ -1172,3 +1172,38 @@ fn expert_parallelism_reports_the_parameters_one_gpu_holds() {
         "expert parallelism (ep = 2) needs a model with experts",
     );
 }
+
+/// Inference's summary line names the KV cache, not the training settings
+/// (optimizer, accumulation, checkpointing) that do not apply to it.
+#[test]
+fn the_inference_summary_names_the_cache_not_the_optimizer() {
+    let out = vramfit(&[
+        "estimate",
+        "--model",
+        "llama-3-8b",
+        "--mode",
+        "inference",
+        "--batch",
+        "1",
+        "--seq",
+        "512",
+        "--context",
+        "8192",
+        "--precision",
+        "bf16",
+    ]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table.contains("batch 1, seq 512, attention sdpa, KV cache 8192 tokens, bf16\n"),
+        "{table}"
+    );
+    assert!(
+        !table.contains("adamw") && !table.contains("checkpointing"),
+        "{table}"
+    );
+    let train = String::from_utf8(vramfit(&["estimate", "--model", "gpt2"]).stdout).unwrap();
+    assert!(
+        train.contains("× accum 1, seq 512, attention sdpa, fp32, adamw, checkpointing none"),
+        "{train}"
+    );
+}
