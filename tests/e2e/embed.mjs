@@ -117,6 +117,21 @@ export const embedChecks = [
     expect(problems.length === 0, problems.join("\n  "));
   }],
 
+  ["a widget loads its own module only, never the calculator's", async ({ browser, url }) => {
+    const { context, page, problems } = await openPage(browser);
+    const fetched = [];
+    page.on("request", (r) => fetched.push(new URL(r.url()).pathname));
+    await page.goto(`${url}embed.html?v=2&m=gpt2&b=4`);
+    await loaded(page);
+    await page.waitForLoadState("networkidle");
+    const calculator = fetched.filter((p) => /vramfit_web(_bg\.wasm|\.js)$/.test(p));
+    expect(calculator.length === 0, `the widget fetched the calculator's files: ${calculator}`);
+    const own = fetched.filter((p) => p.endsWith("/vramfit_widget_bg.wasm"));
+    expect(own.length === 1, `the widget's wasm was fetched ${own.length} times: ${fetched.join(" ")}`);
+    await context.close();
+    expect(problems.length === 0, problems.join("\n  "));
+  }],
+
   ["a widget of an engine's link shows the engine's answer, as the page does", async ({ browser, url }) => {
     const { context, page, problems } = await openPage(browser, { viewport: { width: 520, height: 900 } });
     await page.goto(`${url}embed.html?v=1&m=llama-3-8b&mo=inference&ctx=8192&en=vllm&g=rtx-4090`);
