@@ -161,6 +161,11 @@ async function quickSuite(browser, url) {
     await page.waitForSelector("#bench-projection", { timeout: 10_000 });
     const step = Number(await page.getAttribute("#bench-projection", "data-seconds"));
     expect(step > 0, `projected step ${step} s`);
+    // SwiftShader draws on the CPU: the projection says so.
+    expect((await page.locator("#bench-projection-software").count()) === 1, "the projection does not flag the software GPU");
+    // Byte differences in the page's units, with their sign.
+    const diffs = await page.locator("#bench-layers tr.bench-why td.num[data-bytes]").allTextContents();
+    expect(diffs.every((d) => /^[+−][\d.,]+ (B|KiB|MiB|GiB)$/.test(d.trim())), `byte differences: ${diffs.join(" | ")}`);
     // A peak only once the user picks a GPU.
     expect((await page.locator("#bench-kernels td:has-text('%')").count()) === 0, "% of peak shown for an unknown GPU");
     await page.selectOption("#bench-gpu", "rtx-4090");

@@ -109,6 +109,26 @@ pub struct Adapter {
 }
 
 impl Adapter {
+    /// Whether the adapter renders in software on the CPU — flagged as a
+    /// fallback, or named as one of the CPU rasterizers (Chrome's
+    /// SwiftShader, Mesa's llvmpipe / lavapipe) — so its times say little
+    /// about a GPU.
+    pub fn is_software(&self) -> bool {
+        let names = [
+            &self.name,
+            &self.description,
+            &self.vendor,
+            &self.architecture,
+        ];
+        self.fallback
+            || names.iter().any(|n| {
+                let n = n.to_ascii_lowercase();
+                ["swiftshader", "llvmpipe", "lavapipe"]
+                    .iter()
+                    .any(|s| n.contains(s))
+            })
+    }
+
     /// What to call the adapter: its name, else `vendor architecture`.
     pub fn label(&self) -> String {
         let name = if self.name.is_empty() {

@@ -352,5 +352,13 @@ mod tests {
         assert!(matching_preset(&swiftshader, &presets).is_none());
         assert!(vendor_presets(&swiftshader, &presets).is_empty());
         assert_eq!(swiftshader.label(), "google swiftshader");
+        assert!(swiftshader.is_software(), "SwiftShader draws on the CPU");
+        // A real GPU is not; Mesa's CPU rasterizer is, whatever it is flagged.
+        assert!(!hidden.is_software());
+        let llvmpipe = Adapter {
+            description: "llvmpipe (LLVM 15.0.6, 256 bits)".into(),
+            ..Adapter::default()
+        };
+        assert!(llvmpipe.is_software());
     }
 }

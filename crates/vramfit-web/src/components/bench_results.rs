@@ -23,6 +23,9 @@ pub struct BenchResultsProps {
     pub preset: Option<GpuPreset>,
     /// The calculator's step at the measured rate.
     pub projection: Option<Projection>,
+    /// Whether the run was on a software adapter (its times say little about a GPU).
+    #[prop_or_default]
+    pub software: bool,
     /// Download requests.
     pub on_export: Callback<Export>,
 }
@@ -41,6 +44,11 @@ pub fn BenchResults(props: &BenchResultsProps) -> Html {
     };
     let dash = || html! { <span class="muted">{ "—" }</span> };
     let bytes = |b: u64| present::bytes(Bytes(b), prefs.units);
+    // A difference with its sign, in the page's units (KiB, MiB …).
+    let signed = |b: i64| {
+        let sign = if b < 0 { "−" } else { "+" };
+        format!("{sign}{}", bytes(b.unsigned_abs()))
+    };
     let no_f16 = report.notes.iter().any(|n| n.starts_with("f16 skipped"));
     html! {
         <section class="card bench-results" id="bench-results" aria-labelledby="bench-results-title">
@@ -101,7 +109,7 @@ pub fn BenchResults(props: &BenchResultsProps) -> Html {
                                     <td class="num">{ r.forward_backward.map_or_else(dash, |(ms, g)| html! { <>{ format!("{ms:.2} ") }{ t(lang, Key::UnitMs) }<br /><span class="muted">{ format!("{g:.1} ") }<span translate="no">{ "GFLOP/s" }</span></span></> }) }</td>
                                 </tr>
                                 { for r.differences.iter().map(|(what, b)| html! {
-                                    <tr class="bench-why">{ sentence_cell(what, 4, lang) }<td class="num">{ format!("{b:+} B") }</td></tr>
+                                    <tr class="bench-why">{ sentence_cell(what, 4, lang) }<td class="num" data-bytes={b.to_string()}>{ signed(*b) }</td></tr>
                                 }) }
                                 { for r.notes.iter().map(|note| html! {
                                     <tr class="bench-why">{ sentence_cell(note, 5, lang) }</tr>
@@ -176,6 +184,9 @@ fn headline(props: &BenchResultsProps, lang: Lang) -> Html {
                 <strong>{ tf(lang, Key::BenchProjection, &[&crate::planner::seconds(p.step_seconds, lang), &format!("{:.1}", p.flops_per_s / 1e9), dtype]) }</strong>
                 if p.half && !has_f16 {
                     { " " }{ t(lang, Key::BenchProjectionNoF16) }
+                }
+                if props.software {
+                    { " " }<span class="bench-tag" id="bench-projection-software">{ t(lang, Key::BenchSoftwareProjection) }</span>
                 }
             </li>
         }

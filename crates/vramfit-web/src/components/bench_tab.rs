@@ -61,6 +61,7 @@ pub fn BenchTab(props: &BenchTabProps) -> Html {
                     finished={finished.clone()}
                     preset={preset}
                     projection={state.projection}
+                    software={state.adapter.as_ref().is_some_and(|a| a.is_software())}
                     on_export={bench.on_export.clone()}
                 />
             }

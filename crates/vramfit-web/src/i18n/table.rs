@@ -531,6 +531,7 @@ table! {
     BenchDetecting => "Loading the benchmark and looking for a GPU…", "正在加载基准测试并查找 GPU…";
     BenchGpu => "GPU", "显卡";
     BenchSoftware => "software", "软件渲染";
+    BenchSoftwareProjection => "Measured on a software GPU (the CPU draws it): a real GPU is many times faster.", "在软件渲染的 GPU 上测得（由 CPU 绘制）：真实显卡要快许多倍。";
     BenchYes => "yes", "支持";
     BenchNo => "no", "不支持";
     BenchLimitsLabel => "Limits", "限制";
