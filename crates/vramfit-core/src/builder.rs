@@ -58,6 +58,11 @@ pub struct Builder {
     /// Expert-parallel factor (1: off): each sparse layer holds its share
     /// of the routed experts and exchanges tokens by all-to-all.
     pub ep: u64,
+    /// The rows each routed expert's shard runs per routed row, as a
+    /// fraction (etp, tp): expert tensor parallelism gathers the routed
+    /// rows of `etp` ranks where tensor parallelism replicated them over
+    /// `tp` (Megatron-Core's `MoEAlltoAllTokenDispatcher`). (1, 1): as routed.
+    pub expert_rows: (u64, u64),
     /// Blocks below this index are frozen.
     pub frozen_blocks: u64,
     /// LoRA adapters in fp32 (else in the model's dtype).
@@ -91,6 +96,7 @@ impl Builder {
             named: true,
             sp: 1,
             ep: 1,
+            expert_rows: (1, 1),
             frozen_blocks: 0,
             lora_fp32: true,
             base_frozen: false,

@@ -289,12 +289,14 @@ pub enum Inapplicable {
         /// GPUs per node × nodes.
         gpus: u64,
     },
-    /// Tensor × expert × pipeline parallelism that does not divide the GPUs
-    /// (Megatron-Core's expert groups must tile the world).
-    #[error("tp × ep × pp = {tp_ep_pp} must divide the {gpus} GPUs (gpus-per-node × nodes)")]
+    /// Expert tensor × expert × pipeline parallelism that does not divide
+    /// the GPUs (Megatron-Core's expert groups must tile the world).
+    #[error(
+        "etp × ep × pp = {etp_ep_pp} must divide the {gpus} GPUs (gpus-per-node × nodes; etp is --tp unless --etp is given)"
+    )]
     ExpertParallelGpus {
-        /// tp × ep × pp.
-        tp_ep_pp: u64,
+        /// etp × ep × pp ([`crate::parallel::Parallel::expert_model_parallel`]).
+        etp_ep_pp: u64,
         /// GPUs per node × nodes.
         gpus: u64,
     },
@@ -313,6 +315,25 @@ pub enum Inapplicable {
         experts: u64,
         /// The expert-parallel size.
         ep: u64,
+    },
+    /// Expert tensor parallelism asked of a model without routed experts.
+    #[error(
+        "expert tensor parallelism (etp = {etp}) needs a model with experts (a mixture of experts): leave --etp unset"
+    )]
+    ExpertTensorParallelNoExperts {
+        /// The expert-tensor-parallel size asked for.
+        etp: u64,
+    },
+    /// Expert tensor parallelism whose size does not divide the routed
+    /// experts' feed-forward width.
+    #[error(
+        "expert tensor parallelism needs each routed expert's width ({size} neurons) divisible by etp = {etp}"
+    )]
+    ExpertTensorParallel {
+        /// The routed experts' intermediate size.
+        size: u64,
+        /// The expert-tensor-parallel size.
+        etp: u64,
     },
     /// Pipeline parallelism asked of an encoder-decoder (T5), whose stages
     /// vramfit does not split.
@@ -429,10 +450,10 @@ mod tests {
             ),
             (
                 Inapplicable::ExpertParallelGpus {
-                    tp_ep_pp: 16,
+                    etp_ep_pp: 16,
                     gpus: 8,
                 },
-                "tp × ep × pp = 16 must divide the 8 GPUs (gpus-per-node × nodes)",
+                "etp × ep × pp = 16 must divide the 8 GPUs (gpus-per-node × nodes; etp is --tp unless --etp is given)",
             ),
             (
                 Inapplicable::ExpertParallelNoExperts { ep: 2 },
@@ -441,6 +462,14 @@ mod tests {
             (
                 Inapplicable::ExpertParallelExperts { experts: 60, ep: 8 },
                 "expert parallelism needs the 60 experts divisible by ep = 8",
+            ),
+            (
+                Inapplicable::ExpertTensorParallelNoExperts { etp: 2 },
+                "expert tensor parallelism (etp = 2) needs a model with experts (a mixture of experts): leave --etp unset",
+            ),
+            (
+                Inapplicable::ExpertTensorParallel { size: 1408, etp: 3 },
+                "expert tensor parallelism needs each routed expert's width (1408 neurons) divisible by etp = 3",
             ),
             (
                 Inapplicable::PipelineEncoderDecoder { pp: 2 },

@@ -19,6 +19,10 @@
 //! mixture of experts' routed experts are split over `ep` GPUs; their
 //! gradients and sharded state are divided over the expert-data-parallel
 //! group ([`Parallel::expert_dp`]) instead of the data-parallel one.
+//! Expert tensor parallelism (`etp`, Megatron-Core's
+//! `expert_tensor_parallel_size`) splits each routed expert's neurons over
+//! `etp` GPUs, independently of `tp` for the dense layers; the experts'
+//! layout then tiles the world as etp × ep × pp × expert-dp.
 //!
 //! With half-precision parameters, ZeRO keeps an fp32 master copy and an fp32
 //! gradient partition in the optimizer: DeepSpeed's own estimate for Adam
@@ -185,10 +189,14 @@ pub struct Parallel {
     /// Expert parallelism (Megatron-Core's `--expert-model-parallel-size`,
     /// DeepSpeed-MoE's `ep_size`): each sparse layer's routed experts are
     /// split over `ep` GPUs, which exchange their tokens by all-to-all. Each
-    /// expert's neurons are also split over the tensor-parallel ranks
-    /// (expert tensor parallelism equal to `tp`, Megatron-Core's default when
-    /// `--expert-tensor-parallel-size` is not given). 1: no expert parallelism.
+    /// expert's neurons are also split over [`Parallel::expert_tp`] GPUs.
+    /// 1: no expert parallelism.
     pub ep: u64,
+    /// Expert tensor parallelism (Megatron-Core's
+    /// `--expert-tensor-parallel-size`): each routed expert's neurons split
+    /// over `etp` GPUs. 0: as `tp`, Megatron-Core's default when the
+    /// flag is not given ([`Parallel::expert_tp`]).
+    pub etp: u64,
     /// DeepSpeed `reduce_bucket_size` in elements (default 5e8): ZeRO-1/2
     /// allocate a contiguous gradient bucket of this size (two with
     /// `overlap_comm`, the ZeRO-3 default) in the parameters' dtype.
@@ -209,6 +217,7 @@ impl Default for Parallel {
             zero_bucket: 500_000_000,
             vpp: 1,
             ep: 1,
+            etp: 0,
         }
     }
 }
@@ -230,29 +239,47 @@ impl Parallel {
     /// `world_size // (expert_tensor_parallel_size ×
     /// expert_model_parallel_size × pipeline_model_parallel_size)`.
     pub fn expert_dp(&self) -> u64 {
-        (self.world() / (self.tp.max(1) * self.ep.max(1) * self.pp.max(1))).max(1)
+        (self.world() / self.expert_model_parallel()).max(1)
+    }
+
+    /// The GPUs each routed expert's neurons are split over: `etp`, or `tp`
+    /// when it is 0 (`initialize_model_parallel` in Megatron-Core's
+    /// `parallel_state.py`: `if expert_tensor_parallel_size is None:
+    /// expert_tensor_parallel_size = tensor_model_parallel_size`).
+    pub fn expert_tp(&self) -> u64 {
+        if self.etp == 0 {
+            self.tp.max(1)
+        } else {
+            self.etp
+        }
+    }
+
+    /// The GPUs one copy of the routed experts spans: etp × ep × pp
+    /// (Megatron-Core's `expert_tensor_model_pipeline_parallel_size`).
+    pub fn expert_model_parallel(&self) -> u64 {
+        self.expert_tp()
+            .saturating_mul(self.ep.max(1))
+            .saturating_mul(self.pp.max(1))
     }
 
     /// GPUs that share one copy of the sharded state (within the data-parallel group).
     pub fn shard_group(&self) -> u64 {
-        self.shard_group_of(self.dp(), 1)
+        self.shard_group_of(self.dp(), self.tp.max(1) * self.pp.max(1))
     }
 
     /// GPUs that share one copy of the routed experts' sharded state: the
     /// [`Parallel::shard_group`] of the expert-data-parallel group
-    /// ([`Parallel::expert_dp`]); equal to it with `ep` = 1.
+    /// ([`Parallel::expert_dp`]); equal to it with `ep` = 1 and `etp` as `tp`.
     pub fn expert_shard_group(&self) -> u64 {
-        self.shard_group_of(self.expert_dp(), self.ep.max(1))
+        self.shard_group_of(self.expert_dp(), self.expert_model_parallel())
     }
 
     /// The sharding group within a data-parallel group of `dp` GPUs, each
-    /// model replica spanning `ep` times the tensor and pipeline ranks.
-    fn shard_group_of(&self, dp: u64, ep: u64) -> u64 {
+    /// model replica spanning `replica` GPUs.
+    fn shard_group_of(&self, dp: u64, replica: u64) -> u64 {
         match self.strategy {
             Strategy::Single | Strategy::Ddp | Strategy::FsdpNoShard => 1,
-            Strategy::FsdpHybrid => {
-                (self.gpus_per_node / (self.tp.max(1) * self.pp.max(1) * ep)).max(1)
-            }
+            Strategy::FsdpHybrid => (self.gpus_per_node / replica.max(1)).max(1),
             Strategy::Zero1
             | Strategy::Zero2
             | Strategy::Zero3
@@ -312,16 +339,18 @@ impl Parallel {
         crate::error::check_range("pp", self.pp, 1, 1024)?;
         crate::error::check_range("vpp", self.vpp, 1, 1024)?;
         crate::error::check_range("ep", self.ep, 1, 1024)?;
+        crate::error::check_range("etp", self.etp, 0, 1024)?;
         if !self.world().is_multiple_of(self.tp * self.pp) {
             return Err(Error::NotApplicable(Inapplicable::ModelParallelGpus {
                 tp_pp: self.tp * self.pp,
                 gpus: self.world(),
             }));
         }
-        // Megatron-Core raises unless the world divides into expert groups too.
-        if !self.world().is_multiple_of(self.tp * self.ep * self.pp) {
+        // Megatron-Core's `initialize_model_parallel` raises unless the world
+        // divides into expert groups too (etp × ep × pp × expert-dp).
+        if !self.world().is_multiple_of(self.expert_model_parallel()) {
             return Err(Error::NotApplicable(Inapplicable::ExpertParallelGpus {
-                tp_ep_pp: self.tp * self.ep * self.pp,
+                etp_ep_pp: self.expert_model_parallel(),
                 gpus: self.world(),
             }));
         }

@@ -114,23 +114,27 @@ impl Session {
         let g = prepared.graph();
         let sim = prepared.run(cfg, overheads, true);
         // Under tensor, pipeline or expert parallelism the graph is one rank's share; counts are of the whole model.
-        let (parameter_count, trainable_parameter_count) =
-            if cfg.parallel.tp > 1 || cfg.parallel.pp > 1 || cfg.parallel.ep > 1 {
-                let one = crate::parallel::Parallel {
-                    tp: 1,
-                    pp: 1,
-                    ep: 1,
-                    sp: false,
-                    ..cfg.parallel
-                };
-                let whole = spec.lower(&TrainConfig {
-                    parallel: one,
-                    ..*cfg
-                })?;
-                (whole.parameter_count(), whole.trainable_parameter_count())
-            } else {
-                (g.parameter_count(), g.trainable_parameter_count())
+        let (parameter_count, trainable_parameter_count) = if cfg.parallel.tp > 1
+            || cfg.parallel.pp > 1
+            || cfg.parallel.ep > 1
+            || cfg.parallel.expert_tp() > 1
+        {
+            let one = crate::parallel::Parallel {
+                tp: 1,
+                pp: 1,
+                ep: 1,
+                etp: 0,
+                sp: false,
+                ..cfg.parallel
             };
+            let whole = spec.lower(&TrainConfig {
+                parallel: one,
+                ..*cfg
+            })?;
+            (whole.parameter_count(), whole.trainable_parameter_count())
+        } else {
+            (g.parameter_count(), g.trainable_parameter_count())
+        };
         // The experts a token skips: arithmetic on the spec, no lowering.
         let active_parameter_count = parameter_count.saturating_sub(spec.idle_expert_parameters());
         let op_name = |i: usize| {

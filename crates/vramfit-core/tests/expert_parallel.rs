@@ -1,6 +1,7 @@
 //! Expert parallelism (`Parallel::ep`) as Megatron-Core lays it out: each
 //! sparse layer's routed experts split over `ep` ranks, their state sharded
-//! over the expert-data-parallel group (world / (tp × ep × pp)), the rest
+//! over the expert-data-parallel group (world / (etp × ep × pp), etp = tp
+//! here; `expert_tensor_parallel.rs` sets it apart), the rest
 //! over the data-parallel group (world / (tp × pp)).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
@@ -236,7 +237,7 @@ fn expert_parallelism_is_refused_where_it_cannot_apply() {
     assert_eq!(
         not("mixtral-8x7b", &on(Strategy::Ddp, 8, 1, (2, 8, 1))),
         Inapplicable::ExpertParallelGpus {
-            tp_ep_pp: 16,
+            etp_ep_pp: 16,
             gpus: 8
         }
     );

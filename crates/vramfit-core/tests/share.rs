@@ -58,7 +58,12 @@ fn parallel() -> impl Strategy<Value = Parallel> {
             count(1..=1024),
             count(1..=1024),
         ),
-        (any::<bool>(), any::<bool>(), count(1..=1 << 40)),
+        (
+            any::<bool>(),
+            any::<bool>(),
+            count(1..=1 << 40),
+            count(0..=1024),
+        ),
     )
         .prop_map(
             |(
@@ -67,7 +72,7 @@ fn parallel() -> impl Strategy<Value = Parallel> {
                 nodes,
                 offload,
                 (tp, pp, vpp, ep),
-                (sp, bucket_view, zero_bucket),
+                (sp, bucket_view, zero_bucket, etp),
             )| Parallel {
                 strategy,
                 gpus_per_node,
@@ -80,6 +85,7 @@ fn parallel() -> impl Strategy<Value = Parallel> {
                 vpp,
                 zero_bucket,
                 ep,
+                etp,
             },
         )
 }
@@ -368,6 +374,7 @@ fn every_train_config_field_has_a_key() {
         ("optimizer", "o"),
         ("parallel.bucket_view", "bv"),
         ("parallel.ep", "ep"),
+        ("parallel.etp", "etp"),
         ("parallel.gpus_per_node", "gn"),
         ("parallel.nodes", "n"),
         ("parallel.offload", "of"),
@@ -426,7 +433,7 @@ fn version_1_defaults_are_pinned() {
         serde_json::to_value(d.train).unwrap(),
         serde_json::json!({"batch":8,"seq":512,"image":224,"precision":"amp-bf16","optimizer":"adamw","checkpointing":"none",
             "attention":"eager","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
-            "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
+            "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"etp":0,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
             "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute"})
     );
     assert_eq!(decode("v=1").state, d);
@@ -452,7 +459,7 @@ fn version_2_defaults_are_pinned() {
         serde_json::to_value(d.train).unwrap(),
         serde_json::json!({"batch":8,"seq":512,"image":224,"precision":"amp-bf16","optimizer":"adamw","checkpointing":"none",
             "attention":"sdpa","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
-            "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
+            "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"etp":0,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
             "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute"})
     );
     assert_eq!(ShareState::of_version(1).serve, d.serve);

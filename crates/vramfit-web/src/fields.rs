@@ -31,6 +31,8 @@ pub enum Field {
     Gpus,
     /// Expert-parallel GPUs (models with experts).
     Ep,
+    /// Expert tensor-parallel GPUs (models with experts); 0 means as tensor parallelism.
+    Etp,
     /// The memory of a GPU given by its memory alone, GiB.
     GpuMemory,
     /// LoRA rank (fine-tuning modes).
@@ -56,6 +58,7 @@ impl Field {
             Field::EveryK => "every-k",
             Field::Gpus => "gpus",
             Field::Ep => "ep",
+            Field::Etp => "etp",
             Field::GpuMemory => "gpu-memory",
             Field::LoraRank => "lora-rank",
             Field::Context => "context",
@@ -75,6 +78,7 @@ impl Field {
             Field::EveryK => Key::EveryK,
             Field::Gpus => Key::GpusPerNode,
             Field::Ep => Key::ExpertParallel,
+            Field::Etp => Key::ExpertTensorParallel,
             Field::GpuMemory => Key::GpuMemory,
             Field::LoraRank => Key::LoraRank,
             Field::Context => Key::ContextTokens,
@@ -94,6 +98,7 @@ impl Field {
             Field::EveryK => Key::EveryKHint,
             Field::Gpus => Key::GpusHint,
             Field::Ep => Key::ExpertParallelHint,
+            Field::Etp => Key::ExpertTensorParallelHint,
             Field::GpuMemory => Key::GpuMemoryHint,
             Field::LoraRank => Key::LoraRankHint,
             Field::Context => Key::ContextHint,
@@ -109,7 +114,7 @@ impl Field {
             Field::Batch | Field::LoraRank | Field::Utilization => None,
             Field::Concurrency => Some(Key::UnitSequences),
             Field::GpuLayers => Some(Key::UnitLayers),
-            Field::Gpus | Field::Ep => Some(Key::UnitGpus),
+            Field::Gpus | Field::Ep | Field::Etp => Some(Key::UnitGpus),
             Field::GpuMemory => Some(Key::UnitGib),
             Field::Context => Some(Key::UnitTokens),
             Field::Seq => Some(Key::UnitTokens),
@@ -130,6 +135,7 @@ impl Field {
                 *vramfit_core::gpus::CUSTOM_GIB.end(),
             ),
             Field::Context => (0, MAX_DIMENSION),
+            Field::Etp => (0, MAX_GPUS),
             Field::Concurrency => (1, MAX_CONCURRENCY),
             // A fraction: read by `parse_fraction`, which has its own message.
             Field::Utilization => (0, 1),
@@ -146,6 +152,7 @@ impl Field {
             Field::Accum => 4,
             Field::EveryK => 2,
             Field::Gpus | Field::Ep => 8,
+            Field::Etp => 2,
             Field::GpuMemory => 24,
             Field::LoraRank => 16,
             Field::Context => 4096,
@@ -165,6 +172,7 @@ impl Field {
             Field::EveryK => Key::EmptyEveryK,
             Field::Gpus => Key::EmptyGpus,
             Field::Ep => Key::EmptyExpertParallel,
+            Field::Etp => Key::EmptyExpertTensorParallel,
             Field::GpuMemory => Key::EmptyGpuMemory,
             Field::LoraRank => Key::EmptyLoraRank,
             Field::Context => Key::EmptyContext,
@@ -185,6 +193,7 @@ impl Field {
             "checkpointing every-K" => Some(Field::EveryK),
             "gpus-per-node" => Some(Field::Gpus),
             "ep" => Some(Field::Ep),
+            "etp" => Some(Field::Etp),
             "lora-rank" => Some(Field::LoraRank),
             "context" => Some(Field::Context),
             "concurrency" => Some(Field::Concurrency),

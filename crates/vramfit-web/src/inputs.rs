@@ -98,6 +98,9 @@ pub struct Inputs {
     pub gpus: String,
     /// Expert-parallel GPUs, as typed (shown for models with experts).
     pub ep: String,
+    /// Expert tensor-parallel GPUs, as typed (0: as tensor parallelism;
+    /// shown for models with experts).
+    pub etp: String,
     /// Data-parallel strategy.
     pub strategy: Strategy,
     /// What is offloaded to host memory.
@@ -170,6 +173,7 @@ impl Inputs {
             gpu_memory: custom.unwrap_or("24").to_string(),
             gpus: cfg.parallel.gpus_per_node.to_string(),
             ep: cfg.parallel.ep.to_string(),
+            etp: cfg.parallel.etp.to_string(),
             strategy: cfg.parallel.strategy,
             offload: cfg.parallel.offload,
             mode: cfg.mode,
@@ -193,6 +197,7 @@ impl Inputs {
             Field::EveryK => &self.every_k,
             Field::Gpus => &self.gpus,
             Field::Ep => &self.ep,
+            Field::Etp => &self.etp,
             Field::GpuMemory => &self.gpu_memory,
             Field::LoraRank => &self.lora_rank,
             Field::Context => &self.context,
@@ -213,6 +218,7 @@ impl Inputs {
             Field::EveryK => &mut self.every_k,
             Field::Gpus => &mut self.gpus,
             Field::Ep => &mut self.ep,
+            Field::Etp => &mut self.etp,
             Field::GpuMemory => &mut self.gpu_memory,
             Field::LoraRank => &mut self.lora_rank,
             Field::Context => &mut self.context,
@@ -274,6 +280,7 @@ impl Inputs {
             memory,
             Some(Field::Gpus),
             experts.then_some(Field::Ep),
+            experts.then_some(Field::Etp),
             mode_field,
         ]
         .into_iter()
@@ -334,6 +341,7 @@ impl Inputs {
         // Without experts there is nothing to split: the field is hidden
         // and a link's `ep` does not carry over to such a model.
         cfg.parallel.ep = 1;
+        cfg.parallel.etp = 0;
         cfg.checkpointing = match self.checkpointing {
             CheckpointChoice::None => Checkpointing::Mode(CheckpointMode::None),
             CheckpointChoice::Full => Checkpointing::Mode(CheckpointMode::Full),
@@ -365,6 +373,7 @@ impl Inputs {
                     }
                     Field::Gpus => cfg.parallel.gpus_per_node = n,
                     Field::Ep => cfg.parallel.ep = n,
+                    Field::Etp => cfg.parallel.etp = n,
                     // Not part of the configuration: read by `gpu_id`.
                     Field::GpuMemory => {}
                     Field::LoraRank => cfg.lora_rank = n,

@@ -142,8 +142,14 @@ pub fn inapplicable(x: &Inapplicable, lang: Lang) -> String {
         Inapplicable::ModelParallelGpus { tp_pp, gpus } => {
             tf(lang, Key::NaModelParallelGpus, &[&n(tp_pp), &n(gpus)])
         }
-        Inapplicable::ExpertParallelGpus { tp_ep_pp, gpus } => {
-            tf(lang, Key::NaExpertParallelGpus, &[&n(tp_ep_pp), &n(gpus)])
+        Inapplicable::ExpertParallelGpus { etp_ep_pp, gpus } => {
+            tf(lang, Key::NaExpertParallelGpus, &[&n(etp_ep_pp), &n(gpus)])
+        }
+        Inapplicable::ExpertTensorParallelNoExperts { etp } => {
+            tf(lang, Key::NaExpertTensorParallelNoExperts, &[&n(etp)])
+        }
+        Inapplicable::ExpertTensorParallel { size, etp } => {
+            tf(lang, Key::NaExpertTensorParallel, &[&n(size), &n(etp)])
         }
         Inapplicable::ExpertParallelNoExperts { ep } => {
             tf(lang, Key::NaExpertParallelNoExperts, &[&n(ep)])
@@ -427,9 +433,11 @@ mod tests {
             Inapplicable::ImageTooSmall { model: "ResNet" },
             Inapplicable::ModelParallelGpus { tp_pp: 4, gpus: 6 },
             Inapplicable::ExpertParallelGpus {
-                tp_ep_pp: 16,
+                etp_ep_pp: 16,
                 gpus: 12,
             },
+            Inapplicable::ExpertTensorParallelNoExperts { etp: 2 },
+            Inapplicable::ExpertTensorParallel { size: 1408, etp: 3 },
             Inapplicable::ExpertParallelNoExperts { ep: 2 },
             Inapplicable::ExpertParallelExperts { experts: 60, ep: 8 },
             Inapplicable::SequenceParallelNeedsTp,
@@ -457,6 +465,8 @@ mod tests {
                 | Inapplicable::ExpertParallelGpus { .. }
                 | Inapplicable::ExpertParallelNoExperts { .. }
                 | Inapplicable::ExpertParallelExperts { .. }
+                | Inapplicable::ExpertTensorParallelNoExperts { .. }
+                | Inapplicable::ExpertTensorParallel { .. }
                 | Inapplicable::SequenceParallelNeedsTp
                 | Inapplicable::PipelineEncoderDecoder { .. }
                 | Inapplicable::Offload { .. } => {}
@@ -479,6 +489,8 @@ mod tests {
                 Inapplicable::ExpertParallelGpus { .. } => &["16", "12"],
                 Inapplicable::ExpertParallelNoExperts { .. } => &["2"],
                 Inapplicable::ExpertParallelExperts { .. } => &["60", "8"],
+                Inapplicable::ExpertTensorParallelNoExperts { .. } => &["2"],
+                Inapplicable::ExpertTensorParallel { .. } => &["1408", "3"],
                 Inapplicable::PipelineEncoderDecoder { .. } => &["2"],
                 Inapplicable::Offload { strategy, .. } => &[strategy],
                 Inapplicable::PruneCnn

@@ -390,6 +390,7 @@ impl AppState {
                 self.inputs.strategy = cfg.parallel.strategy;
                 self.inputs.offload = cfg.parallel.offload;
                 self.inputs.set(Field::Ep, cfg.parallel.ep.to_string());
+                self.inputs.set(Field::Etp, cfg.parallel.etp.to_string());
                 let plans = self.plans.take();
                 self.recompute();
                 self.plans = plans;

@@ -734,6 +734,25 @@ fn the_expert_parallel_field_shows_only_for_models_with_experts() {
 }
 
 #[test]
+fn the_expert_tensor_parallel_field_splits_each_expert_beside_ep() {
+    let s = reduce(initial(), Action::SetModel("olmoe-1b-7b".to_string()));
+    assert!(s.visible_fields().contains(&Field::Etp));
+    let s = reduce(s, set(Field::Gpus, "8"));
+    let s = reduce(s, set(Field::Ep, "8"));
+    let eight = s.report.as_ref().map(|r| r.estimate.parameters_per_gpu);
+    // Four experts' halves per GPU hold as many expert parameters as eight whole experts.
+    let s = reduce(s, set(Field::Ep, "4"));
+    let s = reduce(s, set(Field::Etp, "2"));
+    let per_gpu = s.report.as_ref().map(|r| r.estimate.parameters_per_gpu);
+    assert_eq!(per_gpu, eight);
+    assert_eq!(s.share_state().map(|l| l.train.parallel.etp), Some(2));
+    let s = reduce(s, Action::SetModel("gpt2".to_string()));
+    assert!(!s.visible_fields().contains(&Field::Etp));
+    assert_eq!(s.share_state().map(|l| l.train.parallel.etp), Some(0));
+    assert!(s.errors.is_empty() && s.problem.is_none());
+}
+
+#[test]
 fn the_verdict_at_a_glance_follows_the_answer_shown() {
     use crate::prefs::Units;
     let s = initial();

@@ -300,6 +300,15 @@ pub(super) const FLAGS: &[Flag] = &[
         set: |a, v| count(v).map(|n| a.config.parallel.ep = n),
     },
     Flag {
+        name: "--etp",
+        kind: Kind::Count,
+        help: "expert tensor-parallel GPUs: each routed expert's columns split over them (Megatron-Core's --expert-tensor-parallel-size; default: --tp)",
+        default: None,
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| count(v).map(|n| a.config.parallel.etp = n),
+    },
+    Flag {
         name: "--sp",
         kind: Kind::OnOff,
         help: "Megatron sequence parallelism (needs --tp > 1)",

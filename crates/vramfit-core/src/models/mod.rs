@@ -201,6 +201,13 @@ impl ModelSpec {
                 Some(_) => {}
             }
         }
+        // A dense model has no experts to split: `etp` set is a mistake, not a no-op.
+        let etp = cfg.parallel.etp;
+        if etp > 0 && self.routed_experts().is_none() {
+            return Err(Error::NotApplicable(
+                Inapplicable::ExpertTensorParallelNoExperts { etp },
+            ));
+        }
         let cnn = matches!(
             self,
             ModelSpec::ResNet(_) | ModelSpec::Vgg(_) | ModelSpec::MobileNetV2(_)

@@ -14,6 +14,18 @@
 //! same way. The all-to-all's autograd saves nothing; each exchange is a
 //! new S × h buffer, forward and backward.
 //!
+//! Expert tensor parallelism (`etp`, each expert's columns split over etp
+//! ranks; Megatron-Core's default is `tp`): the dispatcher all-gathers the
+//! received rows over the etp ranks and reduce-scatters the experts' output
+//! back (`gather_from_sequence_parallel_region` /
+//! `reduce_scatter_to_sequence_parallel_region` over the expert
+//! tensor-parallel group in `token_dispatcher.py`). Megatron runs a
+//! mixture of experts under tensor parallelism with sequence parallelism,
+//! so a rank routes 1/tp of the tokens that the lowering's tensor-parallel
+//! ranks replicate: its experts run S × etp / tp rows. With etp = tp that
+//! is S, as routed; otherwise one new buffer each way (with etp < tp a copy
+//! of the rank's slice where Megatron's rows are already local).
+//!
 //! LoRA: the expert banks are 3-D `nn.Parameter`s and the routers modules
 //! holding a weight, so PEFT's `target_modules="all-linear"` adapts only the
 //! `nn.Linear`s around them (attention, shared experts, Qwen2-MoE's shared
@@ -200,6 +212,10 @@ fn experts(
     let token = b.index_tensor("mlp.experts.token_of_row", &[perm], per(s), DType::I64);
     let x = b.gather_rows("mlp.experts.gather", n, token, s, h);
     let x = exchange(b, "mlp.experts.dispatch", x, (ep, e), s * h);
+    // The rows this rank's expert shards run (see the module's note).
+    let (etp, tp) = b.expert_rows;
+    let se = (s * etp).div_ceil(tp.max(1));
+    let x = regroup(b, "mlp.experts.etp_gather", x, (s, se), h);
     let w = b.gather_rows("mlp.experts.gather_weights", weights, perm, s, 1);
     // `histc` of the ids as 4-byte values (float on the CPU, int on CUDA),
     // the per-expert counts and their int32 cumulative offsets.
@@ -221,7 +237,7 @@ fn experts(
     // until the down projection's replaces it.
     let (up, up_bias) = match gate_up_bias {
         Some(p) => {
-            let bias = b.gather_param_rows("mlp.experts.gate_up_bias", p, ids, s, 2 * i);
+            let bias = b.gather_param_rows("mlp.experts.gate_up_bias", p, ids, se, 2 * i);
             (
                 b.add_inplace("mlp.experts.up_add_bias", up, bias),
                 Some(bias),
@@ -229,18 +245,19 @@ fn experts(
         }
         None => (up, None),
     };
-    let act = gate(b, moe.activation, up, s * i);
+    let act = gate(b, moe.activation, up, se * i);
     if let Some(bias) = up_bias {
         b.keep_alive(bias);
     }
     let out = b.grouped_linear("mlp.experts.down", act, down, offsets, (i, h));
     let out = match down_bias {
         Some(p) => {
-            let bias = b.gather_param_rows("mlp.experts.down_bias", p, ids, s, h);
+            let bias = b.gather_param_rows("mlp.experts.down_bias", p, ids, se, h);
             b.add_inplace("mlp.experts.down_add_bias", out, bias)
         }
         None => out,
     };
+    let out = regroup(b, "mlp.experts.etp_scatter", out, (se, s), h);
     let out = exchange(b, "mlp.experts.combine", out, (ep, e), s * h);
     let weighted = b.mul("mlp.experts.routing_weights", out, w, s * h);
     // `inv_perm = empty_like(perm); inv_perm[perm] = arange(S)`.
@@ -293,6 +310,25 @@ fn exchange(b: &mut Builder, name: &str, x: TensorId, (ep, local): (u64, u64), n
         OpKind::Copy,
         &[moved],
         per,
+        dtype,
+        true,
+        &[],
+    )
+}
+
+/// Expert tensor parallelism's regrouping of `x`, `from` rows `h` wide per
+/// sample, into `to` rows: a new buffer (the collective's autograd saves
+/// nothing); nothing when the counts agree.
+fn regroup(b: &mut Builder, name: &str, x: TensorId, (from, to): (u64, u64), h: u64) -> TensorId {
+    if from == to {
+        return x;
+    }
+    let dtype = b.dtype(x);
+    b.tensor_op(
+        name,
+        OpKind::Copy,
+        &[x],
+        Numel::per_sample(to * h),
         dtype,
         true,
         &[],

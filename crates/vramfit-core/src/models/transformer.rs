@@ -445,23 +445,42 @@ pub fn pruned(
 }
 
 /// One tensor-parallel rank's share (Megatron-LM): attention heads, key/value
-/// heads and MLP columns split over `tp`; the vocabulary padded to a multiple
-/// of 128 · tp (`make_vocab_size_divisible_by`) and split.
-fn tensor_parallel_shard(t: &TransformerSpec, tp: u64) -> Result<TransformerSpec, Error> {
+/// heads, MLP and shared-expert columns split over `par.tp`; the vocabulary
+/// padded to a multiple of 128 · tp (`make_vocab_size_divisible_by`) and
+/// split; each routed expert's columns split over [`Parallel::expert_tp`]
+/// (Megatron-Core's expert tensor parallelism, `tp` unless `etp` is given).
+///
+/// [`Parallel::expert_tp`]: crate::parallel::Parallel::expert_tp
+fn tensor_parallel_shard(
+    t: &TransformerSpec,
+    par: &crate::parallel::Parallel,
+) -> Result<TransformerSpec, Error> {
+    let mut local = dense_shard(t, par.tp)?;
+    let etp = par.expert_tp();
+    if let Some(m) = local.moe.as_mut().filter(|_| etp > 1) {
+        let size = m.expert_intermediate;
+        if !size.is_multiple_of(etp) {
+            // With `etp` unset the split is `tp`'s: say so in its words.
+            return Err(Error::NotApplicable(if par.etp == 0 {
+                Inapplicable::TensorParallel {
+                    dimension: "moe_intermediate_size",
+                    size,
+                    tp: etp,
+                }
+            } else {
+                Inapplicable::ExpertTensorParallel { size, etp }
+            }));
+        }
+        m.expert_intermediate = size / etp;
+    }
+    Ok(local)
+}
+
+/// [`tensor_parallel_shard`] but for the routed experts.
+fn dense_shard(t: &TransformerSpec, tp: u64) -> Result<TransformerSpec, Error> {
     if tp <= 1 {
         return Ok(t.clone());
     }
-    let split = |dimension: &'static str, size: u64, tp: u64| {
-        if size.is_multiple_of(tp) {
-            Ok(size / tp)
-        } else {
-            Err(Error::NotApplicable(Inapplicable::TensorParallel {
-                dimension,
-                size,
-                tp,
-            }))
-        }
-    };
     for (name, v) in [
         ("num_attention_heads", t.heads),
         ("num_key_value_heads", t.kv_heads),
@@ -475,14 +494,19 @@ fn tensor_parallel_shard(t: &TransformerSpec, tp: u64) -> Result<TransformerSpec
             }));
         }
     }
-    // Experts split their neurons over the same ranks (expert tensor
-    // parallelism equal to TP, Megatron-Core's default).
+    // Shared experts are dense layers: Megatron-Core splits them over `tp`.
     let moe = match &t.moe {
         Some(m) => {
             let mut m = m.clone();
-            m.expert_intermediate = split("moe_intermediate_size", m.expert_intermediate, tp)?;
             if let Some(s) = m.shared.as_mut() {
-                s.intermediate = split("shared_expert_intermediate_size", s.intermediate, tp)?;
+                if !s.intermediate.is_multiple_of(tp) {
+                    return Err(Error::NotApplicable(Inapplicable::TensorParallel {
+                        dimension: "shared_expert_intermediate_size",
+                        size: s.intermediate,
+                        tp,
+                    }));
+                }
+                s.intermediate /= tp;
             }
             Some(m)
         }
@@ -605,7 +629,7 @@ pub fn lower(
     let (seq, attention, ckpt) = (cfg.seq, cfg.attention, cfg.checkpointing);
     check_sizes(t, cfg)?;
     let par = cfg.parallel;
-    let local = tensor_parallel_shard(t, par.tp)?;
+    let local = tensor_parallel_shard(t, &par)?;
     let t = &local;
     if par.sp {
         if t.arch == Arch::Bert || !seq.is_multiple_of(par.tp) {
@@ -617,6 +641,7 @@ pub fn lower(
     }
     // The lowering has refused an `ep` that does not divide the experts.
     b.ep = par.ep.max(1);
+    b.expert_rows = (par.expert_tp(), par.tp.max(1));
     // Pipeline stage 0 holds the embeddings and the first ⌈L/pp⌉ layers.
     let stage_layers = t.layers.div_ceil(par.pp.max(1));
     if t.max_positions > 0 && seq > t.max_positions {

@@ -252,6 +252,7 @@ pub const KEYS: &[Key] = &[
     count_key!("pp", "--pp", parallel.pp, 1, 1024),
     count_key!("vpp", "--vpp", parallel.vpp, 1, 1024),
     count_key!("ep", "--ep", parallel.ep, 1, 1024),
+    count_key!("etp", "--etp", parallel.etp, 0, 1024),
     switch_key!("sp", "--sp", parallel.sp),
     switch_key!("bv", "--ddp-bucket-view", parallel.bucket_view),
     count_key!("zb", "--zero-bucket", parallel.zero_bucket, 1, 1 << 40),

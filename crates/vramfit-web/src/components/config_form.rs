@@ -187,6 +187,9 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 if shown(Field::Ep) {
                     { number(Field::Ep) }
                 }
+                if shown(Field::Etp) {
+                    { number(Field::Etp) }
+                }
                 <div class="field-row">
                     <SelectField
                         id="strategy"
@@ -301,6 +304,7 @@ impl Handlers {
             Field::EveryK,
             Field::Gpus,
             Field::Ep,
+            Field::Etp,
             Field::GpuMemory,
             Field::LoraRank,
             Field::Context,

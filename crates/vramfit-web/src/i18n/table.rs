@@ -78,6 +78,8 @@ table! {
     GpusHint => "Data-parallel GPUs on one node", "单个节点上的数据并行显卡数";
     UnitGpus => "GPUs", "张";
     ExpertParallel => "Expert parallelism", "专家并行";
+    ExpertTensorParallel => "Expert tensor parallelism", "专家张量并行";
+    ExpertTensorParallelHint => "GPUs each expert's columns are split over (etp); 0: as tensor parallelism", "每个专家的列切分到的显卡数（etp）；0 表示与张量并行相同";
     ExpertParallelHint => "GPUs the routed experts are split over (ep); it must divide the experts and the GPUs", "路由专家切分到的显卡数；须整除专家数与显卡总数";
     GpuMemory => "GPU memory", "显存容量";
     GpuMemoryHint => "Any GPU by its memory; without its throughput the planner ranks by compute alone", "按显存容量指定任意显卡；没有算力数据时，规划器只按计算量排序";
@@ -158,6 +160,7 @@ table! {
     EmptyAccum => "Enter the number of accumulation steps.", "请输入梯度累积步数。";
     EmptyEveryK => "Enter the interval K.", "请输入间隔 K。";
     EmptyGpus => "Enter the number of GPUs per node.", "请输入每节点显卡数。";
+    EmptyExpertTensorParallel => "Enter the number of expert tensor-parallel GPUs (0: as tensor parallelism).", "请输入专家张量并行显卡数（0 表示与张量并行相同）。";
     EmptyExpertParallel => "Enter the number of expert-parallel GPUs (1: none).", "请输入专家并行显卡数（1 表示不使用）。";
     EmptyGpuMemory => "Enter the GPU's memory in GiB.", "请输入显卡的显存容量（GiB）。";
     EmptyLoraRank => "Enter a LoRA rank.", "请输入 LoRA 秩。";
@@ -197,7 +200,9 @@ table! {
     NaVitImage => "This ViT's position embedding is fixed to {0}×{0} images; got {1}.", "此 ViT 的位置编码固定为 {0}×{0} 的图像，而输入为 {1}。";
     NaImageTooSmall => "The image is too small for {0}: a feature map shrinks to zero.", "图像对 {0} 来说太小：特征图会缩小到零。";
     NaModelParallelGpus => "tp × pp = {0} must divide the {1} GPUs (GPUs per node × nodes).", "tp × pp = {0} 必须能整除 GPU 总数 {1}（每节点 GPU 数 × 节点数）。";
-    NaExpertParallelGpus => "tp × ep × pp = {0} must divide the {1} GPUs (GPUs per node × nodes).", "tp × ep × pp = {0} 必须能整除 GPU 总数 {1}（每节点 GPU 数 × 节点数）。";
+    NaExpertParallelGpus => "etp × ep × pp = {0} must divide the {1} GPUs (GPUs per node × nodes; etp is tp unless set).", "etp × ep × pp = {0} 必须能整除 GPU 总数 {1}（每节点 GPU 数 × 节点数；未设置 etp 时等于 tp）。";
+    NaExpertTensorParallelNoExperts => "Expert tensor parallelism (etp = {0}) needs a model with experts (a mixture of experts): leave etp unset.", "专家张量并行（etp = {0}）需要带专家的模型（混合专家模型）：请不要设置 etp。";
+    NaExpertTensorParallel => "Expert tensor parallelism needs each routed expert's width ({0} neurons) divisible by etp = {1}.", "专家张量并行要求每个路由专家的宽度（{0} 个神经元）能被 etp = {1} 整除。";
     NaExpertParallelNoExperts => "Expert parallelism (ep = {0}) needs a model with experts (a mixture of experts): use ep = 1.", "专家并行（ep = {0}）需要带专家的模型（混合专家模型）：请使用 ep = 1。";
     NaExpertParallelExperts => "Expert parallelism needs the {0} experts divisible by ep = {1}.", "专家并行要求专家数 {0} 能被 ep = {1} 整除。";
     NaSpNeedsTp => "Sequence parallelism needs tensor parallelism (tp > 1).", "序列并行需要张量并行（tp > 1）。";
