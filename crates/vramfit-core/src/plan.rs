@@ -165,10 +165,11 @@ pub fn plan(
     } else {
         &[Precision::AmpFp16, Precision::Fp32]
     };
-    // A mixture of experts also tries each expert-parallel degree: its
-    // graph holds that share of the experts, so each degree is a layout.
-    let degrees = expert_degrees(spec, 1, world);
-    let layouts: Vec<(Precision, Checkpointing, u64)> = precisions
+    // A mixture of experts also tries each expert-parallel degree (and
+    // expert tensor parallelism past the last): its graph holds that share
+    // of the experts, so each degree is a layout.
+    let degrees = expert_layouts(spec, (1, 1), world);
+    let layouts: Vec<(Precision, Checkpointing, (u64, u64))> = precisions
         .iter()
         .copied()
         .flat_map(|p| {
@@ -178,7 +179,7 @@ pub fn plan(
             ]
             .map(|c| (p, c))
         })
-        .flat_map(|(p, c)| degrees.iter().map(move |&ep| (p, c, ep)))
+        .flat_map(|(p, c)| degrees.iter().map(move |&d| (p, c, d)))
         .collect();
     // (layout, configuration). Candidates of one layout share a graph and a
     // tape: one recorded for a multi-GPU strategy replays every other
@@ -186,11 +187,15 @@ pub fn plan(
     // layout has a single strategy.
     let mut candidates: Vec<(usize, TrainConfig)> = Vec::new();
     for parallel in strategies(req, world) {
-        for (layout, &(precision, checkpointing, ep)) in layouts.iter().enumerate() {
+        for (layout, &(precision, checkpointing, (ep, etp))) in layouts.iter().enumerate() {
             let probe = TrainConfig {
                 precision,
                 checkpointing,
-                parallel: Parallel { ep, ..parallel },
+                parallel: Parallel {
+                    ep,
+                    etp,
+                    ..parallel
+                },
                 batch: 1,
                 grad_accum: 1,
                 ..req.base
@@ -330,8 +335,8 @@ pub const NOMINAL_PEAK_FLOPS: f64 = 1e15;
 pub const SHOWN: usize = 8;
 
 /// Tie-breaks between equally fast plans: not AMP, 8-bit optimizer,
-/// strategy, expert-parallel degree.
-type Rank = (u8, u8, u8, u64);
+/// strategy, expert-parallel degree, expert tensor-parallel degree.
+type Rank = (u8, u8, u8, u64, u64);
 
 /// Tie-breaks between equally fast plans: what changes less comes first.
 fn rank(c: &TrainConfig) -> Rank {
@@ -365,6 +370,7 @@ fn rank(c: &TrainConfig) -> Rank {
         u8::from(c.optimizer == Optimizer::AdamW8bit),
         strategy,
         c.parallel.ep,
+        c.parallel.etp,
     )
 }
 
@@ -381,6 +387,30 @@ pub fn expert_degrees(spec: &ModelSpec, model_parallel: u64, world: u64) -> Vec<
         .take_while(|&d| d <= replicas)
         .filter(|&d| experts.is_multiple_of(d) && replicas.is_multiple_of(d))
         .collect()
+}
+
+/// The expert layouts worth trying for `spec` on `world` GPUs with `(tp,
+/// pp)` per replica, as (ep, etp): each of [`expert_degrees`] with `etp`
+/// unset (as `tp`), then, past the largest degree — where the experts
+/// (or the GPUs) allow no more expert parallelism but GPUs remain —
+/// expert tensor parallelism of twice, four times … `tp` that divides
+/// each expert's width and leaves whole expert groups (etp × ep × pp
+/// dividing the world). `[(1, 0)]` for a model without experts.
+pub fn expert_layouts(spec: &ModelSpec, (tp, pp): (u64, u64), world: u64) -> Vec<(u64, u64)> {
+    let (tp, pp) = (tp.max(1), pp.max(1));
+    let degrees = expert_degrees(spec, tp * pp, world);
+    let mut out: Vec<(u64, u64)> = degrees.iter().map(|&ep| (ep, 0)).collect();
+    let (Some(&ep), Some(width)) = (degrees.last(), spec.routed_expert_width()) else {
+        return out;
+    };
+    let spare = world / (tp * pp * ep);
+    out.extend(
+        std::iter::successors(Some(2u64), |f| f.checked_mul(2))
+            .take_while(|&f| f <= spare)
+            .filter(|&f| spare.is_multiple_of(f) && width.is_multiple_of(tp * f))
+            .map(|f| (ep, tp * f)),
+    );
+    out
 }
 
 fn strategies(req: &PlanRequest, world: u64) -> Vec<Parallel> {
@@ -535,6 +565,9 @@ pub struct GpuOption {
     /// The expert-parallel degree this option assumes (1 for a model
     /// without experts): the one that fits the largest micro-batch.
     pub ep: u64,
+    /// The expert tensor-parallel degree with it (0: as `tp`, see
+    /// [`expert_layouts`]).
+    pub etp: u64,
     /// The largest micro-batch that fits per GPU (0: does not fit).
     pub max_batch: u64,
     /// Device memory per GPU at the configured micro-batch.
@@ -580,11 +613,14 @@ pub fn which_gpus(
                 ..parallel
             };
         }
-        let model_parallel = parallel.tp.max(1) * parallel.pp.max(1);
         let start = out.len();
-        for ep in expert_degrees(spec, model_parallel, gpus) {
+        for (ep, etp) in expert_layouts(spec, (parallel.tp, parallel.pp), gpus) {
             let base = TrainConfig {
-                parallel: Parallel { ep, ..parallel },
+                parallel: Parallel {
+                    ep,
+                    etp,
+                    ..parallel
+                },
                 ..*cfg
             };
             if base.validate().is_err() {
@@ -607,8 +643,17 @@ fn keep_best_degree(out: &mut Vec<GpuOption>, start: usize) {
     let mut best: Vec<GpuOption> = Vec::new();
     for o in tail {
         let better = |b: &GpuOption| {
-            (std::cmp::Reverse(o.max_batch), o.device_used_bytes, o.ep)
-                < (std::cmp::Reverse(b.max_batch), b.device_used_bytes, b.ep)
+            (
+                std::cmp::Reverse(o.max_batch),
+                o.device_used_bytes,
+                o.ep,
+                o.etp,
+            ) < (
+                std::cmp::Reverse(b.max_batch),
+                b.device_used_bytes,
+                b.ep,
+                b.etp,
+            )
         };
         match best.iter_mut().find(|b| b.gpu == o.gpu) {
             Some(b) if better(b) => *b = o,
@@ -671,6 +716,7 @@ fn fits_on(
                 name: gpu.name.clone(),
                 gpus,
                 ep: base.parallel.ep,
+                etp: base.parallel.etp,
                 max_batch,
                 device_used_bytes: Bytes(at_config),
                 fits: at_config <= cap,

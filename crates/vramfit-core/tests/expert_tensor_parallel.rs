@@ -137,3 +137,43 @@ fn expert_tensor_parallelism_is_refused_where_it_cannot_apply() {
         }
     );
 }
+
+/// The planner splits each expert's columns only where expert parallelism
+/// has run out of experts (or GPUs) and GPUs remain, at widths that divide
+/// the experts' and leave whole expert groups.
+#[test]
+fn the_planner_tries_expert_tensor_parallelism_past_the_last_expert_degree() {
+    use vramfit_core::plan::expert_layouts;
+    let spec = |id: &str| model_preset(id).unwrap().spec;
+    let mixtral = spec("mixtral-8x7b");
+    assert_eq!(
+        expert_layouts(&mixtral, (1, 1), 8),
+        [(1, 0), (2, 0), (4, 0), (8, 0)]
+    );
+    assert_eq!(
+        expert_layouts(&mixtral, (1, 1), 64),
+        [(1, 0), (2, 0), (4, 0), (8, 0), (8, 2), (8, 4), (8, 8)]
+    );
+    // Under tp 2 the experts' columns go over 4 (twice tp), not 2 (tp itself).
+    assert_eq!(
+        expert_layouts(&mixtral, (2, 1), 32),
+        [(1, 0), (2, 0), (4, 0), (8, 0), (8, 4)]
+    );
+    // Qwen1.5-MoE: 60 experts stop ep at 4 of 8 GPUs; 1408 columns halve.
+    assert_eq!(
+        expert_layouts(&spec("qwen1.5-moe-a2.7b"), (1, 1), 8),
+        [(1, 0), (2, 0), (4, 0), (4, 2)]
+    );
+    assert_eq!(expert_layouts(&spec("llama-3-8b"), (1, 1), 8), [(1, 0)]);
+    // Every layout it offers is one the estimate accepts.
+    for (ep, etp) in expert_layouts(&mixtral, (1, 1), 64) {
+        let cfg = TrainConfig {
+            parallel: Parallel {
+                nodes: 8,
+                ..on(Strategy::Zero3, 8, (1, ep, etp)).parallel
+            },
+            ..on(Strategy::Zero3, 8, (1, ep, etp))
+        };
+        assert!(cfg.validate().is_ok(), "ep {ep} etp {etp}");
+    }
+}

@@ -109,6 +109,13 @@ pub fn rows(plans: &[Plan], timed: bool, lang: Lang, units: Units) -> Vec<PlanRo
                     &[&c.parallel.ep.to_string()],
                 ));
             }
+            if c.parallel.etp > 0 {
+                title.push(tf(
+                    lang,
+                    Key::PlanExpertTensorParallel,
+                    &[&c.parallel.etp.to_string()],
+                ));
+            }
             PlanRow {
                 config: *c,
                 title: title.join(" · "),
@@ -250,6 +257,7 @@ mod tests {
             name: "H200 SXM 141GB".into(),
             gpus: 8,
             ep: 8,
+            etp: 0,
             max_batch: 14,
             device_used_bytes: vramfit_core::Bytes(90 << 30),
             fits: true,
@@ -258,8 +266,15 @@ mod tests {
         let (rows, _) = gpu_rows(std::slice::from_ref(&option), Units::Binary, Lang::En);
         assert_eq!(rows[0].title, "8 × H200 SXM 141GB, experts over 8");
         assert_eq!(rows[0].ep, 8);
-        let (zh, _) = gpu_rows(&[option], Units::Binary, Lang::Zh);
+        let (zh, _) = gpu_rows(std::slice::from_ref(&option), Units::Binary, Lang::Zh);
         assert_eq!(zh[0].title, "8 × H200 SXM 141GB，专家切分到 8 张");
+        let split = vramfit_core::plan::GpuOption { etp: 2, ..option };
+        let (rows, _) = gpu_rows(&[split], Units::Binary, Lang::En);
+        assert_eq!(
+            rows[0].title,
+            "8 × H200 SXM 141GB, experts over 8, each split over 2"
+        );
+        assert_eq!((rows[0].ep, rows[0].etp), (8, 2));
     }
 
     #[test]
@@ -327,6 +342,8 @@ pub struct GpuRow {
     pub max_batch: String,
     /// The expert-parallel degree the row assumes (1: none).
     pub ep: u64,
+    /// The expert tensor-parallel degree the row assumes (0: as tp).
+    pub etp: u64,
 }
 
 /// The options that take the configured batch, smallest first, at most
@@ -343,13 +360,18 @@ pub fn gpu_rows(
         .map(|o| GpuRow {
             gpu: o.gpu.to_string(),
             count: o.gpus,
-            title: match (o.gpus, o.ep) {
-                (1, _) => o.name.to_string(),
-                (n, 1) => format!("{n} × {}", o.name),
-                (n, ep) => tf(
+            title: match (o.gpus, o.ep, o.etp) {
+                (1, _, _) => o.name.to_string(),
+                (n, 1, 0) => format!("{n} × {}", o.name),
+                (n, ep, 0) => tf(
                     lang,
                     Key::GpusWithEp,
                     &[&n.to_string(), &o.name, &ep.to_string()],
+                ),
+                (n, ep, etp) => tf(
+                    lang,
+                    Key::GpusWithEpEtp,
+                    &[&n.to_string(), &o.name, &ep.to_string(), &etp.to_string()],
                 ),
             },
             memory: tf(
@@ -362,6 +384,7 @@ pub fn gpu_rows(
             ),
             max_batch: group_digits(o.max_batch),
             ep: o.ep,
+            etp: o.etp,
         })
         .collect();
     (rows, options.iter().filter(|o| !o.fits).count())

@@ -97,10 +97,10 @@ pub enum Action {
     FindMaxInput,
     /// List the GPU presets (and counts) the configuration fits on.
     FindGpus,
-    /// Take a GPU preset, a GPU count and its expert-parallel degree from
-    /// that list (several GPUs keep the chosen strategy, or shard with FSDP
-    /// if it was a single GPU).
-    UseGpus(String, u64, u64),
+    /// Take a GPU preset, a GPU count and its expert-parallel and expert
+    /// tensor-parallel degrees from that list (several GPUs keep the chosen
+    /// strategy, or shard with FSDP if it was a single GPU).
+    UseGpus(String, u64, u64, u64),
     /// Take over a plan: its batch, accumulation, precision, checkpointing,
     /// optimizer, strategy and offload (the plans stay on screen).
     AdoptPlan(TrainConfig),
@@ -374,10 +374,11 @@ impl AppState {
             Action::FindPlans(target) => return self.find_plans(target),
             Action::FindMaxInput => return self.find_max_input(),
             Action::FindGpus => return self.find_gpus(),
-            Action::UseGpus(id, count, ep) => {
+            Action::UseGpus(id, count, ep, etp) => {
                 self.inputs.gpu = id;
                 self.inputs.set(Field::Gpus, count.to_string());
                 self.inputs.set(Field::Ep, ep.to_string());
+                self.inputs.set(Field::Etp, etp.to_string());
                 if count <= 1 {
                     self.inputs.strategy = Strategy::Single;
                     self.inputs.offload = Offload::None;

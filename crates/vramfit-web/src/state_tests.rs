@@ -482,7 +482,7 @@ fn the_gpus_a_configuration_fits_on_are_listed_on_request_and_one_can_be_taken()
         .expect("a two-GPU option");
     let used = reduce(
         Rc::clone(&found),
-        Action::UseGpus(two.gpu.to_string(), 2, 1),
+        Action::UseGpus(two.gpu.to_string(), 2, 1, 0),
     );
     let cfg = used.report.as_ref().map(|r| r.estimate.config).unwrap();
     assert_eq!(
@@ -503,7 +503,7 @@ fn the_gpus_a_configuration_fits_on_are_listed_on_request_and_one_can_be_taken()
         "the list outlived the inputs it was for"
     );
     // Back to one GPU: a single-GPU layout.
-    let one = reduce(used, Action::UseGpus("rtx-4090".into(), 1, 1));
+    let one = reduce(used, Action::UseGpus("rtx-4090".into(), 1, 1, 0));
     assert_eq!(
         one.report
             .as_ref()
@@ -833,7 +833,7 @@ fn applying_from_a_card_below_moves_focus_to_the_verdict_it_changed() {
     assert_eq!(Action::Adopt(cfg).focus_after(), Some("verdict"));
     assert_eq!(Action::AdoptPlan(cfg).focus_after(), Some("verdict"));
     assert_eq!(
-        Action::UseGpus("h100-80gb".into(), 4, 1).focus_after(),
+        Action::UseGpus("h100-80gb".into(), 4, 1, 0).focus_after(),
         Some("verdict")
     );
     // Typing keeps focus in the field.

@@ -292,6 +292,17 @@ impl ModelSpec {
         }
     }
 
+    /// Each routed expert's feed-forward width (the columns expert tensor
+    /// parallelism splits); `None` for a model without experts.
+    pub fn routed_expert_width(&self) -> Option<u64> {
+        match self {
+            ModelSpec::Transformer(TransformerSpec { moe: Some(m), .. }) => {
+                Some(m.expert_intermediate)
+            }
+            _ => None,
+        }
+    }
+
     /// The routed experts' parameters one token does not read: `experts −
     /// top_k` experts (weights and biases) in every sparse layer; 0 without
     /// experts. Arithmetic on the spec, nothing lowered.

@@ -57,8 +57,8 @@ pub fn GpuFinder(props: &GpuFinderProps) -> Html {
                                     { for rows.into_iter().map(|row| {
                                         let use_it = {
                                             let on_action = props.on_action.clone();
-                                            let (gpu, count, ep) = (row.gpu.to_string(), row.count, row.ep);
-                                            Callback::from(move |_| on_action.emit(Action::UseGpus(gpu.clone(), count, ep)))
+                                            let (gpu, count, ep, etp) = (row.gpu.to_string(), row.count, row.ep, row.etp);
+                                            Callback::from(move |_| on_action.emit(Action::UseGpus(gpu.clone(), count, ep, etp)))
                                         };
                                         html! {
                                             <tr data-gpu={row.gpu} data-count={row.count.to_string()}>

@@ -505,6 +505,8 @@ table! {
     GpuMemoryOf => "{0} of {1}", "{0}（共 {1}）";
     GpusWithEp => "{0} × {1}, experts over {2}", "{0} × {1}，专家切分到 {2} 张";
     PlanExpertParallel => "experts over {0} GPUs", "专家切分到 {0} 张显卡";
+    GpusWithEpEtp => "{0} × {1}, experts over {2}, each split over {3}", "{0} × {1}，专家切分到 {2} 张，每个专家再切分到 {3} 张";
+    PlanExpertTensorParallel => "each expert split over {0} GPUs", "每个专家切分到 {0} 张显卡";
     GpusUseLabel => "Use {0}", "使用 {0}";
     GpusNone => "No GPU preset takes this batch, even eight of them: make it fit with the planner above.", "即使 8 张卡，也没有显卡预设能放下这个批大小：请用上方的规划器调整配置。";
     GpusMore => "{0} more GPU options fit only a smaller batch.", "另有 {0} 种显卡方案只能放下更小的批大小。";
