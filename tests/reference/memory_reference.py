@@ -557,6 +557,9 @@ CASES = [
     # OLMoE: 64 experts, top-8, whole-width q/k norms
     C("olmoe-h512", 8, "amp-bf16", "adamw", seq=1024, layers=2),
     C("olmoe-h512", 4, "fp32", "adamw", seq=1024, layers=2),
+    # OLMoE with `output_router_logits` on: the auxiliary load-balancing loss
+    C("olmoe-h512-aux", 8, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("olmoe-h512-aux", 4, "fp32", "adamw", seq=1024, layers=2),
     # DeepSeek-V2: latent attention without query bottleneck (complex rotary), 64 experts, top-6,
     # 2 shared, layer 0 dense
     C("deepseek-v2-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),

@@ -119,6 +119,12 @@ VARIANTS = {
         vocab_size=50304, hidden_size=512, intermediate_size=256, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=8, num_experts=64, num_experts_per_tok=8,
         norm_topk_prob=False, tie_word_embeddings=False)),
+    # OLMoE's variant with `output_router_logits` on: the forward adds
+    # `load_balancing_loss_func`'s auxiliary loss (off in every released config).
+    "olmoe-h512-aux": ("olmoe", dict(
+        vocab_size=50304, hidden_size=512, intermediate_size=256, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=8, num_experts=64, num_experts_per_tok=8,
+        norm_topk_prob=False, tie_word_embeddings=False, output_router_logits=True)),
     "deepseek-v2-h512": ("deepseek_v2", dict(
         vocab_size=102400, hidden_size=512, intermediate_size=1024, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=8, moe_intermediate_size=128,

@@ -63,6 +63,9 @@ pub struct Builder {
     /// rows of `etp` ranks where tensor parallelism replicated them over
     /// `tp` (Megatron-Core's `MoEAlltoAllTokenDispatcher`). (1, 1): as routed.
     pub expert_rows: (u64, u64),
+    /// Every sparse layer's router logits, kept for the auxiliary
+    /// load-balancing loss at the head (`output_router_logits` on).
+    pub router_logits: Vec<TensorId>,
     /// Blocks below this index are frozen.
     pub frozen_blocks: u64,
     /// LoRA adapters in fp32 (else in the model's dtype).
@@ -97,6 +100,7 @@ impl Builder {
             sp: 1,
             ep: 1,
             expert_rows: (1, 1),
+            router_logits: Vec::new(),
             frozen_blocks: 0,
             lora_fp32: true,
             base_frozen: false,

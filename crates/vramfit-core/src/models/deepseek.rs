@@ -71,6 +71,7 @@ fn read(f: &Fields<'_>, d: Defaults, router: Router, rope: MlaRope) -> Result<Mo
         },
         biases: false,
         activation: Default::default(),
+        aux_loss: false,
     };
     let bias = f.bool_or("attention_bias", false);
     let mut t = decoder(
@@ -175,6 +176,7 @@ fn presets() -> Vec<ModelPreset> {
         },
         biases: false,
         activation: Default::default(),
+        aux_loss: false,
     };
     let v2 = Router::SoftmaxGroups {
         groups: 1,

@@ -60,6 +60,9 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     t.mlp_bias = bias;
     t.tie_embeddings = f.bool_or("tie_word_embeddings", false);
     t.attention_dropout = f.f64_or("attention_dropout", 0.0);
+    if let Some(m) = t.moe.as_mut() {
+        m.aux_loss = f.bool_or("output_router_logits", false);
+    }
     Ok(ModelSpec::Transformer(t))
 }
 
@@ -96,6 +99,7 @@ fn decoder(
             dense: Default::default(),
             biases: true,
             activation: ExpertActivation::ClampedSwiglu,
+            aux_loss: false,
         })),
         ..llama::decoder(vocab, hidden, layers, heads, kv_heads, intermediate)
     }

@@ -47,6 +47,9 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     t.tie_embeddings = f.bool_or("tie_word_embeddings", false);
     t.attention_dropout = f.f64_or("attention_dropout", 0.0);
     t.block.sliding = sliding;
+    if let Some(m) = t.moe.as_mut() {
+        m.aux_loss = f.bool_or("output_router_logits", false);
+    }
     Ok(ModelSpec::Transformer(t))
 }
 
@@ -74,6 +77,7 @@ fn decoder(
             dense: Default::default(),
             biases: false,
             activation: Default::default(),
+            aux_loss: false,
         })),
         ..llama::decoder(vocab, hidden, layers, heads, kv_heads, intermediate)
     }

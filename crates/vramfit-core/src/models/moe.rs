@@ -4,9 +4,9 @@
 //! and the layers that keep a dense MLP. The lowering is in
 //! [`super::moe_lower`]; the sources are in `tests/reference/moe/README.md`.
 //!
-//! Not modelled: `output_router_logits` (off in every released config;
-//! on, `load_balancing_loss_func` keeps each sparse layer's fp32 router
-//! probabilities, tokens × experts, for backward), `experts_implementation`
+//! The auxiliary load-balancing loss runs only with `output_router_logits`
+//! on ([`Moe::aux_loss`]); it is off in every config class and released
+//! config. Not modelled: `experts_implementation`
 //! other than the default `grouped_mm` (the per-expert loop routes the
 //! same rows expert by expert, but also makes a tokens × k × (experts + 1)
 //! int64 one-hot mask and, under autocast, saves a half copy of every hit
@@ -42,6 +42,12 @@ pub struct Moe {
     /// The experts' gated activation.
     #[serde(default)]
     pub activation: ExpertActivation,
+    /// `output_router_logits` (default off): the forward adds
+    /// `load_balancing_loss_func`'s auxiliary loss over every sparse
+    /// layer's router logits (Mixtral, Qwen2-/Qwen3-MoE, OLMoE and gpt-oss;
+    /// DeepSeek's `ForCausalLM` computes none).
+    #[serde(default)]
+    pub aux_loss: bool,
 }
 
 /// How a router turns its logits (`F.linear(x, router.weight)`, one per

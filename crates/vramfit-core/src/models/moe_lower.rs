@@ -88,6 +88,10 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
     let w = b.param(&format!("{name}.weight"), &[e, h]);
     let bias = moe.biases.then(|| b.param(&format!("{name}.bias"), &[e]));
     let logits = b.linear_with(name, n, w, bias, h, e);
+    // `OutputRecorder(…Router, index=0)` keeps the logits for the loss.
+    if moe.aux_loss && !b.inference {
+        b.router_logits.push(logits);
+    }
     match moe.router {
         Router::Softmax {
             renormalize,
@@ -280,6 +284,45 @@ fn experts(
         b.keep_alive(local);
     }
     result
+}
+
+/// `load_balancing_loss_func` (`modeling_mixtral.py`, and the same in
+/// Qwen2-/Qwen3-MoE, OLMoE and gpt-oss), after the language-model loss,
+/// over every sparse layer's recorded router logits, layer by layer:
+/// `softmax` (fp32 under autocast; it saves its T × experts output for
+/// backward), `topk`, a `histc` of the choices and the probabilities'
+/// sum per expert. Its backward hands each layer's logits a gradient at
+/// once, which waits until that layer's router runs backward.
+pub fn aux_loss(b: &mut Builder, moe: &Moe) {
+    let (e, k) = (moe.experts, moe.top_k);
+    for logits in std::mem::take(&mut b.router_logits) {
+        let probs = b.softmax("aux_loss.softmax", logits, false);
+        let (_, chosen) = b.topk("aux_loss.topk", probs, e, k);
+        let rows = b.numel(chosen).per_sample;
+        // `selected_experts.reshape(-1).to(histc_dtype)`: 4-byte values.
+        let ids = b.index_tensor(
+            "aux_loss.histc_input",
+            &[chosen],
+            Numel::per_sample(rows),
+            DType::F32,
+        );
+        b.index_tensor("aux_loss.histc", &[ids], Numel::fixed(e), DType::F32);
+        // `routing_weights.float().sum(dim=0)`: a copy only from half.
+        let p = if b.dtype(probs) == DType::F32 {
+            probs
+        } else {
+            b.cast(probs, DType::F32)
+        };
+        b.tensor_op(
+            "aux_loss.prob_sum",
+            OpKind::Add,
+            &[p],
+            Numel::fixed(e),
+            DType::F32,
+            true,
+            &[],
+        );
+    }
 }
 
 /// Expert parallelism's exchange of `x` (`n` elements per sample) between

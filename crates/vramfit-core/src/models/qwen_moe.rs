@@ -74,6 +74,9 @@ fn read_qwen2(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     t.qkv_bias = f.bool_or("qkv_bias", true);
     t.tie_embeddings = f.bool_or("tie_word_embeddings", false);
     t.attention_dropout = f.f64_or("attention_dropout", 0.0);
+    if let Some(m) = t.moe.as_mut() {
+        m.aux_loss = f.bool_or("output_router_logits", false);
+    }
     Ok(ModelSpec::Transformer(t))
 }
 
@@ -108,6 +111,9 @@ fn read_qwen3(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     t.qkv_bias = f.bool_or("attention_bias", false);
     t.tie_embeddings = f.bool_or("tie_word_embeddings", false);
     t.attention_dropout = f.f64_or("attention_dropout", 0.0);
+    if let Some(m) = t.moe.as_mut() {
+        m.aux_loss = f.bool_or("output_router_logits", false);
+    }
     Ok(ModelSpec::Transformer(t))
 }
 
@@ -126,6 +132,7 @@ pub(super) fn routed(renormalize: bool) -> Moe {
         dense: DenseLayers::default(),
         biases: false,
         activation: Default::default(),
+        aux_loss: false,
     }
 }
 

@@ -743,6 +743,9 @@ pub fn lower(
             let upcast = b.cast(logits, DType::F32);
             let seq = seq * b.sp;
             b.cross_entropy("loss", upcast, labels, seq, t.vocab);
+            if let Some(moe) = t.moe.as_ref().filter(|m| m.aux_loss) {
+                super::moe_lower::aux_loss(b, moe);
+            }
             // The forward's `logits` local (half precision under autocast) lives until it returns.
             if upcast != logits {
                 b.keep_alive(logits);
