@@ -60,7 +60,7 @@ pub struct EstimateArgs {
     pub json: bool,
     /// `plan`: samples per optimizer step across all GPUs.
     pub target_batch: Option<u64>,
-    /// `plan`: export the best plan (`deepspeed|hf|accelerate|pytorch`);
+    /// `plan`: export the best plan (`deepspeed|hf|accelerate|pytorch|megatron`);
     /// `estimate`: the engine's launch command (`vllm|llama.cpp|sglang`).
     pub export: Option<String>,
     /// `plan` and `max-batch`: fraction of GPU memory kept free.
@@ -165,7 +165,7 @@ vramfit — how much GPU memory does training this model need?
 USAGE:
   vramfit estimate --model <preset-id|config.json> [options]
   vramfit plan --model M --gpu G --target-batch N [--gpus N] [--margin F] [--dataset-samples N] [--bench-report FILE]
-               [--export deepspeed|hf|accelerate|pytorch] [options] [--json]
+               [--export deepspeed|hf|accelerate|pytorch|megatron] [options] [--json]
   vramfit max-batch --model M --gpu G [--margin F] [options] [--json]
                also the longest sequence (text) or largest image (vision) at --batch;
                --mode inference --engine vllm|sglang|llama.cpp: the longest --context at --concurrency,

@@ -234,19 +234,25 @@ fn run_gpus(a: &EstimateArgs) -> Result<String, CliError> {
             a.config.batch,
             if o.fits { "" } else { " (too much)" },
             o.max_batch,
-            expert_parallel(o.ep)
+            expert_parallel(o.ep, o.etp)
         );
     }
     Ok(s)
 }
 
-/// ", expert parallel over N GPUs" for a degree above 1.
-fn expert_parallel(ep: u64) -> String {
+/// ", expert parallel over N GPUs" for a degree above 1, and the expert
+/// tensor parallelism when it is set (0: as `--tp`).
+fn expert_parallel(ep: u64, etp: u64) -> String {
+    let mut s = String::new();
     if ep > 1 {
-        format!(", expert parallel over {ep} GPUs (--ep {ep})")
-    } else {
-        String::new()
+        s = format!(", expert parallel over {ep} GPUs (--ep {ep})");
     }
+    if etp > 0 {
+        s.push_str(&format!(
+            ", each expert split over {etp} GPUs (--etp {etp})"
+        ));
+    }
+    s
 }
 
 fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
@@ -266,16 +272,24 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
     if let Some(kind) = a
         .export
         .as_deref()
-        .filter(|k| !["deepspeed", "hf", "accelerate", "pytorch"].contains(k))
+        .filter(|k| !["deepspeed", "hf", "accelerate", "pytorch", "megatron"].contains(k))
     {
         return Err(CliError::Usage(format!(
-            "plan --export takes deepspeed|hf|accelerate|pytorch: {kind} is an engine's launch command (`vramfit estimate --mode inference --engine {kind} --export {kind}`)"
+            "plan --export takes deepspeed|hf|accelerate|pytorch|megatron: {kind} is an engine's launch command (`vramfit estimate --mode inference --engine {kind} --export {kind}`)"
         )));
     }
     let result = vramfit_core::plan::plan(&spec, &gpu, &overheads, &req)?;
     let best = result.plans.first();
     if let (Some(kind), Some(p)) = (a.export.as_deref(), best) {
         let c = &p.config;
+        // The JSON exports cannot carry a comment: the expert layout they
+        // leave out is said on stderr (the text exports say it themselves).
+        if let (Some(l), "deepspeed" | "hf") = (vramfit_core::export::expert_layout(c), kind) {
+            eprintln!(
+                "vramfit: warning: the {kind} export cannot express the experts split over ep = {} GPUs (etp = {}): use --export megatron, or DeepSpeed-MoE's deepspeed.moe.layer.MoE(..., ep_size={}) in the model code",
+                l.ep, l.etp, l.ep
+            );
+        }
         return Ok(match kind {
             "deepspeed" => format!(
                 "{}\n",
@@ -288,6 +302,7 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
                     .unwrap_or_default()
             ),
             "accelerate" => vramfit_core::export::accelerate_yaml(c),
+            "megatron" => vramfit_core::export::megatron_args(c),
             _ => vramfit_core::export::pytorch_snippet(c),
         });
     }
@@ -354,12 +369,9 @@ fn run_plan(a: &EstimateArgs) -> Result<String, CliError> {
             c.checkpointing,
             c.parallel.strategy,
         );
-        if c.parallel.ep > 1 {
-            let _ = writeln!(
-                s,
-                "     {}",
-                expert_parallel(c.parallel.ep).trim_start_matches(", ")
-            );
+        let experts = expert_parallel(c.parallel.ep, c.parallel.etp);
+        if !experts.is_empty() {
+            let _ = writeln!(s, "     {}", experts.trim_start_matches(", "));
         }
         let _ = writeln!(s, "      {}", words::tradeoff(&p.tradeoffs));
     }

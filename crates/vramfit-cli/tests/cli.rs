@@ -1207,3 +1207,84 @@ fn the_inference_summary_names_the_cache_not_the_optimizer() {
         "{train}"
     );
 }
+
+/// The best plan for OLMoE on 8 H100s splits its experts: the Megatron-LM
+/// export carries the split, the DeepSpeed one (no such key) says on
+/// stderr what it leaves out, the PyTorch loop in a comment.
+#[test]
+fn plan_exports_carry_or_name_the_expert_layout() {
+    let plan = |export: &str| {
+        vramfit(&[
+            "plan",
+            "--model",
+            "olmoe-1b-7b",
+            "--gpu",
+            "h100-sxm",
+            "--gpus-per-node",
+            "8",
+            "--seq",
+            "1024",
+            "--target-batch",
+            "64",
+            "--export",
+            export,
+        ])
+    };
+    let megatron = plan("megatron");
+    assert!(megatron.status.success());
+    let args = String::from_utf8(megatron.stdout).unwrap();
+    let ep = args
+        .lines()
+        .find_map(|l| l.strip_prefix("--expert-model-parallel-size "))
+        .map(|v| v.trim_end_matches(" \\").parse::<u64>().unwrap())
+        .unwrap_or_else(|| panic!("{args}"));
+    assert!(ep > 1, "{args}");
+    let ds = plan("deepspeed");
+    assert!(ds.status.success());
+    let warning = String::from_utf8(ds.stderr).unwrap();
+    assert!(
+        warning.contains(&format!("ep = {ep} GPUs")) && warning.contains("--export megatron"),
+        "{warning}"
+    );
+    serde_json::from_slice::<serde_json::Value>(&ds.stdout).expect("still one JSON object");
+    let loop_ = String::from_utf8(plan("pytorch").stdout).unwrap();
+    assert!(
+        loop_.starts_with("# Not expressible here") && loop_.contains(&format!("ep_size={ep}")),
+        "{loop_}"
+    );
+}
+
+/// `--etp` beside `--ep`: Mixtral's experts over 4 GPUs, each split over
+/// 2, hold as many expert parameters per GPU as 8 GPUs of whole experts;
+/// a dense model refuses it by name.
+#[test]
+fn expert_tensor_parallelism_divides_each_expert() {
+    let per_gpu = |extra: &[&str]| {
+        let base = [
+            "estimate",
+            "--model",
+            "mixtral-8x7b",
+            "--batch",
+            "1",
+            "--seq",
+            "128",
+            "--gpus-per-node",
+            "8",
+            "--strategy",
+            "ddp",
+            "--json",
+        ];
+        json(&[&base[..], extra].concat())["parameters_per_gpu"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(
+        per_gpu(&["--ep", "4", "--etp", "2"]),
+        per_gpu(&["--ep", "8"])
+    );
+    assert!(per_gpu(&["--ep", "4", "--etp", "2"]) < per_gpu(&["--ep", "4"]));
+    rejects_gpt2_estimate(
+        &["--gpus-per-node", "2", "--etp", "2"],
+        "expert tensor parallelism (etp = 2) needs a model with experts",
+    );
+}

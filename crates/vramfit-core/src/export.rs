@@ -1,11 +1,15 @@
 //! Exports of a plan to the tools that run it: a DeepSpeed `ds_config.json`,
 //! Hugging Face `TrainingArguments` keyword arguments, an Accelerate FSDP
-//! config and a plain PyTorch training loop; and of a serving estimate to
+//! config, a plain PyTorch training loop and Megatron-LM's arguments
+//! (`megatron.rs`, the one that carries an expert layout; the others say
+//! what they leave out, [`expert_layout`]); and of a serving estimate to
 //! the engine's launch command (`launch.rs`).
 
 mod launch;
+mod megatron;
 
 pub use launch::{launch_command, llama_server, sglang_launch, vllm_serve};
+pub use megatron::{ExpertLayout, expert_layout, megatron_args};
 
 use crate::config::{CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
 use crate::parallel::{Offload, Strategy};
@@ -137,6 +141,7 @@ pub fn accelerate_yaml(c: &TrainConfig) -> String {
         None if p.world() > 1 => y.push_str("distributed_type: MULTI_GPU\n"),
         None => y.push_str("distributed_type: 'NO'\n"),
     }
+    y.push_str(&megatron::expert_layout_comment(c));
     y
 }
 
@@ -183,7 +188,8 @@ pub fn pytorch_snippet(c: &TrainConfig) -> String {
         Precision::Fp32 | Precision::Fp16 | Precision::Bf16 => None,
     };
     let (import, optimizer) = optimizer_python(c.optimizer);
-    let mut s = String::from("import torch\n");
+    let mut s = megatron::expert_layout_comment(c);
+    s.push_str("import torch\n");
     if let Some(import) = import {
         s.push_str(import);
         s.push('\n');

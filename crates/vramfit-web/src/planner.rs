@@ -158,15 +158,18 @@ pub enum Export {
     Accelerate,
     /// A plain PyTorch training loop.
     PyTorch,
+    /// Megatron-LM's `pretrain_gpt.py` arguments (the one with expert settings).
+    Megatron,
 }
 
 impl Export {
     /// Every format, in the order the panel offers them.
-    pub const ALL: [Export; 4] = [
+    pub const ALL: [Export; 5] = [
         Export::DeepSpeed,
         Export::HuggingFace,
         Export::Accelerate,
         Export::PyTorch,
+        Export::Megatron,
     ];
 
     /// The format's name.
@@ -178,6 +181,7 @@ impl Export {
                 Export::HuggingFace => Key::ExportHf,
                 Export::Accelerate => Key::ExportAccelerate,
                 Export::PyTorch => Key::ExportPyTorch,
+                Export::Megatron => Key::ExportMegatron,
             },
         )
     }
@@ -189,6 +193,7 @@ impl Export {
             Export::HuggingFace => "hf",
             Export::Accelerate => "accelerate",
             Export::PyTorch => "pytorch",
+            Export::Megatron => "megatron",
         }
     }
 
@@ -204,6 +209,25 @@ impl Export {
             }
             Export::Accelerate => export::accelerate_yaml(c),
             Export::PyTorch => export::pytorch_snippet(c),
+            Export::Megatron => export::megatron_args(c),
+        }
+    }
+
+    /// What a JSON export cannot say about `c` (it has no comments): the
+    /// experts' split ([`vramfit_core::export::expert_layout`]); the text
+    /// exports say it in their own comments.
+    pub fn note(self, c: &TrainConfig, lang: Lang) -> Option<String> {
+        match self {
+            Export::DeepSpeed | Export::HuggingFace => {
+                vramfit_core::export::expert_layout(c).map(|l| {
+                    tf(
+                        lang,
+                        Key::ExportNoExperts,
+                        &[&l.ep.to_string(), &l.etp.to_string()],
+                    )
+                })
+            }
+            Export::Accelerate | Export::PyTorch | Export::Megatron => None,
         }
     }
 }
@@ -295,6 +319,25 @@ mod tests {
                     e.id()
                 );
             }
+        }
+        // With the experts split, the JSON exports say what they cannot carry.
+        let split = TrainConfig {
+            parallel: vramfit_core::parallel::Parallel {
+                gpus_per_node: 8,
+                ep: 8,
+                ..c.parallel
+            },
+            ..c
+        };
+        assert!(
+            Export::Megatron
+                .text(&split)
+                .contains("--expert-model-parallel-size 8")
+        );
+        for e in [Export::DeepSpeed, Export::HuggingFace] {
+            assert!(e.note(&c, Lang::En).is_none(), "{}", e.id());
+            let note = e.note(&split, Lang::Zh).unwrap_or_default();
+            assert!(note.contains('8') && note.contains("Megatron-LM"), "{note}");
         }
         assert_eq!(seconds(0.25, Lang::En), "250 ms");
         assert_eq!(seconds(2.5, Lang::En), "2.50 s");

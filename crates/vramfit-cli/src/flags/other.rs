@@ -123,7 +123,7 @@ pub(super) const FLAGS: &[Flag] = &[
         name: "--export",
         kind: Kind::Choice("E", exports),
         help: "plan: the best plan's configuration for that framework\n\
-               (deepspeed|hf|accelerate|pytorch); estimate: the engine's launch command\n\
+               (deepspeed|hf|accelerate|pytorch|megatron); estimate: the engine's launch command\n\
                (vllm|llama.cpp|sglang, with the same --engine)",
         default: None,
         section: Section::Plan,

@@ -173,11 +173,12 @@ pub(super) fn loading(v: &str) -> Result<ModuleLoading, Refused> {
 
 /// What `plan --export` (a training framework's configuration) and
 /// `estimate --export` (an engine's launch command) write.
-const EXPORTS: [&str; 7] = [
+const EXPORTS: [&str; 8] = [
     "deepspeed",
     "hf",
     "accelerate",
     "pytorch",
+    "megatron",
     "vllm",
     "llama.cpp",
     "sglang",

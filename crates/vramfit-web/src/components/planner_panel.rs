@@ -174,6 +174,7 @@ fn export_box(
     copied: &UseStateHandle<Option<bool>>,
 ) -> Html {
     let text = current.text(&config);
+    let note = current.note(&config, lang);
     let copy = {
         let text = text.clone();
         let copied = copied.setter();
@@ -208,6 +209,9 @@ fn export_box(
             </div>
             <textarea id="plan-export" class="copy-text code" readonly=true rows="12" spellcheck="false" translate="no"
                 aria-label={tf(lang, Key::PlanExportLabel, &[current.label(lang)])} value={text} />
+            if let Some(note) = note {
+                <p class="field-hint" id="plan-export-note">{ note }</p>
+            }
             <div class="copy-row">
                 <button type="button" class="link-button" id="plan-copy" onclick={copy}>{ t(lang, Key::PlanCopy) }</button>
                 <span class="copy-status" role="status">{ status }</span>

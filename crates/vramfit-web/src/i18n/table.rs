@@ -487,6 +487,8 @@ table! {
     ExportHf => "Hugging Face TrainingArguments", "Hugging Face TrainingArguments";
     ExportAccelerate => "Accelerate (FSDP) config", "Accelerate（FSDP）配置";
     ExportPyTorch => "PyTorch training loop", "PyTorch 训练循环";
+    ExportMegatron => "Megatron-LM arguments", "Megatron-LM 参数";
+    ExportNoExperts => "This format has no setting for the experts split over {0} GPUs (etp = {1}): use the Megatron-LM arguments, or DeepSpeed-MoE's ep_size in the model code.", "此格式无法表达专家切分到 {0} 张显卡（etp = {1}）：请使用 Megatron-LM 参数，或在模型代码中设置 DeepSpeed-MoE 的 ep_size。";
     UnitMs => "ms", "毫秒";
     UnitS => "s", "秒";
     UnitMin => "min", "分钟";
