@@ -30,7 +30,7 @@ mod warning;
 pub use keys::{KEYS, Key};
 pub use pack::{ConfigFault, MAX_CONFIG_BYTES, pack_config, reduce_config, unpack_config};
 pub use query::{parse_query, percent_encode, query_part};
-pub use warning::{Reason, Warning};
+pub use warning::{Reason, Warning, drop_expert_split};
 
 use crate::config::{Attention, LoraBase, Precision, TrainConfig};
 use crate::engines::Serving;

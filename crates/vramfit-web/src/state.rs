@@ -217,12 +217,22 @@ impl AppState {
         if let Some(json) = &link.share.config_json {
             import.set_text(json.clone());
         }
-        AppState::build(
+        let mut s = AppState::build(
             Inputs::from_share(&link.share),
             link.view.apply(browser),
             import,
             link.warnings.clone(),
-        )
+        );
+        // The form drops an expert split for a model without experts (the
+        // field is hidden): say so rather than reset it unseen.
+        if s.model()
+            .is_ok_and(|(_, spec)| spec.routed_experts().is_none())
+        {
+            let mut share = link.share.clone();
+            let dropped = vramfit_core::share::drop_expert_split(&mut share);
+            s.link_warnings.extend(dropped);
+        }
+        s
     }
 
     fn build(

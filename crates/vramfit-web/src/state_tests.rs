@@ -752,6 +752,32 @@ fn the_expert_tensor_parallel_field_splits_each_expert_beside_ep() {
     assert!(s.errors.is_empty() && s.problem.is_none());
 }
 
+/// A link that splits a dense model's experts is not reset unseen: each
+/// key says why it was dropped; a mixture of experts keeps its split.
+#[test]
+fn a_links_expert_split_for_a_dense_model_is_named_as_ignored() {
+    let dense = crate::url::read("https://x/?v=2&m=gpt2&gn=8&ep=8&etp=2");
+    let opened = AppState::from_link(&dense, Prefs::default());
+    let dropped: Vec<(&str, &str, &str)> = opened
+        .link_warnings
+        .iter()
+        .filter(|w| w.reason == vramfit_core::share::Reason::NoExperts)
+        .map(|w| (w.key.as_str(), w.value.as_str(), w.fallback.as_str()))
+        .collect();
+    assert_eq!(dropped, [("ep", "8", "1"), ("etp", "2", "0")]);
+    assert!(opened.problem.is_none() && opened.report.is_some());
+    let text = crate::url::describe(&opened.link_warnings[0], crate::i18n::Lang::En).text;
+    assert!(text.contains("no experts"), "{text}");
+    let moe = crate::url::read("https://x/?v=2&m=olmoe-1b-7b&gn=8&ep=8");
+    let opened = AppState::from_link(&moe, Prefs::default());
+    assert!(
+        opened.link_warnings.is_empty(),
+        "{:?}",
+        opened.link_warnings
+    );
+    assert_eq!(opened.share_state().map(|l| l.train.parallel.ep), Some(8));
+}
+
 #[test]
 fn the_verdict_at_a_glance_follows_the_answer_shown() {
     use crate::prefs::Units;

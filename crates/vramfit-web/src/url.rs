@@ -269,6 +269,7 @@ pub fn describe(w: &Warning, lang: Lang) -> Described {
         Reason::Repeated => (t(lang, Key::LinkRepeated).to_string(), None),
         Reason::NewerVersion => (t(lang, Key::LinkNewer).to_string(), None),
         Reason::TooLong => (t(lang, Key::LinkTooLong).to_string(), None),
+        Reason::NoExperts => (t(lang, Key::LinkNoExperts).to_string(), None),
     };
     Described {
         text,

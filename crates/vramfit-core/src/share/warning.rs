@@ -37,6 +37,9 @@ pub enum Reason {
     NewerVersion,
     /// The link is longer than [`MAX_QUERY_BYTES`]: the rest was ignored.
     TooLong,
+    /// An expert split (`ep`, `etp`) for a model without experts
+    /// ([`drop_expert_split`]).
+    NoExperts,
 }
 
 /// A part of a link that was ignored, and why.
@@ -67,6 +70,10 @@ impl fmt::Display for Warning {
             Reason::UnknownGpu => write!(f, "ignored {k}={v}: no GPU preset has this id")?,
             Reason::Config(why) => write!(f, "ignored {k}: the config.json cannot be read: {why}")?,
             Reason::NoConfig => write!(f, "ignored {k}={v}: the link carries no config.json (j)")?,
+            Reason::NoExperts => write!(
+                f,
+                "ignored {k}={v}: the model has no experts (not a mixture of experts) to split"
+            )?,
             Reason::Repeated => {
                 return write!(f, "ignored the repeated {k}={v}: the first {k} is used");
             }
@@ -89,6 +96,30 @@ impl fmt::Display for Warning {
             write!(f, " (using {})", self.fallback)
         }
     }
+}
+
+/// A link's expert split when its model has no experts: each of `ep`
+/// (above 1) and `etp` (set) becomes a [`Reason::NoExperts`] warning and
+/// goes back to its default, so the page says why instead of resetting
+/// it unseen. The CLI does not call it: there the estimate refuses the
+/// split with [`crate::error::Inapplicable::ExpertParallelNoExperts`].
+pub fn drop_expert_split(state: &mut super::ShareState) -> Vec<Warning> {
+    let p = &mut state.train.parallel;
+    let mut out = Vec::new();
+    let mut drop = |key: &str, value: &mut u64, default: u64| {
+        if *value != default {
+            out.push(Warning {
+                key: key.to_string(),
+                value: value.to_string(),
+                reason: Reason::NoExperts,
+                fallback: default.to_string(),
+            });
+            *value = default;
+        }
+    };
+    drop("ep", &mut p.ep, 1);
+    drop("etp", &mut p.etp, 0);
+    out
 }
 
 /// `value` shortened to [`MAX_QUOTED_CHARS`] characters for a message.
