@@ -399,7 +399,7 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
     let mut s = String::new();
     if e.active_parameter_count < e.parameter_count {
         // Under expert parallelism a GPU holds only its experts (the next line).
-        let resident = if c.parallel.ep > 1 {
+        let resident = if c.parallel.ep > 1 || c.parallel.expert_tp() > 1 {
             ""
         } else {
             " (every expert is in memory)"
@@ -418,6 +418,13 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
             s,
             "per GPU: {} parameters (its tensor-, pipeline- and expert-parallel share, ZeRO-3 / FSDP shard)",
             group(e.parameters_per_gpu)
+        );
+    }
+    if let Some(r) = &e.routing {
+        let _ = writeln!(
+            s,
+            "routed experts: {} of activations a micro-batch, tokens × top-k rows whatever the routing; drop-and-pad at capacity factor {} would keep {} more",
+            r.expert_activation_bytes, r.capacity_factor, r.padded_extra_bytes
         );
     }
     let input = match kind {

@@ -1137,6 +1137,22 @@ fn a_mixture_of_experts_reports_total_and_active_parameters() {
         table.contains("46,702,792,704 parameters, 12,879,925,248 active per token"),
         "{table}"
     );
+    // The routing note: what the experts keep, and drop-and-pad's quarter more.
+    let r = &v["routing"];
+    let (kept, padded) = (
+        r["expert_activation_bytes"].as_u64().unwrap(),
+        r["padded_extra_bytes"].as_u64().unwrap(),
+    );
+    assert!(
+        kept > 0 && padded == (kept as f64 * 0.25).round() as u64,
+        "{r}"
+    );
+    assert!(
+        table.contains("tokens × top-k rows whatever the routing")
+            && table.contains("capacity factor 1.25"),
+        "{table}"
+    );
+    assert!(dense["routing"].is_null());
 }
 
 /// `--ep 8` on 8 GPUs: one GPU holds Mixtral-8x7B's 1,605,636,096

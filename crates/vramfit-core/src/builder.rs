@@ -66,6 +66,8 @@ pub struct Builder {
     /// Every sparse layer's router logits, kept for the auxiliary
     /// load-balancing loss at the head (`output_router_logits` on).
     pub router_logits: Vec<TensorId>,
+    /// New ops are part of the routed experts ([`crate::graph::Op::routed`]).
+    pub routed: bool,
     /// Blocks below this index are frozen.
     pub frozen_blocks: u64,
     /// LoRA adapters in fp32 (else in the model's dtype).
@@ -101,6 +103,7 @@ impl Builder {
             ep: 1,
             expert_rows: (1, 1),
             router_logits: Vec::new(),
+            routed: false,
             frozen_blocks: 0,
             lora_fp32: true,
             base_frozen: false,
@@ -469,6 +472,7 @@ impl Builder {
             grad_passthrough: spec.grad_passthrough,
             param_grad_via_cast: spec.param_grad_via_cast,
             flops: spec.flops,
+            routed: self.routed,
         });
     }
 

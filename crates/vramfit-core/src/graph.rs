@@ -181,6 +181,9 @@ pub struct Op {
     pub param_grad_via_cast: bool,
     /// Floating-point operations in forward, per sample and fixed.
     pub flops: Numel,
+    /// Part of a sparse layer's routed experts (from the dispatch of its
+    /// rows to their combination), whose rows number tokens × top-k.
+    pub routed: bool,
 }
 
 /// The lowered model: parameters, buffers, tensors and ops in forward order.

@@ -32,6 +32,7 @@ pub mod parallel;
 pub mod plan;
 pub mod presets;
 pub mod report;
+pub mod routing;
 pub mod search;
 pub mod session;
 pub mod share;

@@ -141,6 +141,10 @@ pub struct Estimate {
     /// The model's trained context when the tokens a step attends over
     /// exceed it (see [`beyond_trained_context`]).
     pub beyond_trained_context: Option<u64>,
+    /// A mixture of experts in training: its routed experts' activations,
+    /// which the routing does not change, and what a drop-and-pad
+    /// dispatch would add ([`crate::routing::routing`]).
+    pub routing: Option<crate::routing::Routing>,
 }
 
 /// The parameters one GPU holds of the graph `g` (already one rank's share

@@ -177,3 +177,39 @@ fn the_planner_tries_expert_tensor_parallelism_past_the_last_expert_degree() {
         assert!(cfg.validate().is_ok(), "ep {ep} etp {etp}");
     }
 }
+
+/// The routed experts' activations are tokens × top-k rows whatever the
+/// routing: linear in the micro-batch, a part of what the layers keep for
+/// backward; a drop-and-pad dispatch at capacity factor 1.25 would keep a
+/// quarter more. Dense models and inference have none.
+#[test]
+fn the_routing_note_sizes_the_experts_activations_and_their_padding() {
+    let at = |batch: u64| {
+        let cfg = TrainConfig {
+            batch,
+            ..on(Strategy::Single, 1, (1, 1, 0))
+        };
+        estimate("olmoe-1b-7b", &cfg).unwrap()
+    };
+    let (one, two) = (at(1), at(2));
+    let (r1, r2) = (one.routing.unwrap(), two.routing.unwrap());
+    assert!(r1.expert_activation_bytes.0 > 0);
+    assert_eq!(
+        r2.expert_activation_bytes.0,
+        2 * r1.expert_activation_bytes.0
+    );
+    assert_eq!(r1.capacity_factor, 1.25);
+    assert_eq!(
+        r1.padded_extra_bytes.0,
+        (r1.expert_activation_bytes.0 as f64 * 0.25).round() as u64
+    );
+    let kept: u64 = one.layers.iter().map(|l| l.saved_bytes.0).sum();
+    assert!(r1.expert_activation_bytes.0 < kept, "{r1:?} of {kept}");
+    let dense = estimate("llama-3-8b", &on(Strategy::Single, 1, (1, 1, 0))).unwrap();
+    assert!(dense.routing.is_none());
+    let serve = TrainConfig {
+        mode: vramfit_core::config::Mode::Inference,
+        ..on(Strategy::Single, 1, (1, 1, 0))
+    };
+    assert!(estimate("olmoe-1b-7b", &serve).unwrap().routing.is_none());
+}

@@ -46,7 +46,9 @@ pub fn block(b: &mut Builder, h: u64, moe: &Moe, n: TensorId) -> TensorId {
         _ => None,
     };
     let (weights, index) = router(b, h, moe, n, rows);
+    b.routed = true;
     let routed = experts(b, h, moe, n, (weights, index), rows);
+    b.routed = false;
     match (moe.shared, shared_first) {
         (Some(_), Some(shared)) => {
             // `F.sigmoid(shared_expert_gate(x)) * shared_expert_output`.

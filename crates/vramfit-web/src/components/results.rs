@@ -103,6 +103,20 @@ pub fn Results(props: &ResultsProps) -> Html {
     if let Some(note) = &e.rank {
         notes.push(("rank-note", crate::messages::rank_note(note, lang)));
     }
+    if let Some(r) = &e.routing {
+        notes.push((
+            "routing-note",
+            tf(
+                lang,
+                Key::RoutingNote,
+                &[
+                    &bytes(r.expert_activation_bytes, prefs.units),
+                    &r.capacity_factor.to_string(),
+                    &bytes(r.padded_extra_bytes, prefs.units),
+                ],
+            ),
+        ));
+    }
     if let Some(context) = e.gpu.as_ref().and_then(|g| g.max_context) {
         let text = match context {
             0 => t(lang, Key::NoContextFits).to_string(),
