@@ -447,6 +447,31 @@ export const checks = [
     await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("GPT-2"), null, { timeout: 10_000 });
   }],
 
+  ["a custom mixture of experts by its dimensions shows its total and active parameters and its routing note", async (page) => {
+    await page.click(".custom-model summary");
+    await page.selectOption("#custom-family", "llama");
+    expect(!(await page.isVisible("#custom-experts-per-token")), "expert fields show without experts");
+    for (const [id, value] of [["layers", "4"], ["hidden", "512"], ["heads", "8"], ["kv-heads", "2"], ["intermediate", "1376"], ["vocab", "32000"], ["experts", "8"]]) {
+      await page.fill(`#custom-${id}`, value);
+    }
+    await page.fill("#custom-experts-per-token", "9");
+    await page.waitForSelector("#custom-error", { timeout: 5_000 });
+    expect(await page.isDisabled("#custom-use"), "more experts per token than experts can be used");
+    await page.fill("#custom-experts-per-token", "2");
+    await page.click("#custom-use");
+    await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("custom-llama-4x512"), null, { timeout: 10_000 });
+    // 103,043,584 parameters, 52,318,720 of them per token (vramfit estimate on the same config.json).
+    const summary = await page.textContent("#summary");
+    expect(summary.includes("103M parameters (52.3M active per token)"), `the custom MoE's summary: ${summary}`);
+    const note = await page.textContent("#routing-note");
+    expect(note.includes("top-k") && note.includes("1.25"), `the routing note: ${note}`);
+    expect(await page.isVisible("#ep"), "a custom MoE has no expert-parallel field");
+    await page.fill("#custom-experts", "");
+    await page.click(".custom-model summary");
+    await page.selectOption("#model", "gpt2");
+    await page.waitForFunction(() => document.querySelector("#summary")?.textContent.includes("GPT-2"), null, { timeout: 10_000 });
+  }],
+
   ["the per-layer table sorts from the mouse and the keyboard", async (page) => {
     await page.click("#sort-saved");
     expect((await page.getAttribute("#sort-saved >> xpath=..", "aria-sort")) === "descending", "saved bytes are not sorted descending");

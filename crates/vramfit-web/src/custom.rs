@@ -160,6 +160,16 @@ pub struct Dims {
     pub window: String,
     /// Llama-style: whether the LM head shares the embedding.
     pub tied: bool,
+    /// Llama layout: routed experts per layer; blank for a dense MLP.
+    pub experts: String,
+    /// Llama layout, with experts: experts each token goes through.
+    pub experts_per_token: String,
+    /// Llama layout, with experts: each expert's width; blank for the MLP width.
+    pub expert_width: String,
+    /// Llama layout, with experts: shared experts every token goes through; blank for none.
+    pub shared_experts: String,
+    /// Llama layout, with experts: the first layers that keep a dense MLP; blank for none.
+    pub dense_layers: String,
     /// MLP width.
     pub intermediate: String,
     /// Vocabulary.
@@ -223,6 +233,11 @@ impl Default for Dims {
             head_dim: String::new(),
             window: String::new(),
             tied: false,
+            experts: String::new(),
+            experts_per_token: "2".into(),
+            expert_width: String::new(),
+            shared_experts: String::new(),
+            dense_layers: String::new(),
             intermediate: "3072".into(),
             vocab: "50257".into(),
             depths: "3, 4, 6, 3".into(),
@@ -250,6 +265,16 @@ pub enum DimField {
     HeadDim,
     /// Sliding window (may be blank).
     Window,
+    /// Routed experts (may be blank: dense).
+    Experts,
+    /// Experts per token.
+    ExpertsPerToken,
+    /// Each expert's width (may be blank: the MLP width).
+    ExpertWidth,
+    /// Shared experts (may be blank: none).
+    SharedExperts,
+    /// First dense layers (may be blank: none).
+    DenseLayers,
     /// MLP width.
     Intermediate,
     /// Vocabulary.
@@ -277,6 +302,12 @@ pub enum DimError {
     List(DimField),
     /// The ResNet's blocks per stage are not four numbers.
     Stages,
+    /// More experts per token than experts.
+    TopKExceedsExperts,
+    /// Shared experts or first dense layers (built as Qwen2-MoE) with a
+    /// sliding window, or first dense layers without a shared expert:
+    /// no `model_type` vramfit reads has that shape.
+    MoeCombination,
 }
 
 impl Dims {
@@ -353,6 +384,21 @@ impl Dims {
                 } else {
                     None
                 };
+                if let Some(moe) = self.experts_json(intermediate, window)? {
+                    return Ok(json!({
+                        "_name_or_path": name,
+                        "num_hidden_layers": layers, "hidden_size": hidden, "num_attention_heads": heads,
+                        "num_key_value_heads": kv, "head_dim": head_dim.unwrap_or(hidden / heads),
+                        "vocab_size": vocab, "tie_word_embeddings": self.tied,
+                    })
+                    .as_object()
+                    .map(|base| {
+                        let mut all = base.clone();
+                        all.extend(moe);
+                        Value::Object(all)
+                    })
+                    .unwrap_or_default());
+                }
                 // A window on every layer is Mistral's `sliding_window`.
                 let model_type = match (self.layout, window) {
                     (Layout::Llama, Some(_)) => "mistral",
@@ -376,6 +422,49 @@ impl Dims {
                 "n_layer": layers, "n_embd": hidden, "n_head": heads, "n_inner": intermediate, "vocab_size": vocab,
             }),
         })
+    }
+
+    /// The mixture-of-experts part of a Llama-layout decoder's
+    /// `config.json` (`None`: dense). Routed experts alone are Mixtral
+    /// (`MixtralConfig`: `intermediate_size` is the experts' width, a
+    /// window on every layer); with shared experts or first dense layers,
+    /// Qwen2-MoE (`Qwen2MoeConfig`: one shared expert as wide as the shared
+    /// experts together, behind its sigmoid gate; `mlp_only_layers`;
+    /// no q/k/v biases, as Llama).
+    fn experts_json(
+        &self,
+        mlp: u64,
+        window: Option<u64>,
+    ) -> Result<Option<serde_json::Map<String, Value>>, DimError> {
+        if self.layout != Layout::Llama {
+            return Ok(None);
+        }
+        let Some(experts) = optional(DimField::Experts, &self.experts)? else {
+            return Ok(None);
+        };
+        let top_k = count(DimField::ExpertsPerToken, &self.experts_per_token)?;
+        if top_k > experts {
+            return Err(DimError::TopKExceedsExperts);
+        }
+        let width = optional(DimField::ExpertWidth, &self.expert_width)?.unwrap_or(mlp);
+        let shared = optional(DimField::SharedExperts, &self.shared_experts)?.unwrap_or(0);
+        let dense = optional(DimField::DenseLayers, &self.dense_layers)?.unwrap_or(0);
+        let value = match (shared, dense) {
+            (0, 0) => json!({
+                "model_type": "mixtral", "num_local_experts": experts, "num_experts_per_tok": top_k,
+                "intermediate_size": width, "sliding_window": window,
+            }),
+            (0, _) => return Err(DimError::MoeCombination),
+            _ if window.is_some() => return Err(DimError::MoeCombination),
+            (shared, dense) => json!({
+                "model_type": "qwen2_moe", "num_experts": experts, "num_experts_per_tok": top_k,
+                "moe_intermediate_size": width, "intermediate_size": mlp,
+                "shared_expert_intermediate_size": shared.saturating_mul(width),
+                "mlp_only_layers": (0..dense).collect::<Vec<u64>>(), "decoder_sparse_step": 1,
+                "qkv_bias": false,
+            }),
+        };
+        Ok(value.as_object().cloned())
     }
 
     /// vramfit's ResNet description (see `vramfit_core::hf`).
@@ -490,6 +579,73 @@ mod tests {
             bad.config_json(),
             Err(DimError::Field(DimField::Layers, FieldError::NotWhole))
         ));
+    }
+
+    #[test]
+    fn a_custom_mixture_of_experts_lowers_to_mixtral_or_qwen2_moe() {
+        use vramfit_core::models::ModelSpec;
+        let import = |dims: &Dims| vramfit_core::hf::import(&dims.config_json().unwrap()).unwrap();
+        // Mixtral-8x7B's shape through the form: its preset's counts.
+        let mixtral = Dims {
+            layers: "32".into(),
+            hidden: "4096".into(),
+            heads: "32".into(),
+            kv_heads: "8".into(),
+            intermediate: "14336".into(),
+            vocab: "32000".into(),
+            experts: "8".into(),
+            experts_per_token: "2".into(),
+            ..Dims::default().with_family(Family::Llama)
+        };
+        let spec = import(&mixtral).spec;
+        assert_eq!(spec.parameter_count().unwrap(), 46_702_792_704);
+        assert_eq!(spec.active_parameter_count().unwrap(), 12_879_925_248);
+        // Shared experts and first dense layers: Qwen2-MoE's shape.
+        let shared = Dims {
+            expert_width: "1792".into(),
+            shared_experts: "2".into(),
+            dense_layers: "1".into(),
+            ..mixtral.clone()
+        };
+        let ModelSpec::Transformer(t) = import(&shared).spec else {
+            panic!("a transformer")
+        };
+        let moe = t.moe.expect("experts");
+        assert_eq!(
+            (moe.experts, moe.top_k, moe.expert_intermediate),
+            (8, 2, 1792)
+        );
+        assert_eq!(moe.shared.map(|s| s.intermediate), Some(2 * 1792));
+        assert!(!moe.is_sparse(0) && moe.is_sparse(1));
+        assert!(!t.qkv_bias);
+        // Blank experts: the dense Llama it was.
+        let dense = Dims {
+            experts: String::new(),
+            ..mixtral.clone()
+        };
+        assert_eq!(import(&dense).spec.routed_experts(), None);
+        let bad = |d: Dims| d.config_json().unwrap_err();
+        assert_eq!(
+            bad(Dims {
+                experts_per_token: "9".into(),
+                ..mixtral.clone()
+            }),
+            DimError::TopKExceedsExperts
+        );
+        assert_eq!(
+            bad(Dims {
+                dense_layers: "1".into(),
+                ..mixtral.clone()
+            }),
+            DimError::MoeCombination
+        );
+        assert_eq!(
+            bad(Dims {
+                window: "4096".into(),
+                ..shared
+            }),
+            DimError::MoeCombination
+        );
     }
 
     #[test]

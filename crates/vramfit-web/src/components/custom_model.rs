@@ -44,7 +44,11 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
         // Fields that may be blank say what blank means.
         let placeholder = match f {
             DimField::HeadDim => Some(t(lang, Key::CustomHeadDimBlank)),
-            DimField::Window => Some(t(lang, Key::CustomWindowBlank)),
+            DimField::Window | DimField::SharedExperts | DimField::DenseLayers => {
+                Some(t(lang, Key::CustomWindowBlank))
+            }
+            DimField::Experts => Some(t(lang, Key::CustomExpertsBlank)),
+            DimField::ExpertWidth => Some(t(lang, Key::CustomExpertWidthBlank)),
             _ => None,
         };
         html! {
@@ -142,6 +146,15 @@ pub fn CustomModel(props: &CustomModelProps) -> Html {
                         if dims.layout.slides() {
                             { field(DimField::Window, Key::CustomWindow, &dims.window) }
                         }
+                        if dims.layout == Layout::Llama {
+                            { field(DimField::Experts, Key::CustomExperts, &dims.experts) }
+                            if !dims.experts.trim().is_empty() {
+                                { field(DimField::ExpertsPerToken, Key::CustomExpertsPerToken, &dims.experts_per_token) }
+                                { field(DimField::ExpertWidth, Key::CustomExpertWidth, &dims.expert_width) }
+                                { field(DimField::SharedExperts, Key::CustomSharedExperts, &dims.shared_experts) }
+                                { field(DimField::DenseLayers, Key::CustomDenseLayers, &dims.dense_layers) }
+                            }
+                        }
                         <label class="custom-check field-wide" for="custom-tied">
                             <input id="custom-tied" type="checkbox" checked={dims.tied} onchange={ontied} />
                             { t(lang, Key::CustomTied) }
@@ -190,6 +203,11 @@ fn field_id(f: DimField) -> &'static str {
         DimField::KvHeads => "kv-heads",
         DimField::HeadDim => "head-dim",
         DimField::Window => "window",
+        DimField::Experts => "experts",
+        DimField::ExpertsPerToken => "experts-per-token",
+        DimField::ExpertWidth => "expert-width",
+        DimField::SharedExperts => "shared-experts",
+        DimField::DenseLayers => "dense-layers",
         DimField::Intermediate => "intermediate",
         DimField::Vocab => "vocab",
         DimField::Depths => "depths",
@@ -215,6 +233,11 @@ fn slot(d: &mut Dims, f: DimField) -> &mut String {
         DimField::KvHeads => &mut d.kv_heads,
         DimField::HeadDim => &mut d.head_dim,
         DimField::Window => &mut d.window,
+        DimField::Experts => &mut d.experts,
+        DimField::ExpertsPerToken => &mut d.experts_per_token,
+        DimField::ExpertWidth => &mut d.expert_width,
+        DimField::SharedExperts => &mut d.shared_experts,
+        DimField::DenseLayers => &mut d.dense_layers,
         DimField::Intermediate => &mut d.intermediate,
         DimField::Vocab => &mut d.vocab,
         DimField::Depths => &mut d.depths,
@@ -259,6 +282,11 @@ fn message(e: &DimError, lang: Lang) -> String {
                 DimField::KvHeads => Key::CustomKvHeads,
                 DimField::HeadDim => Key::CustomHeadDim,
                 DimField::Window => Key::CustomWindow,
+                DimField::Experts => Key::CustomExperts,
+                DimField::ExpertsPerToken => Key::CustomExpertsPerToken,
+                DimField::ExpertWidth => Key::CustomExpertWidth,
+                DimField::SharedExperts => Key::CustomSharedExperts,
+                DimField::DenseLayers => Key::CustomDenseLayers,
                 DimField::Intermediate => Key::CustomIntermediate,
                 DimField::Vocab => Key::CustomVocab,
                 DimField::Depths => Key::CustomDepths,
@@ -275,5 +303,7 @@ fn message(e: &DimError, lang: Lang) -> String {
         DimError::HeadsDoNotDivide => t(lang, Key::CustomHeadsDivide).to_string(),
         DimError::KvHeadsDoNotDivide => t(lang, Key::CustomKvDivide).to_string(),
         DimError::Stages => t(lang, Key::CustomStages).to_string(),
+        DimError::TopKExceedsExperts => t(lang, Key::CustomTopKExceeds).to_string(),
+        DimError::MoeCombination => t(lang, Key::CustomMoeCombination).to_string(),
     }
 }

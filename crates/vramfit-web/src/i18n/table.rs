@@ -660,6 +660,15 @@ table! {
     CustomHeadDimBlank => "hidden / heads", "隐藏维度 / 头数";
     CustomWindow => "Sliding window", "滑动窗口";
     CustomWindowBlank => "none", "无";
+    CustomExperts => "Routed experts", "路由专家数";
+    CustomExpertsBlank => "none (a dense MLP)", "无（稠密 MLP）";
+    CustomExpertsPerToken => "Experts per token", "每个词元的专家数";
+    CustomExpertWidth => "Expert width", "专家宽度";
+    CustomExpertWidthBlank => "the MLP width", "与 MLP 宽度相同";
+    CustomSharedExperts => "Shared experts", "共享专家数";
+    CustomDenseLayers => "First dense layers", "开头的稠密层数";
+    CustomTopKExceeds => "Experts per token cannot exceed the routed experts.", "每个词元的专家数不能超过路由专家数。";
+    CustomMoeCombination => "Shared experts or first dense layers make a Qwen2-MoE-style model, which has no sliding window here, and first dense layers come with at least one shared expert.", "共享专家或开头的稠密层会生成 Qwen2-MoE 式模型：此时不支持滑动窗口，且开头的稠密层需要至少一个共享专家。";
     CustomTied => "LM head shares the input embedding", "LM 头与输入嵌入共享权重";
     CustomVocab => "Vocabulary", "词表大小";
     CustomUse => "Use this model", "使用此模型";
