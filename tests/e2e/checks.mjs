@@ -465,7 +465,15 @@ export const checks = [
     expect(summary.includes("103M parameters (52.3M active per token)"), `the custom MoE's summary: ${summary}`);
     const note = await page.textContent("#routing-note");
     expect(note.includes("top-k") && note.includes("1.25"), `the routing note: ${note}`);
-    expect(await page.isVisible("#ep"), "a custom MoE has no expert-parallel field");
+    expect(await page.isVisible("#ep") && await page.isVisible("#etp"), "a custom MoE has no expert-parallel fields");
+    // In Chinese: the routing note, the expert-parallel fields and the form's expert fields.
+    await page.selectOption("#lang", "zh-CN");
+    await page.waitForFunction(() => document.documentElement.lang === "zh-CN", null, { timeout: 5_000 });
+    const left = englishLeft(await pageStrings(page));
+    expect(left.phrases.length + left.words.length === 0, `English left with a custom MoE in Chinese: ${[...left.phrases, ...left.words]}`);
+    expect((await page.textContent("#routing-note")).includes("1.25"), "the Chinese routing note");
+    await page.selectOption("#lang", "en");
+    await page.waitForFunction(() => document.documentElement.lang === "en", null, { timeout: 5_000 });
     await page.fill("#custom-experts", "");
     await page.click(".custom-model summary");
     await page.selectOption("#model", "gpt2");
