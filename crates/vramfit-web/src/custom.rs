@@ -385,19 +385,17 @@ impl Dims {
                     None
                 };
                 if let Some(moe) = self.experts_json(intermediate, window)? {
-                    return Ok(json!({
+                    let mut config = json!({
                         "_name_or_path": name,
                         "num_hidden_layers": layers, "hidden_size": hidden, "num_attention_heads": heads,
                         "num_key_value_heads": kv, "head_dim": head_dim.unwrap_or(hidden / heads),
                         "vocab_size": vocab, "tie_word_embeddings": self.tied,
-                    })
-                    .as_object()
-                    .map(|base| {
-                        let mut all = base.clone();
-                        all.extend(moe);
-                        Value::Object(all)
-                    })
-                    .unwrap_or_default());
+                    });
+                    // `json!({..})` is always an object.
+                    if let Some(map) = config.as_object_mut() {
+                        map.extend(moe);
+                    }
+                    return Ok(config);
                 }
                 // A window on every layer is Mistral's `sliding_window`.
                 let model_type = match (self.layout, window) {
