@@ -146,6 +146,9 @@ fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
                     } else {
                         ExpertActivation::Gated
                     },
+                    // The auxiliary loss on for an even top-k: every property
+                    // holds with it too, without a new draw.
+                    aux_loss: top_k % 2 == 0,
                 };
                 let mla = (latent > 0).then_some(Mla {
                     q_lora_rank: if latent == 1 { 0 } else { 16 },
