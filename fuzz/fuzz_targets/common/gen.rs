@@ -298,6 +298,8 @@ pub fn config(u: &mut Unstructured) -> Result<TrainConfig> {
             },
             // Drawn last, so the corpus from before it keeps its meaning.
             ep: dim(u, 2)?,
+            // After `ep` for the same reason; 0 (as `tp`) when the input runs out.
+            etp: if u.arbitrary()? { dim(u, 2)? } else { 0 },
         }
     } else {
         Parallel::default()
