@@ -423,8 +423,15 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
     if let Some(r) = &e.routing {
         let _ = writeln!(
             s,
-            "routed experts: {} of activations a micro-batch, tokens × top-k rows whatever the routing; drop-and-pad at capacity factor {} would keep {} more",
-            r.expert_activation_bytes, r.capacity_factor, r.padded_extra_bytes
+            "routed experts: {} of activations a micro-batch, tokens × top-k rows whatever the routing; drop-and-pad at capacity factor {} would keep {} more{}",
+            r.expert_activation_bytes,
+            r.capacity_factor,
+            r.padded_extra_bytes,
+            if r.aux_loss {
+                "; the auxiliary load-balancing loss is on (output_router_logits)"
+            } else {
+                ""
+            }
         );
     }
     let input = match kind {

@@ -33,11 +33,16 @@ pub struct Routing {
     /// its even share, so (factor − 1) × the experts' activations, the
     /// busiest expert's overflow dropped rather than stored.
     pub padded_extra_bytes: Bytes,
+    /// Whether the forward adds the auxiliary load-balancing loss
+    /// (`output_router_logits` in the `config.json`, off by default):
+    /// every sparse layer's router logits kept until it.
+    pub aux_loss: bool,
 }
 
-/// [`Routing`] for the graph `g` at micro-batch `batch`; `None` without
-/// routed experts (or in inference, which saves nothing).
-pub fn routing(g: &Graph, batch: u64) -> Option<Routing> {
+/// [`Routing`] for the graph `g` at micro-batch `batch`, whose experts
+/// run the auxiliary loss when `aux_loss`; `None` without routed experts
+/// (or in inference, which saves nothing).
+pub fn routing(g: &Graph, batch: u64, aux_loss: bool) -> Option<Routing> {
     let mut seen = std::collections::HashSet::new();
     let mut bytes = 0u64;
     let mut routed = false;
@@ -59,5 +64,6 @@ pub fn routing(g: &Graph, batch: u64) -> Option<Routing> {
         expert_activation_bytes: Bytes(bytes),
         capacity_factor: CAPACITY_FACTOR,
         padded_extra_bytes: Bytes((bytes as f64 * (CAPACITY_FACTOR - 1.0)).round() as u64),
+        aux_loss,
     })
 }

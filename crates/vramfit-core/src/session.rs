@@ -219,7 +219,7 @@ impl Session {
             deepspeed_estimate: report::deepspeed_estimate(g, cfg),
             rank: report::rank_note(cfg, spec),
             beyond_trained_context: report::beyond_trained_context(spec, cfg),
-            routing: crate::routing::routing(g, cfg.batch),
+            routing: crate::routing::routing(g, cfg.batch, spec.aux_loss()),
         })
     }
 

@@ -305,6 +305,14 @@ fn the_auxiliary_loss_adds_to_the_peak_what_memtracker_measures() {
         let ours =
             on.estimate.peak_allocated_bytes.0 as f64 - off.estimate.peak_allocated_bytes.0 as f64;
         assert!(reference > 0.0, "{}: the loss adds nothing", on.case);
+        // The report says which runs it.
+        let aux = |r: &Row| r.estimate.routing.map(|n| n.aux_loss);
+        assert_eq!(
+            (aux(on), aux(off)),
+            (Some(true), Some(false)),
+            "{}",
+            on.case
+        );
         assert!(
             (ours - reference).abs() <= 0.05 * reference,
             "{}: adds {ours:.0} bytes, MemTracker {reference:.0}",

@@ -292,6 +292,12 @@ impl ModelSpec {
         }
     }
 
+    /// Whether the model's routers feed the auxiliary load-balancing loss
+    /// (`output_router_logits`, [`moe::Moe::aux_loss`]).
+    pub fn aux_loss(&self) -> bool {
+        matches!(self, ModelSpec::Transformer(TransformerSpec { moe: Some(m), .. }) if m.aux_loss)
+    }
+
     /// Each routed expert's feed-forward width (the columns expert tensor
     /// parallelism splits); `None` for a model without experts.
     pub fn routed_expert_width(&self) -> Option<u64> {

@@ -104,18 +104,20 @@ pub fn Results(props: &ResultsProps) -> Html {
         notes.push(("rank-note", crate::messages::rank_note(note, lang)));
     }
     if let Some(r) = &e.routing {
-        notes.push((
-            "routing-note",
-            tf(
-                lang,
-                Key::RoutingNote,
-                &[
-                    &bytes(r.expert_activation_bytes, prefs.units),
-                    &r.capacity_factor.to_string(),
-                    &bytes(r.padded_extra_bytes, prefs.units),
-                ],
-            ),
-        ));
+        let mut text = tf(
+            lang,
+            Key::RoutingNote,
+            &[
+                &bytes(r.expert_activation_bytes, prefs.units),
+                &r.capacity_factor.to_string(),
+                &bytes(r.padded_extra_bytes, prefs.units),
+            ],
+        );
+        if r.aux_loss {
+            text.push(' ');
+            text.push_str(t(lang, Key::RoutingAuxLoss));
+        }
+        notes.push(("routing-note", text));
     }
     if let Some(context) = e.gpu.as_ref().and_then(|g| g.max_context) {
         let text = match context {

@@ -455,6 +455,7 @@ table! {
     LinkNewer => "the link is from a newer vramfit; settings this version does not know are ignored", "此链接来自更新版本的 vramfit，本版本不认识的设置已被忽略";
     LinkTooLong => "the link is too long; its end was ignored", "链接过长，末尾部分已被忽略";
     RoutingNote => "The routed experts keep {0} of activations per micro-batch: tokens × top-k rows, however the tokens are routed. A drop-and-pad dispatch at capacity factor {1} would keep {2} more.", "路由专家每个微批次保存 {0} 激活值：共 词元数 × top-k 行，与词元如何路由无关。若按容量因子 {1} 丢弃并填充（drop-and-pad），将多保存 {2}。";
+    RoutingAuxLoss => "Its config.json turns on the auxiliary load-balancing loss (output_router_logits): every sparse layer's router logits are kept for it.", "其 config.json 开启了辅助负载均衡损失（output_router_logits）：每个稀疏层的路由器打分都为它保留。";
     LinkNoExperts => "the model has no experts (it is not a mixture of experts), so there is nothing to split over GPUs", "该模型没有专家（不是混合专家模型），没有可切分到多张显卡的专家";
     Dismiss => "Dismiss", "关闭";
     ExtrasTitle => "Also set by the link:", "链接还设置了：";
