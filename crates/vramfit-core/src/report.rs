@@ -248,8 +248,9 @@ pub(crate) fn deepspeed_estimate(
         return None;
     }
     // They divide one model's states over every GPU: experts split over
-    // expert-parallel ranks, sharded over a smaller group, are not theirs to size.
-    if cfg.parallel.ep > 1 {
+    // expert-parallel ranks (or their own tensor-parallel ones), sharded
+    // over another group, are not theirs to size.
+    if cfg.parallel.ep > 1 || cfg.parallel.expert_tp() != cfg.parallel.tp.max(1) {
         return None;
     }
     let p = &cfg.parallel;

@@ -213,3 +213,16 @@ fn the_routing_note_sizes_the_experts_activations_and_their_padding() {
     };
     assert!(estimate("olmoe-1b-7b", &serve).unwrap().routing.is_none());
 }
+
+/// DeepSpeed's own ZeRO estimate divides one model over every GPU: with
+/// the experts split apart from the rest it is left out, as under `ep`.
+#[test]
+fn deepspeeds_own_estimate_is_left_out_when_etp_splits_the_experts() {
+    let at = |etp| {
+        estimate("olmoe-1b-7b", &on(Strategy::Zero2, 8, (1, 1, etp)))
+            .unwrap()
+            .deepspeed_estimate
+    };
+    assert!(at(0).is_some() && at(1).is_some());
+    assert!(at(2).is_none());
+}
