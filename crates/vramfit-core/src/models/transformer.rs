@@ -476,7 +476,7 @@ fn tensor_parallel_shard(
     Ok(local)
 }
 
-/// [`tensor_parallel_shard`] but for the routed experts.
+/// [`tensor_parallel_shard`] of everything but the routed experts.
 fn dense_shard(t: &TransformerSpec, tp: u64) -> Result<TransformerSpec, Error> {
     if tp <= 1 {
         return Ok(t.clone());
