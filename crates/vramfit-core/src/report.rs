@@ -340,7 +340,7 @@ pub fn model_states(g: &Graph, cfg: &TrainConfig) -> (Bytes, Bytes, Bytes) {
     let o = g
         .params
         .iter()
-        .map(|p| states::optimizer_state_bytes(p, dt, cfg.optimizer))
+        .map(|p| states::optimizer_state_bytes(p, dt, cfg.optimizer, cfg.optimizer_impl))
         .sum();
     (w, gr, o)
 }
