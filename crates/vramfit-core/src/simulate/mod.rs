@@ -326,6 +326,7 @@ impl Prepared {
             step_temps: &optimizer.1,
             kv_cache,
             shards: &strategy.sizes,
+            allocator: overheads.allocator_settings(),
         }
     }
 
