@@ -97,12 +97,23 @@ fn reference_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/reference/real_gpu")
 }
 
+/// Whether a `memory_truth.py` row holds a measurement vramfit can be held
+/// to: measured (not skipped, failed or a dry run) on a GPU with a preset.
+/// Published runs have no `status` column and always count.
+fn measured(run: &Run) -> bool {
+    let status = run.fields.get("status").map_or("ok", String::as_str);
+    if status != "ok" || run.get("gpu").is_empty() {
+        println!("not compared: {} ({status}, gpu {:?})", run.get("id"), run.get("gpu"));
+        return false;
+    }
+    true
+}
+
 /// The published runs and any real-GPU measurements of `memory_truth.py`.
 fn all_runs() -> Vec<Run> {
     let dir = reference_dir();
     let mut runs = read_runs(RUNS, &dir);
-    let measured = dir.join("measured");
-    if let Ok(entries) = std::fs::read_dir(&measured) {
+    if let Ok(entries) = std::fs::read_dir(dir.join("measured")) {
         let mut files: Vec<PathBuf> = entries
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|x| x == "csv"))
@@ -110,7 +121,7 @@ fn all_runs() -> Vec<Run> {
         files.sort();
         for f in files {
             let text = std::fs::read_to_string(&f).unwrap();
-            runs.extend(read_runs(&text, &measured));
+            runs.extend(read_runs(&text, &dir.join("measured")).into_iter().filter(measured));
         }
     }
     runs
