@@ -103,7 +103,11 @@ fn reference_dir() -> PathBuf {
 fn measured(run: &Run) -> bool {
     let status = run.fields.get("status").map_or("ok", String::as_str);
     if status != "ok" || run.get("gpu").is_empty() {
-        println!("not compared: {} ({status}, gpu {:?})", run.get("id"), run.get("gpu"));
+        println!(
+            "not compared: {} ({status}, gpu {:?})",
+            run.get("id"),
+            run.get("gpu")
+        );
         return false;
     }
     true
@@ -121,7 +125,11 @@ fn all_runs() -> Vec<Run> {
         files.sort();
         for f in files {
             let text = std::fs::read_to_string(&f).unwrap();
-            runs.extend(read_runs(&text, &dir.join("measured")).into_iter().filter(measured));
+            runs.extend(
+                read_runs(&text, &dir.join("measured"))
+                    .into_iter()
+                    .filter(measured),
+            );
         }
     }
     runs
@@ -183,6 +191,8 @@ impl Pair {
 struct Compared {
     id: String,
     exact: bool,
+    /// The CUDA context alone (NVML used after CUDA initialised), where measured.
+    context: Option<Pair>,
     device: Option<Pair>,
     reserved: Option<Pair>,
     allocated: Option<Pair>,
@@ -202,6 +212,7 @@ fn compare(run: &Run) -> Compared {
     Compared {
         id: run.get("id").to_string(),
         exact: run.get("fidelity") == "exact",
+        context: pair("context_used_bytes", e.overheads.cuda_context.0),
         device: pair("device_used_bytes", e.device_used_bytes.0),
         reserved: pair("reserved_bytes", e.peak_reserved_bytes.0),
         allocated: pair("allocated_bytes", e.peak_allocated_bytes.0),
@@ -267,6 +278,7 @@ fn print_table(title: &str, rows: &[&Compared]) {
     println!("device used: {}", summary(rows, |c| c.device));
     println!("reserved:    {}", summary(rows, |c| c.reserved));
     println!("allocated:   {}", summary(rows, |c| c.allocated));
+    println!("CUDA context: {}", summary(rows, |c| c.context));
 }
 
 #[test]
@@ -292,7 +304,10 @@ fn every_real_gpu_run_is_estimated_and_compared() {
     }
     let exact: Vec<&Compared> = compared.iter().filter(|c| c.exact).collect();
     let approx: Vec<&Compared> = compared.iter().filter(|c| !c.exact).collect();
-    print_table("Runs whose configuration vramfit represents exactly", &exact);
+    print_table(
+        "Runs whose configuration vramfit represents exactly",
+        &exact,
+    );
     print_table(
         "Runs vramfit represents approximately (see notes in runs.csv; not asserted)",
         &approx,
