@@ -330,3 +330,28 @@ fn every_real_gpu_run_is_estimated_and_compared() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn every_published_number_appears_in_its_quoted_line() {
+    // A transcription guard: the bytes in runs.csv are the quoted number
+    // in the unit the source printed (MiB as a whole number, or GiB with
+    // one decimal).
+    for run in read_runs(RUNS, &reference_dir()) {
+        let quote = run.get("quote");
+        for col in ["device_used_bytes", "reserved_bytes", "allocated_bytes"] {
+            let Some(bytes) = run.bytes(col) else {
+                continue;
+            };
+            let mib = bytes / (1u64 << 20) as f64;
+            let printed = [
+                format!("{mib:.0}"),
+                format!("{:.1}", bytes / (1u64 << 30) as f64),
+            ];
+            assert!(
+                printed.iter().any(|p| quote.contains(p.as_str())),
+                "{}: {col} reads {printed:?}, not in {quote:?}",
+                run.get("id")
+            );
+        }
+    }
+}
