@@ -65,7 +65,11 @@ HF_NOTE = (
     "V100-SXM2 16160 MiB; driver 460.91.03 (nvidia-smi: CUDA Version 11.2; "
     "the toolkit torch was built with is not stated); torch and transformers "
     "versions not stated (nvidia-smi dated 2022-01-11). "
-    "Trainer default optimizer then: adamw_hf (transformers.AdamW; one parameter at a time). "
+    "The guide's --optim choices (adamw_hf, adamw_torch, adamw_apex_fused, adafactor) are exactly "
+    "transformers 4.16's OptimizerNames (inferred; the version is not stated); in 4.16.2's "
+    "trainer.py the default is adamw_hf (transformers.AdamW, a loop over parameters), gradients "
+    "are zeroed with model.zero_grad() (kept as zeros, not freed: set_to_none defaulted to False "
+    "before torch 2.0) and nothing empties the allocator's cache after training. "
     "Attention: BERT had only its eager implementation then. "
     "The model was loaded before training (NVML 2631 MB with weights)."
 )
@@ -224,6 +228,8 @@ def milabench_rows(repo):
             requirements = git(repo, "show", f"{commit}:{reqs}")
             torch_version = pinned(requirements, "torch")
             cuda = pinned(requirements, "nvidia-cuda-runtime-cu12")
+            transformers = pinned(requirements, "transformers")
+            pins = f" transformers {transformers} (pinned)." if transformers else ""
             obs = (data.get(bench) or {}).get("observations", [])
             # One row per batch size: runs that differ only in CPU count read
             # the same memory; keep the 8-CPU one where there is one.
@@ -266,7 +272,7 @@ def milabench_rows(repo):
                     allocated_bytes="",
                     context_used_bytes="",
                     measured_when="nvml-used-max-over-run",
-                    notes=f"{MILABENCH_NOTE} {bench_note} GPU: {gpu_note}.",
+                    notes=f"{MILABENCH_NOTE} {bench_note} GPU: {gpu_note}.{pins}",
                 )
 
 
