@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use proptest::prelude::*;
-use vramfit_core::config::{LoraBase, Mode, OptimizerImpl, WeightFormat};
+use vramfit_core::config::{LoraBase, Mode, OptimizerImpl, WeightFormat, ZeroGrad};
 use vramfit_core::engines::{Engine, KvDtype, ServeWeights, Serving, serving};
 use vramfit_core::parallel::{Offload, Parallel, Strategy as Dp};
 use vramfit_core::share::{
@@ -111,6 +111,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
             prop::sample::select(LoraBase::ALL.to_vec()),
             prop::sample::select(OptimizerImpl::ALL.to_vec()),
         ),
+        prop::sample::select(ZeroGrad::ALL.to_vec()),
         (
             count(0..=1 << 24),
             count(0..=100_000),
@@ -126,6 +127,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
                 (precision, optimizer, checkpointing, attention),
                 parallel,
                 (mode, lora_rank, weights, lora_base, optimizer_impl),
+                zero_grad,
                 (context, frozen_blocks, keep_attention, keep_mlp, keep_conv, lora_fp32),
             )| TrainConfig {
                 batch,
@@ -148,6 +150,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
                 lora_fp32,
                 lora_base,
                 optimizer_impl,
+                zero_grad,
             },
         )
 }
@@ -383,6 +386,7 @@ fn every_train_config_field_has_a_key() {
         ("precision", "p"),
         ("seq", "s"),
         ("weights", "w"),
+        ("zero_grad", "zg"),
     ];
     assert_eq!(
         fields,
@@ -431,7 +435,7 @@ fn version_1_defaults_are_pinned() {
             "attention":"eager","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
             "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
             "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute",
-            "optimizer_impl":"foreach"})
+            "optimizer_impl":"foreach","zero_grad":"set-to-none"})
     );
     assert_eq!(decode("v=1").state, d);
     // Version 1's LoRA base was fp32 under AMP, which only LoRA and QLoRA read.
@@ -458,7 +462,7 @@ fn version_2_defaults_are_pinned() {
             "attention":"sdpa","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
             "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
             "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute",
-            "optimizer_impl":"foreach"})
+            "optimizer_impl":"foreach","zero_grad":"set-to-none"})
     );
     assert_eq!(ShareState::of_version(1).serve, d.serve);
 }

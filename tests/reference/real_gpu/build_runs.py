@@ -24,7 +24,7 @@ GIB = 1 << 30
 COLUMNS = [
     "id", "source", "source_url", "quote", "fidelity",
     "gpu", "model", "batch", "seq", "image", "precision", "optimizer",
-    "optimizer_impl", "attention", "checkpointing", "grad_accum",
+    "optimizer_impl", "zero_grad", "attention", "checkpointing", "grad_accum",
     "strategy", "gpus_per_node", "nodes",
     "torch_version", "cuda_version", "driver",
     "device_used_bytes", "reserved_bytes", "allocated_bytes",
@@ -38,6 +38,8 @@ HF_URL = (
 )
 HF_COMMON = dict(
     source="hf-perf-train-gpu-one",
+    # model.zero_grad() before torch 2.0: set_to_none=False (gradients kept as zeros).
+    zero_grad="zeros",
     source_url=HF_URL,
     fidelity="exact",
     gpu="v100-16gb",
@@ -142,6 +144,7 @@ TT_COMMON = dict(
     precision="amp-bf16",
     optimizer="adamw",
     optimizer_impl="foreach",
+    zero_grad="set-to-none",
     attention="sdpa",
     checkpointing="selective",
     grad_accum=1,
@@ -258,6 +261,9 @@ def milabench_rows(repo):
                     precision="amp-fp16",
                     optimizer="sgd" if bench == "resnet50" else "adam",
                     optimizer_impl="foreach",
+                    # ResNet-50 calls optimizer.zero_grad() (torch 2: set_to_none);
+                    # t5 never zeroes, so its gradients stay allocated like zeros.
+                    zero_grad="set-to-none" if bench == "resnet50" else "zeros",
                     attention="none" if bench == "resnet50" else "eager",
                     checkpointing="none",
                     grad_accum=1,

@@ -4,7 +4,7 @@
 use super::value::{
     attentions, checkpointings, choice, count, engines, gpu_layers, kv_dtypes, lora_bases, modes,
     offloads, on_off, optimizer_impls, optimizers, precisions, set_weights, strategies, unit,
-    weights,
+    weights, zero_grads,
 };
 use super::{Cmd, Flag, Kind, Section};
 use vramfit_core::TrainConfig;
@@ -91,6 +91,15 @@ pub(super) const FLAGS: &[Flag] = &[
         section: Section::Estimate,
         commands: Cmd::ALL,
         set: |a, v| choice(v).map(|i| a.config.optimizer_impl = i),
+    },
+    Flag {
+        name: "--zero-grad",
+        kind: Kind::Choice("Z", zero_grads),
+        help: "after each step: set-to-none frees the gradients (PyTorch >= 2.0), zeros keeps them\nallocated as zeros (set_to_none=False: PyTorch < 2.0, the Trainer's model.zero_grad() then)",
+        default: Some(|| train().zero_grad.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|z| a.config.zero_grad = z),
     },
     Flag {
         name: "--checkpointing",

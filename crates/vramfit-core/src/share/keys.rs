@@ -5,6 +5,7 @@
 use super::{IMPORTED_MODEL, Reason, ShareState};
 use crate::config::{
     Attention, Checkpointing, LoraBase, MAX_DIMENSION, Mode, Optimizer, OptimizerImpl, Precision,
+    ZeroGrad,
 };
 use crate::engines::serving::{self, MAX_CONCURRENCY, MAX_GPU_LAYERS};
 use crate::engines::{Engine, KvDtype};
@@ -218,6 +219,7 @@ pub const KEYS: &[Key] = &[
         OptimizerImpl,
         OptimizerImpl::accepted
     ),
+    choice_key!("zg", "--zero-grad", zero_grad, ZeroGrad, ZeroGrad::accepted),
     Key {
         key: "c",
         flag: "--checkpointing",

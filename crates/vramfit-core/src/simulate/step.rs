@@ -8,7 +8,7 @@ use super::plan::{Plan, Segment, unique_storages, unique_storages_into};
 use super::shard::{ShardSizes, Sharded, Shards};
 use super::tape::{Handle, Size, SizeId, Tape};
 use super::{entry, id32};
-use crate::config::{OptimizerImpl, TrainConfig};
+use crate::config::{OptimizerImpl, TrainConfig, ZeroGrad};
 use crate::dtype::DType;
 use crate::graph::{Graph, Numel, Op, OpKind};
 use crate::overheads::Overheads;
@@ -228,7 +228,9 @@ impl<'a> Sim<'a> {
             if step == steps && steps > 1 {
                 self.mem.mark_last_step();
             }
-            if step > 1 {
+            // With gradients kept as zeros a later step differs from the
+            // first (its backward adds into them): it is walked, not repeated.
+            if step > 1 && self.cfg.zero_grad == ZeroGrad::SetToNone {
                 // Later steps allocate as the first, without what it created for good.
                 let landmarks = if step == steps {
                     std::mem::take(&mut self.landmarks)
@@ -792,6 +794,10 @@ impl<'a> Sim<'a> {
         // The model states and the step's temporaries, at this moment.
         self.landmark(last);
         temps.into_iter().for_each(|h| self.mem.free(h));
+        if self.cfg.zero_grad == ZeroGrad::Zeros {
+            // zero_grad(set_to_none=False): `.grad` stays, zeroed in place.
+            return;
+        }
         // zero_grad(set_to_none=True)
         for slot in &mut self.param_grad {
             if let Some((whole, shard)) = slot.take() {
