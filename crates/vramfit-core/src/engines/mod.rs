@@ -322,9 +322,6 @@ pub fn serve_on(
         ModelSpec::Transformer(t) if t.arch == Layout::Llama => t,
         _ => return Err(Error::Serve(ServeFault::NotADecoder)),
     };
-    if t.moe.is_some() || t.mla.is_some() {
-        return Err(Error::Serve(ServeFault::SparseOrLatent));
-    }
     check_range("context", cfg.context, 1, crate::config::MAX_DIMENSION)?;
     check_range("concurrency", cfg.concurrency, 1, 1 << 20)?;
     check_range("tp", cfg.tp, 1, 1024)?;
@@ -438,21 +435,20 @@ fn llama_cpp_report(t: &TransformerSpec, mix: GgufMix, cfg: &ServeConfig) -> Ser
 }
 
 /// Weight bytes of the PyTorch engines' formats: the block matrices in the
-/// format, embeddings, LM head and vectors in 16 bits.
+/// format, embeddings, LM head, norms, biases and routers in 16 bits.
+///
+/// A mixture of experts keeps every expert resident: vLLM's `FusedMoE`
+/// allocates `w13_weight` `[experts, 2 × intermediate, hidden]` and
+/// `w2_weight` `[experts, hidden, intermediate]` for all of them
+/// (`vllm/model_executor/layers/fused_moe/layer.py`), each expert's
+/// matrices quantized like a linear layer's (`Fp8MoEMethod`: one scale per
+/// expert and matrix; AWQ/GPTQ `MoeWNA16`/Marlin: per-group scales and
+/// zeros), and the router (`gate`, a `ReplicatedLinear` built without the
+/// quantization config) in 16 bits. Latent attention's matrices are
+/// `q_a_proj`/`q_b_proj` (or `q_proj`), `kv_a_proj_with_mqa`, `kv_b_proj`
+/// and `o_proj` (`vllm/model_executor/models/deepseek_v2.py`).
 pub fn format_weights(t: &TransformerSpec, w: ServeWeights) -> Bytes {
     let h = t.hidden;
-    let q = t.heads * t.head_dim;
-    let kv = t.kv_heads * t.head_dim;
-    // (out, in) of each block matrix.
-    let matrices = [
-        (q, h),
-        (kv, h),
-        (kv, h),
-        (h, q),
-        (t.intermediate, h),
-        (t.intermediate, h),
-        (h, t.intermediate),
-    ];
     let per_matrix = |(out, inp): (u64, u64)| -> u64 {
         let n = out * inp;
         let groups = inp.div_ceil(128);
@@ -471,10 +467,66 @@ pub fn format_weights(t: &TransformerSpec, w: ServeWeights) -> Bytes {
             }
         }
     };
-    let block: u64 = matrices.iter().map(|&m| per_matrix(m)).sum();
+    let mut block = 0u64;
+    let mut vectors = 0u64;
+    for i in 0..t.layers {
+        let (attn, attn_vectors) = attention_matrices(t);
+        block += attn.iter().map(|&m| per_matrix(m)).sum::<u64>();
+        vectors += attn_vectors + 2 * h + if t.block.sinks { t.heads } else { 0 };
+        match t.moe.as_deref() {
+            Some(moe) if moe.is_sparse(i) => {
+                let (e, f) = (moe.experts, moe.expert_intermediate);
+                let expert = per_matrix((f, h)) * 2 + per_matrix((h, f));
+                block += e * expert;
+                // The router's weight (16-bit) and, for gpt-oss, the
+                // router's and experts' biases.
+                vectors += e * h;
+                if moe.biases {
+                    vectors += e + e * (2 * f + h);
+                }
+                if let Some(s) = moe.shared {
+                    let s_i = s.intermediate;
+                    block += per_matrix((s_i, h)) * 2 + per_matrix((h, s_i));
+                    vectors += if s.gate { h } else { 0 };
+                }
+            }
+            _ => {
+                let f = t.intermediate;
+                block += per_matrix((f, h)) * 2 + per_matrix((h, f));
+            }
+        }
+    }
     let embeddings = t.vocab * h * if t.tie_embeddings { 1 } else { 2 };
-    let vectors = 2 * h + if t.qkv_bias { q + 2 * kv } else { 0 };
-    Bytes::of(t.layers, block + 2 * vectors) + Bytes::of(embeddings + h, 2)
+    Bytes(block) + Bytes::of(vectors + embeddings + h, 2)
+}
+
+/// One layer's attention matrices, `(out, in)`, and its vectors (biases,
+/// q/k norms, latent norms), in elements.
+fn attention_matrices(t: &TransformerSpec) -> (Vec<(u64, u64)>, u64) {
+    let h = t.hidden;
+    let q = t.heads * t.head_dim;
+    let Some(mla) = t.mla.as_deref() else {
+        let kv = t.kv_heads * t.head_dim;
+        let biases = if t.qkv_bias { q + 2 * kv } else { 0 };
+        let norms = match t.block.qk_norm {
+            crate::models::transformer::QkNorm::None => 0,
+            crate::models::transformer::QkNorm::PerHead => 2 * t.head_dim,
+            crate::models::transformer::QkNorm::Whole => q + kv,
+        };
+        return (vec![(q, h), (kv, h), (kv, h), (h, q)], biases + norms);
+    };
+    let r = mla.kv_lora_rank;
+    let mut m = if mla.q_lora_rank > 0 {
+        vec![(mla.q_lora_rank, h), (q, mla.q_lora_rank)]
+    } else {
+        vec![(q, h)]
+    };
+    m.extend([
+        (r + mla.qk_rope_head_dim, h),
+        (t.heads * (mla.qk_nope_head_dim + mla.v_head_dim), r),
+        (h, t.heads * mla.v_head_dim),
+    ]);
+    (m, mla.q_lora_rank + r)
 }
 
 /// vLLM, SGLang and Hugging Face: 16-bit activations, the weights sharded
@@ -501,29 +553,23 @@ fn torch_report(
     match cfg.engine {
         Engine::Vllm => {
             let tokens = budget::vllm_default_batched_tokens(gpu.memory_bytes);
-            let per_token = budget::activation_per_token(t.hidden, t.intermediate / cfg.tp);
+            let per_token = budget::profile_activation_per_token(t, cfg.tp);
             budget.activations = Bytes::of(tokens * per_token, 2);
             let pool = budget::vllm_kv_budget(&budget);
-            let blocks = budget::vllm_blocks(pool, t.layers, kv_token_layer);
-            let kv = Bytes::of(
-                blocks * budget::VLLM_BLOCK_TOKENS * t.layers,
-                kv_token_layer,
-            );
+            let kv = budget::vllm_kv(t, pool, kv_token_layer, cfg.context, tokens);
             ServeReport {
                 weights_bytes: weights,
-                kv_cache_bytes: kv,
+                kv_cache_bytes: kv.bytes,
                 compute_buffer_bytes: budget.activations,
                 host_bytes: Bytes::ZERO,
-                gpu_bytes: per_gpu + budget.activations + non_torch + kv,
-                max_concurrency: Some(budget::vllm_max_concurrency(blocks, cfg.context)),
-                kv_tokens: Some(blocks * budget::VLLM_BLOCK_TOKENS),
+                gpu_bytes: per_gpu + budget.activations + non_torch + kv.bytes,
+                max_concurrency: Some(kv.max_concurrency),
+                kv_tokens: Some(kv.tokens),
             }
         }
         Engine::Sglang => {
             let pool = budget::sglang_kv_budget(&budget);
-            let cell = kv_token_layer * t.layers;
-            let tokens = pool.0.checked_div(cell).unwrap_or(0);
-            let kv = Bytes::of(tokens, cell);
+            let (tokens, kv) = budget::sglang_kv(t, pool, kv_token_layer);
             ServeReport {
                 weights_bytes: weights,
                 kv_cache_bytes: kv,

@@ -275,8 +275,7 @@ table! {
     ServeKvRefused => "{0} has no {1} KV cache: it takes {2}.", "{0} 没有 {1} 类型的 KV 缓存：可选 {2}。";
     ServeKvHf => "Hugging Face's KV cache follows the precision: it has no {0} cache.", "Hugging Face 的 KV 缓存随精度而定：没有 {0} 类型。";
     ServeNoFp8 => "{0} has no FP8: FP8 weights and KV caches need an Ada, Hopper or Blackwell GPU (or an AMD MI300).", "{0} 不支持 FP8：FP8 权重和 KV 缓存需要 Ada、Hopper 或 Blackwell 显卡（或 AMD MI300）。";
-    ServeNotADecoder => "The engines are modelled for Llama-style decoders (Llama, Mistral, Qwen, Gemma, OLMo 2); this model is not one: pick Hugging Face transformers.", "推理引擎只对 Llama 式解码器（Llama、Mistral、Qwen、Gemma、OLMo 2）建模，此模型不属于此类：请选择 Hugging Face transformers。";
-    ServeSparseOrLatent => "The engines are not modelled yet for mixtures of experts or latent attention, which this model has: pick Hugging Face transformers.", "推理引擎尚未对混合专家或潜在注意力建模，而此模型含有它们：请选择 Hugging Face transformers。";
+    ServeNotADecoder => "The engines are modelled for Llama-style decoders (Llama, Mistral, Qwen, Gemma, OLMo 2, their mixtures of experts, DeepSeek, gpt-oss); this model is not one: pick Hugging Face transformers.", "推理引擎只对 Llama 式解码器（Llama、Mistral、Qwen、Gemma、OLMo 2 及其混合专家模型、DeepSeek、gpt-oss）建模，此模型不属于此类：请选择 Hugging Face transformers。";
     ServeNeedsGpu => "{0} sizes its KV cache from the GPU's memory: pick a GPU.", "{0} 根据显存大小分配 KV 缓存：请选择显卡。";
     ServeNeedsInference => "{0} serves a model: it runs in inference mode, not in {1}.", "{0} 用于部署模型：只适用于推理模式，不适用于{1}。";
     ServeNotFor => "{0} does not apply to {1}.", "{0}不适用于 {1}。";
