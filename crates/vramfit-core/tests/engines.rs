@@ -434,3 +434,44 @@ fn compute_buffers_match_every_single_device_llama_cpp_log() {
     assert!(held >= 6, "only {held} rows held:\n{report}");
     assert!(failures.is_empty(), "off: {failures:?}\n{report}");
 }
+
+/// vLLM start-up logs of a mixture of experts and a latent-attention
+/// model (`tests/reference/engines/vllm_logs.csv`): the weights every
+/// rank loads — all experts resident, their matrices sharded by tensor
+/// parallelism, routers and norms replicated — and the latent cache one
+/// request needs. The weights may only fall short of the log, by vLLM's
+/// rotary cos/sin cache (`max_position × rotary_dim`, 10 MiB for Qwen3's
+/// 40,960 × 128 in bf16, 20–40 MiB for DeepSeek-V2-Lite's 163,840 × 64,
+/// which that log printed), which the model's shape does not carry: under
+/// 0.25 % of either.
+#[test]
+fn vllm_loads_every_expert_and_caches_the_latent_as_its_logs_print() {
+    use vramfit_core::engines::{budget, weights_per_gpu};
+    use vramfit_core::units::Bytes;
+    let transformer = |id: &str| match model_preset(id).unwrap().spec {
+        vramfit_core::ModelSpec::Transformer(t) => t,
+        _ => unreachable!("a transformer preset"),
+    };
+    // vllm#4650 (v0.5.0.post1, bf16): "Loading model weights took 29.3010 GB"
+    // (GiB); vllm#17469 (v0.8.5, Qwen/Qwen3-30B-A3B bf16 on 4 × A10, TP 4):
+    // "Model loading took 14.2474 GiB" on every rank.
+    for (id, tp, logged) in [
+        ("deepseek-v2-lite", 1, 29.3010),
+        ("qwen3-30b-a3b", 4, 14.2474),
+    ] {
+        let t = transformer(id);
+        let per_rank = weights_per_gpu(&t, ServeWeights::Native, tp).gib();
+        println!("{id} tp {tp}: {per_rank:.4} GiB against {logged}");
+        let short = 1.0 - per_rank / logged;
+        assert!((0.0..0.0025).contains(&short), "{id}: {per_rank} GiB");
+    }
+    // vllm#15871 (v0.8.3 V1, DeepSeek-V2-Lite-Chat, --max-model-len 32768):
+    // "To serve at least one request with the models's max seq len (32768),
+    // (0.95 GiB KV cache is needed": cdiv(32768, 16) blocks of a 16-token
+    // latent page in each of 27 layers.
+    let lite = transformer("deepseek-v2-lite");
+    let page = 16 * budget::kv_token_layer(&lite, 2, 1);
+    let need = Bytes::of(32_768 / 16 * lite.layers, page).gib();
+    println!("DeepSeek-V2-Lite, 32768 tokens: {need:.4} GiB");
+    assert!((need - 0.95).abs() <= 0.005, "{need}");
+}

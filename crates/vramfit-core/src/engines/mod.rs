@@ -448,6 +448,21 @@ fn llama_cpp_report(t: &TransformerSpec, mix: GgufMix, cfg: &ServeConfig) -> Ser
 /// `q_a_proj`/`q_b_proj` (or `q_proj`), `kv_a_proj_with_mqa`, `kv_b_proj`
 /// and `o_proj` (`vllm/model_executor/models/deepseek_v2.py`).
 pub fn format_weights(t: &TransformerSpec, w: ServeWeights) -> Bytes {
+    let (sharded, replicated) = weight_parts(t, w);
+    sharded + replicated
+}
+
+/// The weights one of `tp` tensor-parallel GPUs holds: its share of the
+/// matrices, embeddings and biases, and a whole copy of what vLLM and
+/// SGLang replicate — the norms (`RMSNorm`) and the routers (`gate`, a
+/// `ReplicatedLinear`).
+pub fn weights_per_gpu(t: &TransformerSpec, w: ServeWeights, tp: u64) -> Bytes {
+    let (sharded, replicated) = weight_parts(t, w);
+    Bytes(sharded.0.div_ceil(tp.max(1))) + replicated
+}
+
+/// [`format_weights`] as the bytes tensor parallelism shards and those it replicates.
+fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
     let h = t.hidden;
     let per_matrix = |(out, inp): (u64, u64)| -> u64 {
         let n = out * inp;
@@ -468,11 +483,14 @@ pub fn format_weights(t: &TransformerSpec, w: ServeWeights) -> Bytes {
         }
     };
     let mut block = 0u64;
+    // Sharded vectors (biases, sinks) and replicated ones (norms, routers).
     let mut vectors = 0u64;
+    let mut replicated = h;
     for i in 0..t.layers {
-        let (attn, attn_vectors) = attention_matrices(t);
+        let (attn, biases, norms) = attention_matrices(t);
         block += attn.iter().map(|&m| per_matrix(m)).sum::<u64>();
-        vectors += attn_vectors + 2 * h + if t.block.sinks { t.heads } else { 0 };
+        vectors += biases + if t.block.sinks { t.heads } else { 0 };
+        replicated += norms + 2 * h;
         match t.moe.as_deref() {
             Some(moe) if moe.is_sparse(i) => {
                 let (e, f) = (moe.experts, moe.expert_intermediate);
@@ -480,14 +498,15 @@ pub fn format_weights(t: &TransformerSpec, w: ServeWeights) -> Bytes {
                 block += e * expert;
                 // The router's weight (16-bit) and, for gpt-oss, the
                 // router's and experts' biases.
-                vectors += e * h;
+                replicated += e * h;
                 if moe.biases {
-                    vectors += e + e * (2 * f + h);
+                    replicated += e;
+                    vectors += e * (2 * f + h);
                 }
                 if let Some(s) = moe.shared {
                     let s_i = s.intermediate;
                     block += per_matrix((s_i, h)) * 2 + per_matrix((h, s_i));
-                    vectors += if s.gate { h } else { 0 };
+                    replicated += if s.gate { h } else { 0 };
                 }
             }
             _ => {
@@ -497,12 +516,15 @@ pub fn format_weights(t: &TransformerSpec, w: ServeWeights) -> Bytes {
         }
     }
     let embeddings = t.vocab * h * if t.tie_embeddings { 1 } else { 2 };
-    Bytes(block) + Bytes::of(vectors + embeddings + h, 2)
+    (
+        Bytes(block) + Bytes::of(vectors + embeddings, 2),
+        Bytes::of(replicated, 2),
+    )
 }
 
-/// One layer's attention matrices, `(out, in)`, and its vectors (biases,
-/// q/k norms, latent norms), in elements.
-fn attention_matrices(t: &TransformerSpec) -> (Vec<(u64, u64)>, u64) {
+/// One layer's attention matrices, `(out, in)`, its biases and its norms
+/// (q/k norms, latent norms), in elements.
+fn attention_matrices(t: &TransformerSpec) -> (Vec<(u64, u64)>, u64, u64) {
     let h = t.hidden;
     let q = t.heads * t.head_dim;
     let Some(mla) = t.mla.as_deref() else {
@@ -513,7 +535,7 @@ fn attention_matrices(t: &TransformerSpec) -> (Vec<(u64, u64)>, u64) {
             crate::models::transformer::QkNorm::PerHead => 2 * t.head_dim,
             crate::models::transformer::QkNorm::Whole => q + kv,
         };
-        return (vec![(q, h), (kv, h), (kv, h), (h, q)], biases + norms);
+        return (vec![(q, h), (kv, h), (kv, h), (h, q)], biases, norms);
     };
     let r = mla.kv_lora_rank;
     let mut m = if mla.q_lora_rank > 0 {
@@ -526,7 +548,7 @@ fn attention_matrices(t: &TransformerSpec) -> (Vec<(u64, u64)>, u64) {
         (t.heads * (mla.qk_nope_head_dim + mla.v_head_dim), r),
         (h, t.heads * mla.v_head_dim),
     ]);
-    (m, mla.q_lora_rank + r)
+    (m, 0, mla.q_lora_rank + r)
 }
 
 /// vLLM, SGLang and Hugging Face: 16-bit activations, the weights sharded
@@ -538,7 +560,7 @@ fn torch_report(
     cfg: &ServeConfig,
 ) -> ServeReport {
     let weights = format_weights(t, w);
-    let per_gpu = Bytes(weights.0.div_ceil(cfg.tp));
+    let per_gpu = weights_per_gpu(t, w, cfg.tp);
     let kv_size = cfg.kv.torch_size().unwrap_or(2);
     // Keys and values of one token in one layer on one GPU.
     let kv_token_layer = budget::kv_token_layer(t, kv_size, cfg.tp);
