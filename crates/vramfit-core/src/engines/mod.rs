@@ -461,27 +461,41 @@ pub fn weights_per_gpu(t: &TransformerSpec, w: ServeWeights, tp: u64) -> Bytes {
     Bytes(sharded.0.div_ceil(tp.max(1))) + replicated
 }
 
+/// Bytes of one `(out, in)` linear layer's weight in format `w`.
+fn matrix_bytes(w: ServeWeights, (out, inp): (u64, u64)) -> u64 {
+    let n = out * inp;
+    let groups = inp.div_ceil(128);
+    match w {
+        ServeWeights::Native | ServeWeights::Gguf(_) => 2 * n,
+        // One fp32 scale per tensor (`weight_scale`).
+        ServeWeights::Fp8 => n + 4,
+        // `qweight` 4 bits, `scales` fp16 and `qzeros` 4 bits per group × output.
+        ServeWeights::AwqInt4 => n / 2 + out * groups * 2 + (out * groups).div_ceil(2),
+        ServeWeights::GptqInt4 => n / 2 + out * groups * 2 + (out * groups).div_ceil(2) + 4 * inp,
+        ServeWeights::Nf4 => {
+            let blocks = n.div_ceil(64);
+            n.div_ceil(2) + blocks + 4 * blocks.div_ceil(256)
+        }
+    }
+}
+
+/// The routed experts' matrices one of `tp` GPUs holds (every expert of
+/// every sparse layer, sharded by their intermediate size): what a decode
+/// step reads only in part.
+pub fn routed_expert_bytes(t: &TransformerSpec, w: ServeWeights, tp: u64) -> Bytes {
+    let Some(moe) = t.moe.as_deref() else {
+        return Bytes::ZERO;
+    };
+    let (h, f) = (t.hidden, moe.expert_intermediate);
+    let expert = matrix_bytes(w, (f, h)) * 2 + matrix_bytes(w, (h, f));
+    let all = moe.sparse_layers(t.layers) * moe.experts * expert;
+    Bytes(all.div_ceil(tp.max(1)))
+}
+
 /// [`format_weights`] as the bytes tensor parallelism shards and those it replicates.
 fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
     let h = t.hidden;
-    let per_matrix = |(out, inp): (u64, u64)| -> u64 {
-        let n = out * inp;
-        let groups = inp.div_ceil(128);
-        match w {
-            ServeWeights::Native | ServeWeights::Gguf(_) => 2 * n,
-            // One fp32 scale per tensor (`weight_scale`).
-            ServeWeights::Fp8 => n + 4,
-            // `qweight` 4 bits, `scales` fp16 and `qzeros` 4 bits per group × output.
-            ServeWeights::AwqInt4 => n / 2 + out * groups * 2 + (out * groups).div_ceil(2),
-            ServeWeights::GptqInt4 => {
-                n / 2 + out * groups * 2 + (out * groups).div_ceil(2) + 4 * inp
-            }
-            ServeWeights::Nf4 => {
-                let blocks = n.div_ceil(64);
-                n.div_ceil(2) + blocks + 4 * blocks.div_ceil(256)
-            }
-        }
-    };
+    let per_matrix = |m: (u64, u64)| matrix_bytes(w, m);
     let mut block = 0u64;
     // Sharded vectors (biases, sinks) and replicated ones (norms, routers).
     let mut vectors = 0u64;
