@@ -227,11 +227,17 @@ pub fn vllm_kv(
     }
 }
 
+/// The sliding-window split SGLang pools separately: a hybrid model that
+/// `is_hybrid_swa_model` lists (`python/sglang/srt/configs/model_config.py`;
+/// of the families vramfit reads only `GptOssForCausalLM`, told here as a
+/// sliding-window mixture of experts). Gemma 2 and 3 keep a full cache.
+pub fn sglang_swa(t: &crate::models::TransformerSpec) -> Option<Hybrid> {
+    Hybrid::of(t).filter(|_| t.moe.is_some())
+}
+
 /// SGLang's token pools from its budget: `max_total_num_tokens = rest //
 /// cell_size` over every layer; a hybrid sliding-window model that SGLang
-/// runs with its SWA pool (`is_hybrid_swa_model`: of the families vramfit
-/// reads, `GptOssForCausalLM`, told here as a sliding-window mixture of
-/// experts) splits those tokens × layers so that the sliding layers hold
+/// runs with its SWA pool ([`sglang_swa`]) splits those tokens × layers so that the sliding layers hold
 /// `swa_full_tokens_ratio` (default 0.8) times the full layers' tokens
 /// (`ModelRunner.set_num_token_hybrid`:
 /// `full = int(total / (ratio × swa_layers + full_layers))`). Returns the
@@ -243,8 +249,7 @@ pub fn sglang_kv(
 ) -> (u64, Bytes) {
     let cell = kv_token_layer * t.layers;
     let tokens = budget.0.checked_div(cell).unwrap_or(0);
-    let hybrid = Hybrid::of(t).filter(|_| t.moe.is_some());
-    let Some(hy) = hybrid else {
+    let Some(hy) = sglang_swa(t) else {
         return (tokens, Bytes::of(tokens, cell));
     };
     const SWA_FULL_TOKENS_RATIO: f64 = 0.8;

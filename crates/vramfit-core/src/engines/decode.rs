@@ -108,7 +108,8 @@ fn weights_mix(cfg: &ServeConfig) -> Option<super::mix::GgufMix> {
         | super::ServeWeights::Fp8
         | super::ServeWeights::AwqInt4
         | super::ServeWeights::GptqInt4
-        | super::ServeWeights::Nf4 => None,
+        | super::ServeWeights::Nf4
+        | super::ServeWeights::Mxfp4 => None,
     }
 }
 

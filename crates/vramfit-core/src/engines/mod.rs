@@ -11,6 +11,7 @@
 
 pub mod answers;
 pub mod budget;
+pub mod cache;
 pub mod decode;
 pub mod gguf;
 pub mod llama_cpp;
@@ -136,6 +137,11 @@ pub enum ServeWeights {
     GptqInt4,
     /// bitsandbytes NF4 with double quantization (as `--weights int4` trains).
     Nf4,
+    /// gpt-oss's published format: every routed expert in MXFP4 (4-bit
+    /// E2M1 values packed two to a byte and a uint8 E8M0 scale per 32:
+    /// vLLM's `Mxfp4MoEMethod`, `w13_weight` `[E, 2I, H/2]` and
+    /// `w13_weight_scale` `[E, 2I, H/32]` of uint8), the other layers 16-bit.
+    Mxfp4,
     /// A GGUF file made by `llama-quantize` with this mix.
     Gguf(GgufMix),
 }
@@ -148,6 +154,7 @@ impl ServeWeights {
         ServeWeights::AwqInt4,
         ServeWeights::GptqInt4,
         ServeWeights::Nf4,
+        ServeWeights::Mxfp4,
     ];
 
     /// The id.
@@ -158,6 +165,7 @@ impl ServeWeights {
             ServeWeights::AwqInt4 => "awq-int4",
             ServeWeights::GptqInt4 => "gptq-int4",
             ServeWeights::Nf4 => "nf4",
+            ServeWeights::Mxfp4 => "mxfp4",
             ServeWeights::Gguf(m) => m.id(),
         }
     }
@@ -277,7 +285,10 @@ pub fn has_fp8(arch: Arch) -> bool {
 
 /// What each engine takes, for the errors.
 const GGUF_ONLY: &str = "GGUF mixes (q4_k_m, q8_0, …)";
-const NOT_GGUF: &str = "native, fp8, awq-int4, gptq-int4 or nf4";
+const NOT_GGUF: &str = "native, fp8, awq-int4, gptq-int4, nf4 or (for a mixture of experts) mxfp4";
+/// What a dense model takes on the PyTorch engines.
+const DENSE_FORMATS: &str =
+    "native, fp8, awq-int4, gptq-int4 or nf4 (mxfp4 stores experts: a mixture of experts only)";
 
 /// The memory `cfg.engine` allocates to serve `model` on `gpu`.
 ///
@@ -334,7 +345,7 @@ pub fn serve_on(
             max: 1,
         });
     }
-    check_engine(cfg, gpu)?;
+    check_engine(cfg, gpu, t.moe.is_some())?;
     match (cfg.engine, cfg.weights) {
         (Engine::LlamaCpp, ServeWeights::Gguf(mix)) => Ok(llama_cpp_report(t, mix, cfg)),
         (Engine::Vllm | Engine::Sglang | Engine::Hf, w) => {
@@ -354,7 +365,7 @@ pub fn serve_on(
 }
 
 /// The engine-and-setting checks of [`serve`].
-fn check_engine(cfg: &ServeConfig, gpu: Option<&GpuPreset>) -> Result<(), Error> {
+fn check_engine(cfg: &ServeConfig, gpu: Option<&GpuPreset>, sparse: bool) -> Result<(), Error> {
     let engine = cfg.engine.id();
     let gguf = matches!(cfg.weights, ServeWeights::Gguf(_));
     let fault = match cfg.engine {
@@ -373,6 +384,15 @@ fn check_engine(cfg: &ServeConfig, gpu: Option<&GpuPreset>) -> Result<(), Error>
             weights: cfg.weights.id(),
             accepted: NOT_GGUF,
         }),
+        Engine::Vllm | Engine::Sglang | Engine::Hf
+            if cfg.weights == ServeWeights::Mxfp4 && !sparse =>
+        {
+            Some(ServeFault::Weights {
+                engine,
+                weights: cfg.weights.id(),
+                accepted: DENSE_FORMATS,
+            })
+        }
         Engine::Hf if cfg.kv.torch_size().is_none() || cfg.kv == KvDtype::Fp8 => {
             Some(ServeFault::KvDtype {
                 engine,
@@ -466,7 +486,8 @@ fn matrix_bytes(w: ServeWeights, (out, inp): (u64, u64)) -> u64 {
     let n = out * inp;
     let groups = inp.div_ceil(128);
     match w {
-        ServeWeights::Native | ServeWeights::Gguf(_) => 2 * n,
+        // MXFP4 stores only the experts ([`expert_matrix_bytes`]).
+        ServeWeights::Native | ServeWeights::Gguf(_) | ServeWeights::Mxfp4 => 2 * n,
         // One fp32 scale per tensor (`weight_scale`).
         ServeWeights::Fp8 => n + 4,
         // `qweight` 4 bits, `scales` fp16 and `qzeros` 4 bits per group × output.
@@ -479,6 +500,20 @@ fn matrix_bytes(w: ServeWeights, (out, inp): (u64, u64)) -> u64 {
     }
 }
 
+/// Bytes of one routed expert's `(out, in)` matrix: as [`matrix_bytes`],
+/// or in MXFP4 half a byte per value and a byte per 32.
+fn expert_matrix_bytes(w: ServeWeights, (out, inp): (u64, u64)) -> u64 {
+    match w {
+        ServeWeights::Mxfp4 => out * (inp.div_ceil(2) + inp.div_ceil(32)),
+        ServeWeights::Native
+        | ServeWeights::Fp8
+        | ServeWeights::AwqInt4
+        | ServeWeights::GptqInt4
+        | ServeWeights::Nf4
+        | ServeWeights::Gguf(_) => matrix_bytes(w, (out, inp)),
+    }
+}
+
 /// The routed experts' matrices one of `tp` GPUs holds (every expert of
 /// every sparse layer, sharded by their intermediate size): what a decode
 /// step reads only in part.
@@ -487,7 +522,7 @@ pub fn routed_expert_bytes(t: &TransformerSpec, w: ServeWeights, tp: u64) -> Byt
         return Bytes::ZERO;
     };
     let (h, f) = (t.hidden, moe.expert_intermediate);
-    let expert = matrix_bytes(w, (f, h)) * 2 + matrix_bytes(w, (h, f));
+    let expert = expert_matrix_bytes(w, (f, h)) * 2 + expert_matrix_bytes(w, (h, f));
     let all = moe.sparse_layers(t.layers) * moe.experts * expert;
     Bytes(all.div_ceil(tp.max(1)))
 }
@@ -508,7 +543,7 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
         match t.moe.as_deref() {
             Some(moe) if moe.is_sparse(i) => {
                 let (e, f) = (moe.experts, moe.expert_intermediate);
-                let expert = per_matrix((f, h)) * 2 + per_matrix((h, f));
+                let expert = expert_matrix_bytes(w, (f, h)) * 2 + expert_matrix_bytes(w, (h, f));
                 block += e * expert;
                 // The router's weight (16-bit) and, for gpt-oss, the
                 // router's and experts' biases.
