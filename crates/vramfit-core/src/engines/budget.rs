@@ -211,11 +211,7 @@ pub fn vllm_kv(
     let group_size = if 2 * large < 3 * small { large } else { small };
     let full_groups = hy.full.div_ceil(group_size);
     let sliding_groups = hy.sliding.div_ceil(group_size);
-    let blocks = if page == 0 {
-        0
-    } else {
-        budget.0 / page / group_size
-    };
+    let blocks = budget.0.checked_div(page).unwrap_or(0) / group_size.max(1);
     let window_tokens = (hy.window.saturating_sub(1) + max_batched_tokens).min(context);
     let sliding_blocks = window_tokens.div_ceil(VLLM_BLOCK_TOKENS) + 1;
     let per_request = full_groups * full_blocks + sliding_groups * sliding_blocks;

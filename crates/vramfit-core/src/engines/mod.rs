@@ -295,8 +295,8 @@ const DENSE_FORMATS: &str =
 /// # Errors
 /// [`Error::Serve`] when the engine cannot run the setting (a GGUF mix on
 /// an engine other than llama.cpp, or another format on llama.cpp; a KV
-/// type the engine lacks; fp8 on a GPU without it; a model that is not a
-/// Llama-style decoder; a tensor-parallel degree that does not divide the
+/// type the engine lacks; fp8 on a GPU without it; `mxfp4` on a model
+/// without experts; a model that is not a Llama-style decoder; a tensor-parallel degree that does not divide the
 /// key/value heads); [`Error::OutOfRange`] for a context, concurrency,
 /// utilization or degree outside its range.
 ///
