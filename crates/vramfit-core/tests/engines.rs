@@ -370,6 +370,13 @@ fn latent_attention_caches_one_latent_row_per_token_in_the_engines() {
         llama_cpp::kv_layer_bytes(&v3, GgmlType::F16, 8192).0,
         8192 * 576 * 2
     );
+    // The same K-only latent row in q8_0 blocks: ikawrakow/ik_llama.cpp#259
+    // (a llama.cpp fork's MLA mode, DeepSeek-R1 at -c 32768) printed "KV
+    // self size = 1166.62 MiB, c^KV (q8_0): 1166.62 MiB, kv^T: not used".
+    let q8: u64 = (0..v3.layers)
+        .map(|_| llama_cpp::kv_layer_bytes(&v3, GgmlType::Q8_0, 32_768).0)
+        .sum();
+    assert_eq!(format!("{:.2}", q8 as f64 / (1 << 20) as f64), "1166.62");
     let llama = transformer("llama-3-8b");
     assert_eq!(budget::kv_token_layer(&llama, 2, 2), 2 * 4 * 128 * 2);
     assert_eq!(
