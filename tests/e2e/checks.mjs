@@ -275,6 +275,37 @@ export const checks = [
     expect(problems.length === 0, problems.join("\n  "));
   }],
 
+  ["a mixture of experts with latent attention is served: DeepSeek-V2-Lite's latent cache in vLLM and llama.cpp, gpt-oss's sliding layers, in Chinese too", async (page) => {
+    const p = await page.context().newPage();
+    const problems = watch(p);
+    try {
+      await p.goto(new URL("?v=1&m=deepseek-v2-lite&mo=inference&ctx=8192&en=vllm&g=h100-sxm", page.url()).href);
+      await p.waitForSelector('#results[data-engine="vllm"][data-state="fresh"] #serve-cache', { timeout: 30_000 });
+      expect((await p.getAttribute("#serve-cache", "data-kind")) === "latent", `layout: ${await text(p, "#serve-cache")}`);
+      expect((await text(p, "#serve-cache")).includes("576"), `layout: ${await text(p, "#serve-cache")}`);
+      expect(Number(await p.getAttribute("#max-concurrency", "data-value")) > 100, "the latent pool holds few sequences");
+      // llama.cpp's V-less cache: 8192 tokens × 27 layers × 576 f16 values.
+      await p.selectOption("#engine", "llama.cpp");
+      await p.waitForSelector('#results[data-engine="llama.cpp"][data-state="fresh"]', { timeout: 10_000 });
+      expect((await bytesOf(p, "#serve-kv")) === 8192 * 27 * 576 * 2, `KV cache: ${await bytesOf(p, "#serve-kv")}`);
+      await p.selectOption("#lang", "zh-CN");
+      await p.waitForFunction(() => document.documentElement.lang === "zh-CN", null, { timeout: 5_000 });
+      expect((await text(p, "#serve-cache")).includes("潜向量"), `layout in Chinese: ${await text(p, "#serve-cache")}`);
+      const left = englishLeft(await pageStrings(p));
+      expect(left.phrases.length + left.words.length === 0, `English with a latent cache in Chinese mode: ${[...left.phrases, ...left.words].join(" | ")}`);
+      await p.selectOption("#lang", "en");
+      await p.waitForFunction(() => document.documentElement.lang === "en", null, { timeout: 5_000 });
+      // gpt-oss-20b: half its layers keep only their 128-token window.
+      await p.goto(new URL("?v=1&m=gpt-oss-20b&mo=inference&ctx=8192&en=vllm&g=h100-sxm", page.url()).href);
+      await p.waitForSelector('#results[data-engine="vllm"][data-state="fresh"] #serve-cache', { timeout: 30_000 });
+      expect((await p.getAttribute("#serve-cache", "data-kind")) === "keys-values", `layout: ${await text(p, "#serve-cache")}`);
+      expect((await text(p, "#serve-cache")).includes("12 of 24 layers keep only their 128-token window"), `layout: ${await text(p, "#serve-cache")}`);
+    } finally {
+      await p.close();
+    }
+    expect(problems.length === 0, problems.join("\n  "));
+  }],
+
   ["applying a technique from the comparison strip sets it in the form", async (page) => {
     await settled(page);
     const saved = Number(await page.getAttribute("#tech-checkpointing", "data-saved"));

@@ -488,7 +488,11 @@ fn version_1_serving_defaults_are_pinned_and_bad_ones_warn() {
         lines[4],
         "ignored gl=x: expected a whole number in 0..=100000 (using all)"
     );
-    assert!(lines[5].contains("awq-int4|gptq-int4|q4_0"), "{}", lines[5]);
+    assert!(
+        lines[5].contains("awq-int4|gptq-int4|mxfp4|q4_0"),
+        "{}",
+        lines[5]
+    );
     let d = decode("v=2&en=llama.cpp&w=Q4_K_M&gl=all&cc=4");
     assert_eq!(d.warnings, vec![]);
     assert_eq!(d.state.serve.weights.id(), "q4_k_m");

@@ -162,7 +162,8 @@ pub(super) const FLAGS: &[Flag] = &[
         name: "--weights",
         kind: Kind::Choice("W", weights),
         help: "weights (int8/int4 = nf4: block linears, frozen modes;\n\
-               fp8, awq-int4, gptq-int4: --engine vllm|sglang; the GGUF mixes: --engine llama.cpp)",
+               fp8, awq-int4, gptq-int4, mxfp4 (experts): --engine vllm|sglang;\n\
+               the GGUF mixes: --engine llama.cpp)",
         default: None,
         section: Section::Estimate,
         commands: Cmd::ALL,
