@@ -36,6 +36,7 @@ pub mod search;
 pub mod session;
 pub mod share;
 pub mod simulate;
+pub mod spread;
 pub mod states;
 pub mod units;
 

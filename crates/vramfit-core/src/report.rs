@@ -119,6 +119,13 @@ pub struct Estimate {
     pub peak_reserved_bytes: Bytes,
     /// What nvidia-smi shows: reserved (cuBLAS workspaces included) + CUDA context.
     pub device_used_bytes: Bytes,
+    /// `device_used_bytes` widened by how far published real-GPU runs of
+    /// this kind of model fell from vramfit's estimate ([`crate::spread`]):
+    /// `[low, high]`; training only (the runs are training runs).
+    pub device_used_range_bytes: Option<[Bytes; 2]>,
+    /// The spread behind `device_used_range_bytes`: the runs and their
+    /// lowest and highest `measured / estimated − 1`.
+    pub device_used_spread: Option<crate::spread::Spread>,
     /// Phase of the peak.
     pub peak_phase: Phase,
     /// Op at the peak.

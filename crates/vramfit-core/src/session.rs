@@ -166,6 +166,7 @@ impl Session {
             })
             .collect();
         let device = sim.device_used(overheads);
+        let trains = cfg.mode != crate::config::Mode::Inference;
         self.remember(spec, cfg, overheads, (sim.peak.breakdown.total(), device));
         let gpu = match gpu {
             Some(gp) => {
@@ -208,6 +209,12 @@ impl Session {
             peak_allocated_bytes: sim.peak.breakdown.total(),
             peak_reserved_bytes: sim.peak_reserved,
             device_used_bytes: device,
+            device_used_range_bytes: trains
+                .then(|| crate::spread::range(device, spec.input_kind()))
+                .flatten(),
+            device_used_spread: trains
+                .then(|| crate::spread::spread(spec.input_kind()))
+                .flatten(),
             peak_phase: sim.peak.phase,
             peak_op: op_name(sim.peak.op),
             peak_step: sim.peak.step,

@@ -192,6 +192,7 @@ impl Pair {
 /// A run compared: device used, reserved, allocated (each where published).
 struct Compared {
     id: String,
+    kind: vramfit_core::models::InputKind,
     exact: bool,
     /// The CUDA context alone (NVML used after CUDA initialised), where measured.
     context: Option<Pair>,
@@ -220,6 +221,7 @@ fn compare(run: &Run) -> Compared {
     };
     Compared {
         id: run.get("id").to_string(),
+        kind: model(run).input_kind(),
         exact: run.get("fidelity") == "exact",
         context: pair("context_used_bytes", e.overheads.cuda_context.0),
         device: pair("device_used_bytes", device.0),
@@ -377,4 +379,61 @@ fn every_published_number_appears_in_its_quoted_line() {
             );
         }
     }
+}
+
+/// The spread table in `src/spread.rs` is what the exact runs give on the
+/// current estimator (per kind of model, the lowest and highest
+/// `measured / estimated − 1` of device memory); `VRAMFIT_WRITE_SPREAD=1`
+/// rewrites it.
+#[test]
+fn the_spread_table_is_the_runs_spread() {
+    use vramfit_core::models::InputKind;
+    use vramfit_core::spread::{SPREADS, Spread};
+    let compared: Vec<Compared> = all_runs().iter().map(compare).collect();
+    let mut want: Vec<Spread> = Vec::new();
+    for kind in [InputKind::Tokens, InputKind::Image, InputKind::Features] {
+        let ratios: Vec<f64> = compared
+            .iter()
+            .filter(|c| c.exact && c.kind == kind)
+            .filter_map(|c| c.device.map(|p| p.measured / p.ours - 1.0))
+            .collect();
+        if ratios.is_empty() {
+            continue;
+        }
+        // Three decimals: the table is read as percentages to one decimal.
+        let round = |x: f64| (x * 1000.0).round() / 1000.0;
+        want.push(Spread {
+            kind,
+            runs: ratios.len() as u32,
+            below: round(ratios.iter().copied().fold(f64::INFINITY, f64::min)),
+            above: round(ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
+        });
+    }
+    let text: String = want
+        .iter()
+        .map(|s| {
+            format!(
+                "    Spread {{\n        kind: InputKind::{:?},\n        runs: {},\n        below: {:?},\n        above: {:?},\n    }},\n",
+                s.kind, s.runs, s.below, s.above
+            )
+        })
+        .collect();
+    if std::env::var("VRAMFIT_WRITE_SPREAD").is_ok_and(|v| v == "1") {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/spread.rs");
+        let source = std::fs::read_to_string(&path).unwrap();
+        let (head, rest) = source.split_once("    // BEGIN GENERATED\n").unwrap();
+        let (_, tail) = rest.split_once("    // END GENERATED\n").unwrap();
+        std::fs::write(
+            &path,
+            format!("{head}    // BEGIN GENERATED\n{text}    // END GENERATED\n{tail}"),
+        )
+        .unwrap();
+        println!("wrote {}", path.display());
+        return;
+    }
+    assert_eq!(
+        SPREADS,
+        want.as_slice(),
+        "src/spread.rs is out of date: rerun with VRAMFIT_WRITE_SPREAD=1"
+    );
 }

@@ -292,7 +292,7 @@ impl AppState {
             let fit = e.gpu.as_ref()?;
             Some(Glance {
                 fits: fit.fits,
-                used: e.device_used_bytes,
+                used: fit.device_used_bytes.unwrap_or(e.device_used_bytes),
                 usable: fit.usable_bytes,
             })
         } else {
