@@ -161,6 +161,34 @@ export const checks = [
     await nextBytes(page, "#peak-allocated", eager);
   }],
 
+  ["Adam's implementation sets the step's temporaries and travels in the link; the device figure shows its range on real GPUs", async (page) => {
+    // The range: published runs of this kind of model around the device figure.
+    await page.waitForSelector("#device-range", { timeout: 5_000 });
+    const device = await bytesOf(page, "#device-used");
+    const low = Number(await page.getAttribute("#device-range", "data-low"));
+    const high = Number(await page.getAttribute("#device-range", "data-high"));
+    expect(low <= device && device <= high && high > low, `range ${low}..${high} around ${device}`);
+    expect((await text(page, "#device-range")).includes("Published runs"), `range text: ${await text(page, "#device-range")}`);
+    // At batch 1 the foreach step holds the peak: fused has no temporaries.
+    const at8 = await bytesOf(page, "#peak-allocated");
+    await setBatch(page, "1");
+    const foreach = await nextBytes(page, "#peak-allocated", at8);
+    expect((await page.inputValue("#optimizer-impl")) === "foreach", `impl: ${await page.inputValue("#optimizer-impl")}`);
+    await page.selectOption("#optimizer-impl", "fused");
+    const fused = await nextBytes(page, "#peak-allocated", foreach);
+    expect(fused < foreach, `fused ${fused} not below foreach ${foreach}`);
+    await page.waitForFunction(() => location.search.includes("oi=fused"), null, { timeout: 5_000 });
+    // Optimizers with one implementation hide the choice.
+    await page.selectOption("#optimizer", "sgd");
+    await page.waitForSelector("#optimizer-impl", { state: "detached", timeout: 5_000 });
+    await page.selectOption("#optimizer", "adamw");
+    await page.waitForSelector("#optimizer-impl", { timeout: 5_000 });
+    await page.selectOption("#optimizer-impl", "foreach");
+    await nextBytes(page, "#peak-allocated", fused);
+    await setBatch(page, "8");
+    await page.waitForFunction((b) => document.querySelector("#peak-allocated")?.dataset.bytes === String(b), at8, { timeout: 5_000 });
+  }],
+
   ["ZeRO-3 over 8 GPUs and inference mode change the estimate", async (page) => {
     const single = await bytesOf(page, "#peak-allocated");
     // On one GPU ZeRO-3 shards nothing (the same peak); its buffers outweigh
