@@ -161,6 +161,34 @@ export const checks = [
     await nextBytes(page, "#peak-allocated", eager);
   }],
 
+  ["Adam's implementation sets the step's temporaries and travels in the link; the device figure shows its range on real GPUs", async (page) => {
+    // The range: published runs of this kind of model around the device figure.
+    await page.waitForSelector("#device-range", { timeout: 5_000 });
+    const device = await bytesOf(page, "#device-used");
+    const low = Number(await page.getAttribute("#device-range", "data-low"));
+    const high = Number(await page.getAttribute("#device-range", "data-high"));
+    expect(low <= device && device <= high && high > low, `range ${low}..${high} around ${device}`);
+    expect((await text(page, "#device-range")).includes("Published runs"), `range text: ${await text(page, "#device-range")}`);
+    // At batch 1 the foreach step holds the peak: fused has no temporaries.
+    const at8 = await bytesOf(page, "#peak-allocated");
+    await setBatch(page, "1");
+    const foreach = await nextBytes(page, "#peak-allocated", at8);
+    expect((await page.inputValue("#optimizer-impl")) === "foreach", `impl: ${await page.inputValue("#optimizer-impl")}`);
+    await page.selectOption("#optimizer-impl", "fused");
+    const fused = await nextBytes(page, "#peak-allocated", foreach);
+    expect(fused < foreach, `fused ${fused} not below foreach ${foreach}`);
+    await page.waitForFunction(() => location.search.includes("oi=fused"), null, { timeout: 5_000 });
+    // Optimizers with one implementation hide the choice.
+    await page.selectOption("#optimizer", "sgd");
+    await page.waitForSelector("#optimizer-impl", { state: "detached", timeout: 5_000 });
+    await page.selectOption("#optimizer", "adamw");
+    await page.waitForSelector("#optimizer-impl", { timeout: 5_000 });
+    await page.selectOption("#optimizer-impl", "foreach");
+    await nextBytes(page, "#peak-allocated", fused);
+    await setBatch(page, "8");
+    await page.waitForFunction((b) => document.querySelector("#peak-allocated")?.dataset.bytes === String(b), at8, { timeout: 5_000 });
+  }],
+
   ["ZeRO-3 over 8 GPUs and inference mode change the estimate", async (page) => {
     const single = await bytesOf(page, "#peak-allocated");
     // On one GPU ZeRO-3 shards nothing (the same peak); its buffers outweigh
@@ -269,6 +297,37 @@ export const checks = [
       expect(left.phrases.length + left.words.length === 0, `English with an engine in Chinese mode: ${[...left.phrases, ...left.words].join(" | ")}`);
       await p.selectOption("#lang", "en");
       await p.waitForFunction(() => document.documentElement.lang === "en", null, { timeout: 5_000 });
+    } finally {
+      await p.close();
+    }
+    expect(problems.length === 0, problems.join("\n  "));
+  }],
+
+  ["a mixture of experts with latent attention is served: DeepSeek-V2-Lite's latent cache in vLLM and llama.cpp, gpt-oss's sliding layers, in Chinese too", async (page) => {
+    const p = await page.context().newPage();
+    const problems = watch(p);
+    try {
+      await p.goto(new URL("?v=1&m=deepseek-v2-lite&mo=inference&ctx=8192&en=vllm&g=h100-sxm", page.url()).href);
+      await p.waitForSelector('#results[data-engine="vllm"][data-state="fresh"] #serve-cache', { timeout: 30_000 });
+      expect((await p.getAttribute("#serve-cache", "data-kind")) === "latent", `layout: ${await text(p, "#serve-cache")}`);
+      expect((await text(p, "#serve-cache")).includes("576"), `layout: ${await text(p, "#serve-cache")}`);
+      expect(Number(await p.getAttribute("#max-concurrency", "data-value")) > 100, "the latent pool holds few sequences");
+      // llama.cpp's V-less cache: 8192 tokens × 27 layers × 576 f16 values.
+      await p.selectOption("#engine", "llama.cpp");
+      await p.waitForSelector('#results[data-engine="llama.cpp"][data-state="fresh"]', { timeout: 10_000 });
+      expect((await bytesOf(p, "#serve-kv")) === 8192 * 27 * 576 * 2, `KV cache: ${await bytesOf(p, "#serve-kv")}`);
+      await p.selectOption("#lang", "zh-CN");
+      await p.waitForFunction(() => document.documentElement.lang === "zh-CN", null, { timeout: 5_000 });
+      expect((await text(p, "#serve-cache")).includes("潜向量"), `layout in Chinese: ${await text(p, "#serve-cache")}`);
+      const left = englishLeft(await pageStrings(p));
+      expect(left.phrases.length + left.words.length === 0, `English with a latent cache in Chinese mode: ${[...left.phrases, ...left.words].join(" | ")}`);
+      await p.selectOption("#lang", "en");
+      await p.waitForFunction(() => document.documentElement.lang === "en", null, { timeout: 5_000 });
+      // gpt-oss-20b: half its layers keep only their 128-token window.
+      await p.goto(new URL("?v=1&m=gpt-oss-20b&mo=inference&ctx=8192&en=vllm&g=h100-sxm", page.url()).href);
+      await p.waitForSelector('#results[data-engine="vllm"][data-state="fresh"] #serve-cache', { timeout: 30_000 });
+      expect((await p.getAttribute("#serve-cache", "data-kind")) === "keys-values", `layout: ${await text(p, "#serve-cache")}`);
+      expect((await text(p, "#serve-cache")).includes("12 of 24 layers keep only their 128-token window"), `layout: ${await text(p, "#serve-cache")}`);
     } finally {
       await p.close();
     }

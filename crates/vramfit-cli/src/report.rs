@@ -486,6 +486,18 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
         "device used (nvidia-smi)",
         shown(e.device_used_bytes)
     );
+    if let (Some([low, high]), Some(sp)) = (e.device_used_range_bytes, e.device_used_spread) {
+        let _ = writeln!(
+            s,
+            "  {:<28}{:>12} to {} (published runs of this kind: {:+.0} % to {:+.0} %, {} runs)",
+            "  range on real GPUs",
+            shown(low),
+            shown(high),
+            100.0 * sp.below.min(0.0),
+            100.0 * sp.above.max(0.0),
+            sp.runs
+        );
+    }
     if e.device_used_bytes == SATURATED {
         let _ = writeln!(
             s,

@@ -4,6 +4,7 @@
 
 use crate::args::{CliError, EstimateArgs};
 use std::fmt::Write as _;
+use vramfit_core::engines::cache::{CacheKind, CacheLayout};
 use vramfit_core::engines::{self, Engine, ServeEstimate};
 use vramfit_core::{ModelSpec, gpu_preset};
 
@@ -83,6 +84,7 @@ fn json(name: &str, e: &ServeEstimate) -> serde_json::Value {
         "decode_tokens_per_s_estimate": e.decode.map(|d| d.tokens_per_s),
         "decode_bytes_per_step": e.decode.map(|d| d.bytes_per_step.0),
         "beyond_trained_context": e.beyond_trained_context,
+        "kv_layout": kv_layout_json(&e.cache),
     });
     if let Some(map) = v.as_object_mut() {
         if pooled {
@@ -98,6 +100,53 @@ fn json(name: &str, e: &ServeEstimate) -> serde_json::Value {
         }
     }
     v
+}
+
+/// The cache layout's JSON: `kind` (`keys_values` or `latent`), its
+/// widths, bytes per token and the sliding-window layers.
+fn kv_layout_json(c: &CacheLayout) -> serde_json::Value {
+    let mut v = match c.kind {
+        CacheKind::KeysValues { heads, head_dim } => {
+            serde_json::json!({ "kind": "keys_values", "heads": heads, "head_dim": head_dim })
+        }
+        CacheKind::Latent { width } => serde_json::json!({ "kind": "latent", "width": width }),
+    };
+    if let Some(map) = v.as_object_mut() {
+        map.insert("bytes_per_token".into(), c.bytes_per_token.into());
+        map.insert(
+            "sliding".into(),
+            c.sliding
+                .map(|h| serde_json::json!({ "layers": h.sliding, "of": h.full + h.sliding, "window": h.window }))
+                .into(),
+        );
+    }
+    v
+}
+
+/// The cache layout in words.
+fn kv_layout_line(c: &CacheLayout) -> String {
+    let kind = match c.kind {
+        CacheKind::KeysValues { heads, head_dim } => {
+            format!("keys and values of {heads} head(s) × {head_dim} per layer")
+        }
+        CacheKind::Latent { width } => format!(
+            "the compressed latent, {width} values per layer as one head with no separate values"
+        ),
+    };
+    let mut s = format!(
+        "KV cache layout: {kind}; {} per token",
+        vramfit_core::Bytes(c.bytes_per_token)
+    );
+    if let Some(h) = c.sliding {
+        let _ = write!(
+            s,
+            "; {} of {} layers keep only their {}-token window",
+            h.sliding,
+            h.full + h.sliding,
+            h.window
+        );
+    }
+    s
 }
 
 /// The table: the setting, the engine's terms, the verdict.
@@ -144,10 +193,11 @@ fn table(name: &str, e: &ServeEstimate) -> String {
     for (label, v) in rows {
         let _ = writeln!(s, "  {label:<30}{:>12}", v.to_string());
     }
+    let _ = writeln!(s, "\n{}", kv_layout_line(&e.cache));
     if let (Some(conc), Some(tokens)) = (r.max_concurrency, r.kv_tokens) {
         let _ = writeln!(
             s,
-            "\nKV pool: {tokens} tokens; maximum concurrency for {} tokens per request: {conc:.2}x",
+            "KV pool: {tokens} tokens; maximum concurrency for {} tokens per request: {conc:.2}x",
             c.context
         );
     }

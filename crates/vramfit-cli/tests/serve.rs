@@ -315,7 +315,7 @@ fn bad_engine_settings_get_a_specific_message() {
         "invalid value '0' for --concurrency",
     );
     refused(&["--engine", "ollama"], "expected hf|vllm|sglang|llama.cpp");
-    refused(&["--weights", "q9_k"], "gptq-int4|q4_0");
+    refused(&["--weights", "q9_k"], "gptq-int4|mxfp4|q4_0");
     let out = vramfit(&[
         "estimate",
         "--model",
@@ -539,4 +539,61 @@ fn a_context_above_the_models_limit_is_refused_or_warned() {
         "8192",
     ]);
     assert!(v["beyond_trained_context"].is_null());
+}
+
+/// A mixture of experts with latent attention is served by every engine,
+/// each naming the latent cache it keeps: DeepSeek-V2-Lite's 27 layers of
+/// `kv_lora_rank + qk_rope_head_dim` = 576 f16 values per token.
+#[test]
+fn deepseek_v2_lite_is_served_with_its_latent_cache_by_every_engine() {
+    for (engine, weights) in [
+        ("vllm", "native"),
+        ("sglang", "native"),
+        ("llama.cpp", "q4_k_m"),
+    ] {
+        let out = vramfit(&[
+            "estimate",
+            "--model",
+            "deepseek-v2-lite",
+            "--mode",
+            "inference",
+            "--engine",
+            engine,
+            "--weights",
+            weights,
+            "--gpu",
+            "h100-sxm",
+            "--context",
+            "8192",
+            "--json",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON object");
+        let layout = &v["kv_layout"];
+        assert_eq!(layout["kind"], "latent", "{engine}: {v}");
+        assert_eq!(layout["width"], 576, "{engine}");
+        assert_eq!(layout["bytes_per_token"], 27 * 576 * 2, "{engine}");
+        if engine == "llama.cpp" {
+            assert_eq!(bytes(&v, "kv_cache_bytes"), 8192 * 27 * 576 * 2);
+        } else {
+            // The pool holds its tokens' latent rows exactly.
+            let tokens = v["kv_tokens"].as_u64().unwrap();
+            assert_eq!(
+                bytes(&v, "kv_cache_bytes"),
+                tokens * 27 * 576 * 2,
+                "{engine}"
+            );
+        }
+    }
+    // MXFP4 stores experts: a dense model has none.
+    refused(
+        &[
+            "--engine",
+            "vllm",
+            "--weights",
+            "mxfp4",
+            "--gpu",
+            "h100-sxm",
+        ],
+        "mixture of experts only",
+    );
 }

@@ -107,6 +107,43 @@ choice_enum!(
     }
 );
 
+choice_enum!(
+    /// How `torch.optim`'s Adam/AdamW (and SGD) step over the parameters:
+    /// the three code paths of `torch/optim/adam.py`, which keep different
+    /// temporaries. Other optimizers have one implementation each.
+    OptimizerImpl, "optimizer-impl" {
+        /// `foreach=True`, `torch.optim`'s default on CUDA since 2.0
+        /// (`_multi_tensor_adam`): `torch._foreach_sqrt(exp_avg_sqs)` makes
+        /// one parameter-sized tensor per parameter, all live at once.
+        Foreach => "foreach",
+        /// `fused=True` (`_fused_adam`, one kernel over every tensor): no
+        /// temporaries, but each parameter's `step` counter is a tensor on
+        /// the GPU.
+        Fused => "fused",
+        /// `foreach=False` (`_single_tensor_adam`): parameter by parameter,
+        /// `exp_avg_sq.sqrt()` then its division by the bias correction,
+        /// two temporaries of one parameter's size at a time. Hugging Face's
+        /// own `transformers.AdamW` ("adamw_hf", the Trainer's default until
+        /// 4.x) steps the same way with one.
+        Loop => "loop",
+    }
+);
+
+choice_enum!(
+    /// What `zero_grad` does to the gradients after each optimizer step.
+    ZeroGrad, "zero-grad" {
+        /// `set_to_none=True`, `torch.optim`'s and `nn.Module`'s default
+        /// since PyTorch 2.0: the gradients are freed, and the next
+        /// backward makes them anew.
+        SetToNone => "set-to-none",
+        /// `set_to_none=False`, the default before PyTorch 2.0 (and what
+        /// `model.zero_grad()` in the Hugging Face Trainer of that time did):
+        /// the gradients stay allocated, filled with zeros, through the next
+        /// forward; the next backward adds into them.
+        Zeros => "zeros",
+    }
+);
+
 impl Optimizer {
     /// The 8-bit optimizer that keeps this one's update rule with a quarter
     /// of its state (bitsandbytes' `AdamW8bit` for Adam and AdamW), which
@@ -317,6 +354,10 @@ pub struct TrainConfig {
     pub lora_fp32: bool,
     /// The frozen base's storage type in the fine-tuning modes under AMP.
     pub lora_base: LoraBase,
+    /// The optimizer's code path (Adam, AdamW; SGD's paths keep no temporaries).
+    pub optimizer_impl: OptimizerImpl,
+    /// Whether `zero_grad` frees the gradients or keeps them as zeros.
+    pub zero_grad: ZeroGrad,
 }
 
 impl Default for TrainConfig {
@@ -341,6 +382,8 @@ impl Default for TrainConfig {
             keep_conv: 1.0,
             lora_fp32: true,
             lora_base: LoraBase::Compute,
+            optimizer_impl: OptimizerImpl::Foreach,
+            zero_grad: ZeroGrad::SetToNone,
         }
     }
 }
@@ -424,6 +467,21 @@ impl TrainConfig {
                     max: 1,
                 });
             }
+        }
+        // Gradients kept as zeros are modelled for one GPU and DDP, where
+        // `.grad` is the parameter's own; ZeRO, FSDP and Megatron manage
+        // gradient buffers of their own.
+        if self.zero_grad == ZeroGrad::Zeros
+            && !matches!(
+                self.parallel.strategy,
+                crate::parallel::Strategy::Single | crate::parallel::Strategy::Ddp
+            )
+        {
+            return Err(Error::InvalidChoice {
+                field: "zero-grad",
+                value: format!("zeros with --strategy {}", self.parallel.strategy),
+                accepted: "set-to-none (zeros is modelled for --strategy single and ddp)".into(),
+            });
         }
         if let Checkpointing::EveryK(k) = self.checkpointing {
             check_range("checkpointing every-K", u64::from(k), 1, 1 << 16)?;

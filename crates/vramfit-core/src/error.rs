@@ -89,6 +89,9 @@ pub enum Error {
         /// The limit, e.g. "2^56 elements".
         limit: String,
     },
+    /// A `PYTORCH_CUDA_ALLOC_CONF` string the model cannot read.
+    #[error("allocator-conf (PYTORCH_CUDA_ALLOC_CONF): {0}")]
+    AllocatorConf(String),
     /// An inference engine cannot run this setting (`engines`).
     #[error("{0}")]
     Serve(ServeFault),
@@ -130,15 +133,9 @@ pub enum ServeFault {
     },
     /// The engines are modelled for Llama-style decoders only.
     #[error(
-        "the inference engines are modelled for Llama-style decoders (Llama, Mistral, Qwen, Gemma, OLMo 2); this model is not one"
+        "the inference engines are modelled for Llama-style decoders (Llama, Mistral, Qwen, Gemma, OLMo 2, their mixtures of experts, DeepSeek, gpt-oss); this model is not one"
     )]
     NotADecoder,
-    /// The engines are not modelled for mixtures of experts and latent
-    /// attention yet (their expert banks and latent caches).
-    #[error(
-        "the inference engines are not modelled yet for mixtures of experts or latent attention (this model has them); pick Hugging Face transformers"
-    )]
-    SparseOrLatent,
     /// vLLM's and SGLang's budgets are shares of a GPU's memory.
     #[error("{engine} sizes its KV cache from the GPU's memory: give --gpu")]
     NeedsGpu {

@@ -52,8 +52,14 @@ pub struct GpuFit {
     pub memory_bytes: Bytes,
     /// Memory usable under the memory fraction.
     pub usable_bytes: Bytes,
-    /// Whether `device_used_bytes` fits in the usable memory.
+    /// Whether the step runs in the usable memory: `device_used_bytes` fits,
+    /// or the caching allocator fits it by returning cached segments to the
+    /// driver when `cudaMalloc` fails (as PyTorch does before an out-of-memory error).
     pub fits: bool,
+    /// Device memory on this GPU when it fits: the estimate's
+    /// `device_used_bytes`, or less where the allocator had to return cached
+    /// segments (`None` when it does not fit).
+    pub device_used_bytes: Option<Bytes>,
     /// The largest micro-batch that fits (0 when not even 1 does).
     pub max_batch: u64,
     /// Inference: the longest context (KV-cache tokens) that fits at this batch.
@@ -113,6 +119,13 @@ pub struct Estimate {
     pub peak_reserved_bytes: Bytes,
     /// What nvidia-smi shows: reserved (cuBLAS workspaces included) + CUDA context.
     pub device_used_bytes: Bytes,
+    /// `device_used_bytes` widened by how far published real-GPU runs of
+    /// this kind of model fell from vramfit's estimate ([`crate::spread`]):
+    /// `[low, high]`; training only (the runs are training runs).
+    pub device_used_range_bytes: Option<[Bytes; 2]>,
+    /// The spread behind `device_used_range_bytes`: the runs and their
+    /// lowest and highest `measured / estimated − 1`.
+    pub device_used_spread: Option<crate::spread::Spread>,
     /// Phase of the peak.
     pub peak_phase: Phase,
     /// Op at the peak.
@@ -345,7 +358,7 @@ pub fn model_states(g: &Graph, cfg: &TrainConfig) -> (Bytes, Bytes, Bytes) {
     let o = g
         .params
         .iter()
-        .map(|p| states::optimizer_state_bytes(p, dt, cfg.optimizer))
+        .map(|p| states::optimizer_state_bytes(p, dt, cfg.optimizer, cfg.optimizer_impl))
         .sum();
     (w, gr, o)
 }

@@ -253,14 +253,6 @@ fn each_engine_refuses_what_it_cannot_run_naming_why() {
         serve(&bert, &ada, &vllm),
         Err(Error::Serve(ServeFault::NotADecoder))
     ));
-    // Expert banks and latent caches are not modelled by the engines yet.
-    for id in ["mixtral-8x7b", "deepseek-v2-lite"] {
-        let spec = model_preset(id).unwrap().spec;
-        assert!(matches!(
-            serve(&spec, &ada, &vllm),
-            Err(Error::Serve(ServeFault::SparseOrLatent))
-        ));
-    }
 }
 
 #[test]
@@ -378,6 +370,13 @@ fn latent_attention_caches_one_latent_row_per_token_in_the_engines() {
         llama_cpp::kv_layer_bytes(&v3, GgmlType::F16, 8192).0,
         8192 * 576 * 2
     );
+    // The same K-only latent row in q8_0 blocks: ikawrakow/ik_llama.cpp#259
+    // (a llama.cpp fork's MLA mode, DeepSeek-R1 at -c 32768) printed "KV
+    // self size = 1166.62 MiB, c^KV (q8_0): 1166.62 MiB, kv^T: not used".
+    let q8: u64 = (0..v3.layers)
+        .map(|_| llama_cpp::kv_layer_bytes(&v3, GgmlType::Q8_0, 32_768).0)
+        .sum();
+    assert_eq!(format!("{:.2}", q8 as f64 / (1 << 20) as f64), "1166.62");
     let llama = transformer("llama-3-8b");
     assert_eq!(budget::kv_token_layer(&llama, 2, 2), 2 * 4 * 128 * 2);
     assert_eq!(
@@ -441,4 +440,206 @@ fn compute_buffers_match_every_single_device_llama_cpp_log() {
     println!("{report}");
     assert!(held >= 6, "only {held} rows held:\n{report}");
     assert!(failures.is_empty(), "off: {failures:?}\n{report}");
+}
+
+/// vLLM start-up logs of a mixture of experts and a latent-attention
+/// model (`tests/reference/engines/vllm_logs.csv`): the weights every
+/// rank loads — all experts resident, their matrices sharded by tensor
+/// parallelism, routers and norms replicated — and the latent cache one
+/// request needs. The weights may only fall short of the log, by vLLM's
+/// rotary cos/sin cache (`max_position × rotary_dim`, 10 MiB for Qwen3's
+/// 40,960 × 128 in bf16, 20–40 MiB for DeepSeek-V2-Lite's 163,840 × 64,
+/// which that log printed), which the model's shape does not carry: under
+/// 0.25 % of either.
+#[test]
+fn vllm_loads_every_expert_and_caches_the_latent_as_its_logs_print() {
+    use vramfit_core::engines::{budget, weights_per_gpu};
+    use vramfit_core::units::Bytes;
+    let transformer = |id: &str| match model_preset(id).unwrap().spec {
+        vramfit_core::ModelSpec::Transformer(t) => t,
+        _ => unreachable!("a transformer preset"),
+    };
+    // vllm#4650 (v0.5.0.post1, bf16): "Loading model weights took 29.3010 GB"
+    // (GiB); vllm#17469 (v0.8.5, Qwen/Qwen3-30B-A3B bf16 on 4 × A10, TP 4):
+    // "Model loading took 14.2474 GiB" on every rank.
+    for (id, tp, logged) in [
+        ("deepseek-v2-lite", 1, 29.3010),
+        ("qwen3-30b-a3b", 4, 14.2474),
+    ] {
+        let t = transformer(id);
+        let per_rank = weights_per_gpu(&t, ServeWeights::Native, tp).gib();
+        println!("{id} tp {tp}: {per_rank:.4} GiB against {logged}");
+        let short = 1.0 - per_rank / logged;
+        assert!((0.0..0.0025).contains(&short), "{id}: {per_rank} GiB");
+    }
+    // vllm#15871 (v0.8.3 V1, DeepSeek-V2-Lite-Chat, --max-model-len 32768):
+    // "To serve at least one request with the models's max seq len (32768),
+    // (0.95 GiB KV cache is needed": cdiv(32768, 16) blocks of a 16-token
+    // latent page in each of 27 layers.
+    let lite = transformer("deepseek-v2-lite");
+    let page = 16 * budget::kv_token_layer(&lite, 2, 1);
+    let need = Bytes::of(32_768 / 16 * lite.layers, page).gib();
+    println!("DeepSeek-V2-Lite, 32768 tokens: {need:.4} GiB");
+    assert!((need - 0.95).abs() <= 0.005, "{need}");
+}
+
+/// `llama-quantize`'s rules for experts (`src/llama-quant.cpp`): an
+/// 8-expert model's attention K and V in Q8_0 and output in Q5_K under
+/// Q4_K_M, the expert banks by their layer (`use_more_bits` for
+/// `ffn_down_exps`), the f32 router; DeepSeek's `attn_k_b` rows of 128
+/// falling back from q4_K to q5_0; `MXFP4_MOE` banks in MXFP4, the rest Q8_0.
+#[test]
+fn expert_banks_and_latent_projections_get_llama_quantize_s_types() {
+    use vramfit_core::engines::gguf::GgmlType;
+    use vramfit_core::engines::llama_cpp::tensors;
+    use vramfit_core::engines::mix::Role;
+    let transformer = |id: &str| match model_preset(id).unwrap().spec {
+        vramfit_core::ModelSpec::Transformer(t) => t,
+        _ => unreachable!("a transformer preset"),
+    };
+    let type_of =
+        |t: &vramfit_core::models::TransformerSpec, mix: GgufMix, role: Role, layer: u64| {
+            tensors(t, mix)
+                .iter()
+                .find(|x| x.role == Some(role) && x.layer == Some(layer))
+                .map(|x| x.ty)
+        };
+    let mixtral = transformer("mixtral-8x7b");
+    let q4km = GgufMix::Q4KM;
+    assert_eq!(
+        type_of(&mixtral, q4km, Role::AttnV, 5),
+        Some(GgmlType::Q8_0)
+    );
+    assert_eq!(
+        type_of(&mixtral, q4km, Role::AttnK, 5),
+        Some(GgmlType::Q8_0)
+    );
+    assert_eq!(
+        type_of(&mixtral, q4km, Role::AttnOutput, 5),
+        Some(GgmlType::Q5K)
+    );
+    assert_eq!(
+        type_of(&mixtral, q4km, Role::FfnDownExps, 0),
+        Some(GgmlType::Q6K)
+    );
+    assert_eq!(
+        type_of(&mixtral, q4km, Role::FfnDownExps, 4),
+        Some(GgmlType::Q4K)
+    );
+    assert_eq!(
+        type_of(&mixtral, q4km, Role::FfnGateExps, 0),
+        Some(GgmlType::Q4K)
+    );
+    // Q3_K_L leaves an 8-expert model's attention output at its base.
+    assert_eq!(
+        type_of(&mixtral, GgufMix::Q3KL, Role::AttnOutput, 5),
+        Some(GgmlType::Q3K)
+    );
+    // 128 experts: no 8-expert rule.
+    let qwen = transformer("qwen3-30b-a3b");
+    assert_eq!(type_of(&qwen, q4km, Role::AttnK, 5), Some(GgmlType::Q4K));
+    // The router stays f32: 48 layers of 128 × 2048 among the f32 tensors.
+    let f32_bytes: u64 = tensors(&qwen, q4km)
+        .iter()
+        .filter(|x| x.role.is_none())
+        .map(|x| x.bytes.0)
+        .sum();
+    assert!(f32_bytes > 48 * 128 * 2048 * 4);
+    let v3 = transformer("deepseek-v3");
+    assert_eq!(type_of(&v3, q4km, Role::AttnKB, 3), Some(GgmlType::Q5_0));
+    assert_eq!(type_of(&v3, q4km, Role::AttnVB, 3), Some(GgmlType::Q4K));
+    assert_eq!(type_of(&v3, q4km, Role::FfnDownShexp, 0), None);
+    assert_eq!(
+        type_of(&v3, q4km, Role::FfnDownShexp, 3),
+        Some(GgmlType::Q6K)
+    );
+    let oss = transformer("gpt-oss-20b");
+    let mx = GgufMix::Mxfp4Moe;
+    assert_eq!(type_of(&oss, mx, Role::FfnUpExps, 0), Some(GgmlType::Mxfp4));
+    assert_eq!(type_of(&oss, mx, Role::AttnQ, 0), Some(GgmlType::Q8_0));
+    let output = tensors(&oss, mx)
+        .into_iter()
+        .find(|x| x.role == Some(Role::Output));
+    assert_eq!(output.map(|x| x.ty), Some(GgmlType::Q8_0));
+}
+
+/// vLLM v1's hybrid allocator for gpt-oss-20b's 12 full and 12 sliding
+/// (128-token window) layers: two groups of 12 share 12 tensors, so the
+/// blocks are the budget over 12 layers' pages, the log's tokens half the
+/// blocks × 16, and a request of 131,072 tokens needs 8192 full blocks and
+/// `cdiv(127 + 8192, 16) + 1` = 521 sliding ones. SGLang's SWA pool holds
+/// `total / (0.8 × 12 + 12)` tokens in the full layers.
+#[test]
+fn sliding_window_layers_are_bounded_by_their_window_in_vllm_and_sglang() {
+    use vramfit_core::engines::budget;
+    use vramfit_core::units::Bytes;
+    let vramfit_core::ModelSpec::Transformer(oss) = model_preset("gpt-oss-20b").unwrap().spec
+    else {
+        unreachable!("a transformer preset")
+    };
+    let per_token_layer = budget::kv_token_layer(&oss, 2, 1);
+    assert_eq!(per_token_layer, 2 * 8 * 64 * 2);
+    let pool = Bytes(40 << 30);
+    let kv = budget::vllm_kv(&oss, pool, per_token_layer, 131_072, 8192);
+    let blocks = pool.0 / (16 * per_token_layer) / 12;
+    assert_eq!(kv.blocks, blocks);
+    assert_eq!(kv.tokens, blocks / 2 * 16);
+    assert_eq!(kv.bytes.0, blocks * 12 * 16 * per_token_layer);
+    assert!((kv.max_concurrency - blocks as f64 / (8192 + 521) as f64).abs() < 1e-12);
+    // Counted as full attention, the model would hold 12 × 8713 / (24 ×
+    // 8192) = 0.53 times as many 131,072-token requests.
+    let full =
+        budget::vllm_max_concurrency(budget::vllm_blocks(pool, 24, per_token_layer), 131_072);
+    let gain = kv.max_concurrency / full;
+    assert!(
+        (gain - 24.0 * 8192.0 / (12.0 * 8713.0)).abs() < 1e-3,
+        "{gain}"
+    );
+    let (tokens, bytes) = budget::sglang_kv(&oss, pool, per_token_layer);
+    let total = (pool.0 / (24 * per_token_layer) * 24) as f64;
+    assert_eq!(tokens, (total / (0.8 * 12.0 + 12.0)) as u64);
+    assert!(bytes <= pool);
+    // Gemma 2 keeps a full cache in SGLang (not a hybrid-SWA architecture).
+    let vramfit_core::ModelSpec::Transformer(gemma) = model_preset("gemma-2-9b").unwrap().spec
+    else {
+        unreachable!("a transformer preset")
+    };
+    assert!(budget::sglang_swa(&gemma).is_none());
+    assert!(budget::Hybrid::of(&gemma).is_some());
+}
+
+/// vLLM's profile run of a mixture of experts at its default 8192 batched
+/// tokens (an 80 GB GPU): the fused-MoE caches of Qwen3-30B-A3B, 8 experts
+/// × (max(2 × 768, 2048) + 768) values per token, next to three hidden-width
+/// tensors, in bf16.
+#[test]
+fn vllm_s_profile_run_holds_the_fused_moe_caches() {
+    let spec = model_preset("qwen3-30b-a3b").unwrap().spec;
+    let gpu = gpu_preset("h100-sxm").unwrap();
+    let cfg = ServeConfig {
+        engine: Engine::Vllm,
+        weights: ServeWeights::Native,
+        context: 8192,
+        ..ServeConfig::default()
+    };
+    let r = serve(&spec, &gpu, &cfg).unwrap();
+    assert_eq!(
+        r.compute_buffer_bytes.0,
+        8192 * (8 * (2048 + 768) + 3 * 2048) * 2
+    );
+    // MXFP4 experts: 4.25 bits a weight instead of 16.
+    let mx = serve(
+        &spec,
+        &gpu,
+        &ServeConfig {
+            weights: ServeWeights::Mxfp4,
+            ..cfg
+        },
+    )
+    .unwrap();
+    let experts = 48 * 128 * 3 * 768 * 2048_u64;
+    assert_eq!(
+        r.weights_bytes.0 - mx.weights_bytes.0,
+        experts * 2 - experts * 17 / 32
+    );
 }

@@ -18,7 +18,7 @@ use vramfit_core::share::ShareState;
 
 /// The `--weights` ids offered with vLLM and SGLang: 16-bit, their
 /// quantized checkpoints, bitsandbytes' NF4 (`int4`).
-const TORCH_WEIGHTS: &[&str] = &["native", "fp8", "awq-int4", "gptq-int4", "int4"];
+const TORCH_WEIGHTS: &[&str] = &["native", "fp8", "awq-int4", "gptq-int4", "int4", "mxfp4"];
 
 /// The KV cache types offered with vLLM and SGLang.
 const TORCH_KV: &[KvDtype] = &[KvDtype::F16, KvDtype::Bf16, KvDtype::Fp8];

@@ -66,6 +66,8 @@ pub enum Action {
     SetPrecision(Precision),
     /// Pick an optimizer.
     SetOptimizer(Optimizer),
+    /// Pick `torch.optim`'s implementation of the step.
+    SetOptimizerImpl(vramfit_core::OptimizerImpl),
     /// Pick a checkpointing choice.
     SetCheckpointing(CheckpointChoice),
     /// Pick an attention implementation.
@@ -300,7 +302,7 @@ impl AppState {
             let fit = e.gpu.as_ref()?;
             Some(Glance {
                 fits: fit.fits,
-                used: e.device_used_bytes,
+                used: fit.device_used_bytes.unwrap_or(e.device_used_bytes),
                 usable: fit.usable_bytes,
             })
         } else {
@@ -371,6 +373,7 @@ impl AppState {
             Action::SetField(field, value) => self.inputs.set(field, value),
             Action::SetPrecision(p) => self.inputs.precision = p,
             Action::SetOptimizer(o) => self.inputs.optimizer = o,
+            Action::SetOptimizerImpl(i) => self.inputs.rest.optimizer_impl = i,
             Action::SetCheckpointing(c) => self.inputs.checkpointing = c,
             Action::SetAttention(a) => self.inputs.attention = a,
             Action::SetGpu(id) => self.inputs.gpu = id,

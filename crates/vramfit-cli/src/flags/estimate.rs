@@ -3,7 +3,8 @@
 
 use super::value::{
     attentions, checkpointings, choice, count, engines, gpu_layers, kv_dtypes, lora_bases, modes,
-    offloads, on_off, optimizers, precisions, set_weights, strategies, unit, weights,
+    offloads, on_off, optimizer_impls, optimizers, precisions, set_weights, strategies, unit,
+    weights, zero_grads,
 };
 use super::{Cmd, Flag, Kind, Section};
 use vramfit_core::TrainConfig;
@@ -83,6 +84,24 @@ pub(super) const FLAGS: &[Flag] = &[
         set: |a, v| choice(v).map(|o| a.config.optimizer = o),
     },
     Flag {
+        name: "--optimizer-impl",
+        kind: Kind::Choice("I", optimizer_impls),
+        help: "torch.optim's code path for adam/adamw: foreach (one temporary per parameter, all at once), fused (none), loop (parameter by parameter; transformers' own AdamW of 2022 too); other optimizers have one",
+        default: Some(|| train().optimizer_impl.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|i| a.config.optimizer_impl = i),
+    },
+    Flag {
+        name: "--zero-grad",
+        kind: Kind::Choice("Z", zero_grads),
+        help: "after each step: set-to-none frees the gradients (PyTorch >= 2.0), zeros keeps them\nallocated as zeros (set_to_none=False: PyTorch < 2.0, the Trainer's model.zero_grad() then)",
+        default: Some(|| train().zero_grad.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|z| a.config.zero_grad = z),
+    },
+    Flag {
         name: "--checkpointing",
         kind: Kind::Choice("C", checkpointings),
         help: "",
@@ -143,7 +162,8 @@ pub(super) const FLAGS: &[Flag] = &[
         name: "--weights",
         kind: Kind::Choice("W", weights),
         help: "weights (int8/int4 = nf4: block linears, frozen modes;\n\
-               fp8, awq-int4, gptq-int4: --engine vllm|sglang; the GGUF mixes: --engine llama.cpp)",
+               fp8, awq-int4, gptq-int4, mxfp4 (experts): --engine vllm|sglang;\n\
+               the GGUF mixes: --engine llama.cpp)",
         default: None,
         section: Section::Estimate,
         commands: Cmd::ALL,

@@ -69,6 +69,16 @@ pub(super) fn optimizers() -> String {
     Optimizer::accepted()
 }
 
+/// `--zero-grad`'s ids.
+pub(super) fn zero_grads() -> String {
+    vramfit_core::config::ZeroGrad::accepted()
+}
+
+/// `--optimizer-impl`'s ids.
+pub(super) fn optimizer_impls() -> String {
+    vramfit_core::OptimizerImpl::accepted()
+}
+
 /// `--checkpointing`'s ids: a mode, or every K-th block.
 pub(super) fn checkpointings() -> String {
     format!("{}|every-K", CheckpointMode::accepted())

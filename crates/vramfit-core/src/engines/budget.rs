@@ -104,6 +104,158 @@ pub fn vllm_max_concurrency(blocks: u64, context: u64) -> f64 {
     blocks as f64 / context.div_ceil(VLLM_BLOCK_TOKENS).max(1) as f64
 }
 
+/// The profile run's activation peak per token, in elements, for any
+/// decoder: [`activation_per_token`] for a dense layer; for a sparse one
+/// the residual stream's three hidden-width tensors next to the Triton
+/// fused-MoE kernel's two caches (`fused_experts_impl` in
+/// `vllm/model_executor/layers/fused_moe/fused_moe.py`: `cache13` of
+/// `tokens × top_k × max(N, K)` shared by `intermediate_cache1` and `3`,
+/// and `intermediate_cache2` of `tokens × top_k × N / 2`, with `N` = `2 ×
+/// intermediate / tp` and `K` = hidden; `tokens` is the batch, at most
+/// `VLLM_FUSED_MOE_CHUNK_SIZE` = 16384, above both default batches), or
+/// the shared experts' MLP where that is wider. The larger of the model's
+/// layer kinds.
+pub fn profile_activation_per_token(t: &crate::models::TransformerSpec, tp: u64) -> u64 {
+    let tp = tp.max(1);
+    let dense = activation_per_token(t.hidden, t.intermediate / tp);
+    let Some(moe) = t.moe.as_deref() else {
+        return dense;
+    };
+    let n = 2 * moe.expert_intermediate / tp;
+    let fused = moe.top_k * (n.max(t.hidden) + n / 2) + 3 * t.hidden;
+    let shared = moe
+        .shared
+        .map_or(0, |s| activation_per_token(t.hidden, s.intermediate / tp));
+    let sparse = fused.max(shared);
+    if moe.sparse_layers(t.layers) < t.layers {
+        sparse.max(dense)
+    } else {
+        sparse
+    }
+}
+
+/// A model's attention layers as the engines' caches group them: how many
+/// keep every position and how many a sliding window of `window` tokens
+/// (`None` when no layer slides or every layer does — vLLM's and SGLang's
+/// caches are then uniform; a model whose every layer slides is counted
+/// as full, an upper bound).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hybrid {
+    /// Full-attention layers.
+    pub full: u64,
+    /// Sliding-window layers.
+    pub sliding: u64,
+    /// The window, in tokens.
+    pub window: u64,
+}
+
+impl Hybrid {
+    /// The split of `t`'s layers, `None` unless it mixes both kinds.
+    pub fn of(t: &crate::models::TransformerSpec) -> Option<Hybrid> {
+        let w = t.block.sliding.filter(|w| w.full_every > 0)?;
+        let sliding = (0..t.layers).filter(|&i| w.slides(i)).count() as u64;
+        (sliding > 0 && sliding < t.layers).then_some(Hybrid {
+            full: t.layers - sliding,
+            sliding,
+            window: w.window,
+        })
+    }
+}
+
+/// vLLM's KV cache: its blocks, the tokens it reports, its bytes and the
+/// maximum concurrency.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VllmKv {
+    /// `num_blocks`.
+    pub blocks: u64,
+    /// "GPU KV cache size: N tokens".
+    pub tokens: u64,
+    /// The bytes of the cache tensors.
+    pub bytes: Bytes,
+    /// "Maximum concurrency for N tokens per request".
+    pub max_concurrency: f64,
+}
+
+/// vLLM v1's KV cache from its budget (`vllm/v1/core/kv_cache_utils.py`).
+/// Every layer full: one group, `get_num_blocks` over all layers. A
+/// hybrid of full and sliding-window layers (`_get_kv_cache_groups_uniform_page_size`):
+/// groups of `group_size` layers — the smaller kind's count, or the
+/// larger's when it is under 1.5 times the smaller — padded per kind,
+/// `group_size` tensors each shared by one layer of every group, so
+/// `num_blocks = available // page // group_size`; the log's tokens are
+/// `num_blocks // groups × block_size`; a request needs `cdiv(context,
+/// 16)` blocks in a full group and `cdiv(min(window − 1 +
+/// max_num_batched_tokens, context), 16) + 1` in a sliding one
+/// (`SlidingWindowSpec.max_memory_usage_bytes`), and the concurrency is
+/// `num_blocks` over their sum (`get_max_concurrency_for_kv_cache_config`).
+pub fn vllm_kv(
+    t: &crate::models::TransformerSpec,
+    budget: Bytes,
+    kv_token_layer: u64,
+    context: u64,
+    max_batched_tokens: u64,
+) -> VllmKv {
+    let page = VLLM_BLOCK_TOKENS * kv_token_layer;
+    let full_blocks = context.div_ceil(VLLM_BLOCK_TOKENS).max(1);
+    let Some(hy) = Hybrid::of(t) else {
+        let blocks = vllm_blocks(budget, t.layers, kv_token_layer);
+        return VllmKv {
+            blocks,
+            tokens: blocks * VLLM_BLOCK_TOKENS,
+            bytes: Bytes::of(blocks * t.layers, page),
+            max_concurrency: vllm_max_concurrency(blocks, context),
+        };
+    };
+    let (small, large) = (hy.full.min(hy.sliding), hy.full.max(hy.sliding));
+    // `max_num_layers < min_num_layers * 1.5`, in integers.
+    let group_size = if 2 * large < 3 * small { large } else { small };
+    let full_groups = hy.full.div_ceil(group_size);
+    let sliding_groups = hy.sliding.div_ceil(group_size);
+    let blocks = budget.0.checked_div(page).unwrap_or(0) / group_size.max(1);
+    let window_tokens = (hy.window.saturating_sub(1) + max_batched_tokens).min(context);
+    let sliding_blocks = window_tokens.div_ceil(VLLM_BLOCK_TOKENS) + 1;
+    let per_request = full_groups * full_blocks + sliding_groups * sliding_blocks;
+    VllmKv {
+        blocks,
+        tokens: blocks / (full_groups + sliding_groups) * VLLM_BLOCK_TOKENS,
+        bytes: Bytes::of(blocks * group_size, page),
+        max_concurrency: blocks as f64 / per_request.max(1) as f64,
+    }
+}
+
+/// The sliding-window split SGLang pools separately: a hybrid model that
+/// `is_hybrid_swa_model` lists (`python/sglang/srt/configs/model_config.py`;
+/// of the families vramfit reads only `GptOssForCausalLM`, told here as a
+/// sliding-window mixture of experts). Gemma 2 and 3 keep a full cache.
+pub fn sglang_swa(t: &crate::models::TransformerSpec) -> Option<Hybrid> {
+    Hybrid::of(t).filter(|_| t.moe.is_some())
+}
+
+/// SGLang's token pools from its budget: `max_total_num_tokens = rest //
+/// cell_size` over every layer; a hybrid sliding-window model that SGLang
+/// runs with its SWA pool ([`sglang_swa`]) splits those tokens × layers so that the sliding layers hold
+/// `swa_full_tokens_ratio` (default 0.8) times the full layers' tokens
+/// (`ModelRunner.set_num_token_hybrid`:
+/// `full = int(total / (ratio × swa_layers + full_layers))`). Returns the
+/// full layers' tokens (what bounds a request) and the pools' bytes.
+pub fn sglang_kv(
+    t: &crate::models::TransformerSpec,
+    budget: Bytes,
+    kv_token_layer: u64,
+) -> (u64, Bytes) {
+    let cell = kv_token_layer * t.layers;
+    let tokens = budget.0.checked_div(cell).unwrap_or(0);
+    let Some(hy) = sglang_swa(t) else {
+        return (tokens, Bytes::of(tokens, cell));
+    };
+    const SWA_FULL_TOKENS_RATIO: f64 = 0.8;
+    let total = (tokens * t.layers) as f64;
+    let full = (total / (SWA_FULL_TOKENS_RATIO * hy.sliding as f64 + hy.full as f64)) as u64;
+    let swa = (full as f64 * SWA_FULL_TOKENS_RATIO) as u64;
+    let bytes = Bytes::of(full * hy.full + swa * hy.sliding, kv_token_layer);
+    (full, bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,10 @@
 //! over the GPU's bandwidth (the roofline argument of Williams et al.,
 //! "Roofline", CACM 2009, as the engines' decode kernels are memory-bound
 //! at small batches). It is an estimate, not a measurement: kernel
-//! efficiency, the sampler and scheduling are left out.
+//! efficiency, the sampler and scheduling are left out. A mixture of
+//! experts reads, in each sparse layer, only the experts the step's tokens
+//! are routed to: at most `top_k` per sequence and never more than all of
+//! them (`experts_read`, the case where no two sequences share an expert).
 
 use super::{Engine, ServeConfig, ServeReport, llama_cpp};
 use crate::gpus::GpuPreset;
@@ -44,7 +47,16 @@ pub fn decode(
             if cfg.gpu_layers.is_some_and(|n| n <= t.layers) {
                 return None;
             }
-            let tensors = llama_cpp::tensors(t, weights_mix(cfg)?);
+            let mut tensors = llama_cpp::tensors(t, weights_mix(cfg)?);
+            if let Some(moe) = t.moe.as_deref() {
+                let read = experts_read(moe, cfg.concurrency);
+                for x in tensors
+                    .iter_mut()
+                    .filter(|x| x.role.is_some_and(|r| r.is_expert_bank()))
+                {
+                    x.bytes = Bytes(x.bytes.0 / moe.experts.max(1) * read);
+                }
+            }
             // Every tensor but the embedding is on the GPU at -ngl all.
             let w = llama_cpp::weight_split(&tensors, t.layers, t.layers + 1).gpu;
             // The cache holds context × concurrency cells: all of them are read.
@@ -56,11 +68,17 @@ pub fn decode(
             } else {
                 Bytes::of(t.vocab * t.hidden, 2)
             };
-            let w = report.weights_bytes.saturating_sub(embedding);
+            let mut weights = super::weights_per_gpu(t, cfg.weights, cfg.tp);
+            if let Some(moe) = t.moe.as_deref() {
+                let experts = super::routed_expert_bytes(t, cfg.weights, cfg.tp);
+                let unread = moe.experts - experts_read(moe, cfg.concurrency);
+                weights = weights.saturating_sub(Bytes(experts.0 / moe.experts.max(1) * unread));
+            }
+            let w = weights.saturating_sub(Bytes(embedding.0.div_ceil(cfg.tp)));
             let kv_size = cfg.kv.torch_size().unwrap_or(2);
             let per_token = super::budget::kv_token_layer(t, kv_size, cfg.tp) * t.layers;
             let tokens = cfg.context.saturating_mul(cfg.concurrency);
-            (Bytes(w.0.div_ceil(cfg.tp)), Bytes::of(tokens, per_token))
+            (w, Bytes::of(tokens, per_token))
         }
     };
     let bytes_per_step = weights + kv;
@@ -76,6 +94,12 @@ pub fn decode(
     })
 }
 
+/// Experts a decode step of `sequences` sequences reads in a sparse layer:
+/// `top_k` per sequence, at most every expert.
+pub fn experts_read(moe: &crate::models::moe::Moe, sequences: u64) -> u64 {
+    moe.top_k.saturating_mul(sequences.max(1)).min(moe.experts)
+}
+
 /// llama.cpp's mix, `None` for a format it does not run (refused before).
 fn weights_mix(cfg: &ServeConfig) -> Option<super::mix::GgufMix> {
     match cfg.weights {
@@ -84,7 +108,8 @@ fn weights_mix(cfg: &ServeConfig) -> Option<super::mix::GgufMix> {
         | super::ServeWeights::Fp8
         | super::ServeWeights::AwqInt4
         | super::ServeWeights::GptqInt4
-        | super::ServeWeights::Nf4 => None,
+        | super::ServeWeights::Nf4
+        | super::ServeWeights::Mxfp4 => None,
     }
 }
 
@@ -137,7 +162,50 @@ mod tests {
     fn tensor_parallel_gpus_read_their_shares_at_once() {
         let one = run("vllm", "native", 1, None).unwrap();
         let two = run("vllm", "native", 2, None).unwrap();
-        assert_eq!(two.bytes_per_step.0, one.bytes_per_step.0.div_ceil(2));
+        // Each reads half of everything but the norms, which every rank
+        // holds whole: Llama-3-8B's 2 × 32 + 1 of 4096 bf16 weights.
+        let norms = (2 * 32 + 1) * 4096 * 2;
+        assert_eq!(
+            two.bytes_per_step.0,
+            (one.bytes_per_step.0 - norms).div_ceil(2) + norms
+        );
         assert!(two.tokens_per_s > 1.99 * one.tokens_per_s);
+    }
+
+    #[test]
+    fn a_mixture_of_experts_reads_only_the_experts_its_sequences_reach() {
+        let Ok(crate::ModelSpec::Transformer(t)) = model_preset("qwen3-30b-a3b").map(|p| p.spec)
+        else {
+            unreachable!("Qwen3-30B-A3B is a transformer")
+        };
+        let moe = t.moe.as_deref().unwrap();
+        // 8 of 128 experts per token: one sequence reads 8, 16 read all.
+        assert_eq!(super::experts_read(moe, 1), 8);
+        assert_eq!(super::experts_read(moe, 16), 128);
+        assert_eq!(super::experts_read(moe, 100), 128);
+        let gpu = gpu_preset("h100-sxm").unwrap();
+        let step = |concurrency: u64| {
+            let train = TrainConfig {
+                mode: Mode::Inference,
+                context: 1024,
+                ..TrainConfig::default()
+            };
+            let s = Serving {
+                engine: "vllm".parse().unwrap(),
+                weights: "native".parse().unwrap(),
+                concurrency,
+                ..Serving::default()
+            };
+            let spec = crate::ModelSpec::Transformer(t.clone());
+            let d = estimate(&spec, Some(&gpu), &train, &s)
+                .unwrap()
+                .decode
+                .unwrap();
+            // Less the cache: 1024 tokens × 48 layers × 4 heads × 128 × K, V × 2 B each.
+            d.bytes_per_step.0 - concurrency * 1024 * 48 * 4 * 128 * 2 * 2
+        };
+        // Sixteen sequences read the 120 experts one leaves: 48 layers of
+        // gate, up (768 × 2048) and down, bf16.
+        assert_eq!(step(16) - step(1), 120 * 48 * 3 * 768 * 2048 * 2);
     }
 }

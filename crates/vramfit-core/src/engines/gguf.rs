@@ -57,6 +57,10 @@ pub enum GgmlType {
     Iq4Nl,
     /// 256 weights: an f16, a u16 and 4 bytes of scales, 128 of quants (136 bytes).
     Iq4Xs,
+    /// 32 weights: an E8M0 shared exponent and 16 bytes of FP4 (E2M1)
+    /// values (17 bytes; `block_mxfp4`, the OCP microscaling format that
+    /// gpt-oss's experts ship in).
+    Mxfp4,
 }
 
 impl GgmlType {
@@ -69,7 +73,8 @@ impl GgmlType {
             | GgmlType::Q5_0
             | GgmlType::Q5_1
             | GgmlType::Q8_0
-            | GgmlType::Iq4Nl => 32,
+            | GgmlType::Iq4Nl
+            | GgmlType::Mxfp4 => 32,
             GgmlType::Q2K
             | GgmlType::Q3K
             | GgmlType::Q4K
@@ -108,6 +113,7 @@ impl GgmlType {
             GgmlType::Iq1S => 50,
             GgmlType::Iq1M => 56,
             GgmlType::Iq4Xs => 136,
+            GgmlType::Mxfp4 => 17,
         }
     }
 
@@ -141,6 +147,7 @@ impl GgmlType {
             GgmlType::Iq1M => "iq1_m",
             GgmlType::Iq4Nl => "iq4_nl",
             GgmlType::Iq4Xs => "iq4_xs",
+            GgmlType::Mxfp4 => "mxfp4",
         }
     }
 
@@ -188,7 +195,8 @@ impl GgmlType {
             | GgmlType::Q5_0
             | GgmlType::Q5_1
             | GgmlType::Q8_0
-            | GgmlType::Iq4Nl => GgmlType::F16,
+            | GgmlType::Iq4Nl
+            | GgmlType::Mxfp4 => GgmlType::F16,
         };
         if cols.is_multiple_of(next.block()) {
             next
@@ -223,6 +231,7 @@ mod tests {
             (GgmlType::Iq1S, 1.5625),
             (GgmlType::Iq1M, 1.75),
             (GgmlType::Iq4Xs, 4.25),
+            (GgmlType::Mxfp4, 4.25),
         ] {
             assert!((t.bits_per_weight() - bpw).abs() < 1e-12, "{}", t.name());
         }

@@ -4,6 +4,7 @@
 
 use super::gguf::GgmlType;
 use super::mix::{GgufMix, Role, Site, tensor_type};
+use crate::models::moe::Router;
 use crate::models::transformer::{NormPlacement, QkNorm, TransformerSpec};
 use crate::units::Bytes;
 
@@ -12,7 +13,7 @@ use crate::units::Bytes;
 pub struct Tensor {
     /// Its layer, or `None` for the embedding, the final norm and the output.
     pub layer: Option<u64>,
-    /// The matrix it is, `None` for a norm or a bias (always f32).
+    /// The matrix it is, `None` for a norm, a bias or a router (always f32).
     pub role: Option<Role>,
     /// Its storage type.
     pub ty: GgmlType,
@@ -20,17 +21,30 @@ pub struct Tensor {
     pub bytes: Bytes,
 }
 
-/// Every tensor `convert_hf_to_gguf.py` writes for a Llama-style decoder
-/// and `llama-quantize` re-types under `mix` (names and shapes: llama.cpp
-/// `src/llama-arch.cpp`'s `LLM_ARCH_LLAMA` tensor list; matrices are stored
-/// with `ne[0]` = input features; 1-D tensors stay f32).
+/// Every tensor `convert_hf_to_gguf.py` writes for a decoder and
+/// `llama-quantize` re-types under `mix` (names and shapes: llama.cpp
+/// `src/llama-arch.cpp`'s tensor lists and `src/llama-model.cpp`'s
+/// `load_tensors` for `LLM_ARCH_LLAMA` — Mixtral too —, `QWEN2MOE`,
+/// `QWEN3MOE`, `OLMOE`, `DEEPSEEK2` and `OPENAI_MOE`; matrices are stored
+/// with `ne[0]` = input features; 1-D tensors and the router
+/// `ffn_gate_inp` stay f32, `convert_hf_to_gguf.py` keeping `FFN_GATE_INP`
+/// in float32 and `llama-quantize` skipping it).
+///
+/// A sparse layer holds its routed experts as three 3-D banks
+/// (`ffn_gate_exps`, `ffn_up_exps` of `{n_embd, n_ff_exp, n_expert}`,
+/// `ffn_down_exps` of `{n_ff_exp, n_embd, n_expert}`), the router, and the
+/// shared experts' `*_shexp` matrices (Qwen2-MoE's `ffn_gate_inp_shexp`
+/// gate besides); a dense layer of a mixture keeps `ffn_gate/up/down`.
+/// Latent attention is stored as today's converter splits `kv_b_proj`:
+/// `attn_q_a` + `attn_q_b` (or `attn_q`), `attn_kv_a_mqa`, `attn_k_b` of
+/// `{qk_nope, kv_lora_rank, n_head}`, `attn_v_b` of `{kv_lora_rank,
+/// v_head_dim, n_head}` and `attn_output`, with the two latent norms.
 pub fn tensors(t: &TransformerSpec, mix: GgufMix) -> Vec<Tensor> {
     let h = t.hidden;
-    let q = t.heads * t.head_dim;
-    let kv = t.kv_heads * t.head_dim;
     let gqa = t.heads / t.kv_heads.max(1);
-    // llama-model.cpp names an 80-layer Llama LLM_TYPE_70B.
-    let is_70b = t.layers == 80;
+    let experts = t.moe.as_ref().map_or(0, |m| m.experts);
+    // llama-model.cpp names an 80-layer dense Llama LLM_TYPE_70B.
+    let is_70b = t.layers == 80 && experts == 0;
     let site = |role, layer, cols| Site {
         role,
         layer,
@@ -39,6 +53,7 @@ pub fn tensors(t: &TransformerSpec, mix: GgufMix) -> Vec<Tensor> {
         tied: t.tie_embeddings,
         is_70b,
         cols,
+        experts,
     };
     let matrix = |role, layer, rows: u64, cols: u64| {
         let ty = tensor_type(mix, site(role, layer, cols));
@@ -64,16 +79,36 @@ pub fn tensors(t: &TransformerSpec, mix: GgufMix) -> Vec<Tensor> {
         NormPlacement::Sandwich => 4,
     };
     for i in 0..t.layers {
+        attention_tensors(t, i, &matrix, &vector, &mut out);
+        ffn_tensors(t, i, &matrix, &vector, &mut out);
+        out.extend((0..norms).map(|_| vector(Some(i), h)));
+        if t.block.sinks {
+            // gpt-oss's `attn_sinks`, one logit per head.
+            out.push(vector(Some(i), t.heads));
+        }
+    }
+    out
+}
+
+/// Layer `i`'s attention: q, k, v and output (with their biases and q/k
+/// norms), or latent attention's projections and norms.
+fn attention_tensors(
+    t: &TransformerSpec,
+    i: u64,
+    matrix: &impl Fn(Role, u64, u64, u64) -> Tensor,
+    vector: &impl Fn(Option<u64>, u64) -> Tensor,
+    out: &mut Vec<Tensor>,
+) {
+    let h = t.hidden;
+    let q = t.heads * t.head_dim;
+    let kv = t.kv_heads * t.head_dim;
+    let Some(mla) = t.mla.as_deref() else {
         out.extend([
             matrix(Role::AttnQ, i, q, h),
             matrix(Role::AttnK, i, kv, h),
             matrix(Role::AttnV, i, kv, h),
             matrix(Role::AttnOutput, i, h, q),
-            matrix(Role::FfnGate, i, t.intermediate, h),
-            matrix(Role::FfnUp, i, t.intermediate, h),
-            matrix(Role::FfnDown, i, h, t.intermediate),
         ]);
-        out.extend((0..norms).map(|_| vector(Some(i), h)));
         if t.qkv_bias {
             out.extend([vector(Some(i), q), vector(Some(i), kv), vector(Some(i), kv)]);
         }
@@ -84,8 +119,87 @@ pub fn tensors(t: &TransformerSpec, mix: GgufMix) -> Vec<Tensor> {
             }
             QkNorm::Whole => out.extend([vector(Some(i), q), vector(Some(i), kv)]),
         }
+        return;
+    };
+    let (r, rope, nope, v) = (
+        mla.kv_lora_rank,
+        mla.qk_rope_head_dim,
+        mla.qk_nope_head_dim,
+        mla.v_head_dim,
+    );
+    if mla.q_lora_rank > 0 {
+        let qr = mla.q_lora_rank;
+        out.extend([
+            matrix(Role::AttnQA, i, qr, h),
+            vector(Some(i), qr),
+            matrix(Role::AttnQB, i, q, qr),
+        ]);
+    } else {
+        out.push(matrix(Role::AttnQ, i, q, h));
     }
-    out
+    out.extend([
+        matrix(Role::AttnKvAMqa, i, r + rope, h),
+        vector(Some(i), r),
+        matrix(Role::AttnKB, i, r * t.heads, nope),
+        matrix(Role::AttnVB, i, v * t.heads, r),
+        matrix(Role::AttnOutput, i, h, t.heads * v),
+    ]);
+}
+
+/// Layer `i`'s feed-forward: a dense MLP, or the router, the routed
+/// experts' banks and the shared experts of a sparse layer.
+fn ffn_tensors(
+    t: &TransformerSpec,
+    i: u64,
+    matrix: &impl Fn(Role, u64, u64, u64) -> Tensor,
+    vector: &impl Fn(Option<u64>, u64) -> Tensor,
+    out: &mut Vec<Tensor>,
+) {
+    let h = t.hidden;
+    let moe = match t.moe.as_deref() {
+        Some(m) if m.is_sparse(i) => m,
+        _ => {
+            let f = t.intermediate;
+            out.extend([
+                matrix(Role::FfnGate, i, f, h),
+                matrix(Role::FfnUp, i, f, h),
+                matrix(Role::FfnDown, i, h, f),
+            ]);
+            return;
+        }
+    };
+    let (e, f) = (moe.experts, moe.expert_intermediate);
+    // The router, f32 (`ffn_gate_inp`), and its bias (gpt-oss) or
+    // DeepSeek-V3's `exp_probs_b` score-correction bias.
+    out.push(vector(Some(i), h * e));
+    let correction = matches!(moe.router, Router::SigmoidGroups { .. });
+    if moe.biases || correction {
+        out.push(vector(Some(i), e));
+    }
+    out.extend([
+        matrix(Role::FfnGateExps, i, f * e, h),
+        matrix(Role::FfnUpExps, i, f * e, h),
+        matrix(Role::FfnDownExps, i, h * e, f),
+    ]);
+    if moe.biases {
+        out.extend([
+            vector(Some(i), f * e),
+            vector(Some(i), f * e),
+            vector(Some(i), h * e),
+        ]);
+    }
+    if let Some(shared) = moe.shared {
+        let s = shared.intermediate;
+        if shared.gate {
+            // Qwen2-MoE's `ffn_gate_inp_shexp`, `{n_embd}`.
+            out.push(vector(Some(i), h));
+        }
+        out.extend([
+            matrix(Role::FfnGateShexp, i, s, h),
+            matrix(Role::FfnUpShexp, i, s, h),
+            matrix(Role::FfnDownShexp, i, h, s),
+        ]);
+    }
 }
 
 /// Where the weights live with `gpu_layers` of the repeating layers offloaded
@@ -185,6 +299,22 @@ pub fn kv_split(
 /// in the cache; with GQA they are narrower besides).
 const LIVE_NEXT_TO_SCORES: u64 = 4;
 
+/// The widest feed-forward output per token: a dense layer's intermediate
+/// size, a sparse layer's `top_k` experts' (or its shared experts', if wider).
+pub fn ffn_width(t: &TransformerSpec) -> u64 {
+    let Some(moe) = t.moe.as_deref() else {
+        return t.intermediate;
+    };
+    let dense = if moe.sparse_layers(t.layers) < t.layers {
+        t.intermediate
+    } else {
+        0
+    };
+    let routed = moe.top_k.saturating_mul(moe.expert_intermediate);
+    let shared = moe.shared.map_or(0, |s| s.intermediate);
+    dense.max(routed).max(shared)
+}
+
 /// llama.cpp's compute buffers for one context: the GPU's (`CUDA0 compute
 /// buffer size`) and the pinned host one (`CUDA_Host compute buffer size`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,7 +342,9 @@ pub struct ComputeBuffers {
 ///   f32; f16 with flash attention, which forms no scores), next to
 ///   [`LIVE_NEXT_TO_SCORES`] hidden-width tensors;
 /// - the FFN's gate and up outputs (`n_ubatch × intermediate` each) next
-///   to the residual stream and its normed copy;
+///   to the residual stream and its normed copy; in a sparse layer the
+///   experts' (`ggml_mul_mat_id` writes `n_ff_exp × top_k × n_ubatch`
+///   each, `build_moe_ffn` in `src/llama-graph.cpp`), [`ffn_width`];
 /// - the logits, `n_ubatch × vocab`, next to the last hidden state (the
 ///   reserved graph outputs every token of the micro-batch).
 ///
@@ -234,7 +366,7 @@ pub fn compute_buffers(
     } else {
         f32s(n_ctx * n_ubatch * t.heads) + mask + live
     };
-    let ffn = f32s(2 * n_ubatch * (t.intermediate + t.hidden));
+    let ffn = f32s(2 * n_ubatch * (ffn_width(t) + t.hidden));
     let logits = f32s(n_ubatch * t.vocab) + hidden;
     ComputeBuffers {
         gpu: attention.max(ffn).max(logits),

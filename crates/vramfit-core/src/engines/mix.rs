@@ -1,14 +1,17 @@
 //! `llama-quantize`'s file types ("mixes"): which ggml type each tensor of a
-//! Llama-style model gets.
+//! decoder gets.
 //!
 //! Source: llama.cpp, `src/llama-quant.cpp`: `llama_ftype_get_default_type`
-//! (the mix's base type), `llama_tensor_get_type_impl` (the per-tensor
+//! (the mix's base type), `tensor_get_category` (a tensor's role, by a
+//! substring of its name), `llama_tensor_get_type_impl` (the per-tensor
 //! rules below) and `tensor_type_fallback` ([`GgmlType::fallback`]). The
-//! rules modelled are those for a dense model (one expert) of an
-//! architecture other than Falcon, quantized without an importance matrix
-//! (an imatrix changes only the IQ2/IQ3 mixes and, for Q4_0/Q5_0, the first
-//! eighth of `ffn_down`, which it stores as Q4_1/Q5_1).
-
+//! rules modelled are those of an architecture other than Falcon,
+//! quantized without an importance matrix (an imatrix changes only the
+//! IQ2/IQ3 mixes and, for Q4_0/Q5_0, the first eighth of `ffn_down`, which
+//! it stores as Q4_1/Q5_1). Mixtures of experts follow the same rules by
+//! the layer their tensor names carry (`layer_info`), plus those for
+//! `n_expert == 8` (Mixtral: attention K and V in Q8_0, attention output
+//! in Q5_K for the small mixes) and the `MXFP4_MOE` mix.
 use super::gguf::GgmlType;
 use crate::error::Error;
 use std::fmt;
@@ -57,6 +60,9 @@ pub enum GgufMix {
     Iq4Nl,
     /// IQ4_XS, with IQ4_NL's exceptions.
     Iq4Xs,
+    /// `MXFP4_MOE`: every expert bank (a 3-D tensor) MXFP4, every other
+    /// matrix Q8_0 (output included) — how gpt-oss GGUFs are published.
+    Mxfp4Moe,
 }
 
 impl GgufMix {
@@ -68,6 +74,7 @@ impl GgufMix {
         GgufMix::Q5_1,
         GgufMix::Iq4Nl,
         GgufMix::Iq4Xs,
+        GgufMix::Mxfp4Moe,
         GgufMix::Q2K,
         GgufMix::Q3KS,
         GgufMix::Q3KM,
@@ -103,6 +110,7 @@ impl GgufMix {
             GgufMix::Q6K => "q6_k",
             GgufMix::Iq4Nl => "iq4_nl",
             GgufMix::Iq4Xs => "iq4_xs",
+            GgufMix::Mxfp4Moe => "mxfp4_moe",
         }
     }
 
@@ -123,6 +131,7 @@ impl GgufMix {
             GgufMix::Q6K => GgmlType::Q6K,
             GgufMix::Iq4Nl => GgmlType::Iq4Nl,
             GgufMix::Iq4Xs => GgmlType::Iq4Xs,
+            GgufMix::Mxfp4Moe => GgmlType::Mxfp4,
         }
     }
 
@@ -179,6 +188,39 @@ pub enum Role {
     FfnUp,
     /// `ffn_down.weight`.
     FfnDown,
+    /// `ffn_gate_exps.weight`: every routed expert's gate, one 3-D tensor.
+    FfnGateExps,
+    /// `ffn_up_exps.weight`.
+    FfnUpExps,
+    /// `ffn_down_exps.weight`.
+    FfnDownExps,
+    /// `ffn_gate_shexp.weight`: the shared experts' gate.
+    FfnGateShexp,
+    /// `ffn_up_shexp.weight`.
+    FfnUpShexp,
+    /// `ffn_down_shexp.weight`.
+    FfnDownShexp,
+    /// Latent attention's `attn_q_a.weight` (the queries' down-projection).
+    AttnQA,
+    /// `attn_q_b.weight` (the queries' up-projection).
+    AttnQB,
+    /// `attn_kv_a_mqa.weight`: the latent and the shared rotary key.
+    AttnKvAMqa,
+    /// `attn_k_b.weight`: the latent's key up-projection, per head.
+    AttnKB,
+    /// `attn_v_b.weight`: the latent's value up-projection, per head.
+    AttnVB,
+}
+
+impl Role {
+    /// Whether the tensor holds every routed expert (`ne[2]` = experts),
+    /// what `MXFP4_MOE` stores in MXFP4.
+    pub fn is_expert_bank(self) -> bool {
+        matches!(
+            self,
+            Role::FfnGateExps | Role::FfnUpExps | Role::FfnDownExps
+        )
+    }
 }
 
 /// Where a matrix sits and what decides its type.
@@ -199,6 +241,8 @@ pub struct Site {
     pub is_70b: bool,
     /// Its row length (`ne[0]`, the input features).
     pub cols: u64,
+    /// Routed experts per layer (`n_expert`; 0 for a dense model).
+    pub experts: u64,
 }
 
 /// `use_more_bits`: the first and last eighth of the layers and every third
@@ -209,63 +253,116 @@ pub fn use_more_bits(layer: u64, layers: u64) -> bool {
 }
 
 /// The type `llama-quantize` gives the matrix at `site` under `mix`.
+/// The categories are `tensor_get_category`'s: a name containing `ffn_down`
+/// is FFN down (the experts' and shared experts' banks too), and latent
+/// attention's `attn_q_a`, `attn_q_b`, `attn_kv_a_mqa`, `attn_k_b` and
+/// `attn_v_b` match none of the attention names, so they keep the base type.
 pub fn tensor_type(mix: GgufMix, site: Site) -> GgmlType {
     let base = mix.default_type();
     if !mix.quantizes() {
         return base;
     }
-    let Site {
-        role,
-        layer,
-        layers,
-        gqa,
-        ..
-    } = site;
-    let chosen = match role {
-        Role::Output => output_type(base, site.cols),
-        Role::TokenEmbd if site.tied => output_type(base, site.cols),
-        Role::TokenEmbd | Role::AttnQ | Role::AttnK | Role::FfnGate | Role::FfnUp => base,
-        Role::AttnV => {
-            let t = match mix {
-                GgufMix::Q2K if gqa >= 4 => GgmlType::Q4K,
-                GgufMix::Q2K => GgmlType::Q3K,
-                GgufMix::Q3KM if layer < 2 => GgmlType::Q5K,
-                GgufMix::Q3KM => GgmlType::Q4K,
-                GgufMix::Q3KL => GgmlType::Q5K,
-                GgufMix::Iq4Nl | GgufMix::Iq4Xs if gqa >= 4 => GgmlType::Q5K,
-                GgufMix::Q4KM | GgufMix::Q5KM if use_more_bits(layer, layers) => GgmlType::Q6K,
-                GgufMix::Q4KS if layer < 4 => GgmlType::Q5K,
-                _ => base,
-            };
-            if site.is_70b && matches!(t, GgmlType::Q3K | GgmlType::Q4K) {
-                GgmlType::Q5K
-            } else {
-                t
-            }
+    let chosen = match (mix, site.role) {
+        (_, Role::Output) => output_type(mix, base, site.cols),
+        (_, Role::TokenEmbd) if site.tied => output_type(mix, base, site.cols),
+        // `MXFP4_MOE`: "MoE tensors -> MXFP4, other tensors -> Q8_0".
+        (GgufMix::Mxfp4Moe, role) if role.is_expert_bank() => GgmlType::Mxfp4,
+        (GgufMix::Mxfp4Moe, _) => GgmlType::Q8_0,
+        (_, Role::AttnV) => attn_v_type(mix, base, site),
+        // "for the 8-expert model, bumping this to Q8_0 trades just ~128MB".
+        (_, Role::AttnK) if site.experts == 8 => GgmlType::Q8_0,
+        (_, Role::FfnDown | Role::FfnDownExps | Role::FfnDownShexp) => {
+            ffn_down_type(mix, base, site.layer, site.layers)
         }
-        Role::FfnDown => match mix {
-            GgufMix::Q2K => GgmlType::Q3K,
-            GgufMix::Q3KM if layer < layers / 16 => GgmlType::Q5K,
-            GgufMix::Q3KM => GgmlType::Q4K,
-            GgufMix::Q3KL => GgmlType::Q5K,
-            GgufMix::Q4KM | GgufMix::Q5KM if use_more_bits(layer, layers) => GgmlType::Q6K,
-            GgufMix::Iq4Nl | GgufMix::Iq4Xs | GgufMix::Q4KS if layer < layers / 8 => GgmlType::Q5K,
-            _ => base,
-        },
-        Role::AttnOutput => match mix {
-            GgufMix::Q2K => GgmlType::Q3K,
-            GgufMix::Q3KM => GgmlType::Q4K,
-            GgufMix::Q3KL => GgmlType::Q5K,
-            _ => base,
-        },
+        (_, Role::AttnOutput) => attn_output_type(mix, base, site.experts),
+        (
+            _,
+            Role::TokenEmbd
+            | Role::AttnQ
+            | Role::AttnK
+            | Role::FfnGate
+            | Role::FfnUp
+            | Role::FfnGateExps
+            | Role::FfnUpExps
+            | Role::FfnGateShexp
+            | Role::FfnUpShexp
+            | Role::AttnQA
+            | Role::AttnQB
+            | Role::AttnKvAMqa
+            | Role::AttnKB
+            | Role::AttnVB,
+        ) => base,
     };
     chosen.fallback(site.cols)
 }
 
-/// The output matrix (and a tied embedding): Q8_0 when the base type's
-/// blocks do not divide its rows or the base is Q8_0, else Q6_K.
-fn output_type(base: GgmlType, cols: u64) -> GgmlType {
-    if !cols.is_multiple_of(base.block()) || base == GgmlType::Q8_0 {
+/// Attention V (`category_is_attn_v`): by the mix and the layer, Q5_K for
+/// a 70B Llama's Q3_K/Q4_K, and Q8_0 in an 8-expert model whatever the mix.
+fn attn_v_type(mix: GgufMix, base: GgmlType, site: Site) -> GgmlType {
+    let Site {
+        layer, layers, gqa, ..
+    } = site;
+    let t = match mix {
+        GgufMix::Q2K if gqa >= 4 => GgmlType::Q4K,
+        GgufMix::Q2K => GgmlType::Q3K,
+        GgufMix::Q3KM if layer < 2 => GgmlType::Q5K,
+        GgufMix::Q3KM => GgmlType::Q4K,
+        GgufMix::Q3KL => GgmlType::Q5K,
+        GgufMix::Iq4Nl | GgufMix::Iq4Xs if gqa >= 4 => GgmlType::Q5K,
+        GgufMix::Q4KM | GgufMix::Q5KM if use_more_bits(layer, layers) => GgmlType::Q6K,
+        GgufMix::Q4KS if layer < 4 => GgmlType::Q5K,
+        _ => base,
+    };
+    if site.experts == 8 {
+        GgmlType::Q8_0
+    } else if site.is_70b && matches!(t, GgmlType::Q3K | GgmlType::Q4K) {
+        GgmlType::Q5K
+    } else {
+        t
+    }
+}
+
+/// FFN down (dense, routed experts' and shared experts' alike) in layer
+/// `layer` of `layers`.
+fn ffn_down_type(mix: GgufMix, base: GgmlType, layer: u64, layers: u64) -> GgmlType {
+    match mix {
+        GgufMix::Q2K => GgmlType::Q3K,
+        GgufMix::Q3KM if layer < layers / 16 => GgmlType::Q5K,
+        GgufMix::Q3KM => GgmlType::Q4K,
+        GgufMix::Q3KL => GgmlType::Q5K,
+        GgufMix::Q4KM | GgufMix::Q5KM if use_more_bits(layer, layers) => GgmlType::Q6K,
+        GgufMix::Iq4Nl | GgufMix::Iq4Xs | GgufMix::Q4KS if layer < layers / 8 => GgmlType::Q5K,
+        _ => base,
+    }
+}
+
+/// Attention output: in an 8-expert model Q5_K for the mixes up to Q4_K_M
+/// (Q3_K_L, Q5 and Q6 keep their base), otherwise raised by the small mixes.
+fn attn_output_type(mix: GgufMix, base: GgmlType, experts: u64) -> GgmlType {
+    if experts == 8 {
+        return match mix {
+            GgufMix::Q2K
+            | GgufMix::Q3KS
+            | GgufMix::Q3KM
+            | GgufMix::Iq4Nl
+            | GgufMix::Q4KS
+            | GgufMix::Q4KM
+            | GgufMix::Iq4Xs => GgmlType::Q5K,
+            _ => base,
+        };
+    }
+    match mix {
+        GgufMix::Q2K => GgmlType::Q3K,
+        GgufMix::Q3KM => GgmlType::Q4K,
+        GgufMix::Q3KL => GgmlType::Q5K,
+        _ => base,
+    }
+}
+
+/// The output matrix (and a tied embedding): Q8_0 under `MXFP4_MOE`, when
+/// the base type's blocks do not divide its rows or the base is Q8_0, else Q6_K.
+fn output_type(mix: GgufMix, base: GgmlType, cols: u64) -> GgmlType {
+    if mix == GgufMix::Mxfp4Moe || !cols.is_multiple_of(base.block()) || base == GgmlType::Q8_0 {
         GgmlType::Q8_0
     } else {
         GgmlType::Q6K

@@ -11,6 +11,7 @@
 
 pub mod answers;
 pub mod budget;
+pub mod cache;
 pub mod decode;
 pub mod gguf;
 pub mod llama_cpp;
@@ -136,6 +137,11 @@ pub enum ServeWeights {
     GptqInt4,
     /// bitsandbytes NF4 with double quantization (as `--weights int4` trains).
     Nf4,
+    /// gpt-oss's published format: every routed expert in MXFP4 (4-bit
+    /// E2M1 values packed two to a byte and a uint8 E8M0 scale per 32:
+    /// vLLM's `Mxfp4MoEMethod`, `w13_weight` `[E, 2I, H/2]` and
+    /// `w13_weight_scale` `[E, 2I, H/32]` of uint8), the other layers 16-bit.
+    Mxfp4,
     /// A GGUF file made by `llama-quantize` with this mix.
     Gguf(GgufMix),
 }
@@ -148,6 +154,7 @@ impl ServeWeights {
         ServeWeights::AwqInt4,
         ServeWeights::GptqInt4,
         ServeWeights::Nf4,
+        ServeWeights::Mxfp4,
     ];
 
     /// The id.
@@ -158,6 +165,7 @@ impl ServeWeights {
             ServeWeights::AwqInt4 => "awq-int4",
             ServeWeights::GptqInt4 => "gptq-int4",
             ServeWeights::Nf4 => "nf4",
+            ServeWeights::Mxfp4 => "mxfp4",
             ServeWeights::Gguf(m) => m.id(),
         }
     }
@@ -277,15 +285,18 @@ pub fn has_fp8(arch: Arch) -> bool {
 
 /// What each engine takes, for the errors.
 const GGUF_ONLY: &str = "GGUF mixes (q4_k_m, q8_0, …)";
-const NOT_GGUF: &str = "native, fp8, awq-int4, gptq-int4 or nf4";
+const NOT_GGUF: &str = "native, fp8, awq-int4, gptq-int4, nf4 or (for a mixture of experts) mxfp4";
+/// What a dense model takes on the PyTorch engines.
+const DENSE_FORMATS: &str =
+    "native, fp8, awq-int4, gptq-int4 or nf4 (mxfp4 stores experts: a mixture of experts only)";
 
 /// The memory `cfg.engine` allocates to serve `model` on `gpu`.
 ///
 /// # Errors
 /// [`Error::Serve`] when the engine cannot run the setting (a GGUF mix on
 /// an engine other than llama.cpp, or another format on llama.cpp; a KV
-/// type the engine lacks; fp8 on a GPU without it; a model that is not a
-/// Llama-style decoder; a tensor-parallel degree that does not divide the
+/// type the engine lacks; fp8 on a GPU without it; `mxfp4` on a model
+/// without experts; a model that is not a Llama-style decoder; a tensor-parallel degree that does not divide the
 /// key/value heads); [`Error::OutOfRange`] for a context, concurrency,
 /// utilization or degree outside its range.
 ///
@@ -322,9 +333,6 @@ pub fn serve_on(
         ModelSpec::Transformer(t) if t.arch == Layout::Llama => t,
         _ => return Err(Error::Serve(ServeFault::NotADecoder)),
     };
-    if t.moe.is_some() || t.mla.is_some() {
-        return Err(Error::Serve(ServeFault::SparseOrLatent));
-    }
     check_range("context", cfg.context, 1, crate::config::MAX_DIMENSION)?;
     check_range("concurrency", cfg.concurrency, 1, 1 << 20)?;
     check_range("tp", cfg.tp, 1, 1024)?;
@@ -337,7 +345,7 @@ pub fn serve_on(
             max: 1,
         });
     }
-    check_engine(cfg, gpu)?;
+    check_engine(cfg, gpu, t.moe.is_some())?;
     match (cfg.engine, cfg.weights) {
         (Engine::LlamaCpp, ServeWeights::Gguf(mix)) => Ok(llama_cpp_report(t, mix, cfg)),
         (Engine::Vllm | Engine::Sglang | Engine::Hf, w) => {
@@ -357,7 +365,7 @@ pub fn serve_on(
 }
 
 /// The engine-and-setting checks of [`serve`].
-fn check_engine(cfg: &ServeConfig, gpu: Option<&GpuPreset>) -> Result<(), Error> {
+fn check_engine(cfg: &ServeConfig, gpu: Option<&GpuPreset>, sparse: bool) -> Result<(), Error> {
     let engine = cfg.engine.id();
     let gguf = matches!(cfg.weights, ServeWeights::Gguf(_));
     let fault = match cfg.engine {
@@ -376,6 +384,15 @@ fn check_engine(cfg: &ServeConfig, gpu: Option<&GpuPreset>) -> Result<(), Error>
             weights: cfg.weights.id(),
             accepted: NOT_GGUF,
         }),
+        Engine::Vllm | Engine::Sglang | Engine::Hf
+            if cfg.weights == ServeWeights::Mxfp4 && !sparse =>
+        {
+            Some(ServeFault::Weights {
+                engine,
+                weights: cfg.weights.id(),
+                accepted: DENSE_FORMATS,
+            })
+        }
         Engine::Hf if cfg.kv.torch_size().is_none() || cfg.kv == KvDtype::Fp8 => {
             Some(ServeFault::KvDtype {
                 engine,
@@ -438,43 +455,149 @@ fn llama_cpp_report(t: &TransformerSpec, mix: GgufMix, cfg: &ServeConfig) -> Ser
 }
 
 /// Weight bytes of the PyTorch engines' formats: the block matrices in the
-/// format, embeddings, LM head and vectors in 16 bits.
+/// format, embeddings, LM head, norms, biases and routers in 16 bits.
+///
+/// A mixture of experts keeps every expert resident: vLLM's `FusedMoE`
+/// allocates `w13_weight` `[experts, 2 × intermediate, hidden]` and
+/// `w2_weight` `[experts, hidden, intermediate]` for all of them
+/// (`vllm/model_executor/layers/fused_moe/layer.py`), each expert's
+/// matrices quantized like a linear layer's (`Fp8MoEMethod`: one scale per
+/// expert and matrix; AWQ/GPTQ `MoeWNA16`/Marlin: per-group scales and
+/// zeros), and the router (`gate`, a `ReplicatedLinear` built without the
+/// quantization config) in 16 bits. Latent attention's matrices are
+/// `q_a_proj`/`q_b_proj` (or `q_proj`), `kv_a_proj_with_mqa`, `kv_b_proj`
+/// and `o_proj` (`vllm/model_executor/models/deepseek_v2.py`).
 pub fn format_weights(t: &TransformerSpec, w: ServeWeights) -> Bytes {
+    let (sharded, replicated) = weight_parts(t, w);
+    sharded + replicated
+}
+
+/// The weights one of `tp` tensor-parallel GPUs holds: its share of the
+/// matrices, embeddings and biases, and a whole copy of what vLLM and
+/// SGLang replicate — the norms (`RMSNorm`) and the routers (`gate`, a
+/// `ReplicatedLinear`).
+pub fn weights_per_gpu(t: &TransformerSpec, w: ServeWeights, tp: u64) -> Bytes {
+    let (sharded, replicated) = weight_parts(t, w);
+    Bytes(sharded.0.div_ceil(tp.max(1))) + replicated
+}
+
+/// Bytes of one `(out, in)` linear layer's weight in format `w`.
+fn matrix_bytes(w: ServeWeights, (out, inp): (u64, u64)) -> u64 {
+    let n = out * inp;
+    let groups = inp.div_ceil(128);
+    match w {
+        // MXFP4 stores only the experts ([`expert_matrix_bytes`]).
+        ServeWeights::Native | ServeWeights::Gguf(_) | ServeWeights::Mxfp4 => 2 * n,
+        // One fp32 scale per tensor (`weight_scale`).
+        ServeWeights::Fp8 => n + 4,
+        // `qweight` 4 bits, `scales` fp16 and `qzeros` 4 bits per group × output.
+        ServeWeights::AwqInt4 => n / 2 + out * groups * 2 + (out * groups).div_ceil(2),
+        ServeWeights::GptqInt4 => n / 2 + out * groups * 2 + (out * groups).div_ceil(2) + 4 * inp,
+        ServeWeights::Nf4 => {
+            let blocks = n.div_ceil(64);
+            n.div_ceil(2) + blocks + 4 * blocks.div_ceil(256)
+        }
+    }
+}
+
+/// Bytes of one routed expert's `(out, in)` matrix: as [`matrix_bytes`],
+/// or in MXFP4 half a byte per value and a byte per 32.
+fn expert_matrix_bytes(w: ServeWeights, (out, inp): (u64, u64)) -> u64 {
+    match w {
+        ServeWeights::Mxfp4 => out * (inp.div_ceil(2) + inp.div_ceil(32)),
+        ServeWeights::Native
+        | ServeWeights::Fp8
+        | ServeWeights::AwqInt4
+        | ServeWeights::GptqInt4
+        | ServeWeights::Nf4
+        | ServeWeights::Gguf(_) => matrix_bytes(w, (out, inp)),
+    }
+}
+
+/// The routed experts' matrices one of `tp` GPUs holds (every expert of
+/// every sparse layer, sharded by their intermediate size): what a decode
+/// step reads only in part.
+pub fn routed_expert_bytes(t: &TransformerSpec, w: ServeWeights, tp: u64) -> Bytes {
+    let Some(moe) = t.moe.as_deref() else {
+        return Bytes::ZERO;
+    };
+    let (h, f) = (t.hidden, moe.expert_intermediate);
+    let expert = expert_matrix_bytes(w, (f, h)) * 2 + expert_matrix_bytes(w, (h, f));
+    let all = moe.sparse_layers(t.layers) * moe.experts * expert;
+    Bytes(all.div_ceil(tp.max(1)))
+}
+
+/// [`format_weights`] as the bytes tensor parallelism shards and those it replicates.
+fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
     let h = t.hidden;
-    let q = t.heads * t.head_dim;
-    let kv = t.kv_heads * t.head_dim;
-    // (out, in) of each block matrix.
-    let matrices = [
-        (q, h),
-        (kv, h),
-        (kv, h),
-        (h, q),
-        (t.intermediate, h),
-        (t.intermediate, h),
-        (h, t.intermediate),
-    ];
-    let per_matrix = |(out, inp): (u64, u64)| -> u64 {
-        let n = out * inp;
-        let groups = inp.div_ceil(128);
-        match w {
-            ServeWeights::Native | ServeWeights::Gguf(_) => 2 * n,
-            // One fp32 scale per tensor (`weight_scale`).
-            ServeWeights::Fp8 => n + 4,
-            // `qweight` 4 bits, `scales` fp16 and `qzeros` 4 bits per group × output.
-            ServeWeights::AwqInt4 => n / 2 + out * groups * 2 + (out * groups).div_ceil(2),
-            ServeWeights::GptqInt4 => {
-                n / 2 + out * groups * 2 + (out * groups).div_ceil(2) + 4 * inp
+    let per_matrix = |m: (u64, u64)| matrix_bytes(w, m);
+    let mut block = 0u64;
+    // Sharded vectors (biases, sinks) and replicated ones (norms, routers).
+    let mut vectors = 0u64;
+    let mut replicated = h;
+    for i in 0..t.layers {
+        let (attn, biases, norms) = attention_matrices(t);
+        block += attn.iter().map(|&m| per_matrix(m)).sum::<u64>();
+        vectors += biases + if t.block.sinks { t.heads } else { 0 };
+        replicated += norms + 2 * h;
+        match t.moe.as_deref() {
+            Some(moe) if moe.is_sparse(i) => {
+                let (e, f) = (moe.experts, moe.expert_intermediate);
+                let expert = expert_matrix_bytes(w, (f, h)) * 2 + expert_matrix_bytes(w, (h, f));
+                block += e * expert;
+                // The router's weight (16-bit) and, for gpt-oss, the
+                // router's and experts' biases.
+                replicated += e * h;
+                if moe.biases {
+                    replicated += e;
+                    vectors += e * (2 * f + h);
+                }
+                if let Some(s) = moe.shared {
+                    let s_i = s.intermediate;
+                    block += per_matrix((s_i, h)) * 2 + per_matrix((h, s_i));
+                    replicated += if s.gate { h } else { 0 };
+                }
             }
-            ServeWeights::Nf4 => {
-                let blocks = n.div_ceil(64);
-                n.div_ceil(2) + blocks + 4 * blocks.div_ceil(256)
+            _ => {
+                let f = t.intermediate;
+                block += per_matrix((f, h)) * 2 + per_matrix((h, f));
             }
         }
-    };
-    let block: u64 = matrices.iter().map(|&m| per_matrix(m)).sum();
+    }
     let embeddings = t.vocab * h * if t.tie_embeddings { 1 } else { 2 };
-    let vectors = 2 * h + if t.qkv_bias { q + 2 * kv } else { 0 };
-    Bytes::of(t.layers, block + 2 * vectors) + Bytes::of(embeddings + h, 2)
+    (
+        Bytes(block) + Bytes::of(vectors + embeddings, 2),
+        Bytes::of(replicated, 2),
+    )
+}
+
+/// One layer's attention matrices, `(out, in)`, its biases and its norms
+/// (q/k norms, latent norms), in elements.
+fn attention_matrices(t: &TransformerSpec) -> (Vec<(u64, u64)>, u64, u64) {
+    let h = t.hidden;
+    let q = t.heads * t.head_dim;
+    let Some(mla) = t.mla.as_deref() else {
+        let kv = t.kv_heads * t.head_dim;
+        let biases = if t.qkv_bias { q + 2 * kv } else { 0 };
+        let norms = match t.block.qk_norm {
+            crate::models::transformer::QkNorm::None => 0,
+            crate::models::transformer::QkNorm::PerHead => 2 * t.head_dim,
+            crate::models::transformer::QkNorm::Whole => q + kv,
+        };
+        return (vec![(q, h), (kv, h), (kv, h), (h, q)], biases, norms);
+    };
+    let r = mla.kv_lora_rank;
+    let mut m = if mla.q_lora_rank > 0 {
+        vec![(mla.q_lora_rank, h), (q, mla.q_lora_rank)]
+    } else {
+        vec![(q, h)]
+    };
+    m.extend([
+        (r + mla.qk_rope_head_dim, h),
+        (t.heads * (mla.qk_nope_head_dim + mla.v_head_dim), r),
+        (h, t.heads * mla.v_head_dim),
+    ]);
+    (m, 0, mla.q_lora_rank + r)
 }
 
 /// vLLM, SGLang and Hugging Face: 16-bit activations, the weights sharded
@@ -486,7 +609,7 @@ fn torch_report(
     cfg: &ServeConfig,
 ) -> ServeReport {
     let weights = format_weights(t, w);
-    let per_gpu = Bytes(weights.0.div_ceil(cfg.tp));
+    let per_gpu = weights_per_gpu(t, w, cfg.tp);
     let kv_size = cfg.kv.torch_size().unwrap_or(2);
     // Keys and values of one token in one layer on one GPU.
     let kv_token_layer = budget::kv_token_layer(t, kv_size, cfg.tp);
@@ -501,29 +624,23 @@ fn torch_report(
     match cfg.engine {
         Engine::Vllm => {
             let tokens = budget::vllm_default_batched_tokens(gpu.memory_bytes);
-            let per_token = budget::activation_per_token(t.hidden, t.intermediate / cfg.tp);
+            let per_token = budget::profile_activation_per_token(t, cfg.tp);
             budget.activations = Bytes::of(tokens * per_token, 2);
             let pool = budget::vllm_kv_budget(&budget);
-            let blocks = budget::vllm_blocks(pool, t.layers, kv_token_layer);
-            let kv = Bytes::of(
-                blocks * budget::VLLM_BLOCK_TOKENS * t.layers,
-                kv_token_layer,
-            );
+            let kv = budget::vllm_kv(t, pool, kv_token_layer, cfg.context, tokens);
             ServeReport {
                 weights_bytes: weights,
-                kv_cache_bytes: kv,
+                kv_cache_bytes: kv.bytes,
                 compute_buffer_bytes: budget.activations,
                 host_bytes: Bytes::ZERO,
-                gpu_bytes: per_gpu + budget.activations + non_torch + kv,
-                max_concurrency: Some(budget::vllm_max_concurrency(blocks, cfg.context)),
-                kv_tokens: Some(blocks * budget::VLLM_BLOCK_TOKENS),
+                gpu_bytes: per_gpu + budget.activations + non_torch + kv.bytes,
+                max_concurrency: Some(kv.max_concurrency),
+                kv_tokens: Some(kv.tokens),
             }
         }
         Engine::Sglang => {
             let pool = budget::sglang_kv_budget(&budget);
-            let cell = kv_token_layer * t.layers;
-            let tokens = pool.0.checked_div(cell).unwrap_or(0);
-            let kv = Bytes::of(tokens, cell);
+            let (tokens, kv) = budget::sglang_kv(t, pool, kv_token_layer);
             ServeReport {
                 weights_bytes: weights,
                 kv_cache_bytes: kv,

@@ -248,6 +248,8 @@ pub struct ServeEstimate {
     /// The decode speed the GPU's bandwidth allows (an estimate), when a
     /// GPU with a known bandwidth runs the whole model.
     pub decode: Option<Decode>,
+    /// How the engine lays out this model's KV cache.
+    pub cache: super::cache::CacheLayout,
     /// The model's trained context when the context per sequence exceeds it
     /// (llama.cpp runs it, warning "n_ctx_seq > n_ctx_train -- possible
     /// training context overflow"; vLLM and SGLang refuse it).
@@ -355,6 +357,7 @@ pub fn estimate(
         device_used_bytes,
         fit,
         decode: gpu.and_then(|g| decode(t, g, &config, &report)),
+        cache: super::cache::CacheLayout::of(t, &config),
         beyond_trained_context,
     })
 }
@@ -394,6 +397,7 @@ pub fn parse_weights(v: &str) -> Option<(WeightFormat, ServeWeights)> {
         | ServeWeights::AwqInt4
         | ServeWeights::GptqInt4
         | ServeWeights::Nf4
+        | ServeWeights::Mxfp4
         | ServeWeights::Gguf(_)) => Some((WeightFormat::Native, w)),
     }
 }

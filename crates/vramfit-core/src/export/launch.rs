@@ -28,7 +28,8 @@ fn quantization(w: ServeWeights) -> Option<&'static str> {
         ServeWeights::AwqInt4 => Some("awq"),
         ServeWeights::GptqInt4 => Some("gptq"),
         ServeWeights::Nf4 => Some("bitsandbytes"),
-        ServeWeights::Native | ServeWeights::Gguf(_) => None,
+        // gpt-oss's checkpoint declares its MXFP4 experts (`quantization_config`).
+        ServeWeights::Native | ServeWeights::Mxfp4 | ServeWeights::Gguf(_) => None,
     }
 }
 
@@ -110,7 +111,8 @@ pub fn llama_server(model: &str, c: &ServeConfig) -> String {
         | ServeWeights::Fp8
         | ServeWeights::AwqInt4
         | ServeWeights::GptqInt4
-        | ServeWeights::Nf4 => GgufMix::F16,
+        | ServeWeights::Nf4
+        | ServeWeights::Mxfp4 => GgufMix::F16,
     };
     let file = format!("{model}-{}.gguf", mix.id().to_ascii_uppercase());
     let kv = c.kv.id();

@@ -4,7 +4,8 @@
 
 use super::{IMPORTED_MODEL, Reason, ShareState};
 use crate::config::{
-    Attention, Checkpointing, LoraBase, MAX_DIMENSION, Mode, Optimizer, Precision,
+    Attention, Checkpointing, LoraBase, MAX_DIMENSION, Mode, Optimizer, OptimizerImpl, Precision,
+    ZeroGrad,
 };
 use crate::engines::serving::{self, MAX_CONCURRENCY, MAX_GPU_LAYERS};
 use crate::engines::{Engine, KvDtype};
@@ -211,6 +212,14 @@ pub const KEYS: &[Key] = &[
         Optimizer,
         Optimizer::accepted
     ),
+    choice_key!(
+        "oi",
+        "--optimizer-impl",
+        optimizer_impl,
+        OptimizerImpl,
+        OptimizerImpl::accepted
+    ),
+    choice_key!("zg", "--zero-grad", zero_grad, ZeroGrad, ZeroGrad::accepted),
     Key {
         key: "c",
         flag: "--checkpointing",

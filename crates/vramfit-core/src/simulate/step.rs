@@ -8,7 +8,7 @@ use super::plan::{Plan, Segment, unique_storages, unique_storages_into};
 use super::shard::{ShardSizes, Sharded, Shards};
 use super::tape::{Handle, Size, SizeId, Tape};
 use super::{entry, id32};
-use crate::config::TrainConfig;
+use crate::config::{OptimizerImpl, TrainConfig, ZeroGrad};
 use crate::dtype::DType;
 use crate::graph::{Graph, Numel, Op, OpKind};
 use crate::overheads::Overheads;
@@ -228,7 +228,9 @@ impl<'a> Sim<'a> {
             if step == steps && steps > 1 {
                 self.mem.mark_last_step();
             }
-            if step > 1 {
+            // With gradients kept as zeros a later step differs from the
+            // first (its backward adds into them): it is walked, not repeated.
+            if step > 1 && self.cfg.zero_grad == ZeroGrad::SetToNone {
                 // Later steps allocate as the first, without what it created for good.
                 let landmarks = if step == steps {
                     std::mem::take(&mut self.landmarks)
@@ -792,6 +794,10 @@ impl<'a> Sim<'a> {
         // The model states and the step's temporaries, at this moment.
         self.landmark(last);
         temps.into_iter().for_each(|h| self.mem.free(h));
+        if self.cfg.zero_grad == ZeroGrad::Zeros {
+            // zero_grad(set_to_none=False): `.grad` stays, zeroed in place.
+            return;
+        }
         // zero_grad(set_to_none=True)
         for slot in &mut self.param_grad {
             if let Some((whole, shard)) = slot.take() {
@@ -820,16 +826,25 @@ fn step_temp_slots(g: &Graph, shards: &Shards, cfg: &TrainConfig, shared: bool) 
     if shared {
         let trainable = g.params.iter().filter(|p| p.trainable).count();
         let most = optimizers
-            .map(|&o| states::optimizer_step_temps(&g.params, shards.pdtype, o).len())
+            .flat_map(|&o| {
+                OptimizerImpl::ALL.iter().map(move |&i| {
+                    states::optimizer_step_temps(&g.params, shards.pdtype, o, i).len()
+                })
+            })
             .max()
             .unwrap_or(0);
         return most + trainable;
     }
     optimizers
-        .map(|&optimizer| {
-            shards
-                .step_temps(g, &TrainConfig { optimizer, ..*cfg })
-                .len()
+        .flat_map(|&optimizer| {
+            OptimizerImpl::ALL.iter().map(move |&optimizer_impl| {
+                let cfg = TrainConfig {
+                    optimizer,
+                    optimizer_impl,
+                    ..*cfg
+                };
+                shards.step_temps(g, &cfg).len()
+            })
         })
         .max()
         .unwrap_or(0)

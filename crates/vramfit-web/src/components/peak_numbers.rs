@@ -1,7 +1,7 @@
 //! The three peak numbers users confuse: allocated, reserved, device used.
 
 use crate::hooks::use_prefs;
-use crate::i18n::{Key, t};
+use crate::i18n::{Key, t, tf};
 use crate::present::{bytes, in_mode};
 use vramfit_core::Bytes;
 use vramfit_core::config::Mode;
@@ -19,6 +19,9 @@ pub struct PeakNumbersProps {
     /// Training, fine-tuning or inference (which words the notes use).
     #[prop_or(Mode::Train)]
     pub mode: Mode,
+    /// The device figure's range on real GPUs and the published runs' spread behind it.
+    #[prop_or_default]
+    pub range: Option<([Bytes; 2], vramfit_core::spread::Spread)>,
 }
 
 /// Three stat tiles, each saying which tool reports it.
@@ -46,6 +49,17 @@ pub fn PeakNumbers(props: &PeakNumbersProps) -> Html {
                 { stat("peak-reserved", Key::Reserved, props.reserved, "torch.cuda.max_memory_reserved()", Key::ReservedNote) }
                 { stat("device-used", Key::DeviceUsed, props.device, "nvidia-smi", Key::DeviceUsedNote) }
             </div>
+            if let Some(([low, high], s)) = props.range {
+                <p class="card-sub" id="device-range" data-low={low.0.to_string()} data-high={high.0.to_string()}>
+                    { tf(lang, Key::DeviceRange, &[
+                        &bytes(low, prefs.units),
+                        &bytes(high, prefs.units),
+                        &format!("{:+.0} %", 100.0 * s.below.min(0.0)),
+                        &format!("{:+.0} %", 100.0 * s.above.max(0.0)),
+                        &s.runs.to_string(),
+                    ]) }
+                </p>
+            }
         </section>
     }
 }

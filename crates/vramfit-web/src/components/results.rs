@@ -162,7 +162,13 @@ pub fn Results(props: &ResultsProps) -> Html {
                         { for notes.into_iter().map(|(id, text)| html! { <li id={id}>{ text }</li> }) }
                     </ul>
                 }
-                <PeakNumbers allocated={e.peak_allocated_bytes} reserved={e.peak_reserved_bytes} device={e.device_used_bytes} mode={e.config.mode} />
+                <PeakNumbers
+                    allocated={e.peak_allocated_bytes}
+                    reserved={e.peak_reserved_bytes}
+                    device={e.device_used_bytes}
+                    mode={e.config.mode}
+                    range={e.device_used_range_bytes.zip(e.device_used_spread)}
+                />
                 <PeakBreakdown at_peak={e.at_peak} phase={e.peak_phase} step={e.peak_step} op={e.peak_op.clone()} mode={e.config.mode} />
                 if props.revealed {
                     // Training's trade-offs and plans: inference has no optimizer,

@@ -12,6 +12,7 @@ use crate::serve_report::{ServeView, Term};
 use crate::state::{Action, Problem};
 use std::rc::Rc;
 use vramfit_core::config::MAX_DIMENSION;
+use vramfit_core::engines::cache::CacheKind;
 use vramfit_core::engines::{Engine, ServeAnswers};
 use vramfit_core::share::Setting;
 use yew::prelude::*;
@@ -180,6 +181,39 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
             </p>
         }
     });
+    let layout = {
+        let per_token = bytes(vramfit_core::Bytes(e.cache.bytes_per_token), units);
+        let kind = match e.cache.kind {
+            CacheKind::KeysValues { heads, head_dim } => tf(
+                lang,
+                Key::ServeCacheKv,
+                &[&group_digits(heads), &group_digits(head_dim), &per_token],
+            ),
+            CacheKind::Latent { width } => tf(
+                lang,
+                Key::ServeCacheLatent,
+                &[&group_digits(width), &per_token],
+            ),
+        };
+        let sliding = e.cache.sliding.map(|h| {
+            tf(
+                lang,
+                Key::ServeCacheSliding,
+                &[
+                    &group_digits(h.sliding),
+                    &group_digits(h.full + h.sliding),
+                    &group_digits(h.window),
+                ],
+            )
+        });
+        let latent = matches!(e.cache.kind, CacheKind::Latent { .. });
+        html! {
+            <p class="serve-cache" id="serve-cache" data-kind={if latent { "latent" } else { "keys-values" }}>
+                { kind }
+                { for sliding.map(|s| html! { <>{ " " }{ s }</> }) }
+            </p>
+        }
+    };
     let decode = e.decode.map(|d| {
         html! {
             <p class="serve-decode" id="serve-decode" data-value={format!("{:.0}", d.tokens_per_s)}>
@@ -211,6 +245,7 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
                     <h2 id="serve-title" class="card-title">{ tf(lang, Key::ServeTitle, &[engine]) }</h2>
                     <p class="card-sub" id="serve-setting">{ setting }</p>
                     <div class="stats">{ for v.terms().into_iter().map(tile) }</div>
+                    { layout }
                     { for pool }
                     { for decode }
                 </section>

@@ -62,8 +62,22 @@ pub fn Verdict(props: &VerdictProps) -> Html {
     let (lang, units) = (prefs.lang, prefs.units);
     let fit = &props.fit;
     let cap = capacity(fit.usable_bytes, units);
-    let filled = share(props.device_used, fit.usable_bytes);
-    let used = bytes(props.device_used, units);
+    // On this GPU: less than the estimate's where the allocator returns
+    // cached segments to stay within it.
+    let on_gpu = if fit.fits {
+        fit.device_used_bytes.unwrap_or(props.device_used)
+    } else {
+        props.device_used
+    };
+    let released = (on_gpu < props.device_used).then(|| {
+        tf(
+            lang,
+            Key::FitsAfterRelease,
+            &[&bytes(props.device_used, units)],
+        )
+    });
+    let filled = share(on_gpu, fit.usable_bytes);
+    let used = bytes(on_gpu, units);
     let gpu = html! { <span translate="no">{ props.gpu_name.clone() }</span> };
     // The GPU's name is a product name: split the sentence around it.
     let title = {
@@ -78,7 +92,7 @@ pub fn Verdict(props: &VerdictProps) -> Html {
                 &used,
                 &cap,
                 &percent(filled),
-                &bytes(fit.usable_bytes - props.device_used, units),
+                &bytes(fit.usable_bytes.saturating_sub(on_gpu), units),
             ],
         )
     } else {
@@ -87,7 +101,7 @@ pub fn Verdict(props: &VerdictProps) -> Html {
             Key::NoFitDetail,
             &[
                 &used,
-                &bytes(props.device_used - fit.usable_bytes, units),
+                &bytes(props.device_used.saturating_sub(fit.usable_bytes), units),
                 &cap,
             ],
         )
@@ -187,6 +201,9 @@ pub fn Verdict(props: &VerdictProps) -> Html {
                 <div>
                     <h2 id="verdict-title" class="verdict-title">{ title }</h2>
                     <p class="verdict-detail">{ detail }</p>
+                    if let Some(note) = released {
+                        <p class="verdict-detail" id="fits-after-release">{ note }</p>
+                    }
                 </div>
             </div>
             <div

@@ -68,6 +68,11 @@ table! {
     UnitBlocks => "blocks", "块";
     Precision => "Precision", "精度";
     Optimizer => "Optimizer", "优化器";
+    OptimizerImpl => "Optimizer implementation", "优化器实现";
+    OptimizerImplHint => "torch.optim's code path: what the step's temporaries are", "torch.optim 的代码路径，决定更新步骤的临时显存";
+    ImplForeach => "foreach (PyTorch's default): one temporary per parameter", "foreach（PyTorch 默认）：每个参数一个临时张量";
+    ImplFused => "fused: no temporaries", "fused：无临时张量";
+    ImplLoop => "loop: parameter by parameter", "loop：逐个参数更新";
     Checkpointing => "Activation checkpointing", "激活检查点";
     Attention => "Attention", "注意力实现";
     AttentionHint => "Transformer text models only", "仅适用于 Transformer 文本模型";
@@ -280,8 +285,7 @@ table! {
     ServeKvRefused => "{0} has no {1} KV cache: it takes {2}.", "{0} 没有 {1} 类型的 KV 缓存：可选 {2}。";
     ServeKvHf => "Hugging Face's KV cache follows the precision: it has no {0} cache.", "Hugging Face 的 KV 缓存随精度而定：没有 {0} 类型。";
     ServeNoFp8 => "{0} has no FP8: FP8 weights and KV caches need an Ada, Hopper or Blackwell GPU (or an AMD MI300).", "{0} 不支持 FP8：FP8 权重和 KV 缓存需要 Ada、Hopper 或 Blackwell 显卡（或 AMD MI300）。";
-    ServeNotADecoder => "The engines are modelled for Llama-style decoders (Llama, Mistral, Qwen, Gemma, OLMo 2); this model is not one: pick Hugging Face transformers.", "推理引擎只对 Llama 式解码器（Llama、Mistral、Qwen、Gemma、OLMo 2）建模，此模型不属于此类：请选择 Hugging Face transformers。";
-    ServeSparseOrLatent => "The engines are not modelled yet for mixtures of experts or latent attention, which this model has: pick Hugging Face transformers.", "推理引擎尚未对混合专家或潜在注意力建模，而此模型含有它们：请选择 Hugging Face transformers。";
+    ServeNotADecoder => "The engines are modelled for Llama-style decoders (Llama, Mistral, Qwen, Gemma, OLMo 2, their mixtures of experts, DeepSeek, gpt-oss); this model is not one: pick Hugging Face transformers.", "推理引擎只对 Llama 式解码器（Llama、Mistral、Qwen、Gemma、OLMo 2 及其混合专家模型、DeepSeek、gpt-oss）建模，此模型不属于此类：请选择 Hugging Face transformers。";
     ServeNeedsGpu => "{0} sizes its KV cache from the GPU's memory: pick a GPU.", "{0} 根据显存大小分配 KV 缓存：请选择显卡。";
     ServeNeedsInference => "{0} serves a model: it runs in inference mode, not in {1}.", "{0} 用于部署模型：只适用于推理模式，不适用于{1}。";
     ServeNotFor => "{0} does not apply to {1}.", "{0}不适用于 {1}。";
@@ -291,6 +295,9 @@ table! {
     ServeGpuLayers => "GPU layers {0} is more than the model's {1} layers and its output layer ({2} at most).", "显卡层数 {0} 超过了模型的 {1} 层加输出层（最多 {2}）。";
     ServeContextLimit => "{0} refuses a {1}-token context: the model's config.json allows {2} tokens. Setting {3}=1 lifts the check, and the output degrades.", "{0} 拒绝 {1} 个词元的上下文：模型的 config.json 最多允许 {2} 个词元。设置 {3}=1 可跳过该检查，但输出质量会下降。";
     BeyondTrained => "Above the model's trained context of {0} tokens: it runs, but its output degrades past the lengths it was trained on.", "超过模型训练时的上下文长度（{0} 个词元）：可以运行，但超出训练长度后输出质量会下降。";
+    ServeCacheKv => "KV cache layout: keys and values of {0} head(s) × {1} per layer, {2} per token.", "KV 缓存布局：每层 {0} 个头 × {1} 的键和值，每个词元 {2}。";
+    ServeCacheLatent => "KV cache layout: the compressed latent of latent attention, {0} values per layer as one head with no separate values, {1} per token.", "KV 缓存布局：潜在注意力的压缩潜向量，每层 {0} 个值，作为一个头且不另存值，每个词元 {1}。";
+    ServeCacheSliding => "{0} of {1} layers keep only their {2}-token window.", "{1} 层中有 {0} 层只保留其 {2} 个词元的窗口。";
     ServeDecode => "Decode ≈ {0} tokens/s — an estimate from the GPU's {1} GB/s memory bandwidth: {2} read per step, one token for each of the {3} in flight.", "解码约 {0} 词元/秒——按显卡 {1} GB/s 的显存带宽估算：每步读取 {2}，同时处理的 {3} 条序列各生成一个词元。";
     ServeAnswersTitle => "Limits of this setup", "此配置的上限";
     ServeAnswersSub => "Each answer changes one number and keeps the rest of the setting.", "每个答案只改变一个数值，其余设置不变。";
@@ -305,7 +312,9 @@ table! {
     TensorParallel => "Tensor parallelism", "张量并行";
     NoFitOn => "Does not fit on {0}", "无法放入 {0}";
     NoFitOnGpus => "Does not fit on {0} × {1} ({2} per GPU)", "无法放入 {0} × {1}（每张 GPU {2}）";
+    DeviceRange => "On real GPUs: {0} to {1}. Published runs of this kind of model measured {2} to {3} of vramfit's figure ({4} runs, tests/reference/real_gpu).", "在真实显卡上：{0} 至 {1}。此类模型的公开实测为 vramfit 估计值的 {2} 至 {3}（{4} 次运行，tests/reference/real_gpu）。";
     FitsDetail => "{0} of {1} at the peak ({2}), {3} to spare.", "峰值占用 {0}，共 {1}（{2}），还剩 {3}。";
+    FitsAfterRelease => "It fits because PyTorch hands its cached, unused memory back to the driver when a request would fail; on a GPU with room to spare it would hold {0}.", "能放下，是因为 PyTorch 在分配将要失败时会把缓存中未使用的显存还给驱动；在显存充裕的显卡上它会占用 {0}。";
     NoFitDetail => "Needs {0}: {1} more than its {2}.", "需要 {0}，比其 {2} 多出 {1}。";
     MeterLabel => "GPU memory used at the peak", "峰值时已用的显存";
     LargestBatch => "Largest batch that fits:", "可容纳的最大批大小：";

@@ -63,7 +63,6 @@ pub fn serve_fault(f: &ServeFault, lang: Lang) -> String {
         },
         ServeFault::NoFp8 { gpu } => tf(lang, Key::ServeNoFp8, &[gpu]),
         ServeFault::NotADecoder => t(lang, Key::ServeNotADecoder).to_string(),
-        ServeFault::SparseOrLatent => t(lang, Key::ServeSparseOrLatent).to_string(),
         ServeFault::NeedsGpu { engine } => {
             tf(lang, Key::ServeNeedsGpu, &[&engine_name(engine, lang)])
         }

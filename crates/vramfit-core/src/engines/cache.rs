@@ -1,0 +1,78 @@
+//! What one token's KV cache holds in each engine: keys and values of the
+//! key/value heads, or latent attention's compressed latent; and whether
+//! sliding-window layers keep only their window.
+
+use super::budget::{self, Hybrid};
+use super::{Engine, ServeConfig};
+use crate::models::transformer::TransformerSpec;
+
+/// What a token's cache holds in one layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheKind {
+    /// Keys and values of `heads` key/value heads (this GPU's share) of
+    /// `head_dim` each.
+    KeysValues {
+        /// Key/value heads on one GPU.
+        heads: u64,
+        /// Elements per head.
+        head_dim: u64,
+    },
+    /// Latent attention's compressed latent and shared rotary key,
+    /// `kv_lora_rank + qk_rope_head_dim` elements as one head with no
+    /// separate values, the same on every tensor-parallel GPU: vLLM's
+    /// `MLAAttentionSpec`, SGLang's `MLATokenToKVPool`, llama.cpp's K-only
+    /// cache of `deepseek2`.
+    Latent {
+        /// Elements per token and layer.
+        width: u64,
+    },
+}
+
+/// How an engine lays out this model's KV cache ([`CacheLayout::of`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheLayout {
+    /// What a token holds in each layer.
+    pub kind: CacheKind,
+    /// Bytes one token takes over all layers on one GPU.
+    pub bytes_per_token: u64,
+    /// The sliding-window layers the engine bounds by their window
+    /// (llama.cpp's iSWA cache, vLLM's hybrid allocator, SGLang's SWA
+    /// pool); `None` when it keeps every position in every layer.
+    pub sliding: Option<Hybrid>,
+}
+
+impl CacheLayout {
+    /// The layout `cfg.engine` gives `t`'s cache.
+    pub fn of(t: &TransformerSpec, cfg: &ServeConfig) -> CacheLayout {
+        let kind = match t.mla.as_deref() {
+            Some(mla) => CacheKind::Latent {
+                width: mla.cache_width(),
+            },
+            None => CacheKind::KeysValues {
+                heads: match cfg.engine {
+                    Engine::LlamaCpp => t.kv_heads,
+                    Engine::Vllm | Engine::Sglang | Engine::Hf => t.kv_heads / cfg.tp.max(1),
+                },
+                head_dim: t.head_dim,
+            },
+        };
+        let per_layer = match cfg.engine {
+            Engine::LlamaCpp => {
+                let ty = cfg.kv.ggml().unwrap_or(super::gguf::GgmlType::F16);
+                super::llama_cpp::kv_layer_bytes(t, ty, 1).0
+            }
+            Engine::Vllm | Engine::Sglang | Engine::Hf => {
+                budget::kv_token_layer(t, cfg.kv.torch_size().unwrap_or(2), cfg.tp)
+            }
+        };
+        let sliding = match cfg.engine {
+            Engine::LlamaCpp | Engine::Vllm | Engine::Hf => Hybrid::of(t),
+            Engine::Sglang => budget::sglang_swa(t),
+        };
+        CacheLayout {
+            kind,
+            bytes_per_token: per_layer.saturating_mul(t.layers),
+            sliding,
+        }
+    }
+}
