@@ -201,6 +201,7 @@ impl Session {
             parameters_per_gpu: report::parameters_per_gpu(g, &cfg.parallel),
             peak_allocated_bytes: sim.peak.breakdown.total(),
             peak_reserved_bytes: sim.peak_reserved,
+            segments: sim.segments,
             device_used_bytes: device,
             peak_phase: sim.peak.phase,
             peak_op: op_name(sim.peak.op),

@@ -109,6 +109,9 @@ pub struct Simulation {
     pub timeline: Vec<Point>,
     /// Peak of `torch.cuda.memory_reserved()` from the caching-allocator model ([`allocator`]).
     pub peak_reserved: Bytes,
+    /// The allocator model's segments at the end of the replay (it never
+    /// releases one, so these are also their peak).
+    pub segments: allocator::Segments,
     /// Host memory per node used by offloading.
     pub host_ram: Bytes,
 }
@@ -357,6 +360,7 @@ impl Prepared {
             peak: r.peak,
             timeline: r.timeline,
             peak_reserved: Bytes(r.peak_reserved),
+            segments: r.segments,
             host_ram: Bytes(host_ram),
         }
     }
