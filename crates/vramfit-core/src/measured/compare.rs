@@ -85,9 +85,25 @@ pub enum Difference {
 }
 
 impl Difference {
-    /// How large the difference is, to order the list: the relative
-    /// difference for sizes and counts, a hundredth per percentage point
-    /// for shares, and first place for retries and out-of-memory errors.
+    /// Where the difference stands in the list: retries and out-of-memory
+    /// errors first (tier 0), then differences in bytes (tier 1: they decide
+    /// whether a run fits), then in segment counts (tier 2); within a tier,
+    /// the larger difference first.
+    pub fn rank(&self) -> (u8, f64) {
+        let tier = match self {
+            Difference::AllocRetries { .. } | Difference::OutOfMemory { .. } => 0,
+            Difference::PeakAllocated { .. }
+            | Difference::PeakReserved { .. }
+            | Difference::ReservedAboveAllocated { .. }
+            | Difference::LargestSegment { .. } => 1,
+            Difference::SegmentCount { .. } | Difference::SegmentsOverGib { .. } => 2,
+        };
+        (tier, self.weight())
+    }
+
+    /// How large the difference is: the relative difference for sizes and
+    /// counts, a hundredth per percentage point for shares, and the count
+    /// itself for retries and out-of-memory errors.
     pub fn weight(&self) -> f64 {
         match *self {
             Difference::PeakAllocated {
@@ -115,7 +131,7 @@ impl Difference {
                 measured,
                 simulated,
             } => relative(measured as f64, simulated as f64),
-            Difference::AllocRetries { .. } | Difference::OutOfMemory { .. } => f64::INFINITY,
+            Difference::AllocRetries { count } | Difference::OutOfMemory { count } => count as f64,
         }
     }
 }
@@ -250,6 +266,9 @@ pub fn differences(m: &Measurement, s: &Simulated) -> Vec<Difference> {
     if let Some(count) = m.ooms.filter(|&n| n > 0) {
         out.push(Difference::OutOfMemory { count });
     }
-    out.sort_by(|a, b| b.weight().total_cmp(&a.weight()));
+    out.sort_by(|a, b| {
+        let ((ta, wa), (tb, wb)) = (a.rank(), b.rank());
+        ta.cmp(&tb).then(wb.total_cmp(&wa))
+    });
     out
 }

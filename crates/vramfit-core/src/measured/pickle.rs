@@ -240,7 +240,7 @@ impl Reader<'_> {
         target: NodeId,
         kv: Vec<NodeId>,
     ) -> Result<(), MeasuredError> {
-        if kv.len() % 2 != 0 {
+        if !kv.len().is_multiple_of(2) {
             return Err(self.malformed(at, "odd number of dict keys and values"));
         }
         let pairs = kv.chunks_exact(2).filter_map(|p| match p {
