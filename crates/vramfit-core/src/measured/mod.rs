@@ -14,7 +14,7 @@ pub mod snapshot;
 pub mod stats;
 
 use crate::units::Bytes;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use crate::simulate::allocator::Segments;
@@ -80,8 +80,54 @@ pub enum MeasuredError {
     NotMemoryStats(String),
 }
 
+/// A [`MeasuredError`] as plain data, for a front end to word in its own
+/// language (the page's parsing worker sends it back as JSON).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorData {
+    /// The variant, in snake case (`truncated`, `unsupported_opcode`, …).
+    pub code: String,
+    /// Its numbers: `too_large` [size, limit]; `unsupported_protocol`
+    /// [protocol]; `unsupported_opcode` and `malformed` [byte offset];
+    /// `too_deep` [limit]; none for the others.
+    pub numbers: Vec<u64>,
+    /// Its text: the opcode's name, or what did not fit (English, from the
+    /// reader); empty when none.
+    pub text: String,
+}
+
+impl From<&MeasuredError> for ErrorData {
+    fn from(e: &MeasuredError) -> ErrorData {
+        let n = |v: usize| u64::try_from(v).unwrap_or(u64::MAX);
+        let (code, numbers, text) = match e {
+            MeasuredError::TooLarge { size, limit } => {
+                ("too_large", vec![n(*size), n(*limit)], String::new())
+            }
+            MeasuredError::Empty => ("empty", vec![], String::new()),
+            MeasuredError::NotPickle => ("not_pickle", vec![], String::new()),
+            MeasuredError::UnsupportedProtocol(p) => {
+                ("unsupported_protocol", vec![u64::from(*p)], String::new())
+            }
+            MeasuredError::Truncated => ("truncated", vec![], String::new()),
+            MeasuredError::UnsupportedOpcode { opcode, at } => {
+                ("unsupported_opcode", vec![n(*at)], opcode.clone())
+            }
+            MeasuredError::TooDeep(d) => ("too_deep", vec![n(*d)], String::new()),
+            MeasuredError::Malformed { at, what } => {
+                ("malformed", vec![n(*at)], (*what).to_string())
+            }
+            MeasuredError::NotSnapshot(what) => ("not_snapshot", vec![], (*what).to_string()),
+            MeasuredError::NotMemoryStats(what) => ("not_memory_stats", vec![], what.clone()),
+        };
+        ErrorData {
+            code: code.to_string(),
+            numbers,
+            text,
+        }
+    }
+}
+
 /// Which kind of file a measurement came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     /// A `torch.cuda.memory._snapshot()` pickle.
@@ -91,7 +137,7 @@ pub enum Source {
 }
 
 /// One moment of a measured timeline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MeasuredPoint {
     /// `memory_allocated()` at that moment.
     pub allocated_bytes: Bytes,
@@ -100,7 +146,7 @@ pub struct MeasuredPoint {
 }
 
 /// What a measurement says, in the terms vramfit estimates.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Measurement {
     /// The kind of file.
     pub source: Source,

@@ -23,7 +23,7 @@ pub const MIN_BLOCK: u64 = 512;
 
 /// Segments by pool (`c10/cuda/CUDACachingAllocator.h`, `SegmentInfo::is_large`):
 /// the small pool's are 2 MiB, the large pool's 20 MiB or bigger.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Segments {
     /// Small-pool segments.
     pub small: u64,
