@@ -95,6 +95,8 @@ pub struct OverheadArgs {
     pub memory_fraction: Option<f64>,
     /// `--cudnn-workspace-mib`.
     pub cudnn_mib: Option<u64>,
+    /// `--allocator-conf`.
+    pub allocator: Option<vramfit_core::overheads::AllocatorConf>,
 }
 
 impl OverheadArgs {
@@ -120,6 +122,9 @@ impl OverheadArgs {
         }
         if let Some(f) = self.memory_fraction {
             o.memory_fraction = f;
+        }
+        if let Some(c) = self.allocator {
+            o.allocator = c;
         }
         o
     }

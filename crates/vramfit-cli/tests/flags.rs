@@ -66,6 +66,7 @@ fn sample(row: &Row, report: &str) -> Option<String> {
         "URL" => "https://example.org/vramfit/".into(),
         "LINK" => "?v=1&m=gpt2&b=4".into(),
         "FILE" => report.into(),
+        "CONF" => "expandable_segments:True".into(),
         _ => {
             assert_eq!(value.len(), 1, "{}: unknown value name {value}", row.flag);
             row.text.split(['|', ' ']).next().unwrap().to_string()

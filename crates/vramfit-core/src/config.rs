@@ -107,6 +107,28 @@ choice_enum!(
     }
 );
 
+choice_enum!(
+    /// How `torch.optim`'s Adam/AdamW (and SGD) step over the parameters:
+    /// the three code paths of `torch/optim/adam.py`, which keep different
+    /// temporaries. Other optimizers have one implementation each.
+    OptimizerImpl, "optimizer-impl" {
+        /// `foreach=True`, `torch.optim`'s default on CUDA since 2.0
+        /// (`_multi_tensor_adam`): `torch._foreach_sqrt(exp_avg_sqs)` makes
+        /// one parameter-sized tensor per parameter, all live at once.
+        Foreach => "foreach",
+        /// `fused=True` (`_fused_adam`, one kernel over every tensor): no
+        /// temporaries, but each parameter's `step` counter is a tensor on
+        /// the GPU.
+        Fused => "fused",
+        /// `foreach=False` (`_single_tensor_adam`): parameter by parameter,
+        /// `exp_avg_sq.sqrt()` then its division by the bias correction,
+        /// two temporaries of one parameter's size at a time. Hugging Face's
+        /// own `transformers.AdamW` ("adamw_hf", the Trainer's default until
+        /// 4.x) steps the same way with one.
+        Loop => "loop",
+    }
+);
+
 impl Optimizer {
     /// The 8-bit optimizer that keeps this one's update rule with a quarter
     /// of its state (bitsandbytes' `AdamW8bit` for Adam and AdamW), which
@@ -317,6 +339,8 @@ pub struct TrainConfig {
     pub lora_fp32: bool,
     /// The frozen base's storage type in the fine-tuning modes under AMP.
     pub lora_base: LoraBase,
+    /// The optimizer's code path (Adam, AdamW; SGD's paths keep no temporaries).
+    pub optimizer_impl: OptimizerImpl,
 }
 
 impl Default for TrainConfig {
@@ -341,6 +365,7 @@ impl Default for TrainConfig {
             keep_conv: 1.0,
             lora_fp32: true,
             lora_base: LoraBase::Compute,
+            optimizer_impl: OptimizerImpl::Foreach,
         }
     }
 }

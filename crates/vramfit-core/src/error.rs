@@ -89,6 +89,9 @@ pub enum Error {
         /// The limit, e.g. "2^56 elements".
         limit: String,
     },
+    /// A `PYTORCH_CUDA_ALLOC_CONF` string the model cannot read.
+    #[error("allocator-conf (PYTORCH_CUDA_ALLOC_CONF): {0}")]
+    AllocatorConf(String),
     /// An inference engine cannot run this setting (`engines`).
     #[error("{0}")]
     Serve(ServeFault),

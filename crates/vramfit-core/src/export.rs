@@ -7,7 +7,9 @@ mod launch;
 
 pub use launch::{launch_command, llama_server, sglang_launch, vllm_serve};
 
-use crate::config::{CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
+use crate::config::{
+    CheckpointMode, Checkpointing, Optimizer, OptimizerImpl, Precision, TrainConfig,
+};
 use crate::parallel::{Offload, Strategy};
 use serde_json::{Value, json};
 
@@ -60,7 +62,13 @@ fn set(object: &mut Value, key: &str, value: Value) {
 
 /// Hugging Face `TrainingArguments` keyword arguments.
 pub fn hf_training_arguments(c: &TrainConfig) -> Value {
+    // The Trainer's `adamw_torch` is torch.optim.AdamW with its defaults
+    // (foreach on CUDA); it has no name for the one-parameter-at-a-time loop,
+    // which needs an optimizer passed in (`optimizers=(AdamW(..., foreach=False), None)`).
     let optim = match c.optimizer {
+        Optimizer::AdamW | Optimizer::Adam if c.optimizer_impl == OptimizerImpl::Fused => {
+            "adamw_torch_fused"
+        }
         Optimizer::AdamW | Optimizer::Adam => "adamw_torch",
         Optimizer::AdamW8bit => "adamw_bnb_8bit",
         Optimizer::Adafactor => "adafactor",
@@ -144,30 +152,48 @@ pub fn accelerate_yaml(c: &TrainConfig) -> String {
 /// simulation models (`states.rs`): bitsandbytes' 8-bit AdamW, Hugging
 /// Face's Adafactor without a first moment (`beta1=None`, its default; a
 /// fixed learning rate needs `relative_step=False`), lion-pytorch's Lion.
-fn optimizer_python(o: Optimizer) -> (Option<&'static str>, &'static str) {
-    match o {
-        Optimizer::AdamW => (
+/// Adam and AdamW name `torch.optim`'s implementation (`foreach=True`,
+/// `fused=True` or `foreach=False`).
+fn optimizer_python(o: Optimizer, imp: OptimizerImpl) -> (Option<&'static str>, &'static str) {
+    match (o, imp) {
+        (Optimizer::AdamW, OptimizerImpl::Foreach) => (
             None,
             "torch.optim.AdamW(model.parameters(), lr=lr, foreach=True)",
         ),
-        Optimizer::Adam => (
+        (Optimizer::AdamW, OptimizerImpl::Fused) => (
+            None,
+            "torch.optim.AdamW(model.parameters(), lr=lr, fused=True)",
+        ),
+        (Optimizer::AdamW, OptimizerImpl::Loop) => (
+            None,
+            "torch.optim.AdamW(model.parameters(), lr=lr, foreach=False)",
+        ),
+        (Optimizer::Adam, OptimizerImpl::Foreach) => (
             None,
             "torch.optim.Adam(model.parameters(), lr=lr, foreach=True)",
         ),
-        Optimizer::Sgd => (None, "torch.optim.SGD(model.parameters(), lr=lr)"),
-        Optimizer::SgdMomentum => (
+        (Optimizer::Adam, OptimizerImpl::Fused) => (
+            None,
+            "torch.optim.Adam(model.parameters(), lr=lr, fused=True)",
+        ),
+        (Optimizer::Adam, OptimizerImpl::Loop) => (
+            None,
+            "torch.optim.Adam(model.parameters(), lr=lr, foreach=False)",
+        ),
+        (Optimizer::Sgd, _) => (None, "torch.optim.SGD(model.parameters(), lr=lr)"),
+        (Optimizer::SgdMomentum, _) => (
             None,
             "torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)",
         ),
-        Optimizer::AdamW8bit => (
+        (Optimizer::AdamW8bit, _) => (
             Some("import bitsandbytes as bnb"),
             "bnb.optim.AdamW8bit(model.parameters(), lr=lr)",
         ),
-        Optimizer::Adafactor => (
+        (Optimizer::Adafactor, _) => (
             Some("from transformers.optimization import Adafactor"),
             "Adafactor(model.parameters(), lr=lr, scale_parameter=False, relative_step=False)",
         ),
-        Optimizer::Lion => (
+        (Optimizer::Lion, _) => (
             Some("from lion_pytorch import Lion"),
             "Lion(model.parameters(), lr=lr)",
         ),
@@ -182,7 +208,7 @@ pub fn pytorch_snippet(c: &TrainConfig) -> String {
         Precision::AmpFp16 => Some("torch.float16"),
         Precision::Fp32 | Precision::Fp16 | Precision::Bf16 => None,
     };
-    let (import, optimizer) = optimizer_python(c.optimizer);
+    let (import, optimizer) = optimizer_python(c.optimizer, c.optimizer_impl);
     let mut s = String::from("import torch\n");
     if let Some(import) = import {
         s.push_str(import);
@@ -348,7 +374,7 @@ mod tests {
                 assert!(py.contains(import), "{o}: {py}");
             }
             let others_named = Optimizer::ALL.iter().filter(|&&p| p != o).any(|&p| {
-                let (_, theirs) = optimizer_python(p);
+                let (_, theirs) = optimizer_python(p, c.optimizer_impl);
                 py.contains(theirs)
             });
             assert!(!others_named, "{o}: {py}");
@@ -361,6 +387,29 @@ mod tests {
                 Optimizer::Lion => "lion_32bit",
             };
             assert_eq!(hf["optim"], want, "{o}");
+        }
+    }
+
+    /// Adam's exports name the implementation the estimate assumed.
+    #[test]
+    fn adam_s_exports_name_its_implementation() {
+        for (imp, arg, hf) in [
+            (OptimizerImpl::Foreach, "foreach=True", "adamw_torch"),
+            (OptimizerImpl::Fused, "fused=True", "adamw_torch_fused"),
+            (OptimizerImpl::Loop, "foreach=False", "adamw_torch"),
+        ] {
+            let c = TrainConfig {
+                optimizer_impl: imp,
+                ..cfg(Strategy::Single, Offload::None)
+            };
+            let py = pytorch_snippet(&c);
+            assert!(
+                py.contains(&format!(
+                    "torch.optim.AdamW(model.parameters(), lr=lr, {arg})"
+                )),
+                "{imp}: {py}"
+            );
+            assert_eq!(hf_training_arguments(&c)["optim"], hf, "{imp}");
         }
     }
 

@@ -40,7 +40,9 @@ pub mod simulate;
 pub mod states;
 pub mod units;
 
-pub use config::{Attention, CheckpointMode, Checkpointing, Optimizer, Precision, TrainConfig};
+pub use config::{
+    Attention, CheckpointMode, Checkpointing, Optimizer, OptimizerImpl, Precision, TrainConfig,
+};
 pub use dtype::DType;
 pub use error::Error;
 pub use gpus::{GpuPreset, gpu_preset, gpu_presets};

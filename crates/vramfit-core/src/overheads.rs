@@ -6,6 +6,165 @@ use crate::error::Error;
 use crate::gpus::{Arch, GpuPreset};
 use crate::units::{Bytes, MIB};
 use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// `PYTORCH_CUDA_ALLOC_CONF` as far as it changes what the caching allocator
+/// reserves (read as `c10/cuda/CUDAAllocatorConfig.cpp` parses it:
+/// comma-separated `key:value` options).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AllocatorConf {
+    /// `max_split_size_mb`: cached blocks of this many MiB or more are not
+    /// split (unlimited when unset). PyTorch requires more than 20.
+    pub max_split_size_mb: Option<u64>,
+    /// `expandable_segments:True`.
+    pub expandable_segments: bool,
+    /// `garbage_collection_threshold` in (0, 1); acts only with a memory fraction.
+    pub garbage_collection_threshold: Option<f64>,
+}
+
+/// Options PyTorch accepts that change nothing the model counts (host
+/// pinned memory, locking).
+const NEUTRAL_OPTIONS: &[&str] = &[
+    "release_lock_on_cudamalloc",
+    "pinned_use_cuda_host_register",
+    "pinned_num_register_threads",
+    "pinned_use_background_threads",
+];
+
+impl FromStr for AllocatorConf {
+    type Err = Error;
+
+    /// Reads `key:value[,key:value…]`; an empty string is the default.
+    ///
+    /// # Errors
+    /// [`Error::AllocatorConf`] naming the option: unknown, malformed, out
+    /// of PyTorch's range, or one the model does not reproduce
+    /// (`roundup_power2_divisions`, `backend:cudaMallocAsync`).
+    fn from_str(s: &str) -> Result<AllocatorConf, Error> {
+        let bad = |m: String| Error::AllocatorConf(m);
+        let mut conf = AllocatorConf::default();
+        for option in s.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+            let (key, value) = option
+                .split_once(':')
+                .map(|(k, v)| (k.trim(), v.trim()))
+                .ok_or_else(|| bad(format!("'{option}' is not key:value")))?;
+            match key {
+                "max_split_size_mb" => {
+                    let mb: u64 = value.parse().map_err(|_| {
+                        bad(format!(
+                            "max_split_size_mb '{value}' is not a whole number of MiB"
+                        ))
+                    })?;
+                    // CUDAAllocatorConfig: "must be > kLargeBuffer / MiB".
+                    if mb <= LARGE_BUFFER_MIB {
+                        return Err(bad(format!(
+                            "max_split_size_mb {mb} is too small: PyTorch requires more than {LARGE_BUFFER_MIB}"
+                        )));
+                    }
+                    conf.max_split_size_mb = Some(mb.min(1 << 30));
+                }
+                "expandable_segments" => {
+                    conf.expandable_segments = match value {
+                        "True" | "true" => true,
+                        "False" | "false" => false,
+                        _ => {
+                            return Err(bad(format!(
+                                "expandable_segments '{value}': expected True or False"
+                            )));
+                        }
+                    };
+                }
+                "garbage_collection_threshold" => {
+                    let t: f64 = value.parse().map_err(|_| {
+                        bad(format!(
+                            "garbage_collection_threshold '{value}' is not a number"
+                        ))
+                    })?;
+                    if !(t > 0.0 && t < 1.0) {
+                        return Err(bad(format!(
+                            "garbage_collection_threshold {value}: PyTorch requires a value between 0 and 1"
+                        )));
+                    }
+                    conf.garbage_collection_threshold = Some(t);
+                }
+                "backend" if value == "native" => {}
+                "backend" => {
+                    return Err(bad(format!(
+                        "backend:{value} is not modelled (only the native caching allocator is)"
+                    )));
+                }
+                "roundup_power2_divisions" => {
+                    return Err(bad(
+                        "roundup_power2_divisions is not modelled yet: it rounds allocated sizes too"
+                            .to_string(),
+                    ));
+                }
+                k if NEUTRAL_OPTIONS.contains(&k) => {}
+                _ => {
+                    return Err(bad(format!(
+                        "unknown option '{key}': expected max_split_size_mb, expandable_segments, garbage_collection_threshold, backend or {}",
+                        NEUTRAL_OPTIONS.join(", ")
+                    )));
+                }
+            }
+        }
+        Ok(conf)
+    }
+}
+
+impl fmt::Display for AllocatorConf {
+    /// The options set, as `PYTORCH_CUDA_ALLOC_CONF` takes them (empty for the default).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(mb) = self.max_split_size_mb {
+            parts.push(format!("max_split_size_mb:{mb}"));
+        }
+        if self.expandable_segments {
+            parts.push("expandable_segments:True".to_string());
+        }
+        if let Some(t) = self.garbage_collection_threshold {
+            parts.push(format!("garbage_collection_threshold:{t}"));
+        }
+        f.write_str(&parts.join(","))
+    }
+}
+
+/// How the allocator is configured (`PYTORCH_CUDA_ALLOC_CONF`, read by
+/// `c10/cuda/CUDAAllocatorConfig.cpp`) and how much it may reserve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AllocatorSettings {
+    /// `max_split_size_mb` in bytes (`u64::MAX`, the default: unlimited).
+    /// Blocks of at least this size are not split, serve only requests of at
+    /// least this size less than 20 MiB (`kLargeBuffer`) smaller than themselves,
+    /// and are the first returned to the driver when `cudaMalloc` fails.
+    pub max_split: u64,
+    /// `expandable_segments:True`: one segment per pool that grows by pages
+    /// (2 MiB small, 20 MiB large) instead of a segment per `cudaMalloc`.
+    pub expandable: bool,
+    /// Reserved bytes past which `cudaMalloc` fails (`u64::MAX`: no limit).
+    pub limit: u64,
+    /// `garbage_collection_threshold`, which acts only under
+    /// `set_per_process_memory_fraction`: past this share of the allowed
+    /// memory (the limit), a request that finds no cached block first
+    /// returns idle whole segments (`None`: off).
+    pub gc_threshold: Option<f64>,
+}
+
+impl Default for AllocatorSettings {
+    fn default() -> AllocatorSettings {
+        AllocatorSettings {
+            max_split: u64::MAX,
+            expandable: false,
+            limit: u64::MAX,
+            gc_threshold: None,
+        }
+    }
+}
+
+/// `kLargeBuffer` in MiB: `max_split_size_mb` must exceed it.
+const LARGE_BUFFER_MIB: u64 = 20;
 
 /// How the CUDA runtime loads kernels, which sets the context's size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,6 +218,8 @@ pub struct Overheads {
     pub cudnn_workspace: Bytes,
     /// `torch.cuda.set_per_process_memory_fraction`: share of the GPU usable (0–1].
     pub memory_fraction: f64,
+    /// `PYTORCH_CUDA_ALLOC_CONF`: how the caching allocator reserves.
+    pub allocator: AllocatorConf,
 }
 
 impl Default for Overheads {
@@ -69,6 +230,7 @@ impl Default for Overheads {
             cublas_handles: 2,
             cudnn_workspace: Bytes::ZERO,
             memory_fraction: 1.0,
+            allocator: AllocatorConf::default(),
         }
     }
 }
@@ -79,6 +241,24 @@ impl Overheads {
         Overheads {
             cublas_workspace: cublas_workspace(gpu.arch),
             ..Overheads::default()
+        }
+    }
+
+    /// The allocator model's settings: the configuration, with garbage
+    /// collection only under a memory fraction (PyTorch collects only when
+    /// `set_per_process_memory_fraction` was called).
+    pub fn allocator_settings(&self) -> AllocatorSettings {
+        AllocatorSettings {
+            max_split: self
+                .allocator
+                .max_split_size_mb
+                .map_or(u64::MAX, |mb| mb.saturating_mul(MIB)),
+            expandable: self.allocator.expandable_segments,
+            limit: u64::MAX,
+            gc_threshold: self
+                .allocator
+                .garbage_collection_threshold
+                .filter(|_| self.memory_fraction < 1.0),
         }
     }
 

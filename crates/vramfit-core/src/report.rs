@@ -52,8 +52,14 @@ pub struct GpuFit {
     pub memory_bytes: Bytes,
     /// Memory usable under the memory fraction.
     pub usable_bytes: Bytes,
-    /// Whether `device_used_bytes` fits in the usable memory.
+    /// Whether the step runs in the usable memory: `device_used_bytes` fits,
+    /// or the caching allocator fits it by returning cached segments to the
+    /// driver when `cudaMalloc` fails (as PyTorch does before an out-of-memory error).
     pub fits: bool,
+    /// Device memory on this GPU when it fits: the estimate's
+    /// `device_used_bytes`, or less where the allocator had to return cached
+    /// segments (`None` when it does not fit).
+    pub device_used_bytes: Option<Bytes>,
     /// The largest micro-batch that fits (0 when not even 1 does).
     pub max_batch: u64,
     /// Inference: the longest context (KV-cache tokens) that fits at this batch.
@@ -344,7 +350,7 @@ pub fn model_states(g: &Graph, cfg: &TrainConfig) -> (Bytes, Bytes, Bytes) {
     let o = g
         .params
         .iter()
-        .map(|p| states::optimizer_state_bytes(p, dt, cfg.optimizer))
+        .map(|p| states::optimizer_state_bytes(p, dt, cfg.optimizer, cfg.optimizer_impl))
         .sum();
     (w, gr, o)
 }

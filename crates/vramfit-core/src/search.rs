@@ -38,7 +38,10 @@ pub(crate) fn largest_fitting(
     }
     // The whole simulation at the bound: its memory calibrates the guess below.
     let at_bound = used(bound, u64::MAX).unwrap_or(u64::MAX);
-    if at_bound <= capacity {
+    // More than the capacity unconstrained may still fit under it (the
+    // allocator returns cached memory before it fails): `used` at the
+    // capacity decides.
+    if at_bound <= capacity || used(bound, capacity).is_some() {
         return bound;
     }
     let slope =
@@ -82,7 +85,10 @@ pub(crate) fn largest_fitting(
     // that does not by its memory, so ask for all of it.
     match used(guess, u64::MAX) {
         Some(u) if u <= capacity => secant_search(&used, capacity, Some((guess, u)), hi, slope),
-        u => secant_search(&used, capacity, None, Some((guess, u)), slope),
+        u => match used(guess, capacity) {
+            Some(within) => secant_search(&used, capacity, Some((guess, within)), hi, slope),
+            None => secant_search(&used, capacity, None, Some((guess, u)), slope),
+        },
     }
 }
 

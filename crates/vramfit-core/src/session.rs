@@ -170,11 +170,17 @@ impl Session {
         let gpu = match gpu {
             Some(gp) => {
                 let cap = usable(gp, overheads);
+                let here = if device <= cap {
+                    Some(device)
+                } else {
+                    device_within(&prepared, cfg, overheads, cap)
+                };
                 Some(GpuFit {
                     id: gp.id.to_string(),
                     memory_bytes: gp.memory_bytes,
                     usable_bytes: cap,
-                    fits: device <= cap,
+                    fits: here.is_some(),
+                    device_used_bytes: here,
                     max_batch: max_batch_prepared(&prepared, cfg, overheads, cap),
                     margin_batch: max_batch_prepared(
                         &prepared,
@@ -217,6 +223,24 @@ impl Session {
             rank: report::rank_note(cfg, spec),
             beyond_trained_context: report::beyond_trained_context(spec, cfg),
         })
+    }
+
+    /// Device memory at `cfg` on a GPU with `capacity` usable bytes, if it
+    /// fits there: the estimate's own when it is within `capacity`; else what
+    /// the caching allocator reaches when it returns cached segments to the
+    /// driver rather than fail (`None` when it still fails).
+    ///
+    /// # Errors
+    /// As [`crate::estimate()`].
+    pub fn device_used_within(
+        &mut self,
+        spec: &ModelSpec,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        capacity: Bytes,
+    ) -> Result<Option<Bytes>, Error> {
+        let prepared = self.prepared(spec, cfg, overheads)?;
+        Ok(device_within(&prepared, cfg, overheads, capacity))
     }
 
     /// The largest micro-batch that fits in `capacity`; see [`crate::max_batch_for`].
@@ -571,6 +595,20 @@ fn max_context_prepared(
         0 => 0,
         k => shift.saturating_add(k).min(MAX_DIMENSION),
     }
+}
+
+/// Device memory at `cfg` within `capacity` (see [`Session::device_used_within`]).
+fn device_within(
+    prepared: &Prepared,
+    cfg: &TrainConfig,
+    overheads: &Overheads,
+    capacity: Bytes,
+) -> Option<Bytes> {
+    let kv = prepared.kv_cache();
+    device_used_within(capacity.0, overheads, |l| {
+        prepared.peak_reserved_within(cfg, overheads, kv, l)
+    })
+    .map(Bytes)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! granularity (`c10/cuda/CUDACachingAllocator.cpp`, `kMinBlockSize = 512`),
 //! because that is what `torch.cuda.memory_allocated()` counts.
 
-use crate::config::Optimizer;
+use crate::config::{Optimizer, OptimizerImpl};
 use crate::dtype::DType;
 use crate::graph::Param;
 use crate::units::Bytes;
@@ -66,7 +66,9 @@ pub const BNB_BLOCK: u64 = 256;
 ///
 /// - SGD: none. SGD with momentum: `momentum_buffer = clone(grad)` (`torch/optim/sgd.py`).
 /// - Adam/AdamW: `exp_avg`, `exp_avg_sq` = `zeros_like(param)`; `step` is a CPU
-///   scalar unless `capturable`/`fused` (`torch/optim/adam.py`).
+///   scalar unless `capturable`/`fused` (`torch/optim/adam.py`, `_init_group`:
+///   fused makes it a 0-d fp32 tensor on the parameter's device, one
+///   512-byte block each).
 /// - AdamW8bit (bitsandbytes `Optimizer2State`): two uint8 states plus one
 ///   fp32 absmax per 256-element block each, for tensors of ≥ 4096 elements;
 ///   smaller tensors keep two fp32 states.
@@ -74,7 +76,7 @@ pub const BNB_BLOCK: u64 = 256;
 ///   factored second moment for ≥ 2-D tensors (`shape[:-1]` row and
 ///   `shape[:-2] + shape[-1:]` column statistics), a full one for 1-D tensors.
 /// - Lion: one `exp_avg` (lion-pytorch).
-pub fn optimizer_state_bytes(p: &Param, dtype: DType, opt: Optimizer) -> Bytes {
+pub fn optimizer_state_bytes(p: &Param, dtype: DType, opt: Optimizer, imp: OptimizerImpl) -> Bytes {
     if !p.trainable {
         return Bytes::ZERO;
     }
@@ -83,7 +85,13 @@ pub fn optimizer_state_bytes(p: &Param, dtype: DType, opt: Optimizer) -> Bytes {
     match opt {
         Optimizer::Sgd => Bytes::ZERO,
         Optimizer::SgdMomentum | Optimizer::Lion => allocation(n, dtype),
-        Optimizer::Adam | Optimizer::AdamW => allocation(n, dtype) + allocation(n, dtype),
+        Optimizer::Adam | Optimizer::AdamW => {
+            let step = match imp {
+                OptimizerImpl::Fused => allocation(1, DType::F32),
+                OptimizerImpl::Foreach | OptimizerImpl::Loop => Bytes::ZERO,
+            };
+            allocation(n, dtype) + allocation(n, dtype) + step
+        }
         Optimizer::AdamW8bit => {
             if n >= BNB_MIN_8BIT_SIZE {
                 let blocks = n.div_ceil(BNB_BLOCK);
@@ -110,22 +118,22 @@ pub fn optimizer_state_bytes(p: &Param, dtype: DType, opt: Optimizer) -> Bytes {
 }
 
 /// Transient bytes the optimizer step allocates on top of the persistent state.
-///
-/// - Adam/AdamW with `foreach=True` (the CUDA default): `_foreach_sqrt(exp_avg_sq)`
-///   materializes one parameter-sized tensor per parameter, for all parameters at once.
-/// - SGD (with or without momentum), AdamW8bit: updates in place, none.
-/// - Adafactor: per parameter, `grad**2 + eps` and the reconstructed second
-///   moment — about two copies of the largest parameter in fp32.
-/// - Lion: per parameter, `exp_avg.clone()` then `.add(grad)` — two copies of the largest.
-pub fn optimizer_step_temp(params: &[Param], dtype: DType, opt: Optimizer) -> Bytes {
-    optimizer_step_temps(params, dtype, opt).into_iter().sum()
+pub fn optimizer_step_temp(
+    params: &[Param],
+    dtype: DType,
+    opt: Optimizer,
+    imp: OptimizerImpl,
+) -> Bytes {
+    optimizer_step_temps(params, dtype, opt, imp)
+        .into_iter()
+        .sum()
 }
 
 /// Whether [`optimizer_step_temps`] gives one temporary per trainable
 /// parameter, in order (`foreach` Adam), rather than copies of the largest.
-pub fn step_temps_per_parameter(opt: Optimizer) -> bool {
+pub fn step_temps_per_parameter(opt: Optimizer, imp: OptimizerImpl) -> bool {
     match opt {
-        Optimizer::Adam | Optimizer::AdamW => true,
+        Optimizer::Adam | Optimizer::AdamW => imp == OptimizerImpl::Foreach,
         Optimizer::Sgd
         | Optimizer::SgdMomentum
         | Optimizer::AdamW8bit
@@ -134,19 +142,47 @@ pub fn step_temps_per_parameter(opt: Optimizer) -> bool {
     }
 }
 
-/// The optimizer step's temporaries as the separate tensors they are (one per
-/// parameter for `foreach` Adam; two of the largest parameter for the
-/// per-parameter loops of Adafactor and Lion).
-pub fn optimizer_step_temps(params: &[Param], dtype: DType, opt: Optimizer) -> Vec<Bytes> {
+/// The optimizer step's temporaries as the separate tensors they are.
+///
+/// - Adam/AdamW, `foreach` (`_multi_tensor_adam`): `torch._foreach_sqrt(exp_avg_sqs)`
+///   materializes one parameter-sized tensor per parameter, all at once
+///   (divided and offset in place, then read by `_foreach_addcdiv_`).
+/// - Adam/AdamW, `fused` (`_fused_adam`: `torch._fused_adam_`/`_fused_adamw_`
+///   update every tensor in place): none.
+/// - Adam/AdamW, `loop` (`_single_tensor_adam`): per parameter,
+///   `(exp_avg_sq.sqrt() / bias_correction2_sqrt)` — the square root and the
+///   quotient both live for a moment — so two copies of the largest.
+/// - SGD (with or without momentum), AdamW8bit: update in place, none.
+/// - Adafactor: per parameter, `grad**2 + eps` and the reconstructed second
+///   moment — about two copies of the largest parameter in fp32.
+/// - Lion: per parameter, `exp_avg.clone()` then `.add(grad)` — two copies of the largest.
+pub fn optimizer_step_temps(
+    params: &[Param],
+    dtype: DType,
+    opt: Optimizer,
+    imp: OptimizerImpl,
+) -> Vec<Bytes> {
     let trainable = params.iter().filter(|p| p.trainable);
-    let largest = trainable.clone().map(Param::numel).max().unwrap_or(0);
-    match opt {
-        Optimizer::Adam | Optimizer::AdamW => trainable
+    let largest = trainable
+        .clone()
+        .map(|p| allocation(p.numel(), p.dtype.unwrap_or(dtype)))
+        .max()
+        .unwrap_or(Bytes::ZERO);
+    match (opt, imp) {
+        (Optimizer::Adam | Optimizer::AdamW, OptimizerImpl::Foreach) => trainable
             .map(|p| allocation(p.numel(), p.dtype.unwrap_or(dtype)))
             .collect(),
-        Optimizer::Sgd | Optimizer::SgdMomentum | Optimizer::AdamW8bit => Vec::new(),
-        Optimizer::Adafactor => vec![allocation(largest, DType::F32); 2],
-        Optimizer::Lion => vec![allocation(largest, dtype); 2],
+        (Optimizer::Adam | Optimizer::AdamW, OptimizerImpl::Fused) => Vec::new(),
+        (Optimizer::Adam | Optimizer::AdamW, OptimizerImpl::Loop) => vec![largest; 2],
+        (Optimizer::Sgd | Optimizer::SgdMomentum | Optimizer::AdamW8bit, _) => Vec::new(),
+        (Optimizer::Adafactor, _) => {
+            let largest = trainable.map(Param::numel).max().unwrap_or(0);
+            vec![allocation(largest, DType::F32); 2]
+        }
+        (Optimizer::Lion, _) => {
+            let largest = trainable.map(Param::numel).max().unwrap_or(0);
+            vec![allocation(largest, dtype); 2]
+        }
     }
 }
 
@@ -169,15 +205,20 @@ mod tests {
     fn adam_keeps_two_param_sized_states() {
         let p = param(&[1024, 1024]);
         assert_eq!(
-            optimizer_state_bytes(&p, DType::F32, Optimizer::AdamW),
+            optimizer_state_bytes(&p, DType::F32, Optimizer::AdamW, OptimizerImpl::Foreach),
             Bytes(8 << 20)
         );
         assert_eq!(
-            optimizer_state_bytes(&p, DType::F32, Optimizer::SgdMomentum),
+            optimizer_state_bytes(
+                &p,
+                DType::F32,
+                Optimizer::SgdMomentum,
+                OptimizerImpl::Foreach
+            ),
             Bytes(4 << 20)
         );
         assert_eq!(
-            optimizer_state_bytes(&p, DType::F32, Optimizer::Sgd),
+            optimizer_state_bytes(&p, DType::F32, Optimizer::Sgd, OptimizerImpl::Foreach),
             Bytes(0)
         );
     }
@@ -187,13 +228,18 @@ mod tests {
         let p = param(&[1024, 1024]);
         let blocks = (1u64 << 20) / 256;
         assert_eq!(
-            optimizer_state_bytes(&p, DType::F32, Optimizer::AdamW8bit),
+            optimizer_state_bytes(&p, DType::F32, Optimizer::AdamW8bit, OptimizerImpl::Foreach),
             Bytes(2 * (1 << 20) + 2 * blocks * 4)
         );
         // Small tensors stay in 32 bits.
         let small = param(&[100]);
         assert_eq!(
-            optimizer_state_bytes(&small, DType::F32, Optimizer::AdamW8bit),
+            optimizer_state_bytes(
+                &small,
+                DType::F32,
+                Optimizer::AdamW8bit,
+                OptimizerImpl::Foreach
+            ),
             Bytes(1024)
         );
     }
@@ -202,13 +248,18 @@ mod tests {
     fn adafactor_factors_matrices() {
         let p = param(&[1000, 3000]);
         assert_eq!(
-            optimizer_state_bytes(&p, DType::F32, Optimizer::Adafactor),
+            optimizer_state_bytes(&p, DType::F32, Optimizer::Adafactor, OptimizerImpl::Foreach),
             allocation(1000, DType::F32) + allocation(3000, DType::F32)
         );
         let conv = param(&[64, 3, 7, 7]);
         // row: shape[:-1] = 64·3·7, col: shape[:-2] + shape[-1:] = 64·3·7
         assert_eq!(
-            optimizer_state_bytes(&conv, DType::F32, Optimizer::Adafactor),
+            optimizer_state_bytes(
+                &conv,
+                DType::F32,
+                Optimizer::Adafactor,
+                OptimizerImpl::Foreach
+            ),
             allocation(1344, DType::F32) + allocation(1344, DType::F32)
         );
     }

@@ -434,13 +434,15 @@ fn deep_qlora_with_a_huge_largest_batch_estimates_exactly() {
         fit.max_batch,
         e.timeline.len()
     );
-    let used = |batch: u64| {
-        estimate(&spec, &TrainConfig { batch, ..cfg }, &o, None)
+    let fits = |batch: u64| {
+        estimate(&spec, &TrainConfig { batch, ..cfg }, &o, Some(&gpu))
             .unwrap()
-            .device_used_bytes
+            .gpu
+            .unwrap()
+            .fits
     };
     assert!(
-        used(fit.max_batch) <= fit.usable_bytes && used(fit.max_batch + 1) > fit.usable_bytes,
+        fits(fit.max_batch) && !fits(fit.max_batch + 1),
         "{}",
         fit.max_batch
     );
@@ -507,13 +509,15 @@ fn deep_qlora_whose_memory_is_a_staircase_estimates_exactly() {
         start.elapsed(),
         fit.max_batch
     );
-    let used = |batch: u64| {
-        estimate(&spec, &TrainConfig { batch, ..cfg }, &o, None)
+    let fits = |batch: u64| {
+        estimate(&spec, &TrainConfig { batch, ..cfg }, &o, Some(&gpu))
             .unwrap()
-            .device_used_bytes
+            .gpu
+            .unwrap()
+            .fits
     };
     assert!(
-        used(fit.max_batch) <= fit.usable_bytes && used(fit.max_batch + 1) > fit.usable_bytes,
+        fits(fit.max_batch) && !fits(fit.max_batch + 1),
         "{}",
         fit.max_batch
     );

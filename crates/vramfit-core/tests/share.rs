@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use proptest::prelude::*;
-use vramfit_core::config::{LoraBase, Mode, WeightFormat};
+use vramfit_core::config::{LoraBase, Mode, OptimizerImpl, WeightFormat};
 use vramfit_core::engines::{Engine, KvDtype, ServeWeights, Serving, serving};
 use vramfit_core::parallel::{Offload, Parallel, Strategy as Dp};
 use vramfit_core::share::{
@@ -109,6 +109,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
             count(1..=1 << 16),
             prop::sample::select(WeightFormat::ALL.to_vec()),
             prop::sample::select(LoraBase::ALL.to_vec()),
+            prop::sample::select(OptimizerImpl::ALL.to_vec()),
         ),
         (
             count(0..=1 << 24),
@@ -124,7 +125,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
                 (batch, seq, image, grad_accum),
                 (precision, optimizer, checkpointing, attention),
                 parallel,
-                (mode, lora_rank, weights, lora_base),
+                (mode, lora_rank, weights, lora_base, optimizer_impl),
                 (context, frozen_blocks, keep_attention, keep_mlp, keep_conv, lora_fp32),
             )| TrainConfig {
                 batch,
@@ -146,6 +147,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
                 keep_conv,
                 lora_fp32,
                 lora_base,
+                optimizer_impl,
             },
         )
 }
@@ -366,6 +368,7 @@ fn every_train_config_field_has_a_key() {
         ("lora_rank", "r"),
         ("mode", "mo"),
         ("optimizer", "o"),
+        ("optimizer_impl", "oi"),
         ("parallel.bucket_view", "bv"),
         ("parallel.ep", "ep"),
         ("parallel.gpus_per_node", "gn"),
@@ -427,7 +430,8 @@ fn version_1_defaults_are_pinned() {
         serde_json::json!({"batch":8,"seq":512,"image":224,"precision":"amp-bf16","optimizer":"adamw","checkpointing":"none",
             "attention":"eager","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
             "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
-            "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute"})
+            "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute",
+            "optimizer_impl":"foreach"})
     );
     assert_eq!(decode("v=1").state, d);
     // Version 1's LoRA base was fp32 under AMP, which only LoRA and QLoRA read.
@@ -453,7 +457,8 @@ fn version_2_defaults_are_pinned() {
         serde_json::json!({"batch":8,"seq":512,"image":224,"precision":"amp-bf16","optimizer":"adamw","checkpointing":"none",
             "attention":"sdpa","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
             "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
-            "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute"})
+            "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute",
+            "optimizer_impl":"foreach"})
     );
     assert_eq!(ShareState::of_version(1).serve, d.serve);
 }

@@ -184,6 +184,15 @@ pub fn optimizers(lang: Lang) -> Vec<ChoiceGroup> {
     )
 }
 
+/// `torch.optim`'s implementations of a step, in words.
+pub fn optimizer_impls(lang: Lang) -> Vec<ChoiceGroup> {
+    ungrouped(
+        vramfit_core::OptimizerImpl::ALL
+            .iter()
+            .map(|i| (i.id(), labels::optimizer_impl(*i, lang))),
+    )
+}
+
 /// Data-parallel strategies, in words (DeepSpeed and FSDP names kept).
 pub fn strategies(lang: Lang) -> Vec<ChoiceGroup> {
     ungrouped(

@@ -301,6 +301,12 @@ impl Inputs {
         }
     }
 
+    /// Whether the optimizer has `torch.optim`'s implementations to choose
+    /// from (Adam and AdamW: foreach, fused, loop keep different temporaries).
+    pub fn optimizer_has_impls(&self) -> bool {
+        matches!(self.optimizer, Optimizer::Adam | Optimizer::AdamW)
+    }
+
     /// Validates the fields a model with this input kind uses.
     ///
     /// # Errors

@@ -43,6 +43,19 @@ pub fn optimizer(o: Optimizer, lang: Lang) -> &'static str {
     )
 }
 
+/// How an optimizer implementation is shown.
+pub fn optimizer_impl(i: vramfit_core::OptimizerImpl, lang: Lang) -> &'static str {
+    use vramfit_core::OptimizerImpl;
+    t(
+        lang,
+        match i {
+            OptimizerImpl::Foreach => Key::ImplForeach,
+            OptimizerImpl::Fused => Key::ImplFused,
+            OptimizerImpl::Loop => Key::ImplLoop,
+        },
+    )
+}
+
 /// How a mode is shown.
 pub fn mode(m: Mode, lang: Lang) -> &'static str {
     t(

@@ -194,6 +194,7 @@ pub fn core_error(e: &Error, lang: Lang) -> String {
         | Error::NestedConfig { .. }
         | Error::MissingField { .. }
         | Error::InvalidModel(_)
+        | Error::AllocatorConf(_)
         | Error::TooLarge { .. } => sentence(&e.to_string()),
         Error::Serve(f) => serve_fault(f, lang),
     }

@@ -177,13 +177,16 @@ impl Report {
         let estimate = match &memo.fit {
             // Only whether this batch fits changes with the batch.
             Some(fit) => {
-                let mut e = memo
-                    .session
-                    .0
-                    .borrow_mut()
-                    .estimate(spec, cfg, &overheads, None)?;
+                let mut session = memo.session.0.borrow_mut();
+                let mut e = session.estimate(spec, cfg, &overheads, None)?;
+                let here = if e.device_used_bytes <= fit.usable_bytes {
+                    Some(e.device_used_bytes)
+                } else {
+                    session.device_used_within(spec, cfg, &overheads, fit.usable_bytes)?
+                };
                 e.gpu = Some(GpuFit {
-                    fits: e.device_used_bytes <= fit.usable_bytes,
+                    fits: here.is_some(),
+                    device_used_bytes: here,
                     ..fit.clone()
                 });
                 e

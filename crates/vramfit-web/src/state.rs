@@ -66,6 +66,8 @@ pub enum Action {
     SetPrecision(Precision),
     /// Pick an optimizer.
     SetOptimizer(Optimizer),
+    /// Pick `torch.optim`'s implementation of the step.
+    SetOptimizerImpl(vramfit_core::OptimizerImpl),
     /// Pick a checkpointing choice.
     SetCheckpointing(CheckpointChoice),
     /// Pick an attention implementation.
@@ -361,6 +363,7 @@ impl AppState {
             Action::SetField(field, value) => self.inputs.set(field, value),
             Action::SetPrecision(p) => self.inputs.precision = p,
             Action::SetOptimizer(o) => self.inputs.optimizer = o,
+            Action::SetOptimizerImpl(i) => self.inputs.rest.optimizer_impl = i,
             Action::SetCheckpointing(c) => self.inputs.checkpointing = c,
             Action::SetAttention(a) => self.inputs.attention = a,
             Action::SetGpu(id) => self.inputs.gpu = id,

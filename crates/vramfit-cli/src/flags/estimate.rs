@@ -3,7 +3,8 @@
 
 use super::value::{
     attentions, checkpointings, choice, count, engines, gpu_layers, kv_dtypes, lora_bases, modes,
-    offloads, on_off, optimizers, precisions, set_weights, strategies, unit, weights,
+    offloads, on_off, optimizer_impls, optimizers, precisions, set_weights, strategies, unit,
+    weights,
 };
 use super::{Cmd, Flag, Kind, Section};
 use vramfit_core::TrainConfig;
@@ -81,6 +82,15 @@ pub(super) const FLAGS: &[Flag] = &[
         section: Section::Estimate,
         commands: Cmd::ALL,
         set: |a, v| choice(v).map(|o| a.config.optimizer = o),
+    },
+    Flag {
+        name: "--optimizer-impl",
+        kind: Kind::Choice("I", optimizer_impls),
+        help: "torch.optim's code path for adam/adamw: foreach (one temporary per parameter, all at once), fused (none), loop (parameter by parameter; transformers' own AdamW of 2022 too); other optimizers have one",
+        default: Some(|| train().optimizer_impl.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|i| a.config.optimizer_impl = i),
     },
     Flag {
         name: "--checkpointing",

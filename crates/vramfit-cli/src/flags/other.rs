@@ -5,7 +5,7 @@ use super::value::{
     base_url, bench_throughput, count, export, exports, loading, loadings, margin, measured_memory,
     set_from_url, unit,
 };
-use super::{Cmd, Flag, Kind, Section};
+use super::{Cmd, Flag, Kind, Refused, Section};
 use vramfit_core::Overheads;
 use vramfit_core::overheads::{CUBLAS_WORKSPACE_DEFAULT, CUBLAS_WORKSPACE_HOPPER};
 use vramfit_core::share::DEFAULT_BASE_URL;
@@ -73,6 +73,19 @@ pub(super) const FLAGS: &[Flag] = &[
         section: Section::Overhead,
         commands: Cmd::ALL,
         set: |a, v| unit(v, "a number in (0, 1]").map(|f| a.overrides.memory_fraction = Some(f)),
+    },
+    Flag {
+        name: "--allocator-conf",
+        kind: Kind::Text("CONF"),
+        help: "PYTORCH_CUDA_ALLOC_CONF as the run sets it, e.g. expandable_segments:True or\nmax_split_size_mb:128,garbage_collection_threshold:0.8 (the last acts with --memory-fraction)",
+        default: None,
+        section: Section::Overhead,
+        commands: Cmd::ALL,
+        set: |a, v| {
+            v.parse()
+                .map(|c| a.overrides.allocator = Some(c))
+                .map_err(|e| Refused::Error(e.into()))
+        },
     },
     Flag {
         name: "--target-batch",

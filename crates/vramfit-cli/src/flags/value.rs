@@ -69,6 +69,11 @@ pub(super) fn optimizers() -> String {
     Optimizer::accepted()
 }
 
+/// `--optimizer-impl`'s ids.
+pub(super) fn optimizer_impls() -> String {
+    vramfit_core::OptimizerImpl::accepted()
+}
+
 /// `--checkpointing`'s ids: a mode, or every K-th block.
 pub(super) fn checkpointings() -> String {
     format!("{}|every-K", CheckpointMode::accepted())

@@ -4,7 +4,7 @@
 
 use super::{IMPORTED_MODEL, Reason, ShareState};
 use crate::config::{
-    Attention, Checkpointing, LoraBase, MAX_DIMENSION, Mode, Optimizer, Precision,
+    Attention, Checkpointing, LoraBase, MAX_DIMENSION, Mode, Optimizer, OptimizerImpl, Precision,
 };
 use crate::engines::serving::{self, MAX_CONCURRENCY, MAX_GPU_LAYERS};
 use crate::engines::{Engine, KvDtype};
@@ -210,6 +210,13 @@ pub const KEYS: &[Key] = &[
         optimizer,
         Optimizer,
         Optimizer::accepted
+    ),
+    choice_key!(
+        "oi",
+        "--optimizer-impl",
+        optimizer_impl,
+        OptimizerImpl,
+        OptimizerImpl::accepted
     ),
     Key {
         key: "c",

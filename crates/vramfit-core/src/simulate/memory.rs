@@ -3,7 +3,7 @@
 //! caching-allocator model behind `torch.cuda.memory_reserved()`.
 
 use super::Breakdown;
-use super::allocator::{Block, CachingAllocator};
+use super::allocator::{Block, CachingAllocator, Settings};
 use crate::units::Bytes;
 
 /// The role of an allocation.
@@ -52,12 +52,19 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// Empty memory with `slots` slots, modelling reserved memory when `allocator` is set.
-    pub fn new(slots: usize, allocator: bool) -> Memory {
+    /// Empty memory with `slots` slots, modelling reserved memory with
+    /// these allocator settings when given (their limit is not enforced:
+    /// the replay measures, it does not fail).
+    pub fn new(slots: usize, allocator: Option<Settings>) -> Memory {
         Memory {
             now: [0; 7],
             total: 0,
-            allocator: allocator.then(CachingAllocator::default),
+            allocator: allocator.map(|s| {
+                CachingAllocator::new(Settings {
+                    limit: u64::MAX,
+                    ..s
+                })
+            }),
             peak_reserved: 0,
             live: vec![None; slots],
         }
@@ -77,13 +84,14 @@ impl Memory {
         }
         self.total = self.total.saturating_add(bytes);
         let block = self.allocator.as_mut().and_then(|a| {
+            // Without a limit no request fails.
             let block = if transient {
                 a.alloc_and_free(bytes);
                 None
             } else {
-                Some(a.alloc(bytes))
+                a.alloc(bytes)
             };
-            self.peak_reserved = self.peak_reserved.max(a.reserved());
+            self.peak_reserved = a.peak();
             block
         });
         if let Some(e) = self.live.get_mut(slot as usize) {

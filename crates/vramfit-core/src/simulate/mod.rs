@@ -13,7 +13,7 @@ mod shard;
 mod step;
 mod tape;
 
-use crate::config::{Optimizer, TrainConfig};
+use crate::config::{Optimizer, OptimizerImpl, TrainConfig};
 use crate::graph::{Graph, Numel};
 use crate::overheads::Overheads;
 use crate::states;
@@ -109,8 +109,8 @@ pub struct Simulation {
     pub timeline: Vec<Point>,
     /// Peak of `torch.cuda.memory_reserved()` from the caching-allocator model ([`allocator`]).
     pub peak_reserved: Bytes,
-    /// The allocator model's segments at the end of the replay (it never
-    /// releases one, so these are also their peak).
+    /// The allocator model's segments at the end of the replay (the same as
+    /// at its peak unless a limit or garbage collection released some).
     pub segments: allocator::Segments,
     /// Host memory per node used by offloading.
     pub host_ram: Bytes,
@@ -189,7 +189,8 @@ pub struct Prepared {
 struct Strategy {
     shards: shard::Shards,
     sizes: shard::ShardSizes,
-    /// Each optimizer's sizes ([`Strategy::optimizer_sizes`]), by its index in [`Optimizer::ALL`], once asked for.
+    /// Each optimizer's sizes ([`Strategy::optimizer_sizes`]), by its index in
+    /// [`Optimizer::ALL`] and its implementation's in [`OptimizerImpl::ALL`], once asked for.
     optimizers: Vec<OnceCell<OptimizerSizes>>,
 }
 
@@ -203,7 +204,9 @@ impl Strategy {
         Strategy {
             shards,
             sizes,
-            optimizers: Optimizer::ALL.iter().map(|_| OnceCell::new()).collect(),
+            optimizers: (0..Optimizer::ALL.len() * OptimizerImpl::ALL.len())
+                .map(|_| OnceCell::new())
+                .collect(),
         }
     }
 
@@ -219,10 +222,13 @@ impl Strategy {
                 self.shards.step_temps(g, cfg),
             )
         };
-        match Optimizer::ALL
+        let optimizer = Optimizer::ALL.iter().position(|o| *o == cfg.optimizer);
+        let imp = OptimizerImpl::ALL
             .iter()
-            .position(|o| *o == cfg.optimizer)
-            .and_then(|i| self.optimizers.get(i))
+            .position(|i| *i == cfg.optimizer_impl);
+        match optimizer
+            .zip(imp)
+            .and_then(|(o, i)| self.optimizers.get(o * OptimizerImpl::ALL.len() + i))
         {
             Some(cell) => std::borrow::Cow::Borrowed(cell.get_or_init(make)),
             None => std::borrow::Cow::Owned(make()),
@@ -323,6 +329,7 @@ impl Prepared {
             step_temps: &optimizer.1,
             kv_cache,
             shards: &strategy.sizes,
+            allocator: overheads.allocator_settings(),
         }
     }
 

@@ -194,7 +194,13 @@ impl Shards {
 
     fn full_state(&self, p: &Param, cfg: &TrainConfig) -> u64 {
         if !self.zero_master() {
-            return states::optimizer_state_bytes(p, self.pdtype, cfg.optimizer).0;
+            return states::optimizer_state_bytes(
+                p,
+                self.pdtype,
+                cfg.optimizer,
+                cfg.optimizer_impl,
+            )
+            .0;
         }
         // ZeRO with half-precision parameters: the optimizer works on an fp32
         // master copy (so its state is fp32); stages 1-2 also keep an fp32
@@ -216,7 +222,7 @@ impl Shards {
             | crate::parallel::Strategy::MegatronDistOpt => fp32,
         };
         let master = if p.trainable { fp32 + fp32_grad } else { 0 };
-        states::optimizer_state_bytes(p, DType::F32, cfg.optimizer).0 + master
+        states::optimizer_state_bytes(p, DType::F32, cfg.optimizer, cfg.optimizer_impl).0 + master
     }
 
     /// ZeRO and Megatron's distributed optimizer keep fp32 master weights when
@@ -238,7 +244,8 @@ impl Shards {
         } else {
             self.pdtype
         };
-        let temps = states::optimizer_step_temps(&g.params, dtype, cfg.optimizer);
+        let temps =
+            states::optimizer_step_temps(&g.params, dtype, cfg.optimizer, cfg.optimizer_impl);
         let trainable: Vec<&Param> = g.params.iter().filter(|p| p.trainable).collect();
         // Adam's `foreach` temporaries are one per trainable parameter, in
         // order, each sharded as its parameter; the per-parameter loops'
@@ -247,7 +254,7 @@ impl Shards {
             .parallel
             .expert_shard_group()
             .min(self.parallel.shard_group());
-        let per_param = states::step_temps_per_parameter(cfg.optimizer);
+        let per_param = states::step_temps_per_parameter(cfg.optimizer, cfg.optimizer_impl);
         let mut out: Vec<u64> = temps
             .into_iter()
             .enumerate()

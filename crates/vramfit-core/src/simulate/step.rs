@@ -8,7 +8,7 @@ use super::plan::{Plan, Segment, unique_storages, unique_storages_into};
 use super::shard::{ShardSizes, Sharded, Shards};
 use super::tape::{Handle, Size, SizeId, Tape};
 use super::{entry, id32};
-use crate::config::TrainConfig;
+use crate::config::{OptimizerImpl, TrainConfig};
 use crate::dtype::DType;
 use crate::graph::{Graph, Numel, Op, OpKind};
 use crate::overheads::Overheads;
@@ -820,16 +820,25 @@ fn step_temp_slots(g: &Graph, shards: &Shards, cfg: &TrainConfig, shared: bool) 
     if shared {
         let trainable = g.params.iter().filter(|p| p.trainable).count();
         let most = optimizers
-            .map(|&o| states::optimizer_step_temps(&g.params, shards.pdtype, o).len())
+            .flat_map(|&o| {
+                OptimizerImpl::ALL.iter().map(move |&i| {
+                    states::optimizer_step_temps(&g.params, shards.pdtype, o, i).len()
+                })
+            })
             .max()
             .unwrap_or(0);
         return most + trainable;
     }
     optimizers
-        .map(|&optimizer| {
-            shards
-                .step_temps(g, &TrainConfig { optimizer, ..*cfg })
-                .len()
+        .flat_map(|&optimizer| {
+            OptimizerImpl::ALL.iter().map(move |&optimizer_impl| {
+                let cfg = TrainConfig {
+                    optimizer,
+                    optimizer_impl,
+                    ..*cfg
+                };
+                shards.step_temps(g, &cfg).len()
+            })
         })
         .max()
         .unwrap_or(0)

@@ -8,7 +8,7 @@
 //! The largest-batch search, the batch curve and the planner replay one tape
 //! many times instead of walking the graph again.
 
-use super::allocator::{Block, CachingAllocator};
+use super::allocator::{Block, CachingAllocator, Settings};
 use super::memory::{Cat, Memory};
 use super::shard::{ShardSizes, Sharded};
 use super::{Breakdown, Phase, Point};
@@ -117,6 +117,8 @@ pub struct Eval<'a> {
     pub kv_cache: Numel,
     /// The strategy's model-state sizes ([`Size::Sharded`]).
     pub shards: &'a ShardSizes,
+    /// The caching allocator's configuration (its limit is set per replay).
+    pub allocator: Settings,
 }
 
 /// A hasher for the tape's size index: folds each word in with a multiply
@@ -557,7 +559,7 @@ pub struct Replay {
 /// then the last step's highest moment, which may differ from an earlier
 /// moment of equal total.
 pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Replay {
-    let mut mem = Memory::new(tape.slots(), allocator);
+    let mut mem = Memory::new(tape.slots(), allocator.then_some(e.allocator));
     let sizes = tape.evaluate(e);
     let mut peak = Point {
         step: 0,
@@ -723,21 +725,35 @@ pub fn peak_reserved_within(
     work: &mut Workspace,
 ) -> Option<u64> {
     let sizes = tape.evaluate(e);
+    let settings = Settings {
+        limit,
+        ..e.allocator
+    };
     let Workspace { state, snapshots } = work;
     let (Some(snapshots), Some(at)) = (snapshots.as_mut(), tape.optimizer_at) else {
-        state.reset(tape);
-        state.run(tape, &sizes, e, 0, usize::MAX, limit)?;
-        return Some(state.allocator.reserved());
+        state.reset(tape, settings);
+        state.run(tape, &sizes, e, 0, usize::MAX)?;
+        return Some(state.allocator.peak());
     };
-    match snapshots
-        .iter()
-        .find(|s| s.resumes(tape, &sizes, e.accumulates))
-    {
-        Some(s) if s.state.allocator.reserved() > limit => return None,
-        Some(s) => state.clone_from(&s.state),
+    // A kept state serves when the replay reaches the optimizer the same
+    // way: no segment was returned to the driver on the way, and its peak
+    // stays within this limit (so no request would have failed here).
+    match snapshots.iter().find(|s| {
+        s.resumes(tape, &sizes, e.accumulates)
+            && !s.state.allocator.released()
+            && s.state.allocator.peak() <= limit
+            && Settings {
+                limit,
+                ..s.state.allocator.settings()
+            } == settings
+    }) {
+        Some(s) => {
+            state.clone_from(&s.state);
+            state.allocator.set_limit(limit);
+        }
         None => {
-            state.reset(tape);
-            state.run(tape, &sizes, e, 0, at, limit)?;
+            state.reset(tape, settings);
+            state.run(tape, &sizes, e, 0, at)?;
             if snapshots.len() >= SNAPSHOTS_KEPT {
                 snapshots.remove(0);
             }
@@ -748,8 +764,8 @@ pub fn peak_reserved_within(
             });
         }
     }
-    state.run(tape, &sizes, e, at, usize::MAX, limit)?;
-    Some(state.allocator.reserved())
+    state.run(tape, &sizes, e, at, usize::MAX)?;
+    Some(state.allocator.peak())
 }
 
 /// Where reserved-memory replays run: tables reused from one replay to the
@@ -781,15 +797,15 @@ struct ReservedReplay {
 }
 
 impl ReservedReplay {
-    /// Back to the start of `tape`, keeping the tables' capacity.
-    fn reset(&mut self, tape: &Tape) {
-        self.allocator.clear();
+    /// Back to the start of `tape` under `settings`, keeping the tables' capacity.
+    fn reset(&mut self, tape: &Tape, settings: Settings) {
+        self.allocator.reset(settings);
         self.live.clear();
         self.live.resize(tape.slots(), None);
     }
 
     /// Replays events `from..to` with the evaluated `sizes`; `None` as soon
-    /// as reserved memory exceeds `limit`.
+    /// as a request fails under the allocator's limit (out of memory).
     fn run(
         &mut self,
         tape: &Tape,
@@ -797,7 +813,6 @@ impl ReservedReplay {
         e: &Eval<'_>,
         from: usize,
         to: usize,
-        limit: u64,
     ) -> Option<()> {
         let mut i = from;
         while let Some(event) = tape.events.get(i).filter(|_| i < to) {
@@ -815,12 +830,9 @@ impl ReservedReplay {
                     }
                     if transient {
                         // Its free (next) finds the slot empty.
-                        self.allocator.alloc_and_free(bytes);
+                        self.allocator.alloc_and_free(bytes)?;
                     } else if let Some(l) = self.live.get_mut(slot as usize) {
-                        *l = Some(self.allocator.alloc(bytes));
-                    }
-                    if self.allocator.reserved() > limit {
-                        return None;
+                        *l = Some(self.allocator.alloc(bytes)?);
                     }
                 }
                 Event::Free { slot } => {
@@ -836,7 +848,6 @@ impl ReservedReplay {
                 Event::Relabel { .. } | Event::Observe { .. } | Event::Baseline => {}
             }
         }
-        // Reserved memory only grows: the peak is where it ends.
         Some(())
     }
 }
@@ -890,6 +901,7 @@ mod tests {
                 per_sample: 100,
             },
             shards: &NO_SHARDS,
+            allocator: Settings::default(),
         }
     }
 

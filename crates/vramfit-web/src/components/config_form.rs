@@ -59,9 +59,10 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             Rc::new(catalog::checkpointing(*lang)),
             Rc::new(catalog::attentions(*lang)),
             Rc::new(catalog::offloads(*lang)),
+            Rc::new(catalog::optimizer_impls(*lang)),
         )
     });
-    let (precisions, optimizers, checkpointing, attentions, offloads) = (*choices).clone();
+    let (precisions, optimizers, checkpointing, attentions, offloads, impls) = (*choices).clone();
     let strategies = use_memo(lang, |lang| Rc::new(catalog::strategies(*lang)));
     let serve = &props.inputs.serve;
     let serve_choices = use_memo(
@@ -144,6 +145,16 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                     />
                 }
             </div>
+            if props.inputs.trains() && props.inputs.optimizer_has_impls() {
+                <SelectField
+                    id="optimizer-impl"
+                    label={t(lang, Key::OptimizerImpl)}
+                    groups={impls}
+                    value={props.inputs.rest.optimizer_impl.id()}
+                    hint={AttrValue::from(t(lang, Key::OptimizerImplHint))}
+                    onchange={handlers.optimizer_impl.clone()}
+                />
+            }
             if props.inputs.trains() {
                 <div class="field-row">
                     <SelectField
@@ -269,6 +280,7 @@ struct Handlers {
     model: Callback<String>,
     precision: Callback<String>,
     optimizer: Callback<String>,
+    optimizer_impl: Callback<String>,
     checkpointing: Callback<String>,
     attention: Callback<String>,
     gpu: Callback<String>,
@@ -321,6 +333,7 @@ impl Handlers {
             model: select(|v| Some(Action::SetModel(v))),
             precision: select(|v| v.parse().ok().map(Action::SetPrecision)),
             optimizer: select(|v| v.parse().ok().map(Action::SetOptimizer)),
+            optimizer_impl: select(|v| v.parse().ok().map(Action::SetOptimizerImpl)),
             checkpointing: select(|v| CheckpointChoice::parse(&v).map(Action::SetCheckpointing)),
             attention: select(|v| v.parse().ok().map(Action::SetAttention)),
             gpu: select(|v| Some(Action::SetGpu(v))),

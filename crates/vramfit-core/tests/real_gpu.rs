@@ -1,0 +1,371 @@
+//! vramfit against real GPUs: every run in `tests/reference/real_gpu/runs.csv`
+//! (published measurements, written by `build_runs.py` there) and every CSV
+//! that `tests/gpu/memory_truth.py` left in `tests/reference/real_gpu/measured/`
+//! is estimated, and the device memory (what nvidia-smi / NVML shows), the
+//! caching allocator's reserved memory and the allocated peak are compared
+//! wherever the run published them.
+//!
+//! Run with `--nocapture` to see the table; the folder's README keeps a copy.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use vramfit_core::parallel::{Parallel, Strategy};
+use vramfit_core::{ModelSpec, Overheads, TrainConfig, estimate, gpu_preset, model_preset};
+
+/// The published runs.
+const RUNS: &str = include_str!("../../../tests/reference/real_gpu/runs.csv");
+
+/// Allocated peak: vramfit's claim, held on every run that published it.
+const MAX_ALLOCATED_ERROR: f64 = 0.05;
+
+/// Device used: the bound held on every exact run, once there is one.
+///
+/// TODO(#21): the lead sets this to `Some(DEVICE_USED_TARGET)` when the
+/// caching allocator, the CUDA context by GPU generation and the optimizer
+/// implementations are modelled; on the current core the errors are printed
+/// only (the README keeps the table).
+const DEVICE_USED_TOLERANCE: Option<f64> = None;
+
+/// Device used: the bound issue #21 asks for ("within 10 % of every
+/// published real-GPU run that states its configuration"); the table says
+/// how many runs meet it.
+const DEVICE_USED_TARGET: f64 = 0.10;
+
+/// Splits one CSV line into fields: commas separate, double quotes enclose
+/// a field that holds commas, and `""` inside them is one quote (RFC 4180,
+/// as Python's `csv` module writes it; no field holds a line break).
+fn split_csv(line: &str) -> Vec<String> {
+    let mut fields = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => fields.push(std::mem::take(&mut field)),
+            (c, _) => field.push(c),
+        }
+    }
+    fields.push(field);
+    fields
+}
+
+/// One run read from a CSV: its named fields.
+struct Run {
+    fields: HashMap<String, String>,
+    /// The folder that the CSV lies in (config paths are relative to it).
+    dir: PathBuf,
+}
+
+impl Run {
+    fn get(&self, name: &str) -> &str {
+        self.fields
+            .get(name)
+            .map(String::as_str)
+            .unwrap_or_else(|| panic!("column {name}"))
+    }
+
+    /// A measured byte count; `None` where the run did not publish it.
+    fn bytes(&self, name: &str) -> Option<f64> {
+        let v = self.get(name);
+        (!v.is_empty()).then(|| v.parse().unwrap_or_else(|e| panic!("{name}={v}: {e}")))
+    }
+}
+
+fn read_runs(text: &str, dir: &Path) -> Vec<Run> {
+    let mut lines = text.lines();
+    let header = split_csv(lines.next().expect("header"));
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f = split_csv(l);
+            assert_eq!(f.len(), header.len(), "{l}");
+            Run {
+                fields: header.iter().cloned().zip(f).collect(),
+                dir: dir.to_path_buf(),
+            }
+        })
+        .collect()
+}
+
+fn reference_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/reference/real_gpu")
+}
+
+/// Whether a `memory_truth.py` row holds a measurement vramfit can be held
+/// to: measured (not skipped, failed or a dry run) on a GPU with a preset.
+/// Published runs have no `status` column and always count.
+fn measured(run: &Run) -> bool {
+    let status = run.fields.get("status").map_or("ok", String::as_str);
+    if status != "ok" || run.get("gpu").is_empty() {
+        println!(
+            "not compared: {} ({status}, gpu {:?})",
+            run.get("id"),
+            run.get("gpu")
+        );
+        return false;
+    }
+    true
+}
+
+/// The published runs and any real-GPU measurements of `memory_truth.py`.
+fn all_runs() -> Vec<Run> {
+    let dir = reference_dir();
+    let mut runs = read_runs(RUNS, &dir);
+    if let Ok(entries) = std::fs::read_dir(dir.join("measured")) {
+        let mut files: Vec<PathBuf> = entries
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+            .collect();
+        files.sort();
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            runs.extend(
+                read_runs(&text, &dir.join("measured"))
+                    .into_iter()
+                    .filter(measured),
+            );
+        }
+    }
+    runs
+}
+
+/// A preset id, or a `config.json` beside the CSV imported as a pasted one.
+fn model(run: &Run) -> ModelSpec {
+    let id = run.get("model");
+    if let Ok(p) = model_preset(id) {
+        return p.spec;
+    }
+    let path = run.dir.join(id);
+    let json = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    vramfit_core::hf::import(&json)
+        .unwrap_or_else(|e| panic!("{path:?}: {e}"))
+        .spec
+}
+
+fn config(run: &Run) -> TrainConfig {
+    let num = |name: &str| run.get(name).parse::<u64>().unwrap_or(0);
+    let attention = match run.get("attention") {
+        "none" | "" => "eager",
+        a => a,
+    };
+    let strategy: Strategy = run.get("strategy").parse().unwrap();
+    TrainConfig {
+        batch: num("batch"),
+        seq: num("seq").max(1),
+        image: num("image").max(1),
+        precision: run.get("precision").parse().unwrap(),
+        optimizer: run.get("optimizer").parse().unwrap(),
+        checkpointing: run.get("checkpointing").parse().unwrap(),
+        attention: attention.parse().unwrap(),
+        grad_accum: num("grad_accum").max(1),
+        parallel: Parallel {
+            strategy,
+            gpus_per_node: num("gpus_per_node").max(1),
+            nodes: num("nodes").max(1),
+            ..Parallel::default()
+        },
+        ..TrainConfig::default()
+    }
+}
+
+/// One quantity of one run: measured and ours, in bytes.
+#[derive(Clone, Copy)]
+struct Pair {
+    measured: f64,
+    ours: f64,
+}
+
+impl Pair {
+    fn error(self) -> f64 {
+        (self.ours - self.measured) / self.measured
+    }
+}
+
+/// A run compared: device used, reserved, allocated (each where published).
+struct Compared {
+    id: String,
+    exact: bool,
+    /// The CUDA context alone (NVML used after CUDA initialised), where measured.
+    context: Option<Pair>,
+    device: Option<Pair>,
+    reserved: Option<Pair>,
+    allocated: Option<Pair>,
+}
+
+fn compare(run: &Run) -> Compared {
+    let gpu = gpu_preset(run.get("gpu")).unwrap();
+    let overheads = Overheads::for_gpu(&gpu);
+    let e = estimate(&model(run), &config(run), &overheads, None)
+        .unwrap_or_else(|err| panic!("{}: {err}", run.get("id")));
+    let pair = |col: &str, ours: u64| {
+        run.bytes(col).map(|measured| Pair {
+            measured,
+            ours: ours as f64,
+        })
+    };
+    Compared {
+        id: run.get("id").to_string(),
+        exact: run.get("fidelity") == "exact",
+        context: pair("context_used_bytes", e.overheads.cuda_context.0),
+        device: pair("device_used_bytes", e.device_used_bytes.0),
+        reserved: pair("reserved_bytes", e.peak_reserved_bytes.0),
+        allocated: pair("allocated_bytes", e.peak_allocated_bytes.0),
+    }
+}
+
+fn cell(p: Option<Pair>) -> String {
+    let mib = |b: f64| b / (1u64 << 20) as f64;
+    match p {
+        Some(p) => format!(
+            "{:>8.0} {:>8.0} {:>+7.1}",
+            mib(p.measured),
+            mib(p.ours),
+            100.0 * p.error()
+        ),
+        None => format!("{:>8} {:>8} {:>7}", "-", "-", "-"),
+    }
+}
+
+/// Mean |error| and the worst, over the runs that published the quantity.
+fn summary(rows: &[&Compared], pick: impl Fn(&Compared) -> Option<Pair>) -> String {
+    let errs: Vec<(f64, &str)> = rows
+        .iter()
+        .filter_map(|c| pick(c).map(|p| (p.error(), c.id.as_str())))
+        .collect();
+    if errs.is_empty() {
+        return "no runs".to_string();
+    }
+    let mean = errs.iter().map(|(e, _)| e.abs()).sum::<f64>() / errs.len() as f64;
+    let (worst, id) = errs
+        .iter()
+        .copied()
+        .max_by(|a, b| a.0.abs().total_cmp(&b.0.abs()))
+        .unwrap();
+    format!(
+        "{} runs, mean |error| {:.1} %, worst {:+.1} % ({id})",
+        errs.len(),
+        100.0 * mean,
+        100.0 * worst
+    )
+}
+
+fn print_table(title: &str, rows: &[&Compared]) {
+    println!("\n{title}");
+    println!(
+        "{:<44} {:^25} {:^25} {:^25}",
+        "run", "device used MiB", "reserved MiB", "allocated MiB"
+    );
+    println!(
+        "{:<44} {x} {x} {x}",
+        "",
+        x = format!("{:>8} {:>8} {:>7}", "real", "vramfit", "err %")
+    );
+    for c in rows {
+        println!(
+            "{:<44} {} {} {}",
+            c.id,
+            cell(c.device),
+            cell(c.reserved),
+            cell(c.allocated)
+        );
+    }
+    println!("device used: {}", summary(rows, |c| c.device));
+    println!("reserved:    {}", summary(rows, |c| c.reserved));
+    println!("allocated:   {}", summary(rows, |c| c.allocated));
+    println!("CUDA context: {}", summary(rows, |c| c.context));
+}
+
+#[test]
+fn the_csv_reader_splits_quoted_fields_as_python_writes_them() {
+    assert_eq!(
+        split_csv(r#"a,"| FSDP | 5,762 | 82.4 |",b"#),
+        ["a", "| FSDP | 5,762 | 82.4 |", "b"]
+    );
+    assert_eq!(split_csv(r#""say ""hi""",,x"#), [r#"say "hi""#, "", "x"]);
+}
+
+#[test]
+fn every_real_gpu_run_is_estimated_and_compared() {
+    let runs = all_runs();
+    assert!(runs.len() >= 40, "only {} runs", runs.len());
+    let compared: Vec<Compared> = runs.iter().map(compare).collect();
+    for c in &compared {
+        assert!(
+            c.device.is_some() || c.reserved.is_some() || c.allocated.is_some(),
+            "{}: no measurement",
+            c.id
+        );
+    }
+    let exact: Vec<&Compared> = compared.iter().filter(|c| c.exact).collect();
+    let approx: Vec<&Compared> = compared.iter().filter(|c| !c.exact).collect();
+    print_table(
+        "Runs whose configuration vramfit represents exactly",
+        &exact,
+    );
+    print_table(
+        "Runs vramfit represents approximately (see notes in runs.csv; not asserted)",
+        &approx,
+    );
+
+    let devices: Vec<f64> = exact
+        .iter()
+        .filter_map(|c| c.device.map(Pair::error))
+        .collect();
+    println!(
+        "\ndevice used within the ±{:.0} % target: {} of {} exact runs",
+        100.0 * DEVICE_USED_TARGET,
+        devices
+            .iter()
+            .filter(|e| e.abs() <= DEVICE_USED_TARGET)
+            .count(),
+        devices.len()
+    );
+
+    let mut failures = Vec::new();
+    for c in &compared {
+        if let Some(p) = c.allocated
+            && p.error().abs() > MAX_ALLOCATED_ERROR
+        {
+            failures.push(format!("{} allocated {:+.1} %", c.id, 100.0 * p.error()));
+        }
+    }
+    for c in &exact {
+        if let (Some(p), Some(tolerance)) = (c.device, DEVICE_USED_TOLERANCE)
+            && p.error().abs() > tolerance
+        {
+            failures.push(format!("{} device used {:+.1} %", c.id, 100.0 * p.error()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_published_number_appears_in_its_quoted_line() {
+    // A transcription guard: the bytes in runs.csv are the quoted number
+    // in the unit the source printed (MiB as a whole number, or GiB with
+    // one decimal).
+    for run in read_runs(RUNS, &reference_dir()) {
+        let quote = run.get("quote");
+        for col in ["device_used_bytes", "reserved_bytes", "allocated_bytes"] {
+            let Some(bytes) = run.bytes(col) else {
+                continue;
+            };
+            let mib = bytes / (1u64 << 20) as f64;
+            let printed = [
+                format!("{mib:.0}"),
+                format!("{:.1}", bytes / (1u64 << 30) as f64),
+            ];
+            assert!(
+                printed.iter().any(|p| quote.contains(p.as_str())),
+                "{}: {col} reads {printed:?}, not in {quote:?}",
+                run.get("id")
+            );
+        }
+    }
+}

@@ -1,0 +1,350 @@
+"""Measures what training really uses on an NVIDIA GPU, for vramfit to be held to.
+
+Trains two steps of each configuration below (ResNet-50, MobileNetV2,
+BERT-base/large, GPT-2, a small Llama and a small Mixtral; fp32 and AMP
+bf16; AdamW foreach and fused; with and without
+`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`), each in a fresh
+process (the allocator reads its settings once, at start), and writes one CSV
+row per configuration with the same configuration columns as
+`tests/reference/real_gpu/runs.csv`, which `crates/vramfit-core/tests/real_gpu.rs`
+reads from `tests/reference/real_gpu/measured/`:
+
+    tests/gpu/memory_truth.sh                       # on the GPU machine
+    python tests/gpu/memory_truth.py --dry-run      # anywhere: CPU, tiny steps, temp dir
+
+Measured per row: `torch.cuda.max_memory_allocated()`,
+`max_memory_reserved()`, the device's NVML used before the process touched
+CUDA, after CUDA initialised (the context) and after the two steps (and this
+process's own NVML figure), a few `memory_stats()` fields, and the caching
+allocator's segments (`torch.cuda.memory_snapshot()`: count and sizes by
+pool). One configuration also saves `torch.cuda.memory._snapshot()` as a
+pickle (with the allocation history) for vramfit's snapshot overlay. The
+whole run keeps within a time budget (8 minutes by default); a configuration
+that would not fit in what is left is written as skipped.
+"""
+
+import argparse
+import csv
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_OUT = os.path.join(HERE, "..", "reference", "real_gpu", "measured")
+
+# The configuration columns of runs.csv, then what this script measures.
+CONFIG_COLUMNS = [
+    "id", "source", "source_url", "quote", "fidelity",
+    "gpu", "model", "batch", "seq", "image", "precision", "optimizer",
+    "optimizer_impl", "attention", "checkpointing", "grad_accum",
+    "strategy", "gpus_per_node", "nodes",
+    "torch_version", "cuda_version", "driver",
+    "device_used_bytes", "reserved_bytes", "allocated_bytes",
+    "context_used_bytes", "measured_when", "notes",
+]
+MEASURED_COLUMNS = [
+    "status", "allocator_conf", "gpu_name", "gpu_total_bytes", "cudnn_version",
+    "library", "nvml_device_used_idle_bytes", "nvml_device_used_after_bytes",
+    "nvml_process_used_after_bytes", "reserved_after_bytes", "active_peak_bytes",
+    "requested_peak_bytes", "inactive_split_peak_bytes", "reserved_large_peak_bytes",
+    "reserved_small_peak_bytes", "num_alloc_retries", "num_device_alloc",
+    "segments", "segments_large", "segments_small", "segment_bytes_largest",
+    "segment_sizes_mib", "snapshot_file", "seconds",
+]
+
+# vramfit GPU preset by a word of the CUDA device name (first match wins).
+GPU_PRESETS = [
+    ("H200", "h200"), ("H100 PCIe", "h100-pcie"), ("H100", "h100-sxm"),
+    ("A100-SXM4-80GB", "a100-80gb"), ("A100 80GB", "a100-80gb"), ("A100", "a100-40gb"),
+    ("L40S", "l40s"), ("L4", "l4"), ("A10", "a10"), ("V100", "v100-16gb"), ("T4", "t4"),
+    ("B200", "b200"), ("RTX 4090", "rtx-4090"), ("RTX 3090", "rtx-3090"), ("RTX 5090", "rtx-5090"),
+]
+
+EXPANDABLE = "expandable_segments:True"
+
+
+def configurations():
+    """Every configuration, most informative first (the budget may cut the tail).
+
+    Batch sizes are chosen to stress the allocator (activations of many sizes,
+    some above 1 GiB) while each step stays well under a second on an H200.
+    """
+    base = [
+        # name, model, batch, seq, image, precision, checkpointing
+        ("resnet50", 128, 0, 224, "fp32", "none"),
+        ("resnet50", 256, 0, 224, "amp-bf16", "none"),
+        ("mobilenet_v2", 256, 0, 224, "amp-bf16", "none"),
+        ("mobilenet_v2", 96, 0, 224, "fp32", "none"),
+        ("bert-base", 32, 512, 0, "fp32", "none"),
+        ("bert-large", 16, 512, 0, "amp-bf16", "none"),
+        ("gpt2", 16, 1024, 0, "amp-bf16", "none"),
+        ("gpt2", 8, 1024, 0, "fp32", "none"),
+        ("llama-small", 8, 2048, 0, "amp-bf16", "none"),
+        ("llama-small", 16, 2048, 0, "amp-bf16", "full"),
+        ("mixtral-small", 8, 1024, 0, "amp-bf16", "none"),
+        ("bert-large", 8, 512, 0, "fp32", "none"),
+    ]
+    out = []
+    for model, batch, seq, image, prec, ckpt in base:
+        for impl, conf in [("foreach", ""), ("fused", ""), ("foreach", EXPANDABLE)]:
+            out.append(dict(model=model, batch=batch, seq=seq, image=image, precision=prec,
+                            checkpointing=ckpt, optimizer_impl=impl, allocator_conf=conf))
+    # Most informative first: every model once, then the fused and expandable variants.
+    out.sort(key=lambda c: (c["optimizer_impl"] == "fused", c["allocator_conf"] != ""))
+    for c in out:
+        c["name"] = "{model}_b{batch}_{precision}_{checkpointing}_{optimizer_impl}{x}".format(
+            x="_expandable" if c["allocator_conf"] else "", **c)
+    return out
+
+
+# ----------------------------------------------------------------- child side
+
+def nvml():
+    """(device used, this process's used) in bytes, by pynvml or nvidia-smi; None when neither."""
+    pid = os.getpid()
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        index = int(os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0] or 0)
+        h = pynvml.nvmlDeviceGetHandleByIndex(index)
+        used = pynvml.nvmlDeviceGetMemoryInfo(h).used
+        mine = sum(p.usedGpuMemory or 0 for p in pynvml.nvmlDeviceGetComputeRunningProcesses(h)
+                   if p.pid == pid)
+        return used, mine
+    except Exception:  # noqa: BLE001 - pynvml absent or failing: fall back to nvidia-smi.
+        pass
+    try:
+        q = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits",
+                            "-i", "0"], capture_output=True, text=True, timeout=20).stdout
+        used = int(q.split()[0]) << 20
+        p = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory",
+                            "--format=csv,noheader,nounits"], capture_output=True, text=True,
+                           timeout=20).stdout
+        mine = sum(int(m) << 20 for line in p.splitlines() if line.strip()
+                   for q_pid, m in [line.split(",")] if int(q_pid) == pid)
+        return used, mine
+    except Exception:  # noqa: BLE001 - no NVML at all (CPU dry run).
+        return None, None
+
+
+def driver_version():
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=20).stdout.split()[0]
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def segments_summary(torch):
+    segs = torch.cuda.memory_snapshot()
+    sizes = sorted((s["total_size"] for s in segs), reverse=True)
+    pools = [s.get("segment_type", "") for s in segs]
+    return dict(
+        segments=len(segs),
+        segments_large=pools.count("large"),
+        segments_small=pools.count("small"),
+        segment_bytes_largest=sizes[0] if sizes else 0,
+        # Sizes in MiB, largest first, ";"-separated (at most 40 listed).
+        segment_sizes_mib=";".join(f"{s / 2**20:.0f}" for s in sizes[:40]),
+    )
+
+
+def child(cfg, dry_run, out_dir):
+    """Trains two steps of one configuration; returns the measured fields."""
+    sys.path.insert(0, HERE)
+    idle_used, _ = (None, None) if dry_run else nvml()
+    import torch
+
+    import truth_models
+
+    device = "cpu" if dry_run else "cuda"
+    row = {}
+    if not dry_run:
+        torch.zeros(1, device=device)
+        torch.cuda.synchronize()
+        ctx_used, _ = nvml()
+        if ctx_used is not None and idle_used is not None:
+            # The context, less the 2 MiB segment that held the one-element tensor.
+            row["context_used_bytes"] = ctx_used - idle_used - torch.cuda.memory_reserved()
+        snapshot = cfg.get("snapshot", False)
+        if snapshot:
+            torch.cuda.memory._record_memory_history(max_entries=200_000)
+    model, vramfit_id, inputs, loss_fn, library = truth_models.BUILDERS[cfg["model"]](
+        cfg, device, os.path.join(out_dir, "configs"))
+    model.to(device).train()
+    if cfg["checkpointing"] == "full":
+        model.gradient_checkpointing_enable()
+    fused = cfg["optimizer_impl"] == "fused"
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=not fused, fused=fused)
+    amp = cfg["precision"] == "amp-bf16"
+    for _ in range(1 if dry_run else 2):
+        opt.zero_grad(set_to_none=True)
+        batch = inputs()
+        with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=amp):
+            loss = loss_fn(model, batch)
+        loss.backward()
+        opt.step()
+        del batch, loss
+    row.update(model=vramfit_id, attention=truth_models.attention_of(model), library=library,
+               torch_version=torch.__version__)
+    if dry_run:
+        return row
+    torch.cuda.synchronize()
+    after_used, mine = nvml()
+    stats = torch.cuda.memory_stats()
+    props = torch.cuda.get_device_properties(0)
+    row.update(
+        allocated_bytes=torch.cuda.max_memory_allocated(),
+        reserved_bytes=torch.cuda.max_memory_reserved(),
+        reserved_after_bytes=torch.cuda.memory_reserved(),
+        nvml_device_used_idle_bytes=idle_used, nvml_device_used_after_bytes=after_used,
+        nvml_process_used_after_bytes=mine,
+        device_used_bytes=(after_used - idle_used) if None not in (after_used, idle_used) else "",
+        active_peak_bytes=stats.get("active_bytes.all.peak"),
+        requested_peak_bytes=stats.get("requested_bytes.all.peak"),
+        inactive_split_peak_bytes=stats.get("inactive_split_bytes.all.peak"),
+        reserved_large_peak_bytes=stats.get("reserved_bytes.large_pool.peak"),
+        reserved_small_peak_bytes=stats.get("reserved_bytes.small_pool.peak"),
+        num_alloc_retries=stats.get("num_alloc_retries"),
+        num_device_alloc=stats.get("num_device_alloc"),
+        gpu_name=props.name, gpu_total_bytes=props.total_memory,
+        cuda_version=torch.version.cuda or "", cudnn_version=torch.backends.cudnn.version() or "",
+        **segments_summary(torch),
+    )
+    if cfg.get("snapshot"):
+        import pickle
+
+        name = f"snapshot_{cfg['name']}.pickle"
+        with open(os.path.join(out_dir, name), "wb") as f:
+            pickle.dump(torch.cuda.memory._snapshot(), f)
+        torch.cuda.memory._record_memory_history(enabled=None)
+        row["snapshot_file"] = name
+    with open(os.path.join(out_dir, "memory_stats.jsonl"), "a") as f:
+        f.write(json.dumps({"id": cfg["name"], "memory_stats": stats}) + "\n")
+    return row
+
+
+# ---------------------------------------------------------------- parent side
+
+def dry_size(cfg):
+    """The dry run's tiny step: the real model, a batch of 2 and short inputs."""
+    return dict(cfg, batch=2, seq=min(cfg["seq"], 32) if cfg["seq"] else 0,
+                image=64 if cfg["image"] else 0, name=cfg["name"] + "_dry")
+
+
+def run_one(cfg, args, out_dir, timeout):
+    env = dict(os.environ)
+    for var in ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"):
+        env.pop(var, None)
+        if cfg["allocator_conf"]:
+            env[var] = cfg["allocator_conf"]
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", json.dumps(cfg), "--out", out_dir]
+    if args.dry_run:
+        cmd.append("--dry-run")
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    start = time.time()
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": f"skipped: over its {timeout:.0f} s time box"}, time.time() - start
+    lines = [l for l in p.stdout.splitlines() if l.startswith("RESULT ")]
+    if p.returncode != 0 or not lines:
+        tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"status": f"failed: {tail[:200]}"}, time.time() - start
+    return dict(json.loads(lines[-1][7:]), status="dry-run" if args.dry_run else "ok"), time.time() - start
+
+
+def gpu_preset(name):
+    return next((preset for word, preset in GPU_PRESETS if word in (name or "")), "")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--dry-run", action="store_true",
+                   help="no CUDA: build each model, one tiny CPU step, CSV to a temp dir")
+    p.add_argument("--out", help="output folder (default tests/reference/real_gpu/measured)")
+    p.add_argument("--budget-s", type=float, default=None,
+                   help="whole-run time budget in s (default 480 on a GPU, none in a dry run)")
+    p.add_argument("--box-s", type=float, default=None,
+                   help="time box of one configuration in s (default 75 on a GPU, 600 in a dry run)")
+    p.add_argument("--only", help="run only configurations whose name contains this")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    args = p.parse_args()
+
+    if args.child:
+        row = child(json.loads(args.child), args.dry_run, args.out)
+        print("RESULT " + json.dumps(row, default=str), flush=True)
+        return
+
+    out_dir = args.out or (tempfile.mkdtemp(prefix="memory_truth_") if args.dry_run else DEFAULT_OUT)
+    os.makedirs(out_dir, exist_ok=True)
+    configs = configurations()
+    if args.only:
+        configs = [c for c in configs if args.only in c["name"]]
+    if args.dry_run:
+        # Each model, optimizer path and checkpointing once (the allocator
+        # setting needs CUDA).
+        seen, kept = set(), []
+        for c in configs:
+            key = (c["model"], c["optimizer_impl"], c["checkpointing"])
+            if key not in seen and not c["allocator_conf"]:
+                seen.add(key)
+                kept.append(dry_size(c))
+        configs = kept
+    elif configs:
+        next(c for c in configs if c["model"] == "gpt2" or c is configs[-1])["snapshot"] = True
+
+    budget = args.budget_s or (float("inf") if args.dry_run else 480.0)
+    box = args.box_s or (600.0 if args.dry_run else 75.0)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    driver = "" if args.dry_run else driver_version()
+    rows, start = [], time.time()
+    for cfg in configs:
+        left = budget - (time.time() - start)
+        if left < 10:
+            result, secs = {"status": "skipped: whole-run budget spent"}, 0.0
+        else:
+            result, secs = run_one(cfg, args, out_dir, min(box, left))
+        print(f"{cfg['name']:<60} {result.get('status')} {secs:5.1f} s", flush=True)
+        gpu = gpu_preset(result.get("gpu_name"))
+        rows.append({
+            **{k: "" for k in CONFIG_COLUMNS + MEASURED_COLUMNS},
+            "id": cfg["name"],
+            "source": "memory_truth.py" + (" (dry run)" if args.dry_run else ""),
+            "source_url": "tests/gpu/memory_truth.py",
+            "quote": "", "fidelity": "exact", "gpu": gpu,
+            "batch": cfg["batch"], "seq": cfg["seq"], "image": cfg["image"],
+            "precision": cfg["precision"], "optimizer": "adamw",
+            "optimizer_impl": cfg["optimizer_impl"], "checkpointing": cfg["checkpointing"],
+            "grad_accum": 1, "strategy": "single", "gpus_per_node": 1, "nodes": 1,
+            "driver": driver, "allocator_conf": cfg["allocator_conf"],
+            "measured_when": "max_memory_*; NVML used after step 2 less before CUDA init",
+            "notes": ("two steps: zero_grad(set_to_none=True), forward (autocast bf16 when amp), "
+                      "backward, AdamW step; random inputs made on the GPU; "
+                      "cudnn.benchmark off; no torch.compile"),
+            **result, "seconds": f"{secs:.1f}",
+        })
+    gpu = next((r["gpu"] for r in rows if r["gpu"]), "gpu")
+    name = f"memory_truth_{'dry-run' if args.dry_run else gpu}_{stamp}.csv"
+    path = os.path.join(out_dir, name)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=CONFIG_COLUMNS + MEASURED_COLUMNS, lineterminator="\n",
+                           extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    ok = sum(r["status"] in ("ok", "dry-run") for r in rows)
+    failed = [r["id"] for r in rows if r["status"].startswith("failed")]
+    print(f"{ok}/{len(rows)} configurations measured in {time.time() - start:.0f} s -> {path}")
+    for f in failed:
+        print(f"failed: {f}")
+    # Skipped configurations (time box, budget) are expected; a failure is not.
+    sys.exit(1 if failed or ok == 0 else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,290 @@
+"""Writes `runs.csv`: published real-GPU memory measurements, one row per run.
+
+Hugging Face's and torchtitan's rows are transcribed below, each with the
+exact published line; milabench's rows are read from its scaling files
+(`config/scaling/<GPU>.yaml`, "observations") in a milabench git directory,
+with the library versions pinned at the commit that last changed each file:
+
+    python build_runs.py --milabench /path/to/milabench/.git > runs.csv
+
+Only the standard library and PyYAML are needed. The README in this folder
+says what each source measured and what vramfit cannot reproduce from it.
+"""
+
+import argparse
+import csv
+import subprocess
+import sys
+
+import yaml
+
+MIB = 1 << 20
+GIB = 1 << 30
+
+COLUMNS = [
+    "id", "source", "source_url", "quote", "fidelity",
+    "gpu", "model", "batch", "seq", "image", "precision", "optimizer",
+    "optimizer_impl", "attention", "checkpointing", "grad_accum",
+    "strategy", "gpus_per_node", "nodes",
+    "torch_version", "cuda_version", "driver",
+    "device_used_bytes", "reserved_bytes", "allocated_bytes",
+    "context_used_bytes", "measured_when", "notes",
+]
+
+# --- Hugging Face, "Efficient Training on a Single GPU" (January 2022) -----
+HF_URL = (
+    "https://github.com/huggingface/transformers/blob/"
+    "6019817d4a6489e5d03af5d04948114e835bcdfb/docs/source/perf_train_gpu_one.mdx"
+)
+HF_COMMON = dict(
+    source="hf-perf-train-gpu-one",
+    source_url=HF_URL,
+    fidelity="exact",
+    gpu="v100-16gb",
+    model="bert-large",
+    seq=512,
+    image=0,
+    attention="eager",
+    strategy="single",
+    gpus_per_node=1,
+    nodes=1,
+    torch_version="",
+    cuda_version="",
+    driver="460.91.03",
+    reserved_bytes="",
+    allocated_bytes="",
+    # "torch.ones((1, 1)).to("cuda")" then NVML used: "GPU memory occupied: 1343 MB."
+    context_used_bytes=1343 * MIB,
+    measured_when="nvml-used-after-train",
+)
+HF_NOTE = (
+    "Trainer on BertForSequenceClassification (bert-large-uncased; 2 labels); "
+    "NVML used (info.used//1024**2; printed as MB; these are MiB) read once after "
+    "trainer.train() returned (128 optimizer steps of 512 random sequences); the "
+    "caching allocator still holds its segments and the optimizer state. "
+    "V100-SXM2 16160 MiB; driver 460.91.03 (nvidia-smi: CUDA Version 11.2; "
+    "the toolkit torch was built with is not stated); torch and transformers "
+    "versions not stated (nvidia-smi dated 2022-01-11). "
+    "The guide's --optim choices (adamw_hf, adamw_torch, adamw_apex_fused, adafactor) are exactly "
+    "transformers 4.16's OptimizerNames (inferred; the version is not stated); in 4.16.2's "
+    "trainer.py the default is adamw_hf (transformers.AdamW, a loop over parameters), gradients "
+    "are zeroed with model.zero_grad() (kept as zeros, not freed: set_to_none defaulted to False "
+    "before torch 2.0) and nothing empties the allocator's cache after training. "
+    "Attention: BERT had only its eager implementation then. "
+    "The model was loaded before training (NVML 2631 MB with weights)."
+)
+# (id suffix, batch, grad_accum, checkpointing, precision, optimizer, impl, quote, MiB, extra note)
+HF_RUNS = [
+    ("vanilla", 4, 1, "none", "fp32", "adamw", "loop", "GPU memory occupied: 14949 MB.", 14949, ""),
+    ("ga4", 1, 4, "none", "fp32", "adamw", "loop", "GPU memory occupied: 8681 MB.", 8681, ""),
+    ("ga4-ckpt", 1, 4, "full", "fp32", "adamw", "loop", "GPU memory occupied: 6775 MB.", 6775,
+     "gradient_checkpointing=True (every BertLayer)."),
+    ("fp16", 4, 1, "none", "amp-fp16", "adamw", "loop", "GPU memory occupied: 13939 MB.", 13939,
+     "fp16=True: torch.cuda.amp autocast + GradScaler (fp32 weights)."),
+    ("ga4-ckpt-fp16", 1, 4, "full", "amp-fp16", "adamw", "loop", "GPU memory occupied: 7275 MB.", 7275,
+     "fp16=True: torch.cuda.amp autocast + GradScaler."),
+    ("adafactor", 4, 1, "none", "fp32", "adafactor", "loop", "GPU memory occupied: 12295 MB.", 12295,
+     "optim=adafactor: transformers.Adafactor (factored second moment; no first moment)."),
+    ("ga4-ckpt-fp16-adafactor", 1, 4, "full", "amp-fp16", "adafactor", "loop",
+     "GPU memory occupied: 4847 MB.", 4847, "optim=adafactor."),
+    ("adam8bit", 4, 1, "none", "fp32", "adamw-8bit", "loop", "GPU memory occupied: 13085 MB.", 13085,
+     "bnb.optim.Adam8bit passed to the Trainer (two parameter groups; weight decay on all but "
+     "bias and LayerNorm); same state as AdamW8bit."),
+    ("ga4-ckpt-fp16-adam8bit", 1, 4, "full", "amp-fp16", "adamw-8bit", "loop",
+     "GPU memory occupied: 5363 MB.", 5363, "bnb.optim.Adam8bit."),
+]
+
+
+def hf_rows():
+    for suffix, batch, ga, ckpt, prec, opt, impl, quote, mib, extra in HF_RUNS:
+        yield dict(
+            HF_COMMON,
+            id=f"hf-bert-large-{suffix}",
+            quote=quote,
+            batch=batch,
+            grad_accum=ga,
+            checkpointing=ckpt,
+            precision=prec,
+            optimizer=opt,
+            optimizer_impl=impl,
+            device_used_bytes=mib * MIB,
+            notes=(HF_NOTE + " " + extra).strip(),
+        )
+
+
+# --- torchtitan, benchmarks/llama3_h100_202412_torchtitan.md --------------
+TT_URL = (
+    "https://github.com/pytorch/torchtitan/blob/"
+    "820504e20d1149fbf0b98c567af24c4b0433b22d/benchmarks/llama3_h100_202412_torchtitan.md"
+)
+TT_NOTE = (
+    "Memory(GiB) is torchtitan's logged max_reserved (torch.cuda.memory_stats() "
+    "reserved_bytes.all.peak; torchtitan/metrics.py at 9dec370), read at step 90; the "
+    "table gives one decimal (+-0.05 GiB). torch 1963fc8 (2024-12-23 nightly), torchtitan "
+    "9dec370. H100 with 96 GB HBM2e (Grand Teton), no vramfit preset of that size: the "
+    "80 GB h100-sxm stands in (reserved does not depend on the capacity here). "
+    "seq_len 8192 and AdamW (foreach; fused off by default) are the defaults of "
+    "train_configs/llama3_8b.toml at 9dec370; the table does not state them. "
+    "FSDP2 with bf16 parameters for compute and fp32 reduction (torchtitan's defaults), "
+    "SDPA attention. Selective AC here is torchtitan's per-op policy ('op': keep the "
+    "outputs of every other matmul and of SDPA), not Megatron's selective recompute that "
+    "vramfit models: approximate."
+)
+TT_COMMON = dict(
+    source="torchtitan-llama3-h100-202412",
+    source_url=TT_URL,
+    fidelity="approx",
+    gpu="h100-sxm",
+    model="llama-3.1-8b",
+    batch=2,
+    seq=8192,
+    image=0,
+    precision="amp-bf16",
+    optimizer="adamw",
+    optimizer_impl="foreach",
+    attention="sdpa",
+    checkpointing="selective",
+    grad_accum=1,
+    strategy="fsdp-full",
+    torch_version="2.6.0.dev20241223 (1963fc8)",
+    cuda_version="",
+    driver="",
+    device_used_bytes="",
+    allocated_bytes="",
+    context_used_bytes="",
+    measured_when="max-reserved-step-90",
+    notes=TT_NOTE,
+)
+TT_RUNS = [
+    ("tt-llama3.1-8b-fsdp8", 8, 1, "| FSDP | 5,762 | 82.4 |", 82.4,
+     "Table 1: 8 GPUs; local batch 2; global batch 16."),
+    ("tt-llama3.1-8b-fsdp128", 8, 16, "| FSDP | 5,605 | 67.0 |", 67.0,
+     "Table 3: 128 GPUs; local batch 2; global batch 256."),
+]
+
+
+def torchtitan_rows():
+    for rid, per_node, nodes, quote, gib, extra in TT_RUNS:
+        yield dict(
+            TT_COMMON,
+            id=rid,
+            quote=quote,
+            gpus_per_node=per_node,
+            nodes=nodes,
+            reserved_bytes=round(gib * GIB),
+            notes=TT_NOTE + " " + extra,
+        )
+
+
+# --- milabench, config/scaling/<GPU>.yaml ---------------------------------
+# (scaling file, vramfit GPU preset, what the preset stands for)
+MILABENCH_GPUS = [
+    ("H100", "h100-sxm", "H100 80 GB (SXM or PCIe not stated; both presets model the same memory)"),
+    ("H200", "h200", "H200 141 GB"),
+    ("L40S", "l40s", "L40S 48 GB"),
+]
+MILABENCH_BENCHES = {
+    # milabench name: (vramfit model, seq, image, requirements file, note)
+    "resnet50": (
+        "resnet50", 0, 224, "benchmarks/torchvision/requirements.cuda.txt",
+        "benchmarks/torchvision/main.py: torchvision resnet50; channels_last; SGD (lr only: "
+        "no momentum); --precision tf32-fp16 = autocast(fp16) + GradScaler, the input batch "
+        "cast to fp16; FakeImageNet 224x224 via the pytorch DataLoader (pin_memory); "
+        "optimizer.zero_grad() each step.",
+    ),
+    "t5": (
+        "t5-small", 1024, 0, "benchmarks/huggingface/requirements.cuda.txt",
+        "benchmarks/huggingface: AutoModelForSeq2SeqLM.from_config(t5-small) (fp32 weights); "
+        "input_ids and labels of 1024 tokens; torch.optim.Adam; --precision tf32-fp16 = "
+        "autocast(fp16) + GradScaler; no zero_grad (gradients accumulate in place).",
+    ),
+}
+MILABENCH_NOTE = (
+    "milabench scaling observation: 'memory' is the maximum over the run of the device's "
+    "NVML memory used, as voir's GPU monitor polls it (milabench/sizer.py push_observation: "
+    "max_usage). Versions are the pins at the commit that last changed the scaling file."
+)
+
+
+def git(repo, *args):
+    return subprocess.run(
+        ["git", "--git-dir", repo, *args], check=True, capture_output=True, text=True
+    ).stdout
+
+
+def pinned(requirements, name):
+    for line in requirements.splitlines():
+        if line.startswith(name + "=="):
+            return line.split("==", 1)[1].strip()
+    return ""
+
+
+def milabench_rows(repo):
+    for fname, gpu, gpu_note in MILABENCH_GPUS:
+        path = f"config/scaling/{fname}.yaml"
+        commit = git(repo, "log", "-1", "--format=%H", "--", path).strip()
+        data = yaml.safe_load(git(repo, "show", f"{commit}:{path}"))
+        for bench, (model, seq, image, reqs, bench_note) in MILABENCH_BENCHES.items():
+            requirements = git(repo, "show", f"{commit}:{reqs}")
+            torch_version = pinned(requirements, "torch")
+            cuda = pinned(requirements, "nvidia-cuda-runtime-cu12")
+            transformers = pinned(requirements, "transformers")
+            pins = f" transformers {transformers} (pinned)." if transformers else ""
+            obs = (data.get(bench) or {}).get("observations", [])
+            # One row per batch size: runs that differ only in CPU count read
+            # the same memory; keep the 8-CPU one where there is one.
+            by_batch = {}
+            for o in obs:
+                b = o["batch_size"]
+                if b not in by_batch or o.get("cpu") == 8:
+                    by_batch[b] = o
+            for b, o in sorted(by_batch.items()):
+                mib = int(str(o["memory"]).split()[0])
+                quote = (
+                    f"- {{batch_size: {b}, cpu: {o['cpu']}, memory: {o['memory']}, "
+                    f"perf: {o['perf']}, time: {o['time']}}}"
+                )
+                yield dict(
+                    id=f"milabench-{fname.lower()}-{bench}-b{b}",
+                    source=f"milabench-scaling-{fname}",
+                    source_url=f"https://github.com/mila-iqia/milabench/blob/{commit}/{path}",
+                    quote=quote,
+                    fidelity="exact",
+                    gpu=gpu,
+                    model=model,
+                    batch=b,
+                    seq=seq,
+                    image=image,
+                    precision="amp-fp16",
+                    optimizer="sgd" if bench == "resnet50" else "adam",
+                    optimizer_impl="foreach",
+                    attention="none" if bench == "resnet50" else "eager",
+                    checkpointing="none",
+                    grad_accum=1,
+                    strategy="single",
+                    gpus_per_node=1,
+                    nodes=1,
+                    torch_version=torch_version,
+                    cuda_version=cuda,
+                    driver="",
+                    device_used_bytes=mib * MIB,
+                    reserved_bytes="",
+                    allocated_bytes="",
+                    context_used_bytes="",
+                    measured_when="nvml-used-max-over-run",
+                    notes=f"{MILABENCH_NOTE} {bench_note} GPU: {gpu_note}.{pins}",
+                )
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--milabench", required=True, help="a milabench git directory")
+    args = p.parse_args()
+    w = csv.DictWriter(sys.stdout, fieldnames=COLUMNS, lineterminator="\n")
+    w.writeheader()
+    for row in [*hf_rows(), *torchtitan_rows(), *milabench_rows(args.milabench)]:
+        w.writerow(row)
+
+
+if __name__ == "__main__":
+    main()
