@@ -222,3 +222,30 @@ fn a_measurement_that_matches_the_simulation_shows_no_difference() {
         ["alloc_retries", "reserved_above_allocated", "peak_reserved"]
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Corrupting a real snapshot anywhere gives a measurement or an error
+    /// with a message, never a panic, and a measurement keeps its invariants.
+    #[test]
+    fn a_corrupted_snapshot_never_panics(
+        edits in proptest::collection::vec((0usize..495_064, proptest::prelude::any::<u8>()), 1..8),
+        cut in 1usize..495_064,
+    ) {
+        let mut data = read(CS336);
+        let len = data.len();
+        for (at, byte) in edits {
+            data[at % len] = byte;
+        }
+        data.truncate(cut.max(1));
+        match measured::read(&data) {
+            Ok(m) => {
+                proptest::prop_assert!(m.timeline.len() <= measured::MAX_TIMELINE_POINTS);
+                let top = m.timeline.iter().map(|p| p.allocated_bytes).max();
+                proptest::prop_assert!(top.is_none_or(|t| t == m.peak_allocated_bytes));
+            }
+            Err(e) => proptest::prop_assert!(!e.to_string().is_empty()),
+        }
+    }
+}

@@ -52,18 +52,26 @@ pub struct Pickle {
 /// The deepest nesting of `MARK`s accepted: a snapshot nests about six deep.
 pub const MAX_MARK_DEPTH: usize = 256;
 
+/// How many of a dict's items [`Pickle::get`] looks at.
+pub const MAX_DICT_SCAN: usize = 64;
+
 impl Pickle {
     /// The value at `id` (`Node::None` for an id from another pickle).
     pub fn node(&self, id: NodeId) -> &Node {
         self.nodes.get(id.0 as usize).unwrap_or(&Node::None)
     }
 
-    /// The value of `key` in the dict at `id`, where the key is a string.
+    /// The value of `key` in the dict at `id`, where the key is a string,
+    /// looked for among the dict's last [`MAX_DICT_SCAN`] items (the last
+    /// one set wins, as in Python): a snapshot's dicts have a dozen keys,
+    /// and a forged dict of millions, shared by every entry of a list,
+    /// cannot make the lookups quadratic.
     pub fn get(&self, id: NodeId, key: &str) -> Option<NodeId> {
         match self.node(id) {
             Node::Dict(items) => items
                 .iter()
                 .rev()
+                .take(MAX_DICT_SCAN)
                 .find(|(k, _)| matches!(self.node(*k), Node::Str(s) if s == key))
                 .map(|&(_, v)| v),
             _ => None,
@@ -134,11 +142,6 @@ struct Reader<'a> {
     marks: usize,
     memo: Vec<Option<NodeId>>,
 }
-
-/// The largest memo index accepted: a memo entry is written per stored
-/// value, so the input's length bounds it; this caps the table a forged
-/// `LONG_BINPUT` could make us allocate.
-const MAX_MEMO: usize = 1 << 26;
 
 impl Reader<'_> {
     fn take(&mut self, n: usize) -> Result<&[u8], MeasuredError> {
@@ -256,9 +259,13 @@ impl Reader<'_> {
         }
     }
 
+    /// Remembers the top of the stack at `index`. Python's pickler numbers
+    /// memo entries in order (`len(self.memo)`), once per value, so an index
+    /// beyond the values read so far is refused: a forged `LONG_BINPUT`
+    /// cannot make the table larger than the values themselves.
     fn memo_put(&mut self, index: usize, at: usize) -> Result<(), MeasuredError> {
-        if index > MAX_MEMO {
-            return Err(self.malformed(at, "memo index too large"));
+        if index > self.nodes.len() {
+            return Err(self.malformed(at, "memo index beyond the values read"));
         }
         let id = self.top(at)?;
         if self.memo.len() <= index {
