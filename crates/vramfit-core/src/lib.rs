@@ -23,6 +23,7 @@ pub mod export;
 pub mod gpus;
 pub mod graph;
 pub mod hf;
+pub mod measured;
 pub mod models;
 pub mod nn;
 mod nn_moe;

@@ -117,6 +117,10 @@ pub struct Estimate {
     pub peak_allocated_bytes: Bytes,
     /// What `torch.cuda.max_memory_reserved()` reports (caching-allocator segments).
     pub peak_reserved_bytes: Bytes,
+    /// The caching-allocator model's segments by pool and size (compared
+    /// with a measured snapshot's; not part of the JSON report).
+    #[serde(skip)]
+    pub segments: crate::simulate::allocator::Segments,
     /// What nvidia-smi shows: reserved (cuBLAS workspaces included) + CUDA context.
     pub device_used_bytes: Bytes,
     /// `device_used_bytes` widened by how far published real-GPU runs of
