@@ -25,6 +25,7 @@ pub mod graph;
 pub mod hf;
 pub mod models;
 pub mod nn;
+pub mod nn_cnn;
 mod nn_moe;
 mod nn_transformer;
 pub mod overheads;
