@@ -37,6 +37,13 @@ pub fn lower(b: &mut Builder, c: &ConvNextSpec, image: u64) -> Result<(), Error>
     for &d in &c.dims {
         super::check_dimension("ConvNeXt channels", d, super::MAX_WIDTH)?;
     }
+    // torchvision's `stochastic_depth` refuses a probability outside [0, 1].
+    if !(0.0..=1.0).contains(&c.stochastic_depth) {
+        return Err(Error::InvalidModel(format!(
+            "ConvNeXt's stochastic depth probability must be within 0 and 1, got {}",
+            c.stochastic_depth
+        )));
+    }
     let (x, labels) = image_input(b, image);
     b.layer("features.0");
     let mut stem = Conv::new(3, c.dims[0], 4, 4, 0);
@@ -116,4 +123,49 @@ fn presets() -> Vec<ModelPreset> {
             classes: 1000,
         }),
     )]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TrainConfig;
+    use crate::error::Inapplicable;
+
+    fn tiny() -> ConvNextSpec {
+        match presets().first().map(|p| p.spec.clone()) {
+            Some(ModelSpec::ConvNext(c)) => c,
+            other => panic!("not a ConvNeXt: {other:?}"),
+        }
+    }
+
+    fn lower_at(c: ConvNextSpec, image: u64) -> Result<crate::graph::Graph, Error> {
+        ModelSpec::ConvNext(c).lower(&TrainConfig {
+            image,
+            ..TrainConfig::default()
+        })
+    }
+
+    #[test]
+    fn an_image_the_downsampling_shrinks_to_nothing_is_refused() {
+        // 4× stem, then three 2× downsamplings: 32 px is the least that leaves a pixel.
+        assert!(lower_at(tiny(), 32).is_ok());
+        assert!(matches!(
+            lower_at(tiny(), 16),
+            Err(Error::NotApplicable(Inapplicable::ImageTooSmall { .. }))
+        ));
+    }
+
+    #[test]
+    fn a_stochastic_depth_outside_zero_to_one_is_refused() {
+        for p in [-0.1, 1.5, f64::NAN] {
+            let c = ConvNextSpec {
+                stochastic_depth: p,
+                ..tiny()
+            };
+            assert!(
+                matches!(lower_at(c, 64), Err(Error::InvalidModel(_))),
+                "{p}"
+            );
+        }
+    }
 }

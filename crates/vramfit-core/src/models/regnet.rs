@@ -59,6 +59,11 @@ pub fn lower(b: &mut Builder, r: &RegNetSpec, image: u64) -> Result<(), Error> {
             )));
         }
     }
+    if let Some(r) = r.se_ratio.filter(|r| !(r.is_finite() && *r > 0.0)) {
+        return Err(Error::InvalidModel(format!(
+            "a RegNet's squeeze-excitation ratio must be above 0, got {r}"
+        )));
+    }
     let (x, labels) = image_input(b, image);
     b.layer("stem");
     let stem = Conv::new(3, STEM, 3, 2, 1);
@@ -179,4 +184,59 @@ fn presets() -> Vec<ModelPreset> {
             Some(0.25),
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TrainConfig;
+
+    fn y400() -> RegNetSpec {
+        match presets().get(1).map(|p| p.spec.clone()) {
+            Some(ModelSpec::RegNet(r)) => r,
+            other => panic!("not a RegNet: {other:?}"),
+        }
+    }
+
+    fn lower_spec(r: RegNetSpec) -> Result<crate::graph::Graph, Error> {
+        ModelSpec::RegNet(r).lower(&TrainConfig {
+            image: 64,
+            ..TrainConfig::default()
+        })
+    }
+
+    #[test]
+    fn stage_lists_of_different_lengths_are_refused() {
+        assert!(lower_spec(y400()).is_ok());
+        let r = RegNetSpec {
+            widths: vec![48, 104, 208],
+            ..y400()
+        };
+        assert!(matches!(lower_spec(r), Err(Error::InvalidModel(_))));
+    }
+
+    #[test]
+    fn a_width_not_split_into_whole_groups_is_refused() {
+        for group_widths in [vec![8, 8, 8, 0], vec![8, 8, 8, 48]] {
+            let r = RegNetSpec {
+                group_widths,
+                ..y400()
+            };
+            assert!(matches!(lower_spec(r), Err(Error::InvalidModel(_))));
+        }
+    }
+
+    #[test]
+    fn a_squeeze_ratio_that_is_not_positive_is_refused() {
+        for ratio in [0.0, -0.25, f64::NAN] {
+            let r = RegNetSpec {
+                se_ratio: Some(ratio),
+                ..y400()
+            };
+            assert!(
+                matches!(lower_spec(r), Err(Error::InvalidModel(_))),
+                "{ratio}"
+            );
+        }
+    }
 }
