@@ -156,6 +156,28 @@ mod tests {
     }
 
     #[test]
+    fn pruning_is_refused_as_not_modelled() {
+        let prune = [
+            TrainConfig {
+                keep_mlp: 0.5,
+                ..TrainConfig::default()
+            },
+            TrainConfig {
+                keep_conv: 0.5,
+                ..TrainConfig::default()
+            },
+        ];
+        for cfg in prune {
+            assert!(matches!(
+                ModelSpec::ConvNext(tiny()).lower(&cfg),
+                Err(Error::NotApplicable(Inapplicable::PruneNotModelled {
+                    model: "ConvNeXt"
+                }))
+            ));
+        }
+    }
+
+    #[test]
     fn a_stochastic_depth_outside_zero_to_one_is_refused() {
         for p in [-0.1, 1.5, f64::NAN] {
             let c = ConvNextSpec {

@@ -225,15 +225,28 @@ impl ModelSpec {
             self,
             ModelSpec::ResNet(_) | ModelSpec::Vgg(_) | ModelSpec::MobileNetV2(_)
         );
-        // The later CNNs take no channel pruning (keep-conv) either.
-        let later_cnn = matches!(
-            self,
-            ModelSpec::MobileNetV3(_)
-                | ModelSpec::EfficientNet(_)
-                | ModelSpec::ConvNext(_)
-                | ModelSpec::RegNet(_)
-        );
-        if (cfg.keep_attention < 1.0 || cfg.keep_mlp < 1.0) && (cnn || later_cnn) {
+        // The later CNNs' pruned shapes are not modelled.
+        let unpruned = match self {
+            ModelSpec::MobileNetV3(_) => Some("MobileNetV3"),
+            ModelSpec::EfficientNet(_) => Some("EfficientNet"),
+            ModelSpec::ConvNext(_) => Some("ConvNeXt"),
+            ModelSpec::RegNet(_) => Some("RegNet"),
+            ModelSpec::Transformer(_)
+            | ModelSpec::ResNet(_)
+            | ModelSpec::Vgg(_)
+            | ModelSpec::MobileNetV2(_)
+            | ModelSpec::Vit(_)
+            | ModelSpec::T5(_)
+            | ModelSpec::Mlp(_) => None,
+        };
+        if let Some(model) = unpruned
+            && (cfg.keep_attention < 1.0 || cfg.keep_mlp < 1.0 || cfg.keep_conv < 1.0)
+        {
+            return Err(Error::NotApplicable(Inapplicable::PruneNotModelled {
+                model,
+            }));
+        }
+        if (cfg.keep_attention < 1.0 || cfg.keep_mlp < 1.0) && cnn {
             return Err(Error::NotApplicable(Inapplicable::PruneCnn));
         }
         if cfg.keep_conv < 1.0 && !cnn {
