@@ -36,6 +36,11 @@ pub fn lower(b: &mut Builder, c: &ConvNextSpec, image: u64) -> Result<(), Error>
     super::check_dimension("ConvNeXt classes", c.classes, super::MAX_WIDTH)?;
     for &d in &c.dims {
         super::check_dimension("ConvNeXt channels", d, super::MAX_WIDTH)?;
+        super::check_elements("a ConvNeXt block's MLP weight (4 × channels²)", &[4, d, d])?;
+        super::check_elements(
+            "a ConvNeXt block's MLP activation per sample (4 × channels × side²)",
+            &[4, d, image / 4, image / 4],
+        )?;
     }
     // torchvision's `stochastic_depth` refuses a probability outside [0, 1].
     if !(0.0..=1.0).contains(&c.stochastic_depth) {
@@ -153,6 +158,15 @@ mod tests {
             lower_at(tiny(), 16),
             Err(Error::NotApplicable(Inapplicable::ImageTooSmall { .. }))
         ));
+    }
+
+    #[test]
+    fn channels_whose_weights_overflow_are_refused() {
+        let c = ConvNextSpec {
+            dims: [96, 96, 96, crate::models::MAX_WIDTH],
+            ..tiny()
+        };
+        assert!(matches!(lower_at(c, 64), Err(Error::TooLarge { .. })));
     }
 
     #[test]

@@ -53,6 +53,11 @@ pub fn lower(b: &mut Builder, r: &RegNetSpec, image: u64) -> Result<(), Error> {
     super::check_dimension("RegNet classes", r.classes, super::MAX_WIDTH)?;
     for (&w, &g) in r.widths.iter().zip(&r.group_widths) {
         super::check_dimension("RegNet widths", w, super::MAX_WIDTH)?;
+        super::check_elements("a RegNet 1×1 conv's weight (width²)", &[w, w])?;
+        super::check_elements(
+            "a RegNet activation per sample (width × side²)",
+            &[w, image / 2, image / 2],
+        )?;
         if g == 0 || w % g != 0 {
             return Err(Error::InvalidModel(format!(
                 "a RegNet stage's width ({w}) must be a multiple of its group width ({g})"
@@ -203,6 +208,15 @@ mod tests {
             image: 64,
             ..TrainConfig::default()
         })
+    }
+
+    #[test]
+    fn widths_whose_weights_overflow_are_refused() {
+        let r = RegNetSpec {
+            widths: vec![48, 104, 208, crate::models::MAX_WIDTH],
+            ..y400()
+        };
+        assert!(matches!(lower_spec(r), Err(Error::TooLarge { .. })));
     }
 
     #[test]
