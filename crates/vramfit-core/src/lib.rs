@@ -26,6 +26,7 @@ pub mod hf;
 pub mod measured;
 pub mod models;
 pub mod nn;
+pub mod nn_cnn;
 mod nn_moe;
 mod nn_transformer;
 pub mod overheads;

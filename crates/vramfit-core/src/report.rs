@@ -216,6 +216,10 @@ pub fn beyond_trained_context(spec: &ModelSpec, cfg: &TrainConfig) -> Option<u64
         | ModelSpec::ResNet(_)
         | ModelSpec::Vgg(_)
         | ModelSpec::MobileNetV2(_)
+        | ModelSpec::MobileNetV3(_)
+        | ModelSpec::EfficientNet(_)
+        | ModelSpec::ConvNext(_)
+        | ModelSpec::RegNet(_)
         | ModelSpec::Vit(_)
         | ModelSpec::Mlp(_) => None,
     }
@@ -235,6 +239,10 @@ pub(crate) fn rank_note(cfg: &TrainConfig, spec: &ModelSpec) -> Option<RankNote>
         | ModelSpec::ResNet(_)
         | ModelSpec::Vgg(_)
         | ModelSpec::MobileNetV2(_)
+        | ModelSpec::MobileNetV3(_)
+        | ModelSpec::EfficientNet(_)
+        | ModelSpec::ConvNext(_)
+        | ModelSpec::RegNet(_)
         | ModelSpec::Vit(_)
         | ModelSpec::Mlp(_) => return None,
     };

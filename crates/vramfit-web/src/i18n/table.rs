@@ -200,6 +200,7 @@ table! {
     NaSequenceParallel => "Sequence parallelism needs a decoder and a sequence length divisible by tp = {0}.", "序列并行需要解码器模型，且序列长度能被 tp = {0} 整除。";
     NaSequenceTooLong => "Sequence length {0} exceeds this model's {1} learned positions.", "序列长度 {0} 超过了此模型的 {1} 个位置编码。";
     NaVitImage => "This ViT's position embedding is fixed to {0}×{0} images; got {1}.", "此 ViT 的位置编码固定为 {0}×{0} 的图像，而输入为 {1}。";
+    NaPruneNotModelled => "Pruning is not modelled for {0}: leave every kept fraction at 1.", "{0} 的剪枝尚未建模：请把各保留比例都设为 1。";
     NaImageTooSmall => "The image is too small for {0}: a feature map shrinks to zero.", "图像对 {0} 来说太小：特征图会缩小到零。";
     NaModelParallelGpus => "tp × pp = {0} must divide the {1} GPUs (GPUs per node × nodes).", "tp × pp = {0} 必须能整除 GPU 总数 {1}（每节点 GPU 数 × 节点数）。";
     NaExpertParallelGpus => "tp × ep × pp = {0} must divide the {1} GPUs (GPUs per node × nodes).", "tp × ep × pp = {0} 必须能整除 GPU 总数 {1}（每节点 GPU 数 × 节点数）。";
