@@ -8,6 +8,9 @@
 # Then the same for the benchmark module (crates/vramfit-bench-web, wgpu on
 # WebGPU) into $DIST/bench/: the page imports it only when the Benchmark tab
 # opens, so it is sized separately and not part of the first-load budget.
+# And the measurement reader (crates/vramfit-measured-web) into $DIST/measured/,
+# run by www/measured-worker.js in a Web Worker only when a file is chosen in
+# "Compare with a measurement": sized separately, not part of the first load.
 # Installs what it needs when missing: the wasm32 target, wasm-bindgen-cli at
 # the version pinned in Cargo.toml, and binaryen (wasm-opt) from www/package-lock.json.
 #
@@ -39,6 +42,10 @@ BENCH_CRATE=vramfit-bench-web
 BENCH_NAME=vramfit_bench_web
 # A cdylib: the file name has underscores.
 BENCH_WASM_IN="${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE_DIR/$BENCH_NAME.wasm"
+# The measurement reader's module (a cdylib too), loaded by its worker.
+MEASURED_CRATE=vramfit-measured-web
+MEASURED_NAME=vramfit_measured_web
+MEASURED_WASM_IN="${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE_DIR/$MEASURED_NAME.wasm"
 # Must equal the `wasm-bindgen = "=…"` pin in the workspace Cargo.toml.
 WASM_BINDGEN_VERSION=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)"$/\1/p' Cargo.toml)
 
@@ -68,7 +75,7 @@ echo "$(wasm-bindgen --version), $("$WASM_OPT" --version), $(rustc --version)"
 BENCH=1
 [ "$PROFILE" = dev ] && BENCH=0
 step "Compiling $CRATE (and $BENCH_CRATE unless dev) for $TARGET (profile $PROFILE)"
-cargo build --profile "$PROFILE" --target "$TARGET" -p "$CRATE"
+cargo build --profile "$PROFILE" --target "$TARGET" -p "$CRATE" -p "$MEASURED_CRATE"
 [ "$BENCH" = 1 ] && cargo build --profile "$PROFILE" --target "$TARGET" -p "$BENCH_CRATE"
 
 rm -rf "$DIST"
@@ -104,6 +111,9 @@ if [ "$BENCH" = 1 ]; then
   bindgen "$BENCH_WASM_IN" "$DIST/bench" "$BENCH_NAME" opt
 fi
 
+step "Measurement reader into $DIST/measured/ (loaded by its worker when a file is chosen)"
+bindgen "$MEASURED_WASM_IN" "$DIST/measured" "$MEASURED_NAME" "$([ "$PROFILE" != dev ] && echo opt)"
+
 step "Copying page assets"
 BASE_URL=${PUBLIC_BASE_URL:-}
 # The value lands in HTML attributes: only a plain http(s) URL ending in / is accepted.
@@ -114,7 +124,7 @@ fi
 for f in index.html embed.html demo.html bench.html; do
   sed "s|{{BASE_URL}}|$BASE_URL|g" "www/$f" >"$DIST/$f"
 done
-cp www/style.css www/demo.css www/noscript.css www/favicon.svg www/boot.js www/early.js www/nomodule.js www/embed.js "$DIST/"
+cp www/style.css www/demo.css www/noscript.css www/favicon.svg www/boot.js www/early.js www/nomodule.js www/embed.js www/measured-worker.js "$DIST/"
 step "Rendering the default page into $DIST/index.html (vramfit-prerender, native)"
 cargo run --quiet --locked -p vramfit-web --features prerender --bin vramfit-prerender -- "$DIST/index.html"
 if [ -f www/og-image.png ]; then cp www/og-image.png "$DIST/"; fi
@@ -130,6 +140,8 @@ sizes() {
 sizes "$NAME" "$DIST"
 printf 'Embeddable widget (embed.html, not in the first load):\n'
 sizes "$WIDGET_NAME" "$DIST"
+echo "the measurement reader (its worker loads it when a file is chosen; not part of the first load):"
+sizes "$MEASURED_NAME" "$DIST/measured"
 if [ "$BENCH" = 1 ]; then
   printf 'Benchmark page and module (not in the first load):\n'
   sizes "$PAGE_NAME" "$DIST"

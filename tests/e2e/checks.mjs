@@ -1,6 +1,7 @@
 // The checks run.mjs makes on one page, in order: each gets the shared page
 // (desktop, English, light) and leaves it as it found it.
 
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { axeScan, describeViolations, englishLeft, pageStrings } from "./audit.mjs";
 import { bytesOf, expect, nextBytes, outDir, text, watch } from "./helpers.mjs";
@@ -28,6 +29,9 @@ const LLAMA_CONFIG = JSON.stringify({
   use_cache: true,
   vocab_size: 32000,
 }, null, 2);
+
+// A real CUDA memory snapshot (tests/reference/snapshots/README.md).
+const SNAPSHOT = new URL("../reference/snapshots/cs336_lm_small_fp32_b32_ctx256.pickle", import.meta.url);
 
 const GPT2_CONFIG = JSON.stringify({ model_type: "gpt2", n_embd: 768, n_layer: 12, n_head: 12, vocab_size: 50257, _name_or_path: "gpt2" });
 
@@ -741,6 +745,58 @@ export const checks = [
     await page.selectOption("#gpu", "rtx-4090");
     await page.waitForSelector("#gpu-memory", { state: "detached", timeout: 5_000 });
     await page.waitForFunction(() => document.querySelector("#verdict-title")?.textContent.includes("4090"), null, { timeout: 5_000 });
+  }],
+
+  ["a memory snapshot is read off the main thread and drawn over the timeline; a bad file says what is wrong and changes nothing", async (page) => {
+    await settled(page);
+    const snapshot = await readFile(SNAPSHOT);
+    await page.setInputFiles("#measured-file", { name: "snapshot.pickle", mimeType: "application/octet-stream", buffer: snapshot });
+    await page.waitForSelector("#measured-differences", { timeout: 15_000 });
+    await page.waitForSelector("#timeline .measured-line", { timeout: 5_000 });
+    const status = await text(page, "#measured-status");
+    expect(status === "Compared with snapshot.pickle (memory snapshot, 5,163 trace events).", `status: ${status}`);
+    // tests/reference/snapshots/summary.csv: peak allocated 13,927,832,064 B, reserved 14,180,941,824 B.
+    const table = await page.innerText("#measured-table");
+    expect(table.includes("13.0 GiB") && table.includes("13.2 GiB") && table.includes("8 / 208"), `table: ${table}`);
+    const differences = await page.$$eval("#measured-differences li", (li) => li.map((l) => l.textContent));
+    expect(differences.some((d) => d.startsWith("Measured peak allocated 13.0 GiB")), `differences: ${differences.join(" | ")}`);
+    await page.screenshot({ path: path.join(outDir, "measured.png"), fullPage: true });
+    const peak = await bytesOf(page, "#peak-allocated");
+    const truncated = snapshot.subarray(0, 5000);
+    for (const [name, data, message] of [
+      ["notes.txt", Buffer.from("loss,step\n1.0,1\n"), "This is not a memory snapshot"],
+      ["code.pickle", Buffer.from("\x80\x02cposix\nsystem\nq\x00.", "latin1"), "Unsupported pickle opcode at byte 2"],
+      ["cut.pickle", truncated, "The file is truncated"],
+    ]) {
+      // The address follows edits at most every ADDRESS_INTERVAL_MS (browser.rs): let the last one land.
+      await page.waitForTimeout(600);
+      const address = page.url();
+      await page.setInputFiles("#measured-file", { name, mimeType: "application/octet-stream", buffer: data });
+      await page.waitForFunction((n) => {
+        const status = document.querySelector("#measured-status[role=alert]");
+        return status?.textContent.startsWith(n);
+      }, name, { timeout: 10_000 });
+      const error = await text(page, "#measured-status");
+      expect(error.startsWith(name) && error.includes(message), `${name}: ${error}`);
+      expect(error.endsWith("The configuration and the estimate are unchanged."), `${name}: ${error}`);
+      expect((await bytesOf(page, "#peak-allocated")) === peak, `${name} changed the estimate`);
+      expect(page.url() === address, `${name} changed the address: ${address} -> ${page.url()}`);
+      expect(await page.$("#timeline .measured-line"), `${name} removed the earlier measurement`);
+      // The page still answers: the batch field still updates the estimate.
+      await page.fill("#batch", "9");
+      await page.waitForFunction((p) => Number(document.querySelector("#peak-allocated")?.dataset.bytes) !== p, peak, { timeout: 5_000 });
+      await page.fill("#batch", "8");
+      await page.waitForFunction((p) => Number(document.querySelector("#peak-allocated")?.dataset.bytes) === p, peak, { timeout: 5_000 });
+      // In Chinese too, without English left.
+      await page.selectOption("#lang", "zh-CN");
+      await page.waitForFunction(() => document.documentElement.lang === "zh-CN", null, { timeout: 5_000 });
+      const left = englishLeft(await pageStrings(page));
+      expect(left.phrases.length + left.words.length === 0, `English left in Chinese with ${name}: ${[...left.phrases, ...left.words]}`);
+      await page.selectOption("#lang", "en");
+      await page.waitForFunction(() => document.documentElement.lang === "en", null, { timeout: 5_000 });
+    }
+    await page.click("#measured button.link-button");
+    await page.waitForSelector("#timeline .measured-line", { state: "detached", timeout: 5_000 });
   }],
 
   ["the unit toggle switches every figure between GiB and GB", async (page) => {

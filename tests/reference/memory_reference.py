@@ -44,6 +44,7 @@ warnings.filterwarnings("ignore", message="Module is None")
 
 OUT_CSV = os.path.join(HERE, "memory_reference.csv")
 OUT_PHASES = os.path.join(HERE, "memory_reference_phases.csv")
+OUT_PLATEAU = os.path.join(HERE, "memory_reference_plateau.csv")
 TIMELINE_DIR = os.path.join(HERE, "memory_timeline")
 
 HEADER = [
@@ -51,11 +52,17 @@ HEADER = [
     "attention", "grad_accum", "layers", "peak_bytes", "peak_phase", "param_bytes", "buffer_bytes",
     "grad_bytes", "optstate_bytes", "activation_bytes", "temp_bytes", "other_bytes",
 ]
+PLATEAU_HEADER = ["case", "moments"] + [f"{m}_{col}" for col in [
+    "param_bytes", "buffer_bytes", "grad_bytes", "optstate_bytes", "activation_bytes", "temp_bytes", "other_bytes"]
+    for m in ("min", "max")]
 PHASE_HEADER = [
     "case", "peak_bytes", "peak_phase", "peak_step", "peak_micro_batch",
     "forward_max_bytes", "backward_max_bytes", "optimizer_max_bytes",
     "after_step1_bytes", "after_step2_bytes",
 ]
+# A moment within this fraction of the peak ties with it (the estimate's own resolution; the
+# phase test in crates/vramfit-core/tests/memory_reference.rs uses the same 0.5 %).
+PLATEAU = 0.995
 CATS = [
     ("param_bytes", _MemRefType.PARAM),
     ("buffer_bytes", _MemRefType.BUFFER),
@@ -72,7 +79,11 @@ TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "ge
                "starcoder2-3b"} | set(models.moe_models.ALL)
 T5_MODELS = {"t5-small", "flan-t5-xl"}
 HF_IMAGE_MODELS = {"vit-base-patch16-224"}
-IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"} | HF_IMAGE_MODELS
+# CNNs at small batch (issue #21): the model states' share, depthwise convs, in-place activations,
+# squeeze-excitation, stochastic depth, LayerNorm2d.
+SMALL_BATCH_CNNS = ["resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small", "mobilenet_v3_large",
+                    "efficientnet_b0", "convnext_tiny", "regnet_x_400mf", "regnet_y_400mf"]
+IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"} | set(SMALL_BATCH_CNNS) | HF_IMAGE_MODELS
 
 
 # --------------------------------------------------------------------------
@@ -101,6 +112,8 @@ class RefMemTracker(MemTracker):
         self.phase_max: dict[str, int] = {}
         self.timeline_depth = timeline_depth
         self.timeline: list[list] = []
+        # Category breakdowns of the moments within PLATEAU of the running peak.
+        self.plateau: list[tuple[int, tuple[int, ...]]] = []
 
     # -- (c)
     def _track(self, reftype, t):  # type: ignore[override]
@@ -125,6 +138,12 @@ class RefMemTracker(MemTracker):
             self.peak_phase = self.phase
             self.peak_step = self.step_idx
             self.peak_micro = self.micro_idx
+        peak = self._peak_mem.get(DEV, 0)
+        if cur >= PLATEAU * peak:
+            snap = self._curr_mem_snap.get(DEV, {})
+            if peak > before:
+                self.plateau = [m for m in self.plateau if m[0] >= PLATEAU * peak]
+            self.plateau.append((cur, tuple(snap.get(c, 0) for _, c in CATS)))
 
     def current_total(self) -> int:
         return self._curr_mem_snap.get(DEV, {}).get("Total", 0)
@@ -348,6 +367,12 @@ def run_case(case: dict, timeline: bool = False) -> tuple[dict, dict, list]:
         "after_step1_bytes": after[0],
         "after_step2_bytes": after[1],
     }
+    ties = [parts for total, parts in mt.plateau if total >= PLATEAU * peak_total]
+    plateau = {"case": case["case"], "moments": len(ties)}
+    for i, (col, _) in enumerate(CATS):
+        plateau[f"min_{col}"] = min(p[i] for p in ties)
+        plateau[f"max_{col}"] = max(p[i] for p in ties)
+    phases["_plateau"] = plateau
     tl = mt.timeline
     del mt, model, opt
     gc.collect()
@@ -585,6 +610,18 @@ CASES = [
 ]
 
 
+def small_batch_cnn_cases(existing: list) -> list:
+    """Each of SMALL_BATCH_CNNS at batch 1, 2, 4 and 8, in fp32 with SGD momentum and with bf16
+    autocast and AdamW, at 224 px (cases already listed above are not repeated)."""
+    ids = {c["case"] for c in existing}
+    cases = [C(m, b, p, o) for m in SMALL_BATCH_CNNS for p, o in (("fp32", "sgd-momentum"), ("amp-bf16", "adamw"))
+             for b in (1, 2, 4, 8)]
+    return [c for c in cases if c["case"] not in ids]
+
+
+CASES += small_batch_cnn_cases(CASES)
+
+
 def write_csv(path, header, rows):
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=header, lineterminator="\n", extrasaction="ignore")
@@ -595,11 +632,13 @@ def write_csv(path, header, rows):
 def main() -> None:
     models.moe_models.write_variant_configs(os.path.join(HERE, "moe"))
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", help="run only cases whose id contains this substring; prints, writes nothing")
+    ap.add_argument("--only", action="append",
+                    help="run only cases whose id contains this substring (repeatable: any of them); "
+                         "prints, writes nothing")
     ap.add_argument("--update", action="store_true",
                     help="with --only: write the selected cases' rows into the CSV files, keep the others")
     args = ap.parse_args()
-    cases = [c for c in CASES if args.only is None or args.only in c["case"]]
+    cases = [c for c in CASES if args.only is None or any(o in c["case"] for o in args.only)]
     ids = [c["case"] for c in CASES]
     assert len(ids) == len(set(ids)), "duplicate case ids"
     rows, phase_rows = [], []
@@ -620,13 +659,16 @@ def main() -> None:
                 w.writerows(tl)
     print(f"{len(rows)} cases in {time.time() - t_all:.0f}s")
     print("autocast emulation policies applied:", dict(sorted(cuda_emulation.STATS.items())))
+    plateau_rows = [p.pop("_plateau") for p in phase_rows]
     if args.only is not None and args.update:
         rows = merged(OUT_CSV, rows, ids)
         phase_rows = merged(OUT_PHASES, phase_rows, ids)
+        plateau_rows = merged(OUT_PLATEAU, plateau_rows, ids) if os.path.exists(OUT_PLATEAU) else plateau_rows
     if args.only is None or args.update:
         write_csv(OUT_CSV, HEADER, rows)
         write_csv(OUT_PHASES, PHASE_HEADER, phase_rows)
-        print(f"wrote {OUT_CSV} and {OUT_PHASES}")
+        write_csv(OUT_PLATEAU, PLATEAU_HEADER, plateau_rows)
+        print(f"wrote {OUT_CSV}, {OUT_PHASES} and {OUT_PLATEAU}")
 
 
 def merged(path: str, new_rows: list, order: list) -> list:

@@ -7,6 +7,8 @@ description of the class and the config used.
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 import torch.nn as nn
 import torchvision
@@ -509,8 +511,36 @@ TORCHVISION_IDS = [
     "resnet152",
     "vgg16",
     "mobilenet_v2",
+    "mobilenet_v3_small",
+    "mobilenet_v3_large",
+    "efficientnet_b0",
+    "convnext_tiny",
+    "regnet_x_400mf",
+    "regnet_y_400mf",
     "vit_b_16",
 ]
+
+
+@contextlib.contextmanager
+def _real_regnet_block_params():
+    """torchvision's `BlockParams.from_init_params` computes RegNet's stage widths with real
+    tensors (`torch.arange`, `.tolist()`), which the meta device and FakeTensorMode cannot
+    evaluate; while building, it runs on real CPU tensors outside any dispatch mode. The
+    widths it returns are plain Python ints, as in a normal build."""
+    from torch.utils._python_dispatch import _disable_current_modes
+    from torchvision.models import regnet
+
+    orig = regnet.BlockParams.__dict__["from_init_params"]
+
+    def real(cls, *args, **kwargs):
+        with _disable_current_modes(), torch.device("cpu"):
+            return orig.__func__(cls, *args, **kwargs)
+
+    regnet.BlockParams.from_init_params = classmethod(real)
+    try:
+        yield
+    finally:
+        regnet.BlockParams.from_init_params = orig
 
 
 def build(model_id: str, attn: str = "eager", layers: int | None = None):
@@ -521,7 +551,8 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
     Returns (model, source_string).
     """
     if model_id in TORCHVISION_IDS:
-        m = getattr(torchvision.models, model_id)(weights=None)
+        with _real_regnet_block_params():
+            m = getattr(torchvision.models, model_id)(weights=None)
         return m, f"{TV} torchvision.models.{model_id}(weights=None) [num_classes=1000]"
     if model_id == "mlp-small":
         return mlp_small(), (

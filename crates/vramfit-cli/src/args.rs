@@ -69,6 +69,9 @@ pub struct EstimateArgs {
     pub dataset_samples: u64,
     /// `plan --bench-report`: the throughput `vramfit bench --json` measured.
     pub measured: Option<vramfit_core::plan::Throughput>,
+    /// `estimate --measured`: a memory snapshot or `memory_stats()` JSON,
+    /// read, to compare with the estimate.
+    pub measured_memory: Option<vramfit_core::measured::Measurement>,
     /// The `config.json` text a `--from-url` link carried (the model is then [`IMPORTED_MODEL`]).
     pub model_json: Option<String>,
     /// `--url`: print the share link instead of the estimate.
@@ -269,6 +272,7 @@ fn blank() -> EstimateArgs {
         margin: vramfit_core::overheads::SAFETY_MARGIN,
         dataset_samples: 0,
         measured: None,
+        measured_memory: None,
         model_json: None,
         url: false,
         base_url: share::DEFAULT_BASE_URL.to_string(),

@@ -7,6 +7,7 @@ use crate::words;
 use serde::Serialize;
 use serde_json::{Value, json};
 use vramfit_core::Estimate;
+use vramfit_core::measured::Comparison;
 use vramfit_core::plan::{Advice, PlanResult};
 
 /// An estimate as `vramfit.estimate/1` JSON: the core's fields, then `rank_note`.
@@ -15,16 +16,36 @@ struct EstimateJson<'a> {
     #[serde(flatten)]
     estimate: &'a Estimate,
     rank_note: Option<String>,
+    /// `--measured`: the comparison, with each difference worded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    measured: Option<MeasuredJson<'a>>,
 }
 
-/// The JSON of an estimate, on one line.
+/// A comparison with a measurement and its differences in words.
+#[derive(Serialize)]
+struct MeasuredJson<'a> {
+    #[serde(flatten)]
+    comparison: &'a Comparison,
+    differences_text: Vec<String>,
+}
+
+/// The JSON of an estimate, on one line, with the comparison with a
+/// measurement under `measured` when there is one.
 ///
 /// # Errors
 /// A serialization failure, as its message.
-pub fn estimate(e: &Estimate) -> Result<String, String> {
+pub fn estimate(e: &Estimate, measured: Option<&Comparison>) -> Result<String, String> {
     serde_json::to_string(&EstimateJson {
         estimate: e,
         rank_note: e.rank.as_ref().map(words::rank_note),
+        measured: measured.map(|c| MeasuredJson {
+            comparison: c,
+            differences_text: c
+                .differences
+                .iter()
+                .map(crate::measured::difference)
+                .collect(),
+        }),
     })
     .map_err(|err| err.to_string())
 }

@@ -9,6 +9,7 @@
 pub mod args;
 pub mod flags;
 pub mod json;
+pub mod measured;
 pub mod report;
 pub mod serve;
 pub mod serve_answers;

@@ -143,18 +143,31 @@ fn run_estimate(a: &EstimateArgs) -> Result<String, CliError> {
     }
     a.serve.check(&a.config)?;
     if a.serve.engine != Engine::Hf || a.export.is_some() {
+        if a.measured_memory.is_some() {
+            return Err(CliError::Usage(
+                "--measured compares with the training simulation (--engine hf), not a serving engine's estimate or an export".into(),
+            ));
+        }
         return crate::serve::run(a, &model.name, &model.spec, &source(a));
     }
     let Model { name, spec, .. } = model;
     let gpu = a.gpu.as_deref().map(gpu_preset).transpose()?;
     let overheads = a.overrides.resolve(gpu.as_ref());
     let e = estimate(&spec, &a.config, &overheads, gpu.as_ref())?;
+    let comparison = a
+        .measured_memory
+        .as_ref()
+        .map(|m| vramfit_core::measured::compare(m, &e));
     if a.json {
-        let mut s = crate::json::estimate(&e).map_err(CliError::Io)?;
+        let mut s = crate::json::estimate(&e, comparison.as_ref()).map_err(CliError::Io)?;
         s.push('\n');
         return Ok(s);
     }
-    Ok(table(&name, spec.input_kind(), &e))
+    let mut out = table(&name, spec.input_kind(), &e);
+    if let Some(c) = &comparison {
+        out.push_str(&crate::measured::table(c));
+    }
+    Ok(out)
 }
 
 fn run_max_batch(a: &EstimateArgs) -> Result<String, CliError> {

@@ -98,14 +98,17 @@ fn is(cmd: Cmd, parsed: &Command) -> bool {
     )
 }
 
-/// A `vramfit bench --json` report, reduced to the part `plan` reads.
+/// A file every `FILE` flag reads: a `vramfit bench --json` report reduced
+/// to the part `plan --bench-report` reads, with the two peaks `estimate
+/// --measured` needs of `memory_stats()` JSON.
 fn bench_report() -> String {
     let dir = std::env::temp_dir().join(format!("vramfit-flags-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bench.json");
     std::fs::write(
         &path,
-        r#"{"throughput": {"fp32_flops_per_s": 1e12, "fp16_flops_per_s": 2e12}}"#,
+        r#"{"throughput": {"fp32_flops_per_s": 1e12, "fp16_flops_per_s": 2e12},
+            "allocated_bytes.all.peak": 1000, "reserved_bytes.all.peak": 2000}"#,
     )
     .unwrap();
     path.to_str().unwrap().to_string()

@@ -153,8 +153,14 @@ impl Advice {
 /// Whether the model normalizes with BatchNorm (its statistics are over the
 /// micro-batch, which [`advice`] warns about).
 pub fn uses_batchnorm(spec: &ModelSpec) -> bool {
-    matches!(spec, ModelSpec::ResNet(_) | ModelSpec::MobileNetV2(_))
-        || matches!(spec, ModelSpec::Vgg(v) if v.batch_norm)
+    matches!(
+        spec,
+        ModelSpec::ResNet(_)
+            | ModelSpec::MobileNetV2(_)
+            | ModelSpec::MobileNetV3(_)
+            | ModelSpec::EfficientNet(_)
+            | ModelSpec::RegNet(_)
+    ) || matches!(spec, ModelSpec::Vgg(v) if v.batch_norm)
 }
 
 /// Advice for an effective batch, a micro-batch and a model: the linear

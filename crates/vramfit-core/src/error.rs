@@ -237,6 +237,15 @@ pub enum Inapplicable {
     /// Attention-head or MLP pruning asked of a CNN.
     #[error("this CNN has no attention heads or MLP blocks to prune: use keep-conv")]
     PruneCnn,
+    /// Pruning asked of a CNN whose pruned shape vramfit does not model
+    /// (MobileNetV3, EfficientNet, ConvNeXt, RegNet).
+    #[error(
+        "pruning is not modelled for {model}: leave keep-attention, keep-mlp and keep-conv at 1"
+    )]
+    PruneNotModelled {
+        /// The CNN family.
+        model: &'static str,
+    },
     /// Convolution-channel pruning asked of a model that is not a CNN.
     #[error("keep-conv prunes convolution channels of CNNs (ResNet, VGG, MobileNetV2)")]
     PruneConvNotCnn,
@@ -406,6 +415,10 @@ mod tests {
             (
                 Inapplicable::PruneCnn,
                 "this CNN has no attention heads or MLP blocks to prune: use keep-conv",
+            ),
+            (
+                Inapplicable::PruneNotModelled { model: "ConvNeXt" },
+                "pruning is not modelled for ConvNeXt: leave keep-attention, keep-mlp and keep-conv at 1",
             ),
             (
                 Inapplicable::PruneConvNotCnn,

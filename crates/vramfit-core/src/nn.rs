@@ -468,9 +468,10 @@ impl Builder {
         self.relu(name, x, false)
     }
 
-    /// `ReLU6` (MobileNetV2, in place): saves its output like ReLU.
+    /// `ReLU6(inplace=True)` (MobileNetV2): `hardtanh_`, which saves a copy
+    /// of its input (see [`Builder::inplace_saving_input`]).
     pub fn relu6(&mut self, name: &str, x: TensorId) -> TensorId {
-        self.relu(name, x, true)
+        self.inplace_saving_input(name, x)
     }
 
     /// An activation that saves its input (GELU, SiLU, `tanh`-approximate GELU in one kernel).

@@ -117,6 +117,10 @@ pub struct Estimate {
     pub peak_allocated_bytes: Bytes,
     /// What `torch.cuda.max_memory_reserved()` reports (caching-allocator segments).
     pub peak_reserved_bytes: Bytes,
+    /// The caching-allocator model's segments by pool and size (compared
+    /// with a measured snapshot's; not part of the JSON report).
+    #[serde(skip)]
+    pub segments: crate::simulate::allocator::Segments,
     /// What nvidia-smi shows: reserved (cuBLAS workspaces included) + CUDA context.
     pub device_used_bytes: Bytes,
     /// `device_used_bytes` widened by how far published real-GPU runs of
@@ -216,6 +220,10 @@ pub fn beyond_trained_context(spec: &ModelSpec, cfg: &TrainConfig) -> Option<u64
         | ModelSpec::ResNet(_)
         | ModelSpec::Vgg(_)
         | ModelSpec::MobileNetV2(_)
+        | ModelSpec::MobileNetV3(_)
+        | ModelSpec::EfficientNet(_)
+        | ModelSpec::ConvNext(_)
+        | ModelSpec::RegNet(_)
         | ModelSpec::Vit(_)
         | ModelSpec::Mlp(_) => None,
     }
@@ -235,6 +243,10 @@ pub(crate) fn rank_note(cfg: &TrainConfig, spec: &ModelSpec) -> Option<RankNote>
         | ModelSpec::ResNet(_)
         | ModelSpec::Vgg(_)
         | ModelSpec::MobileNetV2(_)
+        | ModelSpec::MobileNetV3(_)
+        | ModelSpec::EfficientNet(_)
+        | ModelSpec::ConvNext(_)
+        | ModelSpec::RegNet(_)
         | ModelSpec::Vit(_)
         | ModelSpec::Mlp(_) => return None,
     };

@@ -212,6 +212,7 @@ impl Session {
             parameters_per_gpu: report::parameters_per_gpu(g, &cfg.parallel),
             peak_allocated_bytes: sim.peak.breakdown.total(),
             peak_reserved_bytes: sim.peak_reserved,
+            segments: sim.segments,
             device_used_bytes: device,
             device_used_range_bytes: trains
                 .then(|| crate::spread::range(device, spec.input_kind()))

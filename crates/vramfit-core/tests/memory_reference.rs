@@ -230,8 +230,56 @@ fn peak_phase_agrees_with_pytorch_memtracker() {
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
 
+const PLATEAU: &str = include_str!("../../../tests/reference/memory_reference_plateau.csv");
+
+/// For the cases `memory_reference.py` recorded it: the least and most of
+/// each category (in [`parts`]' order) over every moment whose total is
+/// within 0.5 % of the reference's peak.
+fn plateaus() -> std::collections::HashMap<String, [(f64, f64); 6]> {
+    let mut lines = PLATEAU.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("column {name}"))
+    };
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let get = |m: &str, c: &str| f[col(&format!("{m}_{c}"))].parse::<f64>().unwrap();
+            let range = |cats: &[&str]| {
+                (
+                    cats.iter().map(|c| get("min", c)).sum::<f64>(),
+                    cats.iter().map(|c| get("max", c)).sum::<f64>(),
+                )
+            };
+            (
+                f[col("case")].to_string(),
+                [
+                    range(&["param_bytes"]),
+                    range(&["grad_bytes"]),
+                    range(&["optstate_bytes"]),
+                    range(&["activation_bytes"]),
+                    range(&["temp_bytes"]),
+                    range(&["buffer_bytes", "other_bytes"]),
+                ],
+            )
+        })
+        .collect()
+}
+
+/// Each category at our peak is within 10 % of the reference's at its peak
+/// (or within 1 % of the peak, for small categories). Where the reference
+/// holds several moments within 0.5 % of its peak (a plateau: late in a
+/// small-batch backward, each freed activation is replaced by a parameter
+/// gradient of about its size), each of them is a peak within the
+/// estimate's accuracy, as in the phase test: a category then also passes
+/// within the same tolerance of its range over those moments.
 #[test]
 fn category_split_at_the_peak_is_within_ten_percent() {
+    let plateaus = plateaus();
     let names = [
         "parameters",
         "gradients",
@@ -265,14 +313,33 @@ fn category_split_at_the_peak_is_within_ten_percent() {
             reference[3] += reference[4];
             reference[4] = 0.0;
         }
+        // The same merges over the plateau's ranges (sums of the ends bound the sums).
+        let mut ranges = plateaus.get(&r.case).copied();
+        if let Some(rg) = &mut ranges {
+            if r.reference_phase == "optimizer" {
+                rg[2] = (rg[2].0 + rg[4].0, rg[2].1 + rg[4].1);
+                rg[4] = (0.0, 0.0);
+            }
+            if r.case.contains("ckpt-full") {
+                rg[3] = (rg[3].0 + rg[4].0, rg[3].1 + rg[4].1);
+                rg[4] = (0.0, 0.0);
+            }
+        }
         let r = Row {
             reference_parts: reference,
             ..r
         };
+        // Within 10 % of the category, or within 1 % of the peak for small categories.
+        let close = |ours: f64, reference: f64| {
+            let diff = (ours - reference).abs();
+            diff <= 0.10 * reference || diff <= 0.01 * r.reference_peak
+        };
         for (i, name) in names.iter().enumerate() {
-            // Within 10 % of the category, or within 1 % of the peak for small categories.
-            let diff = (ours[i] - r.reference_parts[i]).abs();
-            if diff > 0.10 * r.reference_parts[i] && diff > 0.01 * r.reference_peak {
+            let on_plateau = ranges.is_some_and(|rg| {
+                let (lo, hi) = rg[i];
+                (lo..=hi).contains(&ours[i]) || close(ours[i], lo) || close(ours[i], hi)
+            });
+            if !close(ours[i], r.reference_parts[i]) && !on_plateau {
                 failures.push(format!(
                     "{} {name}: ref {:.0} ours {:.0}",
                     r.case, r.reference_parts[i], ours[i]

@@ -1,5 +1,6 @@
 //! Properties every estimate must have, over random small models (tiny
-//! BERT/GPT-2/Llama transformers, MLPs, ResNet-18, MobileNetV2 and a tiny
+//! BERT/GPT-2/Llama transformers, MLPs, ResNet-18, MobileNetV2, MobileNetV3-Small,
+//! EfficientNet-B0, ConvNeXt-T, RegNetY-400MF and a tiny
 //! ViT at small sizes, so that thousands of cases run in seconds) and random
 //! training configurations:
 //! - the breakdown at the peak sums to the peak, which is the timeline's maximum;
@@ -212,6 +213,9 @@ fn model() -> impl Strategy<Value = ModelSpec> {
         2 => mlp(),
         1 => Just(model_preset("resnet18").unwrap().spec),
         1 => Just(model_preset("mobilenet_v2").unwrap().spec),
+        // In-place activations that save a copy, squeeze-excitation, stochastic depth, LayerNorm2d.
+        1 => prop::sample::select(vec!["mobilenet_v3_small", "efficientnet_b0", "convnext_tiny", "regnet_y_400mf"])
+            .prop_map(|id| model_preset(id).unwrap().spec),
         1 => Just(ModelSpec::Vit(VitSpec { image: 32, patch: 8, hidden: 32, layers: 2, heads: 2, mlp: 64, classes: 10, implementation: Default::default() })),
         1 => Just(ModelSpec::Vit(VitSpec {
             image: 32, patch: 8, hidden: 32, layers: 2, heads: 2, mlp: 64, classes: 10,

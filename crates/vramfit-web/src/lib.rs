@@ -43,6 +43,7 @@ pub mod import;
 pub mod inputs;
 pub mod labels;
 pub mod layers;
+pub mod measured;
 pub mod messages;
 pub mod planner;
 pub mod prefs;

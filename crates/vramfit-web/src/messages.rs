@@ -126,6 +126,7 @@ pub fn inapplicable(x: &Inapplicable, lang: Lang) -> String {
         Inapplicable::FrozenWeights { format } => tf(lang, Key::NaFrozenWeights, &[format]),
         Inapplicable::PruneCnn => t(lang, Key::NaPruneCnn).to_string(),
         Inapplicable::PruneConvNotCnn => t(lang, Key::NaPruneConv).to_string(),
+        Inapplicable::PruneNotModelled { model } => tf(lang, Key::NaPruneNotModelled, &[model]),
         Inapplicable::TensorParallel {
             dimension,
             size,
@@ -417,6 +418,7 @@ mod tests {
             Inapplicable::FrozenWeights { format: "int4" },
             Inapplicable::PruneCnn,
             Inapplicable::PruneConvNotCnn,
+            Inapplicable::PruneNotModelled { model: "ConvNeXt" },
             Inapplicable::TensorParallel {
                 dimension: "num_attention_heads",
                 size: 12,
@@ -457,6 +459,7 @@ mod tests {
                 Inapplicable::FrozenWeights { .. }
                 | Inapplicable::PruneCnn
                 | Inapplicable::PruneConvNotCnn
+                | Inapplicable::PruneNotModelled { .. }
                 | Inapplicable::TensorParallel { .. }
                 | Inapplicable::SequenceParallel { .. }
                 | Inapplicable::SequenceTooLong { .. }
@@ -486,6 +489,7 @@ mod tests {
                 Inapplicable::SequenceTooLong { .. } => &["4096", "1024"],
                 Inapplicable::VitImage { .. } => &["224×224", "256"],
                 Inapplicable::ImageTooSmall { .. } => &["ResNet"],
+                Inapplicable::PruneNotModelled { .. } => &["ConvNeXt"],
                 Inapplicable::ModelParallelGpus { .. } => &["4", "6"],
                 Inapplicable::ExpertParallelGpus { .. } => &["16", "12"],
                 Inapplicable::ExpertParallelNoExperts { .. } => &["2"],

@@ -8,7 +8,8 @@
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use vramfit_core::config::{LoraBase, Mode, WeightFormat};
 use vramfit_core::models::{
-    Arch, Head, MlpActivation, MlpLayer, MlpSpec, MobileNetV2Spec, ResNetSpec, T5Activation, T5Spec,
+    Arch, ConvNextSpec, EfficientNetSpec, Head, MlpActivation, MlpLayer, MlpSpec, MobileNetV2Spec,
+    MobileNetV3Size, MobileNetV3Spec, RegNetSpec, ResNetSpec, T5Activation, T5Spec,
     TransformerSpec, VggSpec, VitImplementation, VitSpec,
 };
 use vramfit_core::parallel::{Offload, Parallel, Strategy};
@@ -63,15 +64,54 @@ pub fn fraction(u: &mut Unstructured) -> Result<f64> {
     })
 }
 
+/// MobileNetV3, EfficientNet, ConvNeXt or RegNet, with any stage table.
+fn later_cnn(u: &mut Unstructured) -> Result<ModelSpec> {
+    let list = |u: &mut Unstructured, max: u64| -> Result<Vec<u64>> {
+        let n = u.int_in_range(0usize..=5)?;
+        (0..n).map(|_| dim(u, max)).collect()
+    };
+    Ok(match u.int_in_range(0u8..=3)? {
+        0 => ModelSpec::MobileNetV3(MobileNetV3Spec {
+            size: if u.arbitrary()? {
+                MobileNetV3Size::Small
+            } else {
+                MobileNetV3Size::Large
+            },
+            classes: dim(u, 1000)?,
+        }),
+        1 => ModelSpec::EfficientNet(EfficientNetSpec {
+            classes: dim(u, 1000)?,
+        }),
+        2 => ModelSpec::ConvNext(ConvNextSpec {
+            depths: [dim(u, 3)?, dim(u, 3)?, dim(u, 3)?, dim(u, 3)?],
+            dims: [dim(u, 96)?, dim(u, 96)?, dim(u, 96)?, dim(u, 96)?],
+            stochastic_depth: fraction(u)?,
+            classes: dim(u, 1000)?,
+        }),
+        _ => ModelSpec::RegNet(RegNetSpec {
+            depths: list(u, 3)?,
+            widths: list(u, 128)?,
+            group_widths: list(u, 16)?,
+            se_ratio: if u.arbitrary()? {
+                Some(fraction(u)?)
+            } else {
+                None
+            },
+            classes: dim(u, 1000)?,
+        }),
+    })
+}
+
 fn choose<T: Copy>(u: &mut Unstructured, all: &[T]) -> Result<T> {
     u.choose(all).copied()
 }
 
 /// Any model spec of any family.
 pub fn model(u: &mut Unstructured) -> Result<ModelSpec> {
-    Ok(match u.int_in_range(0u8..=6)? {
+    Ok(match u.int_in_range(0u8..=7)? {
         0 | 1 => ModelSpec::Transformer(transformer(u)?),
         6 => ModelSpec::T5(t5(u)?),
+        7 => later_cnn(u)?,
         2 => ModelSpec::ResNet(ResNetSpec {
             stages: [dim(u, 3)?, dim(u, 3)?, dim(u, 3)?, dim(u, 3)?],
             bottleneck: u.arbitrary()?,

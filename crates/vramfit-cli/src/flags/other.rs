@@ -2,8 +2,8 @@
 //! planner's, the links' own and the output's.
 
 use super::value::{
-    base_url, bench_throughput, count, export, exports, loading, loadings, margin, set_from_url,
-    unit,
+    base_url, bench_throughput, count, export, exports, loading, loadings, margin, measured_memory,
+    set_from_url, unit,
 };
 use super::{Cmd, Flag, Kind, Refused, Section};
 use vramfit_core::Overheads;
@@ -166,6 +166,16 @@ pub(super) const FLAGS: &[Flag] = &[
         set: |a, v| base_url(v).map(|u| a.base_url = u),
     },
     FROM_URL,
+    Flag {
+        name: "--measured",
+        kind: Kind::Path("FILE"),
+        help: "compare with a measurement: a CUDA memory snapshot pickle\n\
+               (torch.cuda.memory._dump_snapshot) or json.dumps(torch.cuda.memory_stats())",
+        default: None,
+        section: Section::Output,
+        commands: &[Cmd::Estimate],
+        set: |a, v| measured_memory(v).map(|m| a.measured_memory = Some(m)),
+    },
     Flag {
         name: "--json",
         kind: Kind::Switch,

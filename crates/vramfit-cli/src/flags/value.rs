@@ -260,3 +260,25 @@ pub(super) fn bench_throughput(path: &str) -> Result<vramfit_core::plan::Through
         ))),
     }
 }
+
+/// `--measured`: a CUDA memory snapshot pickle or `memory_stats()` JSON,
+/// refused before reading when larger than the core reads.
+pub(super) fn measured_memory(path: &str) -> Result<vramfit_core::measured::Measurement, Refused> {
+    use vramfit_core::measured::{self, MAX_FILE_BYTES, MeasuredError};
+    let io = |e: std::io::Error| {
+        Refused::Error(CliError::Io(format!("cannot read --measured {path}: {e}")))
+    };
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    let size = usize::try_from(size).unwrap_or(usize::MAX);
+    let data = if size > MAX_FILE_BYTES {
+        Err(MeasuredError::TooLarge {
+            size,
+            limit: MAX_FILE_BYTES,
+        })
+    } else {
+        std::fs::read(path)
+            .map_err(io)
+            .map(|data| measured::read(&data))?
+    };
+    data.map_err(|e| Refused::Error(CliError::Usage(format!("--measured {path}: {e}"))))
+}

@@ -11,6 +11,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Inapplicable};
 use crate::graph::TensorId;
 use crate::nn::Conv;
+use crate::nn_cnn::Act;
 use serde::{Deserialize, Serialize};
 
 /// A torchvision ResNet.
@@ -42,41 +43,38 @@ pub struct MobileNetV2Spec {
     pub classes: u64,
 }
 
-fn image_input(b: &mut Builder, image: u64) -> (TensorId, TensorId) {
+pub(super) fn image_input(b: &mut Builder, image: u64) -> (TensorId, TensorId) {
     b.layer("input");
     let x = b.input("images", 3 * image * image, b.float_input_dtype());
     let y = b.input("labels", 1, DType::I64);
     (x, y)
 }
 
-fn classifier_loss(b: &mut Builder, x: TensorId, labels: TensorId, classes: u64) {
+pub(super) fn classifier_loss(b: &mut Builder, x: TensorId, labels: TensorId, classes: u64) {
     b.cross_entropy("loss", x, labels, 1, classes);
 }
 
-fn check_side(side: u64, model: &'static str) -> Result<(), Error> {
+pub(super) fn check_side(side: u64, model: &'static str) -> Result<(), Error> {
     if side == 0 {
         return Err(Error::NotApplicable(Inapplicable::ImageTooSmall { model }));
     }
     Ok(())
 }
 
-/// Conv → BatchNorm → in-place ReLU, the torchvision pattern.
-fn conv_bn_relu(
+/// Conv → BatchNorm → in-place activation, torchvision's
+/// `Conv2dNormActivation` (and ResNet's and VGG's own blocks).
+pub(super) fn conv_bn_act(
     b: &mut Builder,
     name: &str,
     bn: &str,
     x: TensorId,
     c: Conv,
     side: u64,
-    relu: bool,
+    act: Act,
 ) -> (TensorId, u64) {
     let (y, side) = b.conv2d(name, x, c, side);
     let y = b.batchnorm2d(bn, y, c.cout);
-    let y = if relu {
-        b.relu(&format!("{name}.relu"), y, true)
-    } else {
-        y
-    };
+    let y = b.activation_inplace(&format!("{name}.act"), y, act);
     (y, side)
 }
 
@@ -97,7 +95,15 @@ pub fn lower_resnet(b: &mut Builder, r: &ResNetSpec, image: u64, keep: f64) -> R
     super::check_dimension("ResNet classes", r.classes, super::MAX_WIDTH)?;
     let (x, labels) = image_input(b, image);
     b.layer("stem");
-    let (x, side) = conv_bn_relu(b, "conv1", "bn1", x, Conv::new(3, 64, 7, 2, 3), image, true);
+    let (x, side) = conv_bn_act(
+        b,
+        "conv1",
+        "bn1",
+        x,
+        Conv::new(3, 64, 7, 2, 3),
+        image,
+        Act::Relu,
+    );
     let (mut x, mut side) = b.maxpool("maxpool", x, Conv::new(64, 64, 3, 2, 1), side);
     check_side(side, "ResNet")?;
     let expansion = if r.bottleneck { 4 } else { 1 };
@@ -111,79 +117,69 @@ pub fn lower_resnet(b: &mut Builder, r: &ResNetSpec, image: u64, keep: f64) -> R
             let identity = x;
             let inner = pruned(planes, keep);
             let (out, out_side) = if r.bottleneck {
-                let (y, s) = conv_bn_relu(
+                let (y, s) = conv_bn_act(
                     b,
                     "conv1",
                     "bn1",
                     x,
                     Conv::new(inplanes, inner, 1, 1, 0),
                     side,
-                    true,
+                    Act::Relu,
                 );
-                let (y, s) = conv_bn_relu(
+                let (y, s) = conv_bn_act(
                     b,
                     "conv2",
                     "bn2",
                     y,
                     Conv::new(inner, inner, 3, stride, 1),
                     s,
-                    true,
+                    Act::Relu,
                 );
-                conv_bn_relu(
+                conv_bn_act(
                     b,
                     "conv3",
                     "bn3",
                     y,
                     Conv::new(inner, planes * 4, 1, 1, 0),
                     s,
-                    false,
+                    Act::None,
                 )
             } else {
-                let (y, s) = conv_bn_relu(
+                let (y, s) = conv_bn_act(
                     b,
                     "conv1",
                     "bn1",
                     x,
                     Conv::new(inplanes, inner, 3, stride, 1),
                     side,
-                    true,
+                    Act::Relu,
                 );
-                conv_bn_relu(
+                conv_bn_act(
                     b,
                     "conv2",
                     "bn2",
                     y,
                     Conv::new(inner, planes, 3, 1, 1),
                     s,
-                    false,
+                    Act::None,
                 )
             };
             let identity = if stride != 1 || inplanes != planes * expansion {
-                conv_bn_relu(
+                conv_bn_act(
                     b,
                     "downsample.0",
                     "downsample.1",
                     identity,
                     Conv::new(inplanes, planes * expansion, 1, stride, 0),
                     side,
-                    false,
+                    Act::None,
                 )
                 .0
             } else {
                 identity
             };
             // `out += identity` is in place (no new storage, saves nothing), then in-place ReLU.
-            let summed = b.alias(out);
-            b.op(
-                "add_identity",
-                crate::graph::OpKind::Add,
-                crate::builder::OpSpec {
-                    inputs: vec![out, identity],
-                    outputs: vec![summed],
-                    grad_passthrough: true,
-                    ..Default::default()
-                },
-            );
+            let summed = b.add_inplace("add_identity", out, identity);
             x = b.relu("relu", summed, true);
             side = out_side;
             inplanes = planes * expansion;
@@ -274,14 +270,14 @@ pub fn lower_mobilenet_v2(
     super::check_dimension("MobileNetV2 classes", m.classes, super::MAX_WIDTH)?;
     let (x, labels) = image_input(b, image);
     b.layer("features.0");
-    let (x, side) = conv_bn_relu(
+    let (x, side) = conv_bn_act(
         b,
         "features.0.0",
         "features.0.1",
         x,
         Conv::new(3, 32, 3, 2, 1),
         image,
-        true,
+        Act::Relu6,
     );
     let (mut x, mut side, mut cin) = (x, side, 32u64);
     // (expansion t, channels c, repeats n, first stride s), torchvision's table.
@@ -307,14 +303,14 @@ pub fn lower_mobilenet_v2(
             let mut y_side = side;
             let mut j = 0;
             if t != 1 {
-                let (z, zs) = conv_bn_relu(
+                let (z, zs) = conv_bn_act(
                     b,
                     &format!("conv.{j}.0"),
                     &format!("conv.{j}.1"),
                     y,
                     Conv::new(cin, hidden, 1, 1, 0),
                     y_side,
-                    true,
+                    Act::Relu6,
                 );
                 y = z;
                 y_side = zs;
@@ -324,24 +320,24 @@ pub fn lower_mobilenet_v2(
                 groups: hidden,
                 ..Conv::new(hidden, hidden, 3, stride, 1)
             };
-            let (z, zs) = conv_bn_relu(
+            let (z, zs) = conv_bn_act(
                 b,
                 &format!("conv.{j}.0"),
                 &format!("conv.{j}.1"),
                 y,
                 dw,
                 y_side,
-                true,
+                Act::Relu6,
             );
             j += 1;
-            let (z, zs) = conv_bn_relu(
+            let (z, zs) = conv_bn_act(
                 b,
                 &format!("conv.{j}"),
                 &format!("conv.{}", j + 1),
                 z,
                 Conv::new(hidden, c, 1, 1, 0),
                 zs,
-                false,
+                Act::None,
             );
             x = if stride == 1 && cin == c {
                 b.add("residual", input, z)
@@ -356,14 +352,14 @@ pub fn lower_mobilenet_v2(
         }
     }
     b.layer(&format!("features.{idx}"));
-    let (x, _) = conv_bn_relu(
+    let (x, _) = conv_bn_act(
         b,
         &format!("features.{idx}.0"),
         &format!("features.{idx}.1"),
         x,
         Conv::new(cin, 1280, 1, 1, 0),
         side,
-        true,
+        Act::Relu6,
     );
     b.layer("classifier");
     let pooled = b.avgpool("adaptive_avg_pool2d", x, 1280, 1);

@@ -3,7 +3,9 @@
 
 pub mod bert;
 pub mod cnn;
+pub mod convnext;
 pub mod deepseek;
+pub mod efficientnet;
 pub mod family;
 pub mod gemma;
 pub mod gpt2;
@@ -13,6 +15,7 @@ pub mod hf_fields;
 pub mod llama;
 pub mod mixtral;
 pub mod mla;
+pub mod mobilenet_v3;
 pub mod moe;
 pub mod moe_lower;
 pub mod olmo2;
@@ -21,6 +24,7 @@ pub mod phi3;
 pub mod qwen3;
 pub mod qwen_moe;
 pub mod registry;
+pub mod regnet;
 pub mod starcoder2;
 pub mod t5;
 pub mod t5_lower;
@@ -36,10 +40,14 @@ use crate::graph::Graph;
 use serde::{Deserialize, Serialize};
 
 pub use cnn::{MobileNetV2Spec, ResNetSpec, VggSpec};
+pub use convnext::ConvNextSpec;
+pub use efficientnet::EfficientNetSpec;
 pub use family::{Family, Group, Import, ModelPreset};
 pub use mla::{Mla, MlaRope};
+pub use mobilenet_v3::{MobileNetV3Size, MobileNetV3Spec};
 pub use moe::{DenseLayers, ExpertActivation, Moe, Router, SharedExperts};
 pub use registry::FAMILIES;
+pub use regnet::RegNetSpec;
 pub use t5::{T5Activation, T5Spec};
 pub use transformer::{
     Arch, BlockOptions, Head, MlpKind, NormKind, NormPlacement, QkNorm, QkvProjection, Rotary,
@@ -112,6 +120,14 @@ pub enum ModelSpec {
     Vgg(VggSpec),
     /// torchvision MobileNetV2.
     MobileNetV2(MobileNetV2Spec),
+    /// torchvision MobileNetV3 (small or large).
+    MobileNetV3(MobileNetV3Spec),
+    /// torchvision EfficientNet (B0).
+    EfficientNet(EfficientNetSpec),
+    /// torchvision ConvNeXt.
+    ConvNext(ConvNextSpec),
+    /// torchvision RegNet (X or Y).
+    RegNet(RegNetSpec),
     /// Vision Transformer (torchvision's or Hugging Face's).
     Vit(VitSpec),
     /// T5 encoder-decoder (`T5ForConditionalGeneration`).
@@ -141,6 +157,10 @@ impl ModelSpec {
             ModelSpec::ResNet(_)
             | ModelSpec::Vgg(_)
             | ModelSpec::MobileNetV2(_)
+            | ModelSpec::MobileNetV3(_)
+            | ModelSpec::EfficientNet(_)
+            | ModelSpec::ConvNext(_)
+            | ModelSpec::RegNet(_)
             | ModelSpec::Vit(_) => InputKind::Image,
         }
     }
@@ -212,6 +232,27 @@ impl ModelSpec {
             self,
             ModelSpec::ResNet(_) | ModelSpec::Vgg(_) | ModelSpec::MobileNetV2(_)
         );
+        // The later CNNs' pruned shapes are not modelled.
+        let unpruned = match self {
+            ModelSpec::MobileNetV3(_) => Some("MobileNetV3"),
+            ModelSpec::EfficientNet(_) => Some("EfficientNet"),
+            ModelSpec::ConvNext(_) => Some("ConvNeXt"),
+            ModelSpec::RegNet(_) => Some("RegNet"),
+            ModelSpec::Transformer(_)
+            | ModelSpec::ResNet(_)
+            | ModelSpec::Vgg(_)
+            | ModelSpec::MobileNetV2(_)
+            | ModelSpec::Vit(_)
+            | ModelSpec::T5(_)
+            | ModelSpec::Mlp(_) => None,
+        };
+        if let Some(model) = unpruned
+            && (cfg.keep_attention < 1.0 || cfg.keep_mlp < 1.0 || cfg.keep_conv < 1.0)
+        {
+            return Err(Error::NotApplicable(Inapplicable::PruneNotModelled {
+                model,
+            }));
+        }
         if (cfg.keep_attention < 1.0 || cfg.keep_mlp < 1.0) && cnn {
             return Err(Error::NotApplicable(Inapplicable::PruneCnn));
         }
@@ -229,6 +270,10 @@ impl ModelSpec {
             ModelSpec::MobileNetV2(m) => {
                 cnn::lower_mobilenet_v2(&mut b, m, cfg.image, cfg.keep_conv)?
             }
+            ModelSpec::MobileNetV3(m) => mobilenet_v3::lower(&mut b, m, cfg.image)?,
+            ModelSpec::EfficientNet(e) => efficientnet::lower(&mut b, e, cfg.image)?,
+            ModelSpec::ConvNext(c) => convnext::lower(&mut b, c, cfg.image)?,
+            ModelSpec::RegNet(r) => regnet::lower(&mut b, r, cfg.image)?,
             ModelSpec::Vit(v) => match v.implementation {
                 VitImplementation::Torchvision => {
                     vit::lower_vit(&mut b, v, cfg.image, cfg.attention)?
@@ -253,6 +298,10 @@ impl ModelSpec {
             | ModelSpec::ResNet(_)
             | ModelSpec::Vgg(_)
             | ModelSpec::MobileNetV2(_)
+            | ModelSpec::MobileNetV3(_)
+            | ModelSpec::EfficientNet(_)
+            | ModelSpec::ConvNext(_)
+            | ModelSpec::RegNet(_)
             | ModelSpec::Mlp(_) => 224,
         };
         TrainConfig {

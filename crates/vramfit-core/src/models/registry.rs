@@ -7,15 +7,19 @@
 use super::family::Family;
 use super::family::Import;
 use super::{
-    bert, cnn, deepseek, gemma, gpt_neox, gpt_oss, gpt2, llama, mixtral, olmo2, olmoe, phi3,
-    qwen_moe, qwen3, starcoder2, t5, vit, vit_hf,
+    bert, cnn, convnext, deepseek, efficientnet, gemma, gpt_neox, gpt_oss, gpt2, llama, mixtral,
+    mobilenet_v3, olmo2, olmoe, phi3, qwen_moe, qwen3, regnet, starcoder2, t5, vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 21] = [
+pub const FAMILIES: [Family; 25] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
+    mobilenet_v3::FAMILY,
+    efficientnet::FAMILY,
+    regnet::FAMILY,
+    convnext::FAMILY,
     vit::VIT,
     vit_hf::FAMILY,
     vit::MLP,

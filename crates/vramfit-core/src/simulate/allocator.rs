@@ -21,6 +21,48 @@ pub const ROUND_LARGE: u64 = 2 << 20;
 /// Smallest block (`kMinBlockSize`).
 pub const MIN_BLOCK: u64 = 512;
 
+/// Segments by pool (`c10/cuda/CUDACachingAllocator.h`, `SegmentInfo::is_large`):
+/// the small pool's are 2 MiB, the large pool's 20 MiB or bigger.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Segments {
+    /// Small-pool segments.
+    pub small: u64,
+    /// Large-pool segments.
+    pub large: u64,
+    /// The largest segment, where sizes are known.
+    pub largest: Option<crate::units::Bytes>,
+    /// Segments of 1 GiB or more, where sizes are known.
+    pub over_gib: Option<u64>,
+}
+
+impl Segments {
+    /// The tally of segments given as `(size, small pool)` pairs.
+    pub fn from_sizes(sizes: impl IntoIterator<Item = (u64, bool)>) -> Segments {
+        let mut s = Segments {
+            largest: Some(crate::units::Bytes::ZERO),
+            over_gib: Some(0),
+            ..Segments::default()
+        };
+        for (size, small) in sizes {
+            if small {
+                s.small += 1;
+            } else {
+                s.large += 1;
+            }
+            s.largest = s.largest.max(Some(crate::units::Bytes(size)));
+            if size >= crate::units::GIB {
+                s.over_gib = s.over_gib.map(|n| n + 1);
+            }
+        }
+        s
+    }
+
+    /// All segments.
+    pub fn count(&self) -> u64 {
+        self.small + self.large
+    }
+}
+
 /// A live block: its index in the allocator's block table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Block(u32);
@@ -331,6 +373,32 @@ impl CachingAllocator {
     /// Bytes held in segments now.
     pub fn reserved(&self) -> u64 {
         self.reserved
+    }
+
+    /// The segments held now, by size and pool: a segment is the chain of
+    /// blocks from one without a predecessor (a released segment's blocks
+    /// are unused).
+    pub fn segments(&self) -> Segments {
+        let mut stale = vec![false; self.blocks.len()];
+        for &id in &self.unused {
+            if let Some(s) = stale.get_mut(id as usize) {
+                *s = true;
+            }
+        }
+        let heads = self
+            .blocks
+            .iter()
+            .zip(&stale)
+            .filter(|(e, stale)| !**stale && e.prev == NONE);
+        Segments::from_sizes(heads.map(|(head, _)| {
+            let mut size = head.size;
+            let mut next = head.next;
+            while let Some(n) = self.entry(next) {
+                size = size.saturating_add(n.size);
+                next = n.next;
+            }
+            (size, head.small)
+        }))
     }
 
     /// The most bytes held in segments at any time.
@@ -771,6 +839,24 @@ impl CachingAllocator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn segments_are_tallied_by_pool_and_whole_size_after_splits_and_merges() {
+        let mut a = CachingAllocator::default();
+        let x = a.alloc(512 * 1024).unwrap();
+        let y = a.alloc(4 << 20).unwrap();
+        let z = a.alloc(4 << 20).unwrap();
+        let big = a.alloc(3 << 30).unwrap();
+        a.free(y);
+        a.free(x);
+        a.free(z);
+        a.free(big);
+        let s = a.segments();
+        assert_eq!((s.small, s.large), (1, 2));
+        assert_eq!(s.largest, Some(crate::units::Bytes(3 << 30)));
+        assert_eq!(s.over_gib, Some(1));
+        assert_eq!(a.reserved(), SMALL_BUFFER + LARGE_BUFFER + (3 << 30));
+    }
 
     #[test]
     fn small_requests_share_a_two_mib_segment() {

@@ -151,6 +151,14 @@ impl Memory {
         }
     }
 
+    /// The allocator model's segments (none without it).
+    pub fn segments(&self) -> super::allocator::Segments {
+        self.allocator
+            .as_ref()
+            .map(super::allocator::CachingAllocator::segments)
+            .unwrap_or_default()
+    }
+
     /// The highest reserved memory so far (0 without the allocator model).
     pub fn peak_reserved(&self) -> Bytes {
         Bytes(self.peak_reserved)

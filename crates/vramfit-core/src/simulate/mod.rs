@@ -109,6 +109,9 @@ pub struct Simulation {
     pub timeline: Vec<Point>,
     /// Peak of `torch.cuda.memory_reserved()` from the caching-allocator model ([`allocator`]).
     pub peak_reserved: Bytes,
+    /// The allocator model's segments at the end of the replay (the same as
+    /// at its peak unless a limit or garbage collection released some).
+    pub segments: allocator::Segments,
     /// Host memory per node used by offloading.
     pub host_ram: Bytes,
 }
@@ -364,6 +367,7 @@ impl Prepared {
             peak: r.peak,
             timeline: r.timeline,
             peak_reserved: Bytes(r.peak_reserved),
+            segments: r.segments,
             host_ram: Bytes(host_ram),
         }
     }

@@ -546,6 +546,8 @@ pub struct Replay {
     pub timeline: Vec<Point>,
     /// The caching-allocator model's peak reserved bytes (0 without it).
     pub peak_reserved: u64,
+    /// The allocator model's segments at the end (none without it).
+    pub segments: super::allocator::Segments,
 }
 
 /// Evaluates `tape` at `e`; with `allocator`, also models reserved memory;
@@ -636,6 +638,7 @@ pub fn replay(tape: &Tape, e: &Eval<'_>, allocator: bool, record: bool) -> Repla
         peak,
         timeline,
         peak_reserved: mem.peak_reserved().0,
+        segments: mem.segments(),
     }
 }
 

@@ -107,10 +107,20 @@ pub struct TimelinePlot {
     pub peak_value: String,
     /// Points in the full timeline.
     pub total: usize,
+    /// A measured timeline drawn over the same span, when one was brought
+    /// (its first moment at the left edge, its last at the right: the two
+    /// share a scale of progress, not a clock).
+    pub measured_path: Option<String>,
 }
 
-/// Lays out the timeline of `e` at `width` pixels.
-pub fn timeline_plot(e: &Estimate, width: f64, prefs: Prefs) -> TimelinePlot {
+/// Lays out the timeline of `e` at `width` pixels, with the allocated bytes
+/// of `measured` (a measured timeline, resampled) drawn over it when given.
+pub fn timeline_plot(
+    e: &Estimate,
+    width: f64,
+    prefs: Prefs,
+    measured: Option<&[Bytes]>,
+) -> TimelinePlot {
     let lang = prefs.lang;
     let frame = Frame {
         width: width.max(240.0),
@@ -122,7 +132,10 @@ pub fn timeline_plot(e: &Estimate, width: f64, prefs: Prefs) -> TimelinePlot {
     };
     let tl = &e.timeline;
     let values: Vec<u64> = tl.iter().map(|p| p.allocated_bytes.0).collect();
-    let highest = Bytes(values.iter().copied().max().unwrap_or(0));
+    let measured = measured.filter(|m| m.len() > 1);
+    let measured_top = measured.and_then(|m| m.iter().max().copied());
+    let highest =
+        Bytes(values.iter().copied().max().unwrap_or(0)).max(measured_top.unwrap_or_default());
     let (axis_max, y_ticks) = byte_axis(highest, &frame, prefs.units);
     let last = tl.len().saturating_sub(1).max(1) as f64;
     let x_of = |i: usize| frame.x(i as f64 / last);
@@ -222,6 +235,14 @@ pub fn timeline_plot(e: &Estimate, width: f64, prefs: Prefs) -> TimelinePlot {
         ),
         peak_value: present::bytes(e.peak_allocated_bytes, prefs.units),
         total: tl.len(),
+        measured_path: measured.map(|m| {
+            let last = (m.len() - 1) as f64;
+            line_path(
+                m.iter()
+                    .enumerate()
+                    .map(|(i, b)| (frame.x(i as f64 / last), frame.y(b.0 as f64, axis_max))),
+            )
+        }),
         samples,
     }
 }
@@ -259,7 +280,7 @@ mod tests {
     #[test]
     fn the_plot_is_downsampled_and_keeps_the_peak() {
         let e = gpt2();
-        let plot = timeline_plot(&e, 700.0, Prefs::default());
+        let plot = timeline_plot(&e, 700.0, Prefs::default(), None);
         assert!(
             e.timeline.len() > MAX_POINTS,
             "GPT-2's timeline should need downsampling"
@@ -298,7 +319,7 @@ mod tests {
         assert_eq!(spans.first().map(|s| s.start), Some(0));
         assert_eq!(spans.last().map(|s| s.end), Some(e.timeline.len()));
         assert!(spans.windows(2).all(|w| w[0].end == w[1].start));
-        let plot = timeline_plot(&e, 700.0, Prefs::default());
+        let plot = timeline_plot(&e, 700.0, Prefs::default(), None);
         assert_eq!(
             plot.steps
                 .iter()

@@ -3,8 +3,8 @@
 //! strip, the two charts and the per-layer table.
 
 use super::{
-    BatchChart, GpuFinder, LayerTable, LinkExtras, Notice, PeakBreakdown, PeakNumbers,
-    PlannerPanel, Techniques, TimelineChart, Verdict,
+    BatchChart, GpuFinder, LayerTable, LinkExtras, MeasuredCard, Notice, PeakBreakdown,
+    PeakNumbers, PlannerPanel, Techniques, TimelineChart, Verdict,
 };
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
@@ -56,6 +56,28 @@ pub fn Results(props: &ResultsProps) -> Html {
     let lang = prefs.lang;
     let r = &props.report;
     let e = &r.estimate;
+    // A measurement brought to compare with: the card reads it, the
+    // timeline draws it. It lives here, apart from the configuration, so a
+    // bad file never touches the inputs.
+    let measured = use_state(|| None::<Rc<(String, vramfit_core::measured::Measurement)>>);
+    let on_measured = {
+        let measured = measured.clone();
+        use_callback(
+            (),
+            move |m: Option<Rc<(String, vramfit_core::measured::Measurement)>>, ()| measured.set(m),
+        )
+    };
+    let measured_timeline = use_memo((*measured).clone(), |m| {
+        m.as_ref().map(|m| {
+            Rc::new(
+                m.1.timeline
+                    .iter()
+                    .map(|p| p.allocated_bytes)
+                    .collect::<Vec<_>>(),
+            )
+        })
+    });
+    let measured_timeline = (*measured_timeline).clone();
     let notice = match (&props.problem, props.stale) {
         (Some(problem), _) => html! { <Notice kind="error" text={problem.message(lang)} /> },
         (None, true) => html! { <Notice kind="info" text={t(lang, Key::StaleNotice)} /> },
@@ -183,7 +205,8 @@ pub fn Results(props: &ResultsProps) -> Html {
                     }
                     <GpuFinder batch={e.config.batch} options={props.gpu_options.clone()} on_action={props.on_action.clone()} />
                     <BatchChart report={r.clone()} />
-                    <TimelineChart report={r.clone()} />
+                    <TimelineChart report={r.clone()} measured={measured_timeline} />
+                    <MeasuredCard report={r.clone()} measured={(*measured).clone()} on_measured={on_measured} />
                     <LayerTable report={r.clone()} sort={props.layer_sort} on_action={props.on_action.clone()} />
                 }
             </div>

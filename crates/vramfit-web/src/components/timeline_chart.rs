@@ -19,6 +19,10 @@ use yew::prelude::*;
 pub struct TimelineChartProps {
     /// The report whose timeline is drawn.
     pub report: Rc<Report>,
+    /// A measured timeline's allocated bytes to draw over it (from "Compare
+    /// with a measurement").
+    #[prop_or_default]
+    pub measured: Option<Rc<Vec<vramfit_core::Bytes>>>,
 }
 
 /// The timeline card.
@@ -29,9 +33,17 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
     let mode = props.report.estimate.config.mode;
     let node = use_node_ref();
     let width = use_width(node.clone()).unwrap_or(640);
-    let plot = use_memo((props.report.clone(), width, prefs), |(r, w, p)| {
-        timeline_plot(&r.estimate, f64::from(*w), *p)
-    });
+    let plot = use_memo(
+        (props.report.clone(), width, prefs, props.measured.clone()),
+        |(r, w, p, m)| {
+            timeline_plot(
+                &r.estimate,
+                f64::from(*w),
+                *p,
+                m.as_deref().map(Vec::as_slice),
+            )
+        },
+    );
     // The static drawing (see `chart::svg`), rebuilt only when the plot changes.
     let background = use_memo(plot.clone(), |plot| timeline_svg(plot));
     let spans = use_memo(props.report.clone(), |r| phase_spans(&r.estimate.timeline));
@@ -111,6 +123,9 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
                 <li><span class="key band-backward"></span>{ labels::phase_short(vramfit_core::Phase::Backward, lang) }</li>
                 <li><span class="key band-optimizer"></span>{ labels::phase_short(vramfit_core::Phase::Optimizer, lang) }</li>
                 <li><span class="key key-peak"></span>{ peak_legend }</li>
+                if plot.measured_path.is_some() {
+                    <li><span class="key key-measured"></span>{ t(lang, Key::TimelineMeasured) }</li>
+                }
             </ul>
             <p class="chart-readout" id="timeline-readout" aria-hidden="true">{ readout }</p>
             <div
@@ -133,6 +148,9 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
             >
                 { (*background).clone() }
                 <svg class="chart-svg chart-overlay" viewBox={f.view_box()} aria-hidden="true" focusable="false">
+                    if let Some(d) = &plot.measured_path {
+                        <path class="measured-line" d={d.clone()} />
+                    }
                     if let Some(s) = sample {
                         <line class="cursor" x1={num(s.x)} x2={num(s.x)} y1={num(f.y0())} y2={num(f.y1())} />
                         if shown != plot.peak {

@@ -203,6 +203,7 @@ table! {
     NaSequenceParallel => "Sequence parallelism needs a decoder and a sequence length divisible by tp = {0}.", "序列并行需要解码器模型，且序列长度能被 tp = {0} 整除。";
     NaSequenceTooLong => "Sequence length {0} exceeds this model's {1} learned positions.", "序列长度 {0} 超过了此模型的 {1} 个位置编码。";
     NaVitImage => "This ViT's position embedding is fixed to {0}×{0} images; got {1}.", "此 ViT 的位置编码固定为 {0}×{0} 的图像，而输入为 {1}。";
+    NaPruneNotModelled => "Pruning is not modelled for {0}: leave every kept fraction at 1.", "{0} 的剪枝尚未建模：请把各保留比例都设为 1。";
     NaImageTooSmall => "The image is too small for {0}: a feature map shrinks to zero.", "图像对 {0} 来说太小：特征图会缩小到零。";
     NaModelParallelGpus => "tp × pp = {0} must divide the {1} GPUs (GPUs per node × nodes).", "tp × pp = {0} 必须能整除 GPU 总数 {1}（每节点 GPU 数 × 节点数）。";
     NaExpertParallelGpus => "etp × ep × pp = {0} must divide the {1} GPUs (GPUs per node × nodes; etp is tp unless set).", "etp × ep × pp = {0} 必须能整除 GPU 总数 {1}（每节点 GPU 数 × 节点数；未设置 etp 时等于 tp）。";
@@ -392,6 +393,49 @@ table! {
     ColFits => "Fits", "能否放入";
     Yes => "yes", "是";
     No => "no", "否";
+
+    // Compare with a measurement (components/measured_card.rs).
+    MeasuredTitle => "Compare with a measurement", "与实测数据对比";
+    MeasuredSub => "Choose or drop a PyTorch memory snapshot (the pickle that {0} writes) or the JSON of {1} from a run of this configuration: its timeline joins the chart above and the differences are listed here. The file is read in your browser, in the background.", "选择或拖入同一配置运行时的 PyTorch 显存快照（{0} 写出的 pickle 文件）或 {1} 的 JSON：实测时间线会画在上方图表中，差异列在这里。文件在浏览器后台读取。";
+    MeasuredChoose => "Choose file…", "选择文件…";
+    MeasuredDrop => "Measurement file (snapshot pickle or memory_stats JSON)", "实测文件（快照 pickle 或 memory_stats 的 JSON）";
+    MeasuredReading => "Reading {0}…", "正在读取 {0}…";
+    MeasuredRead => "Compared with {0} ({1}).", "已与 {0}（{1}）对比。";
+    MeasuredSnapshot => "memory snapshot, {0} trace events", "显存快照，{0} 个跟踪事件";
+    MeasuredStats => "memory statistics", "显存统计";
+    MeasuredRemove => "Remove the measurement", "移除实测数据";
+    MeasuredKept => "The configuration and the estimate are unchanged.", "配置与估算保持不变。";
+    MeasuredColMeasured => "Measured", "实测";
+    MeasuredColSimulated => "Simulated", "模拟";
+    MeasuredRowAllocated => "Peak allocated", "峰值已分配";
+    MeasuredRowReserved => "Peak reserved", "峰值预留";
+    MeasuredRowSegments => "Segments (small / large pool)", "段（小池 / 大池）";
+    MeasuredRowLargest => "Largest segment", "最大段";
+    MeasuredDifferences => "Where they differ, largest first", "差异，从大到小";
+    MeasuredSame => "No notable differences.", "没有明显差异。";
+    TimelineMeasured => "Measured", "实测";
+    DiffHigher => "{0} % higher", "高 {0}%";
+    DiffLower => "{0} % lower", "低 {0}%";
+    DiffPeakAllocated => "Measured peak allocated {0}; vramfit simulates {1} ({2})", "实测峰值已分配 {0}；vramfit 模拟为 {1}（{2}）";
+    DiffPeakReserved => "Measured peak reserved {0}; vramfit's allocator model gives {1} ({2})", "实测峰值预留 {0}；vramfit 的分配器模型为 {1}（{2}）";
+    DiffReservedShare => "Measured reserved is {0} % above allocated; vramfit's allocator model gives {1} %", "实测预留比已分配高 {0}%；vramfit 的分配器模型为 {1}%";
+    DiffSmallSegments => "{0} small-pool (2 MiB) segments measured, {1} simulated", "实测小池（2 MiB）段 {0} 个，模拟 {1} 个";
+    DiffLargeSegments => "{0} large-pool segments measured, {1} simulated", "实测大池段 {0} 个，模拟 {1} 个";
+    DiffOverGib => "{0} segments of 1 GiB or more measured, {1} simulated", "实测 1 GiB 及以上的段 {0} 个，模拟 {1} 个";
+    DiffLargest => "Largest segment {0} measured, {1} simulated", "最大段：实测 {0}，模拟 {1}";
+    DiffRetries => "The run retried {0} allocations after freeing the cache (memory ran short); vramfit does not model retries", "运行中有 {0} 次分配在释放缓存后重试（显存不足）；vramfit 不模拟重试";
+    DiffOoms => "The run hit {0} out-of-memory errors", "运行中出现 {0} 次显存不足错误";
+    MeasuredErrTooLarge => "The file is {0}; at most {1} are read.", "文件大小为 {0}，最多读取 {1}。";
+    MeasuredErrEmpty => "The file is empty.", "文件为空。";
+    MeasuredErrNotPickle => "This is not a memory snapshot: expected the pickle of a PyTorch memory snapshot or memory statistics as JSON.", "这不是显存快照：应为 PyTorch 显存快照的 pickle 文件或 JSON 格式的显存统计。";
+    MeasuredErrProtocol => "Pickle protocol {0} is not read: snapshots use protocols 2 to 5.", "不读取 pickle 协议 {0}：快照使用协议 2 到 5。";
+    MeasuredErrTruncated => "The file is truncated: it ends before its last value is complete.", "文件被截断：在最后一个值完整之前就结束了。";
+    MeasuredErrOpcode => "Unsupported pickle opcode at byte {0}: only plain data is read, never code.", "第 {0} 字节处有不支持的 pickle 操作码：只读取纯数据，绝不执行代码。";
+    MeasuredErrDeep => "The pickle nests containers more than {0} deep.", "pickle 的容器嵌套超过 {0} 层。";
+    MeasuredErrMalformed => "Malformed pickle at byte {0}.", "第 {0} 字节处的 pickle 格式错误。";
+    MeasuredErrNotSnapshot => "This pickle is not a memory snapshot.", "这个 pickle 文件不是显存快照。";
+    MeasuredErrNotStats => "This JSON is not memory statistics.", "这个 JSON 不是显存统计。";
+    MeasuredErrWorker => "The file could not be read in the background.", "无法在后台读取该文件。";
 
     // Timeline chart.
     TimelineTitle => "One training step, op by op", "逐个算子的训练步";
