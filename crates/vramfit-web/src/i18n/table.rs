@@ -313,7 +313,7 @@ table! {
     TensorParallel => "Tensor parallelism", "张量并行";
     NoFitOn => "Does not fit on {0}", "无法放入 {0}";
     NoFitOnGpus => "Does not fit on {0} × {1} ({2} per GPU)", "无法放入 {0} × {1}（每张 GPU {2}）";
-    DeviceRange => "On real GPUs: {0} to {1}. Published runs of this kind of model measured {2} to {3} of vramfit's figure ({4} runs, tests/reference/real_gpu).", "在真实显卡上：{0} 至 {1}。此类模型的公开实测为 vramfit 估计值的 {2} 至 {3}（{4} 次运行，tests/reference/real_gpu）。";
+    DeviceRange => "On real GPUs: {0} to {1}. Published runs of this kind of model measured {2} to {3} of vramfit's figure ({4} runs).", "在真实显卡上：{0} 至 {1}。此类模型的公开实测为 vramfit 估计值的 {2} 至 {3}（{4} 次运行）。";
     FitsDetail => "{0} of {1} at the peak ({2}), {3} to spare.", "峰值占用 {0}，共 {1}（{2}），还剩 {3}。";
     FitsAfterRelease => "It fits because PyTorch hands its cached, unused memory back to the driver when a request would fail; on a GPU with room to spare it would hold {0}.", "能放下，是因为 PyTorch 在分配将要失败时会把缓存中未使用的显存还给驱动；在显存充裕的显卡上它会占用 {0}。";
     NoFitDetail => "Needs {0}: {1} more than its {2}.", "需要 {0}，比其 {2} 多出 {1}。";
