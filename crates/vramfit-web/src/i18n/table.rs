@@ -69,10 +69,10 @@ table! {
     Precision => "Precision", "精度";
     Optimizer => "Optimizer", "优化器";
     OptimizerImpl => "Optimizer implementation", "优化器实现";
-    OptimizerImplHint => "torch.optim's code path: what the step's temporaries are", "torch.optim 的代码路径，决定更新步骤的临时显存";
-    ImplForeach => "foreach (PyTorch's default): one temporary per parameter", "foreach（PyTorch 默认）：每个参数一个临时张量";
-    ImplFused => "fused: no temporaries", "fused：无临时张量";
-    ImplLoop => "loop: parameter by parameter", "loop：逐个参数更新";
+    OptimizerImplHint => "torch.optim's code path: foreach keeps one temporary per parameter at once, fused none, loop two of one parameter", "torch.optim 的代码路径：foreach 同时为每个参数保留一个临时张量，fused 没有，loop 每次两个（单个参数大小）";
+    ImplForeach => "foreach (default)", "foreach（默认）";
+    ImplFused => "fused", "fused";
+    ImplLoop => "loop", "loop";
     Checkpointing => "Activation checkpointing", "激活检查点";
     Attention => "Attention", "注意力实现";
     AttentionHint => "Transformer text models only", "仅适用于 Transformer 文本模型";
