@@ -276,7 +276,7 @@ export const checks = [
       expect(Number(await p.getAttribute("#max-concurrency", "data-value")) > 1, "no concurrency");
       const vllm = await p.inputValue("#launch-command");
       expect(vllm.startsWith("vllm serve llama-3-8b --max-model-len 8192 --gpu-memory-utilization 0.9"), `launch: ${vllm}`);
-      // The limits both ways: the context stops at the model's 8192, six sequences of 8192 fit (6.04x floored), on one GPU.
+      // The limits both ways: the context stops at the model's 8192, six sequences of 8192 fit (6.07x floored), on one GPU.
       const answer = (id) => p.getAttribute(id, "data-value");
       expect((await answer("#answer-context")) === "8192", `longest context: ${await text(p, "#answer-context")}`);
       expect((await answer("#answer-sequences")) === "6", `most sequences: ${await text(p, "#answer-sequences")}`);

@@ -109,7 +109,7 @@ impl OverheadArgs {
     pub fn resolve(&self, gpu: Option<&vramfit_core::GpuPreset>) -> Overheads {
         let mut o = gpu.map(Overheads::for_gpu).unwrap_or_default();
         if let Some(l) = self.loading {
-            o.cuda_context = l.context();
+            o.cuda_context = gpu.map_or_else(|| l.context(), |g| l.context_on(g));
         }
         if let Some(m) = self.context_mib {
             o.cuda_context = Bytes(m.saturating_mul(MIB));

@@ -262,11 +262,14 @@ fn overheads_follow_the_gpu_and_the_flags() {
     let eager = get(&["--gpu", "a100-80gb", "--cuda-loading", "eager"]);
     let d =
         eager["device_used_bytes"].as_u64().unwrap() - a100["device_used_bytes"].as_u64().unwrap();
+    // On an A100 (108 SMs × 2048 threads × 1 KiB of stack = 216 MiB in both):
+    // 1077 + 216 MiB eager vs 173 + 216 MiB lazy.
     assert_eq!(
         d,
-        600 * 1024 * 1024,
-        "eager context 1000 MiB vs lazy 400 MiB"
+        (1077 - 173) * 1024 * 1024,
+        "eager context 1293 MiB vs lazy 389 MiB"
     );
+    assert_eq!(a100["overheads"]["cuda_context"], 389u64 * 1024 * 1024);
     let custom = get(&["--cuda-context-mib", "123"]);
     assert_eq!(custom["overheads"]["cuda_context"], 123u64 * 1024 * 1024);
     let out = vramfit(&["estimate", "--model", "gpt2", "--cuda-loading", "sometimes"]);

@@ -36,6 +36,11 @@ pub struct GpuPreset {
     pub bf16: bool,
     /// Where the figures come from.
     pub source: &'static str,
+    /// NVIDIA GPUs: streaming multiprocessors and the most threads resident
+    /// on one (by compute capability: 2048 on 6.x, 7.0, 8.0, 9.0, 10.0; 1024
+    /// on 7.5; 1536 on 8.6, 8.9, 12.0), which size the stack memory the
+    /// driver reserves in each CUDA context; `(0, 0)` for other vendors.
+    pub cuda_cores: (u32, u32),
 }
 
 /// A GPU's maker.
@@ -160,6 +165,9 @@ impl Arch {
 
 macro_rules! gpu {
     ($id:literal, $name:literal, $arch:expr, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal) => {
+        gpu!($id, $name, $arch, $gib, $bw, $fp32, $fp16, $tensor, $src, sms: 0, threads: 0)
+    };
+    ($id:literal, $name:literal, $arch:expr, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal, sms: $sms:expr, threads: $threads:expr) => {
         GpuPreset {
             id: Cow::Borrowed($id),
             name: Cow::Borrowed($name),
@@ -171,6 +179,7 @@ macro_rules! gpu {
             tensor_tflops: $tensor as f64,
             bf16: $arch.has_bf16(),
             source: $src,
+            cuda_cores: ($sms, $threads),
         }
     };
 }
@@ -187,7 +196,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             4.4,
             0.07,
             0,
-            "NVIDIA datasheet; FP16 at 1/64 rate (derived)"
+            "NVIDIA datasheet; FP16 at 1/64 rate (derived)",
+            sms: 10,
+            threads: 2048
         ),
         gpu!(
             "gtx-1080-ti",
@@ -198,7 +209,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             11.3,
             0.18,
             0,
-            "NVIDIA datasheet; FP16 at 1/64 rate (derived)"
+            "NVIDIA datasheet; FP16 at 1/64 rate (derived)",
+            sms: 28,
+            threads: 2048
         ),
         gpu!(
             "rtx-2080-ti",
@@ -209,7 +222,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             13.4,
             26.9,
             53.8,
-            "NVIDIA Turing whitepaper (tensor: FP32 accumulate)"
+            "NVIDIA Turing whitepaper (tensor: FP32 accumulate)",
+            sms: 68,
+            threads: 1024
         ),
         gpu!(
             "rtx-3060-12gb",
@@ -220,7 +235,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             12.7,
             12.7,
             25.5,
-            "derived: 3584 cores × 2 × 1.777 GHz; NVIDIA Ampere whitepaper ratios"
+            "derived: 3584 cores × 2 × 1.777 GHz; NVIDIA Ampere whitepaper ratios",
+            sms: 28,
+            threads: 1536
         ),
         gpu!(
             "rtx-3080-10gb",
@@ -231,7 +248,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             29.8,
             29.8,
             59.5,
-            "NVIDIA Ampere GA102 whitepaper"
+            "NVIDIA Ampere GA102 whitepaper",
+            sms: 68,
+            threads: 1536
         ),
         gpu!(
             "rtx-3090",
@@ -242,7 +261,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             35.6,
             35.6,
             71,
-            "NVIDIA Ampere GA102 whitepaper"
+            "NVIDIA Ampere GA102 whitepaper",
+            sms: 82,
+            threads: 1536
         ),
         gpu!(
             "rtx-4060",
@@ -253,7 +274,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             15.1,
             15.1,
             30,
-            "derived: 3072 cores × 2 × 2.46 GHz; Ada whitepaper ratios"
+            "derived: 3072 cores × 2 × 2.46 GHz; Ada whitepaper ratios",
+            sms: 24,
+            threads: 1536
         ),
         gpu!(
             "rtx-4070",
@@ -264,7 +287,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             29.1,
             29.1,
             58,
-            "derived: 5888 cores × 2 × 2.475 GHz; Ada whitepaper ratios"
+            "derived: 5888 cores × 2 × 2.475 GHz; Ada whitepaper ratios",
+            sms: 46,
+            threads: 1536
         ),
         gpu!(
             "rtx-4080",
@@ -275,7 +300,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             48.7,
             48.7,
             97.5,
-            "NVIDIA Ada Lovelace whitepaper (tensor: FP32 accumulate)"
+            "NVIDIA Ada Lovelace whitepaper (tensor: FP32 accumulate)",
+            sms: 76,
+            threads: 1536
         ),
         gpu!(
             "rtx-4090",
@@ -286,7 +313,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             82.6,
             82.6,
             165,
-            "NVIDIA Ada Lovelace whitepaper (tensor: FP32 accumulate)"
+            "NVIDIA Ada Lovelace whitepaper (tensor: FP32 accumulate)",
+            sms: 128,
+            threads: 1536
         ),
         gpu!(
             "rtx-5090",
@@ -297,7 +326,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             104.8,
             104.8,
             209.5,
-            "NVIDIA RTX Blackwell whitepaper (tensor: FP32 accumulate)"
+            "NVIDIA RTX Blackwell whitepaper (tensor: FP32 accumulate)",
+            sms: 170,
+            threads: 1536
         ),
         gpu!(
             "t4",
@@ -308,7 +339,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             8.1,
             16.2,
             65,
-            "NVIDIA T4 datasheet"
+            "NVIDIA T4 datasheet",
+            sms: 40,
+            threads: 1024
         ),
         gpu!(
             "v100-16gb",
@@ -319,7 +352,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             15.7,
             31.4,
             125,
-            "NVIDIA V100 datasheet"
+            "NVIDIA V100 datasheet",
+            sms: 80,
+            threads: 2048
         ),
         gpu!(
             "v100-32gb",
@@ -330,7 +365,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             15.7,
             31.4,
             125,
-            "NVIDIA V100 datasheet"
+            "NVIDIA V100 datasheet",
+            sms: 80,
+            threads: 2048
         ),
         gpu!(
             "a10",
@@ -341,7 +378,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             31.2,
             31.2,
             125,
-            "NVIDIA A10 datasheet"
+            "NVIDIA A10 datasheet",
+            sms: 72,
+            threads: 1536
         ),
         gpu!(
             "a100-40gb",
@@ -352,7 +391,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             19.5,
             78,
             312,
-            "NVIDIA A100 datasheet"
+            "NVIDIA A100 datasheet",
+            sms: 108,
+            threads: 2048
         ),
         gpu!(
             "a100-80gb",
@@ -363,7 +404,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             19.5,
             78,
             312,
-            "NVIDIA A100 datasheet"
+            "NVIDIA A100 datasheet",
+            sms: 108,
+            threads: 2048
         ),
         gpu!(
             "l4",
@@ -374,7 +417,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             30.3,
             30.3,
             121,
-            "NVIDIA L4 datasheet"
+            "NVIDIA L4 datasheet",
+            sms: 58,
+            threads: 1536
         ),
         gpu!(
             "l40s",
@@ -385,7 +430,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             91.6,
             91.6,
             362,
-            "NVIDIA L40S datasheet"
+            "NVIDIA L40S datasheet",
+            sms: 142,
+            threads: 1536
         ),
         gpu!(
             "h100-sxm",
@@ -396,7 +443,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             67,
             134,
             989,
-            "NVIDIA H100 datasheet"
+            "NVIDIA H100 datasheet",
+            sms: 132,
+            threads: 2048
         ),
         gpu!(
             "h100-pcie",
@@ -407,7 +456,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             51,
             102,
             756,
-            "NVIDIA H100 datasheet"
+            "NVIDIA H100 datasheet",
+            sms: 114,
+            threads: 2048
         ),
         gpu!(
             "h200",
@@ -418,7 +469,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             67,
             134,
             989,
-            "NVIDIA H200 datasheet"
+            "NVIDIA H200 datasheet",
+            sms: 132,
+            threads: 2048
         ),
         gpu!(
             "b200",
@@ -429,7 +482,9 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             75,
             150,
             2250,
-            "NVIDIA HGX B200 spec table (FP32 75; the Blackwell technical brief says 80); FP16 shader derived"
+            "NVIDIA HGX B200 spec table (FP32 75; the Blackwell technical brief says 80); FP16 shader derived",
+            sms: 148,
+            threads: 2048
         ),
         gpu!(
             "mi250x",
@@ -693,6 +748,7 @@ pub const CUSTOM_GIB: std::ops::RangeInclusive<u64> = 1..=4096;
 /// datasheet are not available for it; it is taken to have bf16.
 pub fn custom_gpu(gib: u64) -> GpuPreset {
     GpuPreset {
+        cuda_cores: (0, 0),
         id: Cow::Owned(format!("{CUSTOM_PREFIX}{gib}")),
         name: Cow::Owned(format!("custom GPU with {gib} GiB")),
         arch: Arch::Unknown,

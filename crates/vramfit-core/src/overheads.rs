@@ -189,7 +189,48 @@ impl ModuleLoading {
             ModuleLoading::Eager => Bytes(1000 * MIB),
         }
     }
+
+    /// The CUDA context on `gpu`: the stack memory the driver reserves for
+    /// every thread the GPU can hold at once (`cudaLimitStackSize`, 1 KiB by
+    /// default, × SMs × resident threads per SM: 216 MiB on an A100, as
+    /// reported in arcs-skku/EMDC_llvm#13; the formula in cms-sw/cmssw#51395)
+    /// plus the rest of the context, which depends on how kernels load.
+    /// The rest is the published measurements less their GPU's stack:
+    /// lazy 173 MiB, the mean of 256 − 123 MiB (RTX 3090, torch 2.7.1,
+    /// invoke-ai/InvokeAI#9413) and 426 − 213 MiB (RTX 6000 Ada,
+    /// unslothai/unsloth-zoo#1053); eager 1077 MiB, the mean of
+    /// 1343 − 160 MiB (V100, CUDA 11.2, Hugging Face's single-GPU guide),
+    /// 1001 − 123 MiB (RTX 3090, CUDA 11.1, pytorch/pytorch#54564) and
+    /// 1687 − 123 MB / 721 − 40 MB (RTX 3090 / GTX 1080, torch 1.8.2,
+    /// pytorch/pytorch#55277). GPUs of other vendors, and GPUs without a
+    /// known SM count, take [`ModuleLoading::context`].
+    pub fn context_on(self, gpu: &GpuPreset) -> Bytes {
+        let (sms, threads) = gpu.cuda_cores;
+        if sms == 0 {
+            return self.context();
+        }
+        let stack = u64::from(sms) * u64::from(threads) * STACK_PER_THREAD;
+        let rest = match self {
+            ModuleLoading::Lazy => 173 * MIB,
+            ModuleLoading::Eager => 1077 * MIB,
+        };
+        Bytes(rest + stack)
+    }
+
+    /// How the CUDA toolkit PyTorch was built with loads kernels: lazily
+    /// from CUDA 11.7 on (PyTorch sets `CUDA_MODULE_LOADING=LAZY` since 1.13),
+    /// eagerly before.
+    pub fn for_cuda(major: u32, minor: u32) -> ModuleLoading {
+        if (major, minor) >= (11, 7) {
+            ModuleLoading::Lazy
+        } else {
+            ModuleLoading::Eager
+        }
+    }
 }
+
+/// `cudaLimitStackSize`'s default: 1 KiB per thread.
+const STACK_PER_THREAD: u64 = 1024;
 
 /// cuBLAS workspace per handle before Hopper: `CUBLAS_WORKSPACE_CONFIG`
 /// default `:4096:2:16:8` = 4096 KiB × 2 + 16 KiB × 8 (`aten/src/ATen/cuda/CublasHandlePool.cpp`).
@@ -239,6 +280,7 @@ impl Overheads {
     /// The defaults for a GPU (its cuBLAS workspace size).
     pub fn for_gpu(gpu: &GpuPreset) -> Overheads {
         Overheads {
+            cuda_context: ModuleLoading::Lazy.context_on(gpu),
             cublas_workspace: cublas_workspace(gpu.arch),
             ..Overheads::default()
         }

@@ -675,25 +675,31 @@ fn fits_on(
     let base = *base;
     let g = spec.lower_unnamed(&TrainConfig { batch: 1, ..base })?;
     let prepared = simulate::Prepared::new(Rc::new(g), &base, overheads);
-    let mut cache: std::collections::HashMap<(u64, u64), u64> = std::collections::HashMap::new();
+    let mut cache: std::collections::HashMap<(u64, u64, u64), u64> =
+        std::collections::HashMap::new();
     // A bf16 configuration needs bf16 matrix math (see [`GpuPreset::bf16`]).
     let bf16 = matches!(base.precision, Precision::Bf16 | Precision::AmpBf16);
     for gpu in crate::gpus::gpu_presets()
         .into_iter()
         .filter(|g| g.bf16 || !bf16)
     {
+        // Each GPU's own context (its SMs' stack) and cuBLAS workspace, as
+        // an estimate on that GPU takes them.
         let o = Overheads {
+            cuda_context: crate::overheads::ModuleLoading::Lazy.context_on(&gpu),
             cublas_workspace: cublas_workspace(gpu.arch),
             ..*overheads
         };
         let cap = usable(&gpu, &o).0;
         let mut used = |b: u64| -> u64 {
-            *cache.entry((b, o.cublas_workspace.0)).or_insert_with(|| {
-                prepared
-                    .run(&TrainConfig { batch: b, ..base }, &o, false)
-                    .device_used(&o)
-                    .0
-            })
+            *cache
+                .entry((b, o.cublas_workspace.0, o.cuda_context.0))
+                .or_insert_with(|| {
+                    prepared
+                        .run(&TrainConfig { batch: b, ..base }, &o, false)
+                        .device_used(&o)
+                        .0
+                })
         };
         let at_config = used(base.batch);
         let max_batch = if used(1) > cap {

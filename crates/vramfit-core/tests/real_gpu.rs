@@ -11,7 +11,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use vramfit_core::parallel::{Parallel, Strategy};
-use vramfit_core::{ModelSpec, Overheads, TrainConfig, estimate, gpu_preset, model_preset};
+use vramfit_core::{
+    ModelSpec, ModuleLoading, Overheads, TrainConfig, estimate, gpu_preset, model_preset,
+};
 
 /// The published runs.
 const RUNS: &str = include_str!("../../../tests/reference/real_gpu/runs.csv");
@@ -176,6 +178,27 @@ fn config(run: &Run) -> TrainConfig {
     }
 }
 
+/// How the run's CUDA loaded kernels: from the CUDA version its PyTorch was
+/// built with, else from the driver (one older than R515 runs no CUDA 11.7,
+/// so loading was eager); lazy when neither is stated (PyTorch's default
+/// since 1.13).
+fn loading(run: &Run) -> ModuleLoading {
+    let version = |v: &str| -> Option<(u32, u32)> {
+        let mut parts = v.split('.').map(|p| p.trim().parse::<u32>());
+        Some((
+            parts.next()?.ok()?,
+            parts.next().and_then(Result::ok).unwrap_or(0),
+        ))
+    };
+    if let Some((major, minor)) = version(run.get("cuda_version")) {
+        return ModuleLoading::for_cuda(major, minor);
+    }
+    match version(run.get("driver")) {
+        Some((driver, _)) if driver < 515 => ModuleLoading::Eager,
+        _ => ModuleLoading::Lazy,
+    }
+}
+
 /// One quantity of one run: measured and ours, in bytes.
 #[derive(Clone, Copy)]
 struct Pair {
@@ -203,7 +226,8 @@ struct Compared {
 
 fn compare(run: &Run) -> Compared {
     let gpu = gpu_preset(run.get("gpu")).unwrap();
-    let overheads = Overheads::for_gpu(&gpu);
+    let mut overheads = Overheads::for_gpu(&gpu);
+    overheads.cuda_context = loading(run).context_on(&gpu);
     let e = estimate(&model(run), &config(run), &overheads, Some(&gpu))
         .unwrap_or_else(|err| panic!("{}: {err}", run.get("id")));
     // The run did not fail: on its GPU the allocator stayed within the

@@ -26,7 +26,7 @@ pub(super) const FLAGS: &[Flag] = &[
     Flag {
         name: "--cuda-loading",
         kind: Kind::Choice("L", loadings),
-        help: "CUDA module loading: context 400 or 1000 MiB",
+        help: "CUDA module loading (lazy from CUDA 11.7): the context's kernels; on an NVIDIA GPU\nplus its stack reservation (1 KiB × SMs × threads per SM)",
         default: Some(|| "lazy".into()),
         section: Section::Overhead,
         commands: Cmd::ALL,
