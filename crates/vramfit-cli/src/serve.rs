@@ -189,7 +189,14 @@ fn table(name: &str, e: &ServeEstimate) -> String {
     if c.engine == Engine::LlamaCpp {
         rows.push(("host RAM", r.host_bytes));
     }
-    rows.push(("device used (nvidia-smi)", e.device_used_bytes));
+    rows.push((
+        if e.config.tp > 1 {
+            "device used per GPU (nvidia-smi)"
+        } else {
+            "device used (nvidia-smi)"
+        },
+        e.device_used_bytes,
+    ));
     for (label, v) in rows {
         let _ = writeln!(s, "  {label:<30}{:>12}", v.to_string());
     }

@@ -75,10 +75,10 @@ fn table(name: &str, gpu: &str, a: &EstimateArgs, weights: &str, ans: &ServeAnsw
         .collect::<Vec<_>>()
         .join(", ");
     let fewest = match (ans.fewest_gpus, a.serve.engine) {
-        (Some(n), Engine::LlamaCpp) => format!("{n} (llama.cpp is modelled on one GPU)"),
-        (None, Engine::LlamaCpp) => {
-            "none: it does not fit one GPU (llama.cpp is modelled on one GPU)".to_string()
+        (Some(n), Engine::LlamaCpp) => {
+            format!("{n}, its layers split over them (--split-mode layer; tried {tried})")
         }
+        (None, Engine::LlamaCpp) => format!("none: it fits split over none of {tried}"),
         (Some(n), _) => format!("{n}, --tensor-parallel-size {n} (tried {tried})"),
         (None, _) => format!("none: it fits at no tensor-parallel size of {tried}"),
     };

@@ -132,7 +132,8 @@ fn the_fewest_gpus_fit_and_half_as_many_do_not() {
         "llama-3-70b",
         &[&base[..], &["--tp", "2", "--gpus-per-node", "2"]].concat()
     ));
-    // llama.cpp is modelled on one GPU: only 1 is tried.
+    // llama.cpp splits the layers over 1, 2, 4 or 8 GPUs: 70B Q4_K_M at this
+    // context fits on none alone, on two (24 GiB each).
     let l = json(
         "max-batch",
         "llama-3-70b",
@@ -145,8 +146,8 @@ fn the_fewest_gpus_fit_and_half_as_many_do_not() {
             "rtx-4090",
         ],
     );
-    assert_eq!(l["tp_degrees"], serde_json::json!([1]));
-    assert_eq!(l["fewest_gpus"], serde_json::Value::Null);
+    assert_eq!(l["tp_degrees"], serde_json::json!([1, 2, 4, 8]));
+    assert!(l["fewest_gpus"].as_u64().is_some_and(|n| n > 1), "{l}");
 }
 
 #[test]

@@ -4,7 +4,6 @@
 //! exact search over [`estimate`]'s verdict, so the answer fits and one more
 //! token, sequence or GPU step would not — one rule, decided in `estimate`.
 
-use super::Engine;
 use super::serving::{MAX_CONCURRENCY, Serving, estimate};
 use crate::config::{MAX_DIMENSION, TrainConfig};
 use crate::error::{Error, ServeFault};
@@ -33,8 +32,9 @@ pub struct ServeAnswers {
     /// cache and compute buffer fit), `None` when not one does; at most
     /// [`MAX_CONCURRENCY`].
     pub max_concurrency: Option<u64>,
-    /// The degrees of [`TP_DEGREES`] the engine can run the model on (those
-    /// dividing its key/value heads; llama.cpp is modelled on one GPU).
+    /// The degrees of [`TP_DEGREES`] the engine can run the model on (vLLM
+    /// and SGLang: those dividing its key/value heads; llama.cpp: GPUs its
+    /// layers are split over).
     pub tp_degrees: Vec<u64>,
     /// The fewest of `tp_degrees` on which the setting fits, `None` when
     /// none does.
@@ -154,9 +154,6 @@ fn fewest_gpus(
     let mut degrees = Vec::new();
     let mut fewest = None;
     for tp in TP_DEGREES {
-        if serving.engine == Engine::LlamaCpp && tp > 1 {
-            break;
-        }
         let mut t = *train;
         t.parallel.tp = tp;
         match fits(model, gpu, &t, serving) {
@@ -267,7 +264,7 @@ mod tests {
         };
         assert!(fits(&model, &gpu, &t, &at(c)).unwrap());
         assert!(!fits(&model, &gpu, &t, &at(c + 1)).unwrap());
-        assert_eq!((a.tp_degrees, a.fewest_gpus), (vec![1], Some(1)));
+        assert_eq!((a.tp_degrees, a.fewest_gpus), (vec![1, 2, 4, 8], Some(1)));
     }
 
     #[test]

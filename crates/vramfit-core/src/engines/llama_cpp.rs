@@ -222,6 +222,65 @@ pub fn layer_on_gpu(i: u64, layers: u64, gpu_layers: u64) -> bool {
     i + gpu_layers.min(layers) >= layers
 }
 
+/// Which of `devices` equal GPUs runs layer `il` (`layers` itself is the
+/// output layer) with `gpu_layers` offloaded, `None` for the CPU: llama.cpp's
+/// default `--split-mode layer` gives each GPU a share of the offloaded
+/// layers in proportion to its free memory, equal shares here
+/// (`src/llama-model.cpp`, `load_tensors`: `splits` the cumulative shares,
+/// `i_gpu_start = max(n_layer - n_gpu_layers, 0)`, `act_gpu_layers =
+/// min(n_gpu_layers, n_layer + 1)`, the layer's GPU
+/// `upper_bound(splits, (il - i_gpu_start) / act_gpu_layers)`).
+pub fn layer_device(il: u64, layers: u64, gpu_layers: u64, devices: u64) -> Option<u64> {
+    let start = layers.saturating_sub(gpu_layers);
+    let active = gpu_layers.min(layers + 1);
+    if il < start || il - start >= active || devices == 0 {
+        return None;
+    }
+    Some(((il - start) * devices / active).min(devices - 1))
+}
+
+/// What each of `devices` equal GPUs holds under the layer split
+/// ([`layer_device`]): its layers' weights and KV cache, the output
+/// matrix and final norm on the output layer's GPU. One entry per GPU.
+pub fn device_split(
+    t: &TransformerSpec,
+    tensors: &[Tensor],
+    kv: GgmlType,
+    n_ctx: u64,
+    n_ubatch: u64,
+    gpu_layers: u64,
+    devices: u64,
+) -> Vec<(Bytes, Bytes)> {
+    let n = usize::try_from(devices).unwrap_or(1).max(1);
+    let mut out = vec![(Bytes::ZERO, Bytes::ZERO); n];
+    let at = |il: u64| {
+        layer_device(il, t.layers, gpu_layers, devices).and_then(|d| usize::try_from(d).ok())
+    };
+    for x in tensors {
+        let device = match (x.layer, x.role) {
+            (Some(i), _) => at(i),
+            (None, Some(Role::TokenEmbd)) => None,
+            (None, _) => at(t.layers),
+        };
+        if let Some(slot) = device.and_then(|d| out.get_mut(d)) {
+            slot.0 += x.bytes;
+        }
+    }
+    for i in 0..t.layers {
+        if let Some(slot) = at(i).and_then(|d| out.get_mut(d)) {
+            slot.1 += kv_layer_bytes(t, kv, kv_cells(t, i, n_ctx, n_ubatch));
+        }
+    }
+    out
+}
+
+/// Copies of the graph's inputs ggml's scheduler keeps for pipeline
+/// parallelism (`GGML_SCHED_MAX_COPIES` in `ggml/src/ggml-backend.cpp`;
+/// `src/llama-context.cpp` enables it with several GPUs, every layer and
+/// the output offloaded and the split by layer: "pipeline parallelism
+/// enabled (n_copies=4)").
+pub const PIPELINE_COPIES: u64 = 4;
+
 /// The weights' split between GPU and host ([`WeightSplit`]).
 pub fn weight_split(tensors: &[Tensor], layers: u64, gpu_layers: u64) -> WeightSplit {
     let mut split = WeightSplit::default();
@@ -372,4 +431,19 @@ pub fn compute_buffers(
         gpu: attention.max(ffn).max(logits),
         host: hidden + mask,
     }
+}
+
+/// A GPU's compute buffer under pipeline parallelism: [`compute_buffers`]'
+/// and [`PIPELINE_COPIES`] − 1 more copies of the inputs each GPU's part of
+/// the graph reads (the micro-batch's hidden state and the mask's copy).
+pub fn pipeline_compute_buffer(
+    t: &TransformerSpec,
+    n_ctx: u64,
+    n_ubatch: u64,
+    flash_attention: bool,
+) -> Bytes {
+    let one = compute_buffers(t, n_ctx, n_ubatch, flash_attention);
+    let hidden = Bytes::of(n_ubatch * t.hidden, 4);
+    let mask = Bytes::of(n_ctx * n_ubatch, if flash_attention { 2 } else { 4 });
+    one.gpu + Bytes::of(PIPELINE_COPIES - 1, (hidden + mask).0)
 }

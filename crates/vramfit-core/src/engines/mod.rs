@@ -253,7 +253,8 @@ pub struct ServeReport {
     /// What stays in host memory (llama.cpp's embedding and the layers not
     /// offloaded, with their KV cache).
     pub host_bytes: Bytes,
-    /// The GPU memory the engine takes (vLLM and SGLang: their whole share).
+    /// The GPU memory the engine takes on one GPU (vLLM and SGLang: their
+    /// whole share; llama.cpp split over GPUs: the fullest one's).
     pub gpu_bytes: Bytes,
     /// Sequences of `context` tokens the KV pool holds (vLLM's "Maximum
     /// concurrency for N tokens per request"; SGLang's tokens over context).
@@ -443,6 +444,40 @@ fn llama_cpp_report(t: &TransformerSpec, mix: GgufMix, cfg: &ServeConfig) -> Ser
     } else {
         (Bytes::ZERO, compute)
     };
+    let devices = cfg.tp.max(1);
+    if devices > 1 && gpu_layers > 0 {
+        // Split by layer over equal GPUs: the fullest one decides. Every
+        // layer and the output offloaded enables pipeline parallelism.
+        let per_gpu = llama_cpp::device_split(
+            t,
+            &tensors,
+            kv_type,
+            n_ctx,
+            cfg.n_ubatch,
+            gpu_layers,
+            devices,
+        );
+        let n_ubatch = cfg.n_ubatch.min(n_ctx);
+        let compute_each = if gpu_layers > t.layers {
+            llama_cpp::pipeline_compute_buffer(t, n_ctx, n_ubatch, cfg.flash_attention)
+        } else {
+            compute
+        };
+        let fullest = per_gpu
+            .iter()
+            .map(|&(w, k)| w + k + compute_each)
+            .max()
+            .unwrap_or(Bytes::ZERO);
+        return ServeReport {
+            weights_bytes: weights,
+            kv_cache_bytes: kv.gpu + kv.host,
+            compute_buffer_bytes: compute_each + compute_host,
+            host_bytes: w.host + kv.host + compute_host,
+            gpu_bytes: fullest,
+            max_concurrency: None,
+            kv_tokens: None,
+        };
+    }
     ServeReport {
         weights_bytes: weights,
         kv_cache_bytes: kv.gpu + kv.host,

@@ -118,11 +118,6 @@ impl Serving {
         }
         match e {
             Engine::Hf => self.check_hf(),
-            Engine::LlamaCpp if train.parallel.tp > 1 => Err(not_for(
-                "--tp",
-                e,
-                "vLLM's and SGLang's --tensor-parallel-size (llama.cpp is modelled on one GPU)",
-            )),
             Engine::LlamaCpp
                 if matches!(self.kv, KvDtype::Q8_0 | KvDtype::Q4_0)
                     && train.attention == Attention::Eager =>

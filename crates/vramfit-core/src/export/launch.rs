@@ -116,8 +116,18 @@ pub fn llama_server(model: &str, c: &ServeConfig) -> String {
     };
     let file = format!("{model}-{}.gguf", mix.id().to_ascii_uppercase());
     let kv = c.kv.id();
+    // Over several GPUs: the layers split evenly (its default split mode,
+    // named; `CUDA_VISIBLE_DEVICES` picks which GPUs).
+    let split = if c.tp > 1 {
+        format!(
+            " --split-mode layer --tensor-split {}",
+            vec!["1"; usize::try_from(c.tp).unwrap_or(1)].join(",")
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "llama-server -m {} -c {} -np {} -ngl {} --cache-type-k {kv} --cache-type-v {kv} -fa {}",
+        "llama-server -m {} -c {} -np {} -ngl {} --cache-type-k {kv} --cache-type-v {kv} -fa {}{split}",
         word(&file),
         c.context.saturating_mul(c.concurrency),
         c.concurrency,

@@ -76,7 +76,6 @@ fn answers_card(a: &ServeAnswers, engine: Engine, lang: Lang) -> Html {
     };
     let sequences = a.max_concurrency.map_or_else(none, group_digits);
     let gpus = match (engine, a.fewest_gpus) {
-        (Engine::LlamaCpp, _) => t(lang, Key::ServeOneGpu).to_string(),
         (_, Some(n)) => group_digits(n),
         (_, None) => tf(
             lang,

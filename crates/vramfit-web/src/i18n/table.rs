@@ -71,8 +71,8 @@ table! {
     OptimizerImpl => "Optimizer implementation", "优化器实现";
     OptimizerImplHint => "torch.optim's code path: foreach keeps one temporary per parameter at once, fused none, loop two of one parameter", "torch.optim 的代码路径：foreach 同时为每个参数保留一个临时张量，fused 没有，loop 每次两个（单个参数大小）";
     ImplForeach => "foreach (default)", "foreach（默认）";
-    ImplFused => "fused", "fused";
-    ImplLoop => "loop", "loop";
+    ImplFused => "fused", "fused（融合）";
+    ImplLoop => "loop", "loop（逐参数）";
     Checkpointing => "Activation checkpointing", "激活检查点";
     Attention => "Attention", "注意力实现";
     AttentionHint => "Transformer text models only", "仅适用于 Transformer 文本模型";
@@ -291,7 +291,6 @@ table! {
     ServeNeedsInference => "{0} serves a model: it runs in inference mode, not in {1}.", "{0} 用于部署模型：只适用于推理模式，不适用于{1}。";
     ServeNotFor => "{0} does not apply to {1}.", "{0}不适用于 {1}。";
     ServeHfConcurrency => "Hugging Face transformers runs one batch: its sequences are the batch size, not a concurrency.", "Hugging Face transformers 一次运行一个批次：序列数即批大小，而非并发数。";
-    ServeTpLlama => "llama.cpp is modelled on one GPU: tensor parallelism is vLLM's and SGLang's.", "llama.cpp 按单张显卡建模：张量并行仅适用于 vLLM 和 SGLang。";
     ServeKvNeedsFlash => "llama.cpp's {0} V cache needs flash attention: pick FlashAttention or SDPA as the attention.", "llama.cpp 的 {0} V 缓存需要 FlashAttention：请将注意力实现设为 FlashAttention 或 SDPA。";
     ServeGpuLayers => "GPU layers {0} is more than the model's {1} layers and its output layer ({2} at most).", "显卡层数 {0} 超过了模型的 {1} 层加输出层（最多 {2}）。";
     ServeContextLimit => "{0} refuses a {1}-token context: the model's config.json allows {2} tokens. Setting {3}=1 lifts the check, and the output degrades.", "{0} 拒绝 {1} 个词元的上下文：模型的 config.json 最多允许 {2} 个词元。设置 {3}=1 可跳过该检查，但输出质量会下降。";
@@ -307,7 +306,6 @@ table! {
     ServeFewestGpus => "Fewest GPUs (tensor parallel)", "所需最少显卡数（张量并行）";
     ServeNoneFits => "none fits", "无法容纳";
     ServeNoGpus => "more than {0}", "超过 {0} 张";
-    ServeOneGpu => "llama.cpp is modelled on one GPU", "llama.cpp 按单张显卡建模";
     ServeAtLimit => "{0} tokens (the model's limit)", "{0} 个词元（模型上限）";
     ServeKvHeads => "Tensor parallelism {1} does not divide the model's {0} key/value heads.", "张量并行度 {1} 不能整除模型的 {0} 个键/值头。";
     TensorParallel => "Tensor parallelism", "张量并行";

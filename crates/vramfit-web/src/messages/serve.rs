@@ -78,7 +78,6 @@ pub fn serve_fault(f: &ServeFault, lang: Lang) -> String {
         }
         ServeFault::NotForEngine { flag, engine, .. } => match (*flag, *engine) {
             ("--concurrency", "hf") => t(lang, Key::ServeHfConcurrency).to_string(),
-            ("--tp", "llama.cpp") => t(lang, Key::ServeTpLlama).to_string(),
             (flag, engine) => tf(
                 lang,
                 Key::ServeNotFor,
