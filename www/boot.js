@@ -93,8 +93,19 @@ if (typeof WebAssembly !== "object") {
         }
       }).observe({ type: "paint", buffered: true });
     });
-  Promise.all([import(moduleUrl), painted])
-    .then(([module]) => module.default())
+  // The wasm compiles while the prerendered page paints (the compiler runs
+  // off the main thread as the bytes stream in, answering the preload), so
+  // the app starts from a compiled module once the paint is on screen.
+  // wasm-bindgen names the binary after the module, beside it. A browser
+  // without streaming compilation, or a compile that fails (a server that
+  // sends another MIME type), leaves fetching to wasm-bindgen's own start.
+  const wasmUrl = new URL(moduleUrl.replace(/\.js$/, "_bg.wasm"), document.baseURI);
+  const compiled = typeof WebAssembly.compileStreaming === "function"
+    ? WebAssembly.compileStreaming(fetch(wasmUrl)).catch(() => undefined)
+    : Promise.resolve(undefined);
+  Promise.all([import(moduleUrl), compiled, painted])
+    .then(([module, compiledModule]) =>
+      module.default(compiledModule ? { module_or_path: compiledModule } : undefined))
     .then(() => {
       root.removeAttribute("aria-busy");
       // A Rust panic aborts as a WebAssembly trap; the page would freeze silently.

@@ -163,37 +163,46 @@ thread_local! {
 }
 
 /// Keeps the address's query equal to `query`, at most every
-/// [`ADDRESS_INTERVAL_MS`]: at once (in a following task) after a quiet
-/// spell, else at the end of the interval with the latest query.
+/// [`ADDRESS_INTERVAL_MS`]: after the next frame (see [`soon`]) following a
+/// quiet spell, else at the end of the interval with the latest query. Not
+/// before that frame: `replaceState` is a same-document navigation, after
+/// which Chromium loads the page's SVG icon again (several milliseconds,
+/// which the repaint of an edit would wait for).
 pub fn update_query(query: String) {
-    let Some(window) = window() else {
+    if window().is_none() {
         return;
-    };
-    let now = js_sys::Date::now();
-    let (waiting, last) = ADDRESS.with(|a| {
+    }
+    let waiting = ADDRESS.with(|a| {
         let mut a = a.borrow_mut();
         let waiting = a.0.is_some();
         a.0 = Some(query);
-        (waiting, a.1)
+        waiting
     });
     if waiting {
         return;
     }
-    let delay = (last + ADDRESS_INTERVAL_MS - now).clamp(0.0, ADDRESS_INTERVAL_MS) as i32;
-    let flush = Closure::once_into_js(move || {
-        let now = js_sys::Date::now();
-        let query = ADDRESS.with(|a| {
-            let mut a = a.borrow_mut();
-            a.1 = now;
-            a.0.take()
+    soon(|| {
+        let Some(window) = window() else {
+            return;
+        };
+        let last = ADDRESS.with(|a| a.borrow().1);
+        let delay = (last + ADDRESS_INTERVAL_MS - js_sys::Date::now())
+            .clamp(0.0, ADDRESS_INTERVAL_MS) as i32;
+        let flush = Closure::once_into_js(move || {
+            let now = js_sys::Date::now();
+            let query = ADDRESS.with(|a| {
+                let mut a = a.borrow_mut();
+                a.1 = now;
+                a.0.take()
+            });
+            if let Some(q) = query {
+                replace_query(&q);
+            }
         });
-        if let Some(q) = query {
-            replace_query(&q);
-        }
+        // A refused timer leaves the address as it was; the page works on.
+        let _ = window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(flush.unchecked_ref(), delay);
     });
-    // A refused timer leaves the address as it was; the page works on.
-    let _ =
-        window.set_timeout_with_callback_and_timeout_and_arguments_0(flush.unchecked_ref(), delay);
 }
 
 /// Replaces the query of the address with `query` without adding a history

@@ -106,6 +106,17 @@ pub fn Results(props: &ResultsProps) -> Html {
             }
         },
     );
+    // The cards below the peak breakdown follow a complete report: while a
+    // new estimate waits for its curve and comparison (computed after the
+    // frame that shows the verdict), they keep the last complete one, whose
+    // props compare equal by pointer, so a batch change repaints only the
+    // verdict and the numbers above them first. A completion that failed
+    // (a problem is shown) leaves them on the current report.
+    let settled = use_mut_ref(|| Rc::clone(r));
+    if r.complete || props.problem.is_some() {
+        *settled.borrow_mut() = Rc::clone(r);
+    }
+    let below = Rc::clone(&settled.borrow());
     let trains = e.config.mode != vramfit_core::config::Mode::Inference;
     let mut notes: Vec<(&'static str, String)> = Vec::new();
     if e.host_ram_bytes.0 > 0 {
@@ -196,7 +207,7 @@ pub fn Results(props: &ResultsProps) -> Html {
                     // Training's trade-offs and plans: inference has no optimizer,
                     // accumulation or checkpointing to change.
                     if trains {
-                        <Techniques report={r.clone()} on_action={props.on_action.clone()} />
+                        <Techniques report={below.clone()} on_action={props.on_action.clone()} />
                         <PlannerPanel
                             effective_batch={r.effective_batch().saturating_mul(e.config.parallel.gpus_per_node * e.config.parallel.nodes)}
                             plans={props.plans.clone()}
@@ -204,10 +215,10 @@ pub fn Results(props: &ResultsProps) -> Html {
                         />
                     }
                     <GpuFinder batch={e.config.batch} options={props.gpu_options.clone()} on_action={props.on_action.clone()} />
-                    <BatchChart report={r.clone()} />
-                    <TimelineChart report={r.clone()} measured={measured_timeline} />
-                    <MeasuredCard report={r.clone()} measured={(*measured).clone()} on_measured={on_measured} />
-                    <LayerTable report={r.clone()} sort={props.layer_sort} on_action={props.on_action.clone()} />
+                    <BatchChart report={below.clone()} />
+                    <TimelineChart report={below.clone()} measured={measured_timeline} />
+                    <MeasuredCard report={below.clone()} measured={(*measured).clone()} on_measured={on_measured} />
+                    <LayerTable report={below} sort={props.layer_sort} on_action={props.on_action.clone()} />
                 }
             </div>
         </>
