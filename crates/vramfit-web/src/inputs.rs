@@ -230,7 +230,8 @@ impl Inputs {
     }
 
     /// Takes over what a [`TrainConfig`] sets (a technique the user applies):
-    /// batch, accumulation, precision, optimizer, checkpointing, attention.
+    /// batch, accumulation, precision, optimizer, checkpointing, attention,
+    /// mode, the frozen base's storage, strategy, offload and GPU count.
     pub fn adopt(&mut self, cfg: &TrainConfig) {
         self.batch = cfg.batch.to_string();
         self.accum = cfg.grad_accum.to_string();
@@ -242,6 +243,14 @@ impl Inputs {
         if let Some(k) = k {
             self.every_k = k.to_string();
         }
+        // The comparison strip's bigger levers change the mode, the base's
+        // storage and the GPUs too.
+        self.mode = cfg.mode;
+        self.rest.lora_base = cfg.lora_base;
+        self.strategy = cfg.parallel.strategy;
+        self.offload = cfg.parallel.offload;
+        self.gpus = cfg.parallel.gpus_per_node.to_string();
+        self.rest.parallel.nodes = cfg.parallel.nodes;
     }
 
     /// The count fields a model of this shape uses, in form order.

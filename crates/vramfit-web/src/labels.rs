@@ -221,9 +221,16 @@ pub fn technique(tech: Technique, lang: Lang) -> &'static str {
         lang,
         match tech {
             Technique::Amp => Key::TechAmp,
+            Technique::AmpFp16 => Key::TechAmpFp16,
             Technique::Checkpointing => Key::TechCheckpointing,
             Technique::Accumulation4 => Key::TechAccum,
             Technique::EightBitOptimizer => Key::TechEightBit,
+            Technique::Lora => Key::TechLora,
+            Technique::Qlora => Key::TechQlora,
+            Technique::HalfBase => Key::TechHalfBase,
+            Technique::Sdpa => Key::TechSdpa,
+            Technique::OptimizerOffload => Key::TechOffload,
+            Technique::MoreGpus => Key::TechMoreGpus,
         },
     )
 }
@@ -232,9 +239,16 @@ pub fn technique(tech: Technique, lang: Lang) -> &'static str {
 pub fn technique_id(tech: Technique) -> &'static str {
     match tech {
         Technique::Amp => "amp",
+        Technique::AmpFp16 => "amp-fp16",
         Technique::Checkpointing => "checkpointing",
         Technique::Accumulation4 => "accumulation",
         Technique::EightBitOptimizer => "optimizer-8bit",
+        Technique::Lora => "lora",
+        Technique::Qlora => "qlora",
+        Technique::HalfBase => "half-base",
+        Technique::Sdpa => "sdpa",
+        Technique::OptimizerOffload => "offload",
+        Technique::MoreGpus => "more-gpus",
     }
 }
 

@@ -318,6 +318,68 @@ fn adopting_a_technique_reproduces_its_memory() {
 }
 
 #[test]
+fn a_full_fine_tune_is_offered_lora_and_more_gpus_and_adopting_them_reproduces_their_memory() {
+    // Llama-3-8B trained in full on one H100: far over 80 GB.
+    let s = Rc::new(AppState::new(
+        Inputs {
+            model: "llama-3-8b".to_string(),
+            gpu: "h100-sxm".to_string(),
+            batch: "1".to_string(),
+            seq: "1024".to_string(),
+            precision: Precision::AmpBf16,
+            mode: Mode::Train,
+            ..Inputs::default()
+        },
+        Prefs::default(),
+    ))
+    .reduce(Action::CompleteReport);
+    let r = s.report.clone().unwrap();
+    let kinds: Vec<Technique> = r.variants.iter().map(|v| v.technique).collect();
+    for t in [
+        Technique::Lora,
+        Technique::Qlora,
+        Technique::OptimizerOffload,
+        Technique::MoreGpus,
+    ] {
+        assert!(kinds.contains(&t), "{t:?} missing from {kinds:?}");
+    }
+    for v in &r.variants {
+        let next = reduce(Rc::clone(&s), Action::Adopt(v.config));
+        let used = next.report.as_ref().map(|r| r.estimate.device_used_bytes);
+        assert_eq!(used, Some(v.device_used_bytes), "{:?}", v.technique);
+    }
+    let rows = crate::compare::technique_rows(&r, Prefs::default());
+    let more = rows.iter().find(|r| r.id == "more-gpus").unwrap();
+    assert!(more.fits);
+    assert!(
+        more.detail
+            .as_deref()
+            .is_some_and(|d| d.contains("GPUs with ZeRO-3")),
+        "{:?}",
+        more.detail
+    );
+}
+
+#[test]
+fn a_gpu_without_bf16_is_offered_fp16_mixed_precision() {
+    let s = Rc::new(AppState::new(
+        Inputs {
+            gpu: "v100-16gb".to_string(),
+            precision: Precision::Fp32,
+            ..Inputs::default()
+        },
+        Prefs::default(),
+    ))
+    .reduce(Action::CompleteReport);
+    let rows = crate::compare::technique_rows(s.report.as_ref().unwrap(), Prefs::default());
+    assert!(rows.iter().any(|r| r.id == "amp-fp16"), "{rows:?}");
+    assert!(
+        rows.iter()
+            .all(|r| !r.name.contains("bf16 )") && r.id != "amp")
+    );
+}
+
+#[test]
 fn display_preferences_do_not_re_estimate() {
     let s = initial();
     let report = s.report.clone();

@@ -463,12 +463,21 @@ table! {
 
     // Comparison strip.
     TechTitle => "What would help", "哪些方法能省显存";
-    TechSub => "The same configuration with one change, as device memory (nvidia-smi).", "只改动一项的同一配置，以设备占用（nvidia-smi）计。";
+    TechSub => "The same configuration with one change, as device memory (nvidia-smi); changes that save under 1 % are left out.", "只改动一项的同一配置，以设备占用（nvidia-smi）计；节省不到 1% 的改动不列出。";
     TechAmp => "Mixed precision (bf16)", "混合精度（bf16）";
     TechCheckpointing => "Full activation checkpointing", "完整激活检查点";
     TechAccum => "Gradient accumulation ×4", "梯度累积 ×4";
     TechAccumDetail => "micro-batch {0}, same effective batch", "微批 {0}，有效批大小不变";
     TechEightBit => "8-bit AdamW", "8 位 AdamW";
+    TechAmpFp16 => "Mixed precision (fp16; this GPU has no bf16)", "混合精度（fp16；此 GPU 不支持 bf16）";
+    TechLora => "LoRA instead of full fine-tuning", "用 LoRA 代替全参数微调";
+    TechQlora => "QLoRA (4-bit base) instead of full fine-tuning", "用 QLoRA（4 位基座）代替全参数微调";
+    TechHalfBase => "Frozen base in the compute type, not fp32", "冻结的基座用计算精度存储，而非 fp32";
+    TechSdpa => "SDPA attention instead of eager", "用 SDPA 注意力代替 eager";
+    TechOffload => "Optimizer state on the CPU (ZeRO-Offload)", "优化器状态放到 CPU（ZeRO-Offload）";
+    TechMoreGpus => "More GPUs", "更多 GPU";
+    TechMoreGpusDetail => "{0} GPUs with {1}, per GPU", "{0} 块 GPU，{1}，每块 GPU";
+    TechOffloadDetail => "DeepSpeed ZeRO-2 on one GPU; needs host RAM", "单 GPU 上的 DeepSpeed ZeRO-2；需要主机内存";
     TechSaves => "saves {0} ({1})", "节省 {0}（{1}）";
     TechCosts => "costs {0} more", "多用 {0}";
     TechSame => "no change", "没有变化";
