@@ -568,6 +568,7 @@ table! {
     GpusFailed => "The GPUs could not be listed: {0}", "无法列出显卡：{0}";
     TradeAmpFp16 => "AMP in fp16 (this GPU has no bf16): tensor-core speed, fp32 master weights and a gradient scaler", "fp16 混合精度（此显卡不支持 bf16）：Tensor Core 的速度，保留 fp32 主权重并使用梯度缩放";
     TradeHalf => "pure half precision: least memory, no fp32 master copy", "纯半精度：显存最少，没有 fp32 主权重副本";
+    TradeBf16Updates => "bf16 weights drop updates under about 0.2–0.4 % of a weight (a small learning rate stalls): keep fp32 master weights (mixed precision, paid for by 8-bit AdamW states) or use Kahan summation", "bf16 权重会丢掉小于权重约 0.2–0.4% 的更新（学习率小时训练停滞）：保留 fp32 主权重（混合精度，8 位 AdamW 状态可抵消其显存）或使用 Kahan 求和";
     TradeRecompute => "checkpointing re-runs each block's forward (about a third more compute)", "激活检查点会重算每个块的前向（计算量约多三分之一）";
     Trade8bit => "8-bit AdamW: a quarter of the optimizer memory", "8 位 AdamW：优化器状态只占四分之一显存";
     TradeStrategy => "{0} across GPUs", "多卡使用 {0}";
