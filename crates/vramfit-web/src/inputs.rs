@@ -4,7 +4,7 @@
 use crate::fields::{Field, FieldErrors, parse_count};
 use crate::serving::ServeInputs;
 use vramfit_core::config::Mode;
-use vramfit_core::engines::Serving;
+use vramfit_core::engines::{Engine, Serving};
 use vramfit_core::models::InputKind;
 use vramfit_core::parallel::{Offload, Strategy};
 use vramfit_core::share::ShareState;
@@ -388,6 +388,15 @@ impl Inputs {
                 },
                 Err(e) => errors.set(field, e),
             }
+        }
+        // vLLM and SGLang spread a model over the GPUs by tensor parallelism
+        // (`--tensor-parallel-size`, `--tp`): the GPU count is that degree.
+        // A link's own `tp` stays where the form asks for one GPU.
+        if matches!(serving.engine, Engine::Vllm | Engine::Sglang)
+            && self.mode == Mode::Inference
+            && cfg.parallel.world() > 1
+        {
+            cfg.parallel.tp = cfg.parallel.world();
         }
         if errors.is_empty() {
             Ok((cfg, serving))

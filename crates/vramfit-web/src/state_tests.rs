@@ -668,6 +668,35 @@ fn an_engine_shows_its_own_fields_and_answer() {
 }
 
 #[test]
+fn vllm_on_two_gpus_runs_tensor_parallel_and_says_so_per_gpu() {
+    use vramfit_core::engines::Engine;
+    let one = reduce(serving_llama(), Action::SetEngine(Engine::Vllm));
+    let two = reduce(Rc::clone(&one), set(Field::Gpus, "2"));
+    let (one, two) = (one.serving.clone().unwrap(), two.serving.clone().unwrap());
+    assert_eq!((one.estimate.config.tp, two.estimate.config.tp), (1, 2));
+    // Half the weights on each GPU: a larger KV pool in the same share.
+    let pool = |v: &ServeView| v.estimate.report.max_concurrency.unwrap_or(0.0);
+    assert!(pool(&two) > pool(&one), "{} {}", pool(&two), pool(&one));
+    let fits = two.estimate.fit.as_ref().is_some_and(|f| f.fits);
+    let (before, after) =
+        crate::present::verdict_title(Lang::En, fits, two.estimate.config.tp, "21.6 GiB");
+    assert_eq!(
+        (before.as_str(), after.as_str()),
+        ("Fits on 2 × ", " (21.6 GiB per GPU)")
+    );
+    // llama.cpp runs on one GPU here: the count does not become a tp degree.
+    let llama = reduce(
+        reduce(serving_llama(), set(Field::Gpus, "2")),
+        Action::SetEngine(Engine::LlamaCpp),
+    );
+    let llama = reduce(llama, Action::SetServeWeights("q4_k_m".into()));
+    assert_eq!(
+        llama.serving.as_ref().map(|v| v.estimate.config.tp),
+        Some(1)
+    );
+}
+
+#[test]
 fn invalid_serving_fields_keep_the_last_answer_with_a_message() {
     use vramfit_core::engines::Engine;
     let s = reduce(serving_llama(), Action::SetEngine(Engine::Vllm));

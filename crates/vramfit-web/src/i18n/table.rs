@@ -476,7 +476,7 @@ table! {
     TechSdpa => "SDPA attention instead of eager", "用 SDPA 注意力代替 eager";
     TechOffload => "Optimizer state on the CPU (ZeRO-Offload)", "优化器状态放到 CPU（ZeRO-Offload）";
     TechMoreGpus => "More GPUs", "更多 GPU";
-    TechMoreGpusDetail => "{0} GPUs with {1}, per GPU", "{0} 块 GPU，{1}，每块 GPU";
+    TechMoreGpusDetail => "{0} GPUs with {1}, per GPU", "{0} 张 GPU，{1}，每张 GPU";
     TechOffloadDetail => "DeepSpeed ZeRO-2 on one GPU; needs host RAM", "单 GPU 上的 DeepSpeed ZeRO-2；需要主机内存";
     TechSaves => "saves {0} ({1})", "节省 {0}（{1}）";
     TechCosts => "costs {0} more", "多用 {0}";
