@@ -240,6 +240,13 @@ table! {
     ImportInvalid => "The model's dimensions do not fit together: {0}", "模型的维度不一致：{0}";
     ImportTooLarge => "That file is {0}; a config.json is a few kilobytes. Drop the config, not the weights.", "该文件大小为 {0}，而 config.json 只有几 KB。请拖入配置文件而不是权重。";
     ImportUnreadable => "The file could not be read as text.", "无法以文本方式读取该文件。";
+    ImportHubOffer => "{0} looks like a model on the Hugging Face Hub. Fetch asks huggingface.co for its config.json, from your browser; nothing else is sent.", "{0} 看起来是 Hugging Face Hub 上的模型。点“获取”会由你的浏览器向 huggingface.co 请求它的 config.json，不发送其他任何内容。";
+    ImportHubFetch => "Fetch config.json from the Hub", "从 Hub 获取 config.json";
+    ImportHubFetching => "Fetching…", "正在获取…";
+    ImportHubOffline => "Could not reach huggingface.co for {0} (offline, or the request was blocked). Paste the model's config.json here instead.", "无法连接 huggingface.co 获取 {0}（离线或请求被拦截）。请改为把模型的 config.json 粘贴到这里。";
+    ImportHubRefused => "The Hub did not give {0}'s config.json (HTTP {1}): the model is gated or private, or no model has this id. For a gated model, accept its licence on huggingface.co, download config.json and paste it here.", "Hub 没有提供 {0} 的 config.json（HTTP {1}）：该模型需要授权或是私有的，或者没有这个 id 的模型。需要授权的模型请先在 huggingface.co 上同意其许可，下载 config.json 后粘贴到这里。";
+    ImportHubNotFound => "{0} has no config.json on its main branch (HTTP 404). Check the id, or paste the model's config.json here.", "{0} 的 main 分支上没有 config.json（HTTP 404）。请检查 id，或把模型的 config.json 粘贴到这里。";
+    ImportHubStatus => "The Hub answered HTTP {1} for {0}'s config.json. Try again later, or paste the model's config.json here.", "Hub 对 {0} 的 config.json 返回了 HTTP {1}。请稍后重试，或把模型的 config.json 粘贴到这里。";
 
     // Summary line.
     SummaryParams => "{0} parameters", "{0}参数";
