@@ -354,7 +354,7 @@ fn a_full_fine_tune_is_offered_lora_and_more_gpus_and_adopting_them_reproduces_t
     assert!(
         more.detail
             .as_deref()
-            .is_some_and(|d| d.contains("GPUs with ZeRO-3")),
+            .is_some_and(|d| d.starts_with("on ") && d.contains(" GPUs with ZeRO-3")),
         "{:?}",
         more.detail
     );

@@ -53,6 +53,7 @@ table! {
     ImportedGroup => "Imported", "已导入";
     BatchSize => "Batch size", "批大小";
     BatchHint => "Samples per forward and backward pass", "每次前向和反向传播的样本数";
+    BatchHintInference => "Sequences per forward pass", "每次前向传播的序列数";
     SeqLength => "Sequence length", "序列长度";
     SeqHint => "Tokens per sample", "每个样本的词元数";
     UnitTokens => "tokens", "词元";
@@ -483,7 +484,7 @@ table! {
     TechSdpa => "SDPA attention instead of eager", "用 SDPA 注意力代替 eager";
     TechOffload => "Optimizer state on the CPU (ZeRO-Offload)", "优化器状态放到 CPU（ZeRO-Offload）";
     TechMoreGpus => "More GPUs", "更多 GPU";
-    TechMoreGpusDetail => "{0} GPUs with {1}, per GPU", "{0} 张 GPU，{1}，每张 GPU";
+    TechMoreGpusDetail => "on {0} GPUs with {1}; memory per GPU", "{0} 张 GPU，{1}；显存按每张 GPU 计";
     TechOffloadDetail => "DeepSpeed ZeRO-2 on one GPU; needs host RAM", "单 GPU 上的 DeepSpeed ZeRO-2；需要主机内存";
     TechSaves => "saves {0} ({1})", "节省 {0}（{1}）";
     TechCosts => "costs {0} more", "多用 {0}";
