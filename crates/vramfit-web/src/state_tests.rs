@@ -694,6 +694,8 @@ fn vllm_on_two_gpus_runs_tensor_parallel_and_says_so_per_gpu() {
         llama.serving.as_ref().map(|v| v.estimate.config.tp),
         Some(1)
     );
+    // ...and the page says the other GPU is not used (serve_results.rs).
+    assert_eq!(llama.serving.as_ref().map(|v| v.gpus), Some(2));
 }
 
 #[test]

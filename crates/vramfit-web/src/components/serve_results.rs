@@ -158,6 +158,13 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
                     </div>
                     <div class="meter-scale"><span>{ "0" }</span><span>{ cap.clone() }</span></div>
                 }
+                if c.engine == Engine::LlamaCpp && v.gpus > 1 {
+                    // llama.cpp splits layers over GPUs (`--split-mode layer`);
+                    // that split is not modelled, so say the count is not used.
+                    <p class="verdict-warn" id="one-gpu-only" data-value={v.gpus.to_string()}>
+                        { tf(lang, Key::ServeLlamaOneGpu, &[&group_digits(v.gpus)]) }
+                    </p>
+                }
                 if let Some(limit) = e.beyond_trained_context {
                     <p class="verdict-warn" id="beyond-trained" data-value={limit.to_string()}>
                         { tf(lang, Key::BeyondTrained, &[&group_digits(limit)]) }

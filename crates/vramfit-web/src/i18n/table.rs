@@ -311,6 +311,7 @@ table! {
     ServeNoneFits => "none fits", "无法容纳";
     ServeNoGpus => "more than {0}", "超过 {0} 张";
     ServeOneGpu => "llama.cpp is modelled on one GPU", "llama.cpp 按单张显卡建模";
+    ServeLlamaOneGpu => "llama.cpp is modelled on one GPU: this answer is for one of the {0} GPUs. Its split of layers across GPUs (--split-mode layer) is not modelled yet; vLLM or SGLang use all {0} by tensor parallelism.", "llama.cpp 按单张显卡建模：此结果只针对 {0} 张显卡中的一张。它把各层分到多张显卡上的做法（--split-mode layer）尚未建模；vLLM 或 SGLang 会用张量并行使用全部 {0} 张。";
     ServeAtLimit => "{0} tokens (the model's limit)", "{0} 个词元（模型上限）";
     ServeKvHeads => "Tensor parallelism {1} does not divide the model's {0} key/value heads.", "张量并行度 {1} 不能整除模型的 {0} 个键/值头。";
     TensorParallel => "Tensor parallelism", "张量并行";
