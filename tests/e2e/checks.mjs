@@ -879,6 +879,20 @@ export const checks = [
     const query = search.slice(1).replaceAll("&", "&amp;");
     expect(snippet.includes(`<div data-vramfit="${query}"></div>`) && /<script src="http:\/\/127\.0\.0\.1:\d+\/embed\.js" async><\/script>/.test(snippet),
       `embed code: ${snippet}`);
+    // The widget's options go into the code as the controls choose them.
+    await page.check("#embed-lock");
+    await page.check("#embed-curve");
+    await page.selectOption("#embed-theme", "dark");
+    await page.selectOption("#embed-lang", "zh-CN");
+    await page.waitForFunction(() => document.querySelector("#embed-code")?.value.includes("curve=1"), null, { timeout: 5_000 }).catch(() => {});
+    const optioned = await page.inputValue("#embed-code");
+    expect(optioned.includes(`${query}&amp;lang=zh-CN&amp;theme=dark&amp;lock=all&amp;curve=1"`), `embed code with options: ${optioned}`);
+    expect((await page.evaluate(() => location.search)) === search, "the widget's options changed the page's address");
+    await page.uncheck("#embed-lock");
+    await page.uncheck("#embed-curve");
+    await page.selectOption("#embed-theme", "");
+    await page.selectOption("#embed-lang", "");
+    await page.waitForFunction((q) => document.querySelector("#embed-code")?.value.includes(`"${q}"`), query, { timeout: 5_000 });
     // A reload reproduces the state from the address.
     const before = await bytesOf(page, "#peak-allocated");
     await page.reload();

@@ -189,6 +189,64 @@ export const linkChecks = [
     expect(problems.length === 0, problems.join("\n  "));
   }],
 
+  ["a Hub model id fetches its config.json on request, under the enforced CSP; a gated model, a missing one and no network say why in both languages and keep the box", async ({ browser, url }) => {
+    // A stand-in for huggingface.co: the CSP is enforced, so a request the
+    // policy blocked would never reach this route.
+    const { context, page, problems } = await openPage(browser);
+    const QWEN = JSON.stringify({
+      model_type: "qwen3", hidden_size: 4096, intermediate_size: 12288, num_attention_heads: 32, num_key_value_heads: 8,
+      num_hidden_layers: 36, vocab_size: 151936, head_dim: 128, tie_word_embeddings: false, _name_or_path: "Qwen/Qwen3-8B",
+    });
+    const asked = [];
+    await context.route("https://huggingface.co/**", (route) => {
+      const u = route.request().url();
+      asked.push(u);
+      if (u.includes("/Qwen/Qwen3-8B/")) return route.fulfill({ status: 200, contentType: "application/json", body: QWEN, headers: { "access-control-allow-origin": "*" } });
+      if (u.includes("/meta-llama/")) return route.fulfill({ status: 401, body: "Access restricted", headers: { "access-control-allow-origin": "*" } });
+      if (u.includes("/nobody/")) return route.fulfill({ status: 404, body: "Entry not found", headers: { "access-control-allow-origin": "*" } });
+      return route.abort("internetdisconnected");
+    });
+    await page.goto(url);
+    await loaded(page);
+    await page.click("details.import summary");
+    await page.fill("#hf-config", "Qwen/Qwen3-8B");
+    await page.waitForSelector("#hub-fetch", { timeout: 5_000 });
+    const offer = await text(page, "#hf-config-status");
+    expect(offer.includes("huggingface.co") && offer.includes("from your browser"), `the offer does not say what it fetches: ${offer}`);
+    expect(asked.length === 0, `fetched before asked: ${asked}`);
+    await page.click("#hub-fetch");
+    await page.waitForFunction(() => document.querySelector("#model")?.value === "hf-import", null, { timeout: 10_000 });
+    expect(asked[0] === "https://huggingface.co/Qwen/Qwen3-8B/resolve/main/config.json", `asked ${asked[0]}`);
+    expect((await text(page, "#summary")).startsWith("Qwen/Qwen3-8B"), `summary: ${await text(page, "#summary")}`);
+    const failures = [
+      ["meta-llama/Llama-3.1-8B", "gated or private", "需要授权"],
+      ["nobody/no-such-model", "HTTP 404", "HTTP 404"],
+      ["offline/model", "Could not reach huggingface.co", "无法连接"],
+    ];
+    for (const [id, en, zh] of failures) {
+      await page.fill("#hf-config", id);
+      await page.click("#hub-fetch");
+      await page.waitForFunction((m) => document.querySelector("#hf-config-status")?.textContent.includes(m), en, { timeout: 5_000 })
+        .catch(() => {});
+      const status = await text(page, "#hf-config-status");
+      expect(status.includes(en) && status.includes(id), `${id}: ${status}`);
+      expect((await page.inputValue("#hf-config")) === id, `${id}: the box lost its text`);
+      expect((await page.inputValue("#model")) === "hf-import", `${id}: the Qwen import was dropped`);
+      await page.selectOption("#lang", "zh-CN");
+      await page.waitForFunction((m) => document.querySelector("#hf-config-status")?.textContent.includes(m), zh, { timeout: 5_000 })
+        .catch(() => {});
+      const zhStatus = await text(page, "#hf-config-status");
+      expect(zhStatus.includes(zh), `${id} in Chinese: ${zhStatus}`);
+      await page.selectOption("#lang", "en");
+    }
+    const violations = await page.evaluate(() => window.__violations);
+    expect(violations.length === 0, `CSP violations: ${violations.join(", ")}`);
+    await context.close();
+    // The stand-in's 401 and 404 and the cut connection are the point of the check.
+    const unexpected = problems.filter((p) => !p.includes("huggingface.co") && !p.includes("ERR_INTERNET_DISCONNECTED") && !p.includes("status of 401") && !p.includes("status of 404"));
+    expect(unexpected.length === 0, unexpected.join("\n  "));
+  }],
+
   ["the Content-Security-Policy is enforced on the page, the widget and the demo, and nothing violates it", async ({ browser, url }) => {
     const { context, page, problems } = await openPage(browser, { permissions: ["clipboard-read", "clipboard-write"] });
     const violations = async (p) => p.evaluate(() => window.__violations);

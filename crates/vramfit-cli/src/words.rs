@@ -19,6 +19,7 @@ pub fn trade(t: &Trade) -> String {
         Trade::Amp => "AMP: tensor-core speed, fp32 master weights".into(),
         Trade::AmpFp16 => "AMP in fp16 (this GPU has no bf16): tensor-core speed, fp32 master weights, a gradient scaler".into(),
         Trade::PureHalf => "pure half precision: least memory, no fp32 master copy".into(),
+        Trade::Bf16Updates => "bf16 weights drop updates under about 0.2–0.4 % of a weight (a small learning rate stalls): keep fp32 master weights (AMP, paid for by 8-bit AdamW states) or use Kahan summation".into(),
         Trade::Recompute => {
             "checkpointing re-runs each block's forward (about a third more compute)".into()
         }

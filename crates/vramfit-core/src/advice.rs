@@ -36,6 +36,15 @@ pub enum Trade {
     AmpFp16,
     /// Pure half precision: least memory, no fp32 master copy.
     PureHalf,
+    /// Weights stored and updated in bf16 lose small updates: bf16 keeps 8
+    /// significant bits, so under round-to-nearest an update smaller than
+    /// half a unit in the last place (2^-9 to 2^-8 of the weight) leaves the
+    /// weight unchanged, and a small learning rate stalls training (Zamirai
+    /// et al. 2020, "Revisiting BFloat16 Training", §3). The fixes: fp32
+    /// master weights (mixed precision, whose extra memory 8-bit AdamW
+    /// states can pay for) or Kahan-compensated updates. Not listed under
+    /// ZeRO or Megatron's distributed optimizer, which keep fp32 master weights.
+    Bf16Updates,
     /// Activation checkpointing re-runs each block's forward (about a third
     /// more compute).
     Recompute,
@@ -75,6 +84,13 @@ pub fn tradeoffs(c: &TrainConfig) -> Vec<Trade> {
         Precision::AmpFp16 => Trade::AmpFp16,
         Precision::Fp16 | Precision::Bf16 => Trade::PureHalf,
     });
+    // ZeRO and Megatron's distributed optimizer keep an fp32 master copy of
+    // half-precision parameters (`parallel.rs`), so their updates are whole.
+    let fp32_master =
+        c.parallel.strategy.is_zero() || c.parallel.strategy == Strategy::MegatronDistOpt;
+    if c.precision == Precision::Bf16 && !fp32_master {
+        out.push(Trade::Bf16Updates);
+    }
     if c.checkpointing != Checkpointing::NONE {
         out.push(Trade::Recompute);
     }
@@ -251,6 +267,37 @@ mod tests {
                 ..TrainConfig::default()
             };
             assert_eq!(tradeoffs(&c).get(1), Some(&trade), "{precision:?}");
+        }
+    }
+
+    #[test]
+    fn pure_bf16_training_warns_of_lost_updates_and_mixed_precision_does_not() {
+        let warns = |precision| {
+            tradeoffs(&TrainConfig {
+                precision,
+                ..TrainConfig::default()
+            })
+            .contains(&Trade::Bf16Updates)
+        };
+        assert!(warns(Precision::Bf16));
+        // DeepSpeed keeps fp32 master weights of bf16 parameters.
+        let zero3 = TrainConfig {
+            precision: Precision::Bf16,
+            parallel: Parallel {
+                strategy: Strategy::Zero3,
+                gpus_per_node: 2,
+                ..Parallel::default()
+            },
+            ..TrainConfig::default()
+        };
+        assert!(!tradeoffs(&zero3).contains(&Trade::Bf16Updates));
+        for p in [
+            Precision::Fp32,
+            Precision::AmpBf16,
+            Precision::AmpFp16,
+            Precision::Fp16,
+        ] {
+            assert!(!warns(p), "{p:?}");
         }
     }
 

@@ -13,7 +13,7 @@
 
 use crate::config::{MAX_DIMENSION, TrainConfig};
 use crate::error::Error;
-use crate::explore::{self, CurvePoint, Variant};
+use crate::explore::{self, CurvePoint, Target, Technique, Variant};
 use crate::gpus::GpuPreset;
 use crate::models::{InputKind, ModelSpec};
 use crate::overheads::{Overheads, device_used_within, usable};
@@ -375,27 +375,52 @@ impl Session {
     /// The comparison strip; see [`compare_techniques`].
     ///
     /// # Errors
-    /// As [`crate::estimate()`].
+    /// As [`crate::estimate()`] for the current configuration.
     pub fn compare_techniques(
         &mut self,
         spec: &ModelSpec,
         cfg: &TrainConfig,
         overheads: &Overheads,
+        target: Target,
     ) -> Result<Vec<Variant>, Error> {
         let (_, base) = self.peaks(spec, cfg, overheads)?;
-        explore::techniques(cfg)
-            .into_iter()
-            .map(|(technique, config)| {
-                let (allocated, used) = self.peaks(spec, &config, overheads)?;
-                Ok(Variant {
+        let mut candidates = explore::techniques(spec, cfg, target);
+        // "More GPUs" is the fewest GPUs on which the run fits, when it does
+        // not fit now; per-GPU memory falls as sharding spreads the state, so
+        // the first layout that fits is the answer.
+        if let Some(usable) = target.usable.filter(|&u| base > u) {
+            for config in explore::more_gpus(cfg) {
+                match self.peaks(spec, &config, overheads) {
+                    Ok((_, used)) if used <= usable => {
+                        candidates.push((Technique::MoreGpus, config));
+                        break;
+                    }
+                    Ok(_) | Err(Error::NotApplicable(_)) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        let mut variants = Vec::new();
+        for (technique, config) in candidates {
+            // A technique the model cannot take (LoRA on a model without
+            // adapters, say) is no suggestion; other errors are bugs to show.
+            let (allocated, used) = match self.peaks(spec, &config, overheads) {
+                Ok(p) => p,
+                Err(Error::NotApplicable(_)) => continue,
+                Err(e) => return Err(e),
+            };
+            let saved_bytes = i128::from(base.0) - i128::from(used.0);
+            if explore::worth_showing(saved_bytes, base) {
+                variants.push(Variant {
                     technique,
                     config,
                     allocated_bytes: allocated,
                     device_used_bytes: used,
-                    saved_bytes: i128::from(base.0) - i128::from(used.0),
-                })
-            })
-            .collect()
+                    saved_bytes,
+                });
+            }
+        }
+        Ok(variants)
     }
 
     /// (peak allocated, device used) of one configuration.
@@ -528,8 +553,10 @@ pub fn batch_curve(
     Session::default().batch_curve(spec, cfg, overheads, batches)
 }
 
-/// The comparison strip: each applicable technique's effect on device memory.
-/// Techniques already in use, or that do not apply, are left out.
+/// The comparison strip: each applicable technique's effect on device memory
+/// on `target`, and, when the run does not fit there, the fewest GPUs it
+/// fits on. Techniques already in use, that do not apply, or that save under
+/// [`explore::MIN_SAVING_PERCENT`] of the device memory are left out.
 ///
 /// # Errors
 /// As [`estimate()`].
@@ -537,8 +564,9 @@ pub fn compare_techniques(
     spec: &ModelSpec,
     cfg: &TrainConfig,
     overheads: &Overheads,
+    target: Target,
 ) -> Result<Vec<Variant>, Error> {
-    Session::default().compare_techniques(spec, cfg, overheads)
+    Session::default().compare_techniques(spec, cfg, overheads, target)
 }
 
 /// [`max_batch_for`] on a prepared simulation of `cfg`'s configuration.
@@ -651,8 +679,10 @@ mod tests {
                     estimate(&spec, &cfg, &o, Some(&gpu)).unwrap()
                 );
                 assert_eq!(
-                    session.compare_techniques(&spec, &cfg, &o).unwrap(),
-                    compare_techniques(&spec, &cfg, &o).unwrap()
+                    session
+                        .compare_techniques(&spec, &cfg, &o, Target::default())
+                        .unwrap(),
+                    compare_techniques(&spec, &cfg, &o, Target::default()).unwrap()
                 );
                 assert_eq!(
                     session.batch_curve(&spec, &cfg, &o, &[1, 5]).unwrap(),

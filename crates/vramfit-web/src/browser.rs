@@ -83,6 +83,46 @@ pub fn read_text(file: web_sys::File, done: Callback<Result<String, ImportError>
     }
 }
 
+/// Fetches model `id`'s `config.json` from the Hugging Face Hub
+/// ([`crate::import::hub_config_url`]) and emits its text, or why not.
+/// The request carries no cookies or credentials (`fetch`'s default
+/// `same-origin`), and only [`crate::import::HUB_ORIGIN`] is allowed by the
+/// page's CSP.
+pub fn fetch_hub_config(id: String, done: Callback<Result<String, ImportError>>) {
+    use crate::import::{HubError, hub_config_url};
+    let fail = |id: &str, error| ImportError::Hub {
+        id: id.to_string(),
+        error,
+    };
+    let Some(win) = window() else {
+        return done.emit(Err(fail(&id, HubError::Offline)));
+    };
+    let request = win.fetch_with_str(&hub_config_url(&id));
+    yew::platform::spawn_local(async move {
+        let answer = wasm_bindgen_futures::JsFuture::from(request).await;
+        let Some(response) = answer
+            .ok()
+            .and_then(|r| r.dyn_into::<web_sys::Response>().ok())
+        else {
+            return done.emit(Err(fail(&id, HubError::Offline)));
+        };
+        if !response.ok() {
+            return done.emit(Err(fail(&id, HubError::from_status(response.status()))));
+        }
+        let body = match response.text() {
+            Ok(p) => wasm_bindgen_futures::JsFuture::from(p).await.ok(),
+            Err(_) => None,
+        };
+        done.emit(match body.and_then(|b| b.as_string()) {
+            Some(text) if text.len() as u64 > MAX_FILE_BYTES => {
+                Err(ImportError::TooLarge(text.len() as u64))
+            }
+            Some(text) => Ok(text),
+            None => Err(fail(&id, HubError::Offline)),
+        });
+    });
+}
+
 /// Moves keyboard focus to the element with this id, if it can take focus.
 pub fn focus(id: &str) {
     let element = window()

@@ -23,6 +23,65 @@ pub enum ImportError {
     TooLarge(u64),
     /// A dropped or chosen file could not be read as text.
     Unreadable,
+    /// A model's `config.json` could not be fetched from the Hub.
+    Hub {
+        /// The model id as typed (`org/model`).
+        id: String,
+        /// What went wrong.
+        error: HubError,
+    },
+}
+
+/// Why the Hugging Face Hub did not give a model's `config.json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HubError {
+    /// No answer: offline, or the request was blocked.
+    Offline,
+    /// 401 or 403: a gated or private model (the Hub also answers 401 for
+    /// a repository that does not exist, so as not to reveal private ones).
+    Refused(u16),
+    /// 404: the repository has no `config.json` on its main branch.
+    NotFound,
+    /// Any other status.
+    Status(u16),
+}
+
+impl HubError {
+    /// The error an HTTP status other than 200 means.
+    pub fn from_status(status: u16) -> HubError {
+        match status {
+            401 | 403 => HubError::Refused(status),
+            404 => HubError::NotFound,
+            other => HubError::Status(other),
+        }
+    }
+}
+
+/// The only origin the page fetches from (the page's CSP allows it in
+/// `connect-src`, and nothing else beyond the page's own).
+pub const HUB_ORIGIN: &str = "https://huggingface.co";
+
+/// The model id in `text` if it reads as a Hub repository id,
+/// `org/model`: two parts of letters, digits, `-`, `_` and `.`, each at most
+/// 96 long, neither starting with `-` or `.` nor holding `--` or `..`
+/// (the Hub's own rules, `huggingface_hub`'s `validate_repo_id`).
+pub fn hub_id(text: &str) -> Option<&str> {
+    let id = text.trim();
+    let (org, name) = id.split_once('/')?;
+    let part_ok = |p: &str| {
+        (1..=96).contains(&p.len())
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && !p.starts_with(['-', '.'])
+            && !p.contains("--")
+            && !p.contains("..")
+    };
+    (part_ok(org) && part_ok(name)).then_some(id)
+}
+
+/// Where the Hub serves a model's `config.json` (its main branch).
+pub fn hub_config_url(id: &str) -> String {
+    format!("{HUB_ORIGIN}/{id}/resolve/main/config.json")
 }
 
 impl ImportError {
@@ -58,6 +117,16 @@ impl ImportError {
                 &[&present::bytes(vramfit_core::Bytes(*size), units)],
             ),
             ImportError::Unreadable => t(lang, Key::ImportUnreadable).to_string(),
+            ImportError::Hub { id, error } => match error {
+                HubError::Offline => tf(lang, Key::ImportHubOffline, &[id]),
+                HubError::Refused(status) => {
+                    tf(lang, Key::ImportHubRefused, &[id, &status.to_string()])
+                }
+                HubError::NotFound => tf(lang, Key::ImportHubNotFound, &[id]),
+                HubError::Status(status) => {
+                    tf(lang, Key::ImportHubStatus, &[id, &status.to_string()])
+                }
+            },
         }
     }
 }
@@ -115,7 +184,8 @@ impl ImportState {
     /// Takes new text; returns whether it imported a model (which then
     /// replaces the previous one). Empty text clears the message only.
     pub fn set_text(&mut self, text: String) -> bool {
-        let imported = if text.trim().is_empty() {
+        let imported = if text.trim().is_empty() || hub_id(&text).is_some() {
+            // A Hub id is fetched on request; until then nothing is wrong.
             self.error = None;
             false
         } else {
@@ -146,6 +216,9 @@ impl ImportState {
     /// model is still used), what was imported, or which types import.
     pub fn status(&self, lang: Lang, units: Units) -> (Tone, String) {
         let name = self.model.as_ref().map(|m| m.name.as_str());
+        if let (None, Some(id)) = (&self.error, hub_id(&self.text)) {
+            return (Tone::Hint, tf(lang, Key::ImportHubOffer, &[id]));
+        }
         match (&self.error, name) {
             (Some(e), Some(name)) => (
                 Tone::Error,
@@ -293,5 +366,79 @@ mod tests {
                 .next(),
             Some("That file is 5.00 GiB")
         );
+    }
+
+    #[test]
+    fn a_hub_id_is_offered_for_fetching_and_json_is_not() {
+        assert_eq!(hub_id(" Qwen/Qwen3-8B\n"), Some("Qwen/Qwen3-8B"));
+        assert_eq!(
+            hub_id("meta-llama/Llama-3.1-8B"),
+            Some("meta-llama/Llama-3.1-8B")
+        );
+        for not_an_id in [
+            "{\"model_type\": \"llama\"}",
+            "Qwen3-8B",
+            "a/b/c",
+            "a/../b",
+            "-x/y",
+            "a--b/c",
+            "a b/c",
+            "/x",
+            "x/",
+        ] {
+            assert_eq!(hub_id(not_an_id), None, "{not_an_id}");
+        }
+        assert_eq!(
+            hub_config_url("Qwen/Qwen3-8B"),
+            "https://huggingface.co/Qwen/Qwen3-8B/resolve/main/config.json"
+        );
+        let mut s = ImportState::default();
+        assert!(!s.set_text("Qwen/Qwen3-8B".to_string()));
+        assert_eq!(s.error, None, "an id is no parse error");
+        let (tone, line) = s.status(Lang::En, Units::default());
+        assert_eq!(tone, Tone::Hint);
+        assert!(
+            line.starts_with("Qwen/Qwen3-8B looks like a model on the Hugging Face Hub"),
+            "{line}"
+        );
+        assert!(line.contains("from your browser"), "{line}");
+        let (_, zh) = s.status(Lang::Zh, Units::default());
+        assert!(zh.contains("浏览器"), "{zh}");
+    }
+
+    #[test]
+    fn hub_failures_say_what_happened_in_both_languages_and_keep_the_box() {
+        assert_eq!(HubError::from_status(401), HubError::Refused(401));
+        assert_eq!(HubError::from_status(403), HubError::Refused(403));
+        assert_eq!(HubError::from_status(404), HubError::NotFound);
+        assert_eq!(HubError::from_status(500), HubError::Status(500));
+        let mut s = ImportState::default();
+        s.set_text("meta-llama/Llama-3.1-8B".to_string());
+        let cases = [
+            (
+                HubError::Offline,
+                "Could not reach huggingface.co",
+                "无法连接",
+            ),
+            (HubError::Refused(401), "gated or private", "需要授权"),
+            (HubError::NotFound, "HTTP 404", "HTTP 404"),
+            (HubError::Status(503), "HTTP 503", "HTTP 503"),
+        ];
+        for (error, en, zh) in cases {
+            s.fail(ImportError::Hub {
+                id: "meta-llama/Llama-3.1-8B".to_string(),
+                error,
+            });
+            let (tone, line) = s.status(Lang::En, Units::default());
+            assert_eq!(tone, Tone::Error);
+            assert!(
+                line.contains(en) && line.contains("meta-llama/Llama-3.1-8B"),
+                "{line}"
+            );
+            let (_, line) = s.status(Lang::Zh, Units::default());
+            assert!(line.contains(zh), "{line}");
+            // The text stays for the user to replace with a pasted config.json.
+            assert_eq!(s.text, "meta-llama/Llama-3.1-8B");
+        }
     }
 }

@@ -4,7 +4,7 @@
 use crate::fields::{Field, FieldErrors, parse_count};
 use crate::serving::ServeInputs;
 use vramfit_core::config::Mode;
-use vramfit_core::engines::Serving;
+use vramfit_core::engines::{Engine, Serving};
 use vramfit_core::models::InputKind;
 use vramfit_core::parallel::{Offload, Strategy};
 use vramfit_core::share::ShareState;
@@ -236,7 +236,8 @@ impl Inputs {
     }
 
     /// Takes over what a [`TrainConfig`] sets (a technique the user applies):
-    /// batch, accumulation, precision, optimizer, checkpointing, attention.
+    /// batch, accumulation, precision, optimizer, checkpointing, attention,
+    /// mode, the frozen base's storage, strategy, offload and GPU count.
     pub fn adopt(&mut self, cfg: &TrainConfig) {
         self.batch = cfg.batch.to_string();
         self.accum = cfg.grad_accum.to_string();
@@ -248,6 +249,14 @@ impl Inputs {
         if let Some(k) = k {
             self.every_k = k.to_string();
         }
+        // The comparison strip's bigger levers change the mode, the base's
+        // storage and the GPUs too.
+        self.mode = cfg.mode;
+        self.rest.lora_base = cfg.lora_base;
+        self.strategy = cfg.parallel.strategy;
+        self.offload = cfg.parallel.offload;
+        self.gpus = cfg.parallel.gpus_per_node.to_string();
+        self.rest.parallel.nodes = cfg.parallel.nodes;
     }
 
     /// The count fields a model of this shape uses, in form order.
@@ -388,6 +397,18 @@ impl Inputs {
                 },
                 Err(e) => errors.set(field, e),
             }
+        }
+        // vLLM and SGLang spread a model over the GPUs by tensor parallelism
+        // (`--tensor-parallel-size`, `--tp`), llama.cpp by layer
+        // (`--split-mode layer`): the GPU count is that degree. A link's own
+        // `tp` stays where the form asks for one GPU.
+        if matches!(
+            serving.engine,
+            Engine::Vllm | Engine::Sglang | Engine::LlamaCpp
+        ) && self.mode == Mode::Inference
+            && cfg.parallel.world() > 1
+        {
+            cfg.parallel.tp = cfg.parallel.world();
         }
         if errors.is_empty() {
             Ok((cfg, serving))

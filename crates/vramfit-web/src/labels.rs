@@ -215,15 +215,81 @@ pub fn phase_short(p: Phase, lang: Lang) -> &'static str {
     )
 }
 
+/// A share-link setting's name in words (the page's and the widget's "Also
+/// set by the link" line); `None` for a key this table does not know, which a
+/// test rules out for every key of [`vramfit_core::share::KEYS`].
+pub fn setting(key: &str, lang: Lang) -> Option<&'static str> {
+    let k = match key {
+        "m" => Key::SetModel,
+        "g" => Key::SetGpu,
+        "b" => Key::SetBatch,
+        "s" => Key::SetSeq,
+        "i" => Key::SetImage,
+        "a" => Key::SetAccum,
+        "p" => Key::SetPrecision,
+        "o" => Key::SetOptimizer,
+        "oi" => Key::SetOptimizerImpl,
+        "zg" => Key::SetZeroGrad,
+        "c" => Key::SetCheckpointing,
+        "at" => Key::SetAttention,
+        "mo" => Key::SetMode,
+        "r" => Key::SetLoraRank,
+        "w" => Key::SetWeights,
+        "ctx" => Key::SetContext,
+        "fr" => Key::SetFrozen,
+        "ka" => Key::SetKeepAttention,
+        "km" => Key::SetKeepMlp,
+        "kc" => Key::SetKeepConv,
+        "lf" => Key::SetLoraFp32,
+        "lb" => Key::SetLoraBase,
+        "st" => Key::SetStrategy,
+        "gn" => Key::SetGpusPerNode,
+        "n" => Key::SetNodes,
+        "of" => Key::SetOffload,
+        "tp" => Key::SetTp,
+        "pp" => Key::SetPp,
+        "vpp" => Key::SetVpp,
+        "ep" => Key::SetEp,
+        "etp" => Key::SetEtp,
+        "sp" => Key::SetSp,
+        "bv" => Key::SetBucketView,
+        "zb" => Key::SetZeroBucket,
+        "en" => Key::SetEngine,
+        "kv" => Key::SetKv,
+        "cc" => Key::SetConcurrency,
+        "gu" => Key::SetUtilization,
+        "gl" => Key::SetGpuLayers,
+        _ => return None,
+    };
+    Some(t(lang, k))
+}
+
+/// A setting's value as shown: switches read on/off, other values as the
+/// link writes them.
+pub fn setting_value(key: &str, value: &str, lang: Lang) -> String {
+    match (key, value) {
+        ("sp" | "lf" | "bv", "1") => t(lang, Key::SetOn).to_string(),
+        ("sp" | "lf" | "bv", _) => t(lang, Key::SetOff).to_string(),
+        _ => value.to_string(),
+    }
+}
+
 /// A technique of the comparison strip.
 pub fn technique(tech: Technique, lang: Lang) -> &'static str {
     t(
         lang,
         match tech {
             Technique::Amp => Key::TechAmp,
+            Technique::AmpFp16 => Key::TechAmpFp16,
             Technique::Checkpointing => Key::TechCheckpointing,
             Technique::Accumulation4 => Key::TechAccum,
             Technique::EightBitOptimizer => Key::TechEightBit,
+            Technique::Lora => Key::TechLora,
+            Technique::Qlora => Key::TechQlora,
+            Technique::HalfBase => Key::TechHalfBase,
+            Technique::Sdpa => Key::TechSdpa,
+            Technique::OptimizerOffload => Key::TechOffload,
+            Technique::MoreGpus => Key::TechMoreGpus,
         },
     )
 }
@@ -232,9 +298,16 @@ pub fn technique(tech: Technique, lang: Lang) -> &'static str {
 pub fn technique_id(tech: Technique) -> &'static str {
     match tech {
         Technique::Amp => "amp",
+        Technique::AmpFp16 => "amp-fp16",
         Technique::Checkpointing => "checkpointing",
         Technique::Accumulation4 => "accumulation",
         Technique::EightBitOptimizer => "optimizer-8bit",
+        Technique::Lora => "lora",
+        Technique::Qlora => "qlora",
+        Technique::HalfBase => "half-base",
+        Technique::Sdpa => "sdpa",
+        Technique::OptimizerOffload => "offload",
+        Technique::MoreGpus => "more-gpus",
     }
 }
 
@@ -244,5 +317,25 @@ pub fn gpu_name(id: &str, name: &str, lang: Lang) -> String {
     match id.strip_prefix(vramfit_core::gpus::CUSTOM_PREFIX) {
         Some(gib) => crate::i18n::tf(lang, Key::CustomGpuName, &[gib]),
         None => name.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_share_key_has_a_name_in_both_languages() {
+        for k in vramfit_core::share::KEYS {
+            for lang in [Lang::En, Lang::Zh] {
+                assert!(
+                    setting(k.key, lang).is_some_and(|n| !n.is_empty() && !n.starts_with("--")),
+                    "{} has no name",
+                    k.key
+                );
+            }
+        }
+        assert_eq!(setting_value("sp", "1", Lang::En), "on");
+        assert_eq!(setting_value("tp", "2", Lang::Zh), "2");
     }
 }

@@ -33,6 +33,7 @@ pub fn trade(trade: &Trade, lang: Lang) -> String {
         Trade::Amp => t(lang, Key::TradeAmp).to_string(),
         Trade::AmpFp16 => t(lang, Key::TradeAmpFp16).to_string(),
         Trade::PureHalf => t(lang, Key::TradeHalf).to_string(),
+        Trade::Bf16Updates => t(lang, Key::TradeBf16Updates).to_string(),
         Trade::Recompute => t(lang, Key::TradeRecompute).to_string(),
         Trade::EightBitAdam => t(lang, Key::Trade8bit).to_string(),
         Trade::Strategy { strategy } => tf(lang, Key::TradeStrategy, &[strategy.id()]),
@@ -265,6 +266,7 @@ mod tests {
             Trade::Amp,
             Trade::AmpFp16,
             Trade::PureHalf,
+            Trade::Bf16Updates,
             Trade::Recompute,
             Trade::EightBitAdam,
             Trade::Strategy {
@@ -280,6 +282,7 @@ mod tests {
                 | Trade::Amp
                 | Trade::AmpFp16
                 | Trade::PureHalf
+                | Trade::Bf16Updates
                 | Trade::Recompute
                 | Trade::EightBitAdam
                 | Trade::Strategy { .. }
@@ -332,6 +335,7 @@ mod tests {
                 | Trade::Amp
                 | Trade::AmpFp16
                 | Trade::PureHalf
+                | Trade::Bf16Updates
                 | Trade::Recompute
                 | Trade::EightBitAdam
                 | Trade::Offload => &[],

@@ -99,6 +99,7 @@ pub fn rows(plans: &[Plan], timed: bool, lang: Lang, units: Units) -> Vec<PlanRo
                 | Trade::Amp
                 | Trade::AmpFp16
                 | Trade::PureHalf
+                | Trade::Bf16Updates
                 | Trade::Recompute
                 | Trade::EightBitAdam => None,
             }));

@@ -234,11 +234,12 @@ impl Report {
             &overheads,
             &curve_batches(upto, &[cfg.batch, max]),
         )?;
-        let variants = memo
-            .session
-            .0
-            .borrow_mut()
-            .compare_techniques(spec, cfg, &overheads)?;
+        let variants = memo.session.0.borrow_mut().compare_techniques(
+            spec,
+            cfg,
+            &overheads,
+            vramfit_core::explore::Target::for_gpu(gpu, &overheads),
+        )?;
         Ok(Report {
             curve,
             variants,

@@ -47,6 +47,9 @@ pub struct ServeView {
     /// The questions asked both ways on this GPU (longest context, most
     /// sequences, fewest GPUs); `None` where a search failed.
     pub answers: Option<ServeAnswers>,
+    /// The GPUs the form asks for (GPUs per node × nodes): tensor-parallel
+    /// engines use them all; llama.cpp is modelled on one.
+    pub gpus: u64,
 }
 
 impl ServeView {
@@ -78,6 +81,7 @@ impl ServeView {
             estimate,
             launch,
             answers,
+            gpus: cfg.parallel.world(),
         })
     }
 

@@ -401,8 +401,6 @@ impl AppState {
             }
             Action::AdoptPlan(cfg) => {
                 self.inputs.adopt(&cfg);
-                self.inputs.strategy = cfg.parallel.strategy;
-                self.inputs.offload = cfg.parallel.offload;
                 self.inputs.set(Field::Ep, cfg.parallel.ep.to_string());
                 self.inputs.set(Field::Etp, cfg.parallel.etp.to_string());
                 let plans = self.plans.take();

@@ -318,6 +318,68 @@ fn adopting_a_technique_reproduces_its_memory() {
 }
 
 #[test]
+fn a_full_fine_tune_is_offered_lora_and_more_gpus_and_adopting_them_reproduces_their_memory() {
+    // Llama-3-8B trained in full on one H100: far over 80 GB.
+    let s = Rc::new(AppState::new(
+        Inputs {
+            model: "llama-3-8b".to_string(),
+            gpu: "h100-sxm".to_string(),
+            batch: "1".to_string(),
+            seq: "1024".to_string(),
+            precision: Precision::AmpBf16,
+            mode: Mode::Train,
+            ..Inputs::default()
+        },
+        Prefs::default(),
+    ))
+    .reduce(Action::CompleteReport);
+    let r = s.report.clone().unwrap();
+    let kinds: Vec<Technique> = r.variants.iter().map(|v| v.technique).collect();
+    for t in [
+        Technique::Lora,
+        Technique::Qlora,
+        Technique::OptimizerOffload,
+        Technique::MoreGpus,
+    ] {
+        assert!(kinds.contains(&t), "{t:?} missing from {kinds:?}");
+    }
+    for v in &r.variants {
+        let next = reduce(Rc::clone(&s), Action::Adopt(v.config));
+        let used = next.report.as_ref().map(|r| r.estimate.device_used_bytes);
+        assert_eq!(used, Some(v.device_used_bytes), "{:?}", v.technique);
+    }
+    let rows = crate::compare::technique_rows(&r, Prefs::default());
+    let more = rows.iter().find(|r| r.id == "more-gpus").unwrap();
+    assert!(more.fits);
+    assert!(
+        more.detail
+            .as_deref()
+            .is_some_and(|d| d.starts_with("on ") && d.contains(" GPUs with ZeRO-3")),
+        "{:?}",
+        more.detail
+    );
+}
+
+#[test]
+fn a_gpu_without_bf16_is_offered_fp16_mixed_precision() {
+    let s = Rc::new(AppState::new(
+        Inputs {
+            gpu: "v100-16gb".to_string(),
+            precision: Precision::Fp32,
+            ..Inputs::default()
+        },
+        Prefs::default(),
+    ))
+    .reduce(Action::CompleteReport);
+    let rows = crate::compare::technique_rows(s.report.as_ref().unwrap(), Prefs::default());
+    assert!(rows.iter().any(|r| r.id == "amp-fp16"), "{rows:?}");
+    assert!(
+        rows.iter()
+            .all(|r| !r.name.contains("bf16 )") && r.id != "amp")
+    );
+}
+
+#[test]
 fn display_preferences_do_not_re_estimate() {
     let s = initial();
     let report = s.report.clone();
@@ -603,6 +665,36 @@ fn an_engine_shows_its_own_fields_and_answer() {
         .as_ref()
         .and_then(|v| v.estimate.report.max_concurrency);
     assert!(pool.is_some_and(|c| c > 1.0), "{pool:?}");
+}
+
+#[test]
+fn vllm_on_two_gpus_runs_tensor_parallel_and_says_so_per_gpu() {
+    use vramfit_core::engines::Engine;
+    let one = reduce(serving_llama(), Action::SetEngine(Engine::Vllm));
+    let two = reduce(Rc::clone(&one), set(Field::Gpus, "2"));
+    let (one, two) = (one.serving.clone().unwrap(), two.serving.clone().unwrap());
+    assert_eq!((one.estimate.config.tp, two.estimate.config.tp), (1, 2));
+    // Half the weights on each GPU: a larger KV pool in the same share.
+    let pool = |v: &ServeView| v.estimate.report.max_concurrency.unwrap_or(0.0);
+    assert!(pool(&two) > pool(&one), "{} {}", pool(&two), pool(&one));
+    let fits = two.estimate.fit.as_ref().is_some_and(|f| f.fits);
+    let (before, after) =
+        crate::present::verdict_title(Lang::En, fits, two.estimate.config.tp, "21.6 GiB");
+    assert_eq!(
+        (before.as_str(), after.as_str()),
+        ("Fits on 2 × ", " (21.6 GiB per GPU)")
+    );
+    // llama.cpp splits its layers over the two GPUs (`--split-mode layer`).
+    let llama = reduce(
+        reduce(serving_llama(), set(Field::Gpus, "2")),
+        Action::SetEngine(Engine::LlamaCpp),
+    );
+    let llama = reduce(llama, Action::SetServeWeights("q4_k_m".into()));
+    assert_eq!(
+        llama.serving.as_ref().map(|v| v.estimate.config.tp),
+        Some(2)
+    );
+    assert_eq!(llama.serving.as_ref().map(|v| v.gpus), Some(2));
 }
 
 #[test]

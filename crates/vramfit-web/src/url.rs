@@ -220,6 +220,40 @@ pub fn widget_query(share: &ShareState, view: &View, widget: &WidgetOptions) -> 
     q
 }
 
+/// What the "Copy embed code" controls choose for a widget: its options and
+/// display settings (`None`: the reader's browser decides).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EmbedChoice {
+    /// Every input read-only (`lock=all`).
+    pub lock_all: bool,
+    /// The batch curve under the verdict (`curve=1`).
+    pub curve: bool,
+    /// A fixed colour theme.
+    pub theme: Option<Theme>,
+    /// A fixed language.
+    pub lang: Option<Lang>,
+}
+
+impl EmbedChoice {
+    /// The widget's query for `share` with these choices.
+    pub fn query(&self, share: &ShareState) -> String {
+        let view = View {
+            lang: self.lang,
+            theme: self.theme,
+            units: None,
+        };
+        let widget = WidgetOptions {
+            locked: if self.lock_all {
+                WIDGET_INPUTS.to_vec()
+            } else {
+                Vec::new()
+            },
+            curve: self.curve,
+        };
+        widget_query(share, &view, &widget)
+    }
+}
+
 /// The snippet a docs author pastes: a placeholder the script turns into
 /// an iframe of `embed.html` (from `base`, the published calculator).
 ///
@@ -374,5 +408,29 @@ mod tests {
             describe(&l.warnings[0], Lang::En).fallback.as_deref(),
             Some("8")
         );
+    }
+
+    #[test]
+    fn the_embed_choices_go_into_the_code_and_read_back() {
+        let share = ShareState::default();
+        assert_eq!(EmbedChoice::default().query(&share), share.to_query());
+        let choice = EmbedChoice {
+            lock_all: true,
+            curve: true,
+            theme: Some(Theme::Dark),
+            lang: Some(Lang::Zh),
+        };
+        let q = choice.query(&share);
+        let snippet = embed_snippet("https://x.org/", &q);
+        assert!(
+            snippet.contains("&amp;lang=zh-CN&amp;theme=dark&amp;lock=all&amp;curve=1"),
+            "{snippet}"
+        );
+        let back = read(&q);
+        assert_eq!(back.view.lang, Some(Lang::Zh));
+        assert_eq!(back.view.theme, Some(Theme::Dark));
+        assert!(back.widget.curve);
+        assert!(WIDGET_INPUTS.iter().all(|k| back.widget.is_locked(k)));
+        assert!(back.warnings.is_empty(), "{:?}", back.warnings);
     }
 }

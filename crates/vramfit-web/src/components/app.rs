@@ -12,7 +12,7 @@ use crate::hooks::use_url_state;
 use crate::i18n::{Key, t};
 use crate::prefs::Prefs;
 use crate::state::{Action, AppState};
-use crate::url::{self, View, embed_snippet, page_query};
+use crate::url::{self, View, page_query};
 use yew::prelude::*;
 
 /// The whole calculator, header to footer.
@@ -118,7 +118,7 @@ pub fn App() -> Html {
     };
     let share_box = match (&share, &query) {
         (Some(share), Some(query)) if state.revealed => html! {
-            <ShareBox link={format!("{base}?{query}")} embed={embed_snippet(&base, &share.to_query())} />
+            <ShareBox link={format!("{base}?{query}")} base={base.to_string()} share={share.clone()} />
         },
         _ => html! {},
     };

@@ -88,6 +88,10 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                     &accum.to_string(),
                 ],
             ),
+            // Inference runs no backward pass.
+            (Field::Batch, _) if !props.inputs.trains() => {
+                t(lang, Key::BatchHintInference).to_string()
+            }
             _ => t(lang, field.hint()).to_string(),
         };
         html! {

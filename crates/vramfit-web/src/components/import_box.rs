@@ -3,7 +3,7 @@
 use crate::browser;
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t};
-use crate::import::{ImportError, ImportState, Tone};
+use crate::import::{ImportError, ImportState, Tone, hub_id};
 use crate::state::Action;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -79,6 +79,29 @@ pub fn ImportBox(props: &ImportBoxProps) -> Html {
             browser::read_text(file, on_text.clone());
         }
     });
+    let fetching = use_state_eq(|| false);
+    let hub = hub_id(&props.import.text).map(str::to_string);
+    let on_fetch = {
+        let on_action = props.on_action.clone();
+        let fetching = fetching.clone();
+        let hub = hub.clone();
+        Callback::from(move |_: MouseEvent| {
+            let Some(id) = hub.clone() else { return };
+            fetching.set(true);
+            let on_action = on_action.clone();
+            let fetching = fetching.clone();
+            browser::fetch_hub_config(
+                id,
+                Callback::from(move |r: Result<String, ImportError>| {
+                    fetching.set(false);
+                    on_action.emit(match r {
+                        Ok(text) => Action::ImportConfig(text),
+                        Err(e) => Action::ImportFailed(e),
+                    });
+                }),
+            );
+        })
+    };
     let (tone, status) = props.import.status(lang, prefs.units);
     let status_class = match tone {
         Tone::Hint => "field-hint",
@@ -109,6 +132,11 @@ pub fn ImportBox(props: &ImportBoxProps) -> Html {
                     {oninput}
                 />
                 <p class={status_class} id="hf-config-status" role="status">{ status }</p>
+                if hub.is_some() {
+                    <button type="button" class="file-button" id="hub-fetch" disabled={*fetching} onclick={on_fetch}>
+                        { t(lang, if *fetching { Key::ImportHubFetching } else { Key::ImportHubFetch }) }
+                    </button>
+                }
                 <label class="file-button">
                     { t(lang, Key::ImportChoose) }
                     <input type="file" accept=".json,application/json" class="visually-hidden" {onchange} />

@@ -1,8 +1,9 @@
 //! The settings in effect that the form does not show (a link set them),
-//! as the `vramfit estimate` flags that set them, with a button to clear them.
+//! named in words with their values, with a button to clear them.
 
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t};
+use crate::labels;
 use vramfit_core::share::Setting;
 use yew::prelude::*;
 
@@ -23,15 +24,20 @@ pub fn LinkExtras(props: &LinkExtrasProps) -> Html {
     if props.extras.is_empty() {
         return html! {};
     }
-    let flags = props
-        .extras
-        .iter()
-        .map(Setting::cli)
-        .collect::<Vec<_>>()
-        .join(" ");
+    let items = props.extras.iter().enumerate().map(|(i, s)| {
+        // A key without a name (none today, a test checks) shows its CLI flag.
+        let name = labels::setting(s.key, lang).map_or_else(|| s.flag.to_string(), str::to_string);
+        let value = labels::setting_value(s.key, &s.value, lang);
+        html! {
+            <>
+                if i > 0 { { t(lang, Key::ListSeparator) } }
+                <span class="extra" data-key={s.key}>{ name }{ " " }<code translate="no">{ value }</code></span>
+            </>
+        }
+    });
     html! {
         <p class="extras" id="extras">
-            { t(lang, Key::ExtrasTitle) }{ " " }<code translate="no">{ flags }</code>
+            { t(lang, Key::ExtrasTitle) }{ " " }{ for items }
             if let Some(on_clear) = props.on_clear.clone() {
                 { " " }
                 <button type="button" class="link-button" onclick={Callback::from(move |_| on_clear.emit(()))}>

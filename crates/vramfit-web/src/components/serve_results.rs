@@ -7,7 +7,9 @@ use super::{LaunchCommand, LinkExtras, Notice};
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, Lang, t, tf};
 use crate::labels;
-use crate::present::{bytes, capacity, css_width, group_digits, percent, ratio, share};
+use crate::present::{
+    bytes, capacity, css_width, group_digits, percent, ratio, share, verdict_title,
+};
 use crate::serve_report::{ServeView, Term};
 use crate::state::{Action, Problem};
 use std::rc::Rc;
@@ -127,9 +129,9 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
     );
     let verdict = e.fit.as_ref().map(|fit| {
         let gpu = html! { <span translate="no">{ v.gpu_name.clone() }</span> };
-        let template = t(lang, if fit.fits { Key::FitsOn } else { Key::NoFitOn });
-        let (before, after) = template.split_once("{0}").unwrap_or((template, ""));
         let used = e.device_used_bytes;
+        // Tensor-parallel engines: "Fits on 2 × H100 (X GiB per GPU)".
+        let (before, after) = verdict_title(lang, fit.fits, c.tp, &bytes(used, units));
         let cap = capacity(fit.usable_bytes, units);
         let filled = share(used, fit.usable_bytes);
         let detail = match (pooled, fit.fits) {
