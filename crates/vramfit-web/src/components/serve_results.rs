@@ -92,7 +92,12 @@ fn answers_card(a: &ServeAnswers, engine: Engine, lang: Lang) -> Html {
             <dl class="answers">
                 { answer_row("answer-context", tf(lang, Key::ServeLongestContext, &[&group_digits(a.concurrency)]), a.max_context, context) }
                 { answer_row("answer-sequences", tf(lang, Key::ServeMostSequences, &[&group_digits(a.context)]), a.max_concurrency, sequences) }
-                { answer_row("answer-gpus", t(lang, Key::ServeFewestGpus).to_string(), a.fewest_gpus, gpus) }
+                { answer_row(
+                    "answer-gpus",
+                    t(lang, if engine == Engine::LlamaCpp { Key::ServeFewestGpusLayers } else { Key::ServeFewestGpus }).to_string(),
+                    a.fewest_gpus,
+                    gpus,
+                ) }
             </dl>
         </section>
     }

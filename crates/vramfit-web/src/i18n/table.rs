@@ -312,6 +312,7 @@ table! {
     ServeLongestContext => "Longest context with {0} in flight", "同时处理 {0} 条序列时的最长上下文";
     ServeMostSequences => "Most sequences of {0} tokens", "每条 {0} 个词元时的最多序列数";
     ServeFewestGpus => "Fewest GPUs (tensor parallel)", "所需最少显卡数（张量并行）";
+    ServeFewestGpusLayers => "Fewest GPUs (layers split over them)", "所需最少显卡数（按层拆分）";
     ServeNoneFits => "none fits", "无法容纳";
     ServeNoGpus => "more than {0}", "超过 {0} 张";
     ServeAtLimit => "{0} tokens (the model's limit)", "{0} 个词元（模型上限）";
