@@ -220,6 +220,8 @@ export const checks = [
       .catch(async () => expect(false, `timeline title: ${await text(page, "#timeline-title")}`));
     expect((await text(page, "#breakdown")).includes("The forward's working set"), `breakdown: ${await text(page, "#breakdown")}`);
     expect(!(await text(page, "#results")).includes("Saved for backward"), "inference still speaks of backward");
+    expect((await text(page, ".tagline")).includes("serving this model"), `tagline: ${await text(page, ".tagline")}`);
+    expect(!(await text(page, ".site-footer")).includes("training steps"), `footer: ${await text(page, ".site-footer")}`);
     await page.selectOption("#lang", "zh-CN");
     await page.waitForFunction(() => document.querySelector("#timeline-title")?.textContent === "逐个算子的前向计算", null, { timeout: 5_000 });
     const left = englishLeft(await pageStrings(page));
@@ -229,6 +231,7 @@ export const checks = [
     await page.check("#mode-train");
     await page.waitForSelector("#optimizer", { timeout: 5_000 });
     await page.waitForSelector("#row-kv-cache", { state: "detached", timeout: 5_000 });
+    expect((await text(page, ".tagline")).includes("one training step"), `tagline: ${await text(page, ".tagline")}`);
     await page.waitForFunction((b) => document.querySelector("#peak-allocated")?.dataset.bytes === String(b), single, { timeout: 5_000 });
   }],
 

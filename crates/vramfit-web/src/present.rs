@@ -83,6 +83,8 @@ pub fn in_mode(key: Key, mode: Mode) -> Key {
     }
     // Every other key reads the same in both modes.
     match key {
+        Key::Tagline => Key::TaglineInference,
+        Key::Footer => Key::FooterInference,
         Key::TimelineTitle => Key::TimelineTitleInference,
         Key::TimelineSub => Key::TimelineSubInference,
         Key::PeaksSub => Key::PeaksSubInference,

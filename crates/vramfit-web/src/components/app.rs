@@ -128,7 +128,7 @@ pub fn App() -> Html {
     };
     html! {
         <ContextProvider<Prefs> context={prefs}>
-            <Header {prefs} on_action={on_action.clone()} />
+            <Header {prefs} on_action={on_action.clone()} mode={state.inputs.mode} />
             <main class="wrap">
                 <nav class="tabs" role="tablist" aria-label={t(lang, Key::TabsLabel)}>
                     { tab("calculator", false, Key::TabCalculator) }
@@ -158,7 +158,7 @@ pub fn App() -> Html {
                     }
                 </div>
             </main>
-            <footer class="site-footer wrap"><p>{ t(lang, Key::Footer) }</p></footer>
+            <footer class="site-footer wrap"><p>{ t(lang, crate::present::in_mode(Key::Footer, state.inputs.mode)) }</p></footer>
         </ContextProvider<Prefs>>
     }
 }

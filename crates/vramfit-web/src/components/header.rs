@@ -14,6 +14,9 @@ pub struct HeaderProps {
     pub prefs: Prefs,
     /// Emits preference changes.
     pub on_action: Callback<Action>,
+    /// Training, fine-tuning or inference (the tagline's words).
+    #[prop_or(vramfit_core::config::Mode::Train)]
+    pub mode: vramfit_core::config::Mode,
 }
 
 /// The header bar.
@@ -61,7 +64,7 @@ pub fn Header(props: &HeaderProps) -> Html {
         <header class="site-header">
             <div class="wrap header-inner">
                 <h1 class="brand" translate="no"><img src="favicon.svg" alt="" width="24" height="24" />{ "vramfit" }</h1>
-                <p class="tagline">{ t(lang, Key::Tagline) }</p>
+                <p class="tagline">{ t(lang, crate::present::in_mode(Key::Tagline, props.mode)) }</p>
                 <div class="settings" role="group" aria-label={t(lang, Key::Settings)}>
                     <label class="visually-hidden" for="lang">{ t(lang, Key::Language) }</label>
                     <select id="lang" class="compact" onchange={on_lang}>

@@ -37,6 +37,8 @@ table! {
     // Page frame.
     PageTitle => "vramfit — GPU memory for neural-network training", "vramfit — 神经网络训练显存计算器";
     Tagline => "How much GPU memory does one training step need — and why?", "训练一步需要多少显存？为什么？";
+    TaglineInference => "How much GPU memory does serving this model need — and why?", "部署推理这个模型需要多少显存？为什么？";
+    FooterInference => "Estimates follow the serving engine's own allocation code (llama.cpp, vLLM, SGLang) or replay Hugging Face's forward pass op by op. Everything runs in your browser; your inputs are kept in the page's address, so its link reproduces this result.", "估算依照推理引擎自身的显存分配代码（llama.cpp、vLLM、SGLang），或逐个算子重放 Hugging Face 的前向计算。全部计算都在浏览器中完成；输入保存在本页地址中，分享该链接即可重现此结果。";
     Footer => "Estimates replay two training steps op by op, as PyTorch's CUDA caching allocator would see them. Everything runs in your browser; your inputs are kept in the page's address, so its link reproduces this result.", "估算按算子逐个重放两个训练步，与 PyTorch 的 CUDA 缓存分配器所见一致。全部计算都在浏览器中完成；输入保存在本页地址中，分享该链接即可重现此结果。";
     Settings => "Display settings", "显示设置";
     Language => "Language", "语言";
