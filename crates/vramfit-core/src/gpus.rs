@@ -41,6 +41,8 @@ pub struct GpuPreset {
     /// on 7.5; 1536 on 8.6, 8.9, 12.0), which size the stack memory the
     /// driver reserves in each CUDA context; `(0, 0)` for other vendors.
     pub cuda_cores: (u32, u32),
+    /// Integrated graphics sharing the system's memory (one per machine).
+    pub integrated: bool,
 }
 
 /// A GPU's maker.
@@ -167,6 +169,12 @@ macro_rules! gpu {
     ($id:literal, $name:literal, $arch:expr, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal) => {
         gpu!($id, $name, $arch, $gib, $bw, $fp32, $fp16, $tensor, $src, sms: 0, threads: 0)
     };
+    ($id:literal, $name:literal, $arch:expr, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal, integrated) => {
+        GpuPreset {
+            integrated: true,
+            ..gpu!($id, $name, $arch, $gib, $bw, $fp32, $fp16, $tensor, $src)
+        }
+    };
     ($id:literal, $name:literal, $arch:expr, $gib:expr, $bw:expr, $fp32:expr, $fp16:expr, $tensor:expr, $src:literal, sms: $sms:expr, threads: $threads:expr) => {
         GpuPreset {
             id: Cow::Borrowed($id),
@@ -180,6 +188,7 @@ macro_rules! gpu {
             bf16: $arch.has_bf16(),
             source: $src,
             cuda_cores: ($sms, $threads),
+            integrated: false,
         }
     };
 }
@@ -528,7 +537,8 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             2.1,
             4.2,
             0,
-            "derived: 768 ALUs × 2 × 1.35 GHz; shared memory, 8 GiB assumed"
+            "derived: 768 ALUs × 2 × 1.35 GHz; shared memory, 8 GiB assumed",
+            integrated
         ),
         gpu!(
             "arc-140v",
@@ -539,7 +549,8 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             4,
             8,
             32,
-            "derived, uncertain; shared memory, 16 GiB assumed"
+            "derived, uncertain; shared memory, 16 GiB assumed",
+            integrated
         ),
         gpu!(
             "radeon-780m",
@@ -550,7 +561,8 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             4.1,
             8.3,
             0,
-            "derived (non-dual-issue FP32); shared memory, 8 GiB assumed"
+            "derived (non-dual-issue FP32); shared memory, 8 GiB assumed",
+            integrated
         ),
         gpu!(
             "apple-m1",
@@ -749,6 +761,7 @@ pub const CUSTOM_GIB: std::ops::RangeInclusive<u64> = 1..=4096;
 pub fn custom_gpu(gib: u64) -> GpuPreset {
     GpuPreset {
         cuda_cores: (0, 0),
+        integrated: false,
         id: Cow::Owned(format!("{CUSTOM_PREFIX}{gib}")),
         name: Cow::Owned(format!("custom GPU with {gib} GiB")),
         arch: Arch::Unknown,
@@ -766,6 +779,13 @@ impl GpuPreset {
     /// Whether this GPU is known only by its memory ([`custom_gpu`]).
     pub fn is_custom(&self) -> bool {
         self.arch == Arch::Unknown
+    }
+
+    /// Whether several of this GPU make one machine for multi-GPU training or
+    /// serving: discrete cards do; Apple silicon (one GPU per Mac) and
+    /// integrated graphics (one per processor) do not.
+    pub fn clusters(&self) -> bool {
+        !self.integrated && self.vendor() != Vendor::Apple
     }
 
     /// Who makes it.

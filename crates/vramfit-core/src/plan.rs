@@ -682,6 +682,8 @@ fn fits_on(
     for gpu in crate::gpus::gpu_presets()
         .into_iter()
         .filter(|g| g.bf16 || !bf16)
+        // Several Macs or laptops are not one multi-GPU machine.
+        .filter(|g| gpus == 1 || g.clusters())
     {
         // Each GPU's own context (its SMs' stack) and cuBLAS workspace, as
         // an estimate on that GPU takes them.

@@ -254,3 +254,29 @@ fn which_gpus_offers_bf16_only_where_the_gpu_has_it() {
         "{fp16:?}"
     );
 }
+
+/// "Which GPUs can run it?" offers Apple silicon and integrated graphics
+/// alone, never as several in one machine; discrete cards in 1, 2, 4 or 8.
+#[test]
+fn macs_and_integrated_graphics_are_not_multi_gpu_machines() {
+    let spec = model_preset("gpt2").unwrap().spec;
+    let cfg = TrainConfig::default();
+    let options = vramfit_core::plan::which_gpus(&spec, &cfg, &Overheads::default()).unwrap();
+    let alone = |id: &str| {
+        let counts: Vec<u64> = options
+            .iter()
+            .filter(|o| o.gpu == id)
+            .map(|o| o.gpus)
+            .collect();
+        assert!(!counts.is_empty(), "{id} is not offered");
+        counts
+    };
+    for id in ["apple-m3-max", "apple-m1", "iris-xe-96eu", "radeon-780m"] {
+        assert_eq!(alone(id), [1], "{id}");
+    }
+    assert!(alone("rtx-4090").contains(&2));
+    for gpu in vramfit_core::gpu_presets() {
+        let unified = gpu.vendor() == vramfit_core::gpus::Vendor::Apple || gpu.integrated;
+        assert_eq!(gpu.clusters(), !unified, "{}", gpu.id);
+    }
+}
