@@ -725,6 +725,16 @@ export const checks = [
       return [...document.querySelectorAll("[id]")].map((e) => e.id).filter((id) => seen.has(id) || !seen.add(id));
     });
     expect(dup.length === 0, `ids used twice: ${dup.join(", ")}`);
+    // The options that fit only a smaller batch open on request; no Mac or
+    // integrated GPU is offered as several in one machine.
+    if (await page.locator("#gpus-more").count()) {
+      expect(!(await page.isVisible("#gpu-table-more")), "the smaller-batch options show before they are asked for");
+      await page.click("#gpus-more summary");
+      await page.waitForSelector("#gpu-table-more tbody tr", { state: "visible", timeout: 5_000 });
+    }
+    const all = await page.$$eval("#gpu-finder tbody tr", (trs) => trs.map((tr) => ({ gpu: tr.dataset.gpu, count: tr.dataset.count })));
+    const clustered = all.filter((r) => /^(apple-|iris-|radeon-780m|arc-140v)/.test(r.gpu) && r.count !== "1");
+    expect(clustered.length === 0, `several Macs or laptops offered: ${JSON.stringify(clustered)}`);
     const pick = rows.find((r) => r.count === "1" && r.gpu !== "rtx-4090") ?? rows[0];
     await page.click(`#gpu-table tr[data-gpu="${pick.gpu}"][data-count="${pick.count}"] button`);
     await page.waitForFunction((g) => document.querySelector("#gpu")?.value === g, pick.gpu, { timeout: 5_000 });

@@ -391,45 +391,47 @@ pub struct GpuRow {
 }
 
 /// The options that take the configured batch, smallest first, at most
-/// [`GPU_ROWS`], and how many more fit only a smaller batch.
+/// [`GPU_ROWS`], and those that fit only a smaller batch (shown on request).
 pub fn gpu_rows(
     options: &[vramfit_core::plan::GpuOption],
     units: Units,
     lang: Lang,
-) -> (Vec<GpuRow>, usize) {
+) -> (Vec<GpuRow>, Vec<GpuRow>) {
+    let row = |o: &vramfit_core::plan::GpuOption| GpuRow {
+        gpu: o.gpu.to_string(),
+        count: o.gpus,
+        title: match (o.gpus, o.ep, o.etp) {
+            (1, _, _) => o.name.to_string(),
+            (n, 1, 0) => format!("{n} × {}", o.name),
+            (n, ep, 0) => tf(
+                lang,
+                Key::GpusWithEp,
+                &[&n.to_string(), &o.name, &ep.to_string()],
+            ),
+            (n, ep, etp) => tf(
+                lang,
+                Key::GpusWithEpEtp,
+                &[&n.to_string(), &o.name, &ep.to_string(), &etp.to_string()],
+            ),
+        },
+        memory: tf(
+            lang,
+            Key::GpuMemoryOf,
+            &[
+                &bytes(o.device_used_bytes, units),
+                &crate::present::capacity(o.memory_bytes, units),
+            ],
+        ),
+        max_batch: group_digits(o.max_batch),
+        ep: o.ep,
+        etp: o.etp,
+    };
     let rows = options
         .iter()
         .filter(|o| o.fits)
         .take(GPU_ROWS)
-        .map(|o| GpuRow {
-            gpu: o.gpu.to_string(),
-            count: o.gpus,
-            title: match (o.gpus, o.ep, o.etp) {
-                (1, _, _) => o.name.to_string(),
-                (n, 1, 0) => format!("{n} × {}", o.name),
-                (n, ep, 0) => tf(
-                    lang,
-                    Key::GpusWithEp,
-                    &[&n.to_string(), &o.name, &ep.to_string()],
-                ),
-                (n, ep, etp) => tf(
-                    lang,
-                    Key::GpusWithEpEtp,
-                    &[&n.to_string(), &o.name, &ep.to_string(), &etp.to_string()],
-                ),
-            },
-            memory: tf(
-                lang,
-                Key::GpuMemoryOf,
-                &[
-                    &bytes(o.device_used_bytes, units),
-                    &crate::present::capacity(o.memory_bytes, units),
-                ],
-            ),
-            max_batch: group_digits(o.max_batch),
-            ep: o.ep,
-            etp: o.etp,
-        })
+        .map(row)
         .collect();
-    (rows, options.iter().filter(|o| !o.fits).count())
+    let more = options.iter().filter(|o| !o.fits).map(row).collect();
+    (rows, more)
 }

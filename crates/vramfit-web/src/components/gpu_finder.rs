@@ -43,46 +43,14 @@ pub fn GpuFinder(props: &GpuFinderProps) -> Html {
                     if rows.is_empty() {
                         <p class="empty" id="gpus-none">{ t(lang, Key::GpusNone) }</p>
                     } else {
-                        <div class="table-scroll">
-                            <table class="data-table gpu-table" id="gpu-table">
-                                <thead>
-                                    <tr>
-                                        <th scope="col">{ t(lang, Key::GpusGpu) }</th>
-                                        <th scope="col" class="num max">{ t(lang, Key::GpusMemory) }</th>
-                                        <th scope="col" class="num max">{ t(lang, Key::GpusMaxBatch) }</th>
-                                        <th scope="col" class="action"><span class="visually-hidden">{ t(lang, Key::TechApply) }</span></th>
-                                    </tr>
-                                </thead>
-                                <tbody>
-                                    { for rows.into_iter().map(|row| {
-                                        let use_it = {
-                                            let on_action = props.on_action.clone();
-                                            let (gpu, count, ep, etp) = (row.gpu.to_string(), row.count, row.ep, row.etp);
-                                            Callback::from(move |_| on_action.emit(Action::UseGpus(gpu.clone(), count, ep, etp)))
-                                        };
-                                        html! {
-                                            <tr data-gpu={row.gpu} data-count={row.count.to_string()}>
-                                                <th scope="row">
-                                                    <span translate="no">{ row.title.clone() }</span>
-                                                    // Phones drop the columns: memory and largest batch go under the name.
-                                                    <span class="gpu-sub">{ tf(lang, Key::GpusMaxBatchSub, &[&row.memory, &row.max_batch]) }</span>
-                                                </th>
-                                                <td class="num max">{ row.memory.clone() }</td>
-                                                <td class="num max">{ row.max_batch.clone() }</td>
-                                                <td class="action">
-                                                    <button type="button" class="link-button" aria-label={tf(lang, Key::GpusUseLabel, &[&row.title])} onclick={use_it}>
-                                                        { t(lang, Key::TechApply) }
-                                                    </button>
-                                                </td>
-                                            </tr>
-                                        }
-                                    }) }
-                                </tbody>
-                            </table>
-                        </div>
+                        { gpu_table("gpu-table", rows, lang, &props.on_action) }
                     }
-                    if more > 0 {
-                        <p class="chart-note" id="gpus-more">{ tf(lang, Key::GpusMore, &[&group_digits(more as u64)]) }</p>
+                    if !more.is_empty() {
+                        // The options that fit only a smaller batch, on request.
+                        <details class="gpus-more" id="gpus-more">
+                            <summary class="chart-note">{ tf(lang, Key::GpusMore, &[&group_digits(more.len() as u64)]) }</summary>
+                            { gpu_table("gpu-table-more", more, lang, &props.on_action) }
+                        </details>
                     }
                 </>
             }
@@ -95,5 +63,53 @@ pub fn GpuFinder(props: &GpuFinderProps) -> Html {
             <button type="button" class="button" id="gpus-find" onclick={on_find}>{ t(lang, Key::GpusFind) }</button>
             { body }
         </section>
+    }
+}
+
+/// A table of GPU options, each with its Apply button.
+fn gpu_table(
+    id: &'static str,
+    rows: Vec<crate::planner::GpuRow>,
+    lang: crate::i18n::Lang,
+    on_action: &Callback<Action>,
+) -> Html {
+    html! {
+        <div class="table-scroll">
+            <table class="data-table gpu-table" id={id}>
+                <thead>
+                    <tr>
+                        <th scope="col">{ t(lang, Key::GpusGpu) }</th>
+                        <th scope="col" class="num max">{ t(lang, Key::GpusMemory) }</th>
+                        <th scope="col" class="num max">{ t(lang, Key::GpusMaxBatch) }</th>
+                        <th scope="col" class="action"><span class="visually-hidden">{ t(lang, Key::TechApply) }</span></th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for rows.into_iter().map(|row| {
+                        let use_it = {
+                            let on_action = on_action.clone();
+                            let (gpu, count, ep, etp) = (row.gpu.to_string(), row.count, row.ep, row.etp);
+                            Callback::from(move |_| on_action.emit(Action::UseGpus(gpu.clone(), count, ep, etp)))
+                        };
+                        html! {
+                            <tr data-gpu={row.gpu} data-count={row.count.to_string()}>
+                                <th scope="row">
+                                    <span translate="no">{ row.title.clone() }</span>
+                                    // Phones drop the columns: memory and largest batch go under the name.
+                                    <span class="gpu-sub">{ tf(lang, Key::GpusMaxBatchSub, &[&row.memory, &row.max_batch]) }</span>
+                                </th>
+                                <td class="num max">{ row.memory.clone() }</td>
+                                <td class="num max">{ row.max_batch.clone() }</td>
+                                <td class="action">
+                                    <button type="button" class="link-button" aria-label={tf(lang, Key::GpusUseLabel, &[&row.title])} onclick={use_it}>
+                                        { t(lang, Key::TechApply) }
+                                    </button>
+                                </td>
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+        </div>
     }
 }
