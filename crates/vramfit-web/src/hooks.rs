@@ -105,3 +105,53 @@ pub fn use_app_actions(
         },
     )
 }
+
+/// A drop target for one file ([`use_file_drop`]): whether a drag is over
+/// it, and its handlers.
+pub struct FileDrop {
+    /// A file is being dragged over the target.
+    pub dragging: bool,
+    /// Accepts the drag (what makes an element a drop target).
+    pub ondragover: Callback<DragEvent>,
+    /// The drag left.
+    pub ondragleave: Callback<DragEvent>,
+    /// Hands the dropped file (the first, if several) to the target.
+    pub ondrop: Callback<DragEvent>,
+}
+
+/// Makes an element a drop target that passes the dropped file to `on_file`.
+#[hook]
+pub fn use_file_drop(on_file: Callback<web_sys::File>) -> FileDrop {
+    let dragging = use_state_eq(|| false);
+    let ondragover = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            dragging.set(true);
+        })
+    };
+    let ondragleave = {
+        let dragging = dragging.clone();
+        Callback::from(move |_: DragEvent| dragging.set(false))
+    };
+    let ondrop = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            dragging.set(false);
+            if let Some(file) = e
+                .data_transfer()
+                .and_then(|d| d.files())
+                .and_then(|f| f.get(0))
+            {
+                on_file.emit(file);
+            }
+        })
+    };
+    FileDrop {
+        dragging: *dragging,
+        ondragover,
+        ondragleave,
+        ondrop,
+    }
+}

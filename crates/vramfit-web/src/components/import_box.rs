@@ -25,7 +25,6 @@ pub struct ImportBoxProps {
 pub fn ImportBox(props: &ImportBoxProps) -> Html {
     let prefs = use_prefs();
     let lang = prefs.lang;
-    let dragging = use_state_eq(|| false);
     let on_text = {
         let on_action = props.on_action.clone();
         Callback::from(move |r: Result<String, ImportError>| {
@@ -43,32 +42,11 @@ pub fn ImportBox(props: &ImportBoxProps) -> Html {
             }
         })
     };
-    let ondragover = {
-        let dragging = dragging.clone();
-        Callback::from(move |e: DragEvent| {
-            // Accepting the drag is what makes the element a drop target.
-            e.prevent_default();
-            dragging.set(true);
-        })
-    };
-    let ondragleave = {
-        let dragging = dragging.clone();
-        Callback::from(move |_: DragEvent| dragging.set(false))
-    };
-    let ondrop = {
-        let dragging = dragging.clone();
+    let drop = {
         let on_text = on_text.clone();
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            dragging.set(false);
-            if let Some(file) = e
-                .data_transfer()
-                .and_then(|d| d.files())
-                .and_then(|f| f.get(0))
-            {
-                browser::read_text(file, on_text.clone());
-            }
-        })
+        crate::hooks::use_file_drop(Callback::from(move |file: web_sys::File| {
+            browser::read_text(file, on_text.clone());
+        }))
     };
     let onchange = Callback::from(move |e: Event| {
         if let Some(file) = e
@@ -113,10 +91,10 @@ pub fn ImportBox(props: &ImportBoxProps) -> Html {
         <details class="import" open={props.open}>
             <summary>{ t(lang, Key::ImportTitle) }</summary>
             <div
-                class={classes!("field", "import-body", (*dragging).then_some("dragging"), (tone == Tone::Error).then_some("invalid"))}
-                {ondragover}
-                {ondragleave}
-                {ondrop}
+                class={classes!("field", "import-body", drop.dragging.then_some("dragging"), (tone == Tone::Error).then_some("invalid"))}
+                ondragover={drop.ondragover.clone()}
+                ondragleave={drop.ondragleave.clone()}
+                ondrop={drop.ondrop.clone()}
             >
                 <label for="hf-config">{ t(lang, Key::ImportLabel) }</label>
                 <textarea

@@ -40,7 +40,6 @@ pub fn MeasuredCard(props: &MeasuredCardProps) -> Html {
     let prefs = use_prefs();
     let lang = prefs.lang;
     let status = use_state_eq(|| Status::Idle);
-    let dragging = use_state_eq(|| false);
     let take = {
         let (status, on_measured) = (status.clone(), props.on_measured.clone());
         Callback::from(move |file: web_sys::File| {
@@ -80,31 +79,7 @@ pub fn MeasuredCard(props: &MeasuredCardProps) -> Html {
             }
         })
     };
-    let ondragover = {
-        let dragging = dragging.clone();
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            dragging.set(true);
-        })
-    };
-    let ondragleave = {
-        let dragging = dragging.clone();
-        Callback::from(move |_: DragEvent| dragging.set(false))
-    };
-    let ondrop = {
-        let dragging = dragging.clone();
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            dragging.set(false);
-            if let Some(file) = e
-                .data_transfer()
-                .and_then(|d| d.files())
-                .and_then(|f| f.get(0))
-            {
-                take.emit(file);
-            }
-        })
-    };
+    let drop = crate::hooks::use_file_drop(take);
     let remove = {
         let (status, on_measured) = (status.clone(), props.on_measured.clone());
         Callback::from(move |_: MouseEvent| {
@@ -186,10 +161,10 @@ pub fn MeasuredCard(props: &MeasuredCardProps) -> Html {
             <h2 id="measured-title" class="card-title">{ t(lang, Key::MeasuredTitle) }</h2>
             <p class="card-sub">{ sub }</p>
             <div
-                class={classes!("measured-drop", (*dragging).then_some("dragging"))}
-                {ondragover}
-                {ondragleave}
-                {ondrop}
+                class={classes!("measured-drop", drop.dragging.then_some("dragging"))}
+                ondragover={drop.ondragover.clone()}
+                ondragleave={drop.ondragleave.clone()}
+                ondrop={drop.ondrop.clone()}
             >
                 <label class="file-button">
                     { t(lang, Key::MeasuredChoose) }
