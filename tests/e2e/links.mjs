@@ -98,9 +98,10 @@ export const linkChecks = [
 
   ["the prerendered default page paints first only where the app starts with it: never under a link's settings or in Chinese", async ({ browser, url }) => {
     // What the first frame shows, recorded before it paints (an animation frame's callbacks run before its paint).
-    const firstFrame = async (address, options = {}) => {
+    // `typed`: a batch typed into the prerendered page in that frame, before the app starts.
+    const firstFrame = async (address, options = {}, typed = null) => {
       const { context, page, problems } = await openPage(browser, options);
-      await page.addInitScript(() => {
+      await page.addInitScript((typed) => {
         requestAnimationFrame(() => {
           // Without a prerendered page to show, the app may have mounted (and replaced both) already.
           const pre = document.getElementById("prerendered");
@@ -110,20 +111,39 @@ export const linkChecks = [
             verdict: pre?.querySelector("#verdict .verdict-detail")?.textContent ?? "",
             shell: shell ? getComputedStyle(shell).display !== "none" : false,
           };
+          // Kept to see whether the app adopts these elements or builds new ones.
+          window.__preNodes = ["verdict", "batch", "summary"].map((id) => pre?.querySelector("#" + id) ?? null);
+          const batch = pre?.querySelector("#batch");
+          if (typed !== null && batch) {
+            batch.value = typed;
+            batch.dispatchEvent(new Event("input", { bubbles: true }));
+          }
         });
-      });
+      }, typed);
       await page.goto(address);
       await loaded(page);
+      // The prerendered page has the same elements: wait for the app itself (boot.js marks it started).
+      await page.waitForFunction(() => !document.getElementById("app").hasAttribute("aria-busy"), null, { timeout: 30_000 });
       const first = await page.evaluate(() => window.__firstFrame);
       const now = await page.evaluate(() => document.querySelector("#verdict .verdict-detail")?.textContent ?? "");
+      const adopted = await page.evaluate(() =>
+        window.__preNodes.every((node, i) => node !== null && node === document.getElementById(["verdict", "batch", "summary"][i])));
+      const summary = await page.evaluate(() => document.getElementById("summary")?.textContent ?? "");
+      const batch = await page.evaluate(() => document.getElementById("batch")?.value ?? "");
       await context.close();
       expect(problems.length === 0, problems.join("\n  "));
-      return { first, now };
+      return { first, now, adopted, summary, batch };
     };
     const bare = await firstFrame(url);
     expect(bare.first.prerendered && !bare.first.shell, `the bare address did not paint the prerendered page first: ${JSON.stringify(bare.first)}`);
     // The prerendered verdict is the app's own: the same words once it has mounted.
     expect(bare.first.verdict !== "" && bare.first.verdict === bare.now, `prerendered "${bare.first.verdict}", app "${bare.now}"`);
+    // The app hydrates the prerendered page: its elements stay, none is built again.
+    expect(bare.adopted, "the app replaced the prerendered elements instead of hydrating them");
+    // A batch typed before the app started is the app's first edit.
+    const typed = await firstFrame(url, {}, "3");
+    expect(typed.adopted && typed.batch === "3" && /\bbatch 3\b/.test(typed.summary) && typed.now !== typed.first.verdict,
+      `a batch typed before the app started was lost: field "${typed.batch}", summary "${typed.summary}", verdict "${typed.first.verdict}" → "${typed.now}"`);
     for (const [address, options, what] of [
       [url + LINKS[0], {}, "a share link"],
       [url, { locale: "zh-CN" }, "a Chinese browser"],

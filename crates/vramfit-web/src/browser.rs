@@ -147,8 +147,11 @@ const FRAME_FALLBACK_MS: i32 = 100;
 /// Runs `f` after the browser has painted what was just rendered: the next
 /// animation frame's callback queues a task, which runs once that frame is
 /// on screen (a frame's rendering follows its `requestAnimationFrame`
-/// callbacks in the same turn). Tasks queued before it — Yew's own
-/// continuation, a batch typed as the first verdict appears — run first.
+/// callbacks in the same turn). Where the browser has `scheduler.postTask`
+/// that task has background priority: any other task — an input event, a
+/// key typed meanwhile, what a page measures right after the frame — runs
+/// first; elsewhere it is a timer task, after those queued before it (Yew's
+/// own continuation, a batch typed as the first verdict appears).
 /// Without frames (a hidden tab) a timer runs it after
 /// [`FRAME_FALLBACK_MS`]; whichever comes first runs it, once. At once when
 /// there is no window.
@@ -173,7 +176,9 @@ pub fn soon(f: impl FnOnce() + 'static) {
         Closure::once_into_js(move || {
             let task = Closure::once_into_js(run);
             // A refused timer leaves the fallback to run it.
-            let _ = later.set_timeout_with_callback(task.unchecked_ref());
+            if !post_background_task(&later, &task) {
+                let _ = later.set_timeout_with_callback(task.unchecked_ref());
+            }
         })
     };
     let _ = window.request_animation_frame(after_frame.unchecked_ref());
@@ -183,6 +188,26 @@ pub fn soon(f: impl FnOnce() + 'static) {
         fallback.unchecked_ref(),
         FRAME_FALLBACK_MS,
     );
+}
+
+/// Queues `task` (a JS function) with `scheduler.postTask` at background
+/// priority; `false` where the browser has no such scheduler or refuses.
+fn post_background_task(window: &web_sys::Window, task: &wasm_bindgen::JsValue) -> bool {
+    use js_sys::{Function, Object, Reflect};
+    let Ok(scheduler) = Reflect::get(window, &"scheduler".into()) else {
+        return false;
+    };
+    let Some(post) = Reflect::get(&scheduler, &"postTask".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+    else {
+        return false;
+    };
+    let options = Object::new();
+    if Reflect::set(&options, &"priority".into(), &"background".into()).is_err() {
+        return false;
+    }
+    post.call2(&scheduler, task, &options).is_ok()
 }
 
 /// The page's address (`location.href`); empty without a window.
@@ -473,6 +498,52 @@ pub fn keep_prerendered_edits() {
         })
         .collect();
     PRERENDERED_EDITS.with(|e| *e.borrow_mut() = edits);
+}
+
+/// The element holding the prerendered default page, where the app starts
+/// with exactly that page and can hydrate it: early.js showed it (no
+/// settings in the address, a browser language the app shows in English),
+/// and the address still has no settings. The loading shell beside it goes,
+/// and the element loses its id: from now on it is the app, not a page the
+/// app will replace (boot.js's error notices look for that id). `None`
+/// anywhere else: the app then builds its page from scratch.
+pub fn hydratable_root() -> Option<web_sys::Element> {
+    let window = window()?;
+    let document = window.document()?;
+    let root = document.get_element_by_id("prerendered")?;
+    let hidden = document
+        .document_element()
+        .and_then(|html| html.get_attribute("class"))
+        .is_some_and(|class| class.split_whitespace().any(|c| c == "no-prerender"));
+    let location = window.location();
+    let settings = |part: Result<String, wasm_bindgen::JsValue>| part.map_or(true, |p| p.len() > 1);
+    if hidden
+        || settings(location.search())
+        || settings(location.hash())
+        || initial_prefs().lang != Prefs::default().lang
+    {
+        return None;
+    }
+    if let Some(shell) = document.query_selector(".boot-shell").ok().flatten() {
+        shell.remove();
+    }
+    // The placeholder comments vramfit-prerender wrote the page between:
+    // hydration expects the app's first node at once.
+    for marker in [root.first_child(), root.last_child()]
+        .into_iter()
+        .flatten()
+    {
+        let placeholder = marker.node_type() == web_sys::Node::COMMENT_NODE
+            && matches!(
+                marker.node_value().as_deref().map(str::trim),
+                Some("prerender" | "/prerender")
+            );
+        if placeholder {
+            let _ = root.remove_child(&marker);
+        }
+    }
+    root.remove_attribute("id").ok()?;
+    Some(root)
 }
 
 /// The edits [`keep_prerendered_edits`] kept, once.

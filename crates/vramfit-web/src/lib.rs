@@ -72,11 +72,18 @@ pub fn mount() {
     browser::install_panic_hook();
     #[cfg(debug_assertions)]
     browser::panic_on_request();
-    // The prerendered page goes when the app mounts: keep what was typed
-    // into it, and the field that had the focus.
+    // Keep what was typed into the prerendered page (the app applies it
+    // once mounted), and the field that had the focus.
     browser::keep_prerendered_edits();
     let focused = browser::focused_id();
-    mount_at::<App>(ROOT_ID);
+    match browser::hydratable_root() {
+        // The prerendered page is the app's own first render: adopt its
+        // elements rather than build them again (no new layout either).
+        Some(root) => {
+            yew::Renderer::<App>::with_root(root).hydrate();
+        }
+        None => mount_at::<App>(ROOT_ID),
+    }
     if let Some(id) = focused {
         browser::soon(move || browser::focus(&id));
     }
@@ -97,12 +104,13 @@ pub fn mount_bench() {
     mount_at::<BenchPage>(BENCH_PAGE_ID);
 }
 
-/// The default page as HTML, rendered by Yew's server renderer (no
-/// hydration markers: the app replaces it when it mounts).
+/// The default page as HTML, rendered by Yew's server renderer with
+/// hydration markers: the app hydrates it where it starts with exactly that
+/// page ([`browser::hydratable_root`]), and replaces it elsewhere.
 #[cfg(feature = "prerender")]
 pub async fn prerender() -> String {
     yew::LocalServerRenderer::<App>::new()
-        .hydratable(false)
+        .hydratable(true)
         .render()
         .await
 }

@@ -59,20 +59,6 @@ impl Memo {
         }
     }
 
-    /// Whether the GPU fit (the largest batch) is known for this model, configuration and GPU.
-    pub fn knows_fit(&self, spec: &ModelSpec, cfg: &TrainConfig, gpu: &GpuPreset) -> bool {
-        self.fit.is_some()
-            && self.key.as_ref().is_some_and(|(s, c, g)| {
-                *c == TrainConfig { batch: 1, ..*cfg } && *g == gpu.id && s == spec
-            })
-    }
-
-    /// Whether a curve was computed for the kept model, configuration and
-    /// GPU: completing a report then costs a few replays, not a whole curve.
-    pub fn knows_curve(&self) -> bool {
-        !self.points.is_empty()
-    }
-
     /// The curve at `batches`, simulating only the batches not seen before.
     fn curve(
         &mut self,

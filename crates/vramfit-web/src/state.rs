@@ -654,13 +654,13 @@ impl AppState {
             return None;
         };
         let previous = self.report.clone();
-        // With the largest batch and a curve already known for this model,
-        // layout and GPU (a batch edit), everything left is a few replays of
-        // recorded simulations: complete the report at once, in one render.
-        // Otherwise (also a batch typed before the first curve is done) the
-        // verdict shows first and the rest follows in the next task.
-        let cheap = self.memo.knows_fit(&spec, &cfg, &gpu) && self.memo.knows_curve();
-        let first = Report::first(
+        // Only the verdict and the numbers beside it in this render: the
+        // batch curve and the comparison follow in the next task, after the
+        // frame that shows the verdict (`CompleteReport`). With the largest
+        // batch and a curve already known for this model, layout and GPU (a
+        // batch edit) that completion is a few replays of recorded
+        // simulations, but redrawing the cards below still costs a frame.
+        match Report::first(
             &spec,
             &cfg,
             &gpu,
@@ -668,14 +668,7 @@ impl AppState {
             self.input_field(),
             &mut self.memo,
             previous.as_deref(),
-        );
-        match first.and_then(|r| {
-            if cheap {
-                r.completed(&spec, &gpu, &mut self.memo)
-            } else {
-                Ok(r)
-            }
-        }) {
+        ) {
             Ok(report) => Some(report),
             Err(e) => {
                 self.place(e);

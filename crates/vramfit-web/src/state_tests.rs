@@ -406,15 +406,19 @@ fn display_preferences_do_not_re_estimate() {
 }
 
 #[test]
-fn a_batch_edit_completes_at_once_and_other_edits_keep_the_previous_curve_until_completed() {
+fn every_edit_shows_its_verdict_first_and_keeps_the_previous_curve_until_completed() {
     let s = initial();
-    // The largest batch is known for this layout and GPU: one render does it all.
+    let before = s.report.as_ref().map(|r| r.curve.clone());
+    // Even with the largest batch known for this layout and GPU, the verdict
+    // renders alone; the curve follows.
     let s = s.reduce(set(Field::Batch, "32"));
-    assert!(!s.incomplete());
+    assert!(s.incomplete());
+    assert_eq!(s.report.as_ref().map(|r| r.curve.clone()), before);
+    let s = s.reduce(Action::CompleteReport);
     assert!(
         s.report
             .as_ref()
-            .is_some_and(|r| r.curve.iter().any(|p| p.batch == 32))
+            .is_some_and(|r| r.complete && r.curve.iter().any(|p| p.batch == 32))
     );
     // A new GPU needs a new largest-batch search: the verdict comes first.
     let curve = s.report.as_ref().map(|r| r.curve.clone());
@@ -467,8 +471,9 @@ fn a_batch_typed_before_the_first_curve_shows_its_verdict_first() {
             .as_ref()
             .is_some_and(|r| r.curve.iter().any(|p| p.batch == 9))
     );
-    // From then on, batch edits complete at once.
-    assert!(!done.reduce(set(Field::Batch, "10")).incomplete());
+    // Later batch edits show their verdict first too, with the cards kept.
+    let later = done.reduce(set(Field::Batch, "10"));
+    assert!(later.incomplete() && later.revealed);
 }
 
 #[test]

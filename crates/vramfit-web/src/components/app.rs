@@ -19,17 +19,20 @@ use yew::prelude::*;
 #[function_component]
 pub fn App() -> Html {
     let browser_prefs = *use_memo((), |_| browser::initial_prefs());
-    let state = use_reducer(move || {
-        let start = AppState::from_link(&url::read(&browser::address()), browser_prefs);
-        // What was typed into the prerendered page before the app mounted.
-        let edits = browser::take_prerendered_edits();
-        let typed = edits
-            .into_iter()
-            .fold(std::rc::Rc::new(start), |state, (field, value)| {
-                yew::Reducible::reduce(state, Action::SetField(field, value))
-            });
-        std::rc::Rc::unwrap_or_clone(typed)
-    });
+    let state =
+        use_reducer(move || AppState::from_link(&url::read(&browser::address()), browser_prefs));
+    {
+        // What was typed into the prerendered page before the app mounted,
+        // applied once the first render is in place: a hydrated first
+        // render must be the prerendered page's own (in the same task, so
+        // no frame shows the default numbers again).
+        let dispatcher = state.dispatcher();
+        use_effect_with((), move |()| {
+            for (field, value) in browser::take_prerendered_edits() {
+                dispatcher.dispatch(Action::SetField(field, value));
+            }
+        });
+    }
     let prefs = state.prefs;
     use_effect_with(prefs, |prefs| browser::reflect(*prefs));
     let share = state.share_state();
