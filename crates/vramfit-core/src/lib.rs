@@ -15,6 +15,7 @@ pub mod advice;
 pub mod builder;
 pub mod config;
 pub mod deepspeed;
+pub mod driver_reserve;
 pub mod dtype;
 pub mod engines;
 pub mod error;

@@ -180,12 +180,16 @@ impl Session {
                 } else {
                     device_within(&prepared, cfg, overheads, cap)
                 };
+                let reserved = crate::driver_reserve::driver_reserved(&gp.id);
                 Some(GpuFit {
                     id: gp.id.to_string(),
                     memory_bytes: gp.memory_bytes,
                     usable_bytes: cap,
                     fits: here.is_some(),
                     device_used_bytes: here,
+                    driver_reserved_bytes: reserved,
+                    nvml_v1_used_bytes: here
+                        .and_then(|d| crate::driver_reserve::nvml_v1_used(d, reserved)),
                     max_batch: max_batch_prepared(&prepared, cfg, overheads, cap),
                     margin_batch: max_batch_prepared(
                         &prepared,
