@@ -26,6 +26,7 @@ pub mod graph;
 pub mod hf;
 pub mod measured;
 pub mod models;
+pub mod nccl;
 pub mod nn;
 pub mod nn_cnn;
 mod nn_moe;
