@@ -511,6 +511,16 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
             sp.runs
         );
     }
+    if let Some(n) = e.nccl_buffers {
+        let _ = writeln!(
+            s,
+            "  {:<28}{:>12} to {} per GPU, not in device used ({})",
+            "NCCL buffers",
+            shown(n.low),
+            shown(n.high),
+            words::nccl(&n)
+        );
+    }
     if e.device_used_bytes == SATURATED {
         let _ = writeln!(
             s,

@@ -23,7 +23,9 @@
 //! counts come from NCCL's topology search and are printed in its INFO log
 //! ("16 coll channels, ... 16 p2p channels per peer"), not derived here.
 
+use crate::parallel::{Parallel, Strategy};
 use crate::units::{Bytes, MIB};
+use serde::Serialize;
 
 /// `NCCL_STEPS`: slots in each FIFO.
 const STEPS: u64 = 8;
@@ -82,6 +84,73 @@ pub fn all_to_all(peers: u32, channels_per_peer: u32, mode: P2pMode) -> Bytes {
     Bytes(u64::from(peers) * u64::from(channels_per_peer) * (send.0 + recv.0))
 }
 
+/// Collective channels NCCL's INFO logs report: 4 between two GPUs over
+/// PCIe ("4 coll channels", NVIDIA/nccl#1706) to 16 over NVLink ("16 coll
+/// channels", eight H800s in NVIDIA/nccl#892, two GPUs in vllm-project/vllm
+/// #10978). NCCL picks the count by its topology search, which vramfit does
+/// not model, so a run's buffers are given over this range.
+pub const COLL_CHANNELS: [u32; 2] = [4, 16];
+
+/// P2P channels per peer in the same logs: 2 (NVIDIA/nccl#1706) to 32
+/// ("as many as 32 channels are created, per pair of GPUs", eight H100s,
+/// NVIDIA/nccl#1685).
+pub const P2P_CHANNELS_PER_PEER: [u32; 2] = [2, 32];
+
+/// NCCL's connection buffers on one GPU of a multi-GPU run: outside
+/// PyTorch's allocator, and not in vramfit's device figure (the channel
+/// count is NCCL's choice), so given as a range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct NcclBuffers {
+    /// Communicators running ring collectives that this GPU belongs to:
+    /// the data-parallel group's (all-reduce, or ZeRO/FSDP's reduce-scatter
+    /// and all-gather; HYBRID_SHARD's shard and replica groups are two) and
+    /// the tensor-parallel group's. The routed experts' own data-parallel
+    /// group is not counted.
+    pub rings: u32,
+    /// Peers in the expert-parallel all-to-all (0: none).
+    pub all_to_all_peers: u32,
+    /// Whether the run spans nodes: connections between nodes go through
+    /// the network transport, whose buffers are not modelled (the
+    /// intra-node sizes are used for them).
+    pub across_nodes: bool,
+    /// With the fewest published channels ([`COLL_CHANNELS`], [`P2P_CHANNELS_PER_PEER`]).
+    pub low: Bytes,
+    /// With the most.
+    pub high: Bytes,
+}
+
+/// The NCCL buffers of one GPU under `p`; `None` on one GPU. Pipeline
+/// send/recv is left out: NCCL gives point-to-point operations one shared
+/// buffer (NVIDIA/nccl#1450), whose size is not modelled.
+pub fn for_parallel(p: &Parallel) -> Option<NcclBuffers> {
+    if p.world() <= 1 {
+        return None;
+    }
+    let mut rings = 0;
+    if p.dp() > 1 {
+        rings += if p.strategy == Strategy::FsdpHybrid && p.nodes > 1 {
+            2
+        } else {
+            1
+        };
+    }
+    if p.tp > 1 {
+        rings += 1;
+    }
+    let peers = u32::try_from(p.ep.max(1) - 1).unwrap_or(u32::MAX);
+    let at = |[coll, p2p]: [u32; 2]| {
+        let ring_bytes = ring(coll, P2pMode::Write).0.saturating_mul(rings);
+        Bytes(ring_bytes.saturating_add(all_to_all(peers, p2p, P2pMode::Write).0))
+    };
+    Some(NcclBuffers {
+        rings: u32::try_from(rings).unwrap_or(u32::MAX),
+        all_to_all_peers: peers,
+        across_nodes: p.nodes > 1,
+        low: at([COLL_CHANNELS[0], P2P_CHANNELS_PER_PEER[0]]),
+        high: at([COLL_CHANNELS[1], P2P_CHANNELS_PER_PEER[1]]),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,6 +189,33 @@ mod tests {
             all_to_all(7, 32, P2pMode::Write).0,
             7 * ring(32, P2pMode::Write).0
         );
+    }
+
+    #[test]
+    fn each_communicator_adds_its_rings() {
+        let p = |strategy, gpus, tp, ep| Parallel {
+            strategy,
+            gpus_per_node: gpus,
+            tp,
+            ep,
+            ..Parallel::default()
+        };
+        assert_eq!(for_parallel(&p(Strategy::Single, 1, 1, 1)), None);
+        let ddp = for_parallel(&p(Strategy::Ddp, 8, 1, 1)).unwrap();
+        assert_eq!((ddp.rings, ddp.all_to_all_peers), (1, 0));
+        // A ring channel: one connection out (2 MiB) and one in (10 MiB).
+        assert_eq!(
+            (ddp.low, ddp.high),
+            (Bytes(4 * 12 * MIB), Bytes(16 * 12 * MIB))
+        );
+        let tp = for_parallel(&p(Strategy::Ddp, 8, 2, 1)).unwrap();
+        assert_eq!(tp.rings, 2);
+        assert_eq!(tp.high.0, 2 * ddp.high.0);
+        // Tensor parallelism over all eight GPUs leaves no data-parallel ring.
+        assert_eq!(for_parallel(&p(Strategy::Ddp, 8, 8, 1)).unwrap().rings, 1);
+        let ep = for_parallel(&p(Strategy::Ddp, 8, 1, 8)).unwrap();
+        assert_eq!(ep.all_to_all_peers, 7);
+        assert_eq!(ep.high.0, ddp.high.0 + all_to_all(7, 32, P2pMode::Write).0);
     }
 
     /// Published totals hold more than the connection buffers (proxy state,

@@ -153,6 +153,9 @@ pub struct Estimate {
     /// The spread behind `device_used_range_bytes`: the runs and their
     /// lowest and highest `measured / estimated − 1`.
     pub device_used_spread: Option<crate::spread::Spread>,
+    /// NCCL's connection buffers per GPU on a multi-GPU run, outside the
+    /// allocator and not in `device_used_bytes` ([`crate::nccl`]).
+    pub nccl_buffers: Option<crate::nccl::NcclBuffers>,
     /// Phase of the peak.
     pub peak_phase: Phase,
     /// Op at the peak.

@@ -224,6 +224,7 @@ impl Session {
             device_used_spread: trains
                 .then(|| crate::spread::spread(spec.input_kind()))
                 .flatten(),
+            nccl_buffers: crate::nccl::for_parallel(&cfg.parallel),
             peak_phase: sim.peak.phase,
             peak_op: op_name(sim.peak.op),
             peak_step: sim.peak.step,
