@@ -21,12 +21,16 @@
 //! monitor (voir 0.2.20, `voir/instruments/gpu/cuda.py`), Hugging Face's
 //! `print_gpu_utilization` — include the reservation on a current driver.
 //!
-//! How big the reservation is depends on the GPU and on the driver (an
-//! H100 80GB HBM3 reads 328 MiB on 545.23.08, 454 MiB on 565.57.01 and
-//! 551 MiB on 535.309.01; no rule for it is documented), so the sizes here
-//! are readings of idle GPUs, one per preset, from one collection taken on
-//! the 550–570 drivers: <https://github.com/thamada/gls> at e20f22d, whose
-//! `gls/*_smi.py` hold captured `nvidia-smi -q` output. A GPU without a
+//! How big the reservation is depends on the GPU and on the driver, by no
+//! documented rule: besides the 454 MiB below (driver 565.57.01), other
+//! published `nvidia-smi -q` dumps of H100 80GB HBM3 machines read 328 MiB
+//! (545.23.08) and 551 MiB (535.309.01) (public files found through a code
+//! index that does not name their repository). So the sizes here are
+//! readings of idle GPUs, one per preset, from one collection taken on the
+//! 550–570 drivers: <https://github.com/thamada/gls> at e20f22d, whose
+//! `gls/*_smi.py` hold captured `nvidia-smi -q` output; its H100 file's
+//! `deviceQuery` twin reports 81106 MiB, the total less the reservation, as
+//! CUDA's own total. A GPU without a
 //! reading has no size: vramfit says "unknown" rather than guess.
 
 use crate::units::{Bytes, MIB};
