@@ -43,7 +43,8 @@ CONFIG_COLUMNS = [
     "optimizer_impl", "attention", "checkpointing", "grad_accum",
     "strategy", "gpus_per_node", "nodes",
     "torch_version", "cuda_version", "driver",
-    "device_used_bytes", "reserved_bytes", "allocated_bytes",
+    "device_used_bytes", "device_reading", "reading_source",
+    "reserved_bytes", "allocated_bytes",
     "context_used_bytes", "measured_when", "notes",
 ]
 MEASURED_COLUMNS = [
@@ -205,6 +206,10 @@ def child(cfg, dry_run, out_dir):
         nvml_device_used_idle_bytes=idle_used, nvml_device_used_after_bytes=after_used,
         nvml_process_used_after_bytes=mine,
         device_used_bytes=(after_used - idle_used) if None not in (after_used, idle_used) else "",
+        # The growth from the idle GPU: the driver's reservation, in both
+        # readings, cancels, which leaves what nvidia-smi would show.
+        device_reading="nvidia-smi",
+        reading_source="memory_truth.py: NVML used after the run less NVML used before it",
         active_peak_bytes=stats.get("active_bytes.all.peak"),
         requested_peak_bytes=stats.get("requested_bytes.all.peak"),
         inactive_split_peak_bytes=stats.get("inactive_split_bytes.all.peak"),

@@ -511,6 +511,16 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
             sp.runs
         );
     }
+    if let Some(n) = e.nccl_buffers {
+        let _ = writeln!(
+            s,
+            "  {:<28}{:>12} to {} per GPU, not in device used ({})",
+            "NCCL buffers",
+            shown(n.low),
+            shown(n.high),
+            words::nccl(&n)
+        );
+    }
     if e.device_used_bytes == SATURATED {
         let _ = writeln!(
             s,
@@ -560,6 +570,21 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
             g.margin_batch,
             vramfit_core::overheads::SAFETY_MARGIN * 100.0
         );
+        match (g.nvml_v1_used_bytes, g.driver_reserved_bytes) {
+            (Some(v1), Some(reserved)) => {
+                let _ = writeln!(
+                    s,
+                    "NVML v1 used (pynvml's nvmlDeviceGetMemoryInfo().used): {v1}, the device figure plus the {reserved} the driver reserves on this GPU"
+                );
+            }
+            (None, None) if g.fits => {
+                let _ = writeln!(
+                    s,
+                    "NVML v1 used (pynvml) reads more than the device figure by what the driver reserves on this GPU (no published reading)"
+                );
+            }
+            _ => {}
+        }
         if let Some(c) = g.max_context {
             let _ = writeln!(
                 s,

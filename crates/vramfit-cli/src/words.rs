@@ -107,6 +107,34 @@ pub fn rank_note(r: &RankNote) -> String {
     )
 }
 
+/// What NCCL's buffers of a multi-GPU run are made of, in words.
+pub fn nccl(n: &vramfit_core::nccl::NcclBuffers) -> String {
+    use vramfit_core::nccl::{COLL_CHANNELS, P2P_CHANNELS_PER_PEER};
+    let mut parts = Vec::new();
+    if n.rings > 0 {
+        parts.push(format!(
+            "{} ring communicator{} at {} to {} channels",
+            n.rings,
+            if n.rings == 1 { "" } else { "s" },
+            COLL_CHANNELS[0],
+            COLL_CHANNELS[1]
+        ));
+    }
+    if n.all_to_all_peers > 0 {
+        parts.push(format!(
+            "all-to-all with {} peers at {} to {} channels each",
+            n.all_to_all_peers, P2P_CHANNELS_PER_PEER[0], P2P_CHANNELS_PER_PEER[1]
+        ));
+    }
+    if parts.is_empty() {
+        parts.push("pipeline send/recv only, whose shared buffer is not modelled".to_string());
+    }
+    if n.across_nodes {
+        parts.push("the network transport between nodes not modelled".to_string());
+    }
+    parts.join("; ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -60,6 +60,14 @@ pub struct GpuFit {
     /// `device_used_bytes`, or less where the allocator had to return cached
     /// segments (`None` when it does not fit).
     pub device_used_bytes: Option<Bytes>,
+    /// Memory the driver and firmware reserve on this GPU before any process
+    /// (NVML v2 `reserved`, nvidia-smi's "Reserved"), where a reading of the
+    /// GPU is published ([`crate::driver_reserve`]); `None`: unknown.
+    pub driver_reserved_bytes: Option<Bytes>,
+    /// `device_used_bytes` as NVML v1 `used` reads it on a current driver
+    /// (`pynvml.nvmlDeviceGetMemoryInfo(h).used`): plus the driver's
+    /// reservation; `None` when it does not fit or the reservation is unknown.
+    pub nvml_v1_used_bytes: Option<Bytes>,
     /// The largest micro-batch that fits (0 when not even 1 does).
     pub max_batch: u64,
     /// Inference: the longest context (KV-cache tokens) that fits at this batch.
@@ -74,6 +82,21 @@ pub struct GpuFit {
     /// The precision to use instead when the configuration computes in bf16
     /// on a GPU without bf16 matrix math ([`without_bf16`]).
     pub without_bf16: Option<crate::config::Precision>,
+}
+
+impl GpuFit {
+    /// This fit with the device memory at another batch (`None`: it does
+    /// not fit), the NVML v1 figure following it.
+    #[must_use]
+    pub fn with_device_used(self, device_used: Option<Bytes>) -> GpuFit {
+        GpuFit {
+            fits: device_used.is_some(),
+            device_used_bytes: device_used,
+            nvml_v1_used_bytes: device_used
+                .and_then(|d| crate::driver_reserve::nvml_v1_used(d, self.driver_reserved_bytes)),
+            ..self
+        }
+    }
 }
 
 /// The precision to use instead of `precision` on `gpu` when it computes in
@@ -130,6 +153,9 @@ pub struct Estimate {
     /// The spread behind `device_used_range_bytes`: the runs and their
     /// lowest and highest `measured / estimated − 1`.
     pub device_used_spread: Option<crate::spread::Spread>,
+    /// NCCL's connection buffers per GPU on a multi-GPU run, outside the
+    /// allocator and not in `device_used_bytes` ([`crate::nccl`]).
+    pub nccl_buffers: Option<crate::nccl::NcclBuffers>,
     /// Phase of the peak.
     pub peak_phase: Phase,
     /// Op at the peak.

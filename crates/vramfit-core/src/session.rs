@@ -180,12 +180,16 @@ impl Session {
                 } else {
                     device_within(&prepared, cfg, overheads, cap)
                 };
+                let reserved = crate::driver_reserve::driver_reserved(&gp.id);
                 Some(GpuFit {
                     id: gp.id.to_string(),
                     memory_bytes: gp.memory_bytes,
                     usable_bytes: cap,
                     fits: here.is_some(),
                     device_used_bytes: here,
+                    driver_reserved_bytes: reserved,
+                    nvml_v1_used_bytes: here
+                        .and_then(|d| crate::driver_reserve::nvml_v1_used(d, reserved)),
                     max_batch: max_batch_prepared(&prepared, cfg, overheads, cap),
                     margin_batch: max_batch_prepared(
                         &prepared,
@@ -220,6 +224,7 @@ impl Session {
             device_used_spread: trains
                 .then(|| crate::spread::spread(spec.input_kind()))
                 .flatten(),
+            nccl_buffers: crate::nccl::for_parallel(&cfg.parallel),
             peak_phase: sim.peak.phase,
             peak_op: op_name(sim.peak.op),
             peak_step: sim.peak.step,

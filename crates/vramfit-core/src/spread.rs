@@ -32,13 +32,13 @@ pub const SPREADS: &[Spread] = &[
         kind: InputKind::Tokens,
         runs: 18,
         below: -0.007,
-        above: 0.224,
+        above: 0.178,
     },
     Spread {
         kind: InputKind::Image,
         runs: 23,
-        below: -0.002,
-        above: 1.117,
+        below: -0.011,
+        above: 0.325,
     },
     // END GENERATED
 ];

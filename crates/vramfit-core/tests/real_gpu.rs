@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use vramfit_core::driver_reserve::{self, DeviceReading};
 use vramfit_core::parallel::{Parallel, Strategy};
 use vramfit_core::{
     ModelSpec, ModuleLoading, Overheads, TrainConfig, estimate, gpu_preset, model_preset,
@@ -199,6 +200,41 @@ fn loading(run: &Run) -> ModuleLoading {
     }
 }
 
+/// The driver branch the run's NVML answered from: the stated driver, else
+/// the least a CUDA 12 runtime runs on (R525, NVIDIA's minor-version
+/// compatibility), else unknown.
+fn driver_branch(run: &Run) -> Option<u32> {
+    let major = |v: &str| v.split('.').next()?.trim().parse::<u32>().ok();
+    major(run.get("driver")).or_else(|| match major(run.get("cuda_version")) {
+        Some(cuda) if cuda >= 12 => Some(525),
+        _ => None,
+    })
+}
+
+/// vramfit's figure for the run's device reading, like for like: nvidia-smi's
+/// (`device_used_bytes`), or NVML v1 `used`, which on an R510 or later driver
+/// adds what the driver reserves on the GPU ([`driver_reserve`]); `None` when
+/// that reservation is not published for the GPU.
+fn device_like_measured(run: &Run, device: u64) -> Option<u64> {
+    let reading: DeviceReading = match run.get("device_reading") {
+        "nvml-v1-used" => DeviceReading::NvmlV1Used,
+        "nvidia-smi" => DeviceReading::NvidiaSmi,
+        other => panic!("{}: device_reading {other:?}", run.get("id")),
+    };
+    if !driver_reserve::includes_reservation(reading, driver_branch(run)) {
+        return Some(device);
+    }
+    let reserved = driver_reserve::driver_reserved(run.get("gpu"));
+    if reserved.is_none() {
+        println!(
+            "not compared: {} (NVML v1 used, and no published reservation for {})",
+            run.get("id"),
+            run.get("gpu")
+        );
+    }
+    reserved.map(|r| device + r.0)
+}
+
 /// One quantity of one run: measured and ours, in bytes.
 #[derive(Clone, Copy)]
 struct Pair {
@@ -243,12 +279,19 @@ fn compare(run: &Run) -> Compared {
             ours: ours as f64,
         })
     };
+    let device = match run.bytes("device_used_bytes") {
+        Some(measured) => device_like_measured(run, device.0).map(|ours| Pair {
+            measured,
+            ours: ours as f64,
+        }),
+        None => None,
+    };
     Compared {
         id: run.get("id").to_string(),
         kind: model(run).input_kind(),
         exact: run.get("fidelity") == "exact",
         context: pair("context_used_bytes", e.overheads.cuda_context.0),
-        device: pair("device_used_bytes", device.0),
+        device,
         reserved: pair("reserved_bytes", e.peak_reserved_bytes.0),
         allocated: pair("allocated_bytes", e.peak_allocated_bytes.0),
     }
@@ -460,4 +503,40 @@ fn the_spread_table_is_the_runs_spread() {
         want.as_slice(),
         "src/spread.rs is out of date: rerun with VRAMFIT_WRITE_SPREAD=1"
     );
+}
+
+/// `driver_reserve::READINGS` are the preset rows of
+/// `tests/reference/real_gpu/driver_reserved.csv` (written from captured
+/// `nvidia-smi -q` output by `build_driver_reserved.py`), each GPU once, and
+/// every other NVIDIA preset has no size.
+#[test]
+fn the_driver_reservations_are_the_published_readings() {
+    let csv = include_str!("../../../tests/reference/real_gpu/driver_reserved.csv");
+    let rows = read_runs(csv, &reference_dir());
+    let published: Vec<&Run> = rows
+        .iter()
+        .filter(|r| !r.get("preset").is_empty())
+        .collect();
+    assert_eq!(published.len(), driver_reserve::READINGS.len());
+    for row in published {
+        let ours = driver_reserve::READINGS
+            .iter()
+            .find(|r| r.preset == row.get("preset"))
+            .unwrap_or_else(|| panic!("{} has no reading", row.get("preset")));
+        let mib = |col: &str| row.get(col).parse::<u64>().unwrap();
+        assert_eq!(ours.product, row.get("product"));
+        assert_eq!(ours.driver, row.get("driver"));
+        assert_eq!(ours.total_mib, mib("total_mib"));
+        assert_eq!(ours.reserved_mib, mib("reserved_mib"));
+        assert!(row.get("source_url").ends_with(ours.file), "{}", ours.file);
+    }
+    for gpu in vramfit_core::gpu_presets() {
+        let known = driver_reserve::READINGS.iter().any(|r| r.preset == gpu.id);
+        assert_eq!(
+            driver_reserve::driver_reserved(&gpu.id).is_some(),
+            known,
+            "{}",
+            gpu.id
+        );
+    }
 }

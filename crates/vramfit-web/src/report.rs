@@ -170,11 +170,7 @@ impl Report {
                 } else {
                     session.device_used_within(spec, cfg, &overheads, fit.usable_bytes)?
                 };
-                e.gpu = Some(GpuFit {
-                    fits: here.is_some(),
-                    device_used_bytes: here,
-                    ..fit.clone()
-                });
+                e.gpu = Some(fit.clone().with_device_used(here));
                 e
             }
             None => {

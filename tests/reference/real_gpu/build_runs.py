@@ -27,7 +27,8 @@ COLUMNS = [
     "optimizer_impl", "zero_grad", "attention", "checkpointing", "grad_accum",
     "strategy", "gpus_per_node", "nodes",
     "torch_version", "cuda_version", "driver",
-    "device_used_bytes", "reserved_bytes", "allocated_bytes",
+    "device_used_bytes", "device_reading", "reading_source",
+    "reserved_bytes", "allocated_bytes",
     "context_used_bytes", "measured_when", "notes",
 ]
 
@@ -58,6 +59,15 @@ HF_COMMON = dict(
     # "torch.ones((1, 1)).to("cuda")" then NVML used: "GPU memory occupied: 1343 MB."
     context_used_bytes=1343 * MIB,
     measured_when="nvml-used-after-train",
+    # pynvml's nvmlDeviceGetMemoryInfo without a version is NVML v1; on driver
+    # 460 (before R510) its `used` leaves the driver's reservation out, as the
+    # guide's idle reading of 0 MB shows.
+    device_reading="nvml-v1-used",
+    reading_source=(
+        'print_gpu_utilization(): "info = nvmlDeviceGetMemoryInfo(handle)" / '
+        '"print(f\"GPU memory occupied: {info.used//1024**2} MB.\")"; before anything '
+        'was loaded: "GPU memory occupied: 0 MB." (driver 460.91.03)'
+    ),
 )
 HF_NOTE = (
     "Trainer on BertForSequenceClassification (bert-large-uncased; 2 labels); "
@@ -175,6 +185,8 @@ def torchtitan_rows():
             gpus_per_node=per_node,
             nodes=nodes,
             reserved_bytes=round(gib * GIB),
+            device_reading="",
+            reading_source="",
             notes=TT_NOTE + " " + extra,
         )
 
@@ -232,6 +244,12 @@ def milabench_rows(repo):
             torch_version = pinned(requirements, "torch")
             cuda = pinned(requirements, "nvidia-cuda-runtime-cu12")
             transformers = pinned(requirements, "transformers")
+            voir = pinned(requirements, "voir")
+            nvml_py = pinned(requirements, "nvidia-ml-py")
+            nvml_py = (
+                f"{nvml_py} (pinned)" if nvml_py
+                else "(not pinned here; voir's cuda extra asks >=12.570.86)"
+            )
             pins = f" transformers {transformers} (pinned)." if transformers else ""
             obs = (data.get(bench) or {}).get("observations", [])
             # One row per batch size: runs that differ only in CPU count read
@@ -274,6 +292,16 @@ def milabench_rows(repo):
                     cuda_version=cuda,
                     driver="",
                     device_used_bytes=mib * MIB,
+                    # voir's monitor reads NVML v1 `used`; with a CUDA 12 runtime
+                    # the driver is R525 or later, so it counts the reservation.
+                    device_reading="nvml-v1-used",
+                    reading_source=(
+                        f"voir {voir} (pinned) src/voir/instruments/gpu/cuda.py: "
+                        '"memInfo = pynvml.nvmlDeviceGetMemoryInfo(handle)", '
+                        '"used": memInfo.used / 1024 / 1024; nvidia-ml-py '
+                        f"{nvml_py}: def nvmlDeviceGetMemoryInfo(handle, "
+                        'version=None): "if not version: c_memory = c_nvmlMemory_t()"'
+                    ),
                     reserved_bytes="",
                     allocated_bytes="",
                     context_used_bytes="",
