@@ -511,10 +511,18 @@ pub fn hydratable_root() -> Option<web_sys::Element> {
     let window = window()?;
     let document = window.document()?;
     let root = document.get_element_by_id("prerendered")?;
+    // `no-prerender`: early.js hid it. `translated-*`: a browser's page
+    // translation (Chrome's) rewrote its text into `<font>` elements, which
+    // hydration would find in place of the app's own nodes.
     let hidden = document
         .document_element()
         .and_then(|html| html.get_attribute("class"))
-        .is_some_and(|class| class.split_whitespace().any(|c| c == "no-prerender"));
+        .is_some_and(|class| {
+            class
+                .split_whitespace()
+                .any(|c| c == "no-prerender" || c.starts_with("translated-"))
+        })
+        || root.query_selector("font").ok().flatten().is_some();
     let location = window.location();
     let settings = |part: Result<String, wasm_bindgen::JsValue>| part.map_or(true, |p| p.len() > 1);
     if hidden
