@@ -561,6 +561,9 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
         if let Some(note) = words::memory_limit(g.limit, g.usable_bytes) {
             let _ = writeln!(s, "note: {note}");
         }
+        if let Some(note) = words::runtime_memory(g) {
+            let _ = writeln!(s, "note: {note}");
+        }
         let _ = writeln!(
             s,
             "{}: {verdict} in {} usable; largest micro-batch that fits: {} ({} keeping {:.0} % free)",

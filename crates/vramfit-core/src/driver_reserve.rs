@@ -194,6 +194,19 @@ pub fn driver_reserved(preset_id: &str) -> Option<Bytes> {
         .map(|r| Bytes(r.reserved_mib * MIB))
 }
 
+/// The memory CUDA itself reports on a preset's GPU (`cudaMemGetInfo`'s
+/// total, deviceQuery's "Total amount of global memory"): NVML's total less
+/// the driver's reservation, which no process can have (the H100 reading:
+/// 81559 − 454 = 81105 MiB, and its deviceQuery twin printed 81106 MiB).
+/// This, not the marketed capacity, is what an out-of-memory error is
+/// decided against. `None` where no reading of that GPU is published.
+pub fn cuda_total(preset_id: &str) -> Option<Bytes> {
+    READINGS
+        .iter()
+        .find(|r| r.preset == preset_id)
+        .map(|r| Bytes(r.total_mib.saturating_sub(r.reserved_mib) * MIB))
+}
+
 /// `device_used` (nvidia-smi's figure) as NVML v1 `used` reads it on a
 /// current driver: plus the reservation, where its size is known.
 pub fn nvml_v1_used(device_used: Bytes, reserved: Option<Bytes>) -> Option<Bytes> {
@@ -229,6 +242,17 @@ mod tests {
         assert!(!includes_reservation(NvmlV1Used, Some(460)));
         assert!(includes_reservation(NvmlV1Used, Some(510)));
         assert!(includes_reservation(NvmlV1Used, None));
+    }
+
+    #[test]
+    fn cuda_sees_the_total_less_the_reservation() {
+        // deviceQuery on the same H100 printed 81106 MiB (the MiB rounding
+        // of NVML's and CUDA's own figures differs by one).
+        let h100 = cuda_total("h100-sxm").unwrap();
+        assert!(h100.0.abs_diff(81106 * MIB) <= MIB, "{h100:?}");
+        // An A10's NVML total is already under its marketed 24 GiB.
+        assert_eq!(cuda_total("a10"), Some(Bytes((23028 - 526) * MIB)));
+        assert_eq!(cuda_total("t4"), None);
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! Checked against vendor figures and reproductions on 2026-11-29; FP32 is the
 //! non-packed vector rate everywhere (the realistic ceiling of scalar shaders).
 //! `memory_bytes` is the marketed capacity in GiB; the driver reports slightly
-//! less once ECC and reserved memory are taken out.
+//! less once ECC and reserved memory are taken out, and what a process can
+//! use is [`GpuPreset::runtime_memory`].
 
 use crate::error::Error;
 use crate::units::{Bytes, GIB};
@@ -723,9 +724,24 @@ impl GpuPreset {
         }
     }
 
-    /// The bytes a process may use by default ([`GpuPreset::memory_limit`]).
+    /// The memory the GPU's runtime offers: on an NVIDIA GPU with a
+    /// published reading, CUDA's own total — NVML's total less the driver's
+    /// reservation ([`crate::driver_reserve::cuda_total`]), a few hundred
+    /// MiB under the marketed capacity, more on some boards (an A10's
+    /// NVML total is 23028 MiB of "24 GB"); elsewhere the marketed capacity.
+    pub fn runtime_memory(&self) -> Bytes {
+        match self.arch.vendor() {
+            Vendor::Nvidia => {
+                crate::driver_reserve::cuda_total(&self.id).unwrap_or(self.memory_bytes)
+            }
+            Vendor::Apple | Vendor::Amd | Vendor::Intel | Vendor::Custom => self.memory_bytes,
+        }
+    }
+
+    /// The bytes a process may use by default ([`GpuPreset::memory_limit`]
+    /// of [`GpuPreset::runtime_memory`]).
     pub fn default_usable(&self) -> Bytes {
-        self.memory_limit().of(self.memory_bytes)
+        self.memory_limit().of(self.runtime_memory())
     }
 }
 

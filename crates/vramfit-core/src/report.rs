@@ -50,6 +50,10 @@ pub struct GpuFit {
     pub id: String,
     /// Its memory.
     pub memory_bytes: Bytes,
+    /// The memory CUDA offers on it ([`crate::gpus::GpuPreset::runtime_memory`]:
+    /// NVML's total less the driver's reservation where a reading of the GPU
+    /// is published, else `memory_bytes`).
+    pub runtime_bytes: Bytes,
     /// Memory usable under the memory fraction.
     pub usable_bytes: Bytes,
     /// Whether the step runs in the usable memory: `device_used_bytes` fits,

@@ -184,6 +184,7 @@ impl Session {
                 Some(GpuFit {
                     id: gp.id.to_string(),
                     memory_bytes: gp.memory_bytes,
+                    runtime_bytes: gp.runtime_memory(),
                     usable_bytes: cap,
                     fits: here.is_some(),
                     device_used_bytes: here,

@@ -152,6 +152,18 @@ pub fn Verdict(props: &VerdictProps) -> Html {
             </p>
         }),
     };
+    // An NVIDIA GPU with a published reading: CUDA's total, not the
+    // marketed capacity, is what the verdict is measured against.
+    let runtime = fit
+        .driver_reserved_bytes
+        .filter(|_| fit.runtime_bytes < fit.memory_bytes)
+        .map(|reserved| {
+            html! {
+                <p class="verdict-note" id="runtime-memory" data-bytes={fit.runtime_bytes.0.to_string()}>
+                    { tf(lang, Key::RuntimeMemory, &[&bytes(fit.runtime_bytes, units), &capacity(fit.memory_bytes, units), &bytes(reserved, units)]) }
+                </p>
+            }
+        });
     let max_input = props.input.filter(|f| matches!(f, Field::Seq | Field::Image)).map(|field| {
         let batch = group_digits(props.batch);
         let (label, none) = match field {
@@ -219,6 +231,7 @@ pub fn Verdict(props: &VerdictProps) -> Html {
             <div class="meter-scale"><span>{ "0" }</span><span>{ cap }</span></div>
             { for no_bf16 }
             { for unified }
+            { for runtime }
             if let Some(limit) = props.beyond_trained {
                 <p class="verdict-warn" id="beyond-trained" data-value={limit.to_string()}>
                     { tf(lang, Key::BeyondTrained, &[&group_digits(limit)]) }
