@@ -228,7 +228,7 @@ fn the_table_names_the_engines_terms_and_the_verdict() {
         "compute buffer",
         "host RAM",
         "device used (nvidia-smi)",
-        "rtx-4090: fits in 24.0 GiB",
+        "rtx-4090: fits in 23.6 GiB",
     ] {
         assert!(s.contains(needle), "{needle}: {s}");
     }
