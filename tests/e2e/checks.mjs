@@ -769,9 +769,6 @@ export const checks = [
     const status = await text(page, "#measured-status");
     expect(status === "Compared with snapshot.pickle (memory snapshot, 5,163 trace events).", `status: ${status}`);
     // tests/reference/snapshots/summary.csv: peak allocated 13,927,832,064 B, reserved 14,180,941,824 B.
-    // Off screen the card skips rendering (content-visibility), and with it innerText: look at it as a reader does.
-    await page.locator("#measured-table").scrollIntoViewIfNeeded();
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const table = await page.innerText("#measured-table");
     expect(table.includes("13.0 GiB") && table.includes("13.2 GiB") && table.includes("8 / 208"), `table: ${table}`);
     const differences = await page.$$eval("#measured-differences li", (li) => li.map((l) => l.textContent));
@@ -968,7 +965,8 @@ export const checks = [
       await page.evaluate(() => window.scrollTo(0, 0));
       await bar.waitFor({ state: "visible", timeout: 5_000 });
       const line = await text(page, "#verdict-bar");
-      expect(/^✓ [\d.]+ \/ 24 GiB$/.test(line), `the bar reads ${line}`);
+      // Against what CUDA offers on the RTX 4090 (its total less the driver's reservation), as the verdict.
+      expect(/^✓ [\d.]+ \/ 23\.6 GiB$/.test(line), `the bar reads ${line}`);
       expect((await bar.boundingBox()).y < 844, "the bar is not on the first screen");
       await page.evaluate(() => window.scrollTo(0, 1200));
       const y = (await bar.boundingBox()).y;

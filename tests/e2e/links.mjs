@@ -111,8 +111,14 @@ export const linkChecks = [
             verdict: pre?.querySelector("#verdict .verdict-detail")?.textContent ?? "",
             shell: shell ? getComputedStyle(shell).display !== "none" : false,
           };
-          // Kept to see whether the app adopts these elements or builds new ones.
+        });
+        // Once the page is parsed, before the app starts (boot.js waits for the first paint and the
+        // compiled module): keep its elements, to see whether the app adopts them or builds new
+        // ones, and type the batch.
+        document.addEventListener("DOMContentLoaded", () => {
+          const pre = document.getElementById("prerendered");
           window.__preNodes = ["verdict", "batch", "summary"].map((id) => pre?.querySelector("#" + id) ?? null);
+          window.__preVerdict = pre?.querySelector("#verdict .verdict-detail")?.textContent ?? "";
           const batch = pre?.querySelector("#batch");
           if (typed !== null && batch) {
             batch.value = typed;
@@ -129,10 +135,11 @@ export const linkChecks = [
       const adopted = await page.evaluate(() =>
         window.__preNodes.every((node, i) => node !== null && node === document.getElementById(["verdict", "batch", "summary"][i])));
       const summary = await page.evaluate(() => document.getElementById("summary")?.textContent ?? "");
+      const parsed = await page.evaluate(() => window.__preVerdict);
       const batch = await page.evaluate(() => document.getElementById("batch")?.value ?? "");
       await context.close();
       expect(problems.length === 0, problems.join("\n  "));
-      return { first, now, adopted, summary, batch };
+      return { first, now, adopted, summary, batch, parsed };
     };
     const bare = await firstFrame(url);
     expect(bare.first.prerendered && !bare.first.shell, `the bare address did not paint the prerendered page first: ${JSON.stringify(bare.first)}`);
@@ -142,8 +149,8 @@ export const linkChecks = [
     expect(bare.adopted, "the app replaced the prerendered elements instead of hydrating them");
     // A batch typed before the app started is the app's first edit.
     const typed = await firstFrame(url, {}, "3");
-    expect(typed.adopted && typed.batch === "3" && /\bbatch 3\b/.test(typed.summary) && typed.now !== typed.first.verdict,
-      `a batch typed before the app started was lost: field "${typed.batch}", summary "${typed.summary}", verdict "${typed.first.verdict}" → "${typed.now}"`);
+    expect(typed.adopted && typed.batch === "3" && /\bbatch 3\b/.test(typed.summary) && typed.parsed !== "" && typed.now !== typed.parsed,
+      `a batch typed before the app started was lost: field "${typed.batch}", summary "${typed.summary}", verdict "${typed.parsed}" → "${typed.now}"`);
     for (const [address, options, what] of [
       [url + LINKS[0], {}, "a share link"],
       [url, { locale: "zh-CN" }, "a Chinese browser"],
