@@ -205,9 +205,13 @@ export const checks = [
     expect(sharded < two, `ZeRO-3 over 8 GPUs gives peak allocated ${sharded}, not below 2 GPUs' ${two}`);
     await page.waitForSelector("#deepspeed-estimate", { state: "visible", timeout: 5_000 });
     expect((await text(page, "#deepspeed-estimate")).includes("model states only"), `line: ${await text(page, "#deepspeed-estimate")}`);
+    // NCCL's buffers for the data-parallel ring: a range per GPU, outside device used.
+    const nccl = await text(page, "#nccl-buffers");
+    expect(/^NCCL's communication buffers take another [\d.]+ MiB to [\d.]+ MiB on each GPU/.test(nccl), `nccl: ${nccl}`);
     await page.selectOption("#strategy", "single");
     await page.fill("#gpus", "1");
     await page.waitForSelector("#deepspeed-estimate", { state: "detached", timeout: 5_000 });
+    expect((await page.locator("#nccl-buffers").count()) === 0, "one GPU shows NCCL's buffers");
     await page.waitForFunction((b) => document.querySelector("#peak-allocated")?.dataset.bytes === String(b), single, { timeout: 5_000 });
     await page.check("#mode-inference");
     await page.waitForSelector("#context", { timeout: 5_000 });

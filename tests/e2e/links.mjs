@@ -99,8 +99,10 @@ export const linkChecks = [
   ["the prerendered default page paints first only where the app starts with it: never under a link's settings or in Chinese", async ({ browser, url }) => {
     // What the first frame shows, recorded before it paints (an animation frame's callbacks run before its paint).
     // `typed`: a batch typed into the prerendered page in that frame, before the app starts.
-    const firstFrame = async (address, options = {}, typed = null) => {
+    // `crashed`: this tab's last hydration never finished (the flag the app sets before it hydrates).
+    const firstFrame = async (address, options = {}, typed = null, crashed = false) => {
       const { context, page, problems } = await openPage(browser, options);
+      if (crashed) await page.addInitScript(() => sessionStorage.setItem("vramfit:hydrating", "1"));
       await page.addInitScript((typed) => {
         requestAnimationFrame(() => {
           // Without a prerendered page to show, the app may have mounted (and replaced both) already.
@@ -136,10 +138,11 @@ export const linkChecks = [
         window.__preNodes.every((node, i) => node !== null && node === document.getElementById(["verdict", "batch", "summary"][i])));
       const summary = await page.evaluate(() => document.getElementById("summary")?.textContent ?? "");
       const parsed = await page.evaluate(() => window.__preVerdict);
+      const flag = await page.evaluate(() => sessionStorage.getItem("vramfit:hydrating"));
       const batch = await page.evaluate(() => document.getElementById("batch")?.value ?? "");
       await context.close();
       expect(problems.length === 0, problems.join("\n  "));
-      return { first, now, adopted, summary, batch, parsed };
+      return { first, now, adopted, summary, batch, parsed, flag };
     };
     const bare = await firstFrame(url);
     expect(bare.first.prerendered && !bare.first.shell, `the bare address did not paint the prerendered page first: ${JSON.stringify(bare.first)}`);
@@ -147,6 +150,12 @@ export const linkChecks = [
     expect(bare.first.verdict !== "" && bare.first.verdict === bare.now, `prerendered "${bare.first.verdict}", app "${bare.now}"`);
     // The app hydrates the prerendered page: its elements stay, none is built again.
     expect(bare.adopted, "the app replaced the prerendered elements instead of hydrating them");
+    expect(bare.flag === null, `a finished hydration left its flag: ${bare.flag}`);
+    // After a hydration that never finished (the crash notice offers Reload), the next start builds
+    // the page instead, with the same verdict, and hydrates again from then on.
+    const after = await firstFrame(url, {}, null, true);
+    expect(!after.adopted && after.now === bare.now && after.flag === null,
+      `after an unfinished hydration: adopted ${after.adopted}, verdict "${after.now}", flag ${after.flag}`);
     // A batch typed before the app started is the app's first edit.
     const typed = await firstFrame(url, {}, "3");
     expect(typed.adopted && typed.batch === "3" && /\bbatch 3\b/.test(typed.summary) && typed.parsed !== "" && typed.now !== typed.parsed,

@@ -506,9 +506,15 @@ pub fn keep_prerendered_edits() {
 /// and the address still has no settings. The loading shell beside it goes,
 /// and the element loses its id: from now on it is the app, not a page the
 /// app will replace (boot.js's error notices look for that id). `None`
-/// anywhere else: the app then builds its page from scratch.
+/// anywhere else: the app then builds its page from scratch. Also `None`
+/// when the last hydration in this tab never finished ([`hydrated`] did not
+/// run: it stopped on a page it could not adopt), so Reload, which the
+/// crash notice offers, starts the app the other way.
 pub fn hydratable_root() -> Option<web_sys::Element> {
     let window = window()?;
+    if session_flag(&window, SessionFlag::Get).is_some_and(|set| set) {
+        return None;
+    }
     let document = window.document()?;
     let root = document.get_element_by_id("prerendered")?;
     // `no-prerender`: early.js hid it. `translated-*`: a browser's page
@@ -551,7 +557,58 @@ pub fn hydratable_root() -> Option<web_sys::Element> {
         }
     }
     root.remove_attribute("id").ok()?;
+    // Cleared by `hydrated` once the hydrating render is in place.
+    let _ = session_flag(&window, SessionFlag::Set);
     Some(root)
+}
+
+/// Says the app's first render is in place: a hydration begun by
+/// [`hydratable_root`] finished.
+pub fn hydrated() {
+    if let Some(window) = window() {
+        let _ = session_flag(&window, SessionFlag::Clear);
+    }
+}
+
+/// The `sessionStorage` key that marks a hydration begun and not finished.
+const HYDRATING_KEY: &str = "vramfit:hydrating";
+
+/// What [`session_flag`] does with [`HYDRATING_KEY`].
+#[derive(Clone, Copy)]
+enum SessionFlag {
+    Get,
+    Set,
+    Clear,
+}
+
+/// Reads, sets or clears [`HYDRATING_KEY`] in `sessionStorage`: `Some(true)`
+/// when reading finds it set. `None` where there is no storage (a sandboxed
+/// frame, storage turned off: such a page hydrates every time).
+fn session_flag(window: &web_sys::Window, op: SessionFlag) -> Option<bool> {
+    use js_sys::{Function, Reflect};
+    let storage = Reflect::get(window, &"sessionStorage".into())
+        .ok()
+        .filter(|s| s.is_object())?;
+    let method = |name: &str| {
+        Reflect::get(&storage, &name.into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+    };
+    let key = wasm_bindgen::JsValue::from_str(HYDRATING_KEY);
+    match op {
+        SessionFlag::Get => {
+            let value = method("getItem")?.call1(&storage, &key).ok()?;
+            Some(!value.is_null() && !value.is_undefined())
+        }
+        SessionFlag::Set => {
+            method("setItem")?.call2(&storage, &key, &"1".into()).ok()?;
+            Some(true)
+        }
+        SessionFlag::Clear => {
+            method("removeItem")?.call1(&storage, &key).ok()?;
+            Some(false)
+        }
+    }
 }
 
 /// The edits [`keep_prerendered_edits`] kept, once.

@@ -28,6 +28,7 @@ pub fn App() -> Html {
         // no frame shows the default numbers again).
         let dispatcher = state.dispatcher();
         use_effect_with((), move |()| {
+            browser::hydrated();
             for (field, value) in browser::take_prerendered_edits() {
                 dispatcher.dispatch(Action::SetField(field, value));
             }

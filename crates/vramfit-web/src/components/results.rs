@@ -133,6 +133,24 @@ pub fn Results(props: &ResultsProps) -> Html {
             tf(lang, Key::DeepspeedEstimate, &[&gpu, &cpu]),
         ));
     }
+    if let Some(n) = &e.nccl_buffers {
+        notes.push((
+            "nccl-buffers",
+            tf(
+                lang,
+                Key::NcclBuffers,
+                &[
+                    &bytes(n.low, prefs.units),
+                    &bytes(n.high, prefs.units),
+                    // One channel's send and receive buffers.
+                    &bytes(
+                        vramfit_core::nccl::ring(1, vramfit_core::nccl::P2pMode::Write),
+                        prefs.units,
+                    ),
+                ],
+            ),
+        ));
+    }
     if let Some(note) = &e.rank {
         notes.push(("rank-note", crate::messages::rank_note(note, lang)));
     }
