@@ -690,6 +690,23 @@ export const checks = [
     await page.waitForSelector("#unified-memory", { state: "detached", timeout: 5_000 });
     await page.selectOption("#precision", "amp-bf16");
   }],
+  ["an NVIDIA GPU with a published reading is measured against what CUDA offers, and the verdict says why", async (page) => {
+    // RTX 4090: NVML's total 24564 MiB less the driver's 354 MiB (under the marketed 24 GiB both ways).
+    await page.waitForSelector("#runtime-memory", { timeout: 10_000 });
+    expect((await page.getAttribute("#runtime-memory", "data-bytes")) === String((24564 - 354) * 1024 * 1024), "the RTX 4090's runtime memory");
+    expect((await text(page, "#runtime-memory")).includes("the driver keeps 354 MiB") && (await text(page, "#runtime-memory")).includes("reports less"),
+      `note: ${await text(page, "#runtime-memory")}`);
+    // A100 80GB: the board reports all 81920 MiB; only the driver's 763 MiB are missing.
+    await page.selectOption("#gpu", "a100-80gb");
+    await page.waitForFunction(() => document.querySelector("#runtime-memory")?.dataset.bytes === String((81920 - 763) * 1024 * 1024), null, { timeout: 10_000 });
+    const a100 = await text(page, "#runtime-memory");
+    expect(a100.includes("the driver keeps 763 MiB") && !a100.includes("reports less"), `note: ${a100}`);
+    // A T4 has no published reading: its marketed size, no note.
+    await page.selectOption("#gpu", "t4");
+    await page.waitForSelector("#runtime-memory", { state: "detached", timeout: 10_000 });
+    await page.selectOption("#gpu", "rtx-4090");
+    await page.waitForSelector("#runtime-memory", { timeout: 10_000 });
+  }],
 
   ["the longest sequence at this batch is found on request and 'Use' sets it; an image model finds its largest image", async (page) => {
     await page.fill("#batch", "32");

@@ -158,9 +158,12 @@ pub fn Verdict(props: &VerdictProps) -> Html {
         .driver_reserved_bytes
         .filter(|_| fit.runtime_bytes < fit.memory_bytes)
         .map(|reserved| {
+            // Less than the reservation explains: NVML's total is under the marketed size.
+            let board = fit.runtime_bytes.0.saturating_add(reserved.0) < fit.memory_bytes.0;
+            let key = if board { Key::RuntimeMemoryBoard } else { Key::RuntimeMemory };
             html! {
                 <p class="verdict-note" id="runtime-memory" data-bytes={fit.runtime_bytes.0.to_string()}>
-                    { tf(lang, Key::RuntimeMemory, &[&bytes(fit.runtime_bytes, units), &capacity(fit.memory_bytes, units), &bytes(reserved, units)]) }
+                    { tf(lang, key, &[&bytes(fit.runtime_bytes, units), &capacity(fit.memory_bytes, units), &bytes(reserved, units)]) }
                 </p>
             }
         });
