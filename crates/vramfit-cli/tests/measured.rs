@@ -25,9 +25,15 @@ fn vramfit(args: &[&str]) -> Output {
         .expect("run vramfit")
 }
 
-/// A file under a fresh temporary folder for this test.
+/// A file under a fresh temporary folder for this call: tests run in
+/// parallel, and two writing one path let a third read it half-written.
 fn temp_file(test: &str, name: &str, data: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("vramfit-measured-{}-{test}", std::process::id()));
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "vramfit-measured-{}-{test}-{call}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, data).unwrap();
