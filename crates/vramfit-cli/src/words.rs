@@ -102,20 +102,18 @@ pub fn memory_limit(
 /// Why a GPU offers less than its marketed memory, when it does: CUDA's
 /// total is NVML's total less the driver's reservation.
 pub fn runtime_memory(g: &vramfit_core::report::GpuFit) -> Option<String> {
-    let reserved = g.driver_reserved_bytes?;
-    (g.runtime_bytes < g.memory_bytes).then(|| {
-        format!(
-            "CUDA offers {} of the {}: the driver keeps {} for itself (nvidia-smi -q, \"Reserved\"){}",
-            g.runtime_bytes,
-            g.memory_bytes,
-            reserved,
-            if g.runtime_bytes.0 + reserved.0 < g.memory_bytes.0 {
-                ", and the board reports less than its marketed size"
-            } else {
-                ""
-            }
-        )
-    })
+    let short = g.runtime_shortfall()?;
+    Some(format!(
+        "CUDA offers {} of the {}: the driver keeps {} for itself (nvidia-smi -q, \"Reserved\"){}",
+        g.runtime_bytes,
+        g.memory_bytes,
+        short.reserved,
+        if short.board_under_marketed {
+            ", and the board reports less than its marketed size"
+        } else {
+            ""
+        }
+    ))
 }
 
 /// Which pipeline stage an estimate describes.

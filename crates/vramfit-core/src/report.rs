@@ -101,6 +101,27 @@ impl GpuFit {
             ..self
         }
     }
+
+    /// Why CUDA offers less than the marketed memory, where a published
+    /// reading says: `None` when it offers all of it or no reading exists.
+    pub fn runtime_shortfall(&self) -> Option<RuntimeShortfall> {
+        let reserved = self.driver_reserved_bytes?;
+        (self.runtime_bytes < self.memory_bytes).then(|| RuntimeShortfall {
+            reserved,
+            board_under_marketed: self.runtime_bytes.0.saturating_add(reserved.0)
+                < self.memory_bytes.0,
+        })
+    }
+}
+
+/// What [`GpuFit::runtime_shortfall`] finds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RuntimeShortfall {
+    /// What the driver keeps for itself.
+    pub reserved: Bytes,
+    /// Whether NVML's own total is under the marketed size as well (an A10's
+    /// 23028 MiB of "24 GB"), beyond what the reservation explains.
+    pub board_under_marketed: bool,
 }
 
 /// The precision to use instead of `precision` on `gpu` when it computes in

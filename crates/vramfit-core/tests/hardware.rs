@@ -169,3 +169,35 @@ fn llama_cpp_on_an_apple_gpu_fits_in_metals_working_set() {
     assert_eq!(fit.usable_bytes, Bytes(16 * GIB * 2 / 3));
     assert!(fit.fits);
 }
+
+#[test]
+fn a_verdict_says_why_cuda_offers_less_than_the_marketed_memory() {
+    use vramfit_core::units::MIB;
+    let fit = |id: &str| {
+        let gpu = gpu_preset(id).unwrap();
+        let spec = model_preset("gpt2").unwrap().spec;
+        estimate(
+            &spec,
+            &TrainConfig::default(),
+            &Overheads::for_gpu(&gpu),
+            Some(&gpu),
+        )
+        .unwrap()
+        .gpu
+        .unwrap()
+    };
+    // RTX 4090: NVML's total (24564 MiB) is under the marketed 24 GiB too.
+    let rtx = fit("rtx-4090");
+    assert_eq!(rtx.runtime_bytes, Bytes((24564 - 354) * MIB));
+    let short = rtx.runtime_shortfall().unwrap();
+    assert_eq!(short.reserved, Bytes(354 * MIB));
+    assert!(short.board_under_marketed);
+    // A100 80GB: the board reports all 81920 MiB; the driver's 763 MiB alone.
+    let a100 = fit("a100-80gb").runtime_shortfall().unwrap();
+    assert_eq!(a100.reserved, Bytes(763 * MIB));
+    assert!(!a100.board_under_marketed);
+    // No published reading: the marketed size, nothing to explain.
+    let t4 = fit("t4");
+    assert_eq!(t4.runtime_bytes, t4.memory_bytes);
+    assert_eq!(t4.runtime_shortfall(), None);
+}

@@ -154,19 +154,18 @@ pub fn Verdict(props: &VerdictProps) -> Html {
     };
     // An NVIDIA GPU with a published reading: CUDA's total, not the
     // marketed capacity, is what the verdict is measured against.
-    let runtime = fit
-        .driver_reserved_bytes
-        .filter(|_| fit.runtime_bytes < fit.memory_bytes)
-        .map(|reserved| {
-            // Less than the reservation explains: NVML's total is under the marketed size.
-            let board = fit.runtime_bytes.0.saturating_add(reserved.0) < fit.memory_bytes.0;
-            let key = if board { Key::RuntimeMemoryBoard } else { Key::RuntimeMemory };
-            html! {
-                <p class="verdict-note" id="runtime-memory" data-bytes={fit.runtime_bytes.0.to_string()}>
-                    { tf(lang, key, &[&bytes(fit.runtime_bytes, units), &capacity(fit.memory_bytes, units), &bytes(reserved, units)]) }
-                </p>
-            }
-        });
+    let runtime = fit.runtime_shortfall().map(|short| {
+        let key = if short.board_under_marketed {
+            Key::RuntimeMemoryBoard
+        } else {
+            Key::RuntimeMemory
+        };
+        html! {
+            <p class="verdict-note" id="runtime-memory" data-bytes={fit.runtime_bytes.0.to_string()}>
+                { tf(lang, key, &[&bytes(fit.runtime_bytes, units), &capacity(fit.memory_bytes, units), &bytes(short.reserved, units)]) }
+            </p>
+        }
+    });
     let max_input = props.input.filter(|f| matches!(f, Field::Seq | Field::Image)).map(|field| {
         let batch = group_digits(props.batch);
         let (label, none) = match field {
