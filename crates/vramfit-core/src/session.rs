@@ -21,7 +21,7 @@ use crate::report::{self, Estimate, GpuFit, TimelinePoint};
 use crate::search::{largest_fitting, largest_input};
 use crate::simulate::Prepared;
 use crate::units::Bytes;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 /// Prepared simulations a session keeps (the current configuration, its
 /// comparison variants and a few recent ones); the oldest goes first.
@@ -39,7 +39,22 @@ pub struct Session {
     /// (peak allocated, device used) of recent runs: the comparison strip's
     /// base and the curve's point at the current batch are the estimate's.
     peaks: Vec<(Run, (Bytes, Bytes))>,
+    /// Recent largest-batch answers ([`Session::max_batch_on`]), by the
+    /// prepared simulation they replayed (held weakly: a simulation the
+    /// session let go is not kept alive for them, and while the entry lasts
+    /// no other simulation can take its address) and the question asked of it.
+    max_batches: Vec<(Weak<Prepared>, MaxBatchAsked, u64)>,
 }
+
+/// What a largest-batch search depends on besides the prepared tape: the
+/// configuration with its batch cleared (the search sets the batch), the
+/// overheads and the capacity.
+type MaxBatchAsked = (TrainConfig, Overheads, Bytes);
+
+/// Largest-batch answers a session remembers: an estimate asks two (the
+/// GPU's usable memory and the same with the safety margin), a comparison
+/// one per technique.
+const MAX_BATCHES_KEPT: usize = 32;
 
 /// One simulated run: model, configuration (with its batch) and overheads.
 type Run = (ModelSpec, TrainConfig, Overheads);
@@ -52,6 +67,7 @@ impl std::fmt::Debug for Session {
         f.debug_struct("Session")
             .field("kept", &self.kept.len())
             .field("peaks", &self.peaks.len())
+            .field("max_batches", &self.max_batches.len())
             .finish()
     }
 }
@@ -191,8 +207,8 @@ impl Session {
                     driver_reserved_bytes: reserved,
                     nvml_v1_used_bytes: here
                         .and_then(|d| crate::driver_reserve::nvml_v1_used(d, reserved)),
-                    max_batch: max_batch_prepared(&prepared, cfg, overheads, cap),
-                    margin_batch: max_batch_prepared(
+                    max_batch: self.max_batch_on(&prepared, cfg, overheads, cap),
+                    margin_batch: self.max_batch_on(
                         &prepared,
                         cfg,
                         overheads,
@@ -273,7 +289,35 @@ impl Session {
         capacity: Bytes,
     ) -> Result<u64, Error> {
         let prepared = self.prepared(spec, &TrainConfig { batch: 1, ..*cfg }, overheads)?;
-        Ok(max_batch_prepared(&prepared, cfg, overheads, capacity))
+        Ok(self.max_batch_on(&prepared, cfg, overheads, capacity))
+    }
+
+    /// [`max_batch_prepared`], remembered: the search replays the tape a few
+    /// dozen times and its answer does not depend on `cfg`'s batch, which is
+    /// what a page changes most. Asked again with only the batch changed
+    /// (the next keystroke), it answers without a replay.
+    fn max_batch_on(
+        &mut self,
+        prepared: &Rc<Prepared>,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        capacity: Bytes,
+    ) -> u64 {
+        let asked = (TrainConfig { batch: 0, ..*cfg }, *overheads, capacity);
+        if let Some((_, _, answer)) = self
+            .max_batches
+            .iter()
+            .rev()
+            .find(|(p, a, _)| std::ptr::eq(p.as_ptr(), Rc::as_ptr(prepared)) && *a == asked)
+        {
+            return *answer;
+        }
+        let answer = max_batch_prepared(prepared, cfg, overheads, capacity);
+        if self.max_batches.len() >= MAX_BATCHES_KEPT {
+            self.max_batches.remove(0);
+        }
+        self.max_batches.push((Rc::downgrade(prepared), asked, answer));
+        answer
     }
 
     /// The largest input that fits; see [`crate::max_input_for`].
@@ -697,6 +741,44 @@ mod tests {
             }
         }
         assert!(session.kept.len() <= KEPT);
+    }
+
+    #[test]
+    fn a_remembered_largest_batch_answers_only_the_question_it_was_asked() {
+        // One prepared tape serves every batch, accumulation and optimizer:
+        // the remembered search must still tell them apart.
+        let gpu = gpu_preset("rtx-4090").unwrap();
+        let o = Overheads::for_gpu(&gpu);
+        let spec = model_preset("gpt2").unwrap().spec;
+        let mut session = Session::default();
+        let at = |batch, grad_accum, optimizer| TrainConfig {
+            batch,
+            grad_accum,
+            seq: 512,
+            precision: Precision::AmpBf16,
+            optimizer,
+            ..TrainConfig::default()
+        };
+        let mut answers = Vec::new();
+        for cfg in [
+            at(8, 1, Optimizer::AdamW),
+            at(9, 1, Optimizer::AdamW),
+            at(9, 1, Optimizer::Sgd),
+            at(2, 4, Optimizer::AdamW),
+        ] {
+            let fit = session.estimate(&spec, &cfg, &o, Some(&gpu)).unwrap().gpu.unwrap();
+            let fresh = max_batch_for(&spec, &cfg, &o, fit.usable_bytes).unwrap();
+            assert_eq!(fit.max_batch, fresh, "{cfg:?}");
+            assert_eq!(
+                session.max_batch(&spec, &cfg, &o, Bytes(gpu.memory_bytes.0 / 2)).unwrap(),
+                max_batch_for(&spec, &cfg, &o, Bytes(gpu.memory_bytes.0 / 2)).unwrap()
+            );
+            answers.push(fit.max_batch);
+        }
+        // The batch alone does not move it; the optimizer's state does.
+        assert_eq!(answers[0], answers[1]);
+        assert!(answers[2] > answers[1], "{answers:?}");
+        assert!(session.max_batches.len() <= MAX_BATCHES_KEPT);
     }
 
     #[test]
