@@ -316,7 +316,8 @@ impl Session {
         if self.max_batches.len() >= MAX_BATCHES_KEPT {
             self.max_batches.remove(0);
         }
-        self.max_batches.push((Rc::downgrade(prepared), asked, answer));
+        self.max_batches
+            .push((Rc::downgrade(prepared), asked, answer));
         answer
     }
 
@@ -766,11 +767,17 @@ mod tests {
             at(9, 1, Optimizer::Sgd),
             at(2, 4, Optimizer::AdamW),
         ] {
-            let fit = session.estimate(&spec, &cfg, &o, Some(&gpu)).unwrap().gpu.unwrap();
+            let fit = session
+                .estimate(&spec, &cfg, &o, Some(&gpu))
+                .unwrap()
+                .gpu
+                .unwrap();
             let fresh = max_batch_for(&spec, &cfg, &o, fit.usable_bytes).unwrap();
             assert_eq!(fit.max_batch, fresh, "{cfg:?}");
             assert_eq!(
-                session.max_batch(&spec, &cfg, &o, Bytes(gpu.memory_bytes.0 / 2)).unwrap(),
+                session
+                    .max_batch(&spec, &cfg, &o, Bytes(gpu.memory_bytes.0 / 2))
+                    .unwrap(),
                 max_batch_for(&spec, &cfg, &o, Bytes(gpu.memory_bytes.0 / 2)).unwrap()
             );
             answers.push(fit.max_batch);
