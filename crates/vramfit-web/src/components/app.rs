@@ -151,6 +151,7 @@ pub fn App() -> Html {
                         errors={state.errors.clone()}
                         fields={state.visible_fields()}
                         tokens={state.input_field() == Some(crate::state::Field::Seq)}
+                        revealed={state.revealed}
                         {on_action}
                     />
                     <div class="results-column">{ results }{ share_box }</div>

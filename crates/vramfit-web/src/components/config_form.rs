@@ -29,6 +29,9 @@ pub struct ConfigFormProps {
     pub fields: Vec<Field>,
     /// Whether the model reads tokens (attention applies).
     pub tokens: bool,
+    /// Whether the selects list every option (see [`SelectField`]'s `full`):
+    /// from the first complete report on.
+    pub revealed: bool,
     /// Emits each change.
     pub on_action: Callback<Action>,
 }
@@ -114,6 +117,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             <h2 id="config-title" class="card-title">{ t(lang, Key::Configuration) }</h2>
             <ModeSwitch mode={props.inputs.mode} onchange={handlers.mode.clone()} />
             <SelectField
+                full={props.revealed}
                 id="model"
                 label={t(lang, Key::Model)}
                 groups={models}
@@ -133,6 +137,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             }
             <div class="field-row">
                 <SelectField
+                    full={props.revealed}
                     id="precision"
                     label={t(lang, Key::Precision)}
                     groups={precisions}
@@ -141,6 +146,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 />
                 if props.inputs.trains() {
                     <SelectField
+                        full={props.revealed}
                         id="optimizer"
                         label={t(lang, Key::Optimizer)}
                         groups={optimizers}
@@ -151,6 +157,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             </div>
             if props.inputs.trains() && props.inputs.optimizer_has_impls() {
                 <SelectField
+                    full={props.revealed}
                     id="optimizer-impl"
                     label={t(lang, Key::OptimizerImpl)}
                     groups={impls}
@@ -162,6 +169,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             if props.inputs.trains() {
                 <div class="field-row">
                     <SelectField
+                        full={props.revealed}
                         id="checkpointing"
                         label={t(lang, Key::Checkpointing)}
                         groups={checkpointing}
@@ -175,6 +183,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             }
             if props.tokens {
                 <SelectField
+                    full={props.revealed}
                     id="attention"
                     label={t(lang, Key::Attention)}
                     groups={attentions}
@@ -184,6 +193,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 />
             }
             <SelectField
+                full={props.revealed}
                 id="gpu"
                 label={t(lang, Key::Gpu)}
                 groups={gpus}
@@ -207,6 +217,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 }
                 <div class="field-row">
                     <SelectField
+                        full={props.revealed}
                         id="strategy"
                         label={t(lang, Key::Strategy)}
                         groups={(*strategies).clone()}
@@ -214,6 +225,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                         onchange={handlers.strategy.clone()}
                     />
                     <SelectField
+                        full={props.revealed}
                         id="offload"
                         label={t(lang, Key::Offload)}
                         groups={offloads}
@@ -236,6 +248,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 <fieldset class="field-group" id="serving-group">
                     <legend>{ t(lang, Key::ServingGroup) }</legend>
                     <SelectField
+                        full={props.revealed}
                         id="engine"
                         label={t(lang, Key::Engine)}
                         groups={engines}
@@ -247,6 +260,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                     if serve.engine != Engine::Hf {
                         <div class="field-row">
                             <SelectField
+                                full={props.revealed}
                                 id="serve-weights"
                                 label={t(lang, Key::ServeWeights)}
                                 groups={serve_weights}
@@ -255,6 +269,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                                 onchange={handlers.serve_weights.clone()}
                             />
                             <SelectField
+                                full={props.revealed}
                                 id="kv-dtype"
                                 label={t(lang, Key::KvDtype)}
                                 groups={kv_dtypes}

@@ -32,6 +32,15 @@ pub struct SelectFieldProps {
     pub search: Option<Search>,
     /// Emits the newly selected value.
     pub onchange: Callback<String>,
+    /// Whether the list holds every option; `false`: only the selected one.
+    /// The calculator's first render (the page prerendered into index.html
+    /// and hydrated) is such a list: a select cannot change anything before
+    /// the app starts, and the long lists (the models', the GPUs') are a
+    /// third of that page's elements, each built, hydrated and rendered
+    /// again before the inputs answer. The rest follow with the cards below
+    /// the verdict, in the task after its first paint.
+    #[prop_or(true)]
+    pub full: bool,
 }
 
 /// The texts of a [`SelectField`]'s search box.
@@ -125,11 +134,15 @@ pub fn SelectField(props: &SelectFieldProps) -> Html {
                 aria-describedby={props.hint.as_ref().map(|_| hint_id.clone())}
                 {onchange}
             >
-                { for groups.iter().map(|g| if g.label.is_empty() {
-                    html! { <>{ for g.choices.iter().map(option) }</> }
+                if props.full {
+                    { for groups.iter().map(|g| if g.label.is_empty() {
+                        html! { <>{ for g.choices.iter().map(option) }</> }
+                    } else {
+                        html! { <optgroup label={g.label.clone()}>{ for g.choices.iter().map(option) }</optgroup> }
+                    }) }
                 } else {
-                    html! { <optgroup label={g.label.clone()}>{ for g.choices.iter().map(option) }</optgroup> }
-                }) }
+                    { for groups.iter().flat_map(|g| g.choices.iter()).filter(|c| c.value == props.value.as_str()).take(1).map(option) }
+                }
             </select>
             if let Some(hint) = &props.hint {
                 <p class="field-hint" id={hint_id}>{ hint.clone() }</p>
