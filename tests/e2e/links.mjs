@@ -121,6 +121,7 @@ export const linkChecks = [
           const pre = document.getElementById("prerendered");
           window.__preNodes = ["verdict", "batch", "summary"].map((id) => pre?.querySelector("#" + id) ?? null);
           window.__preVerdict = pre?.querySelector("#verdict .verdict-detail")?.textContent ?? "";
+          window.__preModels = pre?.querySelector("#model")?.options.length ?? null;
           const batch = pre?.querySelector("#batch");
           if (typed !== null && batch) {
             batch.value = typed;
@@ -140,9 +141,15 @@ export const linkChecks = [
       const parsed = await page.evaluate(() => window.__preVerdict);
       const flag = await page.evaluate(() => sessionStorage.getItem("vramfit:hydrating"));
       const batch = await page.evaluate(() => document.getElementById("batch")?.value ?? "");
+      // The selects list every option once the report is complete (the cards below the verdict are in).
+      await page.waitForFunction(() => document.getElementById("results")?.dataset.complete === "true", null, { timeout: 30_000 });
+      const models = await page.evaluate(() => {
+        const select = document.getElementById("model");
+        return { pre: window.__preModels, live: select.options.length, value: select.value, chosen: select.selectedOptions[0]?.value };
+      });
       await context.close();
       expect(problems.length === 0, problems.join("\n  "));
-      return { first, now, adopted, summary, batch, parsed, flag };
+      return { first, now, adopted, summary, batch, parsed, flag, models };
     };
     const bare = await firstFrame(url);
     expect(bare.first.prerendered && !bare.first.shell, `the bare address did not paint the prerendered page first: ${JSON.stringify(bare.first)}`);
@@ -151,6 +158,10 @@ export const linkChecks = [
     // The app hydrates the prerendered page: its elements stay, none is built again.
     expect(bare.adopted, "the app replaced the prerendered elements instead of hydrating them");
     expect(bare.flag === null, `a finished hydration left its flag: ${bare.flag}`);
+    // The prerendered selects hold only the chosen option (a third fewer elements to hydrate); the
+    // full lists follow once the page is live, with the choice kept.
+    expect(bare.models.pre === 1 && bare.models.live > 20 && bare.models.value === "gpt2" && bare.models.chosen === "gpt2",
+      `model list: ${JSON.stringify(bare.models)}`);
     // After a hydration that never finished (the crash notice offers Reload), the next start builds
     // the page instead, with the same verdict, and hydrates again from then on.
     const after = await firstFrame(url, {}, null, true);
