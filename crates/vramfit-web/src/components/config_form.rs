@@ -29,7 +29,8 @@ pub struct ConfigFormProps {
     pub fields: Vec<Field>,
     /// Whether the model reads tokens (attention applies).
     pub tokens: bool,
-    /// Whether the selects list every option (see [`SelectField`]'s `full`):
+    /// Whether the selects list every option (see [`SelectField`]'s `full`)
+    /// and the collapsed import and custom-model boxes have their bodies:
     /// from the first complete report on.
     pub revealed: bool,
     /// Emits each change.
@@ -126,8 +127,8 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 value={props.inputs.model.clone()}
                 onchange={handlers.model.clone()}
             />
-            <ImportBox import={props.import.clone()} open={import_open} on_action={props.on_action.clone()} />
-            <CustomModel on_action={props.on_action.clone()} />
+            <ImportBox import={props.import.clone()} open={import_open} revealed={props.revealed} on_action={props.on_action.clone()} />
+            <CustomModel revealed={props.revealed} on_action={props.on_action.clone()} />
             <div class="field-row">
                 { number(Field::Batch) }
                 { for size.map(number) }

@@ -14,6 +14,10 @@ use yew::prelude::*;
 pub struct CustomModelProps {
     /// Emits [`Action::ImportConfig`] with the generated `config.json`.
     pub on_action: Callback<Action>,
+    /// Whether the form is rendered: from the page's first complete report
+    /// on (its first render, prerendered and hydrated, carries the summary
+    /// line only; see [`super::SelectField`]'s `full`).
+    pub revealed: bool,
 }
 
 /// The collapsible custom-model form.
@@ -21,6 +25,13 @@ pub struct CustomModelProps {
 pub fn CustomModel(props: &CustomModelProps) -> Html {
     let lang = use_prefs().lang;
     let dims = use_state(Dims::default);
+    if !props.revealed {
+        return html! {
+            <details class="import custom-model">
+                <summary>{ t(lang, Key::CustomTitle) }</summary>
+            </details>
+        };
+    }
     let result = dims.config_json();
     let error = result.as_ref().err().map(|e| message(e, lang));
     let field = |f: DimField, label: Key, value: &str| {

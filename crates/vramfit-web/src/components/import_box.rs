@@ -15,6 +15,10 @@ pub struct ImportBoxProps {
     pub import: ImportState,
     /// Whether it starts expanded (an imported model is selected, or there is an error).
     pub open: bool,
+    /// Whether the body is rendered when the box starts collapsed: from the
+    /// page's first complete report on (its first render, prerendered and
+    /// hydrated, carries the summary line only; see [`super::SelectField`]'s `full`).
+    pub revealed: bool,
     /// Emits the text, or why a file could not be used.
     pub on_action: Callback<Action>,
 }
@@ -90,6 +94,7 @@ pub fn ImportBox(props: &ImportBoxProps) -> Html {
     html! {
         <details class="import" open={props.open}>
             <summary>{ t(lang, Key::ImportTitle) }</summary>
+            if props.open || props.revealed {
             <div
                 class={classes!("field", "import-body", drop.dragging.then_some("dragging"), (tone == Tone::Error).then_some("invalid"))}
                 ondragover={drop.ondragover.clone()}
@@ -120,6 +125,7 @@ pub fn ImportBox(props: &ImportBoxProps) -> Html {
                     <input type="file" accept=".json,application/json" class="visually-hidden" {onchange} />
                 </label>
             </div>
+            }
         </details>
     }
 }
