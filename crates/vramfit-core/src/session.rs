@@ -7,7 +7,9 @@
 //! its largest batch, a curve over batches, the same configuration with each
 //! technique). Lowering the model and recording its simulation's tape do not
 //! depend on the batch, so a [`Session`] keeps the recent ones and every
-//! question at a new batch is a replay. Results are identical to the free
+//! question at a new batch is a replay; the largest batch that fits does not
+//! depend on the batch at all, so it is remembered and asked once per
+//! configuration and capacity. Results are identical to the free
 //! functions ([`crate::estimate()`], [`crate::max_batch_for`], ...), which
 //! use a fresh session.
 
