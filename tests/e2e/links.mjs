@@ -181,6 +181,25 @@ export const linkChecks = [
     }
   }],
 
+  ["a link whose configuration is refused still offers every option to change it with", async ({ browser, url }) => {
+    // Tensor parallelism over 7 GPUs on one: no report, so no completion; the form is built all the same.
+    const { context, page, problems } = await openPage(browser);
+    await page.goto(`${url}?tp=7`);
+    await page.waitForFunction(() => !document.getElementById("app").hasAttribute("aria-busy"), null, { timeout: 30_000 });
+    await page.waitForFunction(() => document.getElementById("model")?.options.length > 20 &&
+      document.getElementById("gpu")?.options.length > 5 && document.querySelector(".custom-model form") !== null, null, { timeout: 10_000 })
+      .catch(() => {});
+    const form = await page.evaluate(() => ({
+      models: document.getElementById("model")?.options.length ?? 0,
+      gpus: document.getElementById("gpu")?.options.length ?? 0,
+      custom: document.querySelector(".custom-model form") !== null,
+      report: document.getElementById("peak-allocated") !== null,
+    }));
+    await context.close();
+    expect(problems.length === 0, problems.join("\n  "));
+    expect(!form.report && form.models > 20 && form.gpus > 5 && form.custom, `the refused link's form: ${JSON.stringify(form)}`);
+  }],
+
   ["bad parameters fall back to defaults and the page names each one and why", async ({ browser, url }) => {
     const { context, page, problems } = await openPage(browser);
     await page.goto(`${url}?b=abc&m=gpt-9&p=fp64&zz=1&b=2&s=256&ka=2&lang=xx`);

@@ -21,13 +21,18 @@ pub fn App() -> Html {
     let browser_prefs = *use_memo((), |_| browser::initial_prefs());
     let state =
         use_reducer(move || AppState::from_link(&url::read(&browser::address()), browser_prefs));
+    // The form's long lists and collapsed boxes, once the first render is
+    // on screen (see `ConfigForm`'s `built`).
+    let built = use_state_eq(|| false);
     {
         // What was typed into the prerendered page before the app mounted,
         // applied once the first render is in place: a hydrated first
         // render must be the prerendered page's own (in the same task, so
         // no frame shows the default numbers again).
         let dispatcher = state.dispatcher();
+        let built = built.setter();
         use_effect_with((), move |()| {
+            browser::soon(move || built.set(true));
             browser::hydrated();
             for (field, value) in browser::take_prerendered_edits() {
                 dispatcher.dispatch(Action::SetField(field, value));
@@ -151,7 +156,7 @@ pub fn App() -> Html {
                         errors={state.errors.clone()}
                         fields={state.visible_fields()}
                         tokens={state.input_field() == Some(crate::state::Field::Seq)}
-                        revealed={state.revealed}
+                        built={*built}
                         {on_action}
                     />
                     <div class="results-column">{ results }{ share_box }</div>

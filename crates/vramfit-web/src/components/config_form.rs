@@ -31,8 +31,8 @@ pub struct ConfigFormProps {
     pub tokens: bool,
     /// Whether the selects list every option (see [`SelectField`]'s `full`)
     /// and the collapsed import and custom-model boxes have their bodies:
-    /// from the first complete report on.
-    pub revealed: bool,
+    /// `false` only in the app's first render, until that has been painted.
+    pub built: bool,
     /// Emits each change.
     pub on_action: Callback<Action>,
 }
@@ -118,7 +118,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             <h2 id="config-title" class="card-title">{ t(lang, Key::Configuration) }</h2>
             <ModeSwitch mode={props.inputs.mode} onchange={handlers.mode.clone()} />
             <SelectField
-                full={props.revealed}
+                full={props.built}
                 id="model"
                 label={t(lang, Key::Model)}
                 groups={models}
@@ -127,8 +127,8 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 value={props.inputs.model.clone()}
                 onchange={handlers.model.clone()}
             />
-            <ImportBox import={props.import.clone()} open={import_open} revealed={props.revealed} on_action={props.on_action.clone()} />
-            <CustomModel revealed={props.revealed} on_action={props.on_action.clone()} />
+            <ImportBox import={props.import.clone()} open={import_open} built={props.built} on_action={props.on_action.clone()} />
+            <CustomModel built={props.built} on_action={props.on_action.clone()} />
             <div class="field-row">
                 { number(Field::Batch) }
                 { for size.map(number) }
@@ -138,7 +138,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             }
             <div class="field-row">
                 <SelectField
-                    full={props.revealed}
+                    full={props.built}
                     id="precision"
                     label={t(lang, Key::Precision)}
                     groups={precisions}
@@ -147,7 +147,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 />
                 if props.inputs.trains() {
                     <SelectField
-                        full={props.revealed}
+                        full={props.built}
                         id="optimizer"
                         label={t(lang, Key::Optimizer)}
                         groups={optimizers}
@@ -158,7 +158,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             </div>
             if props.inputs.trains() && props.inputs.optimizer_has_impls() {
                 <SelectField
-                    full={props.revealed}
+                    full={props.built}
                     id="optimizer-impl"
                     label={t(lang, Key::OptimizerImpl)}
                     groups={impls}
@@ -170,7 +170,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             if props.inputs.trains() {
                 <div class="field-row">
                     <SelectField
-                        full={props.revealed}
+                        full={props.built}
                         id="checkpointing"
                         label={t(lang, Key::Checkpointing)}
                         groups={checkpointing}
@@ -184,7 +184,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             }
             if props.tokens {
                 <SelectField
-                    full={props.revealed}
+                    full={props.built}
                     id="attention"
                     label={t(lang, Key::Attention)}
                     groups={attentions}
@@ -194,7 +194,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 />
             }
             <SelectField
-                full={props.revealed}
+                full={props.built}
                 id="gpu"
                 label={t(lang, Key::Gpu)}
                 groups={gpus}
@@ -218,7 +218,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 }
                 <div class="field-row">
                     <SelectField
-                        full={props.revealed}
+                        full={props.built}
                         id="strategy"
                         label={t(lang, Key::Strategy)}
                         groups={(*strategies).clone()}
@@ -226,7 +226,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                         onchange={handlers.strategy.clone()}
                     />
                     <SelectField
-                        full={props.revealed}
+                        full={props.built}
                         id="offload"
                         label={t(lang, Key::Offload)}
                         groups={offloads}
@@ -249,7 +249,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 <fieldset class="field-group" id="serving-group">
                     <legend>{ t(lang, Key::ServingGroup) }</legend>
                     <SelectField
-                        full={props.revealed}
+                        full={props.built}
                         id="engine"
                         label={t(lang, Key::Engine)}
                         groups={engines}
@@ -261,7 +261,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                     if serve.engine != Engine::Hf {
                         <div class="field-row">
                             <SelectField
-                                full={props.revealed}
+                                full={props.built}
                                 id="serve-weights"
                                 label={t(lang, Key::ServeWeights)}
                                 groups={serve_weights}
@@ -270,7 +270,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                                 onchange={handlers.serve_weights.clone()}
                             />
                             <SelectField
-                                full={props.revealed}
+                                full={props.built}
                                 id="kv-dtype"
                                 label={t(lang, Key::KvDtype)}
                                 groups={kv_dtypes}

@@ -14,10 +14,10 @@ use yew::prelude::*;
 pub struct CustomModelProps {
     /// Emits [`Action::ImportConfig`] with the generated `config.json`.
     pub on_action: Callback<Action>,
-    /// Whether the form is rendered: from the page's first complete report
-    /// on (its first render, prerendered and hydrated, carries the summary
-    /// line only; see [`super::SelectField`]'s `full`).
-    pub revealed: bool,
+    /// Whether the form is rendered: `false` in the app's first render
+    /// (prerendered and hydrated: the summary line only), until that has
+    /// been painted; see [`super::SelectField`]'s `full`.
+    pub built: bool,
 }
 
 /// The collapsible custom-model form.
@@ -25,7 +25,7 @@ pub struct CustomModelProps {
 pub fn CustomModel(props: &CustomModelProps) -> Html {
     let lang = use_prefs().lang;
     let dims = use_state(Dims::default);
-    if !props.revealed {
+    if !props.built {
         return html! {
             <details class="import custom-model">
                 <summary>{ t(lang, Key::CustomTitle) }</summary>

@@ -15,10 +15,10 @@ pub struct ImportBoxProps {
     pub import: ImportState,
     /// Whether it starts expanded (an imported model is selected, or there is an error).
     pub open: bool,
-    /// Whether the body is rendered when the box starts collapsed: from the
-    /// page's first complete report on (its first render, prerendered and
-    /// hydrated, carries the summary line only; see [`super::SelectField`]'s `full`).
-    pub revealed: bool,
+    /// Whether the body is rendered when the box starts collapsed: `false`
+    /// in the app's first render (prerendered and hydrated: the summary
+    /// line only), until that has been painted; see [`super::SelectField`]'s `full`.
+    pub built: bool,
     /// Emits the text, or why a file could not be used.
     pub on_action: Callback<Action>,
 }
@@ -94,7 +94,7 @@ pub fn ImportBox(props: &ImportBoxProps) -> Html {
     html! {
         <details class="import" open={props.open}>
             <summary>{ t(lang, Key::ImportTitle) }</summary>
-            if props.open || props.revealed {
+            if props.open || props.built {
             <div
                 class={classes!("field", "import-body", drop.dragging.then_some("dragging"), (tone == Tone::Error).then_some("invalid"))}
                 ondragover={drop.ondragover.clone()}

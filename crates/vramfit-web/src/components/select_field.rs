@@ -37,8 +37,9 @@ pub struct SelectFieldProps {
     /// and hydrated) is such a list: a select cannot change anything before
     /// the app starts, and the long lists (the models', the GPUs') are a
     /// third of that page's elements, each built, hydrated and rendered
-    /// again before the inputs answer. The rest follow with the cards below
-    /// the verdict, in the task after its first paint.
+    /// again before the inputs answer. The rest follow in the task after
+    /// that render's paint, whatever the report (a link whose configuration
+    /// is refused still gets every option to fix it with).
     #[prop_or(true)]
     pub full: bool,
 }
