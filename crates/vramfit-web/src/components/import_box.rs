@@ -95,36 +95,36 @@ pub fn ImportBox(props: &ImportBoxProps) -> Html {
         <details class="import" open={props.open}>
             <summary>{ t(lang, Key::ImportTitle) }</summary>
             if props.open || props.built {
-            <div
-                class={classes!("field", "import-body", drop.dragging.then_some("dragging"), (tone == Tone::Error).then_some("invalid"))}
-                ondragover={drop.ondragover.clone()}
-                ondragleave={drop.ondragleave.clone()}
-                ondrop={drop.ondrop.clone()}
-            >
-                <label for="hf-config">{ t(lang, Key::ImportLabel) }</label>
-                <textarea
-                    id="hf-config"
-                    rows="5"
-                    spellcheck="false"
-                    autocomplete="off"
-                    translate="no"
-                    placeholder="{ \"model_type\": \"llama\", … }"
-                    value={props.import.text.clone()}
-                    aria-invalid={(tone == Tone::Error).then_some("true")}
-                    aria-describedby="hf-config-status"
-                    {oninput}
-                />
-                <p class={status_class} id="hf-config-status" role="status">{ status }</p>
-                if hub.is_some() {
-                    <button type="button" class="file-button" id="hub-fetch" disabled={*fetching} onclick={on_fetch}>
-                        { t(lang, if *fetching { Key::ImportHubFetching } else { Key::ImportHubFetch }) }
-                    </button>
-                }
-                <label class="file-button">
-                    { t(lang, Key::ImportChoose) }
-                    <input type="file" accept=".json,application/json" class="visually-hidden" {onchange} />
-                </label>
-            </div>
+                <div
+                    class={classes!("field", "import-body", drop.dragging.then_some("dragging"), (tone == Tone::Error).then_some("invalid"))}
+                    ondragover={drop.ondragover.clone()}
+                    ondragleave={drop.ondragleave.clone()}
+                    ondrop={drop.ondrop.clone()}
+                >
+                    <label for="hf-config">{ t(lang, Key::ImportLabel) }</label>
+                    <textarea
+                        id="hf-config"
+                        rows="5"
+                        spellcheck="false"
+                        autocomplete="off"
+                        translate="no"
+                        placeholder="{ \"model_type\": \"llama\", … }"
+                        value={props.import.text.clone()}
+                        aria-invalid={(tone == Tone::Error).then_some("true")}
+                        aria-describedby="hf-config-status"
+                        {oninput}
+                    />
+                    <p class={status_class} id="hf-config-status" role="status">{ status }</p>
+                    if hub.is_some() {
+                        <button type="button" class="file-button" id="hub-fetch" disabled={*fetching} onclick={on_fetch}>
+                            { t(lang, if *fetching { Key::ImportHubFetching } else { Key::ImportHubFetch }) }
+                        </button>
+                    }
+                    <label class="file-button">
+                        { t(lang, Key::ImportChoose) }
+                        <input type="file" accept=".json,application/json" class="visually-hidden" {onchange} />
+                    </label>
+                </div>
             }
         </details>
     }
