@@ -9,7 +9,9 @@ mod timeline;
 
 pub use batch::{BatchPlot, BatchPoint, batch_plot};
 pub use svg::{batch_svg, num, timeline_svg};
-pub use timeline::{Band, PhaseSpan, TimelinePlot, TimelineSample, phase_spans, timeline_plot};
+pub use timeline::{
+    Band, PhaseSpan, PointText, TimelinePlot, TimelineSample, phase_spans, timeline_plot,
+};
 
 use crate::prefs::Units;
 use crate::present;

@@ -74,12 +74,33 @@ pub struct TimelineSample {
     pub x: f64,
     /// Vertical position.
     pub y: f64,
+}
+
+/// What the chart's readout says of one moment: worded for the point the
+/// cursor is on only (a plot has hundreds of points, redrawn on every edit).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointText {
     /// Step, phase, op and value, as one line.
     pub label: String,
     /// Step and phase ("Step 2 · Backward").
     pub context: String,
     /// The memory after the op.
     pub value: String,
+}
+
+impl PointText {
+    /// The texts of the timeline's moment `p`.
+    pub fn of(p: &TimelinePoint, prefs: Prefs) -> PointText {
+        PointText {
+            label: point_label(p, prefs),
+            context: format!(
+                "{} · {}",
+                tf(prefs.lang, Key::StepN, &[&p.step.to_string()]),
+                labels::phase_short(p.phase, prefs.lang)
+            ),
+            value: present::bytes(p.allocated_bytes, prefs.units),
+        }
+    }
 }
 
 /// Everything the timeline chart draws.
@@ -146,13 +167,6 @@ pub fn timeline_plot(
             index: i,
             x: x_of(i),
             y: frame.y(p.allocated_bytes.0 as f64, axis_max),
-            label: point_label(p, prefs),
-            context: format!(
-                "{} · {}",
-                tf(lang, Key::StepN, &[&p.step.to_string()]),
-                labels::phase_short(p.phase, lang)
-            ),
-            value: present::bytes(p.allocated_bytes, prefs.units),
         })
         .collect();
     // The first highest point; the core's peak is the same moment.
@@ -298,6 +312,27 @@ mod tests {
         );
         assert!(plot.peak_label.contains(&e.peak_op));
         assert!(plot.area_path.ends_with('Z') && plot.line_path.starts_with('M'));
+    }
+
+    #[test]
+    fn the_readout_words_the_moment_under_the_cursor() {
+        let e = gpt2();
+        let plot = timeline_plot(&e, 700.0, Prefs::default(), None);
+        let peak = plot
+            .samples
+            .get(plot.peak)
+            .and_then(|s| e.timeline.get(s.index))
+            .unwrap();
+        let text = PointText::of(peak, Prefs::default());
+        assert!(text.context.starts_with("Step 2 · "), "{text:?}");
+        assert_eq!(
+            text.value,
+            present::bytes(e.peak_allocated_bytes, Prefs::default().units)
+        );
+        assert!(
+            text.label.contains(&*peak.op) && text.label.contains(&text.value),
+            "{text:?}"
+        );
     }
 
     #[test]

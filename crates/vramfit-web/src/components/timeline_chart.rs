@@ -5,7 +5,7 @@
 //! readout above names the op and its memory; a visually hidden table gives
 //! each phase's figures.
 
-use crate::chart::{num, phase_spans, timeline_plot, timeline_svg};
+use crate::chart::{PointText, num, phase_spans, timeline_plot, timeline_svg};
 use crate::hooks::{use_prefs, use_width};
 use crate::i18n::{Key, t, tf};
 use crate::labels;
@@ -100,10 +100,11 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
     };
     let sample = plot.samples.get(shown);
     let timeline = &props.report.estimate.timeline;
-    let op = |i: usize| timeline.get(i).map(|p| p.op.clone()).unwrap_or_default();
+    let point = sample.and_then(|s| timeline.get(s.index));
+    let text = point.map(|p| PointText::of(p, prefs));
     // Op names are code: keep them out of translation, in a <code>.
-    let readout = sample.map_or_else(Html::default, |s| {
-        html! { <>{ s.context.clone() }{ " · " }<code translate="no">{ op(s.index) }</code>{ " " }<strong>{ s.value.clone() }</strong></> }
+    let readout = point.zip(text.as_ref()).map_or_else(Html::default, |(p, text)| {
+        html! { <>{ text.context.clone() }{ " · " }<code translate="no">{ p.op.clone() }</code>{ " " }<strong>{ text.value.clone() }</strong></> }
     });
     let peak_legend = {
         let template = tf(lang, Key::PeakAt, &[&plot.peak_value, "{1}"]);
@@ -138,7 +139,7 @@ pub fn TimelineChart(props: &TimelineChartProps) -> Html {
                 aria-valuemin="0"
                 aria-valuemax={last.to_string()}
                 aria-valuenow={shown.to_string()}
-                aria-valuetext={sample.map(|s| s.label.clone()).unwrap_or_default()}
+                aria-valuetext={text.map(|t| t.label).unwrap_or_default()}
                 data-peak-op={props.report.estimate.peak_op.clone()}
                 data-bytes={props.report.estimate.peak_allocated_bytes.0.to_string()}
                 data-points={plot.samples.len().to_string()}
