@@ -124,7 +124,9 @@ export const linkChecks = [
           window.__preModels = pre?.querySelector("#model")?.options.length ?? null;
           const batch = pre?.querySelector("#batch");
           if (typed !== null && batch) {
+            batch.focus();
             batch.value = typed;
+            batch.setSelectionRange(typed.length, typed.length);
             batch.dispatchEvent(new Event("input", { bubbles: true }));
           }
         });
@@ -141,6 +143,13 @@ export const linkChecks = [
       const parsed = await page.evaluate(() => window.__preVerdict);
       const flag = await page.evaluate(() => sessionStorage.getItem("vramfit:hydrating"));
       const batch = await page.evaluate(() => document.getElementById("batch")?.value ?? "");
+      // Where the field had the focus: the app's field has it, with the caret, and takes the next key.
+      let focus = null;
+      if (typed !== null) {
+        focus = await page.evaluate(() => ({ id: document.activeElement?.id ?? "", caret: document.activeElement?.selectionStart ?? null }));
+        await page.keyboard.type("2");
+        focus.after = await page.evaluate(() => document.getElementById("batch")?.value ?? "");
+      }
       // The selects list every option once the report is complete (the cards below the verdict are in).
       await page.waitForFunction(() => document.getElementById("results")?.dataset.complete === "true", null, { timeout: 30_000 });
       const models = await page.evaluate(() => {
@@ -149,7 +158,7 @@ export const linkChecks = [
       });
       await context.close();
       expect(problems.length === 0, problems.join("\n  "));
-      return { first, now, adopted, summary, batch, parsed, flag, models };
+      return { first, now, adopted, summary, batch, parsed, flag, models, focus };
     };
     const bare = await firstFrame(url);
     expect(bare.first.prerendered && !bare.first.shell, `the bare address did not paint the prerendered page first: ${JSON.stringify(bare.first)}`);
@@ -167,10 +176,14 @@ export const linkChecks = [
     const after = await firstFrame(url, {}, null, true);
     expect(!after.adopted && after.now === bare.now && after.flag === null,
       `after an unfinished hydration: adopted ${after.adopted}, verdict "${after.now}", flag ${after.flag}`);
-    // A batch typed before the app started is the app's first edit.
+    // A batch typed before the app started is where the app starts: it replaces the page typed into
+    // (whose numbers are no longer the app's) rather than adopt it and render again, and the field
+    // keeps the focus and the caret, so the next key lands after what was typed.
     const typed = await firstFrame(url, {}, "3");
-    expect(typed.adopted && typed.batch === "3" && /\bbatch 3\b/.test(typed.summary) && typed.parsed !== "" && typed.now !== typed.parsed,
-      `a batch typed before the app started was lost: field "${typed.batch}", summary "${typed.summary}", verdict "${typed.parsed}" → "${typed.now}"`);
+    expect(!typed.adopted && typed.batch === "3" && /\bbatch 3\b/.test(typed.summary) && typed.parsed !== "" && typed.now !== typed.parsed,
+      `a batch typed before the app started was lost: adopted ${typed.adopted}, field "${typed.batch}", summary "${typed.summary}", verdict "${typed.parsed}" → "${typed.now}"`);
+    expect(typed.focus?.id === "batch" && typed.focus.caret === 1 && typed.focus.after === "32",
+      `the field typed into lost the focus or the caret when the app started: ${JSON.stringify(typed.focus)}`);
     for (const [address, options, what] of [
       [url + LINKS[0], {}, "a share link"],
       [url, { locale: "zh-CN" }, "a Chinese browser"],

@@ -468,16 +468,22 @@ pub fn panic_on_request() {
     }
 }
 
+/// A field's id and its caret (selection start and end), where it has one.
+type KeptFocus = (String, Option<(u32, u32)>);
+
 thread_local! {
     /// What was typed into the prerendered page before the app mounted.
     static PRERENDERED_EDITS: RefCell<Vec<(crate::fields::Field, String)>> = const { RefCell::new(Vec::new()) };
+    /// The prerendered page's field that had the focus, and its caret.
+    static PRERENDERED_FOCUS: RefCell<Option<KeptFocus>> = const { RefCell::new(None) };
 }
 
 /// Keeps what was typed into the prerendered page's number fields (the
 /// batch, the sequence length, the image size, the accumulation) before the
 /// app mounts and replaces it, so that typing as the page appears is not
-/// lost ([`take_prerendered_edits`] hands it to the app). Nothing without a
-/// prerendered page.
+/// lost ([`take_prerendered_edits`] hands it to the app), and which of them
+/// had the focus, with its caret ([`restore_prerendered_focus`] puts it on
+/// the app's field). Nothing without a prerendered page.
 pub fn keep_prerendered_edits() {
     use crate::fields::Field;
     let Some(document) = window().and_then(|w| w.document()) else {
@@ -498,6 +504,43 @@ pub fn keep_prerendered_edits() {
         })
         .collect();
     PRERENDERED_EDITS.with(|e| *e.borrow_mut() = edits);
+    let focus = document
+        .active_element()
+        .and_then(|el| el.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .filter(|input| !input.id().is_empty())
+        .map(|input| {
+            let caret = match (input.selection_start(), input.selection_end()) {
+                (Ok(Some(start)), Ok(Some(end))) => Some((start, end)),
+                _ => None,
+            };
+            (input.id(), caret)
+        });
+    PRERENDERED_FOCUS.with(|f| *f.borrow_mut() = focus);
+}
+
+/// Whether anything was typed into the prerendered page: it then shows
+/// numbers the app no longer has, and is replaced rather than hydrated.
+pub fn prerendered_edits_kept() -> bool {
+    PRERENDERED_EDITS.with(|e| !e.borrow().is_empty())
+}
+
+/// Puts the focus (and the caret) the prerendered page's field had on the
+/// app's field of the same id, once: where the app replaced that page, in
+/// the task that replaced it, so a key typed next reaches the new field.
+pub fn restore_prerendered_focus() {
+    let Some((id, caret)) = PRERENDERED_FOCUS.with(|f| f.borrow_mut().take()) else {
+        return;
+    };
+    let input = window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(&id))
+        .and_then(|el| el.dyn_into::<web_sys::HtmlInputElement>().ok());
+    if let Some(input) = input {
+        let _ = input.focus();
+        if let Some((start, end)) = caret {
+            let _ = input.set_selection_range(start, end);
+        }
+    }
 }
 
 /// The element holding the prerendered default page, where the app starts
@@ -614,13 +657,4 @@ fn session_flag(window: &web_sys::Window, op: SessionFlag) -> Option<bool> {
 /// The edits [`keep_prerendered_edits`] kept, once.
 pub fn take_prerendered_edits() -> Vec<(crate::fields::Field, String)> {
     PRERENDERED_EDITS.with(|e| std::mem::take(&mut *e.borrow_mut()))
-}
-
-/// The id of the element with keyboard focus, if it has one.
-pub fn focused_id() -> Option<String> {
-    window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.active_element())
-        .map(|el| el.id())
-        .filter(|id| !id.is_empty())
 }

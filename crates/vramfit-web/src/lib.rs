@@ -72,20 +72,25 @@ pub fn mount() {
     browser::install_panic_hook();
     #[cfg(debug_assertions)]
     browser::panic_on_request();
-    // Keep what was typed into the prerendered page (the app applies it
-    // once mounted), and the field that had the focus.
+    // Keep what was typed into the prerendered page (the app starts from
+    // it), and the field that had the focus.
     browser::keep_prerendered_edits();
-    let focused = browser::focused_id();
-    match browser::hydratable_root() {
+    // A page typed into shows numbers the app no longer has: rather than
+    // adopt it and render again at once (Yew renders every hydrated
+    // component a second time), the app starts from the edits and replaces
+    // it, in one estimate and one render.
+    let root = if browser::prerendered_edits_kept() {
+        None
+    } else {
+        browser::hydratable_root()
+    };
+    match root {
         // The prerendered page is the app's own first render: adopt its
         // elements rather than build them again (no new layout either).
         Some(root) => {
             yew::Renderer::<App>::with_root(root).hydrate();
         }
         None => mount_at::<App>(ROOT_ID),
-    }
-    if let Some(id) = focused {
-        browser::soon(move || browser::focus(&id));
     }
 }
 

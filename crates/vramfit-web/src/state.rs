@@ -215,12 +215,22 @@ impl AppState {
     /// its display settings over the browser's, and what it had that could
     /// not be used.
     pub fn from_link(link: &Link, browser: Prefs) -> AppState {
+        AppState::from_link_edited(link, browser, Vec::new())
+    }
+
+    /// [`AppState::from_link`] with `edits` typed over the link's fields
+    /// before the first estimate (what was typed into the prerendered page).
+    pub fn from_link_edited(link: &Link, browser: Prefs, edits: Vec<(Field, String)>) -> AppState {
         let mut import = ImportState::default();
         if let Some(json) = &link.share.config_json {
             import.set_text(json.clone());
         }
+        let mut inputs = Inputs::from_share(&link.share);
+        for (field, value) in edits {
+            inputs.set(field, value);
+        }
         let mut s = AppState::build(
-            Inputs::from_share(&link.share),
+            inputs,
             link.view.apply(browser),
             import,
             link.warnings.clone(),

@@ -964,3 +964,23 @@ fn applying_from_a_card_below_moves_focus_to_the_verdict_it_changed() {
     assert_eq!(set(Field::Batch, "12").focus_after(), None);
     assert_eq!(Action::FindPlans(64).focus_after(), None);
 }
+
+/// What was typed into the prerendered page is where the app starts: the
+/// same answer as the default page with that edit, in one estimate, and an
+/// invalid edit is the field's error, not a lost keystroke.
+#[test]
+fn a_page_typed_into_before_the_app_started_opens_with_the_edit() {
+    let link = crate::url::read("https://x/");
+    let edited =
+        AppState::from_link_edited(&link, Prefs::default(), vec![(Field::Batch, "9".into())]);
+    let then_set =
+        Rc::new(AppState::from_link(&link, Prefs::default())).reduce(set(Field::Batch, "9"));
+    assert_eq!(edited.inputs.batch, "9");
+    assert_eq!(peak(&edited), peak(&then_set));
+    assert_ne!(
+        peak(&edited),
+        peak(&AppState::from_link(&link, Prefs::default()))
+    );
+    let bad = AppState::from_link_edited(&link, Prefs::default(), vec![(Field::Batch, "0".into())]);
+    assert!(message(&bad, Field::Batch).is_some(), "{:?}", bad.errors);
+}

@@ -19,33 +19,44 @@ use yew::prelude::*;
 #[function_component]
 pub fn App() -> Html {
     let browser_prefs = *use_memo((), |_| browser::initial_prefs());
-    let state =
-        use_reducer(move || AppState::from_link(&url::read(&browser::address()), browser_prefs));
+    // What was typed into the prerendered page before the app mounted is
+    // where the app starts (it then replaces that page; see `mount`).
+    let state = use_reducer(move || {
+        AppState::from_link_edited(
+            &url::read(&browser::address()),
+            browser_prefs,
+            browser::take_prerendered_edits(),
+        )
+    });
     // The form's long lists and collapsed boxes, once the first render is
     // on screen (see `ConfigForm`'s `built`).
     let built = use_state_eq(|| false);
     {
-        // What was typed into the prerendered page before the app mounted,
-        // applied once the first render is in place: a hydrated first
-        // render must be the prerendered page's own (in the same task, so
-        // no frame shows the default numbers again).
-        let dispatcher = state.dispatcher();
         let built = built.setter();
         use_effect_with((), move |()| {
-            browser::soon(move || built.set(true));
-            browser::hydrated();
-            for (field, value) in browser::take_prerendered_edits() {
-                dispatcher.dispatch(Action::SetField(field, value));
-            }
+            // In the task that replaced a page typed into, before any key
+            // typed next is dispatched.
+            browser::restore_prerendered_focus();
+            browser::soon(move || {
+                built.set(true);
+                browser::hydrated();
+            });
         });
     }
     let prefs = state.prefs;
     use_effect_with(prefs, |prefs| browser::reflect(*prefs));
     let share = state.share_state();
-    // Encoding the link walks every setting: once per change, not per render.
+    // Encoding the link walks every setting: once per change, not per
+    // render, and not before the first render is on screen (the address
+    // can wait; `None` leaves it as it is).
     let query = (*use_memo(
-        (share.clone(), View::chosen(prefs, browser_prefs)),
-        |(share, view)| share.as_ref().map(|s| page_query(s, view)),
+        (share.clone(), View::chosen(prefs, browser_prefs), *built),
+        |(share, view, built)| {
+            share
+                .as_ref()
+                .filter(|_| *built)
+                .map(|s| page_query(s, view))
+        },
     ))
     .clone();
     let base = use_memo((), |_| browser::base_url());
