@@ -21,6 +21,17 @@ pool). One configuration also saves `torch.cuda.memory._snapshot()` as a
 pickle (with the allocation history) for vramfit's snapshot overlay. The
 whole run keeps within a time budget (8 minutes by default); a configuration
 that would not fit in what is left is written as skipped.
+
+First, before any training, the libraries probe: in a fresh process for
+each of `CUDA_MODULE_LOADING=LAZY` and `EAGER`, the device's NVML used
+before CUDA, after the context, and after the first use of each library
+kernel a training step loads (a cuBLAS matmul in fp32 and bf16, a cuBLASLt
+linear with bias, cuDNN's convolution forward and backward in fp32 and
+bf16, the flash and memory-efficient attention kernels), with what the
+caching allocator held at each step, so that what the context and the
+libraries' kernel images take on this GPU, driver and CUDA is measured
+rather than assumed: `measured/libraries/libraries_<gpu>_<time>.csv`
+(a folder of its own: it is not a run for `real_gpu.rs`).
 """
 
 import argparse
@@ -234,6 +245,157 @@ def child(cfg, dry_run, out_dir):
     return row
 
 
+# ------------------------------------------------------------ libraries probe
+
+LIBRARY_COLUMNS = [
+    "loading", "step", "status", "nvml_device_used_bytes", "delta_used_bytes",
+    "reserved_bytes", "allocated_bytes", "delta_outside_allocator_bytes",
+    "gpu_name", "gpu_total_bytes", "driver", "torch_version", "cuda_version",
+    "cudnn_version", "seconds",
+]
+
+
+def library_steps(torch, device):
+    """(name, action) in the order a training step first meets them; each
+    action runs its kernels once. Shapes are small: the step loads the
+    kernels, the allocator's share is read beside it."""
+    f = torch.nn.functional
+    bf16 = torch.bfloat16
+
+    def matmul(dtype):
+        a = torch.randn(1024, 1024, device=device, dtype=dtype)
+        return a @ a
+
+    def linear_bias():
+        x = torch.randn(512, 1024, device=device, dtype=bf16)
+        w = torch.randn(4096, 1024, device=device, dtype=bf16)
+        b = torch.randn(4096, device=device, dtype=bf16)
+        return f.linear(x, w, b)
+
+    def conv(dtype, backward):
+        x = torch.randn(8, 64, 56, 56, device=device, dtype=dtype, requires_grad=backward)
+        w = torch.randn(64, 64, 3, 3, device=device, dtype=dtype, requires_grad=backward)
+        y = f.conv2d(x, w, padding=1)
+        if backward:
+            y.sum().backward()
+        return y
+
+    def attention(backend):
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        q = torch.randn(4, 16, 512, 64, device=device, dtype=bf16, requires_grad=True)
+        with sdpa_kernel(getattr(SDPBackend, backend)):
+            y = f.scaled_dot_product_attention(q, q, q, is_causal=True)
+        y.sum().backward()
+        return y
+
+    return [
+        ("cublas_fp32_matmul", lambda: matmul(torch.float32)),
+        ("cublas_bf16_matmul", lambda: matmul(bf16)),
+        ("cublaslt_bf16_linear_bias", linear_bias),
+        ("cudnn_fp32_conv_forward", lambda: conv(torch.float32, False)),
+        ("cudnn_fp32_conv_backward", lambda: conv(torch.float32, True)),
+        ("cudnn_bf16_conv_backward", lambda: conv(bf16, True)),
+        ("sdpa_flash_bf16", lambda: attention("FLASH_ATTENTION")),
+        ("sdpa_efficient_bf16", lambda: attention("EFFICIENT_ATTENTION")),
+    ]
+
+
+def libraries_child(dry_run):
+    """One fresh process: NVML used (and the allocator's share) before CUDA,
+    after the context, and after each library step; a failing step says
+    why and the probe goes on."""
+    rows, start = [], time.time()
+    idle, _ = (None, None) if dry_run else nvml()
+    import torch
+
+    device = "cpu" if dry_run else "cuda"
+    if not dry_run:
+        torch.backends.cudnn.benchmark = False
+
+    def reading():
+        if dry_run:
+            return None, None, None
+        torch.cuda.synchronize()
+        return nvml()[0], torch.cuda.memory_reserved(), torch.cuda.memory_allocated()
+
+    last = (idle, 0, 0) if not dry_run else (None, None, None)
+    rows.append(dict(step="idle", status="ok", nvml_device_used_bytes=idle))
+
+    def record(step, status):
+        nonlocal last
+        now = reading()
+        row = dict(step=step, status=status, nvml_device_used_bytes=now[0],
+                   reserved_bytes=now[1], allocated_bytes=now[2],
+                   seconds=f"{time.time() - start:.1f}")
+        if None not in (now[0], last[0]):
+            row["delta_used_bytes"] = now[0] - last[0]
+            # What the step's kernels (and the libraries' handles) took
+            # outside the caching allocator.
+            row["delta_outside_allocator_bytes"] = now[0] - last[0] - (now[1] - last[1])
+        rows.append(row)
+        last = now
+
+    try:
+        torch.zeros(1, device=device)
+        record("context", "ok")
+    except Exception as e:  # noqa: BLE001 - no CUDA at all: nothing more to probe.
+        rows.append(dict(step="context", status=f"failed: {type(e).__name__}: {e}"[:200]))
+        return rows
+    for step, action in library_steps(torch, device):
+        try:
+            out = action()
+            del out
+            status = "ok"
+        except Exception as e:  # noqa: BLE001 - an unsupported kernel (e.g. flash on an old GPU).
+            status = f"failed: {type(e).__name__}: {e}"[:200]
+        record(step, status)
+    versions = dict(torch_version=torch.__version__)
+    if not dry_run:
+        props = torch.cuda.get_device_properties(0)
+        versions.update(gpu_name=props.name, gpu_total_bytes=props.total_memory,
+                        cuda_version=torch.version.cuda or "",
+                        cudnn_version=torch.backends.cudnn.version() or "")
+    return [dict(r, **versions) for r in rows]
+
+
+def run_libraries(args, out_dir, timeout):
+    """The probe under lazy and eager module loading, one process each;
+    writes measured/libraries/libraries_<gpu>_<time>.csv. Returns the path."""
+    rows = []
+    for loading in ("LAZY", "EAGER"):
+        env = dict(os.environ, CUDA_MODULE_LOADING=loading)
+        cmd = [sys.executable, os.path.abspath(__file__), "--libraries-child"]
+        if args.dry_run:
+            cmd.append("--dry-run")
+            env["CUDA_VISIBLE_DEVICES"] = ""
+        try:
+            p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+            lines = [l for l in p.stdout.splitlines() if l.startswith("RESULT ")]
+            if p.returncode != 0 or not lines:
+                tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
+                got = [dict(step="probe", status=f"failed: {tail[:200]}")]
+            else:
+                got = json.loads(lines[-1][7:])
+        except subprocess.TimeoutExpired:
+            got = [dict(step="probe", status=f"skipped: over its {timeout:.0f} s time box")]
+        rows.extend(dict(r, loading=loading) for r in got)
+        problems = ", ".join(f"{r['step']} {r['status']}" for r in got if r["status"] != "ok")
+        print(f"libraries probe {loading:<5} {problems or 'ok'}", flush=True)
+    driver = "" if args.dry_run else driver_version()
+    gpu = gpu_preset(next((r.get("gpu_name") for r in rows if r.get("gpu_name")), "")) or "gpu"
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    folder = os.path.join(out_dir, "libraries")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"libraries_{'dry-run' if args.dry_run else gpu}_{stamp}.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=LIBRARY_COLUMNS, lineterminator="\n",
+                           extrasaction="ignore", restval="")
+        w.writeheader()
+        w.writerows(dict(r, driver=driver) for r in rows)
+    return path
+
+
 # ---------------------------------------------------------------- parent side
 
 def dry_size(cfg):
@@ -277,13 +439,20 @@ def main():
                    help="whole-run time budget in s (default 480 on a GPU, none in a dry run)")
     p.add_argument("--box-s", type=float, default=None,
                    help="time box of one configuration in s (default 75 on a GPU, 600 in a dry run)")
-    p.add_argument("--only", help="run only configurations whose name contains this")
+    p.add_argument("--only", help="run only configurations whose name contains this "
+                   "(`libraries`: the libraries probe alone)")
+    p.add_argument("--no-libraries", action="store_true",
+                   help="skip the libraries probe (context and kernel images, lazy and eager)")
     p.add_argument("--child", help=argparse.SUPPRESS)
+    p.add_argument("--libraries-child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
 
     if args.child:
         row = child(json.loads(args.child), args.dry_run, args.out)
         print("RESULT " + json.dumps(row, default=str), flush=True)
+        return
+    if args.libraries_child:
+        print("RESULT " + json.dumps(libraries_child(args.dry_run), default=str), flush=True)
         return
 
     out_dir = args.out or (tempfile.mkdtemp(prefix="memory_truth_") if args.dry_run else DEFAULT_OUT)
@@ -308,7 +477,12 @@ def main():
     box = args.box_s or (600.0 if args.dry_run else 75.0)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     driver = "" if args.dry_run else driver_version()
-    rows, start = [], time.time()
+    start = time.time()
+    if not args.no_libraries and (not args.only or args.only in "libraries"):
+        # First: a minute at most, and the fixed terms every row sits on.
+        path = run_libraries(args, out_dir, min(box, 60.0))
+        print(f"libraries probe -> {path}", flush=True)
+    rows = []
     for cfg in configs:
         left = budget - (time.time() - start)
         if left < 10:
@@ -334,6 +508,8 @@ def main():
                       "cudnn.benchmark off; no torch.compile"),
             **result, "seconds": f"{secs:.1f}",
         })
+    if not rows:
+        return
     gpu = next((r["gpu"] for r in rows if r["gpu"]), "gpu")
     name = f"memory_truth_{'dry-run' if args.dry_run else gpu}_{stamp}.csv"
     path = os.path.join(out_dir, name)
