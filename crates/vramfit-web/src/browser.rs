@@ -468,13 +468,14 @@ pub fn panic_on_request() {
     }
 }
 
-/// A field's id and its caret (selection start and end), where it has one.
+/// The focused element's id and, for a text field, its caret (selection
+/// start and end).
 type KeptFocus = (String, Option<(u32, u32)>);
 
 thread_local! {
     /// What was typed into the prerendered page before the app mounted.
     static PRERENDERED_EDITS: RefCell<Vec<(crate::fields::Field, String)>> = const { RefCell::new(Vec::new()) };
-    /// The prerendered page's field that had the focus, and its caret.
+    /// The prerendered page's element that had the focus, and its caret.
     static PRERENDERED_FOCUS: RefCell<Option<KeptFocus>> = const { RefCell::new(None) };
 }
 
@@ -506,14 +507,15 @@ pub fn keep_prerendered_edits() {
     PRERENDERED_EDITS.with(|e| *e.borrow_mut() = edits);
     let focus = document
         .active_element()
-        .and_then(|el| el.dyn_into::<web_sys::HtmlInputElement>().ok())
-        .filter(|input| !input.id().is_empty())
-        .map(|input| {
-            let caret = match (input.selection_start(), input.selection_end()) {
-                (Ok(Some(start)), Ok(Some(end))) => Some((start, end)),
-                _ => None,
-            };
-            (input.id(), caret)
+        .filter(|el| !el.id().is_empty())
+        .map(|el| {
+            let caret = el.dyn_ref::<web_sys::HtmlInputElement>().and_then(|input| {
+                match (input.selection_start(), input.selection_end()) {
+                    (Ok(Some(start)), Ok(Some(end))) => Some((start, end)),
+                    _ => None,
+                }
+            });
+            (el.id(), caret)
         });
     PRERENDERED_FOCUS.with(|f| *f.borrow_mut() = focus);
 }
@@ -524,22 +526,20 @@ pub fn prerendered_edits_kept() -> bool {
     PRERENDERED_EDITS.with(|e| !e.borrow().is_empty())
 }
 
-/// Puts the focus (and the caret) the prerendered page's field had on the
-/// app's field of the same id, once: where the app replaced that page, in
+/// Puts the focus the prerendered page had (and a text field's caret) on the
+/// app's element of the same id, once: where the app replaced that page, in
 /// the task that replaced it, so a key typed next reaches the new field.
 pub fn restore_prerendered_focus() {
     let Some((id, caret)) = PRERENDERED_FOCUS.with(|f| f.borrow_mut().take()) else {
         return;
     };
+    focus(&id);
     let input = window()
         .and_then(|w| w.document())
         .and_then(|d| d.get_element_by_id(&id))
         .and_then(|el| el.dyn_into::<web_sys::HtmlInputElement>().ok());
-    if let Some(input) = input {
-        let _ = input.focus();
-        if let Some((start, end)) = caret {
-            let _ = input.set_selection_range(start, end);
-        }
+    if let (Some(input), Some((start, end))) = (input, caret) {
+        let _ = input.set_selection_range(start, end);
     }
 }
 
