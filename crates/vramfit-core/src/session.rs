@@ -294,6 +294,54 @@ impl Session {
         Ok(self.max_batch_on(&prepared, cfg, overheads, capacity))
     }
 
+    /// Takes `max_batch` and `margin_batch` as the largest micro-batches
+    /// that fit on `gpu` (the [`GpuFit`] fields of [`Session::estimate`]:
+    /// in its usable memory, and keeping the safety margin free) without
+    /// searching, for answers computed elsewhere with this configuration
+    /// (the page rendered at build time shows them). Each is taken only if
+    /// it is that search's answer: it fits and one more does not (memory
+    /// grows with the batch, so exactly one batch passes both), which costs
+    /// two simulations instead of the search's dozen. Returns whether both
+    /// were taken; one that is not is searched for when asked, as before.
+    ///
+    /// # Errors
+    /// As [`crate::estimate()`].
+    pub fn seed_largest_batches(
+        &mut self,
+        spec: &ModelSpec,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        gpu: &GpuPreset,
+        max_batch: u64,
+        margin_batch: u64,
+    ) -> Result<bool, Error> {
+        let prepared = self.prepared(spec, cfg, overheads)?;
+        let cap = usable(gpu, overheads);
+        let mut taken = true;
+        for (capacity, answer) in [
+            (cap, max_batch),
+            (crate::overheads::with_margin(cap), margin_batch),
+        ] {
+            let fits = |batch: u64| {
+                (1..=MAX_DIMENSION).contains(&batch)
+                    && device_within(
+                        &prepared,
+                        &TrainConfig { batch, ..*cfg },
+                        overheads,
+                        capacity,
+                    )
+                    .is_some()
+            };
+            let answers = (answer == 0 || fits(answer))
+                && (answer == MAX_DIMENSION || !fits(answer.saturating_add(1)));
+            if answers {
+                self.remember_max_batch(&prepared, cfg, overheads, capacity, answer);
+            }
+            taken &= answers;
+        }
+        Ok(taken)
+    }
+
     /// [`max_batch_prepared`], remembered: the search replays the tape a few
     /// dozen times and its answer does not depend on `cfg`'s batch, which is
     /// what a page changes most. Asked again with only the batch changed
@@ -315,12 +363,26 @@ impl Session {
             return *answer;
         }
         let answer = max_batch_prepared(prepared, cfg, overheads, capacity);
+        self.remember_max_batch(prepared, cfg, overheads, capacity, answer);
+        answer
+    }
+
+    /// Keeps `answer` as the largest batch of `cfg` on `prepared` within
+    /// `capacity` (the [`MAX_BATCHES_KEPT`] latest answers are kept).
+    fn remember_max_batch(
+        &mut self,
+        prepared: &Rc<Prepared>,
+        cfg: &TrainConfig,
+        overheads: &Overheads,
+        capacity: Bytes,
+        answer: u64,
+    ) {
+        let asked = (TrainConfig { batch: 0, ..*cfg }, *overheads, capacity);
         if self.max_batches.len() >= MAX_BATCHES_KEPT {
             self.max_batches.remove(0);
         }
         self.max_batches
             .push((Rc::downgrade(prepared), asked, answer));
-        answer
     }
 
     /// The largest input that fits; see [`crate::max_input_for`].
@@ -744,6 +806,47 @@ mod tests {
             }
         }
         assert!(session.kept.len() <= KEPT);
+    }
+
+    #[test]
+    fn a_seeded_largest_batch_is_taken_only_where_it_is_the_answer() {
+        let gpu = gpu_preset("rtx-4090").unwrap();
+        let o = Overheads::for_gpu(&gpu);
+        let spec = model_preset("gpt2").unwrap().spec;
+        let cfg = TrainConfig {
+            batch: 8,
+            precision: Precision::AmpBf16,
+            ..TrainConfig::default()
+        };
+        let fresh = estimate(&spec, &cfg, &o, Some(&gpu)).unwrap();
+        let fit = fresh.gpu.clone().unwrap();
+        assert!(fit.max_batch > 1 && fit.margin_batch < fit.max_batch);
+        // The answers themselves: taken, and the estimate is the fresh one.
+        let mut session = Session::default();
+        let taken = session
+            .seed_largest_batches(&spec, &cfg, &o, &gpu, fit.max_batch, fit.margin_batch)
+            .unwrap();
+        assert!(taken);
+        assert_eq!(
+            session.estimate(&spec, &cfg, &o, Some(&gpu)).unwrap(),
+            fresh
+        );
+        // One off either way (a page of another build): refused, searched for.
+        for (max, margin) in [
+            (fit.max_batch + 1, fit.margin_batch),
+            (fit.max_batch, fit.margin_batch - 1),
+            (0, fit.margin_batch),
+        ] {
+            let mut session = Session::default();
+            let taken = session
+                .seed_largest_batches(&spec, &cfg, &o, &gpu, max, margin)
+                .unwrap();
+            assert!(!taken, "{max}, {margin}");
+            assert_eq!(
+                session.estimate(&spec, &cfg, &o, Some(&gpu)).unwrap(),
+                fresh
+            );
+        }
     }
 
     #[test]

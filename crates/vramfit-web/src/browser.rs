@@ -477,6 +477,9 @@ thread_local! {
     static PRERENDERED_EDITS: RefCell<Vec<(crate::fields::Field, String)>> = const { RefCell::new(Vec::new()) };
     /// The prerendered page's element that had the focus, and its caret.
     static PRERENDERED_FOCUS: RefCell<Option<KeptFocus>> = const { RefCell::new(None) };
+    /// The largest batches the prerendered page's verdict shows, where the
+    /// app starts from that page's settings with at most its batch changed.
+    static PRERENDERED_LARGEST: std::cell::Cell<Option<(u64, u64)>> = const { std::cell::Cell::new(None) };
 }
 
 /// Keeps what was typed into the prerendered page's number fields (the
@@ -493,7 +496,7 @@ pub fn keep_prerendered_edits() {
     if document.get_element_by_id("prerendered").is_none() {
         return;
     }
-    let edits = [Field::Batch, Field::Seq, Field::Image, Field::Accum]
+    let edits: Vec<(Field, String)> = [Field::Batch, Field::Seq, Field::Image, Field::Accum]
         .into_iter()
         .filter_map(|field| {
             let input = document
@@ -504,6 +507,26 @@ pub fn keep_prerendered_edits() {
             (value != input.default_value()).then_some((field, value))
         })
         .collect();
+    // The page's largest batches answer the app's first estimate too when
+    // nothing but the batch changed (they do not depend on it), and the
+    // address adds no settings (see `hydratable_root`).
+    let location = document.location();
+    let settings = |part: Option<Result<String, wasm_bindgen::JsValue>>| {
+        part.is_none_or(|p| p.map_or(true, |p| p.len() > 1))
+    };
+    let unchanged = edits.iter().all(|(field, _)| *field == Field::Batch)
+        && !settings(location.as_ref().map(web_sys::Location::search))
+        && !settings(location.as_ref().map(web_sys::Location::hash));
+    let largest = document
+        .query_selector("#prerendered #verdict")
+        .ok()
+        .flatten()
+        .filter(|_| unchanged)
+        .and_then(|verdict| {
+            let read = |name: &str| verdict.get_attribute(name)?.parse::<u64>().ok();
+            Some((read("data-max-batch")?, read("data-margin-batch")?))
+        });
+    PRERENDERED_LARGEST.with(|l| l.set(largest));
     PRERENDERED_EDITS.with(|e| *e.borrow_mut() = edits);
     let focus = document
         .active_element()
@@ -652,6 +675,13 @@ fn session_flag(window: &web_sys::Window, op: SessionFlag) -> Option<bool> {
             Some(false)
         }
     }
+}
+
+/// The largest batches (usable memory, safety margin) the prerendered page
+/// shows, which [`keep_prerendered_edits`] kept where they answer the app's
+/// first configuration too (the core checks them before taking them).
+pub fn prerendered_largest() -> Option<(u64, u64)> {
+    PRERENDERED_LARGEST.with(std::cell::Cell::get)
 }
 
 /// The edits [`keep_prerendered_edits`] kept, once.

@@ -40,9 +40,22 @@ pub struct Memo {
     points: Vec<CurvePoint>,
     /// Prepared simulations (kept across models and GPUs too; it holds a few).
     session: SharedSession,
+    /// The largest batches (usable memory, safety margin) a page rendered
+    /// with this build showed for the first estimate's configuration: the
+    /// core takes them without its search where they check out.
+    largest: Option<(u64, u64)>,
 }
 
 impl Memo {
+    /// A memo whose first estimate with a GPU starts from `largest` (see
+    /// [`vramfit_core::Session::seed_largest_batches`]).
+    pub fn seeded(largest: Option<(u64, u64)>) -> Memo {
+        Memo {
+            largest,
+            ..Memo::default()
+        }
+    }
+
     /// Forgets everything unless it was computed for this model, configuration and GPU.
     fn keep_only_for(&mut self, spec: &ModelSpec, cfg: &TrainConfig, gpu: &GpuPreset) {
         let key = (
@@ -159,6 +172,7 @@ impl Report {
         previous: Option<&Report>,
     ) -> Result<Report, Error> {
         let overheads = Overheads::for_gpu(gpu);
+        let largest = memo.largest.take();
         memo.keep_only_for(spec, cfg, gpu);
         let estimate = match &memo.fit {
             // Only whether this batch fits changes with the batch.
@@ -174,11 +188,12 @@ impl Report {
                 e
             }
             None => {
-                let e = memo
-                    .session
-                    .0
-                    .borrow_mut()
-                    .estimate(spec, cfg, &overheads, Some(gpu))?;
+                let mut session = memo.session.0.borrow_mut();
+                if let Some((max, margin)) = largest {
+                    session.seed_largest_batches(spec, cfg, &overheads, gpu, max, margin)?;
+                }
+                let e = session.estimate(spec, cfg, &overheads, Some(gpu))?;
+                drop(session);
                 memo.fit = e.gpu.clone();
                 e
             }

@@ -208,19 +208,32 @@ impl Reducible for AppState {
 impl AppState {
     /// A state for these inputs and preferences, estimated.
     pub fn new(inputs: Inputs, prefs: Prefs) -> AppState {
-        AppState::build(inputs, prefs, ImportState::default(), Vec::new())
+        AppState::build(
+            inputs,
+            prefs,
+            ImportState::default(),
+            Vec::new(),
+            Memo::default(),
+        )
     }
 
     /// The state a page address describes: its inputs (and `config.json`),
     /// its display settings over the browser's, and what it had that could
     /// not be used.
     pub fn from_link(link: &Link, browser: Prefs) -> AppState {
-        AppState::from_link_edited(link, browser, Vec::new())
+        AppState::from_link_edited(link, browser, Vec::new(), None)
     }
 
     /// [`AppState::from_link`] with `edits` typed over the link's fields
-    /// before the first estimate (what was typed into the prerendered page).
-    pub fn from_link_edited(link: &Link, browser: Prefs, edits: Vec<(Field, String)>) -> AppState {
+    /// before the first estimate (what was typed into the prerendered page),
+    /// and the largest batches that page showed, which the first estimate
+    /// takes without searching where they check out ([`Memo::seeded`]).
+    pub fn from_link_edited(
+        link: &Link,
+        browser: Prefs,
+        edits: Vec<(Field, String)>,
+        largest: Option<(u64, u64)>,
+    ) -> AppState {
         let mut import = ImportState::default();
         if let Some(json) = &link.share.config_json {
             import.set_text(json.clone());
@@ -234,6 +247,7 @@ impl AppState {
             link.view.apply(browser),
             import,
             link.warnings.clone(),
+            Memo::seeded(largest),
         );
         // The form drops an expert split for a model without experts (the
         // field is hidden): say so rather than reset it unseen.
@@ -252,6 +266,7 @@ impl AppState {
         prefs: Prefs,
         import: ImportState,
         link_warnings: Vec<Warning>,
+        memo: Memo,
     ) -> AppState {
         let mut s = AppState {
             catalog: Rc::new(Catalog::load()),
@@ -264,7 +279,7 @@ impl AppState {
             serving: None,
             stale: false,
             layer_sort: LayerSort::default(),
-            memo: Memo::default(),
+            memo,
             generation: 0,
             link_warnings,
             plans: None,

@@ -971,8 +971,12 @@ fn applying_from_a_card_below_moves_focus_to_the_verdict_it_changed() {
 #[test]
 fn a_page_typed_into_before_the_app_started_opens_with_the_edit() {
     let link = crate::url::read("https://x/");
-    let edited =
-        AppState::from_link_edited(&link, Prefs::default(), vec![(Field::Batch, "9".into())]);
+    let edited = AppState::from_link_edited(
+        &link,
+        Prefs::default(),
+        vec![(Field::Batch, "9".into())],
+        None,
+    );
     let then_set =
         Rc::new(AppState::from_link(&link, Prefs::default())).reduce(set(Field::Batch, "9"));
     assert_eq!(edited.inputs.batch, "9");
@@ -981,6 +985,37 @@ fn a_page_typed_into_before_the_app_started_opens_with_the_edit() {
         peak(&edited),
         peak(&AppState::from_link(&link, Prefs::default()))
     );
-    let bad = AppState::from_link_edited(&link, Prefs::default(), vec![(Field::Batch, "0".into())]);
+    let bad = AppState::from_link_edited(
+        &link,
+        Prefs::default(),
+        vec![(Field::Batch, "0".into())],
+        None,
+    );
     assert!(message(&bad, Field::Batch).is_some(), "{:?}", bad.errors);
+}
+
+/// The largest batches the prerendered page shows answer the first
+/// estimate of a page typed into (the batch does not change them), and a
+/// page of another build cannot plant wrong ones: the answer is the same
+/// whatever is seeded.
+#[test]
+fn the_prerendered_pages_largest_batches_seed_the_first_estimate_only_where_they_check_out() {
+    let link = crate::url::read("https://x/");
+    let estimate = |s: &AppState| s.report.as_ref().map(|r| r.estimate.clone());
+    let page = AppState::from_link(&link, Prefs::default());
+    let fit = page
+        .report
+        .as_ref()
+        .and_then(|r| r.estimate.gpu.clone())
+        .expect("the default page has a GPU");
+    let typed = || vec![(Field::Batch, "9".to_string())];
+    let searched = AppState::from_link_edited(&link, Prefs::default(), typed(), None);
+    for largest in [
+        (fit.max_batch, fit.margin_batch),
+        (fit.max_batch + 3, fit.margin_batch),
+        (fit.max_batch, 1),
+    ] {
+        let seeded = AppState::from_link_edited(&link, Prefs::default(), typed(), Some(largest));
+        assert_eq!(estimate(&seeded), estimate(&searched), "{largest:?}");
+    }
 }

@@ -26,6 +26,7 @@ pub fn App() -> Html {
             &url::read(&browser::address()),
             browser_prefs,
             browser::take_prerendered_edits(),
+            browser::prerendered_largest(),
         )
     });
     // The form's long lists and collapsed boxes, once the first render is

@@ -208,6 +208,8 @@ pub fn Verdict(props: &VerdictProps) -> Html {
             tabindex="-1"
             class={classes!("card", "verdict", if fit.fits { "fits" } else { "no-fit" })}
             data-fits={fit.fits.to_string()}
+            data-max-batch={fit.max_batch.to_string()}
+            data-margin-batch={fit.margin_batch.to_string()}
             aria-labelledby="verdict-title"
         >
             <div class="verdict-head">
