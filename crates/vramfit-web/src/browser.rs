@@ -510,13 +510,10 @@ pub fn keep_prerendered_edits() {
     // The page's largest batches answer the app's first estimate too when
     // nothing but the batch changed (they do not depend on it), and the
     // address adds no settings (see `hydratable_root`).
-    let location = document.location();
-    let settings = |part: Option<Result<String, wasm_bindgen::JsValue>>| {
-        part.is_none_or(|p| p.map_or(true, |p| p.len() > 1))
-    };
     let unchanged = edits.iter().all(|(field, _)| *field == Field::Batch)
-        && !settings(location.as_ref().map(web_sys::Location::search))
-        && !settings(location.as_ref().map(web_sys::Location::hash));
+        && document
+            .location()
+            .is_some_and(|location| !address_has_settings(&location));
     let largest = document
         .query_selector("#prerendered #verdict")
         .ok()
@@ -566,6 +563,13 @@ pub fn restore_prerendered_focus() {
     }
 }
 
+/// Whether the address carries settings (a query or a fragment), or cannot
+/// be read: the page is then not the default one.
+fn address_has_settings(location: &web_sys::Location) -> bool {
+    let settings = |part: Result<String, wasm_bindgen::JsValue>| part.map_or(true, |p| p.len() > 1);
+    settings(location.search()) || settings(location.hash())
+}
+
 /// The element holding the prerendered default page, where the app starts
 /// with exactly that page and can hydrate it: early.js showed it (no
 /// settings in the address, a browser language the app shows in English),
@@ -596,12 +600,7 @@ pub fn hydratable_root() -> Option<web_sys::Element> {
         })
         || root.query_selector("font").ok().flatten().is_some();
     let location = window.location();
-    let settings = |part: Result<String, wasm_bindgen::JsValue>| part.map_or(true, |p| p.len() > 1);
-    if hidden
-        || settings(location.search())
-        || settings(location.hash())
-        || initial_prefs().lang != Prefs::default().lang
-    {
+    if hidden || address_has_settings(&location) || initial_prefs().lang != Prefs::default().lang {
         return None;
     }
     if let Some(shell) = document.query_selector(".boot-shell").ok().flatten() {
