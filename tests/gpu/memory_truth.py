@@ -249,6 +249,7 @@ def child(cfg, dry_run, out_dir):
 
 LIBRARY_COLUMNS = [
     "loading", "step", "status", "nvml_device_used_bytes", "delta_used_bytes",
+    "cuda_used_bytes",
     "reserved_bytes", "allocated_bytes", "delta_outside_allocator_bytes",
     "gpu_name", "gpu_total_bytes", "driver", "torch_version", "cuda_version",
     "cudnn_version", "seconds",
@@ -319,6 +320,17 @@ def libraries_child(dry_run):
         torch.cuda.synchronize()
         return nvml()[0], torch.cuda.memory_reserved(), torch.cuda.memory_allocated()
 
+    def cuda_used():
+        """CUDA's own view of the device (total less free, all processes):
+        a cross-check of NVML's that needs no pynvml."""
+        if dry_run:
+            return None
+        try:
+            free, total = torch.cuda.mem_get_info()
+        except Exception:  # noqa: BLE001 - a cross-check only: NVML's reading stands.
+            return None
+        return total - free
+
     last = (idle, 0, 0) if not dry_run else (None, None, None)
     rows.append(dict(step="idle", status="ok", nvml_device_used_bytes=idle))
 
@@ -326,6 +338,7 @@ def libraries_child(dry_run):
         nonlocal last
         now = reading()
         row = dict(step=step, status=status, nvml_device_used_bytes=now[0],
+                   cuda_used_bytes=cuda_used(),
                    reserved_bytes=now[1], allocated_bytes=now[2],
                    seconds=f"{time.time() - start:.1f}")
         if None not in (now[0], last[0]):
