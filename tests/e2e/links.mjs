@@ -194,6 +194,30 @@ export const linkChecks = [
     }
   }],
 
+  ["a batch cleared in the prerendered page before the app starts keeps the default answer, stale, beside the field's error", async ({ browser, url }) => {
+    const { context, page, problems } = await openPage(browser);
+    await page.addInitScript(() => document.addEventListener("DOMContentLoaded", () => {
+      const batch = document.querySelector("#prerendered #batch");
+      if (!batch) return;
+      batch.focus();
+      batch.value = "";
+      batch.dispatchEvent(new Event("input", { bubbles: true }));
+    }));
+    await page.goto(url);
+    await page.waitForFunction(() => !document.getElementById("app").hasAttribute("aria-busy"), null, { timeout: 30_000 });
+    const seen = await page.evaluate(() => ({
+      batch: document.getElementById("batch")?.value,
+      invalid: document.getElementById("batch")?.getAttribute("aria-invalid"),
+      focused: document.activeElement?.id,
+      verdict: document.querySelector("#verdict .verdict-detail")?.textContent ?? "",
+      state: document.getElementById("results")?.dataset.state,
+    }));
+    await context.close();
+    expect(problems.length === 0, problems.join("\n  "));
+    expect(seen.batch === "" && seen.invalid === "true" && seen.focused === "batch" && seen.verdict !== "" && seen.state === "stale",
+      `after a cleared batch: ${JSON.stringify(seen)}`);
+  }],
+
   ["a link whose configuration is refused still offers every option to change it with", async ({ browser, url }) => {
     // Tensor parallelism over 7 GPUs on one: no report, so no completion; the form is built all the same.
     const { context, page, problems } = await openPage(browser);

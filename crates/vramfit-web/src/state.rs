@@ -228,7 +228,29 @@ impl AppState {
     /// before the first estimate (what was typed into the prerendered page),
     /// and the largest batches that page showed, which the first estimate
     /// takes without searching where they check out ([`Memo::seeded`]).
+    /// Edits that do not estimate (a field cleared to type another number)
+    /// are the link's first edit instead, as any later one: the link's
+    /// answer stays, marked stale, beside the field's error.
     pub fn from_link_edited(
+        link: &Link,
+        browser: Prefs,
+        edits: Vec<(Field, String)>,
+        largest: Option<(u64, u64)>,
+    ) -> AppState {
+        let edited = AppState::from_link_with(link, browser, edits.clone(), largest);
+        if !edited.stale || edits.is_empty() {
+            return edited;
+        }
+        let mut s = AppState::from_link_with(link, browser, Vec::new(), largest);
+        for (field, value) in edits {
+            s.apply(Action::SetField(field, value));
+        }
+        s
+    }
+
+    /// [`AppState::from_link_edited`]'s state with `edits` set before the
+    /// first estimate, whatever it gives.
+    fn from_link_with(
         link: &Link,
         browser: Prefs,
         edits: Vec<(Field, String)>,

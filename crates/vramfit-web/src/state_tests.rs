@@ -967,7 +967,8 @@ fn applying_from_a_card_below_moves_focus_to_the_verdict_it_changed() {
 
 /// What was typed into the prerendered page is where the app starts: the
 /// same answer as the default page with that edit, in one estimate, and an
-/// invalid edit is the field's error, not a lost keystroke.
+/// invalid edit (a field cleared to type another number) is the field's
+/// error beside the default page's answer, stale, as after any edit.
 #[test]
 fn a_page_typed_into_before_the_app_started_opens_with_the_edit() {
     let link = crate::url::read("https://x/");
@@ -985,13 +986,25 @@ fn a_page_typed_into_before_the_app_started_opens_with_the_edit() {
         peak(&edited),
         peak(&AppState::from_link(&link, Prefs::default()))
     );
-    let bad = AppState::from_link_edited(
-        &link,
-        Prefs::default(),
-        vec![(Field::Batch, "0".into())],
-        None,
-    );
-    assert!(message(&bad, Field::Batch).is_some(), "{:?}", bad.errors);
+    let page = AppState::from_link(&link, Prefs::default());
+    for typed in ["0", "", "abc"] {
+        let bad = AppState::from_link_edited(
+            &link,
+            Prefs::default(),
+            vec![(Field::Batch, typed.into())],
+            None,
+        );
+        assert!(
+            message(&bad, Field::Batch).is_some(),
+            "{typed:?}: {:?}",
+            bad.errors
+        );
+        assert_eq!(bad.inputs.batch, typed);
+        assert!(
+            bad.stale && peak(&bad) == peak(&page),
+            "{typed:?}: the default answer went"
+        );
+    }
 }
 
 /// The largest batches the prerendered page shows answer the first
