@@ -37,7 +37,14 @@ export function watch(page) {
   return problems;
 }
 
-export const bytesOf = async (page, selector) => Number(await page.getAttribute(selector, "data-bytes"));
+/**
+ * A number's data-bytes once the report on screen is complete: the numbers under the verdict follow
+ * the complete report (results.rs), a frame or so after an edit's verdict.
+ */
+export async function bytesOf(page, selector) {
+  await page.waitForFunction(() => document.querySelector("#results")?.dataset.complete !== "false", null, { timeout: 10_000 });
+  return Number(await page.getAttribute(selector, "data-bytes"));
+}
 
 /** Waits until `selector`'s data-bytes differs from `before`; returns the new value. */
 export async function nextBytes(page, selector, before) {

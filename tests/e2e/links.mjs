@@ -104,16 +104,23 @@ export const linkChecks = [
       const { context, page, problems } = await openPage(browser, options);
       if (crashed) await page.addInitScript(() => sessionStorage.setItem("vramfit:hydrating", "1"));
       await page.addInitScript((typed) => {
-        requestAnimationFrame(() => {
+        // The parser may yield to a frame before it reaches the verdict (a busy machine): such a frame
+        // shows no result at all, so the first one that could is the one recorded.
+        const record = () => {
           // Without a prerendered page to show, the app may have mounted (and replaced both) already.
           const pre = document.getElementById("prerendered");
+          if (document.readyState === "loading" && !pre?.querySelector("#verdict .verdict-detail")) {
+            requestAnimationFrame(record);
+            return;
+          }
           const shell = document.querySelector(".boot-shell");
           window.__firstFrame = {
             prerendered: pre ? getComputedStyle(pre).display !== "none" : false,
             verdict: pre?.querySelector("#verdict .verdict-detail")?.textContent ?? "",
             shell: shell ? getComputedStyle(shell).display !== "none" : false,
           };
-        });
+        };
+        requestAnimationFrame(record);
         // Once the page is parsed, before the app starts (boot.js waits for the first paint and the
         // compiled module): keep its elements, to see whether the app adopts them or builds new
         // ones, and type the batch.

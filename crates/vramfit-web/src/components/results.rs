@@ -106,17 +106,18 @@ pub fn Results(props: &ResultsProps) -> Html {
             }
         },
     );
-    // The cards below the peak breakdown follow a complete report: while a
-    // new estimate waits for its curve and comparison (computed after the
-    // frame that shows the verdict), they keep the last complete one, whose
-    // props compare equal by pointer, so a batch change repaints only the
-    // verdict and the numbers above them first. A completion that failed
+    // The cards below the verdict follow a complete report: while a new
+    // estimate waits for its curve and comparison (computed after the frame
+    // that shows the verdict), they keep the last complete one, whose props
+    // compare equal by pointer, so a batch change repaints only the summary
+    // and the verdict first. A completion that failed
     // (a problem is shown) leaves them on the current report.
     let settled = use_mut_ref(|| Rc::clone(r));
     if r.complete || props.problem.is_some() {
         *settled.borrow_mut() = Rc::clone(r);
     }
     let below = Rc::clone(&settled.borrow());
+    let b = &below.estimate;
     let trains = e.config.mode != vramfit_core::config::Mode::Inference;
     let mut notes: Vec<(&'static str, String)> = Vec::new();
     if e.host_ram_bytes.0 > 0 {
@@ -213,14 +214,17 @@ pub fn Results(props: &ResultsProps) -> Html {
                         { for notes.into_iter().map(|(id, text)| html! { <li id={id}>{ text }</li> }) }
                     </ul>
                 }
+                // The numbers under the verdict follow the complete report
+                // too (see `settled` above): the verdict's frame then lays out
+                // and paints one card, and these change with the cards below.
                 <PeakNumbers
-                    allocated={e.peak_allocated_bytes}
-                    reserved={e.peak_reserved_bytes}
-                    device={e.device_used_bytes}
-                    mode={e.config.mode}
-                    range={e.device_used_range_bytes.zip(e.device_used_spread)}
+                    allocated={b.peak_allocated_bytes}
+                    reserved={b.peak_reserved_bytes}
+                    device={b.device_used_bytes}
+                    mode={b.config.mode}
+                    range={b.device_used_range_bytes.zip(b.device_used_spread)}
                 />
-                <PeakBreakdown at_peak={e.at_peak} phase={e.peak_phase} step={e.peak_step} op={e.peak_op.clone()} mode={e.config.mode} />
+                <PeakBreakdown at_peak={b.at_peak} phase={b.peak_phase} step={b.peak_step} op={b.peak_op.clone()} mode={b.config.mode} />
                 if props.revealed {
                     // Training's trade-offs and plans: inference has no optimizer,
                     // accumulation or checkpointing to change.
@@ -232,7 +236,7 @@ pub fn Results(props: &ResultsProps) -> Html {
                             on_action={props.on_action.clone()}
                         />
                     }
-                    <GpuFinder batch={e.config.batch} options={props.gpu_options.clone()} on_action={props.on_action.clone()} />
+                    <GpuFinder batch={b.config.batch} options={props.gpu_options.clone()} on_action={props.on_action.clone()} />
                     <BatchChart report={below.clone()} />
                     <TimelineChart report={below.clone()} measured={measured_timeline} />
                     <MeasuredCard report={below.clone()} measured={(*measured).clone()} on_measured={on_measured} />
