@@ -166,6 +166,11 @@ export const checks = [
     await page.selectOption("#checkpointing", "full");
     const full = await nextBytes(page, "#peak-allocated", before);
     expect(full < before, `full checkpointing raised the peak from ${before} to ${full}`);
+    // torchtitan's per-op policy keeps some outputs of every block: between none and full.
+    await page.selectOption("#checkpointing", "selective-op");
+    const perOp = await nextBytes(page, "#peak-allocated", full);
+    expect(full < perOp && perOp < before, `per-op checkpointing: ${perOp}, not between full ${full} and none ${before}`);
+    expect((await text(page, "#summary")).includes("checkpointing: Selective per op (torchtitan)"), `summary: ${await text(page, "#summary")}`);
     await page.selectOption("#checkpointing", "every-k");
     await page.waitForSelector("#every-k", { timeout: 5_000 });
     await page.fill("#every-k", "x");

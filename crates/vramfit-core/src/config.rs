@@ -170,6 +170,13 @@ choice_enum!(
         /// Megatron-style selective recompute: drop only the attention core
         /// (scores, softmax, dropout, context) and recompute it.
         Selective => "selective",
+        /// PyTorch's selective activation checkpointing per op, as torchtitan
+        /// applies it (`--activation_checkpoint.mode selective
+        /// --activation_checkpoint.selective_ac_option op`): every block is
+        /// checkpointed, but the outputs of its fused attention kernel and of
+        /// every other matmul (the 1st, 3rd, ... of the block) are saved in
+        /// forward; the rest is recomputed before the block's backward.
+        SelectiveOp => "selective-op",
     }
 );
 
@@ -238,7 +245,7 @@ impl Checkpointing {
     /// Whether block number `index` is fully checkpointed.
     pub fn checkpoints_block(self, index: u32) -> bool {
         match self {
-            Checkpointing::Mode(CheckpointMode::Full) => true,
+            Checkpointing::Mode(CheckpointMode::Full | CheckpointMode::SelectiveOp) => true,
             Checkpointing::EveryK(k) => k > 0 && index.is_multiple_of(k),
             Checkpointing::Mode(_) => false,
         }
@@ -247,6 +254,12 @@ impl Checkpointing {
     /// Whether the attention core is recomputed (selective mode).
     pub fn selective(self) -> bool {
         self == Checkpointing::Mode(CheckpointMode::Selective)
+    }
+
+    /// Whether checkpointed blocks keep some ops' outputs from forward
+    /// ([`CheckpointMode::SelectiveOp`], see [`crate::graph::Graph::op_sac_saves`]).
+    pub fn saves_op_outputs(self) -> bool {
+        self == Checkpointing::Mode(CheckpointMode::SelectiveOp)
     }
 }
 

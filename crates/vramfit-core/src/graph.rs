@@ -255,6 +255,37 @@ impl Graph {
             .fold(0u64, u64::saturating_add)
     }
 
+    /// For each op, whether selective activation checkpointing per op keeps
+    /// its outputs from forward ([`crate::config::CheckpointMode::SelectiveOp`]):
+    /// torchtitan's policy (`torchtitan/distributed/activation_checkpoint.py`)
+    /// saves the output of the fused attention kernel and of every matmul
+    /// but each second one — it counts `aten.mm` calls afresh in each
+    /// checkpointed block and recomputes those with an even count. A linear
+    /// layer is one `mm`; matmuls between activations (`bmm`) and every other
+    /// op are recomputed.
+    pub fn op_sac_saves(&self) -> Vec<bool> {
+        let mut count = 0u32;
+        let mut block = None;
+        self.ops
+            .iter()
+            .map(|op| {
+                if op.block != block {
+                    block = op.block;
+                    count = 0;
+                }
+                match op.kind {
+                    _ if op.block.is_none() => false,
+                    OpKind::FusedAttention => true,
+                    OpKind::Linear => {
+                        count += 1;
+                        count % 2 == 1
+                    }
+                    _ => false,
+                }
+            })
+            .collect()
+    }
+
     /// The tensor with this id.
     pub fn tensor(&self, id: TensorId) -> Option<&Tensor> {
         self.tensors.get(id.0 as usize)

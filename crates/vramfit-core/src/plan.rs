@@ -461,8 +461,9 @@ pub enum Speed<'a> {
 /// sits, for recomputation) and the trainable parameters. Independent of
 /// precision, layout and batch, so one lowering times every configuration.
 struct Work {
-    /// (block, attention core, forward FLOPs as (fixed, per sample)) of every op that computes.
-    ops: Vec<(Option<u32>, bool, f64, f64)>,
+    /// (block, attention core, forward FLOPs as (fixed, per sample), kept by
+    /// per-op selective checkpointing) of every op that computes.
+    ops: Vec<(Option<u32>, bool, f64, f64, bool)>,
     forward: (f64, f64),
     trainable: f64,
 }
@@ -472,13 +473,15 @@ impl Work {
         let ops: Vec<_> = g
             .ops
             .iter()
-            .filter(|op| op.flops.fixed > 0 || op.flops.per_sample > 0)
-            .map(|op| {
+            .zip(g.op_sac_saves())
+            .filter(|(op, _)| op.flops.fixed > 0 || op.flops.per_sample > 0)
+            .map(|(op, kept)| {
                 (
                     op.block,
                     op.attention_core,
                     op.flops.fixed as f64,
                     op.flops.per_sample as f64,
+                    kept,
                 )
             })
             .collect();
@@ -498,8 +501,10 @@ impl Work {
         } else {
             self.ops
                 .iter()
-                .filter(|(block, core, ..)| {
-                    block.is_some_and(|b| cfg.checkpointing.checkpoints_block(b))
+                .filter(|(block, core, _, _, kept)| {
+                    // Per-op selective checkpointing does not run again what it kept.
+                    (block.is_some_and(|b| cfg.checkpointing.checkpoints_block(b))
+                        && !(cfg.checkpointing.saves_op_outputs() && *kept))
                         || (cfg.checkpointing.selective() && *core)
                 })
                 .map(|o| o.2 + o.3 * batch)

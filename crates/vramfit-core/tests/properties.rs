@@ -298,7 +298,7 @@ proptest! {
     fn checkpointing_never_raises_the_peak(m in 0..PRESETS.len(), cfg in train_config(), k in 1u32..4) {
         let spec = model_preset(PRESETS[m]).unwrap().spec;
         let none = peak(&spec, &cfg);
-        for mode in [Checkpointing::Mode(CheckpointMode::Full), Checkpointing::Mode(CheckpointMode::Selective), Checkpointing::EveryK(k)] {
+        for mode in [Checkpointing::Mode(CheckpointMode::Full), Checkpointing::Mode(CheckpointMode::Selective), Checkpointing::Mode(CheckpointMode::SelectiveOp), Checkpointing::EveryK(k)] {
             let with = peak(&spec, &TrainConfig { checkpointing: mode, ..cfg });
             prop_assert!(with <= none, "{} {mode}: {with} > {none}", PRESETS[m]);
         }

@@ -264,6 +264,12 @@ fn compare(run: &Run) -> Compared {
     let gpu = gpu_preset(run.get("gpu")).unwrap();
     let mut overheads = Overheads::for_gpu(&gpu);
     overheads.cuda_context = loading(run).context_on(&gpu);
+    // `PYTORCH_CUDA_ALLOC_CONF` as the run set it (empty: PyTorch's defaults).
+    if let Some(conf) = run.fields.get("allocator_conf").filter(|c| !c.is_empty()) {
+        overheads.allocator = conf
+            .parse()
+            .unwrap_or_else(|err| panic!("{}: allocator_conf {conf:?}: {err}", run.get("id")));
+    }
     let e = estimate(&model(run), &config(run), &overheads, Some(&gpu))
         .unwrap_or_else(|err| panic!("{}: {err}", run.get("id")));
     // The run did not fail: on its GPU the allocator stayed within the

@@ -28,6 +28,9 @@ pub enum CheckpointChoice {
     Full,
     /// Recompute only the attention core.
     Selective,
+    /// Checkpoint every block, keeping the attention kernel's and every
+    /// other matmul's outputs (torchtitan's per-op policy).
+    SelectiveOp,
     /// Checkpoint one block in every K.
     EveryK,
 }
@@ -38,6 +41,7 @@ impl CheckpointChoice {
         CheckpointChoice::None,
         CheckpointChoice::Full,
         CheckpointChoice::Selective,
+        CheckpointChoice::SelectiveOp,
         CheckpointChoice::EveryK,
     ];
 
@@ -47,6 +51,7 @@ impl CheckpointChoice {
             CheckpointChoice::None => "none",
             CheckpointChoice::Full => "full",
             CheckpointChoice::Selective => "selective",
+            CheckpointChoice::SelectiveOp => "selective-op",
             CheckpointChoice::EveryK => "every-k",
         }
     }
@@ -62,6 +67,9 @@ impl CheckpointChoice {
             Checkpointing::Mode(CheckpointMode::None) => (CheckpointChoice::None, None),
             Checkpointing::Mode(CheckpointMode::Full) => (CheckpointChoice::Full, None),
             Checkpointing::Mode(CheckpointMode::Selective) => (CheckpointChoice::Selective, None),
+            Checkpointing::Mode(CheckpointMode::SelectiveOp) => {
+                (CheckpointChoice::SelectiveOp, None)
+            }
             Checkpointing::EveryK(k) => (CheckpointChoice::EveryK, Some(k)),
         }
     }
@@ -361,6 +369,7 @@ impl Inputs {
             CheckpointChoice::None => Checkpointing::Mode(CheckpointMode::None),
             CheckpointChoice::Full => Checkpointing::Mode(CheckpointMode::Full),
             CheckpointChoice::Selective => Checkpointing::Mode(CheckpointMode::Selective),
+            CheckpointChoice::SelectiveOp => Checkpointing::Mode(CheckpointMode::SelectiveOp),
             CheckpointChoice::EveryK => Checkpointing::EveryK(1),
         };
         let mut errors = FieldErrors::default();

@@ -139,6 +139,7 @@ pub fn checkpointing(c: CheckpointChoice, lang: Lang) -> &'static str {
             CheckpointChoice::None => Key::CheckpointNone,
             CheckpointChoice::Full => Key::CheckpointFull,
             CheckpointChoice::Selective => Key::CheckpointSelective,
+            CheckpointChoice::SelectiveOp => Key::CheckpointSelectiveOp,
             CheckpointChoice::EveryK => Key::CheckpointEveryK,
         },
     )

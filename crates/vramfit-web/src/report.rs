@@ -297,6 +297,9 @@ impl Report {
             Checkpointing::Mode(CheckpointMode::Selective) => {
                 Some(t(lang, Key::CheckpointSelective).to_string())
             }
+            Checkpointing::Mode(CheckpointMode::SelectiveOp) => {
+                Some(t(lang, Key::CheckpointSelectiveOp).to_string())
+            }
             Checkpointing::EveryK(k) => Some(tf(lang, Key::SummaryEveryK, &[&k.to_string()])),
         };
         if let Some(c) = checkpointing {

@@ -25,7 +25,7 @@ COLUMNS = [
     "id", "source", "source_url", "quote", "fidelity",
     "gpu", "model", "batch", "seq", "image", "precision", "optimizer",
     "optimizer_impl", "zero_grad", "attention", "checkpointing", "grad_accum",
-    "strategy", "gpus_per_node", "nodes",
+    "strategy", "gpus_per_node", "nodes", "allocator_conf",
     "torch_version", "cuda_version", "driver",
     "device_used_bytes", "device_reading", "reading_source",
     "reserved_bytes", "allocated_bytes",
@@ -138,9 +138,12 @@ TT_NOTE = (
     "seq_len 8192 and AdamW (foreach; fused off by default) are the defaults of "
     "train_configs/llama3_8b.toml at 9dec370; the table does not state them. "
     "FSDP2 with bf16 parameters for compute and fp32 reduction (torchtitan's defaults), "
-    "SDPA attention. Selective AC here is torchtitan's per-op policy ('op': keep the "
-    "outputs of every other matmul and of SDPA), not Megatron's selective recompute that "
-    "vramfit models: approximate."
+    "SDPA attention. Selective AC is torchtitan's per-op policy (train_configs/llama3_8b.toml "
+    "at 9dec370: mode 'selective', selective_ac_option 'op': keep the outputs of every other "
+    "matmul and of SDPA; torchtitan/parallelisms/parallelize_llama.py), vramfit's "
+    "checkpointing selective-op; run_llama_train.sh at 9dec370 sets "
+    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True. Approximate: the 96 GB GPU and "
+    "FSDP2's fp32 reduce-scatter buffers (reduce_dtype float32) are not vramfit's."
 )
 TT_COMMON = dict(
     source="torchtitan-llama3-h100-202412",
@@ -156,9 +159,10 @@ TT_COMMON = dict(
     optimizer_impl="foreach",
     zero_grad="set-to-none",
     attention="sdpa",
-    checkpointing="selective",
+    checkpointing="selective-op",
     grad_accum=1,
     strategy="fsdp-full",
+    allocator_conf="expandable_segments:True",
     torch_version="2.6.0.dev20241223 (1963fc8)",
     cuda_version="",
     driver="",
@@ -314,7 +318,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--milabench", required=True, help="a milabench git directory")
     args = p.parse_args()
-    w = csv.DictWriter(sys.stdout, fieldnames=COLUMNS, lineterminator="\n")
+    w = csv.DictWriter(sys.stdout, fieldnames=COLUMNS, restval="", lineterminator="\n")
     w.writeheader()
     for row in [*hf_rows(), *torchtitan_rows(), *milabench_rows(args.milabench)]:
         w.writerow(row)

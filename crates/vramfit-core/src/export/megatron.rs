@@ -78,6 +78,8 @@ pub fn megatron_args(c: &TrainConfig) -> String {
         Checkpointing::Mode(CheckpointMode::Selective) => {
             args.push("--recompute-granularity selective".into())
         }
+        // No Megatron-LM flag keeps every other matmul's output: said below.
+        Checkpointing::Mode(CheckpointMode::SelectiveOp) => {}
         Checkpointing::EveryK(k) => args.push(format!(
             "--recompute-granularity full --recompute-method uniform --recompute-num-layers {k}"
         )),
@@ -103,6 +105,11 @@ pub fn megatron_args(c: &TrainConfig) -> String {
             "# {} is not one of Megatron-LM's optimizers (adam, sgd)\n",
             c.optimizer.id()
         ));
+    }
+    if c.checkpointing.saves_op_outputs() {
+        out.push_str(
+            "# selective checkpointing per op (torchtitan's) has no Megatron-LM flag; --recompute-granularity selective recomputes the attention core only\n",
+        );
     }
     out.push_str(&args.join(" \\\n"));
     out.push('\n');

@@ -26,6 +26,10 @@ pub(super) struct Plan {
     pub segments: Vec<Segment>,
     pub is_input: Vec<bool>,
     pub needs_backward: Vec<bool>,
+    /// For each op, whether its segment keeps its outputs from forward and
+    /// does not run it again (selective checkpointing per op); the op's
+    /// index is among its outputs' holders until then.
+    pub kept: Vec<bool>,
 }
 
 fn segments_of(g: &Graph, cfg: &TrainConfig) -> (Vec<Segment>, Vec<Option<usize>>) {
@@ -125,6 +129,27 @@ pub(super) fn plan(g: &Graph, cfg: &TrainConfig) -> Plan {
             }
         }
     }
+    // Selective checkpointing per op: the ops whose outputs a segment keeps
+    // from forward. Each such output is held from forward until the
+    // recomputation reaches the op that made it (which hands it over instead
+    // of running again, as PyTorch's `_CachedTorchDispatchMode` pops it from
+    // its storage); the op's index marks that hold.
+    let kept: Vec<bool> = if cfg.checkpointing.saves_op_outputs() {
+        g.op_sac_saves()
+            .into_iter()
+            .zip(&op_segment)
+            .map(|(saves, seg)| saves && seg.is_some())
+            .collect()
+    } else {
+        vec![false; g.ops.len()]
+    };
+    for (i, op) in g.ops.iter().enumerate().filter(|(i, _)| entry(&kept, *i)) {
+        for s in unique_storages(&op.outputs, &storage) {
+            if let Some(h) = holders.get_mut(s).filter(|h| !h.contains(&i)) {
+                h.push(i);
+            }
+        }
+    }
     let needs_backward = g
         .ops
         .iter()
@@ -149,6 +174,7 @@ pub(super) fn plan(g: &Graph, cfg: &TrainConfig) -> Plan {
         segments,
         is_input,
         needs_backward,
+        kept,
     }
 }
 

@@ -370,6 +370,13 @@ impl<'a> Sim<'a> {
         self.observe(phase, i);
         self.mem.free(gathered);
         self.mem.free(tmp);
+        self.free_after_use(i, last_use);
+    }
+
+    /// Frees op `i`'s inputs and outputs that nothing holds and that it used last.
+    fn free_after_use(&mut self, i: usize, last_use: &dyn Fn(&Self, usize) -> bool) {
+        let g = self.g;
+        let Some(op) = g.ops.get(i) else { return };
         for t in op.inputs.iter().chain(op.outputs.iter()) {
             let s = self.storage(*t);
             let held = entry(&self.holds, s) > 0 || self.is_input(s);
@@ -479,9 +486,21 @@ impl<'a> Sim<'a> {
             }
         }
         for i in seg.start..=seg.end {
-            self.run_forward_op(i, Phase::Backward, &|sim: &Self, s| {
-                sim.scratch.last_use.get(s) == Some(&(stamp, i))
-            });
+            let last_use = |sim: &Self, s| sim.scratch.last_use.get(s) == Some(&(stamp, i));
+            // An op whose outputs were kept from forward is not run again: it
+            // hands them over, and its hold from forward ends.
+            if entry(&self.plan.kept, i) {
+                let outputs = g.ops.get(i).map_or(&[][..], |op| &op.outputs[..]);
+                for s in unique_storages(outputs, &self.plan.storage) {
+                    let marked = self.plan.holders.get(s).is_some_and(|h| h.contains(&i));
+                    if let Some(h) = self.holds.get_mut(s).filter(|_| marked) {
+                        *h = h.saturating_sub(1);
+                    }
+                }
+                self.free_after_use(i, &last_use);
+            } else {
+                self.run_forward_op(i, Phase::Backward, &last_use);
+            }
         }
     }
 

@@ -155,6 +155,7 @@ table! {
     CheckpointNone => "None", "不使用";
     CheckpointFull => "Full (every block)", "完整（每个块）";
     CheckpointSelective => "Selective (attention only)", "选择性（仅注意力）";
+    CheckpointSelectiveOp => "Selective per op (torchtitan)", "逐算子选择性（torchtitan）";
     CheckpointEveryK => "Every K-th block", "每 K 个块一个";
     AttentionEager => "Eager (materialized scores)", "标准实现（保存注意力矩阵）";
     AttentionSdpa => "SDPA (memory-efficient)", "SDPA（省显存）";
