@@ -15,6 +15,7 @@ import torchvision
 import transformers
 from transformers import (
     BertConfig,
+    BertForMaskedLM,
     BertForSequenceClassification,
     BertModel,
     GPTNeoXConfig,
@@ -565,6 +566,13 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         keys = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                 "intermediate_size", "max_position_embeddings", "type_vocab_size"]
         return m, f"{TF} BertForSequenceClassification(BertConfig({_cfg_str(cfg, keys)},num_labels=2))"
+    if model_id in ("bert-base-mlm", "bert-large-mlm"):
+        cfg = bert_config(model_id.split("-")[1])
+        cfg._attn_implementation = attn
+        m = BertForMaskedLM(cfg)
+        keys = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                "intermediate_size", "max_position_embeddings", "type_vocab_size"]
+        return m, f"{TF} BertForMaskedLM(BertConfig({_cfg_str(cfg, keys)}))"
     if model_id in ("bert-base-encoder", "bert-large-encoder"):
         cfg = bert_config(model_id.split("-")[1])
         cfg._attn_implementation = attn
@@ -678,6 +686,8 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "bert-large",
     "bert-base-encoder",
     "bert-large-encoder",
+    "bert-base-mlm",
+    "bert-large-mlm",
     "gpt2",
     "gpt2-medium",
     "gpt2-large",

@@ -181,6 +181,11 @@ impl Builder {
         self.frozen = self.base_frozen;
     }
 
+    /// Marks `t` as returned by the model beside its loss (see [`Graph::returned`]).
+    pub fn returns(&mut self, t: TensorId) {
+        self.graph.returned.push(t);
+    }
+
     /// Marks the point where a Python reference to `t` goes away: `t` lives
     /// at least until here.
     pub fn keep_alive(&mut self, t: TensorId) {

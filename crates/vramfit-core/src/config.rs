@@ -144,6 +144,22 @@ choice_enum!(
     }
 );
 
+choice_enum!(
+    /// How long the training loop keeps what the model returns beside its
+    /// loss (the logits of its `...Output`).
+    LoopOutputs, "loop-outputs" {
+        /// Gone before backward: the loop keeps only the loss, as the
+        /// Hugging Face Trainer's `compute_loss` returns it, or as a loop
+        /// that `del`s them (torchtitan's `del pred`).
+        Dropped => "dropped",
+        /// Held until the step ends: a loop whose `outputs = model(**batch)`
+        /// stays in scope through `loss.backward()` and `optimizer.step()`
+        /// (the common hand-written loop; milabench's benchmarks), so the
+        /// logits live through backward.
+        Kept => "kept",
+    }
+);
+
 impl Optimizer {
     /// The 8-bit optimizer that keeps this one's update rule with a quarter
     /// of its state (bitsandbytes' `AdamW8bit` for Adam and AdamW), which
@@ -371,6 +387,8 @@ pub struct TrainConfig {
     pub optimizer_impl: OptimizerImpl,
     /// Whether `zero_grad` frees the gradients or keeps them as zeros.
     pub zero_grad: ZeroGrad,
+    /// Whether the training loop keeps the model's outputs through backward.
+    pub loop_outputs: LoopOutputs,
 }
 
 impl Default for TrainConfig {
@@ -397,6 +415,7 @@ impl Default for TrainConfig {
             lora_base: LoraBase::Compute,
             optimizer_impl: OptimizerImpl::Foreach,
             zero_grad: ZeroGrad::SetToNone,
+            loop_outputs: LoopOutputs::Dropped,
         }
     }
 }

@@ -205,6 +205,10 @@ pub struct Graph {
     pub kv_cache: Numel,
     /// How the KV cache grows with the positions it holds.
     pub kv_layout: KvLayout,
+    /// What the model returns besides its loss (the logits of a
+    /// `...Output`): a training loop that keeps the output object holds
+    /// them until its step ends ([`crate::config::Outputs::Kept`]).
+    pub returned: Vec<TensorId>,
 }
 
 /// How a decoder's KV cache grows with the positions it holds, in bytes per

@@ -30,7 +30,7 @@ pub const SPREADS: &[Spread] = &[
     // BEGIN GENERATED
     Spread {
         kind: InputKind::Tokens,
-        runs: 18,
+        runs: 96,
         below: -0.007,
         above: 0.178,
     },

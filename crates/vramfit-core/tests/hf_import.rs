@@ -12,10 +12,22 @@ fn count(json: &str) -> u64 {
 
 #[test]
 fn imports_each_supported_model_type() {
-    // bert-base-uncased (BertForMaskedLM architectures -> bare encoder with pooler).
+    // bert-base-uncased's config: BertForMaskedLM, the masked-LM head and no
+    // pooler. 109,514,298 is what `sum(p.numel() for p in model.parameters())`
+    // prints for AutoModelForMaskedLM.from_pretrained('bert-base-uncased') in
+    // published code (and 4,416,698 for prajjwal1/bert-tiny, below).
     let bert = r#"{"architectures":["BertForMaskedLM"],"model_type":"bert","vocab_size":30522,"hidden_size":768,
         "num_hidden_layers":12,"num_attention_heads":12,"intermediate_size":3072,"max_position_embeddings":512,"type_vocab_size":2}"#;
-    assert_eq!(count(bert), 109_482_240);
+    assert_eq!(count(bert), 109_514_298);
+    let bert_tiny = r#"{"architectures":["BertForMaskedLM"],"model_type":"bert","vocab_size":30522,"hidden_size":128,
+        "num_hidden_layers":2,"num_attention_heads":2,"intermediate_size":512,"max_position_embeddings":512,"type_vocab_size":2}"#;
+    assert_eq!(count(bert_tiny), 4_416_698);
+    // Without architectures: BertModel, the bare encoder with its pooler
+    // (`tests/reference/param_counts.csv`: bert-base-encoder).
+    assert_eq!(
+        count(&bert.replace(r#""architectures":["BertForMaskedLM"],"#, "")),
+        109_482_240
+    );
     let bert_cls = bert.replace("BertForMaskedLM", "BertForSequenceClassification");
     assert_eq!(count(&bert_cls), 109_483_778);
     // gpt2-medium, n_inner null as in the published config.

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use vramfit_core::config::LoopOutputs;
 use vramfit_core::driver_reserve::{self, DeviceReading};
 use vramfit_core::parallel::{Parallel, Strategy};
 use vramfit_core::{
@@ -175,6 +176,12 @@ fn config(run: &Run) -> TrainConfig {
         },
         optimizer_impl: run.get("optimizer_impl").parse().unwrap(),
         zero_grad: run.get("zero_grad").parse().unwrap(),
+        // `memory_truth.py`'s loop returns the loss alone (its CSVs have no such column).
+        loop_outputs: run
+            .fields
+            .get("loop_outputs")
+            .map_or(Ok(LoopOutputs::Dropped), |v| v.parse())
+            .unwrap(),
         ..TrainConfig::default()
     }
 }

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use proptest::prelude::*;
-use vramfit_core::config::{LoraBase, Mode, OptimizerImpl, WeightFormat, ZeroGrad};
+use vramfit_core::config::{LoopOutputs, LoraBase, Mode, OptimizerImpl, WeightFormat, ZeroGrad};
 use vramfit_core::engines::{Engine, KvDtype, ServeWeights, Serving, serving};
 use vramfit_core::parallel::{Offload, Parallel, Strategy as Dp};
 use vramfit_core::share::{
@@ -92,7 +92,7 @@ fn parallel() -> impl Strategy<Value = Parallel> {
 
 fn train() -> impl Strategy<Value = TrainConfig> {
     let checkpointing = prop_oneof![
-        prop::sample::select(vec!["none", "full", "selective"])
+        prop::sample::select(vec!["none", "full", "selective", "selective-op"])
             .prop_map(|c| c.parse::<Checkpointing>().unwrap()),
         (1u32..=1 << 16).prop_map(Checkpointing::EveryK),
     ];
@@ -117,7 +117,10 @@ fn train() -> impl Strategy<Value = TrainConfig> {
             prop::sample::select(LoraBase::ALL.to_vec()),
             prop::sample::select(OptimizerImpl::ALL.to_vec()),
         ),
-        prop::sample::select(ZeroGrad::ALL.to_vec()),
+        (
+            prop::sample::select(ZeroGrad::ALL.to_vec()),
+            prop::sample::select(LoopOutputs::ALL.to_vec()),
+        ),
         (
             count(0..=1 << 24),
             count(0..=100_000),
@@ -133,7 +136,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
                 (precision, optimizer, checkpointing, attention),
                 parallel,
                 (mode, lora_rank, weights, lora_base, optimizer_impl),
-                zero_grad,
+                (zero_grad, loop_outputs),
                 (context, frozen_blocks, keep_attention, keep_mlp, keep_conv, lora_fp32),
             )| TrainConfig {
                 batch,
@@ -157,6 +160,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
                 lora_base,
                 optimizer_impl,
                 zero_grad,
+                loop_outputs,
             },
         )
 }
@@ -372,6 +376,7 @@ fn every_train_config_field_has_a_key() {
         ("keep_attention", "ka"),
         ("keep_conv", "kc"),
         ("keep_mlp", "km"),
+        ("loop_outputs", "lo"),
         ("lora_base", "lb"),
         ("lora_fp32", "lf"),
         ("lora_rank", "r"),
@@ -442,7 +447,7 @@ fn version_1_defaults_are_pinned() {
             "attention":"eager","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
             "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"etp":0,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
             "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute",
-            "optimizer_impl":"foreach","zero_grad":"set-to-none"})
+            "optimizer_impl":"foreach","zero_grad":"set-to-none","loop_outputs":"dropped"})
     );
     assert_eq!(decode("v=1").state, d);
     // Version 1's LoRA base was fp32 under AMP, which only LoRA and QLoRA read.
@@ -469,7 +474,7 @@ fn version_2_defaults_are_pinned() {
             "attention":"sdpa","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
             "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"etp":0,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
             "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute",
-            "optimizer_impl":"foreach","zero_grad":"set-to-none"})
+            "optimizer_impl":"foreach","zero_grad":"set-to-none","loop_outputs":"dropped"})
     );
     assert_eq!(ShareState::of_version(1).serve, d.serve);
 }

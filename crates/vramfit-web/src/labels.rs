@@ -231,6 +231,7 @@ pub fn setting(key: &str, lang: Lang) -> Option<&'static str> {
         "o" => Key::SetOptimizer,
         "oi" => Key::SetOptimizerImpl,
         "zg" => Key::SetZeroGrad,
+        "lo" => Key::SetLoopOutputs,
         "c" => Key::SetCheckpointing,
         "at" => Key::SetAttention,
         "mo" => Key::SetMode,

@@ -25,7 +25,7 @@ COLUMNS = [
     "id", "source", "source_url", "quote", "fidelity",
     "gpu", "model", "batch", "seq", "image", "precision", "optimizer",
     "optimizer_impl", "zero_grad", "attention", "checkpointing", "grad_accum",
-    "strategy", "gpus_per_node", "nodes", "allocator_conf",
+    "strategy", "gpus_per_node", "nodes", "allocator_conf", "loop_outputs",
     "torch_version", "cuda_version", "driver",
     "device_used_bytes", "device_reading", "reading_source",
     "reserved_bytes", "allocated_bytes",
@@ -51,6 +51,8 @@ HF_COMMON = dict(
     strategy="single",
     gpus_per_node=1,
     nodes=1,
+    # Trainer.compute_loss returns the loss alone: the outputs go before backward.
+    loop_outputs="dropped",
     torch_version="",
     cuda_version="",
     driver="460.91.03",
@@ -163,6 +165,8 @@ TT_COMMON = dict(
     grad_accum=1,
     strategy="fsdp-full",
     allocator_conf="expandable_segments:True",
+    # train.py: "pred = model(input_ids)", "loss = loss_fn(pred, labels)", "del pred".
+    loop_outputs="dropped",
     torch_version="2.6.0.dev20241223 (1963fc8)",
     cuda_version="",
     driver="",
@@ -202,21 +206,51 @@ MILABENCH_GPUS = [
     ("H200", "h200", "H200 141 GB"),
     ("L40S", "l40s", "L40S 48 GB"),
 ]
+HF_BENCH = "benchmarks/huggingface/requirements.cuda.txt"
+HF_LOOP = (
+    "benchmarks/huggingface/bench/__main__.py: torch.optim.Adam; no zero_grad (gradients "
+    "accumulate in place); --precision *fp16 = autocast(fp16) + GradScaler, fp32 and tf32 "
+    "no autocast (tf32 changes the matmul math, not the memory); synthetic input_ids and "
+    "labels of the model's train_length."
+)
+BERT_NOTE = (
+    "benchmarks/huggingface/bench/models.py Bert: AutoModelForMaskedLM.from_config(BertConfig()) "
+    "(bert-base: BertForMaskedLM, the MLM head tied to the word embeddings, no pooler), "
+    "train_length 512, labels at every position; transformers' default attention for BERT "
+    "(SDPA since 4.41). " + HF_LOOP
+)
+# Both loops keep the model's output through backward and the optimizer step:
+# torchvision/main.py's "output = model(inp)" stays in scope for the loop body,
+# huggingface/bench/__main__.py's "outputs = self.model(**data)" for step().
+# milabench name: the vramfit configuration of its runs, the requirements file
+# its versions are pinned in, and a note.
 MILABENCH_BENCHES = {
-    # milabench name: (vramfit model, seq, image, requirements file, note)
-    "resnet50": (
-        "resnet50", 0, 224, "benchmarks/torchvision/requirements.cuda.txt",
-        "benchmarks/torchvision/main.py: torchvision resnet50; channels_last; SGD (lr only: "
+    "resnet50": dict(
+        model="resnet50", seq=0, image=224, precision="amp-fp16", optimizer="sgd",
+        # ResNet-50 calls optimizer.zero_grad() (torch 2: set_to_none).
+        zero_grad="set-to-none", attention="none",
+        reqs="benchmarks/torchvision/requirements.cuda.txt",
+        note="benchmarks/torchvision/main.py: torchvision resnet50; channels_last; SGD (lr only: "
         "no momentum); --precision tf32-fp16 = autocast(fp16) + GradScaler, the input batch "
         "cast to fp16; FakeImageNet 224x224 via the pytorch DataLoader (pin_memory); "
         "optimizer.zero_grad() each step.",
     ),
-    "t5": (
-        "t5-small", 1024, 0, "benchmarks/huggingface/requirements.cuda.txt",
-        "benchmarks/huggingface: AutoModelForSeq2SeqLM.from_config(t5-small) (fp32 weights); "
+    "t5": dict(
+        model="t5-small", seq=1024, image=0, precision="amp-fp16", optimizer="adam",
+        # t5 never zeroes, so its gradients stay allocated like zeros.
+        zero_grad="zeros", attention="eager", reqs=HF_BENCH,
+        note="benchmarks/huggingface: AutoModelForSeq2SeqLM.from_config(t5-small) (fp32 weights); "
         "input_ids and labels of 1024 tokens; torch.optim.Adam; --precision tf32-fp16 = "
         "autocast(fp16) + GradScaler; no zero_grad (gradients accumulate in place).",
     ),
+    **{
+        f"bert-{p}": dict(
+            model="bert-base-mlm", seq=512, image=0,
+            precision="amp-fp16" if p.endswith("fp16") else "fp32", optimizer="adam",
+            zero_grad="zeros", attention="sdpa", reqs=HF_BENCH, note=BERT_NOTE,
+        )
+        for p in ("fp32", "tf32", "fp16", "tf32-fp16")
+    },
 }
 MILABENCH_NOTE = (
     "milabench scaling observation: 'memory' is the maximum over the run of the device's "
@@ -243,8 +277,8 @@ def milabench_rows(repo):
         path = f"config/scaling/{fname}.yaml"
         commit = git(repo, "log", "-1", "--format=%H", "--", path).strip()
         data = yaml.safe_load(git(repo, "show", f"{commit}:{path}"))
-        for bench, (model, seq, image, reqs, bench_note) in MILABENCH_BENCHES.items():
-            requirements = git(repo, "show", f"{commit}:{reqs}")
+        for bench, b in MILABENCH_BENCHES.items():
+            requirements = git(repo, "show", f"{commit}:{b['reqs']}")
             torch_version = pinned(requirements, "torch")
             cuda = pinned(requirements, "nvidia-cuda-runtime-cu12")
             transformers = pinned(requirements, "transformers")
@@ -260,38 +294,37 @@ def milabench_rows(repo):
             # the same memory; keep the 8-CPU one where there is one.
             by_batch = {}
             for o in obs:
-                b = o["batch_size"]
-                if b not in by_batch or o.get("cpu") == 8:
-                    by_batch[b] = o
-            for b, o in sorted(by_batch.items()):
+                size = o["batch_size"]
+                if size not in by_batch or o.get("cpu") == 8:
+                    by_batch[size] = o
+            for size, o in sorted(by_batch.items()):
                 mib = int(str(o["memory"]).split()[0])
                 quote = (
-                    f"- {{batch_size: {b}, cpu: {o['cpu']}, memory: {o['memory']}, "
+                    f"- {{batch_size: {size}, cpu: {o['cpu']}, memory: {o['memory']}, "
                     f"perf: {o['perf']}, time: {o['time']}}}"
                 )
                 yield dict(
-                    id=f"milabench-{fname.lower()}-{bench}-b{b}",
+                    id=f"milabench-{fname.lower()}-{bench}-b{size}",
                     source=f"milabench-scaling-{fname}",
                     source_url=f"https://github.com/mila-iqia/milabench/blob/{commit}/{path}",
                     quote=quote,
                     fidelity="exact",
                     gpu=gpu,
-                    model=model,
-                    batch=b,
-                    seq=seq,
-                    image=image,
-                    precision="amp-fp16",
-                    optimizer="sgd" if bench == "resnet50" else "adam",
+                    model=b["model"],
+                    batch=size,
+                    seq=b["seq"],
+                    image=b["image"],
+                    precision=b["precision"],
+                    optimizer=b["optimizer"],
                     optimizer_impl="foreach",
-                    # ResNet-50 calls optimizer.zero_grad() (torch 2: set_to_none);
-                    # t5 never zeroes, so its gradients stay allocated like zeros.
-                    zero_grad="set-to-none" if bench == "resnet50" else "zeros",
-                    attention="none" if bench == "resnet50" else "eager",
+                    zero_grad=b["zero_grad"],
+                    attention=b["attention"],
                     checkpointing="none",
                     grad_accum=1,
                     strategy="single",
                     gpus_per_node=1,
                     nodes=1,
+                    loop_outputs="kept",
                     torch_version=torch_version,
                     cuda_version=cuda,
                     driver="",
@@ -310,7 +343,7 @@ def milabench_rows(repo):
                     allocated_bytes="",
                     context_used_bytes="",
                     measured_when="nvml-used-max-over-run",
-                    notes=f"{MILABENCH_NOTE} {bench_note} GPU: {gpu_note}.{pins}",
+                    notes=f"{MILABENCH_NOTE} {b['note']} GPU: {gpu_note}.{pins}",
                 )
 
 

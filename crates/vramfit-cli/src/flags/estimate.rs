@@ -2,9 +2,9 @@
 //! configuration — the settings a share link carries, one key each.
 
 use super::value::{
-    attentions, checkpointings, choice, count, engines, gpu_layers, kv_dtypes, lora_bases, modes,
-    offloads, on_off, optimizer_impls, optimizers, precisions, set_weights, strategies, unit,
-    weights, zero_grads,
+    attentions, checkpointings, choice, count, engines, gpu_layers, kv_dtypes, loop_outputs,
+    lora_bases, modes, offloads, on_off, optimizer_impls, optimizers, precisions, set_weights,
+    strategies, unit, weights, zero_grads,
 };
 use super::{Cmd, Flag, Kind, Section};
 use vramfit_core::TrainConfig;
@@ -100,6 +100,15 @@ pub(super) const FLAGS: &[Flag] = &[
         section: Section::Estimate,
         commands: Cmd::ALL,
         set: |a, v| choice(v).map(|z| a.config.zero_grad = z),
+    },
+    Flag {
+        name: "--loop-outputs",
+        kind: Kind::Choice("L", loop_outputs),
+        help: "what the training loop keeps of the model's outputs: dropped (only the loss, as the\nHugging Face Trainer), kept (outputs = model(**batch) in scope through backward: the logits stay)",
+        default: Some(|| train().loop_outputs.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|o| a.config.loop_outputs = o),
     },
     Flag {
         name: "--checkpointing",

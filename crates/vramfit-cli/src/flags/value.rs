@@ -69,6 +69,11 @@ pub(super) fn optimizers() -> String {
     Optimizer::accepted()
 }
 
+/// `--loop-outputs`' ids.
+pub(super) fn loop_outputs() -> String {
+    vramfit_core::config::LoopOutputs::accepted()
+}
+
 /// `--zero-grad`'s ids.
 pub(super) fn zero_grads() -> String {
     vramfit_core::config::ZeroGrad::accepted()

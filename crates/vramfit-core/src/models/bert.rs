@@ -1,6 +1,6 @@
 //! BERT encoders as `transformers` builds them (`BertModel`,
-//! `BertForSequenceClassification`): the `bert` `model_type` and the
-//! presets. Lowered by the shared transformer ([`super::transformer`]).
+//! `BertForSequenceClassification`, `BertForMaskedLM`): the `bert`
+//! `model_type` and the presets. Lowered by the shared transformer ([`super::transformer`]).
 
 use super::family::{Family, Group, Import, ModelPreset};
 use super::hf_fields::Fields;
@@ -46,12 +46,17 @@ fn bert(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
         .architectures()
         .iter()
         .any(|a| a.ends_with("ForSequenceClassification"));
+    // `BertForMaskedLM` is what the published pre-trained checkpoints
+    // (`bert-base-uncased` and the like) name: the masked-LM head, no pooler.
+    let masked_lm = f.architectures().iter().any(|a| a.ends_with("ForMaskedLM"));
     let head = if classification {
         let labels = match f.map.get("id2label").and_then(Value::as_object) {
             Some(m) if !m.is_empty() => m.len() as u64,
             _ => f.opt_u64("num_labels")?.unwrap_or(2),
         };
         Head::Classification { labels }
+    } else if masked_lm {
+        Head::MaskedLm
     } else {
         Head::Bare
     };
@@ -80,7 +85,7 @@ fn bert(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
     })
 }
 
-/// BERT-base and -large, with a classification head or bare.
+/// BERT-base and -large, with a classification head, the masked-LM head or bare.
 fn presets() -> Vec<ModelPreset> {
     let p = ModelPreset::new;
     vec![
@@ -95,6 +100,18 @@ fn presets() -> Vec<ModelPreset> {
             "BERT-large (classification, 2 labels)",
             Group::Bert,
             spec(1024, 24, 16, Head::Classification { labels: 2 }),
+        ),
+        p(
+            "bert-base-mlm",
+            "BERT-base (masked-LM pre-training)",
+            Group::Bert,
+            spec(768, 12, 12, Head::MaskedLm),
+        ),
+        p(
+            "bert-large-mlm",
+            "BERT-large (masked-LM pre-training)",
+            Group::Bert,
+            spec(1024, 24, 16, Head::MaskedLm),
         ),
         p(
             "bert-base-encoder",

@@ -52,6 +52,7 @@ pub(super) fn image_input(b: &mut Builder, image: u64) -> (TensorId, TensorId) {
 
 pub(super) fn classifier_loss(b: &mut Builder, x: TensorId, labels: TensorId, classes: u64) {
     b.cross_entropy("loss", x, labels, 1, classes);
+    b.returns(x);
 }
 
 pub(super) fn check_side(side: u64, model: &'static str) -> Result<(), Error> {

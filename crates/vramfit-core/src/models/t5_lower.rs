@@ -75,8 +75,13 @@ pub fn lower(b: &mut Builder, spec: &T5Spec, cfg: &TrainConfig) -> Result<(), Er
             // `CrossEntropyLoss` on the logits as they are (no `.float()`).
             b.cross_entropy("loss", logits, labels, dec_len, t.vocab);
             b.keep_alive(logits);
+            b.returns(logits);
+            b.returns(encoder);
             // The output's cache lives until the output is dropped.
-            cache.into_iter().for_each(|kv| b.keep_alive(kv));
+            cache.into_iter().for_each(|kv| {
+                b.keep_alive(kv);
+                b.returns(kv);
+            });
         }
         None => {
             // Generation reads the last position's logits as an fp32 copy.

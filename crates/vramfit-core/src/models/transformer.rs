@@ -36,6 +36,11 @@ pub enum Head {
     },
     /// The bare encoder (BERT with its pooler); trained with a loss on the pooled output.
     Bare,
+    /// BERT's masked-language-model head (`BertForMaskedLM`, no pooler): a
+    /// dense layer, GELU and LayerNorm, then the decoder over the vocabulary,
+    /// tied to the word embeddings with a bias of its own; a cross-entropy
+    /// loss over every position (labels of the sequence's length).
+    MaskedLm,
 }
 
 /// Dimensions of a transformer, named as in Hugging Face configs.
@@ -654,7 +659,7 @@ pub fn lower(
     b.layer("embeddings");
     let ids = b.input("input_ids", seq, DType::I64);
     let labels_per_sample = match t.head {
-        Head::CausalLm => seq,
+        Head::CausalLm | Head::MaskedLm => seq,
         Head::Classification { .. } | Head::Bare => 1,
     };
     let labels = if b.inference {
@@ -746,20 +751,32 @@ pub fn lower(
             if let Some(moe) = t.moe.as_ref().filter(|m| m.aux_loss) {
                 super::moe_lower::aux_loss(b, moe);
             }
-            // The forward's `logits` local (half precision under autocast) lives until it returns.
+            // The forward's `logits` local (half precision under autocast) lives
+            // until it returns, and in the output object it returns.
             if upcast != logits {
                 b.keep_alive(logits);
             }
+            b.returns(logits);
         }
         Head::Classification { labels: n } => {
             let pooled = bert_pooler(b, x, h);
             let pooled = b.dropout("dropout", pooled, t.hidden_dropout);
             let logits = b.linear("classifier", pooled, h, n, true);
             b.cross_entropy("loss", logits, labels, 1, n);
+            b.returns(logits);
         }
         Head::Bare => {
             let pooled = bert_pooler(b, x, h);
             b.cross_entropy("loss", pooled, labels, 1, h);
+            // `BaseModelOutputWithPooling`: the last hidden state and the pooled output.
+            b.returns(x);
+            b.returns(pooled);
+        }
+        Head::MaskedLm => {
+            let logits = bert_mlm_head(b, t, x, wte);
+            // `CrossEntropyLoss()(prediction_scores.view(-1, vocab_size), labels.view(-1))`.
+            b.cross_entropy("loss", logits, labels, seq, t.vocab);
+            b.returns(logits);
         }
     }
     Ok(())
@@ -812,6 +829,10 @@ fn lower_inference_head(
             let pooled = bert_pooler(b, x, h);
             b.keep_alive(pooled);
         }
+        Head::MaskedLm => {
+            let logits = bert_mlm_head(b, t, x, wte);
+            b.keep_alive(logits);
+        }
     }
 }
 
@@ -855,6 +876,23 @@ fn lm_head_tied(
     t: &TransformerSpec,
 ) -> TensorId {
     b.linear_with("lm_head", x, wte, None, t.hidden, t.vocab)
+}
+
+/// BERT's masked-LM head (`BertOnlyMLMHead`): `transform` (dense, GELU,
+/// LayerNorm), then `decoder`, whose weight is the word embeddings' and
+/// whose bias is `cls.predictions.bias`; returns the scores over the vocabulary.
+fn bert_mlm_head(
+    b: &mut Builder,
+    t: &TransformerSpec,
+    x: TensorId,
+    wte: crate::graph::ParamId,
+) -> TensorId {
+    let h = t.hidden;
+    let d = b.linear("cls.predictions.transform.dense", x, h, h, true);
+    let a = b.activation("cls.predictions.transform.transform_act_fn", d);
+    let n = b.layernorm("cls.predictions.transform.LayerNorm", a, h, true);
+    let bias = b.param("cls.predictions.bias", &[t.vocab]);
+    b.linear_with("cls.predictions.decoder", n, wte, Some(bias), h, t.vocab)
 }
 
 /// BERT's pooler: `tanh(dense(x[:, 0]))`.

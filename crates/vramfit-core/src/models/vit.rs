@@ -258,6 +258,7 @@ pub fn lower_vit(
     );
     let logits = b.linear("heads.head", first, h, v.classes, true);
     b.cross_entropy("loss", logits, labels, 1, v.classes);
+    b.returns(logits);
     Ok(())
 }
 
@@ -334,6 +335,7 @@ pub fn lower_mlp(b: &mut Builder, m: &MlpSpec) -> Result<(), Error> {
     b.layer("head");
     let logits = b.linear("linear", x, width, m.classes, true);
     b.cross_entropy("loss", logits, labels, 1, m.classes);
+    b.returns(logits);
     Ok(())
 }
 

@@ -115,6 +115,7 @@ pub fn lower(b: &mut Builder, v: &VitSpec, image: u64, attention: Attention) -> 
     );
     let logits = b.linear("classifier", first, h, v.classes, true);
     b.cross_entropy("loss", logits, labels, 1, v.classes);
+    b.returns(logits);
     Ok(())
 }
 

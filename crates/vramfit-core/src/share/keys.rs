@@ -4,8 +4,8 @@
 
 use super::{IMPORTED_MODEL, Reason, ShareState};
 use crate::config::{
-    Attention, Checkpointing, LoraBase, MAX_DIMENSION, Mode, Optimizer, OptimizerImpl, Precision,
-    ZeroGrad,
+    Attention, Checkpointing, LoopOutputs, LoraBase, MAX_DIMENSION, Mode, Optimizer, OptimizerImpl,
+    Precision, ZeroGrad,
 };
 use crate::engines::serving::{self, MAX_CONCURRENCY, MAX_GPU_LAYERS};
 use crate::engines::{Engine, KvDtype};
@@ -220,6 +220,13 @@ pub const KEYS: &[Key] = &[
         OptimizerImpl::accepted
     ),
     choice_key!("zg", "--zero-grad", zero_grad, ZeroGrad, ZeroGrad::accepted),
+    choice_key!(
+        "lo",
+        "--loop-outputs",
+        loop_outputs,
+        LoopOutputs,
+        LoopOutputs::accepted
+    ),
     Key {
         key: "c",
         flag: "--checkpointing",

@@ -3,7 +3,7 @@
 //! who holds it for backward, and which op runs are recomputed.
 
 use super::entry;
-use crate::config::TrainConfig;
+use crate::config::{LoopOutputs, TrainConfig};
 use crate::graph::{Graph, OpKind, TensorId};
 
 /// A run of ops whose saved tensors are dropped in forward and recomputed
@@ -13,6 +13,10 @@ pub(super) struct Segment {
     pub start: usize,
     pub end: usize,
 }
+
+/// The holder of what the training loop keeps of the model's outputs: no
+/// backward op, so only the micro-batch's end frees them.
+const CALLER: usize = usize::MAX;
 
 /// Precomputed, batch-independent facts about the graph.
 pub(super) struct Plan {
@@ -126,6 +130,15 @@ pub(super) fn plan(g: &Graph, cfg: &TrainConfig) -> Plan {
             }
             for t in &op.outputs {
                 produced.insert(st(t));
+            }
+        }
+    }
+    // A loop that keeps the model's outputs holds them until the micro-batch
+    // ends: a hold nothing releases before.
+    if cfg.loop_outputs == LoopOutputs::Kept {
+        for s in unique_storages(&g.returned, &storage) {
+            if let Some(h) = holders.get_mut(s).filter(|h| !h.contains(&CALLER)) {
+                h.push(CALLER);
             }
         }
     }

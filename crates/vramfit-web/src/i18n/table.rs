@@ -551,6 +551,7 @@ table! {
     SetOptimizer => "optimizer", "优化器";
     SetOptimizerImpl => "optimizer implementation", "优化器实现";
     SetZeroGrad => "zero_grad", "zero_grad 行为";
+    SetLoopOutputs => "the loop's outputs", "训练循环保留的输出";
     SetCheckpointing => "activation checkpointing", "激活检查点";
     SetAttention => "attention", "注意力实现";
     SetMode => "mode", "模式";
