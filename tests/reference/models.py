@@ -108,6 +108,18 @@ def llama_tiny_config() -> LlamaConfig:
 # HF configs (official config.json values)
 # --------------------------------------------------------------------------
 
+# vramfit's BERT presets by the suffix of their id: the class and how its
+# description ends (classification with 2 labels, masked LM, bare with pooler).
+BERT_HEADS = {
+    "": (BertForSequenceClassification, ",num_labels=2))"),
+    "mlm": (BertForMaskedLM, "))"),
+    "encoder": (BertModel, "),add_pooling_layer=True)"),
+}
+BERT_IDS = {f"bert-{size}{'-' + head if head else ''}" for size in ("base", "large") for head in BERT_HEADS}
+BERT_KEYS = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+             "intermediate_size", "max_position_embeddings", "type_vocab_size"]
+
+
 def bert_config(size: str) -> BertConfig:
     if size == "base":
         h, L, a, i = 768, 12, 12, 3072
@@ -559,27 +571,12 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         return mlp_small(), (
             f"{TORCH} nn.Sequential(4x[Linear(1024,4096),GELU(),Linear(4096,1024)],Linear(1024,1000))"
         )
-    if model_id in ("bert-base", "bert-large"):
-        cfg = bert_config(model_id.split("-")[1])
+    if model_id in BERT_IDS:
+        size, _, head = model_id[len("bert-"):].partition("-")
+        cls, tail = BERT_HEADS[head]
+        cfg = bert_config(size)
         cfg._attn_implementation = attn
-        m = BertForSequenceClassification(cfg)
-        keys = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
-                "intermediate_size", "max_position_embeddings", "type_vocab_size"]
-        return m, f"{TF} BertForSequenceClassification(BertConfig({_cfg_str(cfg, keys)},num_labels=2))"
-    if model_id in ("bert-base-mlm", "bert-large-mlm"):
-        cfg = bert_config(model_id.split("-")[1])
-        cfg._attn_implementation = attn
-        m = BertForMaskedLM(cfg)
-        keys = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
-                "intermediate_size", "max_position_embeddings", "type_vocab_size"]
-        return m, f"{TF} BertForMaskedLM(BertConfig({_cfg_str(cfg, keys)}))"
-    if model_id in ("bert-base-encoder", "bert-large-encoder"):
-        cfg = bert_config(model_id.split("-")[1])
-        cfg._attn_implementation = attn
-        m = BertModel(cfg)
-        keys = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
-                "intermediate_size", "max_position_embeddings", "type_vocab_size"]
-        return m, f"{TF} BertModel(BertConfig({_cfg_str(cfg, keys)}),add_pooling_layer=True)"
+        return cls(cfg), f"{TF} {cls.__name__}(BertConfig({_cfg_str(cfg, BERT_KEYS)}{tail}"
     if model_id in GPT2_SIZES:
         cfg = gpt2_config(model_id)
         cfg._attn_implementation = attn
