@@ -87,8 +87,10 @@ export const checks = [
     const before = await bytesOf(page, "#peak-allocated");
     const detail = await text(page, "#verdict .verdict-detail");
     const charts = await chartState(page);
-    // The frame after the edit shows the new verdict; the numbers under it follow with the complete
-    // report (results.rs), so that frame lays out and paints the summary and the verdict alone.
+    const link = await page.inputValue("#share-link");
+    // The frame after the edit shows the new verdict; the numbers under it and the share link follow
+    // with the complete report (results.rs, app.rs), so that frame lays out and paints the summary and
+    // the verdict alone.
     const first = await page.evaluate(() => new Promise((resolve) => {
       const batch = document.getElementById("batch");
       batch.value = "32";
@@ -99,14 +101,17 @@ export const checks = [
           summary: document.getElementById("summary").textContent,
           detail: document.querySelector("#verdict .verdict-detail").textContent,
           allocated: Number(document.getElementById("peak-allocated").dataset.bytes),
+          link: document.getElementById("share-link").value,
           complete: document.getElementById("results").dataset.complete,
         });
         channel.port2.postMessage(0);
       });
     }));
     expect(first.summary.includes("batch 32") && first.detail !== detail, `the frame after the edit: ${JSON.stringify(first)}`);
-    expect(first.allocated === before && first.complete === "false", `the numbers under the verdict changed in its frame: ${JSON.stringify(first)}`);
+    expect(first.allocated === before && first.link === link && first.complete === "false",
+      `the numbers under the verdict or the link changed in its frame: ${JSON.stringify(first)}`);
     const after = await nextBytes(page, "#peak-allocated", before);
+    await page.waitForFunction(() => document.getElementById("share-link").value.includes("b=32"), null, { timeout: 5_000 });
     expect(after > before, `batch 8 → 32 changed peak allocated from ${before} to ${after}, not upward`);
     expect((await text(page, "#summary")).includes("batch 32"), `summary does not say batch 32: ${await text(page, "#summary")}`);
     expect((await text(page, "#verdict .verdict-detail")) !== detail, "the verdict's detail did not change");

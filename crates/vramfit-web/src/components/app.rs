@@ -46,7 +46,14 @@ pub fn App() -> Html {
     }
     let prefs = state.prefs;
     use_effect_with(prefs, |prefs| browser::reflect(*prefs));
-    let share = state.share_state();
+    // The link follows the complete report, as the cards below the verdict
+    // do: an edit's first frame repaints the verdict alone, and the share
+    // box and the address change with the completion a frame later.
+    let settled_share = use_mut_ref(|| state.share_state());
+    if !state.incomplete() {
+        *settled_share.borrow_mut() = state.share_state();
+    }
+    let share = settled_share.borrow().clone();
     // Encoding the link walks every setting: once per change, not per
     // render, and not before the first render is on screen (the address
     // can wait; `None` leaves it as it is).
