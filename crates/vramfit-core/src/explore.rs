@@ -6,7 +6,7 @@
 
 use crate::config::{
     Attention, CheckpointMode, Checkpointing, LoraBase, MAX_DIMENSION, Mode, Optimizer, Precision,
-    TrainConfig,
+    TrainConfig, ZeroGrad,
 };
 use crate::gpus::GpuPreset;
 use crate::models::{InputKind, ModelSpec};
@@ -218,17 +218,33 @@ pub(crate) fn techniques(
     {
         candidates.push((
             Technique::OptimizerOffload,
-            TrainConfig {
-                parallel: Parallel {
+            laid_out(
+                cfg,
+                Parallel {
                     strategy: Strategy::Zero2,
                     offload: Offload::Optimizer,
                     ..cfg.parallel
                 },
-                ..*cfg
-            },
+            ),
         ));
     }
     candidates
+}
+
+/// `cfg` under another multi-GPU layout. ZeRO, FSDP and Megatron's
+/// distributed optimizer keep the gradients in buffers of their own, which
+/// they zero themselves: a loop's `zero_grad(set_to_none=False)` no longer
+/// applies there (see [`TrainConfig::validate`]).
+fn laid_out(cfg: &TrainConfig, parallel: Parallel) -> TrainConfig {
+    let zero_grad = match parallel.strategy {
+        Strategy::Single | Strategy::Ddp => cfg.zero_grad,
+        _ => ZeroGrad::SetToNone,
+    };
+    TrainConfig {
+        parallel,
+        zero_grad,
+        ..*cfg
+    }
 }
 
 /// The layouts "more GPUs" tries, fewest GPUs first: the current world
@@ -255,15 +271,15 @@ pub(crate) fn more_gpus(cfg: &TrainConfig) -> Vec<TrainConfig> {
         .take_while(|&w| w <= MAX_GPUS)
         .map(|w| {
             let (gpus_per_node, nodes) = if w <= 8 { (w, 1) } else { (8, w / 8) };
-            TrainConfig {
-                parallel: Parallel {
+            laid_out(
+                cfg,
+                Parallel {
                     strategy,
                     gpus_per_node,
                     nodes,
                     ..cfg.parallel
                 },
-                ..*cfg
-            }
+            )
         })
         .filter(|c| c.parallel.validate().is_ok())
         .collect()
@@ -293,6 +309,41 @@ mod tests {
                 .windows(2)
                 .all(|w| w[0].allocated_bytes <= w[1].allocated_bytes)
         );
+    }
+
+    /// A configuration with gradients kept as zeros (the 2022 Trainer's) is
+    /// offered ZeRO-Offload and more GPUs as those engines run them: every
+    /// alternative is one the estimator takes.
+    #[test]
+    fn alternatives_to_gradients_kept_as_zeros_are_valid_configurations() {
+        let spec = model_preset("bert-large").map(|p| p.spec).unwrap();
+        let cfg = TrainConfig {
+            zero_grad: ZeroGrad::Zeros,
+            ..TrainConfig::default()
+        };
+        cfg.validate().unwrap();
+        let offload = techniques(&spec, &cfg, Target::default())
+            .into_iter()
+            .find(|(t, _)| *t == Technique::OptimizerOffload)
+            .map(|(_, c)| c)
+            .unwrap();
+        assert_eq!(offload.zero_grad, ZeroGrad::SetToNone);
+        let layouts = more_gpus(&cfg);
+        assert!(!layouts.is_empty());
+        for c in std::iter::once(&offload).chain(&layouts) {
+            c.validate()
+                .unwrap_or_else(|e| panic!("{:?}: {e}", c.parallel.strategy));
+        }
+        // Plain DDP keeps the loop's own gradients.
+        let ddp = laid_out(
+            &cfg,
+            Parallel {
+                strategy: Strategy::Ddp,
+                gpus_per_node: 2,
+                ..Parallel::default()
+            },
+        );
+        assert_eq!(ddp.zero_grad, ZeroGrad::Zeros);
     }
 
     #[test]
