@@ -62,6 +62,10 @@ const LINKS = [
   "?v=2&m=llama-2-7b&g=a100-40gb&b=2&s=2048&p=bf16&c=full&at=flash&st=zero3&gn=8&of=optimizer",
   // Version 2's LoRA with version 1's fp32 base (lb), which the form does not show.
   "?v=2&m=llama-2-7b&b=1&s=1024&mo=finetune-lora&lb=fp32",
+  // The 2022 Trainer's gradients kept as zeros with its per-parameter AdamW, and a hand-written loop
+  // that keeps the model's outputs through backward (BERT's masked-LM logits): settings the form does
+  // not show; the page completes (its comparison offers ZeRO as DeepSpeed runs it).
+  "?v=2&m=bert-base-mlm&g=l40s&b=16&p=fp32&o=adam&oi=loop&zg=zeros&lo=kept",
   // A packed config.json (meta-llama/Llama-2-7b-hf as `vramfit estimate --model config.json --url` writes it).
   "?v=2&g=h200&b=1&s=1024&j=1ewkiY29tbXVuaXR5L2xsYW1hLTItN2ItaGYiLAI0MDk2LAMxMTAwOCwBGywEMzIsBTMyLAczMjAwMH0",
 ];
