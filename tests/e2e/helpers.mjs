@@ -59,6 +59,15 @@ export async function nextBytes(page, selector, before) {
   return bytesOf(page, selector);
 }
 
+/**
+ * The page's address once it reads `want` (or after 5 s, whatever it reads then): the app rewrites
+ * it in a task after the report completes (hooks.rs `use_url_state`), not with the first verdict.
+ */
+export async function settledSearch(page, want) {
+  await page.waitForFunction((w) => location.search === w, want, { timeout: 5_000 }).catch(() => {});
+  return page.evaluate(() => location.search);
+}
+
 export async function text(page, selector) {
   return ((await page.textContent(selector)) ?? "").trim();
 }

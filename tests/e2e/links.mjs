@@ -3,7 +3,7 @@
 
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { bytesOf, expect, outDir, serve, text, watch } from "./helpers.mjs";
+import { bytesOf, expect, outDir, serve, settledSearch, text, watch } from "./helpers.mjs";
 
 /** The share keys (core and page), each of which an XSS probe goes into. */
 const KEYS = [
@@ -77,7 +77,7 @@ export const linkChecks = [
       await page.goto(url + link);
       await loaded(page);
       await page.waitForSelector('#results[data-complete="true"]', { timeout: 20_000 });
-      const search = await page.evaluate(() => location.search);
+      const search = await settledSearch(page, link);
       expect(search === link, `the page rewrote ${link} as ${search}`);
       const page_ = await shown(page);
       const e = cli(repo, url + link);
@@ -260,7 +260,8 @@ export const linkChecks = [
     expect(items[3][1].includes("first value is used"), `repeated b: ${items[3][1]}`);
     expect((await page.inputValue("#batch")) === "8" && (await page.inputValue("#seq")) === "256", "the good parameters were not kept");
     // Settings without `v` are a version-1 link: its eager attention is written out.
-    expect((await page.evaluate(() => location.search)) === "?v=2&s=256&at=eager", `address: ${await page.evaluate(() => location.search)}`);
+    const address = await settledSearch(page, "?v=2&s=256&at=eager");
+    expect(address === "?v=2&s=256&at=eager", `address: ${address}`);
     await page.click("#link-warnings button");
     await page.waitForSelector("#link-warnings", { state: "detached", timeout: 5_000 });
     // Truncated, unicode and huge links never stop the page.
