@@ -372,6 +372,9 @@ impl AppState {
         if self.inputs.mode == Mode::Inference {
             shown.extend(self.inputs.serve.keys());
         }
+        if self.shows_optimizer_impl() {
+            shown.push("oi");
+        }
         shown.extend(
             self.inputs
                 .fields(self.shape())
@@ -391,6 +394,12 @@ impl AppState {
         .into_iter()
         .filter(|s| !shown.contains(&s.key))
         .collect()
+    }
+
+    /// Whether the form offers the optimizer's implementation (training with
+    /// an optimizer that has several).
+    fn shows_optimizer_impl(&self) -> bool {
+        self.inputs.trains() && self.inputs.optimizer_has_impls()
     }
 
     /// The settings in effect that the widget's form does not show: those of
@@ -471,7 +480,12 @@ impl AppState {
             Action::CompleteReport => return self.complete_report(),
             Action::DismissLinkWarnings => return self.link_warnings.clear(),
             Action::ClearExtras => {
+                // What the form shows of `rest` stays.
+                let optimizer_impl = self.inputs.rest.optimizer_impl;
                 self.inputs.rest = ShareState::default().train;
+                if self.shows_optimizer_impl() {
+                    self.inputs.rest.optimizer_impl = optimizer_impl;
+                }
                 self.inputs.serve.rest = Serving::default();
                 if self.inputs.mode != Mode::Inference {
                     // The engine's fields are hidden: their link values go too.

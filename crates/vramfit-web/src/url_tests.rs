@@ -140,6 +140,26 @@ fn settings_the_form_does_not_show_are_listed_kept_and_cleared() {
 }
 
 #[test]
+fn the_optimizer_implementation_is_the_forms_where_it_offers_one() {
+    // Adam offers foreach / fused / loop in the form: not listed beside it,
+    // and kept when the link's other settings are cleared.
+    let s = load("v=2&m=bert-base-mlm&o=adam&oi=loop&zg=zeros&lo=kept");
+    assert_eq!(
+        s.extras().iter().map(|e| e.cli()).collect::<Vec<_>>(),
+        ["--zero-grad zeros", "--loop-outputs kept"]
+    );
+    let s = s.reduce(Action::ClearExtras);
+    assert!(s.extras().is_empty());
+    assert_eq!(s.inputs.rest.optimizer_impl.id(), "loop");
+    // SGD has one code path: the form shows none, so a link's is listed.
+    let s = load("v=2&o=sgd&oi=fused");
+    assert_eq!(
+        s.extras().iter().map(|e| e.cli()).collect::<Vec<_>>(),
+        ["--optimizer-impl fused"]
+    );
+}
+
+#[test]
 fn an_invalid_or_rejected_state_leaves_the_address_alone() {
     let s = load("v=1&b=4").reduce(Action::SetField(Field::Batch, "x".into()));
     assert_eq!(s.share_state(), None);
