@@ -503,12 +503,7 @@ impl TrainConfig {
         // Gradients kept as zeros are modelled for one GPU and DDP, where
         // `.grad` is the parameter's own; ZeRO, FSDP and Megatron manage
         // gradient buffers of their own.
-        if self.zero_grad == ZeroGrad::Zeros
-            && !matches!(
-                self.parallel.strategy,
-                crate::parallel::Strategy::Single | crate::parallel::Strategy::Ddp
-            )
-        {
+        if self.zero_grad == ZeroGrad::Zeros && !self.parallel.strategy.loop_owns_gradients() {
             return Err(Error::InvalidChoice {
                 field: "zero-grad",
                 value: format!("zeros with --strategy {}", self.parallel.strategy),

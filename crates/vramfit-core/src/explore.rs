@@ -231,14 +231,14 @@ pub(crate) fn techniques(
     candidates
 }
 
-/// `cfg` under another multi-GPU layout. ZeRO, FSDP and Megatron's
-/// distributed optimizer keep the gradients in buffers of their own, which
-/// they zero themselves: a loop's `zero_grad(set_to_none=False)` no longer
-/// applies there (see [`TrainConfig::validate`]).
+/// `cfg` under another multi-GPU layout: where the engine keeps the
+/// gradients ([`Strategy::loop_owns_gradients`]), a loop's
+/// `zero_grad(set_to_none=False)` no longer applies.
 fn laid_out(cfg: &TrainConfig, parallel: Parallel) -> TrainConfig {
-    let zero_grad = match parallel.strategy {
-        Strategy::Single | Strategy::Ddp => cfg.zero_grad,
-        _ => ZeroGrad::SetToNone,
+    let zero_grad = if parallel.strategy.loop_owns_gradients() {
+        cfg.zero_grad
+    } else {
+        ZeroGrad::SetToNone
     };
     TrainConfig {
         parallel,

@@ -63,6 +63,13 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// Whether `.grad` stays the training loop's own (one GPU, DDP), so its
+    /// `zero_grad(set_to_none=False)` applies; ZeRO, FSDP and Megatron's
+    /// distributed optimizer keep gradient buffers of their own.
+    pub fn loop_owns_gradients(self) -> bool {
+        matches!(self, Strategy::Single | Strategy::Ddp)
+    }
+
     /// Every strategy, in display order.
     pub const ALL: &'static [Strategy] = &[
         Strategy::Single,
