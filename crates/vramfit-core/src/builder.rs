@@ -546,6 +546,9 @@ impl Builder {
         }
         let t = self.tensor(Numel::fixed(self.param_numel(p)), low, false);
         self.weight_cache.insert(p, t);
+        if self.param_trainable(p) {
+            self.graph.autocast_cached.push(t);
+        }
         created.push(t);
         Some(t)
     }

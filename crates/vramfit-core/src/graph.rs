@@ -209,6 +209,14 @@ pub struct Graph {
     /// `...Output`): a training loop that keeps the output object holds
     /// them until its step ends ([`crate::config::Outputs::Kept`]).
     pub returned: Vec<TensorId>,
+    /// The low-precision copies of trained fp32 parameters that autocast
+    /// makes and caches: `cached_cast` (`aten/src/ATen/autocast_mode.cpp`)
+    /// keeps a leaf's copy that requires grad in its cache until the
+    /// outermost autocast region exits (`clear_autocast_cache` in
+    /// `torch.autocast.__exit__`), whether or not an op saves it and under
+    /// checkpointing's no-grad forward too; frozen parameters are cast anew
+    /// at each use.
+    pub autocast_cached: Vec<TensorId>,
 }
 
 /// How a decoder's KV cache grows with the positions it holds, in bytes per

@@ -38,7 +38,7 @@ pub const SPREADS: &[Spread] = &[
         kind: InputKind::Image,
         runs: 23,
         below: -0.011,
-        above: 0.325,
+        above: 0.323,
     },
     // END GENERATED
 ];

@@ -389,3 +389,52 @@ fn the_auxiliary_loss_adds_to_the_peak_what_memtracker_measures() {
     }
     assert!(pairs >= 2, "{pairs} auxiliary-loss cases");
 }
+
+/// The bound on a phase maximum away from the peak: two fp32 backward
+/// maxima below their peaks (GPT-2 at batch 1, StarCoder2 cut to two
+/// layers at batch 2) read −6.7 % and −7.7 %, by a gradient-sized moment
+/// not yet explained; every other phase maximum is within 5 %.
+const MAX_PHASE_ERROR: f64 = 0.08;
+
+/// Each phase's highest memory, not only the peak's: a mechanism that moves
+/// memory between phases (autocast's weight cache held to the end of a
+/// checkpointed forward) shows in the phase it moves to even where the
+/// peak stays in another one. Held to [`MAX_PHASE_ERROR`].
+#[test]
+fn each_phases_maximum_agrees_with_pytorch_memtracker() {
+    let maxima = phase_maxima();
+    let mut failures = Vec::new();
+    let mut worst: f64 = 0.0;
+    for r in rows() {
+        let Some(m) = maxima.get(&r.case) else {
+            continue;
+        };
+        for (name, reference) in m {
+            let ours = r
+                .estimate
+                .timeline
+                .iter()
+                .filter(|p| serde_json::to_value(p.phase).unwrap() == name.as_str())
+                .map(|p| p.allocated_bytes.0)
+                .max()
+                .unwrap_or(0) as f64;
+            let err = (ours - reference) / reference;
+            println!(
+                "{:<60} {name:<9} {:>10.1} {:>10.1} {:+6.2}",
+                r.case,
+                reference / 1048576.0,
+                ours / 1048576.0,
+                100.0 * err
+            );
+            worst = worst.max(err.abs());
+            if err.abs() > MAX_PHASE_ERROR {
+                failures.push(format!(
+                    "{} {name}: reference {reference}, ours {ours}",
+                    r.case
+                ));
+            }
+        }
+    }
+    println!("worst phase maximum error {:.2} %", 100.0 * worst);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -34,6 +34,9 @@ pub(super) struct Plan {
     /// does not run it again (selective checkpointing per op); the op's
     /// index is among its outputs' holders until then.
     pub kept: Vec<bool>,
+    /// For each storage, whether autocast's cache holds it until the
+    /// forward (or a segment's recomputation) ends ([`Graph::autocast_cached`]).
+    pub autocast_cached: Vec<bool>,
 }
 
 fn segments_of(g: &Graph, cfg: &TrainConfig) -> (Vec<Segment>, Vec<Option<usize>>) {
@@ -178,6 +181,12 @@ pub(super) fn plan(g: &Graph, cfg: &TrainConfig) -> Plan {
                         .any(|p| g.params.get(p.0 as usize).is_some_and(|p| p.trainable)))
         })
         .collect();
+    let mut autocast_cached = vec![false; n];
+    for s in unique_storages(&g.autocast_cached, &storage) {
+        if let Some(c) = autocast_cached.get_mut(s) {
+            *c = true;
+        }
+    }
     Plan {
         storage,
         last_forward_use,
@@ -188,6 +197,7 @@ pub(super) fn plan(g: &Graph, cfg: &TrainConfig) -> Plan {
         is_input,
         needs_backward,
         kept,
+        autocast_cached,
     }
 }
 

@@ -417,10 +417,30 @@ impl<'a> Sim<'a> {
                 current = block;
             }
             self.run_forward_op(i, Phase::Forward, &|sim: &Self, s| {
-                sim.plan.last_forward_use.get(s).copied() == Some(i)
+                sim.plan.last_forward_use.get(s).copied() == Some(i) && !sim.cached(s)
             });
         }
         self.release_gather(current);
+        self.exit_autocast(0..self.g.ops.len());
+    }
+
+    /// Whether autocast's cache holds storage `s` until its region exits.
+    fn cached(&self, s: usize) -> bool {
+        entry(&self.plan.autocast_cached, s)
+    }
+
+    /// The autocast region around ops `ops` exits and clears its cache:
+    /// the cached weight copies those ops made that nothing saved are freed.
+    fn exit_autocast(&mut self, ops: std::ops::Range<usize>) {
+        let g = self.g;
+        for op in g.ops.get(ops).unwrap_or(&[]) {
+            for t in &op.outputs {
+                let s = self.storage(*t);
+                if self.cached(s) && entry(&self.holds, s) == 0 {
+                    self.free_storage(s);
+                }
+            }
+        }
     }
 
     /// ZeRO-3 gathers the parameters of a module outside the blocks just for
@@ -486,7 +506,8 @@ impl<'a> Sim<'a> {
             }
         }
         for i in seg.start..=seg.end {
-            let last_use = |sim: &Self, s| sim.scratch.last_use.get(s) == Some(&(stamp, i));
+            let last_use =
+                |sim: &Self, s| sim.scratch.last_use.get(s) == Some(&(stamp, i)) && !sim.cached(s);
             // An op whose outputs were kept from forward is not run again: it
             // hands them over, and its hold from forward ends.
             if entry(&self.plan.kept, i) {
@@ -502,6 +523,9 @@ impl<'a> Sim<'a> {
                 self.run_forward_op(i, Phase::Backward, &last_use);
             }
         }
+        // The recomputation runs under the autocast state of the forward
+        // (`torch.utils.checkpoint`), a region of its own.
+        self.exit_autocast(seg.start..seg.end + 1);
     }
 
     fn backward(&mut self) {
