@@ -46,6 +46,12 @@ pub struct Builder {
     scope_holds: Vec<TensorId>,
     /// Inference: nothing requires grad, nothing is saved (`torch.inference_mode()`).
     pub inference: bool,
+    /// `softmax` and `log_softmax` save their input too (PyTorch 1.10 and
+    /// earlier, [`crate::config::TorchRelease::Torch110`]).
+    pub softmax_saves_input: bool,
+    /// Autocast's weight cache holds the copies it makes
+    /// ([`crate::parallel::Strategy::autocast_caches_weights`]).
+    pub autocast_cache: bool,
     /// Whether ops, parameters and buffers get their names (the planner,
     /// which shows none of them, lowers without: names are only for display).
     pub named: bool,
@@ -96,6 +102,8 @@ impl Builder {
             prefix: String::new(),
             scope_holds: Vec::new(),
             inference: false,
+            softmax_saves_input: false,
+            autocast_cache: true,
             frozen: false,
             lora_rank: 0,
             named: true,
@@ -546,7 +554,7 @@ impl Builder {
         }
         let t = self.tensor(Numel::fixed(self.param_numel(p)), low, false);
         self.weight_cache.insert(p, t);
-        if self.param_trainable(p) {
+        if self.autocast_cache && self.param_trainable(p) {
             self.graph.autocast_cached.push(t);
         }
         created.push(t);

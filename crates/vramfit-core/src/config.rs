@@ -160,6 +160,23 @@ choice_enum!(
     }
 );
 
+choice_enum!(
+    /// The PyTorch release whose autograd runs the step: what a backward
+    /// formula references, and so what autograd saves, changed between
+    /// releases.
+    TorchRelease, "pytorch" {
+        /// PyTorch 1.11 and later.
+        Current => "current",
+        /// PyTorch 1.10 and earlier: `softmax` and `log_softmax` also save
+        /// their input, which their backward formulas passed to
+        /// `_softmax_backward_data` / `_log_softmax_backward_data` although
+        /// the kernels never read it (pytorch/pytorch#64000). 1.11 passes
+        /// the input's dtype instead (transformers' `softmax_backward_data`
+        /// switches on `is_torch_less_than_1_11`).
+        Torch110 => "1.10",
+    }
+);
+
 impl Optimizer {
     /// The 8-bit optimizer that keeps this one's update rule with a quarter
     /// of its state (bitsandbytes' `AdamW8bit` for Adam and AdamW), which
@@ -389,6 +406,8 @@ pub struct TrainConfig {
     pub zero_grad: ZeroGrad,
     /// Whether the training loop keeps the model's outputs through backward.
     pub loop_outputs: LoopOutputs,
+    /// The PyTorch release (what autograd saves).
+    pub pytorch: TorchRelease,
 }
 
 impl Default for TrainConfig {
@@ -416,6 +435,7 @@ impl Default for TrainConfig {
             optimizer_impl: OptimizerImpl::Foreach,
             zero_grad: ZeroGrad::SetToNone,
             loop_outputs: LoopOutputs::Dropped,
+            pytorch: TorchRelease::Current,
         }
     }
 }

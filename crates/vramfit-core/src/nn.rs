@@ -615,7 +615,18 @@ impl Builder {
         out
     }
 
-    /// Softmax over the last dimension; saves its output. On autocast's
+    /// What `softmax` or `log_softmax` of `x` saves for backward: its
+    /// output `out`, and before PyTorch 1.11 its input too.
+    fn softmax_saved(&self, x: TensorId, out: TensorId) -> Vec<TensorId> {
+        if self.softmax_saves_input && self.requires_grad(x) {
+            vec![out, x]
+        } else {
+            vec![out]
+        }
+    }
+
+    /// Softmax over the last dimension; saves its output (and its input
+    /// before PyTorch 1.11). On autocast's
     /// fp32 list (`fp32_set_opt_dtype`), and with `fp32_out`
     /// (`softmax(x, dtype=torch.float32)`, as Llama's eager attention calls
     /// it), the result is fp32: an fp16 input goes through CUDA's
@@ -632,13 +643,14 @@ impl Builder {
         let t = self.tensor_info(x);
         let dtype = if fp32 { DType::F32 } else { t.dtype };
         let out = self.tensor(t.numel, dtype, t.requires_grad);
+        let saved = self.softmax_saved(x, out);
         self.op(
             name,
             OpKind::Softmax,
             OpSpec {
                 inputs: vec![x],
                 outputs: vec![out],
-                saved: vec![out],
+                saved,
                 flops: Numel::per_sample(5 * t.numel.per_sample),
                 ..OpSpec::default()
             },
@@ -704,13 +716,14 @@ impl Builder {
         }
         let n = rows * classes;
         let logp = self.out_like(n, self.dtype(logits), &[logits]);
+        let saved = self.softmax_saved(logits, logp);
         self.op(
             &format!("{name}.log_softmax"),
             OpKind::Softmax,
             OpSpec {
                 inputs: vec![logits],
                 outputs: vec![logp],
-                saved: vec![logp],
+                saved,
                 flops: Numel::per_sample(3 * n),
                 ..OpSpec::default()
             },

@@ -70,6 +70,16 @@ impl Strategy {
         matches!(self, Strategy::Single | Strategy::Ddp)
     }
 
+    /// Whether the training loop's `torch.autocast` reads whole parameters
+    /// that are leaves of their own (one GPU, DDP), which its weight cache
+    /// keeps cast until the region exits ([`crate::graph::Graph::autocast_cached`]).
+    /// FSDP's parameters are views into its flat parameter (`cached_cast`
+    /// skips views) or cast by its mixed-precision policy, and DeepSpeed and
+    /// Megatron hold the model in half precision themselves.
+    pub fn autocast_caches_weights(self) -> bool {
+        matches!(self, Strategy::Single | Strategy::Ddp)
+    }
+
     /// Every strategy, in display order.
     pub const ALL: &'static [Strategy] = &[
         Strategy::Single,

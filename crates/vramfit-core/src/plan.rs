@@ -169,7 +169,10 @@ pub fn plan(
     // expert tensor parallelism past the last): its graph holds that share
     // of the experts, so each degree is a layout.
     let degrees = expert_layouts(spec, (1, 1), world);
-    let layouts: Vec<(Precision, Checkpointing, (u64, u64))> = precisions
+    // Under autocast, whether its weight cache holds the copies
+    // (`Strategy::autocast_caches_weights`) changes when memory is freed, so
+    // strategies that differ in it do not share a tape.
+    let layouts: Vec<(Precision, Checkpointing, (u64, u64), bool)> = precisions
         .iter()
         .copied()
         .flat_map(|p| {
@@ -180,14 +183,27 @@ pub fn plan(
             .map(|c| (p, c))
         })
         .flat_map(|(p, c)| degrees.iter().map(move |&d| (p, c, d)))
+        .flat_map(|(p, c, d)| {
+            let caches: &[bool] = if p.autocast().is_some() {
+                &[true, false]
+            } else {
+                &[false]
+            };
+            caches.iter().map(move |&k| (p, c, d, k))
+        })
         .collect();
     // (layout, configuration). Candidates of one layout share a graph and a
     // tape: one recorded for a multi-GPU strategy replays every other
-    // strategy and every optimizer ([`simulate::Prepared`]); on one GPU the
-    // layout has a single strategy.
+    // strategy of the layout and every optimizer ([`simulate::Prepared`]);
+    // on one GPU the layout has a single strategy.
     let mut candidates: Vec<(usize, TrainConfig)> = Vec::new();
     for parallel in strategies(req, world) {
-        for (layout, &(precision, checkpointing, (ep, etp))) in layouts.iter().enumerate() {
+        for (layout, &(precision, checkpointing, (ep, etp), caches)) in layouts.iter().enumerate() {
+            if caches
+                != (precision.autocast().is_some() && parallel.strategy.autocast_caches_weights())
+            {
+                continue;
+            }
             let probe = TrainConfig {
                 precision,
                 checkpointing,

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use vramfit_core::config::LoopOutputs;
+use vramfit_core::config::{LoopOutputs, TorchRelease};
 use vramfit_core::driver_reserve::{self, DeviceReading};
 use vramfit_core::parallel::{Parallel, Strategy};
 use vramfit_core::{
@@ -181,6 +181,12 @@ fn config(run: &Run) -> TrainConfig {
             .fields
             .get("loop_outputs")
             .map_or(Ok(LoopOutputs::Dropped), |v| v.parse())
+            .unwrap(),
+        // `memory_truth.py` runs today's PyTorch.
+        pytorch: run
+            .fields
+            .get("pytorch")
+            .map_or(Ok(TorchRelease::Current), |v| v.parse())
             .unwrap(),
         ..TrainConfig::default()
     }

@@ -5,7 +5,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
 use proptest::prelude::*;
-use vramfit_core::config::{LoopOutputs, LoraBase, Mode, OptimizerImpl, WeightFormat, ZeroGrad};
+use vramfit_core::config::{
+    LoopOutputs, LoraBase, Mode, OptimizerImpl, TorchRelease, WeightFormat, ZeroGrad,
+};
 use vramfit_core::engines::{Engine, KvDtype, ServeWeights, Serving, serving};
 use vramfit_core::parallel::{Offload, Parallel, Strategy as Dp};
 use vramfit_core::share::{
@@ -120,6 +122,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
         (
             prop::sample::select(ZeroGrad::ALL.to_vec()),
             prop::sample::select(LoopOutputs::ALL.to_vec()),
+            prop::sample::select(TorchRelease::ALL.to_vec()),
         ),
         (
             count(0..=1 << 24),
@@ -136,7 +139,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
                 (precision, optimizer, checkpointing, attention),
                 parallel,
                 (mode, lora_rank, weights, lora_base, optimizer_impl),
-                (zero_grad, loop_outputs),
+                (zero_grad, loop_outputs, pytorch),
                 (context, frozen_blocks, keep_attention, keep_mlp, keep_conv, lora_fp32),
             )| TrainConfig {
                 batch,
@@ -161,6 +164,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
                 optimizer_impl,
                 zero_grad,
                 loop_outputs,
+                pytorch,
             },
         )
 }
@@ -396,6 +400,7 @@ fn every_train_config_field_has_a_key() {
         ("parallel.vpp", "vpp"),
         ("parallel.zero_bucket", "zb"),
         ("precision", "p"),
+        ("pytorch", "pt"),
         ("seq", "s"),
         ("weights", "w"),
         ("zero_grad", "zg"),
@@ -447,7 +452,8 @@ fn version_1_defaults_are_pinned() {
             "attention":"eager","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
             "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"etp":0,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
             "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute",
-            "optimizer_impl":"foreach","zero_grad":"set-to-none","loop_outputs":"dropped"})
+            "optimizer_impl":"foreach","zero_grad":"set-to-none","loop_outputs":"dropped",
+            "pytorch":"current"})
     );
     assert_eq!(decode("v=1").state, d);
     // Version 1's LoRA base was fp32 under AMP, which only LoRA and QLoRA read.
@@ -474,7 +480,8 @@ fn version_2_defaults_are_pinned() {
             "attention":"sdpa","grad_accum":1,"parallel":{"strategy":"single","gpus_per_node":1,"nodes":1,"offload":"none","tp":1,
             "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"etp":0,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
             "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute",
-            "optimizer_impl":"foreach","zero_grad":"set-to-none","loop_outputs":"dropped"})
+            "optimizer_impl":"foreach","zero_grad":"set-to-none","loop_outputs":"dropped",
+            "pytorch":"current"})
     );
     assert_eq!(ShareState::of_version(1).serve, d.serve);
 }

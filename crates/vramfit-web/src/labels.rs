@@ -232,6 +232,7 @@ pub fn setting(key: &str, lang: Lang) -> Option<&'static str> {
         "oi" => Key::SetOptimizerImpl,
         "zg" => Key::SetZeroGrad,
         "lo" => Key::SetLoopOutputs,
+        "pt" => Key::SetPytorch,
         "c" => Key::SetCheckpointing,
         "at" => Key::SetAttention,
         "mo" => Key::SetMode,

@@ -26,7 +26,7 @@ COLUMNS = [
     "gpu", "model", "batch", "seq", "image", "precision", "optimizer",
     "optimizer_impl", "zero_grad", "attention", "checkpointing", "grad_accum",
     "strategy", "gpus_per_node", "nodes", "allocator_conf", "loop_outputs",
-    "torch_version", "cuda_version", "driver",
+    "pytorch", "torch_version", "cuda_version", "driver",
     "device_used_bytes", "device_reading", "reading_source",
     "reserved_bytes", "allocated_bytes",
     "context_used_bytes", "measured_when", "notes",
@@ -53,6 +53,9 @@ HF_COMMON = dict(
     nodes=1,
     # Trainer.compute_loss returns the loss alone: the outputs go before backward.
     loop_outputs="dropped",
+    # torch is not stated, but nvidia-smi is dated 2022-01-11 and torch 1.11
+    # was released on 2022-03-10: a 1.10-or-older autograd (softmax saves its input).
+    pytorch="1.10",
     torch_version="",
     cuda_version="",
     driver="460.91.03",
@@ -167,6 +170,7 @@ TT_COMMON = dict(
     allocator_conf="expandable_segments:True",
     # train.py: "pred = model(input_ids)", "loss = loss_fn(pred, labels)", "del pred".
     loop_outputs="dropped",
+    pytorch="current",
     torch_version="2.6.0.dev20241223 (1963fc8)",
     cuda_version="",
     driver="",
@@ -325,6 +329,7 @@ def milabench_rows(repo):
                     gpus_per_node=1,
                     nodes=1,
                     loop_outputs="kept",
+                    pytorch="current",
                     torch_version=torch_version,
                     cuda_version=cuda,
                     driver="",

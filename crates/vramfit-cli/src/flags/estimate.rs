@@ -4,7 +4,7 @@
 use super::value::{
     attentions, checkpointings, choice, count, engines, gpu_layers, kv_dtypes, loop_outputs,
     lora_bases, modes, offloads, on_off, optimizer_impls, optimizers, precisions, set_weights,
-    strategies, unit, weights, zero_grads,
+    strategies, torch_releases, unit, weights, zero_grads,
 };
 use super::{Cmd, Flag, Kind, Section};
 use vramfit_core::TrainConfig;
@@ -109,6 +109,15 @@ pub(super) const FLAGS: &[Flag] = &[
         section: Section::Estimate,
         commands: Cmd::ALL,
         set: |a, v| choice(v).map(|o| a.config.loop_outputs = o),
+    },
+    Flag {
+        name: "--pytorch",
+        kind: Kind::Choice("V", torch_releases),
+        help: "the PyTorch release, for what autograd saves: current (1.11 and later), 1.10 (1.10 and\nearlier: softmax and log_softmax also keep their input for backward)",
+        default: Some(|| train().pytorch.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|r| a.config.pytorch = r),
     },
     Flag {
         name: "--checkpointing",

@@ -74,6 +74,11 @@ pub(super) fn loop_outputs() -> String {
     vramfit_core::config::LoopOutputs::accepted()
 }
 
+/// `--pytorch`'s ids.
+pub(super) fn torch_releases() -> String {
+    vramfit_core::config::TorchRelease::accepted()
+}
+
 /// `--zero-grad`'s ids.
 pub(super) fn zero_grads() -> String {
     vramfit_core::config::ZeroGrad::accepted()

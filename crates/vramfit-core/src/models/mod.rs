@@ -190,6 +190,8 @@ impl ModelSpec {
         b.set_param_dtype(cfg.param_dtype());
         b.named = named;
         b.inference = cfg.mode == Mode::Inference;
+        b.softmax_saves_input = cfg.pytorch == crate::config::TorchRelease::Torch110;
+        b.autocast_cache = cfg.parallel.strategy.autocast_caches_weights();
         b.freeze_all(cfg.mode != Mode::Train);
         b.frozen_blocks = cfg.frozen_blocks;
         if cfg.frozen_blocks > 0 {

@@ -5,7 +5,7 @@
 use super::{IMPORTED_MODEL, Reason, ShareState};
 use crate::config::{
     Attention, Checkpointing, LoopOutputs, LoraBase, MAX_DIMENSION, Mode, Optimizer, OptimizerImpl,
-    Precision, ZeroGrad,
+    Precision, TorchRelease, ZeroGrad,
 };
 use crate::engines::serving::{self, MAX_CONCURRENCY, MAX_GPU_LAYERS};
 use crate::engines::{Engine, KvDtype};
@@ -226,6 +226,13 @@ pub const KEYS: &[Key] = &[
         loop_outputs,
         LoopOutputs,
         LoopOutputs::accepted
+    ),
+    choice_key!(
+        "pt",
+        "--pytorch",
+        pytorch,
+        TorchRelease,
+        TorchRelease::accepted
     ),
     Key {
         key: "c",
