@@ -68,7 +68,7 @@ const LINKS = [
   "?v=2&m=bert-base-mlm&g=l40s&b=16&p=fp32&o=adam&oi=loop&zg=zeros&lo=kept",
   // Hugging Face's 2022 V100 run under PyTorch 1.10, whose softmax keeps its input (pt), with AMP:
   // settings the form does not show.
-  "?v=2&m=bert-large&g=v100-16gb&b=4&s=512&p=amp-fp16&oi=loop&zg=zeros&at=eager&pt=1.10",
+  "?v=2&m=bert-large&g=v100-16gb&b=4&p=amp-fp16&oi=loop&zg=zeros&pt=1.10&at=eager",
   // A packed config.json (meta-llama/Llama-2-7b-hf as `vramfit estimate --model config.json --url` writes it).
   "?v=2&g=h200&b=1&s=1024&j=1ewkiY29tbXVuaXR5L2xsYW1hLTItN2ItaGYiLAI0MDk2LAMxMTAwOCwBGywEMzIsBTMyLAczMjAwMH0",
 ];

@@ -467,6 +467,9 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
             c.batch, c.grad_accum, c.precision, c.optimizer, c.checkpointing
         ),
     };
+    if let Some(loop_line) = training_loop(c) {
+        let _ = writeln!(s, "{loop_line}");
+    }
     let _ = writeln!(s);
     let _ = writeln!(s, "  {:<28}{:>12}", "at the peak", "");
     let p = &e.at_peak;
@@ -637,4 +640,37 @@ fn presets(json: bool) -> String {
         let _ = writeln!(s, "  {:<16} {:<28} {}", g.id, g.name, g.memory_bytes);
     }
     s
+}
+
+/// The training loop's settings that differ from the defaults (how the
+/// optimizer steps, what `zero_grad` and the loop keep, the PyTorch
+/// release), as their flags: `None` when all are the defaults.
+fn training_loop(c: &vramfit_core::TrainConfig) -> Option<String> {
+    if c.mode == Mode::Inference {
+        return None;
+    }
+    let d = vramfit_core::TrainConfig::default();
+    let set: Vec<String> = [
+        (
+            "--optimizer-impl",
+            c.optimizer_impl.to_string(),
+            d.optimizer_impl.to_string(),
+        ),
+        (
+            "--zero-grad",
+            c.zero_grad.to_string(),
+            d.zero_grad.to_string(),
+        ),
+        (
+            "--loop-outputs",
+            c.loop_outputs.to_string(),
+            d.loop_outputs.to_string(),
+        ),
+        ("--pytorch", c.pytorch.to_string(), d.pytorch.to_string()),
+    ]
+    .into_iter()
+    .filter(|(_, value, default)| value != default)
+    .map(|(flag, value, _)| format!("{flag} {value}"))
+    .collect();
+    (!set.is_empty()).then(|| format!("training loop: {}", set.join(", ")))
 }

@@ -246,6 +246,32 @@ fn table_output_is_readable() {
     }
 }
 
+/// The training loop's settings that differ from the defaults are named,
+/// as flags, under the configuration line; a default loop adds no line.
+#[test]
+fn the_table_names_a_training_loop_that_is_not_the_default() {
+    let text = |extra: &[&str]| {
+        let mut args = vec!["estimate", "--model", "bert-base", "--seq", "128"];
+        args.extend_from_slice(extra);
+        let out = vramfit(&args);
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(!text(&[]).contains("training loop:"));
+    let old = text(&[
+        "--zero-grad",
+        "zeros",
+        "--pytorch",
+        "1.10",
+        "--optimizer-impl",
+        "loop",
+    ]);
+    assert!(
+        old.contains("training loop: --optimizer-impl loop, --zero-grad zeros, --pytorch 1.10\n"),
+        "{old}"
+    );
+}
+
 #[test]
 fn overheads_follow_the_gpu_and_the_flags() {
     let base = ["estimate", "--model", "resnet18", "--batch", "4", "--json"];
