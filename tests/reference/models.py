@@ -528,8 +528,10 @@ TORCHVISION_IDS = [
     "mobilenet_v3_large",
     "efficientnet_b0",
     "convnext_tiny",
+    "convnext_large",
     "regnet_x_400mf",
     "regnet_y_400mf",
+    "regnet_y_128gf",
     "vit_b_16",
 ]
 

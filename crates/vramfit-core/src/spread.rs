@@ -36,8 +36,8 @@ pub const SPREADS: &[Spread] = &[
     },
     Spread {
         kind: InputKind::Image,
-        runs: 23,
-        below: -0.011,
+        runs: 120,
+        below: -0.026,
         above: 0.323,
     },
     // END GENERATED

@@ -239,6 +239,29 @@ MILABENCH_BENCHES = {
         "cast to fp16; FakeImageNet 224x224 via the pytorch DataLoader (pin_memory); "
         "optimizer.zero_grad() each step.",
     ),
+    **{
+        f"convnext_large-{p}": dict(
+            model="convnext_large", seq=0, image=224,
+            precision="amp-fp16" if p.endswith("fp16") else "fp32", optimizer="sgd",
+            zero_grad="set-to-none", attention="none",
+            reqs="benchmarks/torchvision/requirements.cuda.txt",
+            note="benchmarks/torchvision/main.py: torchvision convnext_large (no channels_last: "
+            "only resnet50 passes --optim channel_last); SGD (lr only); --precision " + p + (
+                " = autocast(fp16) + GradScaler, the input batch cast to fp16"
+                if p.endswith("fp16") else " = no autocast (tf32 changes the math, not the memory)"
+            ) + "; FakeImageNet 224x224 via the pytorch DataLoader; optimizer.zero_grad() each step.",
+        )
+        for p in ("fp32", "tf32", "fp16", "tf32-fp16")
+    },
+    "regnet_y_128gf": dict(
+        model="regnet_y_128gf", seq=0, image=224, precision="amp-fp16", optimizer="sgd",
+        zero_grad="set-to-none", attention="none",
+        reqs="benchmarks/torchvision/requirements.cuda.txt",
+        note="benchmarks/torchvision/main.py: torchvision regnet_y_128gf; SGD (lr only); the "
+        "_torchvision default --precision tf32-fp16 = autocast(fp16) + GradScaler, the input batch "
+        "cast to fp16; FakeImageNet 224x224 via the pytorch DataLoader; optimizer.zero_grad() "
+        "each step.",
+    ),
     "t5": dict(
         model="t5-small", seq=1024, image=0, precision="amp-fp16", optimizer="adam",
         # t5 never zeroes, so its gradients stay allocated like zeros.

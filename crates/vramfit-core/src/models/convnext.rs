@@ -115,19 +115,32 @@ pub const FAMILY: Family = Family {
     presets,
 };
 
-/// ConvNeXt-T.
+/// ConvNeXt-T and -L (torchvision's `convnext_tiny`, `convnext_large`).
 fn presets() -> Vec<ModelPreset> {
-    vec![ModelPreset::new(
-        "convnext_tiny",
-        "ConvNeXt-T",
-        Group::Cnn,
-        ModelSpec::ConvNext(ConvNextSpec {
-            depths: [3, 3, 9, 3],
-            dims: [96, 192, 384, 768],
-            stochastic_depth: 0.1,
-            classes: 1000,
-        }),
-    )]
+    vec![
+        ModelPreset::new(
+            "convnext_tiny",
+            "ConvNeXt-T",
+            Group::Cnn,
+            ModelSpec::ConvNext(ConvNextSpec {
+                depths: [3, 3, 9, 3],
+                dims: [96, 192, 384, 768],
+                stochastic_depth: 0.1,
+                classes: 1000,
+            }),
+        ),
+        ModelPreset::new(
+            "convnext_large",
+            "ConvNeXt-L",
+            Group::Cnn,
+            ModelSpec::ConvNext(ConvNextSpec {
+                depths: [3, 3, 27, 3],
+                dims: [192, 384, 768, 1536],
+                stochastic_depth: 0.5,
+                classes: 1000,
+            }),
+        ),
+    ]
 }
 
 #[cfg(test)]

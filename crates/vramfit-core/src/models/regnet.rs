@@ -153,7 +153,7 @@ pub const FAMILY: Family = Family {
     presets,
 };
 
-/// RegNetX-400MF and RegNetY-400MF: torchvision's `BlockParams.from_init_params`
+/// RegNetX-400MF, RegNetY-400MF and RegNetY-128GF: torchvision's `BlockParams.from_init_params`
 /// (X: depth 22, w_0 24, w_a 24.48, w_m 2.54, group width 16; Y: depth 16,
 /// w_0 48, w_a 27.89, w_m 2.09, group width 8, SE 0.25), as it computes them.
 fn presets() -> Vec<ModelPreset> {
@@ -186,6 +186,16 @@ fn presets() -> Vec<ModelPreset> {
             [1, 3, 6, 6],
             [48, 104, 208, 440],
             8,
+            Some(0.25),
+        ),
+        // `regnet_y_128gf`: depth 27, w_0 456, w_a 160.83, w_m 2.52, group
+        // width 264 through `BlockParams.from_init_params`.
+        p(
+            "regnet_y_128gf",
+            "RegNetY-128GF",
+            [2, 7, 17, 1],
+            [528, 1056, 2904, 7392],
+            264,
             Some(0.25),
         ),
     ]
