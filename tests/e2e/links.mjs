@@ -69,6 +69,8 @@ const LINKS = [
   // Hugging Face's 2022 V100 run under PyTorch 1.10, whose softmax keeps its input (pt), with AMP:
   // settings the form does not show.
   "?v=2&m=bert-large&g=v100-16gb&b=4&p=amp-fp16&oi=loop&zg=zeros&pt=1.10&at=eager",
+  // milabench's torchvision loop, which runs backward inside its autocast region (ar).
+  "?v=2&m=convnext_large&g=h100-sxm&b=64&p=amp-fp16&o=sgd&ar=backward",
   // A packed config.json (meta-llama/Llama-2-7b-hf as `vramfit estimate --model config.json --url` writes it).
   "?v=2&g=h200&b=1&s=1024&j=1ewkiY29tbXVuaXR5L2xsYW1hLTItN2ItaGYiLAI0MDk2LAMxMTAwOCwBGywEMzIsBTMyLAczMjAwMH0",
 ];

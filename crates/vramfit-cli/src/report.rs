@@ -667,6 +667,11 @@ fn training_loop(c: &vramfit_core::TrainConfig) -> Option<String> {
             d.loop_outputs.to_string(),
         ),
         ("--pytorch", c.pytorch.to_string(), d.pytorch.to_string()),
+        (
+            "--autocast-region",
+            c.autocast_region.to_string(),
+            d.autocast_region.to_string(),
+        ),
     ]
     .into_iter()
     .filter(|(_, value, default)| value != default)

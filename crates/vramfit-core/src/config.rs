@@ -161,6 +161,21 @@ choice_enum!(
 );
 
 choice_enum!(
+    /// What the training loop runs inside `torch.autocast`, whose weight
+    /// cache lives until the region exits (mixed precision only).
+    AutocastRegion, "autocast-region" {
+        /// The forward and the loss: PyTorch's AMP recipe, the Hugging Face
+        /// Trainer, Accelerate's and Lightning's precision plugins.
+        Forward => "forward",
+        /// The backward too (and the optimizer step): a loop whose
+        /// `with autocast():` body also calls `backward()`, as milabench's
+        /// torchvision loop does; every cached weight copy then lives until
+        /// the micro-batch's backward ends.
+        Backward => "backward",
+    }
+);
+
+choice_enum!(
     /// The PyTorch release whose autograd runs the step: what a backward
     /// formula references, and so what autograd saves, changed between
     /// releases.
@@ -408,6 +423,8 @@ pub struct TrainConfig {
     pub loop_outputs: LoopOutputs,
     /// The PyTorch release (what autograd saves).
     pub pytorch: TorchRelease,
+    /// What the loop runs inside `torch.autocast` (how long its weight cache lives).
+    pub autocast_region: AutocastRegion,
 }
 
 impl Default for TrainConfig {
@@ -436,6 +453,7 @@ impl Default for TrainConfig {
             zero_grad: ZeroGrad::SetToNone,
             loop_outputs: LoopOutputs::Dropped,
             pytorch: TorchRelease::Current,
+            autocast_region: AutocastRegion::Forward,
         }
     }
 }

@@ -38,7 +38,7 @@ pub const SPREADS: &[Spread] = &[
         kind: InputKind::Image,
         runs: 120,
         below: -0.026,
-        above: 0.323,
+        above: 0.309,
     },
     // END GENERATED
 ];

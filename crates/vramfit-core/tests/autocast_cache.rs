@@ -114,3 +114,43 @@ fn only_trained_weights_read_under_autocast_are_cached() {
     assert!(numel(&amp) > 80_000_000, "{}", numel(&amp));
     assert!(numel(&frozen) < numel(&amp) / 20, "{}", numel(&frozen));
 }
+
+/// A loop that also runs backward inside `with autocast():` (milabench's
+/// torchvision loop) keeps every cached copy until its backward ends: at
+/// the end of backward it holds exactly their bytes more than a loop that
+/// leaves the region after the loss, where each copy went with the op
+/// that saved it.
+#[test]
+fn a_region_around_backward_keeps_the_copies_until_backward_ends() {
+    use vramfit_core::config::AutocastRegion;
+    let spec = model_preset("convnext_tiny").unwrap().spec;
+    let cfg = |autocast_region| TrainConfig {
+        batch: 2,
+        image: 64,
+        precision: Precision::AmpFp16,
+        optimizer: Optimizer::Sgd,
+        autocast_region,
+        ..TrainConfig::default()
+    };
+    let g = spec.lower(&cfg(AutocastRegion::Backward)).unwrap();
+    let cached: u64 = g
+        .autocast_cached
+        .iter()
+        .map(|t| allocation(g.tensor(*t).unwrap().numel.at(1), DType::F16).0)
+        .sum();
+    // ConvNeXt-T's 28.6M parameters, most of them read through a copy.
+    assert!(cached > 40 << 20, "{cached}");
+    let end_of_backward = |region| {
+        let e = estimate(&spec, &cfg(region), &Overheads::default(), None).unwrap();
+        e.timeline
+            .iter()
+            .rfind(|p| p.step == 2 && p.phase == Phase::Backward)
+            .unwrap()
+            .allocated_bytes
+            .0
+    };
+    assert_eq!(
+        end_of_backward(AutocastRegion::Backward) - end_of_backward(AutocastRegion::Forward),
+        cached
+    );
+}

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use vramfit_core::config::{LoopOutputs, TorchRelease};
+use vramfit_core::config::{AutocastRegion, LoopOutputs, TorchRelease};
 use vramfit_core::driver_reserve::{self, DeviceReading};
 use vramfit_core::parallel::{Parallel, Strategy};
 use vramfit_core::{
@@ -187,6 +187,12 @@ fn config(run: &Run) -> TrainConfig {
             .fields
             .get("pytorch")
             .map_or(Ok(TorchRelease::Current), |v| v.parse())
+            .unwrap(),
+        // `memory_truth.py` leaves autocast before backward.
+        autocast_region: run
+            .fields
+            .get("autocast_region")
+            .map_or(Ok(AutocastRegion::Forward), |v| v.parse())
             .unwrap(),
         ..TrainConfig::default()
     }

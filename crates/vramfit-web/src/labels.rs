@@ -233,6 +233,7 @@ pub fn setting(key: &str, lang: Lang) -> Option<&'static str> {
         "zg" => Key::SetZeroGrad,
         "lo" => Key::SetLoopOutputs,
         "pt" => Key::SetPytorch,
+        "ar" => Key::SetAutocastRegion,
         "c" => Key::SetCheckpointing,
         "at" => Key::SetAttention,
         "mo" => Key::SetMode,

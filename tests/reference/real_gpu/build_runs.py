@@ -26,7 +26,7 @@ COLUMNS = [
     "gpu", "model", "batch", "seq", "image", "precision", "optimizer",
     "optimizer_impl", "zero_grad", "attention", "checkpointing", "grad_accum",
     "strategy", "gpus_per_node", "nodes", "allocator_conf", "loop_outputs",
-    "pytorch", "torch_version", "cuda_version", "driver",
+    "pytorch", "autocast_region", "torch_version", "cuda_version", "driver",
     "device_used_bytes", "device_reading", "reading_source",
     "reserved_bytes", "allocated_bytes",
     "context_used_bytes", "measured_when", "notes",
@@ -56,6 +56,8 @@ HF_COMMON = dict(
     # torch is not stated, but nvidia-smi is dated 2022-01-11 and torch 1.11
     # was released on 2022-03-10: a 1.10-or-older autograd (softmax saves its input).
     pytorch="1.10",
+    # Trainer.training_step: compute_loss under autocast, backward outside it.
+    autocast_region="forward",
     torch_version="",
     cuda_version="",
     driver="460.91.03",
@@ -171,6 +173,8 @@ TT_COMMON = dict(
     # train.py: "pred = model(input_ids)", "loss = loss_fn(pred, labels)", "del pred".
     loop_outputs="dropped",
     pytorch="current",
+    # FSDP2's mixed-precision policy casts; no autocast.
+    autocast_region="forward",
     torch_version="2.6.0.dev20241223 (1963fc8)",
     cuda_version="",
     driver="",
@@ -228,11 +232,15 @@ BERT_NOTE = (
 # huggingface/bench/__main__.py's "outputs = self.model(**data)" for step().
 # milabench name: the vramfit configuration of its runs, the requirements file
 # its versions are pinned in, and a note.
+# torchvision/main.py's train_epoch runs "scaler.scale(loss).backward()" and the
+# optimizer step inside "with scaling(...)" (autocast); huggingface/bench's
+# step() leaves its "with self.amp_context()" after the forward.
+TORCHVISION_REGION = "backward"
 MILABENCH_BENCHES = {
     "resnet50": dict(
         model="resnet50", seq=0, image=224, precision="amp-fp16", optimizer="sgd",
         # ResNet-50 calls optimizer.zero_grad() (torch 2: set_to_none).
-        zero_grad="set-to-none", attention="none",
+        zero_grad="set-to-none", attention="none", autocast_region=TORCHVISION_REGION,
         reqs="benchmarks/torchvision/requirements.cuda.txt",
         note="benchmarks/torchvision/main.py: torchvision resnet50; channels_last; SGD (lr only: "
         "no momentum); --precision tf32-fp16 = autocast(fp16) + GradScaler, the input batch "
@@ -243,7 +251,7 @@ MILABENCH_BENCHES = {
         f"convnext_large-{p}": dict(
             model="convnext_large", seq=0, image=224,
             precision="amp-fp16" if p.endswith("fp16") else "fp32", optimizer="sgd",
-            zero_grad="set-to-none", attention="none",
+            zero_grad="set-to-none", attention="none", autocast_region=TORCHVISION_REGION,
             reqs="benchmarks/torchvision/requirements.cuda.txt",
             note="benchmarks/torchvision/main.py: torchvision convnext_large (no channels_last: "
             "only resnet50 passes --optim channel_last); SGD (lr only); --precision " + p + (
@@ -255,7 +263,7 @@ MILABENCH_BENCHES = {
     },
     "regnet_y_128gf": dict(
         model="regnet_y_128gf", seq=0, image=224, precision="amp-fp16", optimizer="sgd",
-        zero_grad="set-to-none", attention="none",
+        zero_grad="set-to-none", attention="none", autocast_region=TORCHVISION_REGION,
         reqs="benchmarks/torchvision/requirements.cuda.txt",
         note="benchmarks/torchvision/main.py: torchvision regnet_y_128gf; SGD (lr only); the "
         "_torchvision default --precision tf32-fp16 = autocast(fp16) + GradScaler, the input batch "
@@ -265,7 +273,7 @@ MILABENCH_BENCHES = {
     "t5": dict(
         model="t5-small", seq=1024, image=0, precision="amp-fp16", optimizer="adam",
         # t5 never zeroes, so its gradients stay allocated like zeros.
-        zero_grad="zeros", attention="eager", reqs=HF_BENCH,
+        zero_grad="zeros", attention="eager", autocast_region="forward", reqs=HF_BENCH,
         note="benchmarks/huggingface: AutoModelForSeq2SeqLM.from_config(t5-small) (fp32 weights); "
         "input_ids and labels of 1024 tokens; torch.optim.Adam; --precision tf32-fp16 = "
         "autocast(fp16) + GradScaler; no zero_grad (gradients accumulate in place).",
@@ -274,7 +282,8 @@ MILABENCH_BENCHES = {
         f"bert-{p}": dict(
             model="bert-base-mlm", seq=512, image=0,
             precision="amp-fp16" if p.endswith("fp16") else "fp32", optimizer="adam",
-            zero_grad="zeros", attention="sdpa", reqs=HF_BENCH, note=BERT_NOTE,
+            zero_grad="zeros", attention="sdpa", autocast_region="forward", reqs=HF_BENCH,
+            note=BERT_NOTE,
         )
         for p in ("fp32", "tf32", "fp16", "tf32-fp16")
     },
@@ -353,6 +362,7 @@ def milabench_rows(repo):
                     nodes=1,
                     loop_outputs="kept",
                     pytorch="current",
+                    autocast_region=b["autocast_region"],
                     torch_version=torch_version,
                     cuda_version=cuda,
                     driver="",

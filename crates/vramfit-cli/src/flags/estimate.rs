@@ -2,9 +2,9 @@
 //! configuration — the settings a share link carries, one key each.
 
 use super::value::{
-    attentions, checkpointings, choice, count, engines, gpu_layers, kv_dtypes, loop_outputs,
-    lora_bases, modes, offloads, on_off, optimizer_impls, optimizers, precisions, set_weights,
-    strategies, torch_releases, unit, weights, zero_grads,
+    attentions, autocast_regions, checkpointings, choice, count, engines, gpu_layers, kv_dtypes,
+    loop_outputs, lora_bases, modes, offloads, on_off, optimizer_impls, optimizers, precisions,
+    set_weights, strategies, torch_releases, unit, weights, zero_grads,
 };
 use super::{Cmd, Flag, Kind, Section};
 use vramfit_core::TrainConfig;
@@ -118,6 +118,15 @@ pub(super) const FLAGS: &[Flag] = &[
         section: Section::Estimate,
         commands: Cmd::ALL,
         set: |a, v| choice(v).map(|r| a.config.pytorch = r),
+    },
+    Flag {
+        name: "--autocast-region",
+        kind: Kind::Choice("R", autocast_regions),
+        help: "what the loop runs inside torch.autocast, whose cache keeps the weights' half-precision\ncopies until it exits: forward (the forward and loss, PyTorch's AMP recipe), backward (the backward too)",
+        default: Some(|| train().autocast_region.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|r| a.config.autocast_region = r),
     },
     Flag {
         name: "--checkpointing",

@@ -74,6 +74,11 @@ pub(super) fn loop_outputs() -> String {
     vramfit_core::config::LoopOutputs::accepted()
 }
 
+/// `--autocast-region`'s ids.
+pub(super) fn autocast_regions() -> String {
+    vramfit_core::config::AutocastRegion::accepted()
+}
+
 /// `--pytorch`'s ids.
 pub(super) fn torch_releases() -> String {
     vramfit_core::config::TorchRelease::accepted()

@@ -4,8 +4,8 @@
 
 use super::{IMPORTED_MODEL, Reason, ShareState};
 use crate::config::{
-    Attention, Checkpointing, LoopOutputs, LoraBase, MAX_DIMENSION, Mode, Optimizer, OptimizerImpl,
-    Precision, TorchRelease, ZeroGrad,
+    Attention, AutocastRegion, Checkpointing, LoopOutputs, LoraBase, MAX_DIMENSION, Mode,
+    Optimizer, OptimizerImpl, Precision, TorchRelease, ZeroGrad,
 };
 use crate::engines::serving::{self, MAX_CONCURRENCY, MAX_GPU_LAYERS};
 use crate::engines::{Engine, KvDtype};
@@ -233,6 +233,13 @@ pub const KEYS: &[Key] = &[
         pytorch,
         TorchRelease,
         TorchRelease::accepted
+    ),
+    choice_key!(
+        "ar",
+        "--autocast-region",
+        autocast_region,
+        AutocastRegion,
+        AutocastRegion::accepted
     ),
     Key {
         key: "c",

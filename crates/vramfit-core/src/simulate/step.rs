@@ -421,7 +421,18 @@ impl<'a> Sim<'a> {
             });
         }
         self.release_gather(current);
-        self.exit_autocast(0..self.g.ops.len());
+        if !self.cache_through_backward() {
+            self.exit_autocast(0..self.g.ops.len());
+        }
+    }
+
+    /// Whether the loop's autocast region also encloses backward, so that its
+    /// cache keeps every weight copy until the micro-batch ends
+    /// ([`crate::config::AutocastRegion::Backward`]). A checkpointed block's
+    /// recomputation then finds its copies still held (PyTorch's autograd
+    /// thread would cast again into a cache of its own: not modelled).
+    fn cache_through_backward(&self) -> bool {
+        self.cfg.autocast_region == crate::config::AutocastRegion::Backward
     }
 
     /// Whether autocast's cache holds storage `s` until its region exits.
@@ -525,7 +536,9 @@ impl<'a> Sim<'a> {
         }
         // The recomputation runs under the autocast state of the forward
         // (`torch.utils.checkpoint`), a region of its own.
-        self.exit_autocast(seg.start..seg.end + 1);
+        if !self.cache_through_backward() {
+            self.exit_autocast(seg.start..seg.end + 1);
+        }
     }
 
     fn backward(&mut self) {
@@ -796,10 +809,11 @@ impl<'a> Sim<'a> {
                 );
             }
         }
+        let cache_held = self.cache_through_backward();
         for s in list.drain(..) {
             if let Some(h) = self.holds.get_mut(s) {
                 *h = h.saturating_sub(1);
-                if *h == 0 && !self.is_input(s) {
+                if *h == 0 && !self.is_input(s) && !(cache_held && self.cached(s)) {
                     self.free_storage(s);
                 }
             }

@@ -553,6 +553,7 @@ table! {
     SetZeroGrad => "zero_grad", "zero_grad 行为";
     SetLoopOutputs => "the loop's outputs", "训练循环保留的输出";
     SetPytorch => "PyTorch release", "PyTorch 版本";
+    SetAutocastRegion => "the autocast region", "自动混合精度的作用范围";
     SetCheckpointing => "activation checkpointing", "激活检查点";
     SetAttention => "attention", "注意力实现";
     SetMode => "mode", "模式";
