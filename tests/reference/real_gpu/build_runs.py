@@ -270,6 +270,19 @@ MILABENCH_BENCHES = {
         "cast to fp16; FakeImageNet 224x224 via the pytorch DataLoader; optimizer.zero_grad() "
         "each step.",
     ),
+    "resnet152-ddp-gpus": dict(
+        model="resnet152", seq=0, image=224, precision="amp-bf16", optimizer="sgd",
+        zero_grad="set-to-none", attention="none", autocast_region=TORCHVISION_REGION,
+        strategy="ddp", gpus_per_node=8, fidelity="approx",
+        reqs="benchmarks/torchvision_ddp/requirements.cuda.txt",
+        note="benchmarks/torchvision_ddp/main.py: torchvision resnet152 in DDP(device_ids=[rank]) "
+        "(25 MB buckets, gradient_as_bucket_view off), one process per GPU, the batch per GPU; "
+        "SGD(lr=1e-3); _run_batch runs zero_grad, the forward, backward and the step inside "
+        "autocast(bfloat16), the input in fp32; FakeImageNet 224x224 via the DataLoader. "
+        "approx: world_size = accelerator.device_count(), not stated (8 assumed; DDP's memory "
+        "per GPU does not depend on it), and the NVML reading holds NCCL's own buffers, which "
+        "vramfit gives as a range outside its device figure.",
+    ),
     "t5": dict(
         model="t5-small", seq=1024, image=0, precision="amp-fp16", optimizer="adam",
         # t5 never zeroes, so its gradients stay allocated like zeros.
@@ -344,7 +357,7 @@ def milabench_rows(repo):
                     source=f"milabench-scaling-{fname}",
                     source_url=f"https://github.com/mila-iqia/milabench/blob/{commit}/{path}",
                     quote=quote,
-                    fidelity="exact",
+                    fidelity=b.get("fidelity", "exact"),
                     gpu=gpu,
                     model=b["model"],
                     batch=size,
@@ -357,8 +370,8 @@ def milabench_rows(repo):
                     attention=b["attention"],
                     checkpointing="none",
                     grad_accum=1,
-                    strategy="single",
-                    gpus_per_node=1,
+                    strategy=b.get("strategy", "single"),
+                    gpus_per_node=b.get("gpus_per_node", 1),
                     nodes=1,
                     loop_outputs="kept",
                     pytorch="current",
