@@ -159,6 +159,35 @@ export const checks = [
     await page.waitForSelector("#seq-error", { state: "detached", timeout: 5_000 });
   }],
 
+  ["the training loop section changes the estimate and rides in the link", async (page) => {
+    // Folded by default; the default page trains under autocast (bf16), so it offers the region.
+    expect(!(await page.isVisible("#loop-outputs")), "the training loop section is open on a default page");
+    await page.click("#loop-group summary");
+    await page.waitForSelector("#autocast-region", { state: "visible", timeout: 5_000 });
+    const search = (want) =>
+      page.waitForFunction((w) => location.search.includes(w), want, { timeout: 5_000 }).then(() => true, () => false);
+    const before = await bytesOf(page, "#peak-allocated");
+    // A loop whose `outputs = model(...)` stays in scope keeps the logits through backward.
+    await page.selectOption("#loop-outputs", "kept");
+    const kept = await nextBytes(page, "#peak-allocated", before);
+    expect(kept > before, `keeping the outputs did not raise the peak: ${before} → ${kept}`);
+    expect(await search("lo=kept"), `the link did not take lo=kept: ${await page.evaluate(() => location.search)}`);
+    // PyTorch 1.10's log_softmax keeps its input, the logits, too.
+    await page.selectOption("#pytorch", "1.10");
+    const old = await nextBytes(page, "#peak-allocated", kept);
+    expect(old > kept, `PyTorch 1.10 did not raise the peak: ${kept} → ${old}`);
+    await page.selectOption("#autocast-region", "backward");
+    expect(await search("ar=backward"), `the link did not take ar=backward: ${await page.evaluate(() => location.search)}`);
+    // Picking the defaults again restores the estimate, and the section stays open.
+    await page.selectOption("#autocast-region", "forward");
+    await page.selectOption("#pytorch", "current");
+    await page.selectOption("#loop-outputs", "dropped");
+    await page.waitForFunction(() => !/[?&](lo|pt|ar)=/.test(location.search), null, { timeout: 5_000 });
+    expect((await bytesOf(page, "#peak-allocated")) === before, "the defaults did not restore the estimate");
+    expect(await page.isVisible("#loop-outputs"), "picking the defaults folded the section away");
+    await page.click("#loop-group summary");
+  }],
+
   ["accumulation shows the effective batch; checkpointing and attention change the estimate", async (page) => {
     await page.fill("#accum", "4");
     await page.waitForFunction(() => document.querySelector("#accum-hint")?.textContent.includes("Effective batch 32 = 8 × 4"), null, { timeout: 5_000 });

@@ -193,6 +193,34 @@ pub fn optimizer_impls(lang: Lang) -> Vec<ChoiceGroup> {
     )
 }
 
+/// The training loop's choices, in words: `zero_grad`, the outputs kept,
+/// the autocast region and the PyTorch release.
+pub fn loop_choices(lang: Lang) -> [Vec<ChoiceGroup>; 4] {
+    use vramfit_core::config::{AutocastRegion, LoopOutputs, TorchRelease, ZeroGrad};
+    [
+        ungrouped(
+            ZeroGrad::ALL
+                .iter()
+                .map(|z| (z.id(), labels::zero_grad(*z, lang))),
+        ),
+        ungrouped(
+            LoopOutputs::ALL
+                .iter()
+                .map(|o| (o.id(), labels::loop_outputs(*o, lang))),
+        ),
+        ungrouped(
+            AutocastRegion::ALL
+                .iter()
+                .map(|r| (r.id(), labels::autocast_region(*r, lang))),
+        ),
+        ungrouped(
+            TorchRelease::ALL
+                .iter()
+                .map(|r| (r.id(), labels::pytorch(*r, lang))),
+        ),
+    ]
+}
+
 /// Data-parallel strategies, in words (DeepSpeed and FSDP names kept).
 pub fn strategies(lang: Lang) -> Vec<ChoiceGroup> {
     ungrouped(

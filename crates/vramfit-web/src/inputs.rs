@@ -331,6 +331,49 @@ impl Inputs {
         matches!(self.optimizer, Optimizer::Adam | Optimizer::AdamW)
     }
 
+    /// Whether the form offers the autocast region (training under autocast).
+    pub fn shows_autocast_region(&self) -> bool {
+        self.trains() && self.precision.autocast().is_some()
+    }
+
+    /// The link keys of the training-loop settings the form shows (none in
+    /// inference, which runs no training loop).
+    pub fn loop_keys(&self) -> Vec<&'static str> {
+        if !self.trains() {
+            return Vec::new();
+        }
+        let mut keys = vec!["zg", "lo", "pt"];
+        if self.shows_autocast_region() {
+            keys.push("ar");
+        }
+        keys
+    }
+
+    /// After the link's settings were cleared: the training-loop settings the
+    /// form shows keep their values from `kept`.
+    pub fn keep_loop_settings(&mut self, kept: &TrainConfig) {
+        if !self.trains() {
+            return;
+        }
+        self.rest.zero_grad = kept.zero_grad;
+        self.rest.loop_outputs = kept.loop_outputs;
+        self.rest.pytorch = kept.pytorch;
+        if self.shows_autocast_region() {
+            self.rest.autocast_region = kept.autocast_region;
+        }
+    }
+
+    /// Whether any training-loop setting differs from the default (the
+    /// form then opens its section).
+    pub fn loop_changed(&self) -> bool {
+        let d = TrainConfig::default();
+        let r = &self.rest;
+        r.zero_grad != d.zero_grad
+            || r.loop_outputs != d.loop_outputs
+            || r.pytorch != d.pytorch
+            || (self.shows_autocast_region() && r.autocast_region != d.autocast_region)
+    }
+
     /// Validates the fields a model with this input kind uses.
     ///
     /// # Errors

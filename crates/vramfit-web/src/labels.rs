@@ -56,6 +56,54 @@ pub fn optimizer_impl(i: vramfit_core::OptimizerImpl, lang: Lang) -> &'static st
     )
 }
 
+/// How what `zero_grad` leaves of the gradients is shown.
+pub fn zero_grad(z: vramfit_core::config::ZeroGrad, lang: Lang) -> &'static str {
+    use vramfit_core::config::ZeroGrad;
+    t(
+        lang,
+        match z {
+            ZeroGrad::SetToNone => Key::ZeroGradNone,
+            ZeroGrad::Zeros => Key::ZeroGradZeros,
+        },
+    )
+}
+
+/// How what the loop keeps of the outputs is shown.
+pub fn loop_outputs(o: vramfit_core::config::LoopOutputs, lang: Lang) -> &'static str {
+    use vramfit_core::config::LoopOutputs;
+    t(
+        lang,
+        match o {
+            LoopOutputs::Dropped => Key::LoopOutputsDropped,
+            LoopOutputs::Kept => Key::LoopOutputsKept,
+        },
+    )
+}
+
+/// How the autocast region is shown.
+pub fn autocast_region(r: vramfit_core::config::AutocastRegion, lang: Lang) -> &'static str {
+    use vramfit_core::config::AutocastRegion;
+    t(
+        lang,
+        match r {
+            AutocastRegion::Forward => Key::AutocastRegionForward,
+            AutocastRegion::Backward => Key::AutocastRegionBackward,
+        },
+    )
+}
+
+/// How the PyTorch release is shown.
+pub fn pytorch(r: vramfit_core::config::TorchRelease, lang: Lang) -> &'static str {
+    use vramfit_core::config::TorchRelease;
+    t(
+        lang,
+        match r {
+            TorchRelease::Current => Key::PytorchCurrent,
+            TorchRelease::Torch110 => Key::Pytorch110,
+        },
+    )
+}
+
 /// How a mode is shown.
 pub fn mode(m: Mode, lang: Lang) -> &'static str {
     t(

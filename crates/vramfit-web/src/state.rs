@@ -68,6 +68,14 @@ pub enum Action {
     SetOptimizer(Optimizer),
     /// Pick `torch.optim`'s implementation of the step.
     SetOptimizerImpl(vramfit_core::OptimizerImpl),
+    /// The training loop: what `zero_grad` leaves.
+    SetZeroGrad(vramfit_core::config::ZeroGrad),
+    /// The training loop: what it keeps of the model's outputs.
+    SetLoopOutputs(vramfit_core::config::LoopOutputs),
+    /// The training loop: what runs inside `torch.autocast`.
+    SetAutocastRegion(vramfit_core::config::AutocastRegion),
+    /// The training loop: the PyTorch release.
+    SetPytorch(vramfit_core::config::TorchRelease),
     /// Pick a checkpointing choice.
     SetCheckpointing(CheckpointChoice),
     /// Pick an attention implementation.
@@ -375,6 +383,7 @@ impl AppState {
         if self.shows_optimizer_impl() {
             shown.push("oi");
         }
+        shown.extend(self.inputs.loop_keys());
         shown.extend(
             self.inputs
                 .fields(self.shape())
@@ -430,6 +439,10 @@ impl AppState {
             Action::SetPrecision(p) => self.inputs.precision = p,
             Action::SetOptimizer(o) => self.inputs.optimizer = o,
             Action::SetOptimizerImpl(i) => self.inputs.rest.optimizer_impl = i,
+            Action::SetZeroGrad(z) => self.inputs.rest.zero_grad = z,
+            Action::SetLoopOutputs(o) => self.inputs.rest.loop_outputs = o,
+            Action::SetAutocastRegion(r) => self.inputs.rest.autocast_region = r,
+            Action::SetPytorch(r) => self.inputs.rest.pytorch = r,
             Action::SetCheckpointing(c) => self.inputs.checkpointing = c,
             Action::SetAttention(a) => self.inputs.attention = a,
             Action::SetGpu(id) => self.inputs.gpu = id,
@@ -481,11 +494,12 @@ impl AppState {
             Action::DismissLinkWarnings => return self.link_warnings.clear(),
             Action::ClearExtras => {
                 // What the form shows of `rest` stays.
-                let optimizer_impl = self.inputs.rest.optimizer_impl;
+                let kept = self.inputs.rest;
                 self.inputs.rest = ShareState::default().train;
                 if self.shows_optimizer_impl() {
-                    self.inputs.rest.optimizer_impl = optimizer_impl;
+                    self.inputs.rest.optimizer_impl = kept.optimizer_impl;
                 }
+                self.inputs.keep_loop_settings(&kept);
                 self.inputs.serve.rest = Serving::default();
                 if self.inputs.mode != Mode::Inference {
                     // The engine's fields are hidden: their link values go too.

@@ -143,10 +143,10 @@ fn settings_the_form_does_not_show_are_listed_kept_and_cleared() {
 fn the_optimizer_implementation_is_the_forms_where_it_offers_one() {
     // Adam offers foreach / fused / loop in the form: not listed beside it,
     // and kept when the link's other settings are cleared.
-    let s = load("v=2&m=bert-base-mlm&o=adam&oi=loop&zg=zeros&lo=kept");
+    let s = load("v=2&m=bert-base-mlm&o=adam&oi=loop&st=zero2&gn=2&zb=1000");
     assert_eq!(
         s.extras().iter().map(|e| e.cli()).collect::<Vec<_>>(),
-        ["--zero-grad zeros", "--loop-outputs kept"]
+        ["--zero-bucket 1000"]
     );
     let s = s.reduce(Action::ClearExtras);
     assert!(s.extras().is_empty());
@@ -156,6 +156,51 @@ fn the_optimizer_implementation_is_the_forms_where_it_offers_one() {
     assert_eq!(
         s.extras().iter().map(|e| e.cli()).collect::<Vec<_>>(),
         ["--optimizer-impl fused"]
+    );
+}
+
+#[test]
+fn the_training_loop_settings_are_the_forms_in_training() {
+    // The form's "Training loop" section shows zero_grad, the outputs kept
+    // and the PyTorch release, and under autocast the autocast region: not
+    // listed beside it, kept when the link's other settings are cleared.
+    let s = load("v=2&m=bert-base-mlm&p=amp-fp16&zg=zeros&lo=kept&pt=1.10&ar=backward");
+    assert!(s.extras().is_empty(), "{:?}", s.extras());
+    assert!(s.inputs.loop_changed());
+    let s = s.reduce(Action::ClearExtras);
+    assert_eq!(
+        (
+            s.inputs.rest.zero_grad.id(),
+            s.inputs.rest.loop_outputs.id()
+        ),
+        ("zeros", "kept")
+    );
+    assert_eq!(
+        (
+            s.inputs.rest.pytorch.id(),
+            s.inputs.rest.autocast_region.id()
+        ),
+        ("1.10", "backward")
+    );
+    // Without autocast the form has no autocast region: a link's is listed.
+    let s = load("v=2&p=fp32&ar=backward");
+    assert_eq!(
+        s.extras().iter().map(|e| e.cli()).collect::<Vec<_>>(),
+        ["--autocast-region backward"]
+    );
+    assert!(!s.inputs.loop_changed());
+    // Picking in the form sets the link.
+    let s = load("v=2&m=gpt2&p=amp-bf16")
+        .reduce(Action::SetAutocastRegion(
+            vramfit_core::config::AutocastRegion::Backward,
+        ))
+        .reduce(Action::SetPytorch(
+            vramfit_core::config::TorchRelease::Torch110,
+        ));
+    let query = s.share_state().map(|s| s.to_query()).unwrap_or_default();
+    assert!(
+        query.contains("pt=1.10") && query.contains("ar=backward"),
+        "{query}"
     );
 }
 

@@ -68,6 +68,16 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
     });
     let (precisions, optimizers, checkpointing, attentions, offloads, impls) = (*choices).clone();
     let strategies = use_memo(lang, |lang| Rc::new(catalog::strategies(*lang)));
+    let loop_choices = use_memo(lang, |lang| catalog::loop_choices(*lang).map(Rc::new));
+    let [zero_grads, loop_outputs, autocast_regions, pytorch_releases] = (*loop_choices).clone();
+    // The training-loop section opens once a setting in it differs from the
+    // default (a link's) and then stays as the user leaves it: picking the
+    // default again must not fold it away under the pointer.
+    let loop_open = use_mut_ref(|| false);
+    if props.inputs.loop_changed() {
+        *loop_open.borrow_mut() = true;
+    }
+    let loop_open = *loop_open.borrow();
     let serve = &props.inputs.serve;
     let serve_choices = use_memo(
         (lang, serve.engine, serve.weights.clone(), serve.kv),
@@ -193,6 +203,52 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                     onchange={handlers.attention.clone()}
                 />
             }
+            if props.inputs.trains() {
+                <details class="import loop-group" id="loop-group" open={loop_open}>
+                    <summary>{ t(lang, Key::LoopGroup) }</summary>
+                    <div class="import-body loop-body">
+                        <p class="field-hint">{ t(lang, Key::LoopGroupHint) }</p>
+                        <SelectField
+                            full={props.built}
+                            id="zero-grad"
+                            label={t(lang, Key::ZeroGradField)}
+                            groups={zero_grads}
+                            value={props.inputs.rest.zero_grad.id()}
+                            hint={AttrValue::from(t(lang, Key::ZeroGradHint))}
+                            onchange={handlers.zero_grad.clone()}
+                        />
+                        <SelectField
+                            full={props.built}
+                            id="loop-outputs"
+                            label={t(lang, Key::LoopOutputsField)}
+                            groups={loop_outputs}
+                            value={props.inputs.rest.loop_outputs.id()}
+                            hint={AttrValue::from(t(lang, Key::LoopOutputsHint))}
+                            onchange={handlers.loop_outputs.clone()}
+                        />
+                        if props.inputs.shows_autocast_region() {
+                            <SelectField
+                                full={props.built}
+                                id="autocast-region"
+                                label={t(lang, Key::AutocastRegionField)}
+                                groups={autocast_regions}
+                                value={props.inputs.rest.autocast_region.id()}
+                                hint={AttrValue::from(t(lang, Key::AutocastRegionHint))}
+                                onchange={handlers.autocast_region.clone()}
+                            />
+                        }
+                        <SelectField
+                            full={props.built}
+                            id="pytorch"
+                            label={t(lang, Key::PytorchField)}
+                            groups={pytorch_releases}
+                            value={props.inputs.rest.pytorch.id()}
+                            hint={AttrValue::from(t(lang, Key::PytorchHint))}
+                            onchange={handlers.pytorch.clone()}
+                        />
+                    </div>
+                </details>
+            }
             <SelectField
                 full={props.built}
                 id="gpu"
@@ -304,6 +360,10 @@ struct Handlers {
     precision: Callback<String>,
     optimizer: Callback<String>,
     optimizer_impl: Callback<String>,
+    zero_grad: Callback<String>,
+    loop_outputs: Callback<String>,
+    autocast_region: Callback<String>,
+    pytorch: Callback<String>,
     checkpointing: Callback<String>,
     attention: Callback<String>,
     gpu: Callback<String>,
@@ -358,6 +418,10 @@ impl Handlers {
             precision: select(|v| v.parse().ok().map(Action::SetPrecision)),
             optimizer: select(|v| v.parse().ok().map(Action::SetOptimizer)),
             optimizer_impl: select(|v| v.parse().ok().map(Action::SetOptimizerImpl)),
+            zero_grad: select(|v| v.parse().ok().map(Action::SetZeroGrad)),
+            loop_outputs: select(|v| v.parse().ok().map(Action::SetLoopOutputs)),
+            autocast_region: select(|v| v.parse().ok().map(Action::SetAutocastRegion)),
+            pytorch: select(|v| v.parse().ok().map(Action::SetPytorch)),
             checkpointing: select(|v| CheckpointChoice::parse(&v).map(Action::SetCheckpointing)),
             attention: select(|v| v.parse().ok().map(Action::SetAttention)),
             gpu: select(|v| Some(Action::SetGpu(v))),
