@@ -336,13 +336,23 @@ impl Inputs {
         self.trains() && self.precision.autocast().is_some()
     }
 
+    /// Whether the form offers what `zero_grad` leaves: only where the
+    /// gradients are the loop's own (one GPU, DDP); ZeRO, FSDP and Megatron
+    /// keep buffers of their own.
+    pub fn shows_zero_grad(&self) -> bool {
+        self.trains() && self.strategy.loop_owns_gradients()
+    }
+
     /// The link keys of the training-loop settings the form shows (none in
     /// inference, which runs no training loop).
     pub fn loop_keys(&self) -> Vec<&'static str> {
         if !self.trains() {
             return Vec::new();
         }
-        let mut keys = vec!["zg", "lo", "pt"];
+        let mut keys = vec!["lo", "pt"];
+        if self.shows_zero_grad() {
+            keys.push("zg");
+        }
         if self.shows_autocast_region() {
             keys.push("ar");
         }
@@ -355,7 +365,9 @@ impl Inputs {
         if !self.trains() {
             return;
         }
-        self.rest.zero_grad = kept.zero_grad;
+        if self.shows_zero_grad() {
+            self.rest.zero_grad = kept.zero_grad;
+        }
         self.rest.loop_outputs = kept.loop_outputs;
         self.rest.pytorch = kept.pytorch;
         if self.shows_autocast_region() {
@@ -368,7 +380,7 @@ impl Inputs {
     pub fn loop_changed(&self) -> bool {
         let d = TrainConfig::default();
         let r = &self.rest;
-        r.zero_grad != d.zero_grad
+        (self.shows_zero_grad() && r.zero_grad != d.zero_grad)
             || r.loop_outputs != d.loop_outputs
             || r.pytorch != d.pytorch
             || (self.shows_autocast_region() && r.autocast_region != d.autocast_region)

@@ -182,6 +182,14 @@ fn the_training_loop_settings_are_the_forms_in_training() {
         ),
         ("1.10", "backward")
     );
+    // Under ZeRO the gradients are the engine's: the form offers no
+    // zero_grad there, so a link's is listed (and the estimator says why
+    // it does not apply).
+    let s = load("v=2&st=zero2&gn=2&lo=kept&zg=zeros");
+    assert_eq!(
+        s.extras().iter().map(|e| e.cli()).collect::<Vec<_>>(),
+        ["--zero-grad zeros"]
+    );
     // Without autocast the form has no autocast region: a link's is listed.
     let s = load("v=2&p=fp32&ar=backward");
     assert_eq!(

@@ -208,15 +208,17 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                     <summary>{ t(lang, Key::LoopGroup) }</summary>
                     <div class="import-body loop-body">
                         <p class="field-hint">{ t(lang, Key::LoopGroupHint) }</p>
-                        <SelectField
-                            full={props.built}
-                            id="zero-grad"
-                            label={t(lang, Key::ZeroGradField)}
-                            groups={zero_grads}
-                            value={props.inputs.rest.zero_grad.id()}
-                            hint={AttrValue::from(t(lang, Key::ZeroGradHint))}
-                            onchange={handlers.zero_grad.clone()}
-                        />
+                        if props.inputs.shows_zero_grad() {
+                            <SelectField
+                                full={props.built}
+                                id="zero-grad"
+                                label={t(lang, Key::ZeroGradField)}
+                                groups={zero_grads}
+                                value={props.inputs.rest.zero_grad.id()}
+                                hint={AttrValue::from(t(lang, Key::ZeroGradHint))}
+                                onchange={handlers.zero_grad.clone()}
+                            />
+                        }
                         <SelectField
                             full={props.built}
                             id="loop-outputs"
