@@ -236,12 +236,15 @@ BERT_NOTE = (
 # optimizer step inside "with scaling(...)" (autocast); huggingface/bench's
 # step() leaves its "with self.amp_context()" after the forward.
 TORCHVISION_REGION = "backward"
+# What every torchvision loop shares: 224x224 images, SGD (lr only), its
+# optimizer.zero_grad() each step (torch 2: set_to_none), no attention.
+TORCHVISION = dict(
+    seq=0, image=224, optimizer="sgd", zero_grad="set-to-none", attention="none",
+    autocast_region=TORCHVISION_REGION, reqs="benchmarks/torchvision/requirements.cuda.txt",
+)
 MILABENCH_BENCHES = {
     "resnet50": dict(
-        model="resnet50", seq=0, image=224, precision="amp-fp16", optimizer="sgd",
-        # ResNet-50 calls optimizer.zero_grad() (torch 2: set_to_none).
-        zero_grad="set-to-none", attention="none", autocast_region=TORCHVISION_REGION,
-        reqs="benchmarks/torchvision/requirements.cuda.txt",
+        TORCHVISION, model="resnet50", precision="amp-fp16",
         note="benchmarks/torchvision/main.py: torchvision resnet50; channels_last; SGD (lr only: "
         "no momentum); --precision tf32-fp16 = autocast(fp16) + GradScaler, the input batch "
         "cast to fp16; FakeImageNet 224x224 via the pytorch DataLoader (pin_memory); "
@@ -249,10 +252,8 @@ MILABENCH_BENCHES = {
     ),
     **{
         f"convnext_large-{p}": dict(
-            model="convnext_large", seq=0, image=224,
-            precision="amp-fp16" if p.endswith("fp16") else "fp32", optimizer="sgd",
-            zero_grad="set-to-none", attention="none", autocast_region=TORCHVISION_REGION,
-            reqs="benchmarks/torchvision/requirements.cuda.txt",
+            TORCHVISION, model="convnext_large",
+            precision="amp-fp16" if p.endswith("fp16") else "fp32",
             note="benchmarks/torchvision/main.py: torchvision convnext_large (no channels_last: "
             "only resnet50 passes --optim channel_last); SGD (lr only); --precision " + p + (
                 " = autocast(fp16) + GradScaler, the input batch cast to fp16"
@@ -262,17 +263,14 @@ MILABENCH_BENCHES = {
         for p in ("fp32", "tf32", "fp16", "tf32-fp16")
     },
     "regnet_y_128gf": dict(
-        model="regnet_y_128gf", seq=0, image=224, precision="amp-fp16", optimizer="sgd",
-        zero_grad="set-to-none", attention="none", autocast_region=TORCHVISION_REGION,
-        reqs="benchmarks/torchvision/requirements.cuda.txt",
+        TORCHVISION, model="regnet_y_128gf", precision="amp-fp16",
         note="benchmarks/torchvision/main.py: torchvision regnet_y_128gf; SGD (lr only); the "
         "_torchvision default --precision tf32-fp16 = autocast(fp16) + GradScaler, the input batch "
         "cast to fp16; FakeImageNet 224x224 via the pytorch DataLoader; optimizer.zero_grad() "
         "each step.",
     ),
     "resnet152-ddp-gpus": dict(
-        model="resnet152", seq=0, image=224, precision="amp-bf16", optimizer="sgd",
-        zero_grad="set-to-none", attention="none", autocast_region=TORCHVISION_REGION,
+        TORCHVISION, model="resnet152", precision="amp-bf16",
         strategy="ddp", gpus_per_node=8, fidelity="approx",
         reqs="benchmarks/torchvision_ddp/requirements.cuda.txt",
         note="benchmarks/torchvision_ddp/main.py: torchvision resnet152 in DDP(device_ids=[rank]) "
