@@ -76,6 +76,10 @@ BENCH=1
 [ "$PROFILE" = dev ] && BENCH=0
 step "Compiling $CRATE (and $BENCH_CRATE unless dev) for $TARGET (profile $PROFILE)"
 cargo build --profile "$PROFILE" --target "$TARGET" -p "$CRATE" -p "$MEASURED_CRATE"
+# The first-edit module: the web crate without the app's rendering in the
+# browser (feature `app`), in a cargo run of its own so the app's build
+# does not take its features.
+cargo build --profile "$PROFILE" --target "$TARGET" -p "$CRATE" --no-default-features --features first-edit --bin vramfit-first-edit
 [ "$BENCH" = 1 ] && cargo build --profile "$PROFILE" --target "$TARGET" -p "$BENCH_CRATE"
 
 rm -rf "$DIST"
@@ -101,6 +105,11 @@ bindgen "$WASM_IN" "$DIST" "$NAME" "$([ "$PROFILE" != dev ] && echo opt)"
 WIDGET_NAME=vramfit_widget
 bindgen "${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE_DIR/vramfit-widget.wasm" "$DIST" "$WIDGET_NAME" "$([ "$PROFILE" != dev ] && echo opt)"
 
+# The first-edit module (boot.js loads it before the app's, on the
+# prerendered page only): a third binary of the web crate.
+FIRST_EDIT_NAME=vramfit_first_edit
+bindgen "${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE_DIR/vramfit-first-edit.wasm" "$DIST" "$FIRST_EDIT_NAME" "$([ "$PROFILE" != dev ] && echo opt)"
+
 # The Benchmark page (bench.html, framed by the app's Benchmark tab): a
 # second binary of the web crate, so the calculator's wasm does not carry it.
 PAGE_NAME=vramfit_bench_page
@@ -115,19 +124,9 @@ step "Measurement reader into $DIST/measured/ (loaded by its worker when a file 
 bindgen "$MEASURED_WASM_IN" "$DIST/measured" "$MEASURED_NAME" "$([ "$PROFILE" != dev ] && echo opt)"
 
 step "Copying page assets"
-BASE_URL=${PUBLIC_BASE_URL:-}
-# The value lands in HTML attributes: only a plain http(s) URL ending in / is accepted.
-if [ -n "$BASE_URL" ] && ! printf '%s' "$BASE_URL" | grep -Eq '^https?://[A-Za-z0-9._~:@!$()*+,;=/%-]+/$'; then
-  echo "error: PUBLIC_BASE_URL '$BASE_URL' must be an http(s):// URL ending in /, without quotes or spaces" >&2
-  exit 1
-fi
-for f in index.html embed.html demo.html bench.html; do
-  sed "s|{{BASE_URL}}|$BASE_URL|g" "www/$f" >"$DIST/$f"
-done
-cp www/style.css www/demo.css www/noscript.css www/favicon.svg www/boot.js www/early.js www/nomodule.js www/embed.js www/measured-worker.js "$DIST/"
-step "Rendering the default page into $DIST/index.html (vramfit-prerender, native)"
-cargo run --quiet --locked -p vramfit-web --features prerender --bin vramfit-prerender -- "$DIST/index.html"
+cp www/style.css www/demo.css www/noscript.css www/favicon.svg www/boot.js www/nomodule.js www/embed.js www/measured-worker.js "$DIST/"
 if [ -f www/og-image.png ]; then cp www/og-image.png "$DIST/"; fi
+bash scripts/pages.sh "$DIST" "${PUBLIC_BASE_URL:-}"
 
 gz=$(gzip -9 -c "$WASM_OUT" | wc -c)
 printf '\n%s\n' "Built $DIST/ ($(ls "$DIST" | tr '\n' ' '))"
@@ -138,6 +137,8 @@ sizes() {
   printf '%-28s %9s bytes raw, %8s bytes gzip -9\n' "$js" "$(wc -c <"$js")" "$(gzip -9 -c "$js" | wc -c)"
 }
 sizes "$NAME" "$DIST"
+printf 'First-edit module (the prerendered page loads it before the app):\n'
+sizes "$FIRST_EDIT_NAME" "$DIST"
 printf 'Embeddable widget (embed.html, not in the first load):\n'
 sizes "$WIDGET_NAME" "$DIST"
 echo "the measurement reader (its worker loads it when a file is chosen; not part of the first load):"

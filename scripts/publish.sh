@@ -15,7 +15,7 @@
 #             (DIST_DIR, default dist) instead of compiling again.
 #
 # Then it checks the folder: every page has the Content-Security-Policy and no
-# inline script, every file a page or script names is there, the base URL is
+# inline script it does not name by its hash, every file a page or script names is there, the base URL is
 # in place; and writes .nojekyll (GitHub Pages would skip files starting with _).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -47,10 +47,9 @@ else
     rm -rf "$out"
     cp -r "$src" "$out"
   fi
-  # Pages come from www/ again, stamped with the base URL.
-  for f in index.html embed.html demo.html bench.html; do
-    sed "s|{{BASE_URL}}|$base|g" "www/$f" >"$out/$f"
-  done
+  # Pages come from www/ again, stamped with the base URL (and the default
+  # page rendered in, early.js inlined, as build-web.sh writes them).
+  bash scripts/pages.sh "$out" "$base"
 fi
 touch "$out/.nojekyll"
 
@@ -60,14 +59,23 @@ for page in index.html embed.html demo.html bench.html; do
   f="$out/$page"
   [ -f "$f" ] || fail "$page is missing"
   grep -q 'http-equiv="Content-Security-Policy"' "$f" || fail "$page has no Content-Security-Policy"
-  # Every <script> must load a file: an inline one would be refused by the CSP.
-  if grep -o '<script[^>]*>' "$f" | grep -vq 'src='; then fail "$page has an inline <script>"; fi
+  # Every <script> must load a file or be named by its SHA-256 in the CSP
+  # (early.js, inlined by build-web.sh); any other would be refused.
+  node -e '
+const fs = require("fs"), crypto = require("crypto");
+const html = fs.readFileSync(process.argv[1], "utf8");
+const csp = html.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)[1];
+for (const [, attrs, code] of html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)) {
+  if (/\bsrc=/.test(attrs)) continue;
+  const hash = "sha256-" + crypto.createHash("sha256").update(code).digest("base64");
+  if (!csp.includes("'"'"'" + hash + "'"'"'")) { console.error("an inline <script> the CSP does not name (" + hash + ")"); process.exit(1); }
+}' "$f" || fail "$page has an inline <script> its Content-Security-Policy refuses"
   grep -q '{{BASE_URL}}' "$f" && fail "$page still has a {{BASE_URL}} placeholder"
   for ref in $(grep -oE '(src|href)="[^"#?:]+"' "$f" | sed -E 's/^(src|href)="//; s/"$//'); do
     [ -e "$out/$ref" ] || fail "$page refers to $ref, which is not in $out/"
   done
 done
-for file in vramfit_web.js vramfit_web_bg.wasm vramfit_widget.js vramfit_widget_bg.wasm vramfit_bench_page.js vramfit_bench_page_bg.wasm boot.js embed.js style.css bench/vramfit_bench_web.js bench/vramfit_bench_web_bg.wasm; do
+for file in vramfit_web.js vramfit_web_bg.wasm vramfit_first_edit.js vramfit_first_edit_bg.wasm vramfit_widget.js vramfit_widget_bg.wasm vramfit_bench_page.js vramfit_bench_page_bg.wasm boot.js embed.js style.css bench/vramfit_bench_web.js bench/vramfit_bench_web_bg.wasm; do
   [ -s "$out/$file" ] || fail "$file is missing or empty"
 done
 if [ -n "$base" ]; then

@@ -20,6 +20,8 @@ cargo fmt --all -- --check
 step "clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p vramfit-web -p vramfit-core -p vramfit-bench -p vramfit-bench-web --lib --target wasm32-unknown-unknown --locked -- -D warnings
+# The page's first-edit module: the web crate without the app (see build-web.sh).
+cargo clippy -p vramfit-web --no-default-features --features first-edit --bin vramfit-first-edit --target wasm32-unknown-unknown --locked -- -D warnings
 step "native tests (core, CLI as a subprocess, bench shaders on Vulkan, web state)"
 cargo test --workspace --locked
 step "property tests again, 10 000 cases each (release; debug runs use 1 000)"

@@ -63,6 +63,87 @@ function reportHeight() {
   post();
 }
 
+// The first-edit module (crates/vramfit-web/src/first_edit.rs): the
+// estimator and the verdict's components, a fraction of the app's bytes, so
+// on a slow network a number typed into the prerendered page is answered
+// long before the app has arrived. It renders the verdict bar, the summary
+// and the verdict for the page's fields as they are; they replace the page's
+// own, and the cards below, which it does not compute, are marked as
+// updating until the app starts. It never runs once the app is starting
+// (the app reads the same fields and replaces the page). Where it cannot
+// load or answer, the page waits for the app as it would without it.
+// Returns the promise of its download (the app's waits for it, so the two
+// do not share a slow network) and a function that stops it.
+// It answers once the page has painted (`painted`), as the app starts then:
+// the page's own verdict is on screen, and timed, before anything replaces it.
+function startFirstEdit(page, painted) {
+  const fields = ["batch", "seq", "image", "accum"];
+  const compiled = WebAssembly.compileStreaming(
+    fetch(new URL("vramfit_first_edit_bg.wasm", document.baseURI)));
+  const ready = Promise.all([import("./vramfit_first_edit.js"), compiled, painted])
+    .then(([module, compiledModule]) =>
+      module.default({ module_or_path: compiledModule }).then(() => module));
+  let stopped = false;
+  let running = false;
+  let again = false;
+  const edited = () => fields.some((id) => {
+    const field = document.getElementById(id);
+    return field && field.value !== field.defaultValue;
+  });
+  const show = (html) => {
+    const next = document.createElement("template");
+    next.innerHTML = html;
+    for (const id of ["verdict-bar", "summary", "verdict"]) {
+      const now = page.querySelector("#" + id);
+      const replacement = next.content.getElementById(id);
+      if (now && replacement) now.replaceWith(replacement);
+    }
+  };
+  // One render at a time; edits typed meanwhile are read by the next.
+  const update = () => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    // Not the app's page any more: the app replaces it rather than hydrate
+    // it, even where the fields are typed back (browser::hydratable_root).
+    page.dataset.edited = "";
+    page.querySelector("#results")?.classList.add("pending");
+    ready
+      .then((module) => module.render())
+      .then((html) => {
+        if (!stopped && html) show(html);
+      })
+      .catch(() => {
+        stopped = true;
+      })
+      .finally(() => {
+        running = false;
+        if (again) {
+          again = false;
+          update();
+        }
+      });
+  };
+  page.addEventListener("input", (e) => {
+    if (fields.includes(e.target.id)) update();
+  });
+  // Typed before this script ran (the page paints as it is parsed).
+  ready.then(() => {
+    if (edited()) update();
+  }, () => {
+    stopped = true;
+  });
+  return {
+    downloaded: compiled.then(() => undefined, () => undefined),
+    stop: () => {
+      stopped = true;
+    },
+  };
+}
+
 if (typeof WebAssembly !== "object") {
   showFailure("This browser cannot run the calculator.",
     "It needs WebAssembly, which every current browser supports; it may be turned off here.");
@@ -100,12 +181,18 @@ if (typeof WebAssembly !== "object") {
   // without streaming compilation, or a compile that fails (a server that
   // sends another MIME type), leaves fetching to wasm-bindgen's own start.
   const wasmUrl = new URL(moduleUrl.replace(/\.js$/, "_bg.wasm"), document.baseURI);
-  const compiled = typeof WebAssembly.compileStreaming === "function"
-    ? WebAssembly.compileStreaming(fetch(wasmUrl)).catch(() => undefined)
+  const streaming = typeof WebAssembly.compileStreaming === "function";
+  const firstEdit = prerendered && streaming ? startFirstEdit(document.getElementById("prerendered"), painted) : null;
+  // After the first-edit module's download, where there is one.
+  const turn = firstEdit ? firstEdit.downloaded : Promise.resolve();
+  const compiled = streaming
+    ? turn.then(() => WebAssembly.compileStreaming(fetch(wasmUrl))).catch(() => undefined)
     : Promise.resolve(undefined);
-  Promise.all([import(moduleUrl), compiled, painted])
-    .then(([module, compiledModule]) =>
-      module.default(compiledModule ? { module_or_path: compiledModule } : undefined))
+  Promise.all([turn.then(() => import(moduleUrl)), compiled, painted])
+    .then(([module, compiledModule]) => {
+      firstEdit?.stop();
+      return module.default(compiledModule ? { module_or_path: compiledModule } : undefined);
+    })
     .then(() => {
       root.removeAttribute("aria-busy");
       // A Rust panic aborts as a WebAssembly trap; the page would freeze silently.

@@ -5,14 +5,14 @@
 //! models with torch / torchvision / transformers.
 
 use crate::error::Error;
-use crate::models::FAMILIES;
+use crate::models::PRESET_LISTS;
 
 pub use crate::models::llama::spec as llama;
 pub use crate::models::{Group, ModelPreset};
 
 /// All model presets, grouped by family in display order.
 pub fn model_presets() -> Vec<ModelPreset> {
-    FAMILIES.iter().flat_map(|f| (f.presets)()).collect()
+    PRESET_LISTS.iter().flat_map(|presets| presets()).collect()
 }
 
 /// Looks a model preset up by id.

@@ -372,6 +372,7 @@ pub fn copy_text(text: &str, field: &str, done: Callback<bool>) {
     failed.forget();
 }
 
+#[cfg(feature = "app")]
 /// Shows a recoverable error when Rust code panics, instead of a dead page:
 /// a notice in the page's language (read from `<html lang>`, which the app
 /// keeps current) with a Reload button. The configuration survives: it is
@@ -389,6 +390,7 @@ pub fn install_panic_hook() {
     }));
 }
 
+#[cfg(feature = "app")]
 /// The crash notice (see [`install_panic_hook`]); shown once.
 fn show_crash(detail: &str) {
     let Some(document) = window().and_then(|w| w.document()) else {
@@ -565,7 +567,7 @@ pub fn restore_prerendered_focus() {
 
 /// Whether the address carries settings (a query or a fragment), or cannot
 /// be read: the page is then not the default one.
-fn address_has_settings(location: &web_sys::Location) -> bool {
+pub fn address_has_settings(location: &web_sys::Location) -> bool {
     let settings = |part: Result<String, wasm_bindgen::JsValue>| part.map_or(true, |p| p.len() > 1);
     settings(location.search()) || settings(location.hash())
 }
@@ -598,7 +600,10 @@ pub fn hydratable_root() -> Option<web_sys::Element> {
                 .split_whitespace()
                 .any(|c| c == "no-prerender" || c.starts_with("translated-"))
         })
-        || root.query_selector("font").ok().flatten().is_some();
+        || root.query_selector("font").ok().flatten().is_some()
+        // boot.js's first-edit module answered an edit: the page holds its
+        // verdict, not the app's render, even where the fields were typed back.
+        || root.has_attribute("data-edited");
     let location = window.location();
     if hidden || address_has_settings(&location) || initial_prefs().lang != Prefs::default().lang {
         return None;

@@ -36,6 +36,14 @@ pub mod compare;
 pub mod components;
 pub mod custom;
 pub mod fields;
+#[cfg(feature = "first-edit")]
+pub mod first_edit;
+
+// The first-edit module's build speaks English only (`i18n::t`): never the app's.
+#[cfg(all(feature = "first-edit", feature = "app"))]
+compile_error!(
+    "the features `first-edit` and `app` build different modules: build the first-edit module with --no-default-features"
+);
 pub mod frame;
 pub mod hooks;
 pub mod i18n;
@@ -54,7 +62,10 @@ pub mod serving;
 pub mod state;
 pub mod url;
 
-use components::{App, BenchPage, Widget};
+#[cfg(any(feature = "app", feature = "prerender"))]
+use components::App;
+#[cfg(feature = "app")]
+use components::{BenchPage, Widget};
 
 /// The id of the element the app replaces (see `www/index.html`).
 pub const ROOT_ID: &str = "app";
@@ -65,6 +76,7 @@ pub const WIDGET_ID: &str = "widget";
 /// The id of the element the Benchmark page replaces (see `www/bench.html`).
 pub const BENCH_PAGE_ID: &str = "bench-page";
 
+#[cfg(feature = "app")]
 /// Mounts [`App`] into the element with id [`ROOT_ID`] (`index.html`), or
 /// into `<body>` when the page has none. Yew clears the root first, which
 /// removes the page's static placeholder.
@@ -94,6 +106,7 @@ pub fn mount() {
     }
 }
 
+#[cfg(feature = "app")]
 /// Mounts the [`Widget`] into the element with id [`WIDGET_ID`]
 /// (`embed.html`, its own binary: a page embedding widgets does not load
 /// the full calculator), or into `<body>`.
@@ -102,6 +115,7 @@ pub fn mount_widget() {
     mount_at::<Widget>(WIDGET_ID);
 }
 
+#[cfg(feature = "app")]
 /// Mounts the [`BenchPage`] into the element with id [`BENCH_PAGE_ID`]
 /// (`bench.html`, its own binary), or into `<body>`.
 pub fn mount_bench() {
@@ -120,6 +134,7 @@ pub async fn prerender() -> String {
         .await
 }
 
+#[cfg(feature = "app")]
 /// Renders `C` into the element with id `id`, or into `<body>` without one.
 fn mount_at<C: yew::BaseComponent<Properties = ()>>(id: &str) {
     match web_sys::window()

@@ -46,7 +46,7 @@ pub use family::{Family, Group, Import, ModelPreset};
 pub use mla::{Mla, MlaRope};
 pub use mobilenet_v3::{MobileNetV3Size, MobileNetV3Spec};
 pub use moe::{DenseLayers, ExpertActivation, Moe, Router, SharedExperts};
-pub use registry::FAMILIES;
+pub use registry::{FAMILIES, PRESET_LISTS};
 pub use regnet::RegNetSpec;
 pub use t5::{T5Activation, T5Spec};
 pub use transformer::{

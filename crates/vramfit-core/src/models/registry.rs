@@ -4,8 +4,7 @@
 //! so adding a family is its module (see [`super::family`]), its tests and
 //! one line here.
 
-use super::family::Family;
-use super::family::Import;
+use super::family::{Family, Import, ModelPreset};
 use super::{
     bert, cnn, convnext, deepseek, efficientnet, gemma, gpt_neox, gpt_oss, gpt2, llama, mixtral,
     mobilenet_v3, olmo2, olmoe, phi3, qwen_moe, qwen3, regnet, starcoder2, t5, vit, vit_hf,
@@ -40,6 +39,24 @@ pub const FAMILIES: [Family; 25] = [
     t5::FAMILY,
 ];
 
+/// Every family's preset list, in [`FAMILIES`]' order: what lists the
+/// presets reads this, so a program that never imports a `config.json` (the
+/// page's first-edit module) carries no reader.
+pub const PRESET_LISTS: [fn() -> Vec<ModelPreset>; FAMILIES.len()] = preset_lists();
+
+// Evaluated while compiling (it initializes a constant): an index out of
+// bounds would fail the build, never a running program.
+#[allow(clippy::indexing_slicing)]
+const fn preset_lists() -> [fn() -> Vec<ModelPreset>; FAMILIES.len()] {
+    let mut lists = [FAMILIES[0].presets; FAMILIES.len()];
+    let mut i = 0;
+    while i < FAMILIES.len() {
+        lists[i] = FAMILIES[i].presets;
+        i += 1;
+    }
+    lists
+}
+
 /// The reader of a `model_type`, if a family imports it.
 pub fn import_of(model_type: &str) -> Option<Import> {
     FAMILIES
@@ -62,7 +79,6 @@ pub fn supported_model_types() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::family::ModelPreset;
 
     #[test]
     fn every_model_type_is_read_by_one_family() {

@@ -3,15 +3,15 @@
 //! strip, the two charts and the per-layer table.
 
 use super::{
-    BatchChart, GpuFinder, LayerTable, LinkExtras, MeasuredCard, Notice, PeakBreakdown,
-    PeakNumbers, PlannerPanel, Techniques, TimelineChart, Verdict,
+    BatchChart, GpuFinder, Headline, LayerTable, LinkExtras, MeasuredCard, Notice, PeakBreakdown,
+    PeakNumbers, PlannerPanel, Techniques, TimelineChart,
 };
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
 use crate::layers::LayerSort;
 use crate::present::{bytes, group_digits};
 use crate::report::Report;
-use crate::state::{Action, Field, Problem};
+use crate::state::{Action, Problem};
 use std::rc::Rc;
 use vramfit_core::share::Setting;
 use yew::prelude::*;
@@ -83,29 +83,9 @@ pub fn Results(props: &ResultsProps) -> Html {
         (None, true) => html! { <Notice kind="info" text={t(lang, Key::StaleNotice)} /> },
         (None, false) => html! {},
     };
-    // Kept across renders (a new callback would re-render the child every time).
-    let on_use_batch = use_callback(props.on_action.clone(), |batch: u64, on_action| {
-        on_action.emit(Action::SetField(Field::Batch, batch.to_string()))
-    });
-    let on_use_precision = use_callback(
-        props.on_action.clone(),
-        |p: vramfit_core::Precision, on_action| on_action.emit(Action::SetPrecision(p)),
-    );
     let on_clear = use_callback(props.on_action.clone(), |(), on_action| {
         on_action.emit(Action::ClearExtras)
     });
-    let on_find_input = use_callback(props.on_action.clone(), |(), on_action| {
-        on_action.emit(Action::FindMaxInput)
-    });
-    let input = r.input;
-    let on_use_input = use_callback(
-        (props.on_action.clone(), input),
-        |v: u64, (on_action, input)| {
-            if let Some(field) = input {
-                on_action.emit(Action::SetField(*field, v.to_string()));
-            }
-        },
-    );
     // The cards below the verdict follow a complete report: while a new
     // estimate waits for its curve and comparison (computed after the frame
     // that shows the verdict), they keep the last complete one, whose props
@@ -187,28 +167,9 @@ pub fn Results(props: &ResultsProps) -> Html {
                 data-state={if props.stale { "stale" } else { "fresh" }}
                 data-complete={r.complete.to_string()}
             >
-                <p class="summary" id="summary">
-                    <span class="model-name" translate="no">{ r.model_name.clone() }</span>
-                    { " · " }{ r.details(lang) }
-                </p>
-                <LinkExtras extras={props.extras.clone()} on_clear={on_clear} />
-                if let Some(fit) = &e.gpu {
-                    <Verdict
-                        gpu_name={crate::labels::gpu_name(&fit.id, &r.gpu_name, lang)}
-                        fit={fit.clone()}
-                        device_used={e.device_used_bytes}
-                        batch={e.config.batch}
-                        gpus={e.config.parallel.gpus_per_node.saturating_mul(e.config.parallel.nodes)}
-                        {on_use_batch}
-                        on_use_precision={Some(on_use_precision)}
-                        {input}
-                        input_value={if input == Some(Field::Image) { e.config.image } else { e.config.seq }}
-                        max_input={props.max_input}
-                        {on_find_input}
-                        {on_use_input}
-                        beyond_trained={e.beyond_trained_context}
-                    />
-                }
+                <Headline report={r.clone()} max_input={props.max_input} on_action={props.on_action.clone()}>
+                    <LinkExtras extras={props.extras.clone()} on_clear={on_clear} />
+                </Headline>
                 if !notes.is_empty() {
                     <ul class="card estimate-notes" id="estimate-notes">
                         { for notes.into_iter().map(|(id, text)| html! { <li id={id}>{ text }</li> }) }

@@ -4,13 +4,13 @@
 //! the page's ([`AppState`]), read from the frame's address.
 
 use super::{
-    BatchChart, BreakdownBar, LinkExtras, LinkWarnings, Notice, ServeResults, Verdict, WidgetForm,
+    BatchChart, BreakdownBar, Headline, LinkExtras, LinkWarnings, Notice, ServeResults, WidgetForm,
 };
 use crate::browser;
 use crate::hooks::use_app_actions;
 use crate::i18n::{Key, t};
 use crate::prefs::Prefs;
-use crate::state::{Action, AppState};
+use crate::state::AppState;
 use crate::url::{self, page_query};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -52,35 +52,13 @@ pub fn Widget() -> Html {
                 (None, true) => html! { <Notice kind="info" text={t(lang, Key::StaleNotice)} /> },
                 (None, false) => html! {},
             };
-            let on_use_batch = {
-                let on_action = on_action.clone();
-                Callback::from(move |batch: u64| {
-                    on_action.emit(Action::SetField(
-                        crate::state::Field::Batch,
-                        batch.to_string(),
-                    ))
-                })
-            };
             html! {
                 <>
                     { notice }
                     <div id="results" data-state={if state.stale { "stale" } else { "fresh" }} data-complete={r.complete.to_string()}>
-                        <p class="summary" id="summary">
-                            <span class="model-name" translate="no">{ r.model_name.clone() }</span>
-                            { " · " }{ r.details(lang) }
-                        </p>
-                        <LinkExtras extras={state.widget_extras()} />
-                        if let Some(fit) = &e.gpu {
-                            <Verdict
-                                gpu_name={crate::labels::gpu_name(&fit.id, &r.gpu_name, lang)}
-                                fit={fit.clone()}
-                                device_used={e.device_used_bytes}
-                                batch={e.config.batch}
-                                gpus={e.config.parallel.gpus_per_node.saturating_mul(e.config.parallel.nodes)}
-                                can_use={!batch_locked}
-                                {on_use_batch}
-                            />
-                        }
+                        <Headline report={r.clone()} on_action={on_action.clone()} can_use={!batch_locked} compact=true>
+                            <LinkExtras extras={state.widget_extras()} />
+                        </Headline>
                         <section class="card" id="breakdown" aria-label={t(lang, Key::BreakdownTitle)}>
                             <BreakdownBar at_peak={e.at_peak} legend=true />
                             <span id="peak-allocated" data-bytes={e.peak_allocated_bytes.0.to_string()} hidden=true></span>

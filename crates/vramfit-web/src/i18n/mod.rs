@@ -58,10 +58,12 @@ impl Lang {
 
 /// The text of `key` in `lang`.
 pub fn t(lang: Lang, key: Key) -> &'static str {
-    let (en, zh) = key.texts();
     match lang {
-        Lang::En => en,
-        Lang::Zh => zh,
+        Lang::En => key.english(),
+        // The first-edit module answers the prerendered page, which shows
+        // only in English (`crate::first_edit`): it carries no Chinese.
+        Lang::Zh if cfg!(feature = "first-edit") => key.english(),
+        Lang::Zh => key.chinese(),
     }
 }
 

@@ -17,8 +17,20 @@ macro_rules! table {
 
             /// The English and the Chinese text.
             pub fn texts(self) -> (&'static str, &'static str) {
+                (self.english(), self.chinese())
+            }
+
+            /// The English text.
+            pub fn english(self) -> &'static str {
                 match self {
-                    $(Key::$key => ($en, $zh)),+
+                    $(Key::$key => $en),+
+                }
+            }
+
+            /// The Chinese text.
+            pub fn chinese(self) -> &'static str {
+                match self {
+                    $(Key::$key => $zh),+
                 }
             }
 

@@ -1,0 +1,112 @@
+//! The first-edit module: the page's answer to what is typed into the
+//! prerendered default page before the app has started.
+//!
+//! The app's module is most of the page's bytes; on a slow network it
+//! arrives seconds after the prerendered page has painted. This module is
+//! the estimator with the verdict's components and Yew's server renderer,
+//! and no more (a binary of its own, `src/bin/vramfit-first-edit.rs`, built
+//! with the feature `first-edit`); `boot.js` loads it before the app's and,
+//! on an edit of the page's number fields, puts what [`render`] returns in
+//! place of the page's verdict, its summary line and the phone's verdict
+//! bar. The app then starts from the edits as it always does
+//! ([`crate::browser::keep_prerendered_edits`]) and replaces the page.
+
+use crate::browser;
+use crate::components::{Headline, VerdictBar};
+use crate::prefs::Prefs;
+use crate::present::Glance;
+use crate::report::Report;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Props of [`FirstEdit`].
+#[derive(Properties, PartialEq)]
+pub struct FirstEditProps {
+    /// The display preferences the app would start with.
+    pub prefs: Prefs,
+    /// The verdict at a glance, for the phone's bar.
+    pub glance: Option<Glance>,
+    /// The report for the edited page.
+    pub report: Rc<Report>,
+}
+
+/// The verdict bar, the summary line and the verdict, as the app renders
+/// them (with callbacks that do nothing: this is HTML, and the app that
+/// replaces it answers the buttons).
+#[function_component]
+pub fn FirstEdit(props: &FirstEditProps) -> Html {
+    html! {
+        <ContextProvider<Prefs> context={props.prefs}>
+            if let Some(glance) = props.glance {
+                <VerdictBar {glance} target="verdict" />
+            }
+            <Headline report={props.report.clone()} on_action={Callback::noop()} />
+        </ContextProvider<Prefs>>
+    }
+}
+
+/// The HTML of the verdict bar, the summary and the verdict for the page's
+/// fields as they are now (read as the app will read them on start), or
+/// `None` where the app would show no verdict for them (a field left empty
+/// or out of range, which the app words beside the field): the page then
+/// leaves the verdict as it was, marked as updating.
+pub async fn render() -> Option<String> {
+    use crate::catalog::Catalog;
+    use crate::inputs::{Inputs, Shape};
+    use crate::report::Memo;
+    use crate::state::Field;
+    use vramfit_core::models::InputKind;
+    // The prerendered page is English (early.js hides it in a Chinese
+    // browser), and so is this module (`crate::i18n::t`).
+    let prefs = browser::initial_prefs();
+    if prefs.lang != crate::i18n::Lang::En {
+        return None;
+    }
+    // The prerendered page is the page at an address without settings
+    // (early.js hides it elsewhere): the form's defaults.
+    let location = web_sys::window()?.location();
+    if browser::address_has_settings(&location) {
+        return None;
+    }
+    browser::keep_prerendered_edits();
+    let mut inputs = Inputs::default();
+    for (field, value) in browser::take_prerendered_edits() {
+        inputs.set(field, value);
+    }
+    let catalog = Catalog::load();
+    let model = catalog.model(&inputs.model)?;
+    let kind = model.spec.input_kind();
+    let shape = Shape {
+        kind,
+        experts: model.spec.routed_experts().is_some(),
+    };
+    let (cfg, serving) = inputs.settings(shape).ok()?;
+    serving.check(&cfg).ok()?;
+    let gpu = catalog.gpu(&inputs.gpu_id())?;
+    let input = match kind {
+        InputKind::Tokens => Some(Field::Seq),
+        InputKind::Image => Some(Field::Image),
+        InputKind::Features => None,
+    };
+    let mut memo = Memo::seeded(browser::prerendered_largest());
+    let report = Report::first(&model.spec, &cfg, &gpu, model.name, input, &mut memo, None).ok()?;
+    let fit = report.estimate.gpu.as_ref()?;
+    let glance = Some(Glance {
+        fits: fit.fits,
+        used: fit
+            .device_used_bytes
+            .unwrap_or(report.estimate.device_used_bytes),
+        usable: fit.usable_bytes,
+    });
+    let props = FirstEditProps {
+        prefs,
+        glance,
+        report: Rc::new(report),
+    };
+    Some(
+        yew::LocalServerRenderer::<FirstEdit>::with_props(props)
+            .hydratable(false)
+            .render()
+            .await,
+    )
+}
