@@ -7,6 +7,7 @@ use crate::i18n::{Key, Lang, t, tf};
 use crate::present::group_digits;
 use vramfit_core::config::MAX_DIMENSION;
 use vramfit_core::engines::serving::{MAX_CONCURRENCY, MAX_GPU_LAYERS};
+use vramfit_core::models::InputKind;
 
 /// Largest gradient-accumulation count and checkpoint interval the core accepts.
 pub const MAX_STEPS: u64 = 1 << 16;
@@ -48,6 +49,16 @@ pub enum Field {
 }
 
 impl Field {
+    /// The input-size field of a model reading `kind`: sequence length for
+    /// text, image size for vision, none for feature vectors.
+    pub fn input_size(kind: InputKind) -> Option<Field> {
+        match kind {
+            InputKind::Tokens => Some(Field::Seq),
+            InputKind::Image => Some(Field::Image),
+            InputKind::Features => None,
+        }
+    }
+
     /// The element id of the field's input.
     pub fn id(self) -> &'static str {
         match self {

@@ -12,10 +12,13 @@
 //! ([`crate::browser::keep_prerendered_edits`]) and replaces the page.
 
 use crate::browser;
+use crate::catalog::Catalog;
 use crate::components::{Headline, VerdictBar};
+use crate::fields::Field;
+use crate::inputs::{Inputs, Shape};
 use crate::prefs::Prefs;
 use crate::present::Glance;
-use crate::report::Report;
+use crate::report::{Memo, Report};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -51,11 +54,6 @@ pub fn FirstEdit(props: &FirstEditProps) -> Html {
 /// or out of range, which the app words beside the field): the page then
 /// leaves the verdict as it was, marked as updating.
 pub async fn render() -> Option<String> {
-    use crate::catalog::Catalog;
-    use crate::inputs::{Inputs, Shape};
-    use crate::report::Memo;
-    use crate::state::Field;
-    use vramfit_core::models::InputKind;
     // The prerendered page is English (early.js hides it in a Chinese
     // browser), and so is this module (`crate::i18n::t`).
     let prefs = browser::initial_prefs();
@@ -69,8 +67,23 @@ pub async fn render() -> Option<String> {
         return None;
     }
     browser::keep_prerendered_edits();
+    answer(
+        prefs,
+        browser::take_prerendered_edits(),
+        browser::prerendered_largest(),
+    )
+    .await
+}
+
+/// The HTML for the default page with `edits` typed over its fields, taking
+/// the page's largest batches (`largest`) where they check out.
+async fn answer(
+    prefs: Prefs,
+    edits: Vec<(Field, String)>,
+    largest: Option<(u64, u64)>,
+) -> Option<String> {
     let mut inputs = Inputs::default();
-    for (field, value) in browser::take_prerendered_edits() {
+    for (field, value) in edits {
         inputs.set(field, value);
     }
     let catalog = Catalog::load();
@@ -83,24 +96,20 @@ pub async fn render() -> Option<String> {
     let (cfg, serving) = inputs.settings(shape).ok()?;
     serving.check(&cfg).ok()?;
     let gpu = catalog.gpu(&inputs.gpu_id())?;
-    let input = match kind {
-        InputKind::Tokens => Some(Field::Seq),
-        InputKind::Image => Some(Field::Image),
-        InputKind::Features => None,
-    };
-    let mut memo = Memo::seeded(browser::prerendered_largest());
-    let report = Report::first(&model.spec, &cfg, &gpu, model.name, input, &mut memo, None).ok()?;
-    let fit = report.estimate.gpu.as_ref()?;
-    let glance = Some(Glance {
-        fits: fit.fits,
-        used: fit
-            .device_used_bytes
-            .unwrap_or(report.estimate.device_used_bytes),
-        usable: fit.usable_bytes,
-    });
+    let mut memo = Memo::seeded(largest);
+    let report = Report::first(
+        &model.spec,
+        &cfg,
+        &gpu,
+        model.name,
+        Field::input_size(kind),
+        &mut memo,
+        None,
+    )
+    .ok()?;
     let props = FirstEditProps {
         prefs,
-        glance,
+        glance: Glance::of(&report.estimate),
         report: Rc::new(report),
     };
     Some(

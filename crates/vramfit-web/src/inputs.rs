@@ -270,11 +270,7 @@ impl Inputs {
     /// The count fields a model of this shape uses, in form order.
     pub fn fields(&self, shape: impl Into<Shape>) -> Vec<Field> {
         let Shape { kind, experts } = shape.into();
-        let size = match kind {
-            InputKind::Tokens => Some(Field::Seq),
-            InputKind::Image => Some(Field::Image),
-            InputKind::Features => None,
-        };
+        let size = Field::input_size(kind);
         let every_k = (self.checkpointing == CheckpointChoice::EveryK).then_some(Field::EveryK);
         let mode_field = match self.mode {
             Mode::FinetuneLora | Mode::FinetuneQlora => Some(Field::LoraRank),

@@ -269,6 +269,18 @@ pub struct Glance {
 }
 
 impl Glance {
+    /// The simulation's verdict on its GPU (`None` without one): on the
+    /// GPU, less than the estimate where the allocator returns cached
+    /// segments to stay within it.
+    pub fn of(e: &vramfit_core::Estimate) -> Option<Glance> {
+        let fit = e.gpu.as_ref()?;
+        Some(Glance {
+            fits: fit.fits,
+            used: fit.device_used_bytes.unwrap_or(e.device_used_bytes),
+            usable: fit.usable_bytes,
+        })
+    }
+
     /// `✓ 9.67 / 24 GiB` or `✕ 31.2 / 24 GiB`: the unit once when both
     /// figures share it.
     pub fn line(self, units: Units) -> String {

@@ -353,13 +353,7 @@ impl AppState {
     /// the simulation's) on its GPU; `None` without a GPU or an answer.
     pub fn glance(&self) -> Option<Glance> {
         if self.engine() == Engine::Hf {
-            let e = &self.report.as_ref()?.estimate;
-            let fit = e.gpu.as_ref()?;
-            Some(Glance {
-                fits: fit.fits,
-                used: fit.device_used_bytes.unwrap_or(e.device_used_bytes),
-                usable: fit.usable_bytes,
-            })
+            Glance::of(&self.report.as_ref()?.estimate)
         } else {
             let e = &self.serving.as_ref()?.estimate;
             let fit = e.fit.as_ref()?;
@@ -625,11 +619,7 @@ impl AppState {
     /// The input-size field the selected model uses: sequence length for
     /// text, image size for vision, none for feature vectors.
     pub fn input_field(&self) -> Option<Field> {
-        match self.input_kind() {
-            InputKind::Tokens => Some(Field::Seq),
-            InputKind::Image => Some(Field::Image),
-            InputKind::Features => None,
-        }
+        Field::input_size(self.input_kind())
     }
 
     fn recompute(&mut self) {
