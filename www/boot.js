@@ -74,13 +74,14 @@ function reportHeight() {
 // load or answer, the page waits for the app as it would without it.
 // Returns the promise of its download (the app's waits for it, so the two
 // do not share a slow network) and a function that stops it.
-// It answers once the page has painted (`painted`), as the app starts then:
-// the page's own verdict is on screen, and timed, before anything replaces it.
+// It computes an answer as soon as it can, but puts it in place only once
+// the page has painted (`painted`), as the app starts then: the page's own
+// verdict is on screen, and timed, before anything replaces it.
 function startFirstEdit(page, painted) {
   const fields = ["batch", "seq", "image", "accum"];
   const compiled = WebAssembly.compileStreaming(
     fetch(new URL("vramfit_first_edit_bg.wasm", document.baseURI)));
-  const ready = Promise.all([import("./vramfit_first_edit.js"), compiled, painted])
+  const ready = Promise.all([import("./vramfit_first_edit.js"), compiled])
     .then(([module, compiledModule]) =>
       module.default({ module_or_path: compiledModule }).then(() => module));
   let stopped = false;
@@ -113,9 +114,9 @@ function startFirstEdit(page, painted) {
     page.querySelector("#results")?.classList.add("pending");
     ready
       .then((module) => module.render())
-      .then((html) => {
+      .then((html) => painted.then(() => {
         if (!stopped && html) show(html);
-      })
+      }))
       .catch(() => {
         stopped = true;
       })
