@@ -1,6 +1,8 @@
 // Budget measurements printed by run.mjs (reported, not asserted), of what
 // a reader sees — paint, not DOM insertion:
-//   - first-load size: every file the page fetches until the first verdict, raw and gzip -9;
+//   - first-load size: every file the page fetches, raw and gzip -9, and what
+//     it fetches before the app's module (the page, and the first-edit module
+//     that answers an edit until the app has arrived);
 //   - navigation → the first verdict painted (Element Timing's render time)
 //     and → inputs working: a batch typed as the first verdict appears shown
 //     in a painted verdict (cold cache, median of 5);
@@ -27,22 +29,34 @@ const median = (xs) => {
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 
-/** Loads the page in a fresh context; returns [{ file, raw, gzip }] of everything fetched. */
+/**
+ * Loads the page in a fresh context; returns [{ file, raw, gzip, app }] of
+ * everything fetched, `app` marking what was asked for from the app's module
+ * on (boot.js asks for it once the first-edit module, which answers edits
+ * before it, has arrived).
+ */
 export async function firstLoadSizes(browser, url) {
   const context = await browser.newContext();
   const page = await context.newPage();
   const bodies = [];
+  let app = false;
+  page.on("request", (req) => {
+    if (/\/vramfit_web(_bg\.wasm|\.js)$/.test(new URL(req.url()).pathname)) app = true;
+    req.app = app;
+  });
   page.on("response", (res) => {
-    if (res.status() === 200) bodies.push(res.body().then((b) => ({ file: new URL(res.url()).pathname, body: b })));
+    const app = res.request().app;
+    if (res.status() === 200) bodies.push(res.body().then((b) => ({ file: new URL(res.url()).pathname, body: b, app })));
   });
   await page.goto(url);
   await page.waitForSelector("#verdict", { timeout: 30_000 });
   await page.waitForLoadState("networkidle");
   const seen = new Set();
-  const files = (await Promise.all(bodies)).filter(({ file }) => !seen.has(file) && seen.add(file)).map(({ file, body }) => ({
+  const files = (await Promise.all(bodies)).filter(({ file }) => !seen.has(file) && seen.add(file)).map(({ file, body, app }) => ({
     file: file === "/" ? "/index.html" : file,
     raw: body.length,
     gzip: gzipSync(body, { level: 9 }).length,
+    app,
   }));
   await context.close();
   return files;
@@ -152,8 +166,12 @@ export function printBudgets({ sizes, first, recompute }) {
     const total = sizes.reduce((a, f) => a + f.gzip, 0);
     const raw = sizes.reduce((a, f) => a + f.raw, 0);
     for (const f of sizes) console.log(`  ${f.file.padEnd(28)} ${kb(f.raw).padStart(10)} raw ${kb(f.gzip).padStart(10)} gzip`);
-    const verdict = total <= BUDGET_GZIP_BYTES ? "within" : "OVER";
-    console.log(`  ${"first load, total".padEnd(28)} ${kb(raw).padStart(10)} raw ${kb(total).padStart(10)} gzip  (${verdict} the ${kb(BUDGET_GZIP_BYTES)} budget)`);
+    const before = sizes.filter((f) => !f.app);
+    const first = before.reduce((a, f) => a + f.gzip, 0);
+    const firstRaw = before.reduce((a, f) => a + f.raw, 0);
+    const within = (n) => (n <= BUDGET_GZIP_BYTES ? "within" : "OVER");
+    console.log(`  ${"until edits are answered".padEnd(28)} ${kb(firstRaw).padStart(10)} raw ${kb(first).padStart(10)} gzip  (${within(first)} the ${kb(BUDGET_GZIP_BYTES)} budget; the page and the first-edit module)`);
+    console.log(`  ${"first load, total".padEnd(28)} ${kb(raw).padStart(10)} raw ${kb(total).padStart(10)} gzip  (${within(total)} the ${kb(BUDGET_GZIP_BYTES)} budget; with the app)`);
   }
   if (first) {
     const ms = (xs) => xs.map((x) => x.toFixed(0)).join(", ");
