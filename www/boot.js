@@ -87,6 +87,8 @@ function startFirstEdit(page, painted) {
   let stopped = false;
   let running = false;
   let again = false;
+  const fcpSeen = () => typeof performance.getEntriesByName === "function" &&
+    performance.getEntriesByName("first-contentful-paint").length > 0;
   const edited = () => fields.some((id) => {
     const field = document.getElementById(id);
     return field && field.value !== field.defaultValue;
@@ -114,7 +116,9 @@ function startFirstEdit(page, painted) {
     page.querySelector("#results")?.classList.add("pending");
     ready
       .then((module) => module.render())
-      .then((html) => painted.then(() => {
+      // The paint may be on screen before `painted` is told (its observer
+      // waits for the main thread): then at once.
+      .then((html) => (fcpSeen() ? Promise.resolve() : painted).then(() => {
         if (!stopped && html) show(html);
       }))
       .catch(() => {
