@@ -93,12 +93,12 @@ function startFirstEdit(page, painted) {
     const field = document.getElementById(id);
     return field && field.value !== field.defaultValue;
   });
-  const show = (html) => {
-    const next = document.createElement("template");
-    next.innerHTML = html;
+  // `rendered`: a fragment of the module's nodes (built as the app builds
+  // them; nothing here parses HTML).
+  const show = (rendered) => {
     for (const id of ["verdict-bar", "summary", "verdict"]) {
       const now = page.querySelector("#" + id);
-      const replacement = next.content.getElementById(id);
+      const replacement = rendered.getElementById(id);
       if (now && replacement) now.replaceWith(replacement);
     }
   };
@@ -118,8 +118,8 @@ function startFirstEdit(page, painted) {
       .then((module) => module.render())
       // The paint may be on screen before `painted` is told (its observer
       // waits for the main thread): then at once.
-      .then((html) => (fcpSeen() ? Promise.resolve() : painted).then(() => {
-        if (!stopped && html) show(html);
+      .then((rendered) => (fcpSeen() ? Promise.resolve() : painted).then(() => {
+        if (!stopped && rendered) show(rendered);
       }))
       .catch(() => {
         stopped = true;

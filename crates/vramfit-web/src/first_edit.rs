@@ -3,12 +3,11 @@
 //!
 //! The app's module is most of the page's bytes; on a slow network it
 //! arrives seconds after the prerendered page has painted. This module is
-//! the estimator with the verdict's components and Yew's server renderer,
-//! and no more (a binary of its own, `src/bin/vramfit-first-edit.rs`, built
-//! with the feature `first-edit`); `boot.js` loads it before the app's and,
-//! on an edit of the page's number fields, puts what [`render`] returns in
-//! place of the page's verdict, its summary line and the phone's verdict
-//! bar. The app then starts from the edits as it always does
+//! the estimator with the verdict's components, and no more (a binary of
+//! its own, `src/bin/vramfit-first-edit.rs`, built with the feature
+//! `first-edit`); `boot.js` loads it before the app's and, on an edit of the
+//! page's number fields, puts the nodes [`render`] returns in place of the
+//! page's verdict, its summary line and the phone's verdict bar. The app then starts from the edits as it always does
 //! ([`crate::browser::keep_prerendered_edits`]) and replaces the page.
 
 use crate::browser;
@@ -31,13 +30,19 @@ pub struct FirstEditProps {
     pub glance: Option<Glance>,
     /// The report for the edited page.
     pub report: Rc<Report>,
+    /// Told once the nodes are in place.
+    pub on_rendered: Callback<()>,
 }
 
 /// The verdict bar, the summary line and the verdict, as the app renders
-/// them (with callbacks that do nothing: this is HTML, and the app that
-/// replaces it answers the buttons).
+/// them (with callbacks that do nothing: [`render`] hands out copies of
+/// the nodes, and the app that replaces them answers the buttons).
 #[function_component]
 pub fn FirstEdit(props: &FirstEditProps) -> Html {
+    {
+        let on_rendered = props.on_rendered.clone();
+        use_effect_with((), move |()| on_rendered.emit(()));
+    }
     html! {
         <ContextProvider<Prefs> context={props.prefs}>
             if let Some(glance) = props.glance {
@@ -48,12 +53,12 @@ pub fn FirstEdit(props: &FirstEditProps) -> Html {
     }
 }
 
-/// The HTML of the verdict bar, the summary and the verdict for the page's
-/// fields as they are now (read as the app will read them on start), or
-/// `None` where the app would show no verdict for them (a field left empty
-/// or out of range, which the app words beside the field): the page then
-/// leaves the verdict as it was, marked as updating.
-pub async fn render() -> Option<String> {
+/// The verdict bar, the summary and the verdict for the page's fields as
+/// they are now (read as the app will read them on start), as nodes of a
+/// fragment, or `None` where the app would show no verdict for them (a
+/// field left empty or out of range, which the app words beside the field):
+/// the page then leaves the verdict as it was, marked as updating.
+pub async fn render() -> Option<web_sys::DocumentFragment> {
     // The prerendered page is English (early.js hides it in a Chinese
     // browser), and so is this module (`crate::i18n::t`).
     let prefs = browser::initial_prefs();
@@ -62,26 +67,44 @@ pub async fn render() -> Option<String> {
     }
     // The prerendered page is the page at an address without settings
     // (early.js hides it elsewhere): the form's defaults.
-    let location = web_sys::window()?.location();
-    if browser::address_has_settings(&location) {
+    let window = web_sys::window()?;
+    if browser::address_has_settings(&window.location()) {
         return None;
     }
     browser::keep_prerendered_edits();
-    answer(
-        prefs,
+    let report = answer(
         browser::take_prerendered_edits(),
         browser::prerendered_largest(),
-    )
-    .await
+    )?;
+    // Rendered by Yew into an element of no page, whose nodes are then
+    // copied out: nodes built as the app builds them, no HTML parsed.
+    let document = window.document()?;
+    let root = document.create_element("div").ok()?;
+    let mut done = None;
+    let rendered = js_sys::Promise::new(&mut |resolve, _| done = Some(resolve));
+    let done = done?;
+    let props = FirstEditProps {
+        prefs,
+        glance: Glance::of(&report.estimate),
+        report: Rc::new(report),
+        on_rendered: Callback::from(move |()| {
+            let _ = done.call0(&wasm_bindgen::JsValue::NULL);
+        }),
+    };
+    let app = yew::Renderer::<FirstEdit>::with_root_and_props(root.clone(), props).render();
+    let _ = wasm_bindgen_futures::JsFuture::from(rendered).await;
+    let fragment = document.create_document_fragment();
+    let copy = root.clone_node_with_deep(true).ok();
+    app.destroy();
+    while let Some(node) = copy.as_ref()?.first_child() {
+        fragment.append_child(&node).ok()?;
+    }
+    Some(fragment)
 }
 
-/// The HTML for the default page with `edits` typed over its fields, taking
-/// the page's largest batches (`largest`) where they check out.
-async fn answer(
-    prefs: Prefs,
-    edits: Vec<(Field, String)>,
-    largest: Option<(u64, u64)>,
-) -> Option<String> {
+/// The report for the default page with `edits` typed over its fields,
+/// taking the page's largest batches (`largest`) where they check out.
+fn answer(edits: Vec<(Field, String)>, largest: Option<(u64, u64)>) -> Option<Report> {
     let mut inputs = Inputs::default();
     for (field, value) in edits {
         inputs.set(field, value);
@@ -97,7 +120,7 @@ async fn answer(
     serving.check(&cfg).ok()?;
     let gpu = catalog.gpu(&inputs.gpu_id())?;
     let mut memo = Memo::seeded(largest);
-    let report = Report::first(
+    Report::first(
         &model.spec,
         &cfg,
         &gpu,
@@ -106,16 +129,5 @@ async fn answer(
         &mut memo,
         None,
     )
-    .ok()?;
-    let props = FirstEditProps {
-        prefs,
-        glance: Glance::of(&report.estimate),
-        report: Rc::new(report),
-    };
-    Some(
-        yew::LocalServerRenderer::<FirstEdit>::with_props(props)
-            .hydratable(false)
-            .render()
-            .await,
-    )
+    .ok()
 }

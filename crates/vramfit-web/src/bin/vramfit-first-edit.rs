@@ -4,10 +4,10 @@
 use wasm_bindgen::prelude::wasm_bindgen;
 
 /// The verdict bar, summary and verdict for the prerendered page's fields
-/// as they are now, as HTML; `undefined` where the app would show no
-/// verdict for them.
+/// as they are now, as the nodes of a fragment; `undefined` where the app
+/// would show no verdict for them.
 #[wasm_bindgen]
-pub async fn render() -> Option<String> {
+pub async fn render() -> Option<web_sys::DocumentFragment> {
     vramfit_web::first_edit::render().await
 }
 
