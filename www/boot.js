@@ -72,11 +72,11 @@ function reportHeight() {
 // updating until the app starts. It never runs once the app is starting
 // (the app reads the same fields and replaces the page). Where it cannot
 // load or answer, the page waits for the app as it would without it.
-// Returns the promise of its download (the app's waits for it, so the two
-// do not share a slow network) and a function that stops it.
 // It computes an answer as soon as it can, but puts it in place only once
 // the page has painted (`painted`), as the app starts then: the page's own
 // verdict is on screen, and timed, before anything replaces it.
+// Returns the promise of its download (the app's waits for it, so the two
+// do not share a slow network) and a function that stops it.
 function startFirstEdit(page, painted) {
   const fields = ["batch", "seq", "image", "accum"];
   const compiled = WebAssembly.compileStreaming(
