@@ -372,12 +372,12 @@ pub fn copy_text(text: &str, field: &str, done: Callback<bool>) {
     failed.forget();
 }
 
-#[cfg(feature = "app")]
 /// Shows a recoverable error when Rust code panics, instead of a dead page:
 /// a notice in the page's language (read from `<html lang>`, which the app
 /// keeps current) with a Reload button. The configuration survives: it is
 /// in the page's address, which a reload reads back. The notice is built
 /// from DOM nodes and text, never from markup.
+#[cfg(feature = "app")]
 pub fn install_panic_hook() {
     // Through Yew, which otherwise replaces any hook with its own when rendering.
     yew::set_custom_panic_hook(Box::new(|info| {
@@ -390,8 +390,8 @@ pub fn install_panic_hook() {
     }));
 }
 
-#[cfg(feature = "app")]
 /// The crash notice (see [`install_panic_hook`]); shown once.
+#[cfg(feature = "app")]
 fn show_crash(detail: &str) {
     let Some(document) = window().and_then(|w| w.document()) else {
         return;

@@ -76,10 +76,10 @@ pub const WIDGET_ID: &str = "widget";
 /// The id of the element the Benchmark page replaces (see `www/bench.html`).
 pub const BENCH_PAGE_ID: &str = "bench-page";
 
-#[cfg(feature = "app")]
 /// Mounts [`App`] into the element with id [`ROOT_ID`] (`index.html`), or
 /// into `<body>` when the page has none. Yew clears the root first, which
 /// removes the page's static placeholder.
+#[cfg(feature = "app")]
 pub fn mount() {
     browser::install_panic_hook();
     #[cfg(debug_assertions)]
@@ -106,18 +106,18 @@ pub fn mount() {
     }
 }
 
-#[cfg(feature = "app")]
 /// Mounts the [`Widget`] into the element with id [`WIDGET_ID`]
 /// (`embed.html`, its own binary: a page embedding widgets does not load
 /// the full calculator), or into `<body>`.
+#[cfg(feature = "app")]
 pub fn mount_widget() {
     browser::install_panic_hook();
     mount_at::<Widget>(WIDGET_ID);
 }
 
-#[cfg(feature = "app")]
 /// Mounts the [`BenchPage`] into the element with id [`BENCH_PAGE_ID`]
 /// (`bench.html`, its own binary), or into `<body>`.
+#[cfg(feature = "app")]
 pub fn mount_bench() {
     browser::install_panic_hook();
     mount_at::<BenchPage>(BENCH_PAGE_ID);
@@ -134,8 +134,8 @@ pub async fn prerender() -> String {
         .await
 }
 
-#[cfg(feature = "app")]
 /// Renders `C` into the element with id `id`, or into `<body>` without one.
+#[cfg(feature = "app")]
 fn mount_at<C: yew::BaseComponent<Properties = ()>>(id: &str) {
     match web_sys::window()
         .and_then(|w| w.document())
