@@ -87,12 +87,18 @@ mkdir -p "$DIST"
 # bindgen IN_WASM OUT_DIR NAME [opt]: JS bindings for IN_WASM as NAME.js and
 # NAME_bg.wasm in OUT_DIR, then wasm-opt -Oz on the .wasm when asked;
 # remembers the size before wasm-opt in before_NAME.
+# -ocimfs: wasm-opt merges a function into its only caller only up to 1000
+# bytes (its default has no limit). A browser compiles each function on its
+# first call and optimizes the hot ones again on another thread, in time
+# that grows with the function: merged, the simulation made 13-20 KB
+# functions whose optimizing took 100-280 ms of CPU on the page's first edit
+# (ARCHITECTURE.md, the first-edit module). The gzip size is no larger.
 bindgen() {
   local out="$2/${3}_bg.wasm"
   wasm-bindgen --target web --no-typescript --out-dir "$2" --out-name "$3" "$1"
   printf -v "before_$3" '%s' "$(wc -c <"$out")"
   if [ "${4:-}" = opt ]; then
-    "$WASM_OPT" -Oz --strip-debug --strip-producers "$out" -o "$out.opt"
+    "$WASM_OPT" -Oz -ocimfs 1000 --strip-debug --strip-producers "$out" -o "$out.opt"
     mv "$out.opt" "$out"
   fi
 }

@@ -343,6 +343,8 @@ impl Prepared {
     /// [`Prepared::run`] with a KV cache of `kv_cache` elements instead of
     /// the graph's (inference at another context length: nothing else in
     /// the step depends on it).
+    // Out of line: see `step::Sim::run`.
+    #[inline(never)]
     pub fn run_with_kv_cache(
         &self,
         cfg: &TrainConfig,

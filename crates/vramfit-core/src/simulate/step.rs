@@ -212,6 +212,12 @@ impl<'a> Sim<'a> {
     /// repeat its allocations exactly (the gradients exist from the first on;
     /// nothing else carries over), so the tape holds two per step, the second
     /// replayed only with gradient accumulation.
+    // Out of line, as is `Prepared::run_with_kv_cache`: each is the hot loop
+    // of a function called once per estimate. Inlined there, it made that
+    // function hot, and a browser's optimizing compiler took 100-280 ms of
+    // CPU for its 13-20 KB of WebAssembly on the page's first edit, beside
+    // the main thread (ARCHITECTURE.md, the first-edit module).
+    #[inline(never)]
     pub(super) fn run(mut self, steps: u32) -> Tape {
         if self.cfg.mode == crate::config::Mode::Inference {
             // One forward under `torch.inference_mode()`; the KV cache is preallocated.
