@@ -63,43 +63,90 @@ function reportHeight() {
   post();
 }
 
+// `page`'s nodes take `rendered`'s content: the same element keeps its
+// identity (its attributes become the new ones, except `elementtiming`,
+// which marks the element for paint timing, whatever it shows) and text
+// nodes their new text; where the shapes differ, the new nodes replace it.
+function morph(now, rendered) {
+  if (now.nodeType !== rendered.nodeType || now.nodeName !== rendered.nodeName) {
+    now.replaceWith(rendered);
+    return;
+  }
+  if (now.nodeType === Node.TEXT_NODE) {
+    if (now.data !== rendered.data) now.data = rendered.data;
+    return;
+  }
+  if (now.nodeType !== Node.ELEMENT_NODE) {
+    now.replaceWith(rendered);
+    return;
+  }
+  for (const { name } of [...now.attributes]) {
+    if (name !== "elementtiming" && !rendered.hasAttribute(name)) now.removeAttribute(name);
+  }
+  for (const { name, value } of [...rendered.attributes]) {
+    if (now.getAttribute(name) !== value) now.setAttribute(name, value);
+  }
+  const before = [...now.childNodes];
+  const after = [...rendered.childNodes];
+  after.forEach((node, i) => (i < before.length ? morph(before[i], node) : now.appendChild(node)));
+  for (const node of before.slice(after.length)) node.remove();
+}
+
 // The first-edit module (crates/vramfit-web/src/first_edit.rs): the
 // estimator and the verdict's components, a fraction of the app's bytes, so
 // on a slow network a number typed into the prerendered page is answered
 // long before the app has arrived. It renders the verdict bar, the summary
-// and the verdict for the page's fields as they are; they replace the page's
-// own, and the cards below, which it does not compute, are marked as
-// updating until the app starts. It never runs once the app is starting
-// (the app reads the same fields and replaces the page). Where it cannot
-// load or answer, the page waits for the app as it would without it.
-// It computes an answer as soon as it can, but puts it in place only once
-// the page has painted (`painted`), as the app starts then: the page's own
-// verdict is on screen, and timed, before anything replaces it.
+// and the verdict for the page's fields as they are; they take the place of
+// the page's own, and the cards below, which it does not compute, are
+// marked as updating until the app starts. Once the app is ready, it
+// finishes the answer in flight and stops (the app reads the same fields
+// and replaces the page). Where it cannot load or answer, the page waits
+// for the app as it would without it. It computes an answer as soon as it
+// can, but puts it in place only once the page's first frame is drawn: the
+// page's own verdict is on screen before anything changes it.
 // Returns the promise of its download (the app's waits for it, so the two
-// do not share a slow network) and a function that stops it.
-function startFirstEdit(page, painted) {
+// do not share a slow network) and `handOver`, which stops it for the app.
+function startFirstEdit(page) {
   const fields = ["batch", "seq", "image", "accum"];
   const compiled = WebAssembly.compileStreaming(
     fetch(new URL("vramfit_first_edit_bg.wasm", document.baseURI)));
   const ready = Promise.all([import("./vramfit_first_edit.js"), compiled])
     .then(([module, compiledModule]) =>
       module.default({ module_or_path: compiledModule }).then(() => module));
+  // No render starts once stopped; nothing is put in place once released
+  // (the app has started).
   let stopped = false;
+  let released = false;
   let running = false;
   let again = false;
-  const fcpSeen = () => typeof performance.getEntriesByName === "function" &&
-    performance.getEntriesByName("first-contentful-paint").length > 0;
+  // Called when the render in flight has finished, where the app waits for it.
+  let handedOver = null;
+  // The page's first frame has been drawn: the task after the first
+  // animation frame since this script ran (the page's verdict was parsed
+  // before it). A hidden tab draws nothing: at once, or once hidden.
+  const framed = new Promise((resolve) => {
+    if (document.visibilityState === "hidden") {
+      resolve();
+      return;
+    }
+    document.addEventListener("visibilitychange", resolve, { once: true });
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+  });
   const edited = () => fields.some((id) => {
     const field = document.getElementById(id);
     return field && field.value !== field.defaultValue;
   });
   // `rendered`: a fragment of the module's nodes (built as the app builds
-  // them; nothing here parses HTML).
+  // them; nothing here parses HTML). They are copied into the page's own
+  // nodes where both have the same shape, so those nodes stay: a paint the
+  // browser has made but not yet reported (first contentful paint, Element
+  // Timing) still counts for them, and it is reported well after the frame
+  // on a busy machine.
   const show = (rendered) => {
     for (const id of ["verdict-bar", "summary", "verdict"]) {
       const now = page.querySelector("#" + id);
       const replacement = rendered.getElementById(id);
-      if (now && replacement) now.replaceWith(replacement);
+      if (now && replacement) morph(now, replacement);
     }
   };
   // One render at a time; edits typed meanwhile are read by the next.
@@ -116,16 +163,18 @@ function startFirstEdit(page, painted) {
     page.querySelector("#results")?.classList.add("pending");
     ready
       .then((module) => module.render())
-      // The paint may be on screen before `painted` is told (its observer
-      // waits for the main thread): then at once.
-      .then((rendered) => (fcpSeen() ? Promise.resolve() : painted).then(() => {
-        if (!stopped && rendered) show(rendered);
+      .then((rendered) => framed.then(() => {
+        if (!released && rendered) show(rendered);
       }))
       .catch(() => {
         stopped = true;
       })
       .finally(() => {
         running = false;
+        if (handedOver) {
+          handedOver();
+          return;
+        }
         if (again) {
           again = false;
           update();
@@ -135,17 +184,31 @@ function startFirstEdit(page, painted) {
   page.addEventListener("input", (e) => {
     if (fields.includes(e.target.id)) update();
   });
-  // Typed before this script ran (the page paints as it is parsed).
+  // Typed before this script ran (the page paints as it is parsed); an
+  // edit since has started the render that reads it.
   ready.then(() => {
-    if (edited()) update();
+    if (!running && edited()) update();
   }, () => {
     stopped = true;
   });
   return {
     downloaded: compiled.then(() => undefined, () => undefined),
-    stop: () => {
+    // Stops it, once the render in flight (if any) has put its answer in
+    // place: that answer is always nearer than the app's first. The app,
+    // which waits for this, then reads the fields as they are. A render that
+    // never settles (a trap in the module) holds the app back 3 s at most.
+    handOver: () => new Promise((resolve) => {
       stopped = true;
-    },
+      handedOver = () => {
+        released = true;
+        resolve();
+      };
+      if (running) {
+        setTimeout(handedOver, 3000);
+      } else {
+        handedOver();
+      }
+    }),
   };
 }
 
@@ -187,17 +250,15 @@ if (typeof WebAssembly !== "object") {
   // sends another MIME type), leaves fetching to wasm-bindgen's own start.
   const wasmUrl = new URL(moduleUrl.replace(/\.js$/, "_bg.wasm"), document.baseURI);
   const streaming = typeof WebAssembly.compileStreaming === "function";
-  const firstEdit = prerendered && streaming ? startFirstEdit(document.getElementById("prerendered"), painted) : null;
+  const firstEdit = prerendered && streaming ? startFirstEdit(document.getElementById("prerendered")) : null;
   // After the first-edit module's download, where there is one.
   const turn = firstEdit ? firstEdit.downloaded : Promise.resolve();
   const compiled = streaming
     ? turn.then(() => WebAssembly.compileStreaming(fetch(wasmUrl))).catch(() => undefined)
     : Promise.resolve(undefined);
   Promise.all([turn.then(() => import(moduleUrl)), compiled, painted])
-    .then(([module, compiledModule]) => {
-      firstEdit?.stop();
-      return module.default(compiledModule ? { module_or_path: compiledModule } : undefined);
-    })
+    .then(([module, compiledModule]) => (firstEdit ? firstEdit.handOver() : Promise.resolve())
+      .then(() => module.default(compiledModule ? { module_or_path: compiledModule } : undefined)))
     .then(() => {
       root.removeAttribute("aria-busy");
       // A Rust panic aborts as a WebAssembly trap; the page would freeze silently.
