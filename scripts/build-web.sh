@@ -84,21 +84,15 @@ cargo build --profile "$PROFILE" --target "$TARGET" -p "$CRATE" --no-default-fea
 
 rm -rf "$DIST"
 mkdir -p "$DIST"
-# bindgen IN_WASM OUT_DIR NAME [opt]: JS bindings for IN_WASM as NAME.js and
-# NAME_bg.wasm in OUT_DIR, then wasm-opt -Oz on the .wasm when asked;
-# remembers the size before wasm-opt in before_NAME.
-# -ocimfs: wasm-opt merges a function into its only caller only up to 1000
-# bytes (its default has no limit). A browser compiles each function on its
-# first call and optimizes the hot ones again on another thread, in time
-# that grows with the function: merged, the simulation made 13-20 KB
-# functions whose optimizing took 100-280 ms of CPU on the page's first edit
-# (ARCHITECTURE.md, the first-edit module). The gzip size is no larger.
+# bindgen IN_WASM OUT_DIR NAME [opt [FLAGS...]]: JS bindings for IN_WASM as
+# NAME.js and NAME_bg.wasm in OUT_DIR, then wasm-opt -Oz (and FLAGS) on the
+# .wasm when asked; remembers the size before wasm-opt in before_NAME.
 bindgen() {
   local out="$2/${3}_bg.wasm"
   wasm-bindgen --target web --no-typescript --out-dir "$2" --out-name "$3" "$1"
   printf -v "before_$3" '%s' "$(wc -c <"$out")"
   if [ "${4:-}" = opt ]; then
-    "$WASM_OPT" -Oz -ocimfs 1000 --strip-debug --strip-producers "$out" -o "$out.opt"
+    "$WASM_OPT" -Oz "${@:5}" --strip-debug --strip-producers "$out" -o "$out.opt"
     mv "$out.opt" "$out"
   fi
 }
@@ -114,7 +108,15 @@ bindgen "${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE_DIR/vramfit-widget.wasm" "
 # The first-edit module (boot.js loads it before the app's, on the
 # prerendered page only): a third binary of the web crate.
 FIRST_EDIT_NAME=vramfit_first_edit
-bindgen "${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE_DIR/vramfit-first-edit.wasm" "$DIST" "$FIRST_EDIT_NAME" "$([ "$PROFILE" != dev ] && echo opt)"
+# -ocimfs: wasm-opt merges a function into its only caller only up to 1000
+# bytes (its default has no limit). A browser compiles each function on its
+# first call, on the main thread, and optimizes the hot ones again on
+# another, in time that grows with the function: merged, the simulation made
+# 13-20 KB functions whose optimizing took 100-280 ms of CPU during the
+# first edit on a 2-core machine (ARCHITECTURE.md, the first-edit module).
+# Not for the app, whose edits after the first it slowed (4x CPU: a batch
+# change painted in 34 ms instead of 27).
+bindgen "${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE_DIR/vramfit-first-edit.wasm" "$DIST" "$FIRST_EDIT_NAME" "$([ "$PROFILE" != dev ] && echo opt)" -ocimfs 1000
 
 # The Benchmark page (bench.html, framed by the app's Benchmark tab): a
 # second binary of the web crate, so the calculator's wasm does not carry it.
