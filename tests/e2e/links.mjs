@@ -210,7 +210,7 @@ export const linkChecks = [
     }
   }],
 
-  ["a number typed before the app has arrived is answered by the first-edit module in the app's own words, and the app then takes over", async ({ browser, url }) => {
+  ["a number typed before the app has arrived is answered by the first-edit module in the app's own words, in the page's own nodes, and the app then takes over", async ({ browser, url }) => {
     // The app's WebAssembly is held back until released, as a slow network would: only boot.js's
     // first-edit module (vramfit_first_edit_bg.wasm) can answer meanwhile.
     const answer = async (typed, untyped = null) => {
@@ -223,11 +223,28 @@ export const linkChecks = [
         await held;
         await route.continue();
       });
+      // The page's verdict, marked for Element Timing as it is parsed (as a page-speed tool marks it).
+      await page.addInitScript(() => new MutationObserver((_, observer) => {
+        const verdict = document.querySelector("#prerendered #verdict .verdict-detail");
+        if (!verdict) return;
+        verdict.setAttribute("elementtiming", "page-verdict");
+        window.__pageVerdict = verdict;
+        observer.disconnect();
+      }).observe(document, { childList: true, subtree: true }));
       await page.goto(url);
       const original = await page.evaluate(() => document.querySelector("#prerendered #verdict .verdict-detail")?.textContent ?? "");
       await page.fill("#prerendered #batch", typed);
       await page.waitForFunction((typed) => new RegExp(`\\bbatch ${typed}\\b`).test(document.querySelector("#prerendered #summary")?.textContent ?? ""),
         typed, { timeout: 30_000 });
+      // The answer went into the page's own nodes: the verdict's node stays, and its paint is reported.
+      const kept = await page.evaluate(() => document.querySelector("#prerendered #verdict .verdict-detail") === window.__pageVerdict);
+      // Element Timing entries reach only an observer (buffered), not getEntriesByType.
+      const timed = await page.evaluate(() => new Promise((resolve) => {
+        new PerformanceObserver((list) => {
+          if (list.getEntries().some((e) => e.identifier === "page-verdict")) resolve(true);
+        }).observe({ type: "element", buffered: true });
+        setTimeout(() => resolve(false), 10_000);
+      }));
       if (untyped !== null) {
         await page.fill("#prerendered #batch", untyped);
         await page.waitForFunction((untyped) => new RegExp(`\\bbatch ${untyped}\\b`).test(document.querySelector("#prerendered #summary")?.textContent ?? ""),
@@ -249,13 +266,14 @@ export const linkChecks = [
       const adopted = await page.evaluate(() => document.getElementById("prerendered") === null && document.querySelector("[data-edited]") !== null);
       await context.close();
       expect(problems.length === 0, problems.join("\n  "));
-      return { original, before, after, appRequested, adopted };
+      return { original, before, after, appRequested, adopted, kept, timed };
     };
     const typed = await answer("3");
     // Answered before the app had started, with the cards below marked as updating.
     expect(!typed.before.started && typed.before.pending, `the first edit was not answered before the app: ${JSON.stringify(typed.before)}`);
     expect(!typed.before.verdict.includes(typed.original) && typed.before.bar !== "",
       `the first edit's verdict and bar: ${JSON.stringify(typed.before)} (page: "${typed.original}")`);
+    expect(typed.kept && typed.timed, `the page's verdict node kept: ${typed.kept}; its Element Timing entry reported: ${typed.timed}`);
     // The app, once started, says exactly what the first-edit module said, and nothing waits any more.
     for (const part of ["summary", "verdict", "bar", "maxBatch"]) {
       expect(typed.after[part] === typed.before[part], `${part}: first edit "${typed.before[part]}", app "${typed.after[part]}"`);
