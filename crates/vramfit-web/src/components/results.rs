@@ -191,8 +191,11 @@ pub fn Results(props: &ResultsProps) -> Html {
                     // accumulation or checkpointing to change.
                     if trains {
                         <Techniques report={below.clone()} on_action={props.on_action.clone()} />
+                        // The planner's target follows the complete report
+                        // too: a batch edit would otherwise render it twice
+                        // (its target resets) before the verdict's frame.
                         <PlannerPanel
-                            effective_batch={r.effective_batch().saturating_mul(e.config.parallel.gpus_per_node * e.config.parallel.nodes)}
+                            effective_batch={below.effective_batch().saturating_mul(b.config.parallel.gpus_per_node * b.config.parallel.nodes)}
                             plans={props.plans.clone()}
                             on_action={props.on_action.clone()}
                         />
