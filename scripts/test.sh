@@ -24,6 +24,8 @@ cargo clippy -p vramfit-web -p vramfit-core -p vramfit-bench -p vramfit-bench-we
 cargo clippy -p vramfit-web --no-default-features --features first-edit --bin vramfit-first-edit --target wasm32-unknown-unknown --locked -- -D warnings
 step "native tests (core, CLI as a subprocess, bench shaders on Vulkan, web state)"
 cargo test --workspace --locked
+# The first-edit module's tests: its feature, not the workspace's default.
+cargo test -p vramfit-web --no-default-features --features first-edit --lib --locked first_edit::
 step "property tests again, 10 000 cases each (release; debug runs use 1 000)"
 PROPTEST_CASES=10000 cargo test -p vramfit-core --release --locked --test properties --test parallel
 step "dependency audit: licenses, bans, sources (cargo deny, deny.toml; offline)"

@@ -102,6 +102,15 @@ pub async fn render() -> Option<web_sys::DocumentFragment> {
     Some(fragment)
 }
 
+/// The family of the default page's model. The prerendered page's model
+/// list holds that model alone, so an edit before the app starts is always
+/// of it; reading one family's presets (a field of a constant, so no other
+/// family's list is linked) keeps every other preset out of this module
+/// (about 30 KB of code). Where the default model is of another family,
+/// [`answer`] finds no model and the page waits for the app; a test below
+/// holds the two together.
+const DEFAULT_FAMILY: vramfit_core::models::family::Family = vramfit_core::models::gpt2::FAMILY;
+
 /// The report for the default page with `edits` typed over its fields,
 /// taking the page's largest batches (`largest`) where they check out.
 fn answer(edits: Vec<(Field, String)>, largest: Option<(u64, u64)>) -> Option<Report> {
@@ -109,7 +118,10 @@ fn answer(edits: Vec<(Field, String)>, largest: Option<(u64, u64)>) -> Option<Re
     for (field, value) in edits {
         inputs.set(field, value);
     }
-    let catalog = Catalog::load();
+    let catalog = Catalog {
+        models: (DEFAULT_FAMILY.presets)(),
+        gpus: vramfit_core::gpu_presets(),
+    };
     let model = catalog.model(&inputs.model)?;
     let kind = model.spec.input_kind();
     let shape = Shape {
@@ -130,4 +142,49 @@ fn answer(edits: Vec<(Field, String)>, largest: Option<(u64, u64)>) -> Option<Re
         None,
     )
     .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_model_is_in_the_family_the_first_edit_reads() {
+        let default = Inputs::default().model;
+        let ids: Vec<&str> = (DEFAULT_FAMILY.presets)().iter().map(|m| m.id).collect();
+        assert!(
+            ids.contains(&default.as_str()),
+            "the page's default model {default} is not among {ids:?}: point DEFAULT_FAMILY at its family"
+        );
+    }
+
+    #[test]
+    fn an_edit_of_the_default_page_is_answered_as_the_app_answers_it() {
+        let edits = vec![(Field::Batch, "9".to_string())];
+        let report = answer(edits, None).expect("the default page with batch 9 has a verdict");
+        assert_eq!(report.estimate.config.batch, 9);
+        let mut inputs = Inputs::default();
+        inputs.set(Field::Batch, "9".to_string());
+        let catalog = Catalog::load();
+        let model = catalog.model(&inputs.model).unwrap();
+        let kind = model.spec.input_kind();
+        let shape = Shape {
+            kind,
+            experts: model.spec.routed_experts().is_some(),
+        };
+        let (cfg, _) = inputs.settings(shape).unwrap();
+        let gpu = catalog.gpu(&inputs.gpu_id()).unwrap();
+        let full = vramfit_core::estimate(
+            &model.spec,
+            &cfg,
+            &vramfit_core::Overheads::for_gpu(&gpu),
+            Some(&gpu),
+        )
+        .unwrap();
+        assert_eq!(report.estimate.device_used_bytes, full.device_used_bytes);
+        assert_eq!(
+            report.estimate.gpu.map(|g| g.max_batch),
+            full.gpu.map(|g| g.max_batch)
+        );
+    }
 }
