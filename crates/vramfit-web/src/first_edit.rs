@@ -114,14 +114,23 @@ const DEFAULT_FAMILY: vramfit_core::models::family::Family = vramfit_core::model
 /// The report for the default page with `edits` typed over its fields,
 /// taking the page's largest batches (`largest`) where they check out.
 fn answer(edits: Vec<(Field, String)>, largest: Option<(u64, u64)>) -> Option<Report> {
-    let mut inputs = Inputs::default();
-    for (field, value) in edits {
-        inputs.set(field, value);
-    }
     let catalog = Catalog {
         models: (DEFAULT_FAMILY.presets)(),
         gpus: vramfit_core::gpu_presets(),
     };
+    answer_from(&catalog, edits, largest)
+}
+
+/// [`answer`] with the presets of `catalog`.
+fn answer_from(
+    catalog: &Catalog,
+    edits: Vec<(Field, String)>,
+    largest: Option<(u64, u64)>,
+) -> Option<Report> {
+    let mut inputs = Inputs::default();
+    for (field, value) in edits {
+        inputs.set(field, value);
+    }
     let model = catalog.model(&inputs.model)?;
     let kind = model.spec.input_kind();
     let shape = Shape {
@@ -159,32 +168,20 @@ mod tests {
     }
 
     #[test]
-    fn an_edit_of_the_default_page_is_answered_as_the_app_answers_it() {
-        let edits = vec![(Field::Batch, "9".to_string())];
-        let report = answer(edits, None).expect("the default page with batch 9 has a verdict");
-        assert_eq!(report.estimate.config.batch, 9);
-        let mut inputs = Inputs::default();
-        inputs.set(Field::Batch, "9".to_string());
-        let catalog = Catalog::load();
-        let model = catalog.model(&inputs.model).unwrap();
-        let kind = model.spec.input_kind();
-        let shape = Shape {
-            kind,
-            experts: model.spec.routed_experts().is_some(),
-        };
-        let (cfg, _) = inputs.settings(shape).unwrap();
-        let gpu = catalog.gpu(&inputs.gpu_id()).unwrap();
-        let full = vramfit_core::estimate(
-            &model.spec,
-            &cfg,
-            &vramfit_core::Overheads::for_gpu(&gpu),
-            Some(&gpu),
-        )
-        .unwrap();
-        assert_eq!(report.estimate.device_used_bytes, full.device_used_bytes);
-        assert_eq!(
-            report.estimate.gpu.map(|g| g.max_batch),
-            full.gpu.map(|g| g.max_batch)
-        );
+    fn an_edit_of_the_default_page_is_answered_as_with_every_preset() {
+        for batch in ["9", "64"] {
+            let edits = || vec![(Field::Batch, batch.to_string())];
+            let report = answer(edits(), None).expect("the default page has a verdict");
+            let app = answer_from(&Catalog::load(), edits(), None).expect("the app's catalog too");
+            assert_eq!(report.estimate.config.batch.to_string(), batch);
+            assert_eq!(
+                report.estimate.device_used_bytes,
+                app.estimate.device_used_bytes
+            );
+            assert_eq!(
+                report.estimate.gpu.map(|g| (g.fits, g.max_batch)),
+                app.estimate.gpu.map(|g| (g.fits, g.max_batch))
+            );
+        }
     }
 }
