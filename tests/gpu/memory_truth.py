@@ -65,7 +65,7 @@ MEASURED_COLUMNS = [
     "requested_peak_bytes", "inactive_split_peak_bytes", "reserved_large_peak_bytes",
     "reserved_small_peak_bytes", "num_alloc_retries", "num_device_alloc",
     "segments", "segments_large", "segments_small", "segment_bytes_largest",
-    "segment_sizes_mib", "snapshot_file", "seconds",
+    "segment_sizes_mib", "stack_per_thread_bytes", "snapshot_file", "seconds",
 ]
 
 # vramfit GPU preset by a word of the CUDA device name (first match wins).
@@ -166,6 +166,28 @@ def segments_summary(torch):
     )
 
 
+def stack_per_thread():
+    """The current context's stack per thread (`cuCtxGetLimit(CU_LIMIT_STACK_SIZE)`),
+    or None without a CUDA driver. The driver reserves it for every thread
+    the GPU can hold at once (SMs x resident threads), and raises it, never
+    to lower it again, when a kernel launches that needs more ("The driver
+    automatically increases the per-thread stack size for each kernel
+    launch as needed", the CUDA driver API's cuCtxSetLimit): 1 KiB more is
+    264 MiB on an H100. vramfit takes the 1 KiB default; a larger reading
+    after a step names kernels that grow the context."""
+    import ctypes
+
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+        value = ctypes.c_size_t()
+        # CU_LIMIT_STACK_SIZE = 0x00; the primary context torch made current.
+        if cuda.cuCtxGetLimit(ctypes.byref(value), 0) != 0:
+            return None
+        return value.value
+    except OSError:
+        return None
+
+
 def child(cfg, dry_run, out_dir):
     """Trains two steps of one configuration; returns the measured fields."""
     sys.path.insert(0, HERE)
@@ -230,6 +252,7 @@ def child(cfg, dry_run, out_dir):
         num_device_alloc=stats.get("num_device_alloc"),
         gpu_name=props.name, gpu_total_bytes=props.total_memory,
         cuda_version=torch.version.cuda or "", cudnn_version=torch.backends.cudnn.version() or "",
+        stack_per_thread_bytes=stack_per_thread(),
         **segments_summary(torch),
     )
     if cfg.get("snapshot"):
@@ -251,7 +274,7 @@ LIBRARY_COLUMNS = [
     "loading", "step", "status", "nvml_device_used_bytes", "delta_used_bytes",
     "cuda_used_bytes",
     "reserved_bytes", "allocated_bytes", "delta_outside_allocator_bytes",
-    "gpu_name", "gpu_total_bytes", "driver", "torch_version", "cuda_version",
+    "stack_per_thread_bytes", "gpu_name", "gpu_total_bytes", "driver", "torch_version", "cuda_version",
     "cudnn_version", "seconds",
 ]
 
@@ -290,6 +313,22 @@ def library_steps(torch, device):
         y.sum().backward()
         return y
 
+    def transformer_step(fused):
+        # The rest of a training step's kernels: embedding, LayerNorm, GELU,
+        # softmax, dropout, cross-entropy and their backward, then AdamW.
+        layer = torch.nn.Sequential(
+            torch.nn.Embedding(1000, 256),
+            torch.nn.TransformerEncoderLayer(256, 4, 1024, batch_first=True, activation="gelu"),
+            torch.nn.Linear(256, 1000),
+        ).to(device)
+        opt = torch.optim.AdamW(layer.parameters(), foreach=not fused, fused=fused)
+        tokens = torch.randint(0, 1000, (4, 128), device=device)
+        with torch.autocast(device_type=device, dtype=bf16):
+            loss = f.cross_entropy(layer(tokens).flatten(0, 1).float(), tokens.flatten())
+        loss.backward()
+        opt.step()
+        return loss
+
     return [
         ("cublas_fp32_matmul", lambda: matmul(torch.float32)),
         ("cublas_bf16_matmul", lambda: matmul(bf16)),
@@ -299,6 +338,8 @@ def library_steps(torch, device):
         ("cudnn_bf16_conv_backward", lambda: conv(bf16, True)),
         ("sdpa_flash_bf16", lambda: attention("FLASH_ATTENTION")),
         ("sdpa_efficient_bf16", lambda: attention("EFFICIENT_ATTENTION")),
+        ("transformer_step_adamw_foreach", lambda: transformer_step(False)),
+        ("transformer_step_adamw_fused", lambda: transformer_step(True)),
     ]
 
 
@@ -339,6 +380,7 @@ def libraries_child(dry_run):
         now = reading()
         row = dict(step=step, status=status, nvml_device_used_bytes=now[0],
                    cuda_used_bytes=cuda_used(),
+                   stack_per_thread_bytes=None if dry_run else stack_per_thread(),
                    reserved_bytes=now[1], allocated_bytes=now[2],
                    seconds=f"{time.time() - start:.1f}")
         if None not in (now[0], last[0]):
