@@ -523,6 +523,14 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
             shown(n.high),
             words::nccl(&n)
         );
+        if n.nvls > Bytes::ZERO {
+            let _ = writeln!(
+                s,
+                "  {:<28}{:>12} of the high end on an NVSwitch board (NVLink SHARP, set up once NCCL runs a collective through the switches)",
+                "  NVLS buffers",
+                shown(n.nvls)
+            );
+        }
     }
     if e.device_used_bytes == SATURATED {
         let _ = writeln!(

@@ -190,6 +190,7 @@ impl Session {
         let device = sim.device_used(overheads);
         let trains = cfg.mode != crate::config::Mode::Inference;
         self.remember(spec, cfg, overheads, (sim.peak.breakdown.total(), device));
+        let nccl_buffers = crate::nccl::for_parallel(&cfg.parallel, gpu);
         let gpu = match gpu {
             Some(gp) => {
                 let cap = usable(gp, overheads);
@@ -243,7 +244,7 @@ impl Session {
             device_used_spread: trains
                 .then(|| crate::spread::spread(spec.input_kind()))
                 .flatten(),
-            nccl_buffers: crate::nccl::for_parallel(&cfg.parallel),
+            nccl_buffers,
             peak_phase: sim.peak.phase,
             peak_op: op_name(sim.peak.op),
             peak_step: sim.peak.step,

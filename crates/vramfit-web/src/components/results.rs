@@ -131,6 +131,12 @@ pub fn Results(props: &ResultsProps) -> Html {
                 ],
             ),
         ));
+        if n.nvls > vramfit_core::Bytes::ZERO {
+            notes.push((
+                "nccl-nvls",
+                tf(lang, Key::NcclNvls, &[&bytes(n.nvls, prefs.units)]),
+            ));
+        }
     }
     if let Some(note) = &e.rank {
         notes.push(("rank-note", crate::messages::rank_note(note, lang)));

@@ -366,6 +366,7 @@ table! {
     UsePrecision => "Use {0}", "改用 {0}";
     UnifiedMemoryLimit => "macOS lets the GPU use {0} of the unified memory by default ({1} of {2}); this raises it:", "macOS 默认只允许 GPU 使用统一内存的 {0}（{2} 中的 {1}）；可用以下命令调高：";
     NcclBuffers => "NCCL's communication buffers take another {0} to {1} on each GPU, outside device used ({2} a channel; NCCL chooses how many channels from the machine's topology).", "NCCL 通信缓冲区在每块 GPU 上另占 {0} 到 {1}，不计入设备占用（每个通道 {2}；通道数由 NCCL 按机器拓扑选择）。";
+    NcclNvls => "On a board whose GPUs meet at NVSwitch chips, the upper figure includes {0} of NVLink SHARP (NVLS) buffers, which NCCL sets up when it first runs a collective through the switches.", "若主板上的 GPU 经 NVSwitch 芯片互连，上限另含 {0} 的 NVLink SHARP（NVLS）缓冲区：NCCL 首次经交换芯片执行集合通信时分配。";
     RuntimeMemory => "CUDA offers {0} of this GPU's {1}: the driver keeps {2} for itself (nvidia-smi -q, “Reserved”).", "CUDA 在这块 GPU 的 {1} 中只提供 {0}：驱动为自身保留 {2}（即 nvidia-smi -q 中的保留内存）。";
     RuntimeMemoryBoard => "CUDA offers {0} of this GPU's {1}: the driver keeps {2} for itself (nvidia-smi -q, “Reserved”), and the board reports less than its marketed size.", "CUDA 在这块 GPU 的 {1} 中只提供 {0}：驱动为自身保留 {2}（即 nvidia-smi -q 中的保留内存），显卡报告的总量也小于标称容量。";
     NoBatchFits => "Even a batch of 1 does not fit on this GPU.", "即使批大小为 1 也无法放入这张显卡。";
