@@ -140,7 +140,9 @@ pub fn on_nvswitch_boards(gpu: &GpuPreset) -> bool {
 /// NCCL_NVLS_CHUNKSIZE × NCCL_STEPS` for each head (a head per GPU of the
 /// node, at most 32), and `channels × 2 × 64 B` of credits per head, each
 /// mapped whole in 2 MiB granules. Nothing with fewer than two GPUs on the
-/// node (`ncclNvlsInit`).
+/// node (`ncclNvlsInit`). The sizes of NCCL 2.23 on (2.23.4, 2.26.2, 2.27.3,
+/// 2.28.3 and 2.30.7 read alike); 2.21.5, PyTorch 2.6's, added a 2 MiB
+/// granule to each channel's buffer, three times the size.
 pub fn nvls(channels: u32, local_gpus: u64) -> Bytes {
     if local_gpus < 2 {
         return Bytes::ZERO;
