@@ -52,6 +52,7 @@ CONFIG_COLUMNS = [
     "id", "source", "source_url", "quote", "fidelity",
     "gpu", "model", "batch", "seq", "image", "precision", "optimizer",
     "optimizer_impl", "attention", "checkpointing", "grad_accum",
+    "zero_grad", "loop_outputs", "pytorch", "autocast_region",
     "strategy", "gpus_per_node", "nodes",
     "torch_version", "cuda_version", "driver",
     "device_used_bytes", "device_reading", "reading_source",
@@ -555,7 +556,9 @@ def main():
             "batch": cfg["batch"], "seq": cfg["seq"], "image": cfg["image"],
             "precision": cfg["precision"], "optimizer": "adamw",
             "optimizer_impl": cfg["optimizer_impl"], "checkpointing": cfg["checkpointing"],
-            "grad_accum": 1, "strategy": "single", "gpus_per_node": 1, "nodes": 1,
+            "grad_accum": 1, "zero_grad": "set-to-none", "loop_outputs": "dropped",
+            "pytorch": "current", "autocast_region": "forward",
+            "strategy": "single", "gpus_per_node": 1, "nodes": 1,
             "driver": driver, "allocator_conf": cfg["allocator_conf"],
             "measured_when": "max_memory_*; NVML used after step 2 less before CUDA init",
             "notes": ("two steps: zero_grad(set_to_none=True), forward (autocast bf16 when amp), "

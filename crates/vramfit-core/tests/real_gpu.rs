@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use vramfit_core::config::{AutocastRegion, LoopOutputs, TorchRelease};
+use vramfit_core::config::{AutocastRegion, LoopOutputs, TorchRelease, ZeroGrad};
 use vramfit_core::driver_reserve::{self, DeviceReading};
 use vramfit_core::parallel::{Parallel, Strategy};
 use vramfit_core::{
@@ -175,8 +175,14 @@ fn config(run: &Run) -> TrainConfig {
             ..Parallel::default()
         },
         optimizer_impl: run.get("optimizer_impl").parse().unwrap(),
-        zero_grad: run.get("zero_grad").parse().unwrap(),
-        // `memory_truth.py`'s loop returns the loss alone (its CSVs have no such column).
+        // `memory_truth.py`'s loop calls `zero_grad(set_to_none=True)`; its
+        // CSVs before 2026-12-04 have no such column, nor the three below.
+        zero_grad: run
+            .fields
+            .get("zero_grad")
+            .map_or(Ok(ZeroGrad::SetToNone), |v| v.parse())
+            .unwrap(),
+        // `memory_truth.py`'s loop returns the loss alone.
         loop_outputs: run
             .fields
             .get("loop_outputs")
