@@ -110,6 +110,7 @@ impl OverheadArgs {
         let mut o = gpu.map(Overheads::for_gpu).unwrap_or_default();
         if let Some(l) = self.loading {
             o.cuda_context = gpu.map_or_else(|| l.context(), |g| l.context_on(g));
+            o.kernel_images = gpu.map_or(Bytes::ZERO, |g| l.kernel_images(g.arch));
         }
         if let Some(m) = self.context_mib {
             o.cuda_context = Bytes(m.saturating_mul(MIB));

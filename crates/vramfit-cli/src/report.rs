@@ -502,6 +502,25 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
         "device used (nvidia-smi)",
         shown(e.device_used_bytes)
     );
+    let o = &e.overheads;
+    let handles = o.cublas_handles_for(e.config.mode);
+    let mut parts = vec![format!("CUDA context {}", shown(o.cuda_context))];
+    if o.cublas_handle_memory > Bytes::ZERO && handles > 0 {
+        parts.push(format!(
+            "{handles} cuBLAS handle(s) {}",
+            shown(Bytes(u64::from(handles) * o.cublas_handle_memory.0))
+        ));
+    }
+    if o.kernel_images > Bytes::ZERO {
+        parts.push(format!("kernel images {}", shown(o.kernel_images)));
+    }
+    let _ = writeln!(
+        s,
+        "  {:<28}{:>12} ({})",
+        "  outside the allocator",
+        shown(o.outside_allocator(e.config.mode)),
+        parts.join(", ")
+    );
     if let (Some([low, high]), Some(sp)) = (e.device_used_range_bytes, e.device_used_spread) {
         let _ = writeln!(
             s,

@@ -2,6 +2,7 @@
 //! workspaces, and the share of the GPU a process may use. A leaf of the
 //! core: the simulation, the reports and the planner read it.
 
+use crate::config::Mode;
 use crate::error::Error;
 use crate::gpus::{Arch, GpuPreset};
 use crate::units::{Bytes, MIB};
@@ -204,17 +205,37 @@ impl ModuleLoading {
     /// 1687 − 123 MB / 721 − 40 MB (RTX 3090 / GTX 1080, torch 1.8.2,
     /// pytorch/pytorch#55277). GPUs of other vendors, and GPUs without a
     /// known SM count, take [`ModuleLoading::context`].
+    ///
+    /// On Hopper the rest is measured ([`HOPPER_CONTEXT_REST_LAZY`],
+    /// [`HOPPER_CONTEXT_REST_EAGER`]): about twice the published rest of
+    /// Ampere and Ada, which is why the Hopper runs of milabench read some
+    /// 300 MiB above an estimate that took it.
     pub fn context_on(self, gpu: &GpuPreset) -> Bytes {
         let (sms, threads) = gpu.cuda_cores;
         if sms == 0 {
             return self.context();
         }
         let stack = u64::from(sms) * u64::from(threads) * STACK_PER_THREAD;
-        let rest = match self {
-            ModuleLoading::Lazy => 173 * MIB,
-            ModuleLoading::Eager => 1077 * MIB,
+        let rest = match (gpu.arch, self) {
+            (Arch::Hopper, ModuleLoading::Lazy) => HOPPER_CONTEXT_REST_LAZY,
+            (Arch::Hopper, ModuleLoading::Eager) => HOPPER_CONTEXT_REST_EAGER,
+            (_, ModuleLoading::Lazy) => 173 * MIB,
+            (_, ModuleLoading::Eager) => 1077 * MIB,
         };
         Bytes(rest + stack)
+    }
+
+    /// The kernel images a training step's libraries load onto `gpu`
+    /// outside PyTorch's allocator, beyond the context and the cuBLAS
+    /// handles' own memory: measured on Hopper ([`HOPPER_KERNEL_IMAGES_LAZY`],
+    /// [`HOPPER_KERNEL_IMAGES_EAGER`]), 0 elsewhere, where the published
+    /// contexts are the only readings and no library was measured apart.
+    pub fn kernel_images(self, arch: Arch) -> Bytes {
+        match (arch, self) {
+            (Arch::Hopper, ModuleLoading::Lazy) => HOPPER_KERNEL_IMAGES_LAZY,
+            (Arch::Hopper, ModuleLoading::Eager) => HOPPER_KERNEL_IMAGES_EAGER,
+            _ => Bytes::ZERO,
+        }
     }
 
     /// How the CUDA toolkit PyTorch was built with loads kernels: lazily
@@ -229,8 +250,35 @@ impl ModuleLoading {
     }
 }
 
-/// `cudaLimitStackSize`'s default: 1 KiB per thread.
+/// `cudaLimitStackSize`'s default: 1 KiB per thread. `memory_truth.py` read
+/// it after every step of its H200 runs (`stack_per_thread_bytes`): it
+/// stayed 1024, so no kernel of a training step grew it.
 const STACK_PER_THREAD: u64 = 1024;
+
+// Measured by `tests/gpu/memory_truth.py`'s libraries probe on an H200
+// (132 SMs × 2048 threads: a 264 MiB stack), torch 2.11.0+cu130, driver
+// 580.159.04, each loading mode in a fresh process: NVML's used less the
+// idle GPU's, less what PyTorch's allocator held
+// (`tests/reference/real_gpu/measured/libraries/`).
+
+/// The lazily loaded context on Hopper less its stack: 648,871,936 B
+/// (618.8 MiB) after CUDA initialised, less 264 MiB.
+const HOPPER_CONTEXT_REST_LAZY: u64 = 648_871_936 - 264 * MIB;
+/// The eagerly loaded context on Hopper less its stack: 1,319,960,576 B
+/// (1258.8 MiB), less 264 MiB.
+const HOPPER_CONTEXT_REST_EAGER: u64 = 1_319_960_576 - 264 * MIB;
+/// One cuBLAS handle's own device memory on Hopper, taken by `cublasCreate`
+/// with `cudaMalloc` (pytorch/pytorch#128601): the autograd thread's handle,
+/// created at a training step's first backward, added 64 MiB with lazy
+/// loading (the first handle 66 MiB, with its first kernels).
+pub const HOPPER_CUBLAS_HANDLE: Bytes = Bytes(64 * MIB);
+/// Lazy loading: everything outside the allocator after the probe's
+/// matmuls, convolutions, attention and transformer training step
+/// (766.8 MiB), less the context and two handles.
+const HOPPER_KERNEL_IMAGES_LAZY: Bytes = Bytes(20 * MIB);
+/// Eager loading: the same (2056.8 MiB) less the eager context and two
+/// handles; cuBLAS's images alone took 416 MiB, cuDNN's 212 MiB.
+const HOPPER_KERNEL_IMAGES_EAGER: Bytes = Bytes(670 * MIB);
 
 /// cuBLAS workspace per handle before Hopper: `CUBLAS_WORKSPACE_CONFIG`
 /// default `:4096:2:16:8` = 4096 KiB × 2 + 16 KiB × 8 (`aten/src/ATen/cuda/CublasHandlePool.cpp`).
@@ -251,6 +299,13 @@ pub struct Overheads {
     /// cuBLAS handles holding a workspace: training uses two (the forward
     /// thread's and the autograd engine's).
     pub cublas_handles: u32,
+    /// Each cuBLAS handle's own device memory, which `cublasCreate` takes
+    /// outside PyTorch's allocator (seen by nvidia-smi only): 64 MiB on
+    /// Hopper, measured; 0 where not measured.
+    pub cublas_handle_memory: Bytes,
+    /// Kernel images the libraries load as a step first calls them, outside
+    /// the allocator ([`ModuleLoading::kernel_images`]).
+    pub kernel_images: Bytes,
     /// cuDNN workspace taken from the caching allocator for the duration of
     /// each convolution (forward and backward) and returned after it. Its size
     /// depends on the algorithm cuDNN picks (with `cudnn.benchmark=True` it may
@@ -269,6 +324,8 @@ impl Default for Overheads {
             cuda_context: ModuleLoading::Lazy.context(),
             cublas_workspace: CUBLAS_WORKSPACE_DEFAULT,
             cublas_handles: 2,
+            cublas_handle_memory: Bytes::ZERO,
+            kernel_images: Bytes::ZERO,
             cudnn_workspace: Bytes::ZERO,
             memory_fraction: 1.0,
             allocator: AllocatorConf::default(),
@@ -282,8 +339,31 @@ impl Overheads {
         Overheads {
             cuda_context: ModuleLoading::Lazy.context_on(gpu),
             cublas_workspace: cublas_workspace(gpu.arch),
+            cublas_handle_memory: cublas_handle_memory(gpu.arch),
+            kernel_images: ModuleLoading::Lazy.kernel_images(gpu.arch),
             ..Overheads::default()
         }
+    }
+
+    /// The cuBLAS handles a step of `mode` creates: inference runs no
+    /// autograd thread, so one at most.
+    pub fn cublas_handles_for(&self, mode: Mode) -> u32 {
+        match mode {
+            Mode::Inference => self.cublas_handles.min(1),
+            Mode::Train | Mode::FinetuneLora | Mode::FinetuneQlora => self.cublas_handles,
+        }
+    }
+
+    /// Device memory outside PyTorch's allocator in a step of `mode`: the
+    /// CUDA context, the cuBLAS handles' own memory and the kernel images.
+    pub fn outside_allocator(&self, mode: Mode) -> Bytes {
+        let handles = u64::from(self.cublas_handles_for(mode));
+        Bytes(
+            self.cuda_context
+                .0
+                .saturating_add(handles.saturating_mul(self.cublas_handle_memory.0))
+                .saturating_add(self.kernel_images.0),
+        )
     }
 
     /// The allocator model's settings: the configuration, with garbage
@@ -349,6 +429,15 @@ pub fn cublas_workspace(arch: Arch) -> Bytes {
     }
 }
 
+/// Each cuBLAS handle's own device memory on a GPU of this architecture:
+/// [`HOPPER_CUBLAS_HANDLE`] on Hopper, 0 elsewhere (not measured apart).
+pub fn cublas_handle_memory(arch: Arch) -> Bytes {
+    match arch {
+        Arch::Hopper => HOPPER_CUBLAS_HANDLE,
+        _ => Bytes::ZERO,
+    }
+}
+
 /// Usable bytes of a GPU: what a process may use by default
 /// ([`GpuPreset::default_usable`]: all of a discrete GPU's memory, Metal's
 /// working set of Apple's unified memory) under the memory fraction.
@@ -367,14 +456,16 @@ pub fn with_margin(capacity: Bytes) -> Bytes {
     Bytes((capacity.0 as f64 * (1.0 - SAFETY_MARGIN)) as u64)
 }
 
-/// Device memory (reserved plus the CUDA context) when it is at most
-/// `limit`, from `reserved_within`, which answers for a limit on reserved bytes.
+/// Device memory (reserved plus what lies outside the allocator in a step
+/// of `mode`) when it is at most `limit`, from `reserved_within`, which
+/// answers for a limit on reserved bytes.
 pub fn device_used_within(
     limit: u64,
     overheads: &Overheads,
+    mode: Mode,
     reserved_within: impl FnOnce(Bytes) -> Option<Bytes>,
 ) -> Option<u64> {
-    let context = overheads.cuda_context.0;
+    let context = overheads.outside_allocator(mode).0;
     let reserved = reserved_within(Bytes(limit.checked_sub(context)?))?;
     Some(reserved.0.saturating_add(context))
 }

@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::gpus::GpuPreset;
 use crate::graph::Graph;
 use crate::models::ModelSpec;
-use crate::overheads::{Overheads, cublas_workspace, device_used_within, usable};
+use crate::overheads::{Overheads, device_used_within, usable};
 use crate::parallel::{Offload, Parallel, Strategy};
 use crate::simulate;
 use crate::units::Bytes;
@@ -307,7 +307,7 @@ pub fn plan(
         if prepared
             .landmark_allocated(&config, overheads)
             .0
-            .saturating_add(overheads.cuda_context.0)
+            .saturating_add(overheads.outside_allocator(config.mode).0)
             > capacity
         {
             continue;
@@ -315,7 +315,8 @@ pub fn plan(
         // A candidate that does not fit is told at its overflow, without simulating the rest.
         let reserved_within =
             |limit| prepared.peak_reserved_within(&config, overheads, prepared.kv_cache(), limit);
-        let Some(device) = device_used_within(capacity, overheads, reserved_within).map(Bytes)
+        let Some(device) =
+            device_used_within(capacity, overheads, config.mode, reserved_within).map(Bytes)
         else {
             continue;
         };
@@ -706,21 +707,24 @@ fn fits_on(
         // Several Macs or laptops are not one multi-GPU machine.
         .filter(|g| gpus == 1 || g.clusters())
     {
-        // Each GPU's own context (its SMs' stack) and cuBLAS workspace, as
-        // an estimate on that GPU takes them.
+        // Each GPU's own context (its SMs' stack), cuBLAS workspace, handle
+        // memory and kernel images, as an estimate on that GPU takes them.
+        let fixed = Overheads::for_gpu(&gpu);
         let o = Overheads {
-            cuda_context: crate::overheads::ModuleLoading::Lazy.context_on(&gpu),
-            cublas_workspace: cublas_workspace(gpu.arch),
+            cuda_context: fixed.cuda_context,
+            cublas_workspace: fixed.cublas_workspace,
+            cublas_handle_memory: fixed.cublas_handle_memory,
+            kernel_images: fixed.kernel_images,
             ..*overheads
         };
         let cap = usable(&gpu, &o).0;
         let mut used = |b: u64| -> u64 {
             *cache
-                .entry((b, o.cublas_workspace.0, o.cuda_context.0))
+                .entry((b, o.cublas_workspace.0, o.outside_allocator(base.mode).0))
                 .or_insert_with(|| {
                     prepared
                         .run(&TrainConfig { batch: b, ..base }, &o, false)
-                        .device_used(&o)
+                        .device_used(&o, base.mode)
                         .0
                 })
         };

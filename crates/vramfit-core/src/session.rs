@@ -187,7 +187,7 @@ impl Session {
                 }
             })
             .collect();
-        let device = sim.device_used(overheads);
+        let device = sim.device_used(overheads, cfg.mode);
         let trains = cfg.mode != crate::config::Mode::Inference;
         self.remember(spec, cfg, overheads, (sim.peak.breakdown.total(), device));
         let nccl_buffers = crate::nccl::for_parallel(&cfg.parallel, gpu);
@@ -429,13 +429,13 @@ impl Session {
             if prepared
                 .peak_allocated(&c, overheads)
                 .0
-                .saturating_add(overheads.cuda_context.0)
+                .saturating_add(overheads.outside_allocator(c.mode).0)
                 > capacity.0
             {
                 return Ok(false);
             }
             let kv = prepared.kv_cache();
-            Ok(device_used_within(capacity.0, overheads, |l| {
+            Ok(device_used_within(capacity.0, overheads, c.mode, |l| {
                 prepared.peak_reserved_within(&c, overheads, kv, l)
             })
             .is_some())
@@ -556,7 +556,10 @@ impl Session {
         let sim = self
             .prepared(spec, cfg, overheads)?
             .run(cfg, overheads, false);
-        let p = (sim.peak.breakdown.total(), sim.device_used(overheads));
+        let p = (
+            sim.peak.breakdown.total(),
+            sim.device_used(overheads, cfg.mode),
+        );
         self.remember(spec, cfg, overheads, p);
         Ok(p)
     }
@@ -693,7 +696,7 @@ fn max_batch_prepared(
     capacity: Bytes,
 ) -> u64 {
     let at = |batch: u64| TrainConfig { batch, ..*cfg };
-    let context = overheads.cuda_context.0;
+    let context = overheads.outside_allocator(cfg.mode).0;
     let allocated = |batch: u64| {
         prepared
             .peak_allocated(&at(batch), overheads)
@@ -702,7 +705,7 @@ fn max_batch_prepared(
     };
     let kv = prepared.kv_cache();
     let used = |batch: u64, limit: u64| {
-        device_used_within(limit, overheads, |l| {
+        device_used_within(limit, overheads, cfg.mode, |l| {
             prepared.peak_reserved_within(&at(batch), overheads, kv, l)
         })
     };
@@ -733,7 +736,7 @@ fn max_context_prepared(
             crate::graph::Numel::per_sample(layout.bytes(context)),
         )
     };
-    let context = overheads.cuda_context.0;
+    let context = overheads.outside_allocator(cfg.mode).0;
     let allocated = |k: u64| {
         let (c, kv) = at(k);
         prepared
@@ -743,7 +746,7 @@ fn max_context_prepared(
     };
     let used = |k: u64, limit: u64| {
         let (c, kv) = at(k);
-        device_used_within(limit, overheads, |l| {
+        device_used_within(limit, overheads, cfg.mode, |l| {
             prepared.peak_reserved_within(&c, overheads, kv, l)
         })
     };
@@ -761,7 +764,7 @@ fn device_within(
     capacity: Bytes,
 ) -> Option<Bytes> {
     let kv = prepared.kv_cache();
-    device_used_within(capacity.0, overheads, |l| {
+    device_used_within(capacity.0, overheads, cfg.mode, |l| {
         prepared.peak_reserved_within(cfg, overheads, kv, l)
     })
     .map(Bytes)

@@ -289,6 +289,7 @@ fn compare(run: &Run) -> Compared {
     let gpu = gpu_preset(run.get("gpu")).unwrap();
     let mut overheads = Overheads::for_gpu(&gpu);
     overheads.cuda_context = loading(run).context_on(&gpu);
+    overheads.kernel_images = loading(run).kernel_images(gpu.arch);
     // `PYTORCH_CUDA_ALLOC_CONF` as the run set it (empty: PyTorch's defaults).
     if let Some(conf) = run.fields.get("allocator_conf").filter(|c| !c.is_empty()) {
         overheads.allocator = conf
@@ -570,4 +571,66 @@ fn the_driver_reservations_are_the_published_readings() {
             gpu.id
         );
     }
+}
+
+/// The fixed terms outside the allocator that vramfit takes on a Hopper GPU
+/// (the context, the cuBLAS handles' memory and the kernel images) against
+/// every libraries probe `memory_truth.py` ran on one: the context step, and
+/// everything outside the allocator once the probe's training step ran,
+/// each loading mode within 5 %.
+#[test]
+fn the_hopper_fixed_terms_are_the_libraries_probes_readings() {
+    let dir = reference_dir().join("measured/libraries");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    let mut checked = 0;
+    for path in entries.map(|e| e.unwrap().path()) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let rows = read_runs(&text, &dir);
+        let Some(gpu) = rows
+            .first()
+            .map(|r| r.get("gpu_name"))
+            .and_then(|name| match name {
+                n if n.contains("H200") => gpu_preset("h200").ok(),
+                n if n.contains("H100 PCIe") => gpu_preset("h100-pcie").ok(),
+                n if n.contains("H100") => gpu_preset("h100-sxm").ok(),
+                _ => None,
+            })
+        else {
+            continue;
+        };
+        for (mode, loading) in [
+            ("LAZY", ModuleLoading::Lazy),
+            ("EAGER", ModuleLoading::Eager),
+        ] {
+            let steps: Vec<&Run> = rows
+                .iter()
+                .filter(|r| r.get("loading") == mode && r.get("status") == "ok")
+                .collect();
+            let outside = |r: &Run| r.bytes("delta_outside_allocator_bytes").unwrap_or(0.0);
+            let Some(context) = steps.iter().find(|r| r.get("step") == "context") else {
+                continue;
+            };
+            let total: f64 = steps.iter().map(|r| outside(r)).sum();
+            let mut o = Overheads::for_gpu(&gpu);
+            o.cuda_context = loading.context_on(&gpu);
+            o.kernel_images = loading.kernel_images(gpu.arch);
+            let ours = o.outside_allocator(vramfit_core::config::Mode::Train).0 as f64;
+            for (what, measured, ours) in [
+                ("context", outside(context), o.cuda_context.0 as f64),
+                ("after a training step", total, ours),
+            ] {
+                let error = ours / measured - 1.0;
+                println!("{} {mode} {what}: measured {measured}, ours {ours}", gpu.id);
+                assert!(
+                    error.abs() <= 0.05,
+                    "{path:?} {mode} {what}: {:+.1} %",
+                    100.0 * error
+                );
+            }
+            checked += 1;
+        }
+    }
+    println!("{checked} probe runs checked");
 }

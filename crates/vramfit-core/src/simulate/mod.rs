@@ -145,9 +145,10 @@ pub(crate) fn id32(i: usize) -> u32 {
 
 impl Simulation {
     /// What nvidia-smi shows: reserved memory (workspaces included) plus
-    /// the CUDA context.
-    pub fn device_used(&self, overheads: &Overheads) -> Bytes {
-        self.peak_reserved + overheads.cuda_context
+    /// what lies outside the allocator in a step of `mode` (the CUDA
+    /// context, the cuBLAS handles' own memory, the kernel images).
+    pub fn device_used(&self, overheads: &Overheads, mode: crate::config::Mode) -> Bytes {
+        self.peak_reserved + overheads.outside_allocator(mode)
     }
 }
 

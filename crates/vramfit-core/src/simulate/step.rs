@@ -185,12 +185,7 @@ impl<'a> Sim<'a> {
             first_use: first_uses(g),
             buffered: vec![false; g.params.len()],
             states: None,
-            // Inference runs no autograd thread: one cuBLAS handle at most.
-            workspace: if cfg.mode == crate::config::Mode::Inference {
-                overheads.cublas_handles.min(1)
-            } else {
-                overheads.cublas_handles
-            },
+            workspace: overheads.cublas_handles_for(cfg.mode),
             gathered: vec![None; g.blocks as usize],
             root_gathered: None,
             in_flight: None,

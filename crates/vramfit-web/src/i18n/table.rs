@@ -389,7 +389,7 @@ table! {
     Reserved => "Reserved", "已保留";
     ReservedNote => "Held by PyTorch's caching allocator, free blocks included.", "PyTorch 缓存分配器持有的显存，包括空闲块。";
     DeviceUsed => "Device used", "设备占用";
-    DeviceUsedNote => "Reserved plus the CUDA context and cuBLAS workspaces.", "已保留显存加上 CUDA 上下文和 cuBLAS 工作区。";
+    DeviceUsedNote => "Reserved plus the CUDA context, the cuBLAS handles and the kernels the libraries load.", "已保留显存加上 CUDA 上下文、cuBLAS 句柄和各库加载的内核。";
 
     // Breakdown.
     BreakdownTitle => "What fills memory at the peak", "峰值时显存的组成";
