@@ -648,7 +648,9 @@ fn torch_report(
     let kv_size = cfg.kv.torch_size().unwrap_or(2);
     // Keys and values of one token in one layer on one GPU.
     let kv_token_layer = budget::kv_token_layer(t, kv_size, cfg.tp);
-    let non_torch = Overheads::for_gpu(gpu).cuda_context;
+    // The CUDA context, the one cuBLAS handle's own memory and the kernel
+    // images: what lies outside PyTorch's allocator in an inference step.
+    let non_torch = Overheads::for_gpu(gpu).outside_allocator(crate::config::Mode::Inference);
     let mut budget = budget::Budget {
         total: gpu.memory_bytes,
         fraction: cfg.gpu_memory_utilization,

@@ -317,8 +317,8 @@ pub fn estimate(
         }
     }
     let context = gpu
-        .map(|g| Overheads::for_gpu(g).cuda_context)
-        .unwrap_or(Overheads::default().cuda_context);
+        .map_or_else(Overheads::default, Overheads::for_gpu)
+        .outside_allocator(crate::config::Mode::Inference);
     let device_used_bytes = match config.engine {
         // vLLM's and SGLang's GPU bytes count their non-torch memory.
         Engine::Vllm | Engine::Sglang => report.gpu_bytes,
