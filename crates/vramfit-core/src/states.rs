@@ -77,30 +77,58 @@ pub const BNB_BLOCK: u64 = 256;
 ///   `shape[:-2] + shape[-1:]` column statistics), a full one for 1-D tensors.
 /// - Lion: one `exp_avg` (lion-pytorch).
 pub fn optimizer_state_bytes(p: &Param, dtype: DType, opt: Optimizer, imp: OptimizerImpl) -> Bytes {
+    optimizer_state_tensors(p, dtype, opt, imp)
+        .into_iter()
+        .sum()
+}
+
+/// The most tensors an optimizer keeps per parameter (bitsandbytes' two
+/// states and two absmax vectors).
+pub const STATE_TENSORS: usize = 4;
+
+/// [`optimizer_state_bytes`] as the separate tensors the optimizer creates,
+/// in the order its first step creates them (zero where it keeps fewer):
+/// each is its own allocation, and the caching allocator places each apart.
+pub fn optimizer_state_tensors(
+    p: &Param,
+    dtype: DType,
+    opt: Optimizer,
+    imp: OptimizerImpl,
+) -> [Bytes; STATE_TENSORS] {
+    let none = Bytes::ZERO;
     if !p.trainable {
-        return Bytes::ZERO;
+        return [none; STATE_TENSORS];
     }
     let dtype = p.dtype.unwrap_or(dtype);
     let n = p.numel();
     match opt {
-        Optimizer::Sgd => Bytes::ZERO,
-        Optimizer::SgdMomentum | Optimizer::Lion => allocation(n, dtype),
+        Optimizer::Sgd => [none; STATE_TENSORS],
+        Optimizer::SgdMomentum | Optimizer::Lion => [allocation(n, dtype), none, none, none],
         Optimizer::Adam | Optimizer::AdamW => {
+            // `_init_group`: `step`, then `exp_avg`, then `exp_avg_sq`.
             let step = match imp {
                 OptimizerImpl::Fused => allocation(1, DType::F32),
-                OptimizerImpl::Foreach | OptimizerImpl::Loop => Bytes::ZERO,
+                OptimizerImpl::Foreach | OptimizerImpl::Loop => none,
             };
-            allocation(n, dtype) + allocation(n, dtype) + step
+            [step, allocation(n, dtype), allocation(n, dtype), none]
         }
         Optimizer::AdamW8bit => {
             if n >= BNB_MIN_8BIT_SIZE {
+                // `Optimizer2State.init_state`: state1, absmax1, state2, absmax2.
                 let blocks = n.div_ceil(BNB_BLOCK);
-                allocation(n, DType::U8)
-                    + allocation(n, DType::U8)
-                    + allocation(blocks, DType::F32)
-                    + allocation(blocks, DType::F32)
+                [
+                    allocation(n, DType::U8),
+                    allocation(blocks, DType::F32),
+                    allocation(n, DType::U8),
+                    allocation(blocks, DType::F32),
+                ]
             } else {
-                allocation(n, DType::F32) + allocation(n, DType::F32)
+                [
+                    allocation(n, DType::F32),
+                    allocation(n, DType::F32),
+                    none,
+                    none,
+                ]
             }
         }
         Optimizer::Adafactor => {
@@ -109,9 +137,14 @@ pub fn optimizer_state_bytes(p: &Param, dtype: DType, opt: Optimizer, imp: Optim
                 let last = shape.last().copied().unwrap_or(1);
                 let rows: u64 = shape.iter().rev().skip(1).product();
                 let cols_lead: u64 = shape.iter().rev().skip(2).product();
-                allocation(rows, dtype) + allocation(cols_lead.saturating_mul(last), dtype)
+                [
+                    allocation(rows, dtype),
+                    allocation(cols_lead.saturating_mul(last), dtype),
+                    none,
+                    none,
+                ]
             } else {
-                allocation(n, dtype)
+                [allocation(n, dtype), none, none, none]
             }
         }
     }
@@ -199,6 +232,31 @@ mod tests {
             dtype: None,
             expert: false,
         }
+    }
+
+    #[test]
+    fn each_state_tensor_is_its_own_allocation_in_creation_order() {
+        // BERT's word embeddings: 30522 × 1024 fp32, 119.2 MiB each.
+        let p = param(&[30522, 1024]);
+        let each = Bytes(30522 * 1024 * 4);
+        // `_init_group`: the fused step's 0-d fp32 tensor (one 512-byte
+        // block), then `exp_avg`, then `exp_avg_sq`: never one 238 MiB block.
+        assert_eq!(
+            optimizer_state_tensors(&p, DType::F32, Optimizer::AdamW, OptimizerImpl::Fused),
+            [Bytes(512), each, each, Bytes::ZERO]
+        );
+        // Foreach keeps `step` on the CPU.
+        assert_eq!(
+            optimizer_state_tensors(&p, DType::F32, Optimizer::AdamW, OptimizerImpl::Foreach),
+            [Bytes::ZERO, each, each, Bytes::ZERO]
+        );
+        // bitsandbytes: state1, absmax1, state2, absmax2.
+        let blocks = allocation(30522 * 1024 / 256, DType::F32);
+        let state = allocation(30522 * 1024, DType::U8);
+        assert_eq!(
+            optimizer_state_tensors(&p, DType::F32, Optimizer::AdamW8bit, OptimizerImpl::Foreach),
+            [state, blocks, state, blocks]
+        );
     }
 
     #[test]

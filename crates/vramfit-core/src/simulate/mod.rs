@@ -219,7 +219,10 @@ impl Strategy {
     ) -> std::borrow::Cow<'_, OptimizerSizes> {
         let make = || {
             (
-                g.params.iter().map(|p| self.shards.state(p, cfg)).collect(),
+                g.params
+                    .iter()
+                    .flat_map(|p| self.shards.state_tensors(p, cfg))
+                    .collect(),
                 self.shards.step_temps(g, cfg),
             )
         };

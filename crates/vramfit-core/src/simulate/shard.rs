@@ -192,6 +192,26 @@ impl Shards {
         )
     }
 
+    /// [`ShardSizes::state`] as the tensors the optimizer allocates, in
+    /// order: on one GPU or a replica (DDP), each state tensor apart; a
+    /// sharded or master-weight state is one partition, in the first.
+    pub fn state_tensors(&self, p: &Param, cfg: &TrainConfig) -> [u64; states::STATE_TENSORS] {
+        let mut out = [0; states::STATE_TENSORS];
+        if self.parallel.offload != Offload::None {
+            return out;
+        }
+        if self.parallel.shards_states() || self.zero_master() {
+            out[0] = self.state(p, cfg);
+            return out;
+        }
+        let tensors =
+            states::optimizer_state_tensors(p, self.pdtype, cfg.optimizer, cfg.optimizer_impl);
+        for (o, t) in out.iter_mut().zip(tensors) {
+            *o = t.0;
+        }
+        out
+    }
+
     fn full_state(&self, p: &Param, cfg: &TrainConfig) -> u64 {
         if !self.zero_master() {
             return states::optimizer_state_bytes(

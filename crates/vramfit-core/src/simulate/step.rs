@@ -838,7 +838,8 @@ impl<'a> Sim<'a> {
     fn optimizer_step(&mut self, last: bool) {
         if self.states.is_none() {
             self.mem.mark_optimizer();
-            let count = id32(self.g.params.len());
+            // Each parameter's state tensors, parameter by parameter.
+            let count = id32(self.g.params.len() * states::STATE_TENSORS);
             let states = (0..count)
                 .map(|i| self.mem.alloc_once(Cat::States, Size::State(i)))
                 .collect();

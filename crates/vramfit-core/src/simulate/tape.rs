@@ -40,7 +40,8 @@ pub enum Size {
     CublasWorkspace,
     /// The activations a pipeline stage keeps for the other micro-batches in flight.
     InFlight,
-    /// The optimizer state of parameter `i` (the optimizer is chosen at replay).
+    /// The optimizer's `i`-th state tensor: parameter `i / STATE_TENSORS`'s
+    /// tensor `i % STATE_TENSORS` (the optimizer is chosen at replay).
     State(u32),
     /// The optimizer step's `k`-th temporary (zero when the optimizer has fewer).
     StepTemp(u32),
@@ -109,7 +110,7 @@ pub struct Eval<'a> {
     pub conv_workspace: u64,
     /// Bytes for [`Size::InFlight`] at this batch.
     pub in_flight: u64,
-    /// Bytes of each parameter's optimizer state ([`Size::State`]).
+    /// Bytes of each optimizer state tensor ([`Size::State`]).
     pub states: &'a [u64],
     /// Bytes of the optimizer step's temporaries ([`Size::StepTemp`]).
     pub step_temps: &'a [u64],
