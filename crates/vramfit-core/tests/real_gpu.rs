@@ -8,6 +8,9 @@
 //! Run with `--nocapture` to see the table; the folder's README keeps a copy.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // Tests fail loudly by design.
 
+mod common;
+
+use common::split_csv;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use vramfit_core::config::{AutocastRegion, LoopOutputs, TorchRelease, ZeroGrad};
@@ -35,29 +38,6 @@ const DEVICE_USED_TOLERANCE: Option<f64> = None;
 /// published real-GPU run that states its configuration"); the table says
 /// how many runs meet it.
 const DEVICE_USED_TARGET: f64 = 0.10;
-
-/// Splits one CSV line into fields: commas separate, double quotes enclose
-/// a field that holds commas, and `""` inside them is one quote (RFC 4180,
-/// as Python's `csv` module writes it; no field holds a line break).
-fn split_csv(line: &str) -> Vec<String> {
-    let mut fields = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => fields.push(std::mem::take(&mut field)),
-            (c, _) => field.push(c),
-        }
-    }
-    fields.push(field);
-    fields
-}
 
 /// One run read from a CSV: its named fields.
 struct Run {
