@@ -314,7 +314,7 @@ table! {
     ServeComputePoolNote => "The activation peak of the engine's profiling run.", "引擎性能分析运行时的激活峰值。";
     ServeHost => "Host RAM", "主机内存";
     ServeHostNote => "Layers left off the GPU, and the token embedding.", "未放到显卡上的层及词嵌入。";
-    ServeDeviceNote => "GPU buffers plus the CUDA context.", "显卡缓冲区加上 CUDA 上下文。";
+    ServeDeviceNote => "GPU buffers plus the CUDA context and the libraries' own memory.", "显卡缓冲区加上 CUDA 上下文和各库自身占用的显存。";
     ServeDevicePoolNote => "The whole budget: the engine takes it at start.", "整个预算：引擎启动时即全部占用。";
     ServeMaxConcurrency => "The KV pool holds {0} tokens: {1} sequences of {2} tokens at once.", "KV 缓存池可容纳 {0} 个词元：可同时容纳 {1} 条 {2} 个词元的序列。";
     ServePoolFits => "Sequences in flight: {0} of {1} tokens each fit in the {2} budget ({3} of the GPU).", "{2} 的预算（显存的 {3}）可容纳 {0} 条 {1} 个词元的序列。";
