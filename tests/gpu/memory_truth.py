@@ -482,6 +482,33 @@ def run_one(cfg, args, out_dir, timeout):
     return dict(json.loads(lines[-1][7:]), status="dry-run" if args.dry_run else "ok"), time.time() - start
 
 
+def device_name():
+    """The first GPU's name from nvidia-smi (the parent process never initialises CUDA)."""
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "-i", "0"],
+                              capture_output=True, text=True, timeout=20).stdout.strip()
+    except Exception:  # noqa: BLE001 - no nvidia-smi: no GPU to match.
+        return ""
+
+
+def measured_ids(out_dir, gpu):
+    """Ids of the configurations measured ("ok") on `gpu` in the folder's CSVs."""
+    done = set()
+    for name in os.listdir(out_dir):
+        if name.startswith("memory_truth_") and name.endswith(".csv"):
+            with open(os.path.join(out_dir, name), newline="") as f:
+                done.update(r["id"] for r in csv.DictReader(f)
+                            if r.get("status") == "ok" and r.get("gpu") == gpu)
+    return done
+
+
+def probed(out_dir, gpu):
+    """Whether the folder holds a libraries probe file of `gpu`."""
+    folder = os.path.join(out_dir, "libraries")
+    return bool(gpu) and os.path.isdir(folder) and any(
+        n.startswith(f"libraries_{gpu}_") for n in os.listdir(folder))
+
+
 def gpu_preset(name):
     return next((preset for word, preset in GPU_PRESETS if word in (name or "")), "")
 
@@ -499,6 +526,10 @@ def main():
                    "(`libraries`: the libraries probe alone)")
     p.add_argument("--no-libraries", action="store_true",
                    help="skip the libraries probe (context and kernel images, lazy and eager)")
+    p.add_argument("--missing", action="store_true",
+                   help="only configurations this GPU has no measured row of in the output folder "
+                   "(and the libraries probe only when it has no probe file): finishes a run "
+                   "that an earlier budget cut short")
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--libraries-child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -516,6 +547,15 @@ def main():
     configs = configurations()
     if args.only:
         configs = [c for c in configs if args.only in c["name"]]
+    if args.missing and not args.dry_run:
+        gpu = gpu_preset(device_name())
+        done = measured_ids(out_dir, gpu)
+        configs = [c for c in configs if c["name"] not in done]
+        if probed(out_dir, gpu):
+            args.no_libraries = True
+        print(f"--missing: {len(done)} configurations already measured on {gpu or 'this GPU'}, "
+              f"{len(configs)} to go; libraries probe {'skipped' if args.no_libraries else 'runs'}",
+              flush=True)
     if args.dry_run:
         # Each model, optimizer path and checkpointing once (the allocator
         # setting needs CUDA).
