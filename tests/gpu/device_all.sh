@@ -23,6 +23,12 @@ python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.versio
 
 echo "== memory truth"
 PYTHONUNBUFFERED=1 python3 tests/gpu/memory_truth.py --missing --budget-s "${BUDGET:-360}"
+# AGAIN=<name part>: measure those configurations once more, with the
+# allocation history saved (a repeat, and the snapshot behind a miss).
+if [ -n "${AGAIN:-}" ]; then
+  PYTHONUNBUFFERED=1 python3 tests/gpu/memory_truth.py --only "$AGAIN" --snapshot "$AGAIN" \
+    --no-libraries --budget-s 90
+fi
 
 echo "== kernels"
 icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json

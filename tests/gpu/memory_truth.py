@@ -108,9 +108,16 @@ def configurations():
                             checkpointing=ckpt, optimizer_impl=impl, allocator_conf=conf))
     # Most informative first: every model once, then the fused and expandable variants.
     out.sort(key=lambda c: (c["optimizer_impl"] == "fused", c["allocator_conf"] != ""))
+    # GPT-2 with transformers' key/value cache off in training: the cache's
+    # first update concatenates onto empty tensors, which copies the keys and
+    # values that attention then saves (cache_utils.py, DynamicLayer.update).
+    for c in [c for c in out if c["model"] == "gpt2" and c["optimizer_impl"] == "foreach"
+              and not c["allocator_conf"]]:
+        out.append(dict(c, use_cache=False))
     for c in out:
-        c["name"] = "{model}_b{batch}_{precision}_{checkpointing}_{optimizer_impl}{x}".format(
-            x="_expandable" if c["allocator_conf"] else "", **c)
+        c["name"] = "{model}_b{batch}_{precision}_{checkpointing}_{optimizer_impl}{x}{nc}".format(
+            x="_expandable" if c["allocator_conf"] else "",
+            nc="" if c.get("use_cache", True) else "_nocache", **c)
     return out
 
 
@@ -530,6 +537,8 @@ def main():
                    help="only configurations this GPU has no measured row of in the output folder "
                    "(and the libraries probe only when it has no probe file): finishes a run "
                    "that an earlier budget cut short")
+    p.add_argument("--snapshot", help="save the allocation-history snapshot of the configurations "
+                   "whose name contains this (default: the first GPT-2 one run)")
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--libraries-child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -566,6 +575,9 @@ def main():
                 seen.add(key)
                 kept.append(dry_size(c))
         configs = kept
+    elif args.snapshot:
+        for c in configs:
+            c["snapshot"] = args.snapshot in c["name"]
     elif configs:
         next(c for c in configs if c["model"] == "gpt2" or c is configs[-1])["snapshot"] = True
 
@@ -601,9 +613,10 @@ def main():
             "strategy": "single", "gpus_per_node": 1, "nodes": 1,
             "driver": driver, "allocator_conf": cfg["allocator_conf"],
             "measured_when": "max_memory_*; NVML used after step 2 less before CUDA init",
-            "notes": ("two steps: zero_grad(set_to_none=True), forward (autocast bf16 when amp), "
-                      "backward, AdamW step; random inputs made on the GPU; "
-                      "cudnn.benchmark off; no torch.compile"),
+            "notes": ("transformers' use_cache off; " if cfg.get("use_cache") is False else "")
+            + ("two steps: zero_grad(set_to_none=True), forward (autocast bf16 when amp), "
+               "backward, AdamW step; random inputs made on the GPU; "
+               "cudnn.benchmark off; no torch.compile"),
             **result, "seconds": f"{secs:.1f}",
         })
     if not rows:

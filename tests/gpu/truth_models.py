@@ -176,6 +176,8 @@ def text_task(name):
         import transformers
 
         config, cls = hf_config(name)
+        if cfg.get("use_cache") is False:
+            config.use_cache = False
         model = cls(config)
         vramfit_id = PRESETS.get(name)
         if vramfit_id is None:
