@@ -30,13 +30,13 @@ pub const SPREADS: &[Spread] = &[
     // BEGIN GENERATED
     Spread {
         kind: InputKind::Tokens,
-        runs: 113,
+        runs: 122,
         below: -0.008,
         above: 0.106,
     },
     Spread {
         kind: InputKind::Image,
-        runs: 132,
+        runs: 134,
         below: -0.026,
         above: 0.301,
     },
