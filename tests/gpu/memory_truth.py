@@ -52,7 +52,7 @@ CONFIG_COLUMNS = [
     "id", "source", "source_url", "quote", "fidelity",
     "gpu", "model", "batch", "seq", "image", "precision", "optimizer",
     "optimizer_impl", "attention", "checkpointing", "grad_accum",
-    "zero_grad", "loop_outputs", "pytorch", "autocast_region",
+    "zero_grad", "loop_outputs", "pytorch", "autocast_region", "training_cache",
     "strategy", "gpus_per_node", "nodes",
     "torch_version", "cuda_version", "driver",
     "device_used_bytes", "device_reading", "reading_source",
@@ -78,6 +78,9 @@ GPU_PRESETS = [
 ]
 
 EXPANDABLE = "expandable_segments:True"
+
+# The models whose transformers forward builds a key–value cache in training.
+DECODERS = {"gpt2", "llama-small", "mixtral-small"}
 
 
 def configurations():
@@ -610,6 +613,11 @@ def main():
             "optimizer_impl": cfg["optimizer_impl"], "checkpointing": cfg["checkpointing"],
             "grad_accum": 1, "zero_grad": "set-to-none", "loop_outputs": "dropped",
             "pytorch": "current", "autocast_region": "forward",
+            # transformers 5 copies a decoder's keys and values into the
+            # DynamicCache it builds in training when use_cache is on (the
+            # configs' default) and nothing checkpoints.
+            "training_cache": "copies" if cfg["model"] in DECODERS and cfg.get("use_cache", True)
+            and cfg["checkpointing"] == "none" else "off",
             "strategy": "single", "gpus_per_node": 1, "nodes": 1,
             "driver": driver, "allocator_conf": cfg["allocator_conf"],
             "measured_when": "max_memory_*; NVML used after step 2 less before CUDA init",

@@ -699,6 +699,11 @@ fn training_loop(c: &vramfit_core::TrainConfig) -> Option<String> {
             c.autocast_region.to_string(),
             d.autocast_region.to_string(),
         ),
+        (
+            "--training-cache",
+            c.training_cache.to_string(),
+            d.training_cache.to_string(),
+        ),
     ]
     .into_iter()
     .filter(|(_, value, default)| value != default)

@@ -192,6 +192,28 @@ choice_enum!(
     }
 );
 
+choice_enum!(
+    /// What a Hugging Face decoder's key–value cache does in a training
+    /// forward. `use_cache` is on in almost every `config.json`, so the
+    /// model builds a `DynamicCache` in training too, unless the loop turns
+    /// it off (`model.config.use_cache = False`, TRL's trainers when
+    /// checkpointing) or transformers' gradient checkpointing does.
+    TrainingCache, "training-cache" {
+        /// No cache, or one that keeps the step's own key and value tensors
+        /// (transformers 4's list-of-tensors `DynamicCache`): nothing more
+        /// is allocated.
+        Off => "off",
+        /// transformers 5's `DynamicLayer.update` concatenates each layer's
+        /// keys and values onto empty tensors, which copies them; attention
+        /// then reads (and saves for backward) the copies, and the model's
+        /// output holds them until the loop drops it. Measured on an H200
+        /// with transformers 5.17: GPT-2, whose key and value are views of
+        /// one fused projection that the query keeps alive, allocates
+        /// 2 × layers × key size more at the peak.
+        Copies => "copies",
+    }
+);
+
 impl Optimizer {
     /// The 8-bit optimizer that keeps this one's update rule with a quarter
     /// of its state (bitsandbytes' `AdamW8bit` for Adam and AdamW), which
@@ -425,6 +447,8 @@ pub struct TrainConfig {
     pub pytorch: TorchRelease,
     /// What the loop runs inside `torch.autocast` (how long its weight cache lives).
     pub autocast_region: AutocastRegion,
+    /// What a Hugging Face decoder's key–value cache allocates in training.
+    pub training_cache: TrainingCache,
 }
 
 impl Default for TrainConfig {
@@ -454,6 +478,7 @@ impl Default for TrainConfig {
             loop_outputs: LoopOutputs::Dropped,
             pytorch: TorchRelease::Current,
             autocast_region: AutocastRegion::Forward,
+            training_cache: TrainingCache::Off,
         }
     }
 }

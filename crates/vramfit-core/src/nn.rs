@@ -533,6 +533,26 @@ impl Builder {
         out
     }
 
+    /// `past_key_values.update(key_states, value_states, layer_idx)` in a
+    /// training forward with a cache: transformers 5's `DynamicLayer` starts
+    /// from empty tensors and concatenates, so the keys and values attention
+    /// reads from then on are contiguous copies, which the cache keeps
+    /// (pushed to `cache`). Without one, `k` and `v` as they are.
+    pub fn cache_update(
+        &mut self,
+        cache: Option<&mut Vec<TensorId>>,
+        k: TensorId,
+        v: TensorId,
+    ) -> (TensorId, TensorId) {
+        let Some(cache) = cache else {
+            return (k, v);
+        };
+        let k = self.copy("cache.update_k", k);
+        let v = self.copy("cache.update_v", v);
+        cache.extend([k, v]);
+        (k, v)
+    }
+
     /// `nn.Embedding(vocab, dim)` lookup of integer ids; saves the ids.
     pub fn embedding(&mut self, name: &str, ids: TensorId, vocab: u64, dim: u64) -> TensorId {
         let w = self.param(&format!("{name}.weight"), &[vocab, dim]);

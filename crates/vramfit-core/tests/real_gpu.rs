@@ -13,7 +13,7 @@ mod common;
 use common::split_csv;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use vramfit_core::config::{AutocastRegion, LoopOutputs, TorchRelease, ZeroGrad};
+use vramfit_core::config::{AutocastRegion, LoopOutputs, TorchRelease, TrainingCache, ZeroGrad};
 use vramfit_core::driver_reserve::{self, DeviceReading};
 use vramfit_core::parallel::{Parallel, Strategy};
 use vramfit_core::{
@@ -180,7 +180,26 @@ fn config(run: &Run) -> TrainConfig {
             .get("autocast_region")
             .map_or(Ok(AutocastRegion::Forward), |v| v.parse())
             .unwrap(),
+        training_cache: training_cache(run),
         ..TrainConfig::default()
+    }
+}
+
+/// The run's `training_cache` column; where it has none, what its
+/// transformers release did: `memory_truth.py`'s runs before that column
+/// name it in `library`, and transformers 5 copies a decoder's keys and
+/// values into its cache unless the notes say `use_cache` was off (the
+/// lowering ignores it for encoders). Published runs name no release: off.
+fn training_cache(run: &Run) -> TrainingCache {
+    if let Some(v) = run.fields.get("training_cache").filter(|v| !v.is_empty()) {
+        return v.parse().unwrap();
+    }
+    let library = run.fields.get("library").map_or("", String::as_str);
+    let notes = run.fields.get("notes").map_or("", String::as_str);
+    if library.starts_with("transformers 5") && !notes.contains("use_cache off") {
+        TrainingCache::Copies
+    } else {
+        TrainingCache::Off
     }
 }
 

@@ -194,9 +194,11 @@ pub fn optimizer_impls(lang: Lang) -> Vec<ChoiceGroup> {
 }
 
 /// The training loop's choices, in words: `zero_grad`, the outputs kept,
-/// the autocast region and the PyTorch release.
-pub fn loop_choices(lang: Lang) -> [Vec<ChoiceGroup>; 4] {
-    use vramfit_core::config::{AutocastRegion, LoopOutputs, TorchRelease, ZeroGrad};
+/// the autocast region, the PyTorch release and transformers' training cache.
+pub fn loop_choices(lang: Lang) -> [Vec<ChoiceGroup>; 5] {
+    use vramfit_core::config::{
+        AutocastRegion, LoopOutputs, TorchRelease, TrainingCache, ZeroGrad,
+    };
     [
         ungrouped(
             ZeroGrad::ALL
@@ -217,6 +219,11 @@ pub fn loop_choices(lang: Lang) -> [Vec<ChoiceGroup>; 4] {
             TorchRelease::ALL
                 .iter()
                 .map(|r| (r.id(), labels::pytorch(*r, lang))),
+        ),
+        ungrouped(
+            TrainingCache::ALL
+                .iter()
+                .map(|c| (c.id(), labels::training_cache(*c, lang))),
         ),
     ]
 }

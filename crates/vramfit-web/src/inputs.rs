@@ -366,6 +366,7 @@ impl Inputs {
         }
         self.rest.loop_outputs = kept.loop_outputs;
         self.rest.pytorch = kept.pytorch;
+        self.rest.training_cache = kept.training_cache;
         if self.shows_autocast_region() {
             self.rest.autocast_region = kept.autocast_region;
         }
@@ -379,6 +380,7 @@ impl Inputs {
         (self.shows_zero_grad() && r.zero_grad != d.zero_grad)
             || r.loop_outputs != d.loop_outputs
             || r.pytorch != d.pytorch
+            || r.training_cache != d.training_cache
             || (self.shows_autocast_region() && r.autocast_region != d.autocast_region)
     }
 

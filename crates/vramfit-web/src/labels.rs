@@ -80,6 +80,18 @@ pub fn loop_outputs(o: vramfit_core::config::LoopOutputs, lang: Lang) -> &'stati
     )
 }
 
+/// How transformers' training cache is shown.
+pub fn training_cache(c: vramfit_core::config::TrainingCache, lang: Lang) -> &'static str {
+    use vramfit_core::config::TrainingCache;
+    t(
+        lang,
+        match c {
+            TrainingCache::Off => Key::TrainingCacheOff,
+            TrainingCache::Copies => Key::TrainingCacheCopies,
+        },
+    )
+}
+
 /// How the autocast region is shown.
 pub fn autocast_region(r: vramfit_core::config::AutocastRegion, lang: Lang) -> &'static str {
     use vramfit_core::config::AutocastRegion;
@@ -282,6 +294,7 @@ pub fn setting(key: &str, lang: Lang) -> Option<&'static str> {
         "lo" => Key::SetLoopOutputs,
         "pt" => Key::SetPytorch,
         "ar" => Key::SetAutocastRegion,
+        "tc" => Key::SetTrainingCache,
         "c" => Key::SetCheckpointing,
         "at" => Key::SetAttention,
         "mo" => Key::SetMode,

@@ -74,6 +74,8 @@ pub enum Action {
     SetLoopOutputs(vramfit_core::config::LoopOutputs),
     /// The training loop: what runs inside `torch.autocast`.
     SetAutocastRegion(vramfit_core::config::AutocastRegion),
+    /// transformers' key–value cache in training.
+    SetTrainingCache(vramfit_core::config::TrainingCache),
     /// The training loop: the PyTorch release.
     SetPytorch(vramfit_core::config::TorchRelease),
     /// Pick a checkpointing choice.
@@ -378,6 +380,9 @@ impl AppState {
             shown.push("oi");
         }
         shown.extend(self.inputs.loop_keys());
+        if self.inputs.trains() && self.input_kind() == InputKind::Tokens {
+            shown.push("tc");
+        }
         shown.extend(
             self.inputs
                 .fields(self.shape())
@@ -436,6 +441,7 @@ impl AppState {
             Action::SetZeroGrad(z) => self.inputs.rest.zero_grad = z,
             Action::SetLoopOutputs(o) => self.inputs.rest.loop_outputs = o,
             Action::SetAutocastRegion(r) => self.inputs.rest.autocast_region = r,
+            Action::SetTrainingCache(c) => self.inputs.rest.training_cache = c,
             Action::SetPytorch(r) => self.inputs.rest.pytorch = r,
             Action::SetCheckpointing(c) => self.inputs.checkpointing = c,
             Action::SetAttention(a) => self.inputs.attention = a,

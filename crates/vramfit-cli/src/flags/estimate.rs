@@ -4,7 +4,7 @@
 use super::value::{
     attentions, autocast_regions, checkpointings, choice, count, engines, gpu_layers, kv_dtypes,
     loop_outputs, lora_bases, modes, offloads, on_off, optimizer_impls, optimizers, precisions,
-    set_weights, strategies, torch_releases, unit, weights, zero_grads,
+    set_weights, strategies, torch_releases, training_caches, unit, weights, zero_grads,
 };
 use super::{Cmd, Flag, Kind, Section};
 use vramfit_core::TrainConfig;
@@ -127,6 +127,15 @@ pub(super) const FLAGS: &[Flag] = &[
         section: Section::Estimate,
         commands: Cmd::ALL,
         set: |a, v| choice(v).map(|r| a.config.autocast_region = r),
+    },
+    Flag {
+        name: "--training-cache",
+        kind: Kind::Choice("T", training_caches),
+        help: "a Hugging Face decoder's use_cache in training: off (use_cache=False, transformers'\ncheckpointing, or transformers 4), copies (transformers 5: each layer's keys and values copied\ninto the cache, which attention saves and the output keeps)",
+        default: Some(|| train().training_cache.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|c| a.config.training_cache = c),
     },
     Flag {
         name: "--checkpointing",

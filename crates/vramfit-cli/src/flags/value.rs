@@ -74,6 +74,11 @@ pub(super) fn loop_outputs() -> String {
     vramfit_core::config::LoopOutputs::accepted()
 }
 
+/// `--training-cache`'s ids.
+pub(super) fn training_caches() -> String {
+    vramfit_core::config::TrainingCache::accepted()
+}
+
 /// `--autocast-region`'s ids.
 pub(super) fn autocast_regions() -> String {
     vramfit_core::config::AutocastRegion::accepted()

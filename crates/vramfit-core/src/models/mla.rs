@@ -127,6 +127,7 @@ pub fn attention(
     n: TensorId,
     seq: u64,
     mask: Option<TensorId>,
+    cache: Option<&mut Vec<TensorId>>,
 ) -> TensorId {
     let (h, heads) = (l.hidden, l.heads);
     let (nope, rope, v) = (mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim);
@@ -175,9 +176,11 @@ pub fn attention(
         true,
         &[],
     );
+    // A training cache's copies take the places of `key_states` and `value_states`.
+    let (key, value) = b.cache_update(cache, key, value);
     let ctx = core(b, l, mla, (query, key, value), seq, mask);
     let o = b.linear("self_attn.o_proj", ctx, heads * v, h, l.bias);
-    for local in [n, q, ckv, latent, k_rot, query, kv, key] {
+    for local in [n, q, ckv, latent, k_rot, query, kv, key, value] {
         b.keep_alive(local);
     }
     o

@@ -490,6 +490,6 @@ impl Ctx<'_> {
 
 /// Whether `transformers`' own checkpointing is on (`gradient_checkpointing`
 /// on the stacks, blocks and attentions; Megatron's selective recompute is not it).
-fn hf_checkpointing(cfg: &TrainConfig) -> bool {
+pub(super) fn hf_checkpointing(cfg: &TrainConfig) -> bool {
     cfg.checkpointing != crate::config::Checkpointing::NONE && !cfg.checkpointing.selective()
 }

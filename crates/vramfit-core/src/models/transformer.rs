@@ -5,7 +5,7 @@
 //! `transformers/activations.py` (eager code paths, training mode).
 
 use crate::builder::Builder;
-use crate::config::{Attention, Checkpointing};
+use crate::config::{Attention, Checkpointing, TrainingCache};
 use crate::dtype::DType;
 use crate::error::{Error, Inapplicable};
 use crate::graph::TensorId;
@@ -698,6 +698,13 @@ pub fn lower(
     let x_sp = b.sp_scatter(x);
     x = b.dropout("dropout", x_sp, t.hidden_dropout);
 
+    // A decoder's `DynamicCache` in training ([`TrainingCache`]): off when
+    // transformers checkpoints (it turns `use_cache` off itself).
+    let mut cache = (t.arch != Arch::Bert
+        && !b.inference
+        && cfg.training_cache == TrainingCache::Copies
+        && !super::t5_lower::hf_checkpointing(cfg))
+    .then(Vec::new);
     for i in 0..stage_layers {
         let name = match t.arch {
             Arch::Bert => format!("encoder.layer.{i}"),
@@ -711,7 +718,9 @@ pub fn lower(
         b.hold_until_block_end(x);
         x = match t.arch {
             Arch::Bert => bert_layer(b, t, x, seq, attention, ckpt),
-            Arch::Gpt2 | Arch::Llama => decoder_layer(b, t, (i, x), seq, attention, ckpt, mask),
+            Arch::Gpt2 | Arch::Llama => {
+                decoder_layer(b, t, (i, x), seq, (attention, ckpt), mask, cache.as_mut())
+            }
         };
         b.end_block();
     }
@@ -778,6 +787,11 @@ pub fn lower(
             b.cross_entropy("loss", logits, labels, seq, t.vocab);
             b.returns(logits);
         }
+    }
+    // The output's `past_key_values` holds the cache until the loop drops it.
+    for kv in cache.into_iter().flatten() {
+        b.keep_alive(kv);
+        b.returns(kv);
     }
     Ok(())
 }
@@ -927,7 +941,15 @@ fn bert_layer(
     let q = b.linear("attention.self.query", x, h, qd, true);
     let k = b.linear("attention.self.key", x, h, qd, true);
     let v = b.linear("attention.self.value", x, h, qd, true);
-    let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, false, None);
+    let ctx = attention_core(
+        b,
+        t,
+        (q, k, v),
+        seq,
+        (attention, ckpt),
+        (false, false),
+        None,
+    );
     let o = b.linear("attention.output.dense", ctx, qd, h, true);
     let o = b.dropout("attention.output.dropout", o, t.hidden_dropout);
     let r = b.add("attention.output.residual", o, x);
@@ -940,15 +962,17 @@ fn bert_layer(
     b.layernorm("output.LayerNorm", r, h, true)
 }
 
-/// One decoder layer (GPT-2 or Llama layout).
+/// One decoder layer (GPT-2 or Llama layout). With a training cache
+/// (`cache`), the layer's keys and values are copied into it
+/// ([`Builder::cache_update`]), and it keeps them.
 fn decoder_layer(
     b: &mut Builder,
     t: &TransformerSpec,
     (layer, x): (u64, TensorId),
     seq: u64,
-    attention: Attention,
-    ckpt: Checkpointing,
+    (attention, ckpt): (Attention, Checkpointing),
     mask: Option<TensorId>,
+    cache: Option<&mut Vec<TensorId>>,
 ) -> TensorId {
     let h = t.hidden;
     let llama = t.arch == Arch::Llama;
@@ -976,7 +1000,7 @@ fn decoder_layer(
                 attention,
                 ckpt,
             };
-            let o = super::mla::attention(b, &layer, mla, n, seq, mask);
+            let o = super::mla::attention(b, &layer, mla, n, seq, mask, cache);
             b.resave(mark, n, n_local);
             o
         }
@@ -990,7 +1014,17 @@ fn decoder_layer(
                 (q, k, v)
             };
             b.resave(mark, n, n_local);
-            let ctx = attention_core(b, t, q, k, v, seq, attention, ckpt, llama, mask);
+            let cached = cache.is_some();
+            let (k, v) = b.cache_update(cache, k, v);
+            let ctx = attention_core(
+                b,
+                t,
+                (q, k, v),
+                seq,
+                (attention, ckpt),
+                (llama, cached),
+                mask,
+            );
             let o_name = if llama {
                 "self_attn.o_proj"
             } else {
@@ -1154,17 +1188,15 @@ fn rms(b: &mut Builder, t: &TransformerSpec, name: &str, x: TensorId, width: u64
 
 /// Scores, softmax, dropout and context for eager attention, or one fused
 /// kernel for SDPA / flash. Returns the context as `[batch, seq, heads·head_dim]`.
-#[allow(clippy::too_many_arguments)]
+/// `cached`: k and v are the training cache's contiguous copies, which the
+/// eager matmuls read without reshaping them.
 fn attention_core(
     b: &mut Builder,
     t: &TransformerSpec,
-    q: TensorId,
-    k: TensorId,
-    v: TensorId,
+    (q, k, v): (TensorId, TensorId, TensorId),
     seq: u64,
-    attention: Attention,
-    ckpt: Checkpointing,
-    repeat_kv: bool,
+    (attention, ckpt): (Attention, Checkpointing),
+    (repeat_kv, cached): (bool, bool),
     mask: Option<TensorId>,
 ) -> TensorId {
     let (a, d) = (t.heads, t.head_dim);
@@ -1205,7 +1237,7 @@ fn attention_core(
     } else {
         b.copy("attn.q_reshape", q)
     };
-    let kc = if (repeat_kv && t.kv_heads != t.heads) || sliced {
+    let kc = if (repeat_kv && t.kv_heads != t.heads) || sliced || cached {
         k
     } else {
         b.copy("attn.k_reshape", k)
@@ -1241,7 +1273,7 @@ fn attention_core(
     // The attention weights are returned to the layer (`attention_output, _ =
     // self.attention(...)`), which keeps them until it returns.
     b.hold_until_block_end(probs);
-    let vc = if repeat_kv && t.kv_heads != t.heads {
+    let vc = if (repeat_kv && t.kv_heads != t.heads) || cached {
         v
     } else {
         b.copy("attn.v_reshape", v)

@@ -5,7 +5,7 @@
 use super::{IMPORTED_MODEL, Reason, ShareState};
 use crate::config::{
     Attention, AutocastRegion, Checkpointing, LoopOutputs, LoraBase, MAX_DIMENSION, Mode,
-    Optimizer, OptimizerImpl, Precision, TorchRelease, ZeroGrad,
+    Optimizer, OptimizerImpl, Precision, TorchRelease, TrainingCache, ZeroGrad,
 };
 use crate::engines::serving::{self, MAX_CONCURRENCY, MAX_GPU_LAYERS};
 use crate::engines::{Engine, KvDtype};
@@ -240,6 +240,13 @@ pub const KEYS: &[Key] = &[
         autocast_region,
         AutocastRegion,
         AutocastRegion::accepted
+    ),
+    choice_key!(
+        "tc",
+        "--training-cache",
+        training_cache,
+        TrainingCache,
+        TrainingCache::accepted
     ),
     Key {
         key: "c",

@@ -69,7 +69,13 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
     let (precisions, optimizers, checkpointing, attentions, offloads, impls) = (*choices).clone();
     let strategies = use_memo(lang, |lang| Rc::new(catalog::strategies(*lang)));
     let loop_choices = use_memo(lang, |lang| catalog::loop_choices(*lang).map(Rc::new));
-    let [zero_grads, loop_outputs, autocast_regions, pytorch_releases] = (*loop_choices).clone();
+    let [
+        zero_grads,
+        loop_outputs,
+        autocast_regions,
+        pytorch_releases,
+        training_caches,
+    ] = (*loop_choices).clone();
     // The training-loop section opens once a setting in it differs from the
     // default (a link's) and then stays as the user leaves it: picking the
     // default again must not fold it away under the pointer.
@@ -248,6 +254,17 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                             hint={AttrValue::from(t(lang, Key::PytorchHint))}
                             onchange={handlers.pytorch.clone()}
                         />
+                        if props.tokens {
+                            <SelectField
+                                full={props.built}
+                                id="training-cache"
+                                label={t(lang, Key::TrainingCacheField)}
+                                groups={training_caches}
+                                value={props.inputs.rest.training_cache.id()}
+                                hint={AttrValue::from(t(lang, Key::TrainingCacheHint))}
+                                onchange={handlers.training_cache.clone()}
+                            />
+                        }
                     </div>
                 </details>
             }
@@ -366,6 +383,7 @@ struct Handlers {
     loop_outputs: Callback<String>,
     autocast_region: Callback<String>,
     pytorch: Callback<String>,
+    training_cache: Callback<String>,
     checkpointing: Callback<String>,
     attention: Callback<String>,
     gpu: Callback<String>,
@@ -424,6 +442,7 @@ impl Handlers {
             loop_outputs: select(|v| v.parse().ok().map(Action::SetLoopOutputs)),
             autocast_region: select(|v| v.parse().ok().map(Action::SetAutocastRegion)),
             pytorch: select(|v| v.parse().ok().map(Action::SetPytorch)),
+            training_cache: select(|v| v.parse().ok().map(Action::SetTrainingCache)),
             checkpointing: select(|v| CheckpointChoice::parse(&v).map(Action::SetCheckpointing)),
             attention: select(|v| v.parse().ok().map(Action::SetAttention)),
             gpu: select(|v| Some(Action::SetGpu(v))),

@@ -89,7 +89,7 @@ table! {
     ImplFused => "fused", "fused（融合）";
     ImplLoop => "loop", "loop（逐参数）";
     LoopGroup => "Training loop", "训练循环";
-    LoopGroupHint => "How the loop is written changes what stays in memory. The defaults are the Hugging Face Trainer's on current PyTorch.", "训练循环的写法会改变显存中留下的内容。默认值对应当前 PyTorch 上的 Hugging Face 训练器。";
+    LoopGroupHint => "How the loop is written changes what stays in memory. The defaults are the Hugging Face Trainer's on current PyTorch, with the model's cache off.", "训练循环的写法会改变显存中留下的内容。默认值对应当前 PyTorch 上的 Hugging Face 训练器，且关闭模型的缓存。";
     ZeroGradField => "Gradients after each step", "每步之后的梯度";
     ZeroGradHint => "zero_grad(set_to_none=False) keeps every gradient allocated between steps.", "zero_grad 不把梯度置为空时，两步之间会保留全部梯度的显存。";
     ZeroGradNone => "freed (PyTorch 2 default)", "释放（PyTorch 2 默认）";
@@ -106,6 +106,10 @@ table! {
     PytorchHint => "Before 1.11, softmax and log_softmax also kept their input for backward.", "1.11 之前，归一化指数函数（及其对数形式）还会为反向传播保留输入。";
     PytorchCurrent => "1.11 or later", "1.11 或更新";
     Pytorch110 => "1.10 or earlier", "1.10 或更早";
+    TrainingCacheField => "Key–value cache in training", "训练时的 KV 缓存";
+    TrainingCacheHint => "With use_cache on (most config.json files), transformers 5 copies each layer's keys and values into a cache during training; attention saves the copies. Off: use_cache=False, gradient checkpointing, or transformers 4.", "transformers 5 在训练时若开启缓存（多数模型配置的默认值），会把每层的键和值复制进缓存，注意力为反向传播保存的是这些副本。关闭：不使用缓存、开启梯度检查点，或 transformers 4。";
+    TrainingCacheOff => "off", "关闭";
+    TrainingCacheCopies => "on: copies of keys and values", "开启：键和值的副本";
     Checkpointing => "Activation checkpointing", "激活检查点";
     Attention => "Attention", "注意力实现";
     AttentionHint => "Transformer text models only", "仅适用于 Transformer 文本模型";
@@ -584,6 +588,7 @@ table! {
     SetZeroGrad => "zero_grad", "zero_grad 行为";
     SetLoopOutputs => "the loop's outputs", "训练循环保留的输出";
     SetPytorch => "PyTorch release", "PyTorch 版本";
+    SetTrainingCache => "key–value cache in training", "训练时的 KV 缓存";
     SetAutocastRegion => "the autocast region", "自动混合精度的作用范围";
     SetCheckpointing => "activation checkpointing", "激活检查点";
     SetAttention => "attention", "注意力实现";
