@@ -176,13 +176,19 @@ export const checks = [
     await page.selectOption("#pytorch", "1.10");
     const old = await nextBytes(page, "#peak-allocated", kept);
     expect(old > kept, `PyTorch 1.10 did not raise the peak: ${kept} → ${old}`);
+    // transformers 5's training cache copies GPT-2's keys and values, which attention saves.
+    await page.selectOption("#training-cache", "copies");
+    const cached = await nextBytes(page, "#peak-allocated", old);
+    expect(cached > old, `the training cache did not raise the peak: ${old} → ${cached}`);
+    expect(await search("tc=copies"), `the link did not take tc=copies: ${await page.evaluate(() => location.search)}`);
     await page.selectOption("#autocast-region", "backward");
     expect(await search("ar=backward"), `the link did not take ar=backward: ${await page.evaluate(() => location.search)}`);
     // Picking the defaults again restores the estimate, and the section stays open.
+    await page.selectOption("#training-cache", "off");
     await page.selectOption("#autocast-region", "forward");
     await page.selectOption("#pytorch", "current");
     await page.selectOption("#loop-outputs", "dropped");
-    await page.waitForFunction(() => !/[?&](lo|pt|ar)=/.test(location.search), null, { timeout: 5_000 });
+    await page.waitForFunction(() => !/[?&](lo|pt|ar|tc)=/.test(location.search), null, { timeout: 5_000 });
     expect((await bytesOf(page, "#peak-allocated")) === before, "the defaults did not restore the estimate");
     expect(await page.isVisible("#loop-outputs"), "picking the defaults folded the section away");
     await page.click("#loop-group summary");

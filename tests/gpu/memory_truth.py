@@ -80,7 +80,7 @@ GPU_PRESETS = [
 EXPANDABLE = "expandable_segments:True"
 
 # The models whose transformers forward builds a key–value cache in training.
-DECODERS = {"gpt2", "llama-small", "mixtral-small"}
+DECODERS = {"gpt2", "llama-small", "mixtral-small", "neox-small", "phi3-small"}
 
 
 def configurations():
@@ -117,6 +117,13 @@ def configurations():
     for c in [c for c in out if c["model"] == "gpt2" and c["optimizer_impl"] == "foreach"
               and not c["allocator_conf"]]:
         out.append(dict(c, use_cache=False))
+    # Two more fused-projection layouts, with the cache and without: what
+    # the copies replace depends on which tensors the attention still views.
+    for model in ["neox-small", "phi3-small"]:
+        for use_cache in [True, False]:
+            out.append(dict(model=model, batch=8, seq=2048, image=0, precision="amp-bf16",
+                            checkpointing="none", optimizer_impl="foreach", allocator_conf="",
+                            use_cache=use_cache))
     for c in out:
         c["name"] = "{model}_b{batch}_{precision}_{checkpointing}_{optimizer_impl}{x}{nc}".format(
             x="_expandable" if c["allocator_conf"] else "",

@@ -165,6 +165,25 @@ def hf_config(name):
                              max_position_embeddings=4096, architectures=["MixtralForCausalLM"]),
             tf.MixtralForCausalLM,
         )
+    if name == "neox-small":
+        # GPT-NeoX (Pythia's layout): one fused query_key_value projection,
+        # a partial rotary embedding, a parallel residual.
+        return (
+            tf.GPTNeoXConfig(vocab_size=50304, hidden_size=1024, intermediate_size=4096,
+                             num_hidden_layers=8, num_attention_heads=16, rotary_pct=0.25,
+                             max_position_embeddings=2048, use_parallel_residual=True,
+                             tie_word_embeddings=False, architectures=["GPTNeoXForCausalLM"]),
+            tf.GPTNeoXForCausalLM,
+        )
+    if name == "phi3-small":
+        # Phi-3's layout: one fused qkv_proj sliced into q, k and v.
+        return (
+            tf.Phi3Config(vocab_size=32064, hidden_size=1024, intermediate_size=2816,
+                          num_hidden_layers=8, num_attention_heads=16, num_key_value_heads=8,
+                          max_position_embeddings=4096, tie_word_embeddings=False,
+                          architectures=["Phi3ForCausalLM"]),
+            tf.Phi3ForCausalLM,
+        )
     raise KeyError(name)
 
 
@@ -205,7 +224,8 @@ def text_task(name):
 BUILDERS = {
     "resnet50": cnn_task("resnet50"),
     "mobilenet_v2": cnn_task("mobilenet_v2"),
-    **{n: text_task(n) for n in ["bert-base", "bert-large", "gpt2", "llama-small", "mixtral-small"]},
+    **{n: text_task(n) for n in ["bert-base", "bert-large", "gpt2", "llama-small", "mixtral-small",
+                                 "neox-small", "phi3-small"]},
 }
 
 
