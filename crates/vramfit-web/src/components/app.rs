@@ -156,7 +156,7 @@ pub fn App() -> Html {
     };
     html! {
         <ContextProvider<Prefs> context={prefs}>
-            <Header {prefs} on_action={on_action.clone()} mode={state.inputs.mode} />
+            <Header {prefs} on_action={on_action.clone()} mode={state.inputs.mode} full={*built} />
             <main class="wrap">
                 <nav class="tabs" role="tablist" aria-label={t(lang, Key::TabsLabel)}>
                     { tab("calculator", false, Key::TabCalculator) }
