@@ -3,7 +3,9 @@
 Trains two steps of each configuration below (ResNet-50, MobileNetV2,
 BERT-base/large, GPT-2, a small Llama and a small Mixtral; fp32 and AMP
 bf16; AdamW foreach and fused; with and without
-`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`), each in a fresh
+`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`; and GPT-2, a small
+GPT-NeoX and a small Phi-3 with transformers' `use_cache` on and off, whose
+training cache copies the keys and values: the `training_cache` column), each in a fresh
 process (the allocator reads its settings once, at start), and writes one CSV
 row per configuration with the same configuration columns as
 `tests/reference/real_gpu/runs.csv`, which `crates/vramfit-core/tests/real_gpu.rs`
