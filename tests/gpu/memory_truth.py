@@ -126,10 +126,18 @@ def configurations():
             out.append(dict(model=model, batch=8, seq=2048, image=0, precision="amp-bf16",
                             checkpointing="none", optimizer_impl="foreach", allocator_conf="",
                             use_cache=use_cache))
+    # Grouped-query models with a padding mask: SDPA then gets a mask and
+    # transformers expands the key-value heads (repeat_kv) itself.
+    out.append(dict(model="llama-small", batch=8, seq=2048, image=0, precision="amp-bf16",
+                    checkpointing="none", optimizer_impl="foreach", allocator_conf="", padded=True))
+    out.append(dict(model="phi3-small", batch=8, seq=2048, image=0, precision="amp-bf16",
+                    checkpointing="none", optimizer_impl="foreach", allocator_conf="",
+                    use_cache=False, padded=True))
     for c in out:
-        c["name"] = "{model}_b{batch}_{precision}_{checkpointing}_{optimizer_impl}{x}{nc}".format(
+        c["name"] = "{model}_b{batch}_{precision}_{checkpointing}_{optimizer_impl}{x}{nc}{pm}".format(
             x="_expandable" if c["allocator_conf"] else "",
-            nc="" if c.get("use_cache", True) else "_nocache", **c)
+            nc="" if c.get("use_cache", True) else "_nocache",
+            pm="_padmask" if c.get("padded") else "", **c)
     return out
 
 
@@ -631,6 +639,7 @@ def main():
             "driver": driver, "allocator_conf": cfg["allocator_conf"],
             "measured_when": "max_memory_*; NVML used after step 2 less before CUDA init",
             "notes": ("transformers' use_cache off; " if cfg.get("use_cache") is False else "")
+            + ("an attention_mask with one padded position; " if cfg.get("padded") else "")
             + ("two steps: zero_grad(set_to_none=True), forward (autocast bf16 when amp), "
                "backward, AdamW step; random inputs made on the GPU; "
                "cudnn.benchmark off; no torch.compile"),

@@ -214,6 +214,13 @@ def text_task(name):
 
         def loss(model, batch):
             ids, labels = batch
+            if cfg.get("padded"):
+                # One padded position: transformers then builds a 4-D mask,
+                # and its SDPA path expands grouped key-value heads with
+                # repeat_kv instead of passing enable_gqa=True.
+                mask = torch.ones_like(ids)
+                mask[0, 0] = 0
+                return model(input_ids=ids, labels=labels, attention_mask=mask).loss
             return model(input_ids=ids, labels=labels).loss
 
         return model, vramfit_id, inputs, loss, "transformers " + transformers.__version__
