@@ -1,7 +1,8 @@
 //! Criterion benchmarks: one full estimate of Llama-2-70B; Qwen3-32B from
 //! its `config.json` (import, lowering and estimate) at 4096 tokens; the
 //! largest-batch search for ResNet-50 on an 80 GB GPU; the planner for
-//! Llama-2-7B on 8 GPUs.
+//! Llama-2-7B on 8 GPUs; the page's batch edit (one estimate on a warm
+//! session, as each keystroke in the batch field asks for).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -87,5 +88,35 @@ fn bench_planner(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_planner);
+/// What a keystroke in the page's batch field costs: the default page's
+/// model and settings (GPT-2 on an RTX 4090, mixed bf16, AdamW), on a
+/// session that has lowered the model and searched its largest batch
+/// already, so each new batch is one simulation.
+fn bench_batch_edit(c: &mut Criterion) {
+    let (Ok(model), Ok(gpu)) = (model_preset("gpt2"), gpu_preset("rtx-4090")) else {
+        return;
+    };
+    let cfg = TrainConfig {
+        batch: 8,
+        seq: 512,
+        precision: Precision::AmpBf16,
+        ..TrainConfig::default()
+    };
+    let o = Overheads::for_gpu(&gpu);
+    let mut session = vramfit_core::session::Session::default();
+    if session.estimate(&model.spec, &cfg, &o, Some(&gpu)).is_err() {
+        return;
+    }
+    let mut batch = 8;
+    c.bench_function("batch edit gpt2 on rtx-4090 (warm session)", |b| {
+        b.iter(|| {
+            // A new batch each time, as typed: 9, 10, ... 16, 9, ...
+            batch = if batch >= 16 { 9 } else { batch + 1 };
+            let cfg = TrainConfig { batch, ..cfg };
+            session.estimate(black_box(&model.spec), black_box(&cfg), &o, Some(&gpu))
+        })
+    });
+}
+
+criterion_group!(benches, bench, bench_planner, bench_batch_edit);
 criterion_main!(benches);

@@ -176,7 +176,7 @@ pub fn soon(f: impl FnOnce() + 'static) {
         Closure::once_into_js(move || {
             let task = Closure::once_into_js(run);
             // A refused timer leaves the fallback to run it.
-            if !post_background_task(&later, &task) {
+            if !post_background_task(&task) {
                 let _ = later.set_timeout_with_callback(task.unchecked_ref());
             }
         })
@@ -190,24 +190,37 @@ pub fn soon(f: impl FnOnce() + 'static) {
     );
 }
 
+thread_local! {
+    /// `scheduler` with its `postTask` and the options `{ priority:
+    /// "background" }`, looked up once (every edit queues a task): `None`
+    /// where the browser has no such scheduler.
+    static BACKGROUND: Option<(js_sys::Object, js_sys::Function, js_sys::Object)> =
+        background_scheduler();
+}
+
+/// See [`BACKGROUND`].
+fn background_scheduler() -> Option<(js_sys::Object, js_sys::Function, js_sys::Object)> {
+    use js_sys::{Function, Object, Reflect};
+    let scheduler = Reflect::get(&window()?.into(), &"scheduler".into())
+        .ok()?
+        .dyn_into::<Object>()
+        .ok()?;
+    let post = Reflect::get(&scheduler, &"postTask".into())
+        .ok()?
+        .dyn_into::<Function>()
+        .ok()?;
+    let options = Object::new();
+    Reflect::set(&options, &"priority".into(), &"background".into()).ok()?;
+    Some((scheduler, post, options))
+}
+
 /// Queues `task` (a JS function) with `scheduler.postTask` at background
 /// priority; `false` where the browser has no such scheduler or refuses.
-fn post_background_task(window: &web_sys::Window, task: &wasm_bindgen::JsValue) -> bool {
-    use js_sys::{Function, Object, Reflect};
-    let Ok(scheduler) = Reflect::get(window, &"scheduler".into()) else {
-        return false;
-    };
-    let Some(post) = Reflect::get(&scheduler, &"postTask".into())
-        .ok()
-        .and_then(|f| f.dyn_into::<Function>().ok())
-    else {
-        return false;
-    };
-    let options = Object::new();
-    if Reflect::set(&options, &"priority".into(), &"background".into()).is_err() {
-        return false;
-    }
-    post.call2(&scheduler, task, &options).is_ok()
+fn post_background_task(task: &wasm_bindgen::JsValue) -> bool {
+    BACKGROUND.with(|b| {
+        b.as_ref()
+            .is_some_and(|(scheduler, post, options)| post.call2(scheduler, task, options).is_ok())
+    })
 }
 
 /// The page's address (`location.href`); empty without a window.

@@ -129,6 +129,13 @@ pub fn css_width(share: f64) -> String {
     format!("width: {:.3}%", share.clamp(0.0, 1.0) * 100.0)
 }
 
+/// The same share as the verdict meter's fill (`--fill: 42.123%`), which
+/// its background paints: the meter's box stays the same size whatever the
+/// share, so an edit's frame repaints it without laying anything out.
+pub fn css_fill(share: f64) -> String {
+    format!("--fill: {:.3}%", share.clamp(0.0, 1.0) * 100.0)
+}
+
 /// Bytes in the chosen units, three significant digits: `8.93 GiB` or `9.59 GB`.
 /// A saturated count (the true number exceeds `u64`) says so: `> 16 EiB`.
 pub fn bytes(b: Bytes, units: Units) -> String {
@@ -357,6 +364,8 @@ mod tests {
         assert_eq!(percent(0.4249), "42%");
         assert_eq!(percent(1.0), "100%");
         assert_eq!(css_width(1.7), "width: 100.000%");
+        assert_eq!(css_fill(0.42), "--fill: 42.000%");
+        assert_eq!(css_fill(-1.0), "--fill: 0.000%");
     }
 
     #[test]

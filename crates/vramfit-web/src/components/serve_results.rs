@@ -8,7 +8,7 @@ use crate::hooks::use_prefs;
 use crate::i18n::{Key, Lang, t, tf};
 use crate::labels;
 use crate::present::{
-    bytes, capacity, css_width, group_digits, percent, ratio, share, verdict_title,
+    bytes, capacity, css_fill, group_digits, percent, ratio, share, verdict_title,
 };
 use crate::serve_report::{ServeView, Term};
 use crate::state::{Action, Problem};
@@ -157,9 +157,7 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
                 </div>
                 if !pooled {
                     <div class="meter" role="meter" aria-label={t(lang, Key::MeterLabel)} aria-valuemin="0" aria-valuemax="100"
-                        aria-valuenow={format!("{:.0}", filled * 100.0)}>
-                        <div class="meter-fill" style={css_width(filled)}></div>
-                    </div>
+                        aria-valuenow={format!("{:.0}", filled * 100.0)} style={css_fill(filled)}></div>
                     <div class="meter-scale"><span>{ "0" }</span><span>{ cap.clone() }</span></div>
                 }
                 if let Some(limit) = e.beyond_trained_context {

@@ -4,7 +4,7 @@
 use crate::fields::Field;
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
-use crate::present::{bytes, capacity, css_width, group_digits, percent, share, verdict_title};
+use crate::present::{bytes, capacity, css_fill, group_digits, percent, share, verdict_title};
 use vramfit_core::gpus::MemoryLimit;
 use vramfit_core::overheads::SAFETY_MARGIN;
 use vramfit_core::{Bytes, GpuFit, Precision};
@@ -229,9 +229,8 @@ pub fn Verdict(props: &VerdictProps) -> Html {
                 aria-valuemin="0"
                 aria-valuemax="100"
                 aria-valuenow={format!("{:.0}", filled * 100.0)}
-            >
-                <div class="meter-fill" style={css_width(filled)}></div>
-            </div>
+                style={css_fill(filled)}
+            ></div>
             <div class="meter-scale"><span>{ "0" }</span><span>{ cap }</span></div>
             { for no_bf16 }
             { for unified }
