@@ -54,7 +54,7 @@ CONFIG_COLUMNS = [
     "id", "source", "source_url", "quote", "fidelity",
     "gpu", "model", "batch", "seq", "image", "precision", "optimizer",
     "optimizer_impl", "attention", "checkpointing", "grad_accum",
-    "zero_grad", "loop_outputs", "pytorch", "autocast_region", "training_cache",
+    "zero_grad", "loop_outputs", "pytorch", "autocast_region", "training_cache", "attention_mask",
     "strategy", "gpus_per_node", "nodes",
     "torch_version", "cuda_version", "driver",
     "device_used_bytes", "device_reading", "reading_source",
@@ -635,6 +635,9 @@ def main():
             # configs' default) and nothing checkpoints.
             "training_cache": "copies" if cfg["model"] in DECODERS and cfg.get("use_cache", True)
             and cfg["checkpointing"] == "none" else "off",
+            # transformers' SDPA path: no mask on CUDA (PyTorch 2.5+) passes
+            # enable_gqa; a padded batch's mask is expanded and converted per layer.
+            "attention_mask": "padding" if cfg.get("padded") else "none",
             "strategy": "single", "gpus_per_node": 1, "nodes": 1,
             "driver": driver, "allocator_conf": cfg["allocator_conf"],
             "measured_when": "max_memory_*; NVML used after step 2 less before CUDA init",

@@ -704,6 +704,11 @@ fn training_loop(c: &vramfit_core::TrainConfig) -> Option<String> {
             c.training_cache.to_string(),
             d.training_cache.to_string(),
         ),
+        (
+            "--attention-mask",
+            c.attention_mask.to_string(),
+            d.attention_mask.to_string(),
+        ),
     ]
     .into_iter()
     .filter(|(_, value, default)| value != default)

@@ -214,6 +214,32 @@ choice_enum!(
     }
 );
 
+choice_enum!(
+    /// What a text model's `scaled_dot_product_attention` path is given
+    /// besides q, k and v (transformers' `sdpa_attention_forward`, which
+    /// every Hugging Face text model here uses; eager and flash-attn are
+    /// not affected).
+    AttentionMask, "attention-mask" {
+        /// No mask tensor, and grouped key–value heads expanded to every
+        /// query head by `repeat_kv`'s copies, which attention saves:
+        /// transformers off CUDA or on PyTorch before 2.5 (the repository's
+        /// CPU reference runs this path).
+        Expanded => "expanded",
+        /// No mask (unpadded or packed batches) on CUDA with PyTorch 2.5
+        /// or later: transformers passes `enable_gqa=True` instead of
+        /// expanding (`use_gqa_in_sdpa`), so attention saves the grouped
+        /// k and v; the flash kernel's backward expands their gradients
+        /// (`dk_expanded`, `dv_expanded`) and sums them back.
+        None => "none",
+        /// A padding mask: a boolean `[batch, 1, seq, seq]` mask for the
+        /// whole forward, `repeat_kv`'s expansion (no `enable_gqa` with a
+        /// mask), and in each layer the mask converted to the query's dtype
+        /// by `scaled_dot_product_attention` (`convert_boolean_attn_mask`),
+        /// which the memory-efficient kernel saves for its backward.
+        Padding => "padding",
+    }
+);
+
 impl Optimizer {
     /// The 8-bit optimizer that keeps this one's update rule with a quarter
     /// of its state (bitsandbytes' `AdamW8bit` for Adam and AdamW), which
@@ -449,6 +475,9 @@ pub struct TrainConfig {
     pub autocast_region: AutocastRegion,
     /// What a Hugging Face decoder's key–value cache allocates in training.
     pub training_cache: TrainingCache,
+    /// What SDPA attention is given besides q, k and v: no mask, or a
+    /// padding mask.
+    pub attention_mask: AttentionMask,
 }
 
 impl Default for TrainConfig {
@@ -479,6 +508,7 @@ impl Default for TrainConfig {
             pytorch: TorchRelease::Current,
             autocast_region: AutocastRegion::Forward,
             training_cache: TrainingCache::Off,
+            attention_mask: AttentionMask::Expanded,
         }
     }
 }

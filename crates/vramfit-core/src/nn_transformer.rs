@@ -214,16 +214,38 @@ impl Builder {
         self.mul(&format!("{name}.mul"), half, one_plus, n)
     }
 
+    /// transformers' padding mask under SDPA (`masking_utils.sdpa_mask`):
+    /// one boolean `[batch, 1, seq, seq]` tensor for the whole forward.
+    pub fn padding_mask(&mut self, seq: u64) -> TensorId {
+        let n = seq.saturating_mul(seq);
+        let out = self.tensor(Numel::per_sample(n), DType::U8, false);
+        self.op(
+            "padding_mask",
+            OpKind::Elementwise,
+            OpSpec {
+                outputs: vec![out],
+                flops: Numel::per_sample(n),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
     /// `scaled_dot_product_attention` with the flash or memory-efficient
     /// backend: saves q, k, v, the output and the fp32 log-sum-exp; backward
-    /// needs an fp32 accumulator for dq and the softmax row sums.
-    #[allow(clippy::too_many_arguments)]
+    /// needs an fp32 accumulator for dq and the softmax row sums. With k and
+    /// v of fewer heads than q (`enable_gqa`), the flash backward computes
+    /// their gradients for every query head (`dk_expanded`, `dv_expanded`)
+    /// and sums them into the grouped ones. With a boolean `mask` (a
+    /// padding mask), the op converts it to q's dtype
+    /// (`convert_boolean_attn_mask`: `where(logical_not(mask), -inf, 0)`,
+    /// the negation a transient byte per element) and the memory-efficient
+    /// kernel, the one that takes a mask, saves that for backward.
     pub fn fused_attention(
         &mut self,
         name: &str,
-        q: TensorId,
-        k: TensorId,
-        v: TensorId,
+        (q, k, v): (TensorId, TensorId, TensorId),
+        mask: Option<TensorId>,
         seq: u64,
         heads: u64,
         head_dim: u64,
@@ -233,18 +255,46 @@ impl Builder {
         let v = self.autocast_lower(v);
         let dtype = self.dtype(q);
         let qd = heads * head_dim;
+        let bias = mask.map(|m| {
+            let n = self.tensor_info(m).numel;
+            let bias = self.tensor(n, dtype, false);
+            self.op(
+                &format!("{name}.mask_to_bias"),
+                OpKind::Elementwise,
+                OpSpec {
+                    inputs: vec![m],
+                    outputs: vec![bias],
+                    forward_temp: n,
+                    flops: n,
+                    ..OpSpec::default()
+                },
+            );
+            bias
+        });
         let out = self.tensor(Numel::per_sample(seq * qd), dtype, true);
         let lse = self.tensor(Numel::per_sample(heads * seq), DType::F32, false);
         // Only the FLOPs grow with seq²; they saturate rather than overflow.
         let s2 = heads.saturating_mul(seq).saturating_mul(seq);
+        let grouped = self.tensor_info(k).numel.per_sample < seq * qd;
+        let expanded_grads = if grouped {
+            2 * seq * qd * dtype.size()
+        } else {
+            0
+        };
+        let mut inputs = vec![q, k, v];
+        let mut saved = vec![q, k, v, out, lse];
+        if let Some(bias) = bias {
+            inputs.push(bias);
+            saved.push(bias);
+        }
         self.op(
             name,
             OpKind::FusedAttention,
             OpSpec {
-                inputs: vec![q, k, v],
+                inputs,
                 outputs: vec![out, lse],
-                saved: vec![q, k, v, out, lse],
-                backward_temp: Numel::per_sample(4 * seq * qd + 4 * heads * seq),
+                saved,
+                backward_temp: Numel::per_sample(4 * seq * qd + 4 * heads * seq + expanded_grads),
                 flops: Numel::per_sample(s2.saturating_mul(4 * head_dim)),
                 ..OpSpec::default()
             },

@@ -13,7 +13,9 @@ mod common;
 use common::split_csv;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use vramfit_core::config::{AutocastRegion, LoopOutputs, TorchRelease, TrainingCache, ZeroGrad};
+use vramfit_core::config::{
+    AttentionMask, AutocastRegion, LoopOutputs, TorchRelease, TrainingCache, ZeroGrad,
+};
 use vramfit_core::driver_reserve::{self, DeviceReading};
 use vramfit_core::parallel::{Parallel, Strategy};
 use vramfit_core::{
@@ -181,7 +183,32 @@ fn config(run: &Run) -> TrainConfig {
             .map_or(Ok(AutocastRegion::Forward), |v| v.parse())
             .unwrap(),
         training_cache: training_cache(run),
+        attention_mask: attention_mask(run),
         ..TrainConfig::default()
+    }
+}
+
+/// The run's `attention_mask` column; where it has none, what transformers
+/// did on its CUDA GPU: `memory_truth.py` passes no mask (so SDPA reads
+/// grouped heads, PyTorch 2.5 and later) unless its notes say it passed one
+/// with a padded position. Published runs name no release: the default.
+fn attention_mask(run: &Run) -> AttentionMask {
+    if let Some(v) = run.fields.get("attention_mask").filter(|v| !v.is_empty()) {
+        return v.parse().unwrap();
+    }
+    let library = run.fields.get("library").map_or("", String::as_str);
+    let notes = run.fields.get("notes").map_or("", String::as_str);
+    let torch = run.fields.get("torch_version").map_or("", String::as_str);
+    let mut parts = torch
+        .split(['.', '+'])
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    let release = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    if !library.starts_with("transformers") || release < (2, 5) {
+        AttentionMask::Expanded
+    } else if notes.contains("an attention_mask with") {
+        AttentionMask::Padding
+    } else {
+        AttentionMask::None
     }
 }
 

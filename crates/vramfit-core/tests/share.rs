@@ -6,8 +6,8 @@
 
 use proptest::prelude::*;
 use vramfit_core::config::{
-    AutocastRegion, LoopOutputs, LoraBase, Mode, OptimizerImpl, TorchRelease, TrainingCache,
-    WeightFormat, ZeroGrad,
+    AttentionMask, AutocastRegion, LoopOutputs, LoraBase, Mode, OptimizerImpl, TorchRelease,
+    TrainingCache, WeightFormat, ZeroGrad,
 };
 use vramfit_core::engines::{Engine, KvDtype, ServeWeights, Serving, serving};
 use vramfit_core::parallel::{Offload, Parallel, Strategy as Dp};
@@ -126,6 +126,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
             prop::sample::select(TorchRelease::ALL.to_vec()),
             prop::sample::select(AutocastRegion::ALL.to_vec()),
             prop::sample::select(TrainingCache::ALL.to_vec()),
+            prop::sample::select(AttentionMask::ALL.to_vec()),
         ),
         (
             count(0..=1 << 24),
@@ -142,7 +143,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
                 (precision, optimizer, checkpointing, attention),
                 parallel,
                 (mode, lora_rank, weights, lora_base, optimizer_impl),
-                (zero_grad, loop_outputs, pytorch, autocast_region, training_cache),
+                (zero_grad, loop_outputs, pytorch, autocast_region, training_cache, attention_mask),
                 (context, frozen_blocks, keep_attention, keep_mlp, keep_conv, lora_fp32),
             )| TrainConfig {
                 batch,
@@ -170,6 +171,7 @@ fn train() -> impl Strategy<Value = TrainConfig> {
                 pytorch,
                 autocast_region,
                 training_cache,
+                attention_mask,
             },
         )
 }
@@ -376,6 +378,7 @@ fn every_train_config_field_has_a_key() {
     fields.sort();
     let mapped = [
         ("attention", "at"),
+        ("attention_mask", "am"),
         ("autocast_region", "ar"),
         ("batch", "b"),
         ("checkpointing", "c"),
@@ -460,7 +463,8 @@ fn version_1_defaults_are_pinned() {
             "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"etp":0,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
             "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute",
             "optimizer_impl":"foreach","zero_grad":"set-to-none","loop_outputs":"dropped",
-            "pytorch":"current","autocast_region":"forward","training_cache":"off"})
+            "pytorch":"current","autocast_region":"forward","training_cache":"off",
+            "attention_mask":"expanded"})
     );
     assert_eq!(decode("v=1").state, d);
     // Version 1's LoRA base was fp32 under AMP, which only LoRA and QLoRA read.
@@ -488,7 +492,8 @@ fn version_2_defaults_are_pinned() {
             "pp":1,"sp":false,"bucket_view":false,"vpp":1,"ep":1,"etp":0,"zero_bucket":500000000},"mode":"train","lora_rank":16,"weights":"native",
             "context":0,"frozen_blocks":0,"keep_attention":1.0,"keep_mlp":1.0,"keep_conv":1.0,"lora_fp32":true,"lora_base":"compute",
             "optimizer_impl":"foreach","zero_grad":"set-to-none","loop_outputs":"dropped",
-            "pytorch":"current","autocast_region":"forward","training_cache":"off"})
+            "pytorch":"current","autocast_region":"forward","training_cache":"off",
+            "attention_mask":"expanded"})
     );
     assert_eq!(ShareState::of_version(1).serve, d.serve);
 }

@@ -194,10 +194,11 @@ pub fn optimizer_impls(lang: Lang) -> Vec<ChoiceGroup> {
 }
 
 /// The training loop's choices, in words: `zero_grad`, the outputs kept,
-/// the autocast region, the PyTorch release and transformers' training cache.
-pub fn loop_choices(lang: Lang) -> [Vec<ChoiceGroup>; 5] {
+/// the autocast region, the PyTorch release, transformers' training cache
+/// and what its SDPA attention is given (a padding mask or none).
+pub fn loop_choices(lang: Lang) -> [Vec<ChoiceGroup>; 6] {
     use vramfit_core::config::{
-        AutocastRegion, LoopOutputs, TorchRelease, TrainingCache, ZeroGrad,
+        AttentionMask, AutocastRegion, LoopOutputs, TorchRelease, TrainingCache, ZeroGrad,
     };
     [
         ungrouped(
@@ -224,6 +225,11 @@ pub fn loop_choices(lang: Lang) -> [Vec<ChoiceGroup>; 5] {
             TrainingCache::ALL
                 .iter()
                 .map(|c| (c.id(), labels::training_cache(*c, lang))),
+        ),
+        ungrouped(
+            AttentionMask::ALL
+                .iter()
+                .map(|m| (m.id(), labels::attention_mask(*m, lang))),
         ),
     ]
 }

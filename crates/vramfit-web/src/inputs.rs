@@ -367,6 +367,7 @@ impl Inputs {
         self.rest.loop_outputs = kept.loop_outputs;
         self.rest.pytorch = kept.pytorch;
         self.rest.training_cache = kept.training_cache;
+        self.rest.attention_mask = kept.attention_mask;
         if self.shows_autocast_region() {
             self.rest.autocast_region = kept.autocast_region;
         }
@@ -381,6 +382,7 @@ impl Inputs {
             || r.loop_outputs != d.loop_outputs
             || r.pytorch != d.pytorch
             || r.training_cache != d.training_cache
+            || r.attention_mask != d.attention_mask
             || (self.shows_autocast_region() && r.autocast_region != d.autocast_region)
     }
 

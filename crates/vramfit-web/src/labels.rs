@@ -92,6 +92,19 @@ pub fn training_cache(c: vramfit_core::config::TrainingCache, lang: Lang) -> &'s
     )
 }
 
+/// How what SDPA attention is given (a padding mask or none) is shown.
+pub fn attention_mask(m: vramfit_core::config::AttentionMask, lang: Lang) -> &'static str {
+    use vramfit_core::config::AttentionMask;
+    t(
+        lang,
+        match m {
+            AttentionMask::Expanded => Key::AttentionMaskExpanded,
+            AttentionMask::None => Key::AttentionMaskNone,
+            AttentionMask::Padding => Key::AttentionMaskPadding,
+        },
+    )
+}
+
 /// How the autocast region is shown.
 pub fn autocast_region(r: vramfit_core::config::AutocastRegion, lang: Lang) -> &'static str {
     use vramfit_core::config::AutocastRegion;
@@ -295,6 +308,7 @@ pub fn setting(key: &str, lang: Lang) -> Option<&'static str> {
         "pt" => Key::SetPytorch,
         "ar" => Key::SetAutocastRegion,
         "tc" => Key::SetTrainingCache,
+        "am" => Key::SetAttentionMask,
         "c" => Key::SetCheckpointing,
         "at" => Key::SetAttention,
         "mo" => Key::SetMode,

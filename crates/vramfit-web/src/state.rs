@@ -76,6 +76,8 @@ pub enum Action {
     SetAutocastRegion(vramfit_core::config::AutocastRegion),
     /// transformers' key–value cache in training.
     SetTrainingCache(vramfit_core::config::TrainingCache),
+    /// What SDPA attention is given (a padding mask or none).
+    SetAttentionMask(vramfit_core::config::AttentionMask),
     /// The training loop: the PyTorch release.
     SetPytorch(vramfit_core::config::TorchRelease),
     /// Pick a checkpointing choice.
@@ -381,7 +383,7 @@ impl AppState {
         }
         shown.extend(self.inputs.loop_keys());
         if self.inputs.trains() && self.input_kind() == InputKind::Tokens {
-            shown.push("tc");
+            shown.extend(["tc", "am"]);
         }
         shown.extend(
             self.inputs
@@ -442,6 +444,7 @@ impl AppState {
             Action::SetLoopOutputs(o) => self.inputs.rest.loop_outputs = o,
             Action::SetAutocastRegion(r) => self.inputs.rest.autocast_region = r,
             Action::SetTrainingCache(c) => self.inputs.rest.training_cache = c,
+            Action::SetAttentionMask(m) => self.inputs.rest.attention_mask = m,
             Action::SetPytorch(r) => self.inputs.rest.pytorch = r,
             Action::SetCheckpointing(c) => self.inputs.checkpointing = c,
             Action::SetAttention(a) => self.inputs.attention = a,

@@ -2,9 +2,10 @@
 //! configuration — the settings a share link carries, one key each.
 
 use super::value::{
-    attentions, autocast_regions, checkpointings, choice, count, engines, gpu_layers, kv_dtypes,
-    loop_outputs, lora_bases, modes, offloads, on_off, optimizer_impls, optimizers, precisions,
-    set_weights, strategies, torch_releases, training_caches, unit, weights, zero_grads,
+    attention_masks, attentions, autocast_regions, checkpointings, choice, count, engines,
+    gpu_layers, kv_dtypes, loop_outputs, lora_bases, modes, offloads, on_off, optimizer_impls,
+    optimizers, precisions, set_weights, strategies, torch_releases, training_caches, unit,
+    weights, zero_grads,
 };
 use super::{Cmd, Flag, Kind, Section};
 use vramfit_core::TrainConfig;
@@ -136,6 +137,15 @@ pub(super) const FLAGS: &[Flag] = &[
         section: Section::Estimate,
         commands: Cmd::ALL,
         set: |a, v| choice(v).map(|c| a.config.training_cache = c),
+    },
+    Flag {
+        name: "--attention-mask",
+        kind: Kind::Choice("M", attention_masks),
+        help: "what transformers' SDPA attention is given besides q, k and v: expanded (no mask, grouped\nkey-value heads copied to every head by repeat_kv: off CUDA or PyTorch < 2.5, as the CPU\nreference), none (no mask on CUDA, PyTorch >= 2.5: SDPA reads the grouped heads, enable_gqa),\npadding (a padding mask: heads expanded, and each layer saves the mask in the compute dtype)",
+        default: Some(|| train().attention_mask.to_string()),
+        section: Section::Estimate,
+        commands: Cmd::ALL,
+        set: |a, v| choice(v).map(|m| a.config.attention_mask = m),
     },
     Flag {
         name: "--checkpointing",

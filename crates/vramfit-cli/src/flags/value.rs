@@ -74,6 +74,11 @@ pub(super) fn loop_outputs() -> String {
     vramfit_core::config::LoopOutputs::accepted()
 }
 
+/// `--attention-mask`'s ids.
+pub(super) fn attention_masks() -> String {
+    vramfit_core::config::AttentionMask::accepted()
+}
+
 /// `--training-cache`'s ids.
 pub(super) fn training_caches() -> String {
     vramfit_core::config::TrainingCache::accepted()

@@ -230,7 +230,7 @@ fn core(
             true,
             &[],
         );
-        let out = b.fused_attention("attn.flash", q, k, padded, seq, a, qk);
+        let out = b.fused_attention("attn.flash", (q, k, padded), None, seq, a, qk);
         let od = b.dtype(out);
         return b.tensor_op(
             "attn.crop_output",
@@ -245,7 +245,7 @@ fn core(
     if l.attention != Attention::Eager {
         // SDPA's fused kernels take the two widths: output and saved
         // tensors at the value width.
-        return b.fused_attention("attn.sdpa", q, k, v, seq, a, dv);
+        return b.fused_attention("attn.sdpa", (q, k, v), None, seq, a, dv);
     }
     b.set_attention_core(l.ckpt.selective());
     // The key (made contiguous by `expand_kv`) and the value slice are

@@ -5,7 +5,7 @@
 //! `transformers/activations.py` (eager code paths, training mode).
 
 use crate::builder::Builder;
-use crate::config::{Attention, Checkpointing, TrainingCache};
+use crate::config::{Attention, AttentionMask, Checkpointing, TrainingCache};
 use crate::dtype::DType;
 use crate::error::{Error, Inapplicable};
 use crate::graph::TensorId;
@@ -693,8 +693,27 @@ pub fn lower(
     // Eager attention in a decoder adds a causal mask (`create_causal_mask`,
     // in the embeddings' dtype) to its scores; the model's body keeps it
     // until it returns, and each checkpointed block until its backward.
-    let mask = (t.arch != Arch::Bert && attention == Attention::Eager)
-        .then(|| b.causal_mask(seq, b.dtype(x)));
+    // Under SDPA a padding mask ([`AttentionMask::Padding`]) is one boolean
+    // `[batch, 1, seq, seq]` tensor (`masking_utils.sdpa_mask`) for the whole
+    // forward, which each layer's attention converts. Training only; latent
+    // attention, soft-capped scores and sinks (eager under SDPA) keep their own paths.
+    let masking = if b.inference {
+        AttentionMask::Expanded
+    } else {
+        cfg.attention_mask
+    };
+    let mask = if t.arch != Arch::Bert && attention == Attention::Eager {
+        Some(b.causal_mask(seq, b.dtype(x)))
+    } else if masking == AttentionMask::Padding
+        && attention == Attention::Sdpa
+        && t.mla.is_none()
+        && !t.block.attn_softcap
+        && !t.block.sinks
+    {
+        Some(b.padding_mask(seq))
+    } else {
+        None
+    };
     let x_sp = b.sp_scatter(x);
     x = b.dropout("dropout", x_sp, t.hidden_dropout);
 
@@ -717,10 +736,16 @@ pub fn lower(
         // input alive until the layer returns.
         b.hold_until_block_end(x);
         x = match t.arch {
-            Arch::Bert => bert_layer(b, t, x, seq, attention, ckpt),
-            Arch::Gpt2 | Arch::Llama => {
-                decoder_layer(b, t, (i, x), seq, (attention, ckpt), mask, cache.as_mut())
-            }
+            Arch::Bert => bert_layer(b, t, x, seq, (attention, ckpt, masking), mask),
+            Arch::Gpt2 | Arch::Llama => decoder_layer(
+                b,
+                t,
+                (i, x),
+                seq,
+                (attention, ckpt, masking),
+                mask,
+                cache.as_mut(),
+            ),
         };
         b.end_block();
     }
@@ -932,8 +957,8 @@ fn bert_layer(
     t: &TransformerSpec,
     x: TensorId,
     seq: u64,
-    attention: Attention,
-    ckpt: Checkpointing,
+    (attention, ckpt, masking): (Attention, Checkpointing, AttentionMask),
+    mask: Option<TensorId>,
 ) -> TensorId {
     let h = t.hidden;
     // `all_head_size`: hidden_size, less after head pruning or tensor parallelism.
@@ -946,9 +971,9 @@ fn bert_layer(
         t,
         (q, k, v),
         seq,
-        (attention, ckpt),
+        (attention, ckpt, masking),
         (false, false),
-        None,
+        mask,
     );
     let o = b.linear("attention.output.dense", ctx, qd, h, true);
     let o = b.dropout("attention.output.dropout", o, t.hidden_dropout);
@@ -970,7 +995,7 @@ fn decoder_layer(
     t: &TransformerSpec,
     (layer, x): (u64, TensorId),
     seq: u64,
-    (attention, ckpt): (Attention, Checkpointing),
+    (attention, ckpt, masking): (Attention, Checkpointing, AttentionMask),
     mask: Option<TensorId>,
     cache: Option<&mut Vec<TensorId>>,
 ) -> TensorId {
@@ -1021,7 +1046,7 @@ fn decoder_layer(
                 t,
                 (q, k, v),
                 seq,
-                (attention, ckpt),
+                (attention, ckpt, masking),
                 (llama, cached),
                 mask,
             );
@@ -1189,22 +1214,25 @@ fn rms(b: &mut Builder, t: &TransformerSpec, name: &str, x: TensorId, width: u64
 /// Scores, softmax, dropout and context for eager attention, or one fused
 /// kernel for SDPA / flash. Returns the context as `[batch, seq, heads·head_dim]`.
 /// `cached`: k and v are the training cache's contiguous copies, which the
-/// eager matmuls read without reshaping them.
+/// eager matmuls read without reshaping them. `mask`: eager attention's
+/// additive mask, or under SDPA the boolean padding mask
+/// ([`AttentionMask::Padding`]), which the kernel converts and saves.
 fn attention_core(
     b: &mut Builder,
     t: &TransformerSpec,
     (q, k, v): (TensorId, TensorId, TensorId),
     seq: u64,
-    (attention, ckpt): (Attention, Checkpointing),
+    (attention, ckpt, masking): (Attention, Checkpointing, AttentionMask),
     (repeat_kv, cached): (bool, bool),
     mask: Option<TensorId>,
 ) -> TensorId {
     let (a, d) = (t.heads, t.head_dim);
     let qd = a * d;
     let ctx_numel = seq * qd;
-    // Grouped-query attention: `repeat_kv` expands k and v to all heads with a copy.
-    let expand = |b: &mut Builder, x: TensorId, name: &str| -> TensorId {
-        if repeat_kv && t.kv_heads != t.heads {
+    // Grouped-query attention: `repeat_kv` expands k and v to all heads with
+    // a copy, except where SDPA reads them grouped (`enable_gqa`).
+    let expand = |b: &mut Builder, x: TensorId, name: &str, native: bool| -> TensorId {
+        if repeat_kv && t.kv_heads != t.heads && !native {
             b.expand_copy(name, x, ctx_numel)
         } else {
             x
@@ -1218,16 +1246,22 @@ fn attention_core(
         attention
     };
     if attention != Attention::Eager {
-        let (k, v) = if attention == Attention::Sdpa {
-            (expand(b, k, "attn.repeat_k"), expand(b, v, "attn.repeat_v"))
+        let sdpa = attention == Attention::Sdpa;
+        let (k, v) = if sdpa {
+            let native = masking == AttentionMask::None;
+            (
+                expand(b, k, "attn.repeat_k", native),
+                expand(b, v, "attn.repeat_v", native),
+            )
         } else {
             (k, v)
         };
-        return b.fused_attention("attn.sdpa", q, k, v, seq, a, d);
+        let mask = mask.filter(|_| sdpa);
+        return b.fused_attention("attn.sdpa", (q, k, v), mask, seq, a, d);
     }
     b.set_attention_core(ckpt.selective());
-    let k = expand(b, k, "attn.repeat_k");
-    let v = expand(b, v, "attn.repeat_v");
+    let k = expand(b, k, "attn.repeat_k", false);
+    let v = expand(b, v, "attn.repeat_v", false);
     // matmul on transposed 4-D views reshapes through a contiguous copy,
     // which bmm saves; a sliced rotary embedding's `torch.cat` already made
     // q and k contiguous.

@@ -225,7 +225,7 @@ pub fn lower_vit(
         let qkv = b.linear("self_attention.in_proj", nt, h, 3 * h, true);
         let qkv = b.copy("self_attention.qkv_contiguous", qkv);
         let [q, k, vv] = split3(b, "self_attention.select_qkv", qkv, true);
-        let ctx = b.fused_attention("self_attention.sdpa", q, k, vv, tokens, v.heads, d);
+        let ctx = b.fused_attention("self_attention.sdpa", (q, k, vv), None, tokens, v.heads, d);
         // `permute(2, 0, 1, 3).contiguous()`: flash attention allocates its
         // output like q (here laid out [tokens, batch, heads, dim]), so this is
         // a no-op; the memory-efficient kernel (chosen for fp32 on CUDA)

@@ -149,7 +149,7 @@ fn layer(b: &mut Builder, v: &VitSpec, x: TensorId, l: Layout) -> TensorId {
     } else {
         // The kernels lay their output out as (batch, tokens, heads, dim):
         // `transpose(1, 2).contiguous()` is then a no-op.
-        b.fused_attention("attention.sdpa", q, k, vv, l.tokens, heads, d)
+        b.fused_attention("attention.sdpa", (q, k, vv), None, l.tokens, heads, d)
     };
     let o = b.linear("attention.o_proj", ctx, h, h, true);
     let o = b.dropout("dropout", o, l.hidden_dropout);

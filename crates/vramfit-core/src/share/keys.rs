@@ -4,8 +4,8 @@
 
 use super::{IMPORTED_MODEL, Reason, ShareState};
 use crate::config::{
-    Attention, AutocastRegion, Checkpointing, LoopOutputs, LoraBase, MAX_DIMENSION, Mode,
-    Optimizer, OptimizerImpl, Precision, TorchRelease, TrainingCache, ZeroGrad,
+    Attention, AttentionMask, AutocastRegion, Checkpointing, LoopOutputs, LoraBase, MAX_DIMENSION,
+    Mode, Optimizer, OptimizerImpl, Precision, TorchRelease, TrainingCache, ZeroGrad,
 };
 use crate::engines::serving::{self, MAX_CONCURRENCY, MAX_GPU_LAYERS};
 use crate::engines::{Engine, KvDtype};
@@ -247,6 +247,13 @@ pub const KEYS: &[Key] = &[
         training_cache,
         TrainingCache,
         TrainingCache::accepted
+    ),
+    choice_key!(
+        "am",
+        "--attention-mask",
+        attention_mask,
+        AttentionMask,
+        AttentionMask::accepted
     ),
     Key {
         key: "c",

@@ -75,6 +75,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
         autocast_regions,
         pytorch_releases,
         training_caches,
+        attention_masks,
     ] = (*loop_choices).clone();
     // The training-loop section opens once a setting in it differs from the
     // default (a link's) and then stays as the user leaves it: picking the
@@ -264,6 +265,15 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                                 hint={AttrValue::from(t(lang, Key::TrainingCacheHint))}
                                 onchange={handlers.training_cache.clone()}
                             />
+                            <SelectField
+                                full={props.built}
+                                id="attention-mask"
+                                label={t(lang, Key::AttentionMaskField)}
+                                groups={attention_masks}
+                                value={props.inputs.rest.attention_mask.id()}
+                                hint={AttrValue::from(t(lang, Key::AttentionMaskHint))}
+                                onchange={handlers.attention_mask.clone()}
+                            />
                         }
                     </div>
                 </details>
@@ -384,6 +394,7 @@ struct Handlers {
     autocast_region: Callback<String>,
     pytorch: Callback<String>,
     training_cache: Callback<String>,
+    attention_mask: Callback<String>,
     checkpointing: Callback<String>,
     attention: Callback<String>,
     gpu: Callback<String>,
@@ -443,6 +454,7 @@ impl Handlers {
             autocast_region: select(|v| v.parse().ok().map(Action::SetAutocastRegion)),
             pytorch: select(|v| v.parse().ok().map(Action::SetPytorch)),
             training_cache: select(|v| v.parse().ok().map(Action::SetTrainingCache)),
+            attention_mask: select(|v| v.parse().ok().map(Action::SetAttentionMask)),
             checkpointing: select(|v| CheckpointChoice::parse(&v).map(Action::SetCheckpointing)),
             attention: select(|v| v.parse().ok().map(Action::SetAttention)),
             gpu: select(|v| Some(Action::SetGpu(v))),

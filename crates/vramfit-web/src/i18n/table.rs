@@ -110,6 +110,11 @@ table! {
     TrainingCacheHint => "With use_cache on (most config.json files), transformers 5 copies each layer's keys and values into a cache during training; attention saves the copies. Off: use_cache=False, gradient checkpointing, or transformers 4.", "transformers 5 在训练时若开启缓存（多数模型配置的默认值），会把每层的键和值复制进缓存，注意力为反向传播保存的是这些副本。关闭：不使用缓存、开启梯度检查点，或 transformers 4。";
     TrainingCacheOff => "off", "关闭";
     TrainingCacheCopies => "on: copies of keys and values", "开启：键和值的副本";
+    AttentionMaskField => "Attention mask (SDPA)", "注意力掩码（SDPA）";
+    AttentionMaskHint => "Padded batches pass a mask: each layer then keeps its own copy of it for backward, and grouped key–value heads are expanded. Without a mask, CUDA and PyTorch 2.5 or later read grouped heads as they are.", "批次有填充时会传入掩码：每层为反向传播各保存一份掩码副本，分组的键值头也会被展开。没有掩码时，CUDA 上的 PyTorch 2.5 及以上直接读取分组的头。";
+    AttentionMaskExpanded => "none, heads expanded (CPU reference)", "无掩码，头被展开（CPU 参考）";
+    AttentionMaskNone => "none (CUDA, PyTorch 2.5 or later)", "无掩码（CUDA，PyTorch 2.5 及以上）";
+    AttentionMaskPadding => "padding mask", "填充掩码";
     Checkpointing => "Activation checkpointing", "激活检查点";
     Attention => "Attention", "注意力实现";
     AttentionHint => "Transformer text models only", "仅适用于 Transformer 文本模型";
@@ -589,6 +594,7 @@ table! {
     SetLoopOutputs => "the loop's outputs", "训练循环保留的输出";
     SetPytorch => "PyTorch release", "PyTorch 版本";
     SetTrainingCache => "key–value cache in training", "训练时的 KV 缓存";
+    SetAttentionMask => "attention mask", "注意力掩码";
     SetAutocastRegion => "the autocast region", "自动混合精度的作用范围";
     SetCheckpointing => "activation checkpointing", "激活检查点";
     SetAttention => "attention", "注意力实现";
