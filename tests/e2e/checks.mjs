@@ -181,6 +181,12 @@ export const checks = [
     const cached = await nextBytes(page, "#peak-allocated", old);
     expect(cached > old, `the training cache did not raise the peak: ${old} → ${cached}`);
     expect(await search("tc=copies"), `the link did not take tc=copies: ${await page.evaluate(() => location.search)}`);
+    // A padded batch's mask: each of GPT-2's layers saves its own converted copy.
+    await page.selectOption("#attention-mask", "padding");
+    const masked = await nextBytes(page, "#peak-allocated", cached);
+    expect(masked > cached, `the padding mask did not raise the peak: ${cached} → ${masked}`);
+    expect(await search("am=padding"), `the link did not take am=padding: ${await page.evaluate(() => location.search)}`);
+    await page.selectOption("#attention-mask", "expanded");
     await page.selectOption("#autocast-region", "backward");
     expect(await search("ar=backward"), `the link did not take ar=backward: ${await page.evaluate(() => location.search)}`);
     // Picking the defaults again restores the estimate, and the section stays open.
@@ -188,7 +194,7 @@ export const checks = [
     await page.selectOption("#autocast-region", "forward");
     await page.selectOption("#pytorch", "current");
     await page.selectOption("#loop-outputs", "dropped");
-    await page.waitForFunction(() => !/[?&](lo|pt|ar|tc)=/.test(location.search), null, { timeout: 5_000 });
+    await page.waitForFunction(() => !/[?&](lo|pt|ar|tc|am)=/.test(location.search), null, { timeout: 5_000 });
     expect((await bytesOf(page, "#peak-allocated")) === before, "the defaults did not restore the estimate");
     expect(await page.isVisible("#loop-outputs"), "picking the defaults folded the section away");
     await page.click("#loop-group summary");

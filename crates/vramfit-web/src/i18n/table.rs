@@ -89,7 +89,7 @@ table! {
     ImplFused => "fused", "fused（融合）";
     ImplLoop => "loop", "loop（逐参数）";
     LoopGroup => "Training loop", "训练循环";
-    LoopGroupHint => "How the loop is written changes what stays in memory. The defaults are the Hugging Face Trainer's on current PyTorch, with the model's cache off.", "训练循环的写法会改变显存中留下的内容。默认值对应当前 PyTorch 上的 Hugging Face 训练器，且关闭模型的缓存。";
+    LoopGroupHint => "How the loop is written changes what stays in memory. The defaults are the Hugging Face Trainer's on current PyTorch, with the model's cache off and no attention mask, heads copied as the CPU reference runs it.", "训练循环的写法会改变显存中留下的内容。默认值对应当前 PyTorch 上的 Hugging Face 训练器，关闭模型的缓存，且没有注意力掩码、按 CPU 参考的方式复制头。";
     ZeroGradField => "Gradients after each step", "每步之后的梯度";
     ZeroGradHint => "zero_grad(set_to_none=False) keeps every gradient allocated between steps.", "zero_grad 不把梯度置为空时，两步之间会保留全部梯度的显存。";
     ZeroGradNone => "freed (PyTorch 2 default)", "释放（PyTorch 2 默认）";
@@ -111,9 +111,9 @@ table! {
     TrainingCacheOff => "off", "关闭";
     TrainingCacheCopies => "on: copies of keys and values", "开启：键和值的副本";
     AttentionMaskField => "Attention mask (SDPA)", "注意力掩码（SDPA）";
-    AttentionMaskHint => "Padded batches pass a mask: each layer then keeps its own copy of it for backward, and grouped key–value heads are expanded. Without a mask, CUDA and PyTorch 2.5 or later read grouped heads as they are.", "批次有填充时会传入掩码：每层为反向传播各保存一份掩码副本，分组的键值头也会被展开。没有掩码时，CUDA 上的 PyTorch 2.5 及以上直接读取分组的头。";
-    AttentionMaskExpanded => "none, heads expanded (CPU reference)", "无掩码，头被展开（CPU 参考）";
-    AttentionMaskNone => "none (CUDA, PyTorch 2.5 or later)", "无掩码（CUDA，PyTorch 2.5 及以上）";
+    AttentionMaskHint => "Padded batches pass a mask: each layer keeps its own copy of it for backward, and grouped key–value heads are copied out to every head. Without a mask, PyTorch 2.5 or later on CUDA reads grouped heads as they are; older PyTorch, or a CPU, copies them.", "批次有填充时会传入掩码：每层为反向传播各保存一份掩码副本，分组的键值头也会被复制到每个头。没有掩码时，CUDA 上的 PyTorch 2.5 及以上直接读取分组的头；更早的 PyTorch 或 CPU 会复制它们。";
+    AttentionMaskExpanded => "no mask, heads copied", "无掩码，头被复制";
+    AttentionMaskNone => "no mask (CUDA)", "无掩码（CUDA）";
     AttentionMaskPadding => "padding mask", "填充掩码";
     Checkpointing => "Activation checkpointing", "激活检查点";
     Attention => "Attention", "注意力实现";
