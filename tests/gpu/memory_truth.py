@@ -82,7 +82,9 @@ GPU_PRESETS = [
 EXPANDABLE = "expandable_segments:True"
 
 # The models whose transformers forward builds a key–value cache in training.
-DECODERS = {"gpt2", "llama-small", "mixtral-small", "neox-small", "phi3-small"}
+# The 2026 families the importer reads (#11, #12), in truth_models.hf_config.
+NEW_DECODERS = ["qwen3-small", "gemma3-small", "olmo2-small", "qwen3moe-small", "deepseekv3-small"]
+DECODERS = {"gpt2", "llama-small", "mixtral-small", "neox-small", "phi3-small", *NEW_DECODERS}
 
 
 def configurations():
@@ -133,6 +135,11 @@ def configurations():
     out.append(dict(model="phi3-small", batch=8, seq=2048, image=0, precision="amp-bf16",
                     checkpointing="none", optimizer_impl="foreach", allocator_conf="",
                     use_cache=False, padded=True))
+    # The 2026 families the importer reads, each once as the config ships
+    # (cache on, no mask): measured after vramfit modelled them.
+    for model in NEW_DECODERS:
+        out.append(dict(model=model, batch=8, seq=2048, image=0, precision="amp-bf16",
+                        checkpointing="none", optimizer_impl="foreach", allocator_conf=""))
     for c in out:
         c["name"] = "{model}_b{batch}_{precision}_{checkpointing}_{optimizer_impl}{x}{nc}{pm}".format(
             x="_expandable" if c["allocator_conf"] else "",

@@ -19,7 +19,7 @@
 //! the names and defaults `transformers`' `ResNetConfig` uses.
 
 use crate::error::{Error, NotLlamaStyle};
-use crate::models::hf_fields::Fields;
+use crate::models::hf_fields::{Fields, with_attribute_aliases};
 use crate::models::registry::{import_of, supported_model_types};
 use crate::models::{ModelSpec, TransformerSpec};
 use serde_json::Value;
@@ -79,6 +79,7 @@ pub fn import(text: &str) -> Result<Imported, Error> {
             });
         }
     };
+    let map = &with_attribute_aliases(&model_type, map);
     let f = Fields {
         map,
         model_type: model_type.clone(),

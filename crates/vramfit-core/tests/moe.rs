@@ -122,6 +122,53 @@ fn each_mixture_of_experts_config_imports_as_its_preset() {
     assert_eq!(import(&gpt_oss).unwrap().spec, preset("gpt-oss-20b"));
 }
 
+/// A field's second name in the config class's `attribute_map` reads as
+/// the field: `transformers` 5 saves Qwen3-MoE's `num_experts` as
+/// `num_local_experts`, Mixtral's the other way round is accepted too, and
+/// the config `memory_truth.py` saved for the H200 run has 16 experts, not
+/// the class default of 128.
+#[test]
+fn second_field_names_from_attribute_map_read_as_the_field() {
+    let spec = |json: &str| import(json).unwrap().spec;
+    let qwen3 = |key: &str| {
+        format!(
+            r#"{{"model_type":"qwen3_moe","hidden_size":1024,"num_hidden_layers":2,"num_attention_heads":8,
+            "num_key_value_heads":4,"head_dim":128,"moe_intermediate_size":256,"num_experts_per_tok":2,
+            "vocab_size":1000,"{key}":8}}"#
+        )
+    };
+    assert_eq!(
+        spec(&qwen3("num_experts")),
+        spec(&qwen3("num_local_experts"))
+    );
+    assert_ne!(spec(&qwen3("num_experts")), spec(&qwen3("unrelated_field")));
+    assert_eq!(
+        spec(r#"{"model_type":"mixtral","num_experts":4}"#),
+        spec(r#"{"model_type":"mixtral","num_local_experts":4}"#)
+    );
+    assert_eq!(
+        spec(r#"{"model_type":"deepseek_v3","num_local_experts":32}"#),
+        spec(r#"{"model_type":"deepseek_v3","n_routed_experts":32}"#)
+    );
+    assert_eq!(
+        spec(
+            r#"{"model_type":"gpt2","hidden_size":512,"num_hidden_layers":4,"num_attention_heads":8,"vocab_size":1000}"#
+        ),
+        spec(r#"{"model_type":"gpt2","n_embd":512,"n_layer":4,"n_head":8,"vocab_size":1000}"#)
+    );
+    // Where both names are set, the reader's own name is what it reads.
+    assert_eq!(
+        spec(r#"{"model_type":"mixtral","num_experts":4,"num_local_experts":2}"#),
+        spec(r#"{"model_type":"mixtral","num_local_experts":2}"#)
+    );
+    let saved =
+        include_str!("../../../tests/reference/real_gpu/measured/configs/qwen3moe-small.json");
+    let ModelSpec::Transformer(t) = spec(saved) else {
+        panic!("qwen3moe-small is a transformer")
+    };
+    assert_eq!(t.moe.unwrap().experts, 16);
+}
+
 /// Each config class's defaults, counted as `transformers` 5.24.0 counts
 /// them on the meta device (`DeepseekV2Config` has no default
 /// `num_experts_per_tok`: 6 given).

@@ -17,6 +17,65 @@ const CONTEXT_KEYS: [&str; 8] = [
     "seq_len",
 ];
 
+/// The second names `transformers` gives a field, per `model_type`: each
+/// config class's `attribute_map` (read from `transformers` 5.17), under
+/// which a `config.json` may carry either name. `save_pretrained` writes the
+/// canonical one, so Qwen3-MoE's published `num_experts` comes back as
+/// `num_local_experts` from `transformers` 5.
+const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 8] = [
+    ("deepseek_v2", &[("num_experts", "n_routed_experts")]),
+    (
+        "deepseek_v3",
+        &[
+            ("num_local_experts", "n_routed_experts"),
+            ("num_mtp_layers", "num_nextn_predict_layers"),
+        ],
+    ),
+    (
+        "gpt2",
+        &[
+            ("hidden_size", "n_embd"),
+            ("max_position_embeddings", "n_positions"),
+            ("num_attention_heads", "n_head"),
+            ("num_hidden_layers", "n_layer"),
+        ],
+    ),
+    ("gpt_oss", &[("num_experts", "num_local_experts")]),
+    ("mixtral", &[("num_experts", "num_local_experts")]),
+    ("olmoe", &[("num_local_experts", "num_experts")]),
+    ("qwen3_moe", &[("num_experts", "num_local_experts")]),
+    (
+        "t5",
+        &[
+            ("hidden_size", "d_model"),
+            ("num_attention_heads", "num_heads"),
+            ("num_hidden_layers", "num_layers"),
+            ("head_dim", "d_kv"),
+        ],
+    ),
+];
+
+/// `map` with each of its `model_type`'s second names filled in from the
+/// other name where only one is set (non-null), as `transformers` reads
+/// them: both name the same attribute. Where both are set, each keeps its
+/// own value.
+pub fn with_attribute_aliases(model_type: &str, map: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = map.clone();
+    let pairs = ATTRIBUTE_MAPS
+        .iter()
+        .find(|(t, _)| *t == model_type)
+        .map_or(&[][..], |(_, pairs)| *pairs);
+    let set = |m: &Map<String, Value>, k: &str| m.get(k).is_some_and(|v| !v.is_null());
+    for (alias, canonical) in pairs {
+        for (from, to) in [(alias, canonical), (canonical, alias)] {
+            if set(map, from) && !set(map, to) {
+                out.insert((*to).to_owned(), map[*from].clone());
+            }
+        }
+    }
+    out
+}
+
 /// The fields of a Hugging Face `config.json` object, read with the checks
 /// and messages every family shares.
 pub struct Fields<'a> {
