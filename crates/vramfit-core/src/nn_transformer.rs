@@ -231,13 +231,54 @@ impl Builder {
         out
     }
 
+    /// SDPA's output as `sdpa_attention_forward` returns it,
+    /// `attn_output.transpose(1, 2).contiguous()`. On CUDA (`cuda_query_layout`:
+    /// the masks of [`crate::config::AttentionMask::None`] and `Padding`
+    /// describe CUDA's path) the kernel lays its output out like the query
+    /// (cuDNN's `alloc_with_matching_layout`), so a query made by `torch.cat`
+    /// gives an output that `.contiguous()` copies, and the output projection
+    /// saves the copy while attention keeps its own: eight 32 MiB copies at
+    /// `sdpa_attention.py:168` live at the peak of the H200's Phi-3 run
+    /// (`measured/snapshot_phi3-small_*`). Otherwise a view.
+    pub fn sdpa_output(&mut self, out: TensorId, cuda_query_layout: bool) -> TensorId {
+        if cuda_query_layout {
+            self.copy("attn.output_contiguous", out)
+        } else {
+            out
+        }
+    }
+
+    /// transformers' sliding-window mask under SDPA
+    /// (`create_sliding_window_causal_mask`): one boolean `[1, 1, seq, seq]`
+    /// tensor expanded to the batch as a view, or with a padding mask
+    /// (`padded`) one per sample, for the whole forward.
+    pub fn sliding_mask(&mut self, seq: u64, padded: bool) -> TensorId {
+        let n = seq.saturating_mul(seq);
+        let numel = if padded {
+            Numel::per_sample(n)
+        } else {
+            Numel::fixed(n)
+        };
+        let out = self.tensor(numel, DType::U8, false);
+        self.op(
+            "sliding_mask",
+            OpKind::Elementwise,
+            OpSpec {
+                outputs: vec![out],
+                flops: numel,
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
     /// `scaled_dot_product_attention` with the flash or memory-efficient
     /// backend: saves q, k, v, the output and the fp32 log-sum-exp; backward
     /// needs an fp32 accumulator for dq and the softmax row sums. With k and
     /// v of fewer heads than q (`enable_gqa`), the flash backward computes
     /// their gradients for every query head (`dk_expanded`, `dv_expanded`)
     /// and sums them into the grouped ones. With a boolean `mask` (a
-    /// padding mask), the op converts it to q's dtype
+    /// padding or sliding-window mask), the op converts it to q's dtype
     /// (`convert_boolean_attn_mask`: `where(logical_not(mask), -inf, 0)`,
     /// the negation a transient byte per element) and the memory-efficient
     /// kernel, the one that takes a mask, saves that for backward.
@@ -256,7 +297,9 @@ impl Builder {
         let dtype = self.dtype(q);
         let qd = heads * head_dim;
         let bias = mask.map(|m| {
-            let n = self.tensor_info(m).numel;
+            // The conversion broadcasts a mask expanded to the batch (a
+            // sliding window's) to `[batch, 1, seq, seq]`.
+            let n = Numel::per_sample(seq.saturating_mul(seq));
             let bias = self.tensor(n, dtype, false);
             self.op(
                 &format!("{name}.mask_to_bias"),

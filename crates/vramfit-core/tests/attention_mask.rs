@@ -161,3 +161,129 @@ fn checkpointed_layers_hold_one_converted_mask_at_a_time() {
         "+{grew} bytes under checkpointing, one converted mask is {bias}"
     );
 }
+
+fn run_spec(spec: &ModelSpec, cfg: &TrainConfig) -> u64 {
+    estimate(spec, cfg, &Overheads::default(), None)
+        .unwrap()
+        .peak_allocated_bytes
+        .0
+}
+
+fn transformer(id: &str) -> vramfit_core::models::TransformerSpec {
+    let ModelSpec::Transformer(t) = model_preset(id).unwrap().spec else {
+        panic!("{id} is a transformer")
+    };
+    t
+}
+
+/// A query made by a sliced rotary embedding's `torch.cat` (GPT-NeoX,
+/// Phi-3) is laid out `[batch, heads, seq, dim]`; on CUDA the kernel's
+/// output follows it, `transpose(1, 2).contiguous()` copies it, and the
+/// output projection saves the copy: one output more per layer at the peak
+/// (eight 32 MiB copies in the H200's Phi-3 snapshot). The CPU reference's
+/// path (`expanded`) keeps a view. A Llama query (elementwise rotary on the
+/// projection's transposed view) copies nothing.
+#[test]
+fn a_concatenated_query_leaves_a_copied_output_per_layer_on_cuda() {
+    // Phi-3 as the H200 ran it (a 3.8B model's peak is its optimizer step).
+    let phi3 = include_str!("../../../tests/reference/real_gpu/measured/configs/phi3-small.json");
+    let ModelSpec::Transformer(phi3) = vramfit_core::hf::import(phi3).unwrap().spec else {
+        panic!("Phi-3 is a transformer")
+    };
+    // As many key-value heads as heads, so that `enable_gqa` moves nothing.
+    let mut phi3 = phi3;
+    phi3.kv_heads = phi3.heads;
+    for (id, t) in [
+        ("pythia-160m", transformer("pythia-160m")),
+        ("phi3-small", phi3),
+    ] {
+        let out = allocation(BATCH * SEQ * t.heads * t.head_dim, DType::Bf16).0;
+        let spec = ModelSpec::Transformer(t.clone());
+        let cpu = run_spec(&spec, &config(AttentionMask::Expanded));
+        let cuda = run_spec(&spec, &config(AttentionMask::None));
+        let grew = cuda - cpu;
+        assert!(
+            (t.layers - 1) * out <= grew && grew <= (t.layers + 1) * out,
+            "{id}: +{grew} bytes on CUDA, one output is {out} over {} layers",
+            t.layers
+        );
+    }
+    let llama = model_preset("llama-tiny").unwrap().spec;
+    let gqa = transformer("llama-tiny");
+    let cpu = run_spec(&llama, &config(AttentionMask::Expanded));
+    let cuda = run_spec(&llama, &config(AttentionMask::None));
+    assert!(
+        cuda <= cpu,
+        "llama-tiny: {cuda} on CUDA, {cpu} as the CPU reference"
+    );
+    assert!(gqa.kv_heads < gqa.heads);
+}
+
+/// Sliding-window layers get a mask from `masking_utils` once the sequence
+/// reaches the window, and SDPA converts and saves it in each of them; below
+/// the window the kernel's causal flag stands in for it. Gemma 3 1B slides
+/// in five of every six layers over 512 tokens.
+#[test]
+fn sliding_layers_convert_their_mask_once_the_sequence_reaches_the_window() {
+    let t = transformer("gemma-3-1b");
+    let w = t.block.sliding.unwrap();
+    assert_eq!(w.window, SEQ, "the test's sequence is the window");
+    let sliding = (0..t.layers).filter(|&i| w.slides(i)).count() as u64;
+    let bias = allocation(BATCH * SEQ * SEQ, DType::Bf16).0;
+    let mut wider = t.clone();
+    wider.block.sliding.as_mut().unwrap().window = SEQ + 1;
+    let (at, below) = (
+        ModelSpec::Transformer(t.clone()),
+        ModelSpec::Transformer(wider),
+    );
+    for mask in [AttentionMask::Expanded, AttentionMask::None] {
+        let grew = run_spec(&at, &config(mask)) - run_spec(&below, &config(mask));
+        // Without a mask (`none`) the grouped heads went to the kernel as
+        // they are; with one, `repeat_kv` expands them again.
+        let expanded = if mask == AttentionMask::None {
+            2 * allocation(
+                BATCH * SEQ * (t.heads - t.kv_heads) * t.head_dim,
+                DType::Bf16,
+            )
+            .0
+        } else {
+            0
+        };
+        let least = sliding * (bias + expanded);
+        assert!(
+            least <= grew && grew <= least + 2 * bias,
+            "{mask:?}: +{grew} bytes, {sliding} sliding layers at {bias} + {expanded} each"
+        );
+    }
+}
+
+/// transformers 5's latent attention updates the training cache with the
+/// compressed latents before `expand_kv`, so the cache's copies are the
+/// latent and the shared rotary key, not every head's key and value.
+#[test]
+fn latent_attention_caches_the_compressed_latents_in_training() {
+    use vramfit_core::config::TrainingCache;
+    let t = transformer("deepseek-v2-lite");
+    let mla = t.mla.clone().unwrap();
+    let spec = ModelSpec::Transformer(t.clone());
+    let at = |training_cache| {
+        run_spec(
+            &spec,
+            &TrainConfig {
+                training_cache,
+                ..config(AttentionMask::None)
+            },
+        )
+    };
+    let (off, copies) = (at(TrainingCache::Off), at(TrainingCache::Copies));
+    let latents = t.layers
+        * allocation(
+            BATCH * SEQ * (mla.kv_lora_rank + mla.qk_rope_head_dim),
+            DType::Bf16,
+        )
+        .0;
+    assert!(
+        copies.abs_diff(off) <= latents,
+        "{copies} with the cache, {off} without: more apart than the latents' {latents}"
+    );
+}

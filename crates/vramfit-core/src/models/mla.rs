@@ -113,6 +113,9 @@ pub struct Layer {
     pub attention: Attention,
     /// Activation checkpointing (selective recomputes the attention core).
     pub ckpt: Checkpointing,
+    /// SDPA as on CUDA, its output laid out like the query
+    /// ([`Builder::sdpa_output`]).
+    pub cuda_sdpa: bool,
 }
 
 /// The attention of a latent-attention layer on its normalized input `n`
@@ -150,6 +153,11 @@ pub fn attention(
     let latent = b.rmsnorm("self_attn.kv_a_layernorm", latent, r);
     let q_rot = rotate(b, mla.rope, "self_attn.rotary_q", q_rot, rope);
     let k_rot = rotate(b, mla.rope, "self_attn.rotary_k", k_rot, rope);
+    // A training cache stores the compressed latents
+    // (`past_key_values.update(kv_nope, k_rot, ..)`, before `expand_kv`):
+    // its copies take their places, and the projection below saves the
+    // latent's copy.
+    let (latent, k_rot) = b.cache_update(cache, latent, k_rot);
     // `torch.cat((q_pass, q_rot), dim=-1)`: promoted when the rotation is fp32.
     let dtype = b.promote(q_pass, q_rot);
     let query = b.tensor_op(
@@ -162,7 +170,9 @@ pub fn attention(
         &[],
     );
     // `expand_kv`: the latent projected to every head's key and value,
-    // then k_nope and the shared k_rot copied into a `new_empty` key.
+    // then k_nope and the shared k_rot copied into a `new_empty` key; the
+    // value stays a slice of the projection, which attention's saving it
+    // keeps whole.
     let kv = b.linear("self_attn.kv_b_proj", latent, r, heads * (nope + v), false);
     let parts = b.split_widths("self_attn.split_k_v", kv, &[nope, v], false);
     let (k_nope, value) = (part(&parts, 0, kv), part(&parts, 1, kv));
@@ -176,8 +186,6 @@ pub fn attention(
         true,
         &[],
     );
-    // A training cache's copies take the places of `key_states` and `value_states`.
-    let (key, value) = b.cache_update(cache, key, value);
     let ctx = core(b, l, mla, (query, key, value), seq, mask);
     let o = b.linear("self_attn.o_proj", ctx, heads * v, h, l.bias);
     for local in [n, q, ckv, latent, k_rot, query, kv, key, value] {
@@ -245,7 +253,9 @@ fn core(
     if l.attention != Attention::Eager {
         // SDPA's fused kernels take the two widths: output and saved
         // tensors at the value width.
-        return b.fused_attention("attn.sdpa", (q, k, v), None, seq, a, dv);
+        // The query is `torch.cat`'s.
+        let out = b.fused_attention("attn.sdpa", (q, k, v), None, seq, a, dv);
+        return b.sdpa_output(out, l.cuda_sdpa);
     }
     b.set_attention_core(l.ckpt.selective());
     // The key (made contiguous by `expand_kv`) and the value slice are

@@ -714,6 +714,25 @@ pub fn lower(
     } else {
         None
     };
+    // Sliding-window layers under SDPA: once the sequence reaches the window,
+    // `masking_utils` cannot leave the mask to the kernel's causal flag
+    // (`_ignore_causal_mask_sdpa`: `kv_length >= local_attention_size`), so
+    // `create_sliding_window_causal_mask` builds one for those layers — a
+    // `[1, 1, seq, seq]` boolean expanded to the batch (a view), or with a
+    // padding mask one per sample — and each sliding layer's attention gets it.
+    let sliding_mask = match t.block.sliding {
+        Some(w)
+            if !b.inference
+                && attention == Attention::Sdpa
+                && t.mla.is_none()
+                && !t.block.attn_softcap
+                && !t.block.sinks
+                && seq >= w.window =>
+        {
+            Some(b.sliding_mask(seq, masking == AttentionMask::Padding))
+        }
+        _ => None,
+    };
     let x_sp = b.sp_scatter(x);
     x = b.dropout("dropout", x_sp, t.hidden_dropout);
 
@@ -743,7 +762,10 @@ pub fn lower(
                 (i, x),
                 seq,
                 (attention, ckpt, masking),
-                mask,
+                match (t.block.sliding, sliding_mask) {
+                    (Some(w), Some(m)) if w.slides(i) => Some(m),
+                    _ => mask,
+                },
                 cache.as_mut(),
             ),
         };
@@ -1024,6 +1046,7 @@ fn decoder_layer(
                 dropout: t.attention_dropout,
                 attention,
                 ckpt,
+                cuda_sdpa: attention == Attention::Sdpa && masking != AttentionMask::Expanded,
             };
             let o = super::mla::attention(b, &layer, mla, n, seq, mask, cache);
             b.resave(mark, n, n_local);
@@ -1211,11 +1234,18 @@ fn rms(b: &mut Builder, t: &TransformerSpec, name: &str, x: TensorId, width: u64
     }
 }
 
+/// Whether the query reaches attention from a sliced rotary embedding's
+/// `torch.cat`, laid out `[batch, heads, seq, head_dim]` rather than the
+/// projection's `[batch, seq, heads, head_dim]` under a transposed view.
+fn sliced_query(t: &TransformerSpec) -> bool {
+    matches!(t.block.rotary, Rotary::Sliced { .. }) && t.arch == Arch::Llama
+}
+
 /// Scores, softmax, dropout and context for eager attention, or one fused
 /// kernel for SDPA / flash. Returns the context as `[batch, seq, heads·head_dim]`.
 /// `cached`: k and v are the training cache's contiguous copies, which the
 /// eager matmuls read without reshaping them. `mask`: eager attention's
-/// additive mask, or under SDPA the boolean padding mask
+/// additive mask, or under SDPA a boolean padding or sliding-window mask
 /// ([`AttentionMask::Padding`]), which the kernel converts and saves.
 fn attention_core(
     b: &mut Builder,
@@ -1248,7 +1278,8 @@ fn attention_core(
     if attention != Attention::Eager {
         let sdpa = attention == Attention::Sdpa;
         let (k, v) = if sdpa {
-            let native = masking == AttentionMask::None;
+            // `use_gqa_in_sdpa`: only without any mask (a sliding layer's too).
+            let native = masking == AttentionMask::None && mask.is_none();
             (
                 expand(b, k, "attn.repeat_k", native),
                 expand(b, v, "attn.repeat_v", native),
@@ -1257,7 +1288,11 @@ fn attention_core(
             (k, v)
         };
         let mask = mask.filter(|_| sdpa);
-        return b.fused_attention("attn.sdpa", (q, k, v), mask, seq, a, d);
+        let out = b.fused_attention("attn.sdpa", (q, k, v), mask, seq, a, d);
+        return b.sdpa_output(
+            out,
+            sliced_query(t) && sdpa && masking != AttentionMask::Expanded,
+        );
     }
     b.set_attention_core(ckpt.selective());
     let k = expand(b, k, "attn.repeat_k", false);
@@ -1265,7 +1300,7 @@ fn attention_core(
     // matmul on transposed 4-D views reshapes through a contiguous copy,
     // which bmm saves; a sliced rotary embedding's `torch.cat` already made
     // q and k contiguous.
-    let sliced = matches!(t.block.rotary, Rotary::Sliced { .. }) && t.arch == Arch::Llama;
+    let sliced = sliced_query(t);
     let qc = if sliced {
         q
     } else {
