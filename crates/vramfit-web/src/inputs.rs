@@ -243,6 +243,20 @@ impl Inputs {
         Some((batch.saturating_mul(accum), batch, accum))
     }
 
+    /// These values less the batch's text where nothing else in the form
+    /// shows it (the accumulation field's hint does, at more than one step):
+    /// what the form's props carry, so that a batch edit re-renders the
+    /// batch field alone ([`crate::components::BatchText`]).
+    pub fn without_batch(&self) -> Inputs {
+        match self.effective_batch() {
+            Some((_, _, accum)) if accum > 1 => self.clone(),
+            _ => Inputs {
+                batch: String::new(),
+                ..self.clone()
+            },
+        }
+    }
+
     /// Takes over what a [`TrainConfig`] sets (a technique the user applies):
     /// batch, accumulation, precision, optimizer, checkpointing, attention,
     /// mode, the frozen base's storage, strategy, offload and GPU count.
@@ -512,6 +526,25 @@ mod tests {
         assert_eq!(i.fields(InputKind::Features).last(), Some(&Field::LoraRank));
         i.mode = Mode::Inference;
         assert_eq!(i.fields(InputKind::Features).last(), Some(&Field::Context));
+    }
+
+    /// The form's props do not change with the batch unless the
+    /// accumulation hint shows it (more than one step).
+    #[test]
+    fn the_form_sees_the_batch_only_where_a_hint_shows_it() {
+        let at = |batch: &str, accum: &str| Inputs {
+            batch: batch.into(),
+            accum: accum.into(),
+            ..Inputs::default()
+        };
+        assert_eq!(at("8", "1").without_batch(), at("9", "1").without_batch());
+        assert_eq!(at("8", "x").without_batch(), at("", "x").without_batch());
+        assert_ne!(at("8", "4").without_batch(), at("9", "4").without_batch());
+        assert_eq!(at("8", "4").without_batch(), at("8", "4"));
+        // Everything else is kept.
+        let mut other = at("8", "1");
+        other.seq = "4096".into();
+        assert_ne!(other.without_batch(), at("9", "1").without_batch());
     }
 
     #[test]

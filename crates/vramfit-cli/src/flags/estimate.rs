@@ -141,7 +141,9 @@ pub(super) const FLAGS: &[Flag] = &[
     Flag {
         name: "--attention-mask",
         kind: Kind::Choice("M", attention_masks),
-        help: "what transformers' SDPA attention is given besides q, k and v: expanded (no mask, grouped\nkey-value heads copied to every head by repeat_kv: off CUDA or PyTorch < 2.5, as the CPU\nreference), none (no mask on CUDA, PyTorch >= 2.5: SDPA reads the grouped heads, enable_gqa),\npadding (a padding mask: heads expanded, and each layer saves the mask in the compute dtype)",
+        help: "what transformers' SDPA attention is given besides q, k and v: expanded (no mask, grouped\nkey-value heads copied to every head by repeat_kv: off CUDA or PyTorch < 2.5, as the CPU\nreference), none (no mask on CUDA, PyTorch >= 2.5: SDPA reads the grouped heads, enable_gqa),\npadding (a padding mask: heads expanded, and each layer saves the mask in the compute dtype);
+none and padding are CUDA's path, whose kernel lays its output out like the query: a query made
+by torch.cat (GPT-NeoX's and Phi-3's rotary, latent attention) leaves a copied output per layer",
         default: Some(|| train().attention_mask.to_string()),
         section: Section::Estimate,
         commands: Cmd::ALL,

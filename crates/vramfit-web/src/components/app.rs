@@ -3,8 +3,8 @@
 //! `<html>`, keeps the address equal to the state, and lays out the page.
 
 use super::{
-    BenchFrame, ConfigForm, Header, LinkWarnings, Notice, Results, ServeResults, ShareBox,
-    VerdictBar,
+    BatchText, BenchFrame, ConfigForm, Header, LinkWarnings, Notice, Results, ServeResults,
+    ShareBox, VerdictBar,
 };
 use crate::browser;
 use crate::hooks::use_app_actions;
@@ -110,6 +110,15 @@ pub fn App() -> Html {
                 aria-selected={(*bench == open).to_string()} onclick={on_tab(open)}>{ t(lang, key) }</button>
         }
     };
+    // The settings a link set that the form does not show: walking every
+    // setting once per change of what they depend on, not on each batch edit.
+    let extras = {
+        let state = state.clone();
+        (*use_memo((state.inputs.without_batch(), state.shape()), move |_| {
+            state.extras()
+        }))
+        .clone()
+    };
     let serving = state.engine() != vramfit_core::engines::Engine::Hf;
     let results = match (&state.report, &state.serving) {
         (_, Some(view)) if serving => html! {
@@ -117,7 +126,7 @@ pub fn App() -> Html {
                 view={view.clone()}
                 stale={state.stale}
                 problem={state.problem.clone()}
-                extras={state.extras()}
+                extras={extras.clone()}
                 on_action={on_action.clone()}
             />
         },
@@ -127,7 +136,7 @@ pub fn App() -> Html {
                 stale={state.stale}
                 problem={state.problem.clone()}
                 layer_sort={state.layer_sort}
-                extras={state.extras()}
+                extras={extras.clone()}
                 plans={state.plans.clone()}
                 max_input={state.max_input}
                 gpu_options={state.gpu_options.clone()}
@@ -168,16 +177,18 @@ pub fn App() -> Html {
                 }
                 <LinkWarnings warnings={state.link_warnings.clone()} {on_dismiss} />
                 <div class="layout">
-                    <ConfigForm
-                        catalog={state.catalog.clone()}
-                        inputs={state.inputs.clone()}
-                        import={state.import.clone()}
-                        errors={state.errors.clone()}
-                        fields={state.visible_fields()}
-                        tokens={state.input_field() == Some(crate::state::Field::Seq)}
-                        built={*built}
-                        {on_action}
-                    />
+                    <ContextProvider<BatchText> context={BatchText(state.inputs.batch.clone().into())}>
+                        <ConfigForm
+                            catalog={state.catalog.clone()}
+                            inputs={state.inputs.without_batch()}
+                            import={state.import.clone()}
+                            errors={state.errors.clone()}
+                            fields={state.visible_fields()}
+                            tokens={state.input_field() == Some(crate::state::Field::Seq)}
+                            built={*built}
+                            {on_action}
+                        />
+                    </ContextProvider<BatchText>>
                     <div class="results-column">{ results }{ share_box }</div>
                 </div>
                 </div>

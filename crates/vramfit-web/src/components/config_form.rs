@@ -37,6 +37,38 @@ pub struct ConfigFormProps {
     pub on_action: Callback<Action>,
 }
 
+/// The batch field's text as typed, given by a context rather than in
+/// [`ConfigFormProps::inputs`] (which holds [`Inputs::without_batch`]): a
+/// batch edit, the commonest, then re-renders that field, not the whole
+/// form, before its verdict is painted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BatchText(pub AttrValue);
+
+/// Props of [`BatchField`]: [`NumberField`]'s but its value.
+#[derive(Properties, PartialEq)]
+struct BatchFieldProps {
+    label: AttrValue,
+    hint: AttrValue,
+    error: Option<AttrValue>,
+    oninput: Callback<String>,
+}
+
+/// The batch's [`NumberField`], its value from [`BatchText`].
+#[function_component]
+fn BatchField(props: &BatchFieldProps) -> Html {
+    let value = use_context::<BatchText>().map(|b| b.0).unwrap_or_default();
+    html! {
+        <NumberField
+            id={Field::Batch.id()}
+            label={props.label.clone()}
+            hint={props.hint.clone()}
+            {value}
+            error={props.error.clone()}
+            oninput={props.oninput.clone()}
+        />
+    }
+}
+
 /// The inputs. A `<section>`, not a `<form>`: there is nothing to submit, and
 /// Enter in a lone text field would otherwise reload the page.
 #[function_component]
@@ -115,6 +147,15 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             }
             _ => t(lang, field.hint()).to_string(),
         };
+        let error = props
+            .errors
+            .get(field)
+            .map(|e| AttrValue::from(e.message(field, lang)));
+        if field == Field::Batch {
+            return html! {
+                <BatchField label={t(lang, field.label())} {hint} {error} oninput={handlers.number(field)} />
+            };
+        }
         html! {
             <NumberField
                 id={field.id()}
@@ -122,7 +163,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                 {hint}
                 unit={field.unit().map(|u| AttrValue::from(t(lang, u)))}
                 value={props.inputs.get(field).to_string()}
-                error={props.errors.get(field).map(|e| AttrValue::from(e.message(field, lang)))}
+                {error}
                 oninput={handlers.number(field)}
             />
         }

@@ -44,7 +44,7 @@ pub use bench_page::BenchPage;
 pub use bench_results::BenchResults;
 pub use bench_tab::BenchTab;
 pub use breakdown_bar::BreakdownBar;
-pub use config_form::ConfigForm;
+pub use config_form::{BatchText, ConfigForm};
 pub use custom_model::CustomModel;
 pub use gpu_finder::GpuFinder;
 pub use header::Header;
