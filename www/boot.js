@@ -118,6 +118,8 @@ function startFirstEdit(page) {
   let stopped = false;
   let released = false;
   let running = false;
+  // Renders finished (answers put in place, or given up).
+  let answers = 0;
   let again = false;
   // Called when the render in flight has finished, where the app waits for it.
   let handedOver = null;
@@ -171,6 +173,7 @@ function startFirstEdit(page) {
       })
       .finally(() => {
         running = false;
+        answers += 1;
         if (handedOver) {
           handedOver();
           return;
@@ -191,8 +194,20 @@ function startFirstEdit(page) {
   }, () => {
     stopped = true;
   });
+  // Settles once a number typed into the page has its answer in place (at
+  // once where nothing is typed or the module stopped; 3 s at most): the
+  // app's download and compile wait for it, so that on a machine of few
+  // cores they do not delay the frame that shows that answer.
+  const answered = () => new Promise((resolve) => {
+    const since = performance.now();
+    const wait = () => !stopped && performance.now() - since < 3000 &&
+      (running || (edited() && answers === 0));
+    const poll = () => (wait() ? setTimeout(poll, 5) : resolve());
+    poll();
+  });
   return {
     downloaded: compiled.then(() => undefined, () => undefined),
+    answered,
     // Stops it, once the render in flight (if any) has put its answer in
     // place: that answer is always nearer than the app's first. The app,
     // which waits for this, then reads the fields as they are. A render that
@@ -251,12 +266,17 @@ if (typeof WebAssembly !== "object") {
   const wasmUrl = new URL(moduleUrl.replace(/\.js$/, "_bg.wasm"), document.baseURI);
   const streaming = typeof WebAssembly.compileStreaming === "function";
   const firstEdit = prerendered && streaming ? startFirstEdit(document.getElementById("prerendered")) : null;
-  // After the first-edit module's download, where there is one.
+  // After the first-edit module's download, where there is one. The app's
+  // bytes download from then on; compiling them, and the app's module,
+  // wait for the first-edit module's answer to a number typed before then.
   const turn = firstEdit ? firstEdit.downloaded : Promise.resolve();
+  const calm = firstEdit ? turn.then(() => firstEdit.answered()) : turn;
   const compiled = streaming
-    ? turn.then(() => WebAssembly.compileStreaming(fetch(wasmUrl))).catch(() => undefined)
+    ? Promise.all([turn.then(() => fetch(wasmUrl)), calm])
+      .then(([response]) => WebAssembly.compileStreaming(response))
+      .catch(() => undefined)
     : Promise.resolve(undefined);
-  Promise.all([turn.then(() => import(moduleUrl)), compiled, painted])
+  Promise.all([calm.then(() => import(moduleUrl)), compiled, painted])
     .then(([module, compiledModule]) => (firstEdit ? firstEdit.handOver() : Promise.resolve())
       .then(() => module.default(compiledModule ? { module_or_path: compiledModule } : undefined)))
     .then(() => {
