@@ -217,14 +217,19 @@ impl Builder {
     /// transformers' padding mask under SDPA (`masking_utils.sdpa_mask`):
     /// one boolean `[batch, 1, seq, seq]` tensor for the whole forward.
     pub fn padding_mask(&mut self, seq: u64) -> TensorId {
-        let n = seq.saturating_mul(seq);
-        let out = self.tensor(Numel::per_sample(n), DType::U8, false);
+        self.bool_mask("padding_mask", Numel::per_sample(seq.saturating_mul(seq)))
+    }
+
+    /// A boolean mask of `numel` elements that transformers builds once for
+    /// the whole forward.
+    fn bool_mask(&mut self, name: &str, numel: Numel) -> TensorId {
+        let out = self.tensor(numel, DType::U8, false);
         self.op(
-            "padding_mask",
+            name,
             OpKind::Elementwise,
             OpSpec {
                 outputs: vec![out],
-                flops: Numel::per_sample(n),
+                flops: numel,
                 ..OpSpec::default()
             },
         );
@@ -259,17 +264,7 @@ impl Builder {
         } else {
             Numel::fixed(n)
         };
-        let out = self.tensor(numel, DType::U8, false);
-        self.op(
-            "sliding_mask",
-            OpKind::Elementwise,
-            OpSpec {
-                outputs: vec![out],
-                flops: numel,
-                ..OpSpec::default()
-            },
-        );
-        out
+        self.bool_mask("sliding_mask", numel)
     }
 
     /// `scaled_dot_product_attention` with the flash or memory-efficient
