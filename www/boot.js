@@ -101,9 +101,11 @@ function morph(now, rendered) {
 // marked as updating until the app starts. Once the app is ready, it
 // finishes the answer in flight and stops (the app reads the same fields
 // and replaces the page). Where it cannot load or answer, the page waits
-// for the app as it would without it. It computes an answer as soon as it
-// can, but puts it in place only once the page's first frame is drawn: the
-// page's own verdict is on screen before anything changes it.
+// for the app as it would without it. An answer is put in place as soon as
+// it is computed, even before the page's first frame: a page whose fields
+// were typed into (or restored by the browser) is never painted with
+// numbers for fields it no longer has, and the nodes stay, so the page's
+// first paint is reported for them whatever they show.
 // Returns the promise of its download (the app's waits for it, so the two
 // do not share a slow network) and `handOver`, which stops it for the app.
 function startFirstEdit(page) {
@@ -123,17 +125,6 @@ function startFirstEdit(page) {
   let again = false;
   // Called when the render in flight has finished, where the app waits for it.
   let handedOver = null;
-  // The page's first frame has been drawn: the task after the first
-  // animation frame since this script ran (the page's verdict was parsed
-  // before it). A hidden tab draws nothing: at once, or once hidden.
-  const framed = new Promise((resolve) => {
-    if (document.visibilityState === "hidden") {
-      resolve();
-      return;
-    }
-    document.addEventListener("visibilitychange", resolve, { once: true });
-    requestAnimationFrame(() => setTimeout(resolve, 0));
-  });
   const edited = () => fields.some((id) => {
     const field = document.getElementById(id);
     return field && field.value !== field.defaultValue;
@@ -165,9 +156,9 @@ function startFirstEdit(page) {
     page.querySelector("#results")?.classList.add("pending");
     ready
       .then((module) => module.render())
-      .then((rendered) => framed.then(() => {
+      .then((rendered) => {
         if (!released && rendered) show(rendered);
-      }))
+      })
       .catch(() => {
         stopped = true;
       })

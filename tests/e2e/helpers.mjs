@@ -125,3 +125,15 @@ export async function serve(root, { host = "127.0.0.1", csp = "", extra = {} } =
   const { port } = server.address();
   return { server, url: `http://${host}:${port}/` };
 }
+
+// Chromium's flags for every check (run.mjs, only.mjs).
+export const LAUNCH_ARGS = [
+  "--headless=new",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];

@@ -20,7 +20,7 @@ import { firstLoadSizes, firstVerdictTimes, printBudgets, recomputeTimes } from 
 import { checks } from "./checks.mjs";
 import { benchChecks, launchWebgpu, printBenchNumbers } from "./bench.mjs";
 import { embedChecks } from "./embed.mjs";
-import { CheckFailed, expect, outDir, pageCsp, serve, text, watch } from "./helpers.mjs";
+import { CheckFailed, expect, LAUNCH_ARGS, outDir, pageCsp, serve, text, watch } from "./helpers.mjs";
 import { linkChecks } from "./links.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -28,16 +28,6 @@ const repo = path.resolve(here, "..", "..");
 const dist = path.resolve(repo, process.env.DIST_DIR ?? "dist");
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const overallTimeout = Number(process.env.E2E_TIMEOUT_MS ?? 600_000);
-const LAUNCH_ARGS = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
 const SHOTS = [
   ["desktop", { viewport: { width: 1280, height: 900 } }],
   ["mobile", { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }],
