@@ -68,7 +68,7 @@ const ALLOWED_WORDS = new Set(
     "GiB", "GB", "MiB", "MB", "KiB", "kB", "TiB", "TB", "px", "vramfit", "PyTorch", "CUDA", "cuBLAS", "nvidia", "smi",
     "torch", "SGD", "Adam", "AdamW", "Adafactor", "Lion", "foreach", "fused", "loop", "SDPA", "FlashAttention", "Transformer", "Hugging", "Face",
     "config", "json", "JSON", "model_type", "bf16", "fp16", "fp32", "FLOPs", "KV", "CNN", "BERT", "GPT", "MLP", "Llama",
-    "Mistral", "Qwen", "SmolLM", "OLMo", "Gemma", "Pythia", "Phi", "DeepSeek", "vit", "NVIDIA", "GeForce", "RTX", "AMD", "Intel", "Apple", "bert", "gpt2", "llama", "mistral", "qwen2",
+    "Mistral", "Qwen", "SmolLM", "NeoX", "OLMo", "Gemma", "Pythia", "Phi", "DeepSeek", "vit", "NVIDIA", "GeForce", "RTX", "AMD", "Intel", "Apple", "bert", "gpt2", "llama", "mistral", "qwen2",
     "LoRA", "QLoRA", "DeepSpeed", "CPU", "GPU", "ZeRO", "FSDP", "DDP", "AMP", "PCIe", "Tensor", "Core", "TrainingArguments",
     "Accelerate", "DataLoader", "True", "pickle", "GELU", "SwiGLU", "MLP", "ReLU", "torchvision",
     "WebGPU", "WGSL", "GFLOP", "bench", "Chrome", "Edge", "Safari", "Firefox", "Markdown", "ResNet", "matmul",

@@ -111,7 +111,7 @@ table! {
     TrainingCacheOff => "off", "关闭";
     TrainingCacheCopies => "on: copies of keys and values", "开启：键和值的副本";
     AttentionMaskField => "Attention mask (SDPA)", "注意力掩码（SDPA）";
-    AttentionMaskHint => "Padded batches pass a mask: each layer keeps its own copy of it for backward, and grouped key–value heads are copied out to every head. Without a mask, PyTorch 2.5 or later on CUDA reads grouped heads as they are; older PyTorch, or a CPU, copies them.", "批次有填充时会传入掩码：每层为反向传播各保存一份掩码副本，分组的键值头也会被复制到每个头。没有掩码时，CUDA 上的 PyTorch 2.5 及以上直接读取分组的头；更早的 PyTorch 或 CPU 会复制它们。";
+    AttentionMaskHint => "Padded batches pass a mask: each layer keeps its own copy of it for backward, and grouped key–value heads are copied out to every head. Without a mask, PyTorch 2.5 or later on CUDA reads grouped heads as they are; older PyTorch, or a CPU, copies them. On CUDA (no mask, or a padding mask), a model that builds its query by concatenation (GPT-NeoX, Phi-3, latent attention) also keeps a copy of each layer's attention output.", "批次有填充时会传入掩码：每层为反向传播各保存一份掩码副本，分组的键值头也会被复制到每个头。没有掩码时，CUDA 上的 PyTorch 2.5 及以上直接读取分组的头；更早的 PyTorch 或 CPU 会复制它们。在 CUDA 上（无掩码或填充掩码），通过拼接构造查询的模型（GPT-NeoX、Phi-3、潜在注意力）还会为每层多保存一份注意力输出副本。";
     AttentionMaskExpanded => "no mask, heads copied", "无掩码，头被复制";
     AttentionMaskNone => "no mask (CUDA)", "无掩码（CUDA）";
     AttentionMaskPadding => "padding mask", "填充掩码";
