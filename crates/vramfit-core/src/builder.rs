@@ -19,6 +19,8 @@ pub struct OpSpec {
     pub params: Vec<ParamId>,
     /// Forward workspace.
     pub forward_temp: Numel,
+    /// The forward's transients one by one (see [`crate::graph::Op::forward_steps`]).
+    pub forward_steps: Vec<crate::graph::TempStep>,
     /// Backward workspace beyond input gradients.
     pub backward_temp: Numel,
     /// Input gradients are views of the output gradient.
@@ -481,6 +483,7 @@ impl Builder {
             saved: spec.saved,
             params: spec.params,
             forward_temp: spec.forward_temp,
+            forward_steps: spec.forward_steps,
             backward_temp: spec.backward_temp,
             grad_passthrough: spec.grad_passthrough,
             param_grad_via_cast: spec.param_grad_via_cast,

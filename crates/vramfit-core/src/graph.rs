@@ -171,6 +171,11 @@ pub struct Op {
     pub params: Vec<ParamId>,
     /// Bytes of transient workspace in forward, freed when the op ends.
     pub forward_temp: Numel,
+    /// Where not empty, the forward's transient tensors one by one, in the
+    /// order PyTorch allocates and frees them around the outputs, in place
+    /// of `forward_temp` as one block after them: the caching allocator
+    /// then places, and reserves segments for, the requests a real run makes.
+    pub forward_steps: Vec<TempStep>,
     /// Bytes of transient workspace in backward beyond the input gradients.
     pub backward_temp: Numel,
     /// Whether gradients of inputs are views of the output gradient (add, views).
@@ -184,6 +189,19 @@ pub struct Op {
     /// Part of a sparse layer's routed experts (from the dispatch of its
     /// rows to their combination), whose rows number tokens × top-k.
     pub routed: bool,
+}
+
+/// One step of an op's forward where its transient tensors are allocated
+/// and freed one at a time ([`Op::forward_steps`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum TempStep {
+    /// A transient tensor of these bytes; transients are numbered from 0 in
+    /// the order of their `Alloc` steps.
+    Alloc(Numel),
+    /// Frees the transient of that number.
+    Free(u8),
+    /// The op's outputs are allocated here.
+    Outputs,
 }
 
 /// The lowered model: parameters, buffers, tensors and ops in forward order.

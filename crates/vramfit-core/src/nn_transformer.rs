@@ -3,7 +3,7 @@
 
 use crate::builder::{Builder, OpSpec};
 use crate::dtype::DType;
-use crate::graph::{Numel, OpKind, TensorId};
+use crate::graph::{Numel, OpKind, TempStep, TensorId};
 use crate::nn::bytes;
 
 impl Builder {
@@ -63,10 +63,15 @@ impl Builder {
 
     /// `apply_rotary_pos_emb`: `(x * cos) + (rotate_half(x) * sin)` makes a new
     /// tensor and two same-sized temporaries; it saves only `cos` and `sin`.
+    /// Its requests, in order ([`rotation_steps`]): `x * cos`; in
+    /// `rotate_half`, `-x2` (half of `x`) and the `torch.cat` (freeing
+    /// `-x2`); `* sin` (freeing the cat); the sum, which is the output.
     pub fn rotary(&mut self, name: &str, x: TensorId) -> TensorId {
         let t = self.tensor_info(x);
         let out = self.tensor(t.numel, t.dtype, t.requires_grad);
         let size = bytes(t.numel, t.dtype);
+        let mut forward_steps = rotation_steps(size);
+        forward_steps.extend([TempStep::Outputs, TempStep::Free(0), TempStep::Free(3)]);
         self.op(
             name,
             OpKind::Elementwise,
@@ -77,6 +82,7 @@ impl Builder {
                     fixed: 2 * size.fixed,
                     per_sample: 2 * size.per_sample,
                 },
+                forward_steps,
                 backward_temp: size,
                 flops: Numel::per_sample(4 * t.numel.per_sample),
                 ..OpSpec::default()
@@ -123,6 +129,16 @@ impl Builder {
                 .saturating_sub(base.per_sample)
                 .max(b.per_sample),
         };
+        // `x_rot * cos` and `rotate_half(x_rot) * sin` as in `rotary`, their
+        // sum (freeing both), then the `torch.cat` with `x_pass`: the output.
+        let mut forward_steps = rotation_steps(rot);
+        forward_steps.extend([
+            TempStep::Alloc(rot),
+            TempStep::Free(0),
+            TempStep::Free(3),
+            TempStep::Outputs,
+            TempStep::Free(4),
+        ]);
         self.op(
             name,
             OpKind::Elementwise,
@@ -130,6 +146,7 @@ impl Builder {
                 inputs: vec![x],
                 outputs: vec![out],
                 forward_temp: beyond(full, rot),
+                forward_steps,
                 backward_temp: beyond(grad, pass),
                 flops: Numel::per_sample(4 * part(t.numel).per_sample),
                 ..OpSpec::default()
@@ -375,4 +392,24 @@ impl Builder {
         );
         kept
     }
+}
+
+/// The requests of `(x * cos) + (rotate_half(x) * sin)` before the sum, for
+/// an `x` of `size` bytes: `x * cos` (transient 0); in `rotate_half`, `-x2`
+/// (1, half of `x`) and the `torch.cat` of the halves (2), which frees
+/// `-x2`; then `* sin` (3), which frees the cat. Transients 0 and 3 are
+/// alive when the sum is made.
+fn rotation_steps(size: Numel) -> Vec<TempStep> {
+    let half = Numel {
+        fixed: size.fixed / 2,
+        per_sample: size.per_sample / 2,
+    };
+    vec![
+        TempStep::Alloc(size),
+        TempStep::Alloc(half),
+        TempStep::Alloc(size),
+        TempStep::Free(1),
+        TempStep::Alloc(size),
+        TempStep::Free(2),
+    ]
 }

@@ -10,7 +10,7 @@ use super::tape::{Handle, Size, SizeId, Tape};
 use super::{entry, id32};
 use crate::config::{OptimizerImpl, TrainConfig, ZeroGrad};
 use crate::dtype::DType;
-use crate::graph::{Graph, Numel, Op, OpKind};
+use crate::graph::{Graph, Numel, Op, OpKind, TempStep};
 use crate::overheads::Overheads;
 use crate::states::{self, ALLOCATION_QUANTUM};
 
@@ -361,6 +361,11 @@ impl<'a> Sim<'a> {
     fn run_forward_op(&mut self, i: usize, phase: Phase, last_use: &dyn Fn(&Self, usize) -> bool) {
         let g = self.g;
         let Some(op) = g.ops.get(i) else { return };
+        if !op.forward_steps.is_empty() {
+            self.run_forward_steps(op, i, phase);
+            self.free_after_use(i, last_use);
+            return;
+        }
         for t in &op.outputs {
             self.alloc_storage(self.storage(*t));
         }
@@ -372,6 +377,36 @@ impl<'a> Sim<'a> {
         self.mem.free(gathered);
         self.mem.free(tmp);
         self.free_after_use(i, last_use);
+    }
+
+    /// Op `i`'s forward as its [`TempStep`]s: each transient allocated and
+    /// freed where PyTorch does, the outputs at their place among them, a
+    /// moment noted after each allocation (the op's highest is one of them).
+    fn run_forward_steps(&mut self, op: &Op, i: usize, phase: Phase) {
+        let gathered = self.op_gather(op);
+        let mut held = Vec::new();
+        for step in &op.forward_steps {
+            match *step {
+                TempStep::Alloc(n) => {
+                    held.push(self.mem.alloc(Cat::Temporary, self.op_temp(op, n)));
+                    self.observe(phase, i);
+                }
+                TempStep::Free(k) => {
+                    let h = held.get_mut(usize::from(k)).and_then(Option::take);
+                    self.mem.free(h);
+                }
+                TempStep::Outputs => {
+                    for t in &op.outputs {
+                        self.alloc_storage(self.storage(*t));
+                    }
+                    self.observe(phase, i);
+                }
+            }
+        }
+        for h in held {
+            self.mem.free(h);
+        }
+        self.mem.free(gathered);
     }
 
     /// Frees op `i`'s inputs and outputs that nothing holds and that it used last.
