@@ -66,6 +66,10 @@ impl Builder {
     /// Its requests, in order ([`rotation_steps`]): `x * cos`; in
     /// `rotate_half`, `-x2` (half of `x`) and the `torch.cat` (freeing
     /// `-x2`); `* sin` (freeing the cat); the sum, which is the output.
+    /// Backward (the H200 snapshot of the small Qwen3): the gradient times
+    /// `sin`, then each slice's backward zero-fills an `x`-sized gradient
+    /// while it is alive, the second added into the first, which becomes
+    /// `x`'s: two `x`-sized transients beside it.
     pub fn rotary(&mut self, name: &str, x: TensorId) -> TensorId {
         let t = self.tensor_info(x);
         let out = self.tensor(t.numel, t.dtype, t.requires_grad);
@@ -83,7 +87,10 @@ impl Builder {
                     per_sample: 2 * size.per_sample,
                 },
                 forward_steps,
-                backward_temp: size,
+                backward_temp: Numel {
+                    fixed: 2 * size.fixed,
+                    per_sample: 2 * size.per_sample,
+                },
                 flops: Numel::per_sample(4 * t.numel.per_sample),
                 ..OpSpec::default()
             },

@@ -71,6 +71,10 @@ fn a_full_rotary_asks_for_each_temporary_on_its_own() {
     assert_eq!(sizes, vec![out, out / 2, out, out], "{}", op.name);
     // Three x-sized tensors at once, as the single block beside the output counted.
     assert_eq!(most, 3 * out);
+    // Backward: `grad * sin` and the two slices' zero-filled gradients at
+    // once (`MulBackward0`, `SliceBackward0` twice in the snapshot), one of
+    // them `x`'s gradient: two x-sized transients beyond it.
+    assert_eq!(bytes(op.backward_temp), 2 * out);
 }
 
 #[test]
