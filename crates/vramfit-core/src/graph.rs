@@ -169,7 +169,8 @@ pub struct Op {
     pub saved: Vec<TensorId>,
     /// Parameters used; each gets a gradient in backward if trainable.
     pub params: Vec<ParamId>,
-    /// Bytes of transient workspace in forward, freed when the op ends.
+    /// Bytes of transient workspace in forward, freed when the op ends
+    /// (none where `forward_steps` gives the transients).
     pub forward_temp: Numel,
     /// Where not empty, the forward's transient tensors one by one, in the
     /// order PyTorch allocates and frees them around the outputs, in place

@@ -82,10 +82,6 @@ impl Builder {
             OpSpec {
                 inputs: vec![x],
                 outputs: vec![out],
-                forward_temp: Numel {
-                    fixed: 2 * size.fixed,
-                    per_sample: 2 * size.per_sample,
-                },
                 forward_steps,
                 backward_temp: Numel {
                     fixed: 2 * size.fixed,
@@ -123,18 +119,17 @@ impl Builder {
         };
         let (full, grad) = (bytes(t.numel, dtype), bytes(t.numel, t.dtype));
         let rot = part(full);
-        // Beside the output: max(3 rotated, rotated + output) in forward;
-        // beside the input's gradient: max(3 rotated, two x-sized slices' gradients).
+        // Beside the input's gradient: max(3 rotated, two x-sized slices' gradients).
         let pass = if dims < head_dim {
             grad
         } else {
             Numel::default()
         };
-        let beyond = |base: Numel, b: Numel| Numel {
-            fixed: (3 * rot.fixed).saturating_sub(base.fixed).max(b.fixed),
+        let backward_temp = Numel {
+            fixed: (3 * rot.fixed).saturating_sub(grad.fixed).max(pass.fixed),
             per_sample: (3 * rot.per_sample)
-                .saturating_sub(base.per_sample)
-                .max(b.per_sample),
+                .saturating_sub(grad.per_sample)
+                .max(pass.per_sample),
         };
         // `x_rot * cos` and `rotate_half(x_rot) * sin` as in `rotary`, their
         // sum (freeing both), then the `torch.cat` with `x_pass`: the output.
@@ -152,9 +147,8 @@ impl Builder {
             OpSpec {
                 inputs: vec![x],
                 outputs: vec![out],
-                forward_temp: beyond(full, rot),
                 forward_steps,
-                backward_temp: beyond(grad, pass),
+                backward_temp,
                 flops: Numel::per_sample(4 * part(t.numel).per_sample),
                 ..OpSpec::default()
             },
