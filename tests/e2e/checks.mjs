@@ -313,9 +313,25 @@ export const checks = [
     const p = await page.context().newPage();
     const problems = watch(p);
     try {
-      await p.goto(new URL("?v=1&m=llama-3-8b&mo=inference&ctx=8192&en=llama.cpp&w=q4_k_m", page.url()).href);
+      await p.goto(new URL("?v=1&m=llama-3-8b&mo=inference&ctx=8192&en=llama.cpp&w=q4_k_m&b=12", page.url()).href);
       await p.waitForSelector('#results[data-engine="llama.cpp"][data-state="fresh"]', { timeout: 30_000 });
       expect((await p.inputValue("#engine")) === "llama.cpp" && (await p.inputValue("#serve-weights")) === "q4_k_m", "the link's engine and weights are not in the form");
+      // The form asks only what the engine reads: its sequences (not a batch) first, its GPUs (no
+      // data-parallel strategy or offload); llama.cpp's precision (f16 or bf16 GGUF) and attention (-fa).
+      const shown = async (ids) => {
+        const out = [];
+        for (const id of ids) if ((await p.locator(id).count()) > 0) out.push(id);
+        return out.join(" ");
+      };
+      const trainingOnly = ["#batch", "#strategy", "#offload", "#parallel-group", "#ep"];
+      expect((await shown(trainingOnly)) === "", `llama.cpp shows ${await shown(trainingOnly)}`);
+      expect((await shown(["#precision", "#attention"])) === "#precision #attention", "llama.cpp's precision or attention is not asked");
+      // The sequences in flight and their context first; the link's 8192 tokens override the sequence length.
+      const first = p.locator(".config .field-row").first();
+      expect((await first.locator("#concurrency").count()) === 1 && (await first.locator("#context").count()) === 1, "concurrency and context are not the first fields");
+      expect((await text(p, 'label[for="context"]')) === "Context length" && (await p.inputValue("#context")) === "8192", `context: ${await p.inputValue("#context")}`);
+      expect((await p.locator("#seq").count()) === 0, "the overridden sequence length is shown");
+      expect((await text(p, 'label[for="gpus"]')) === "GPUs" && (await text(p, "#gpus-hint")).includes("--split-mode layer"), `GPUs: ${await text(p, "#gpus-hint")}`);
       // Llama-3-8B's f16 KV cache at 8192 tokens is exactly 1 GiB; its Q4_K_M file about 4.91 GB.
       expect((await bytesOf(p, "#serve-kv")) === 2 ** 30, `KV cache: ${await bytesOf(p, "#serve-kv")}`);
       const weights = await bytesOf(p, "#serve-weights-bytes");
@@ -349,6 +365,9 @@ export const checks = [
       await p.selectOption("#engine", "vllm");
       await p.waitForSelector('#results[data-engine="vllm"] #max-concurrency', { timeout: 10_000 });
       expect((await p.inputValue("#serve-weights")) === "native", "vLLM kept a GGUF mix");
+      // vLLM picks the weights' type from its own list and its attention kernels itself.
+      expect((await shown(["#precision", "#attention", ...trainingOnly])) === "", `vLLM shows ${await shown(["#precision", "#attention", ...trainingOnly])}`);
+      expect((await text(p, "#gpus-hint")).includes("--tensor-parallel-size"), `GPUs: ${await text(p, "#gpus-hint")}`);
       expect(Number(await p.getAttribute("#max-concurrency", "data-value")) > 1, "no concurrency");
       const vllm = await p.inputValue("#launch-command");
       expect(vllm.startsWith("vllm serve llama-3-8b --max-model-len 8192 --gpu-memory-utilization 0.9"), `launch: ${vllm}`);
@@ -377,6 +396,10 @@ export const checks = [
       expect(left.phrases.length + left.words.length === 0, `English with an engine in Chinese mode: ${[...left.phrases, ...left.words].join(" | ")}`);
       await p.selectOption("#lang", "en");
       await p.waitForFunction(() => document.documentElement.lang === "en", null, { timeout: 5_000 });
+      // The batch the engine did not ask for is kept for training.
+      await p.check("#mode-train");
+      await p.waitForSelector("#batch", { timeout: 5_000 });
+      expect((await p.inputValue("#batch")) === "12", `batch after serving: ${await p.inputValue("#batch")}`);
     } finally {
       await p.close();
     }

@@ -141,6 +141,10 @@ export const embedChecks = [
     expect(Number(await page.getAttribute("#max-concurrency", "data-value")) > 6, "vLLM's pool holds no 6 sequences");
     // The widget stays short: no limits card, no launch command; its link opens the page with the engine.
     expect((await page.$("#serve-answers")) === null && (await page.$("#launch-command")) === null, "the widget shows the page's extras");
+    // Its form asks what vLLM reads: no optimizer, checkpointing, precision or attention.
+    const unread = [];
+    for (const id of ["#optimizer", "#checkpointing", "#precision", "#attention", "#batch"]) if ((await page.$(id)) !== null) unread.push(id);
+    expect(unread.length === 0 && (await page.$("#model")) !== null, `the widget asks for ${unread.join(" ")}`);
     const href = await page.getAttribute("#open-full", "href");
     expect(new URLSearchParams(href.split("?")[1]).get("en") === "vllm", `open-full: ${href}`);
     await context.close();

@@ -137,3 +137,18 @@ export const LAUNCH_ARGS = [
   "--no-first-run",
   "--disable-quic",
 ];
+
+/**
+ * The context of the calculator's shared page (run.mjs, only.mjs): it lets
+ * axe-core be injected as an inline script; the CSP itself is tested in
+ * links.mjs with a context that enforces it.
+ */
+export function sharedContext(browser) {
+  return browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    locale: "en-US",
+    colorScheme: "light",
+    bypassCSP: true,
+    permissions: ["clipboard-read", "clipboard-write"],
+  });
+}

@@ -20,7 +20,7 @@ import { firstLoadSizes, firstVerdictTimes, printBudgets, recomputeTimes } from 
 import { checks } from "./checks.mjs";
 import { benchChecks, launchWebgpu, printBenchNumbers } from "./bench.mjs";
 import { embedChecks } from "./embed.mjs";
-import { CheckFailed, expect, LAUNCH_ARGS, outDir, pageCsp, serve, text, watch } from "./helpers.mjs";
+import { CheckFailed, expect, LAUNCH_ARGS, outDir, pageCsp, serve, sharedContext, text, watch } from "./helpers.mjs";
 import { linkChecks } from "./links.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -142,15 +142,7 @@ async function main() {
   };
   try {
     console.log(`serving ${dist} at ${url}; ${await browser.version()} at ${executablePath}`);
-    // The shared page lets axe-core be injected as an inline script; the CSP
-    // itself is tested in links.mjs with a context that enforces it.
-    const context = await browser.newContext({
-      viewport: { width: 1280, height: 900 },
-      locale: "en-US",
-      colorScheme: "light",
-      bypassCSP: true,
-      permissions: ["clipboard-read", "clipboard-write"],
-    });
+    const context = await sharedContext(browser);
     const page = await context.newPage();
     const problems = watch(page);
     let reported = 0;

@@ -315,7 +315,48 @@ fn parse_estimate(argv: &[String], cmd: Cmd) -> Result<EstimateArgs, CliError> {
             "--url prints a link, --json an estimate: choose one".into(),
         ));
     }
+    a.warnings.extend(unread_by_engine(argv, &a));
     Ok(a)
+}
+
+/// The flags typed in `argv` that the serving engine does not read, one
+/// warning each: an engine serves `--concurrency` sequences (not a batch),
+/// splits the model over `--tp` GPUs (no data-parallel strategy, no
+/// optimizer to offload; `--gpus-per-node` and `--nodes` count the GPUs
+/// `--tp` divides), and vLLM and SGLang take the weights' type from
+/// `--weights` and run their own attention kernels. Hugging Face's
+/// simulation reads them all; a link's values are not warned about (the
+/// page keeps them for the other modes).
+fn unread_by_engine(argv: &[String], a: &EstimateArgs) -> Vec<String> {
+    use vramfit_core::config::Mode;
+    use vramfit_core::engines::Engine;
+    let engine = a.serve.engine;
+    if a.config.mode != Mode::Inference || engine == Engine::Hf {
+        return Vec::new();
+    }
+    let torch = matches!(engine, Engine::Vllm | Engine::Sglang);
+    let why = |flag: &str| -> Option<&'static str> {
+        match flag {
+            "--batch" => Some("its sequences in flight are --concurrency"),
+            "--strategy" | "--offload" | "--pp" | "--vpp" | "--ep" | "--etp" | "--sp"
+            | "--zero-bucket" | "--ddp-bucket-view" => {
+                Some("it splits the model over --tp GPUs (of --gpus-per-node × --nodes)")
+            }
+            "--precision" if torch => Some("the weights' type is --weights"),
+            "--attention" if torch => Some("it runs its own attention kernels"),
+            _ => None,
+        }
+    };
+    let mut warned: Vec<&str> = Vec::new();
+    let mut warnings = Vec::new();
+    for arg in argv {
+        let flag = arg.split_once('=').map_or(arg.as_str(), |(f, _)| f);
+        if let Some(reason) = why(flag).filter(|_| !warned.contains(&flag)) {
+            warned.push(flag);
+            warnings.push(format!("{flag} is not read by {engine}: {reason}"));
+        }
+    }
+    warnings
 }
 
 /// Applies each flag in `argv` (`--flag V` or `--flag=V`; a switch alone)

@@ -597,3 +597,73 @@ fn deepseek_v2_lite_is_served_with_its_latent_cache_by_every_engine() {
         "mixture of experts only",
     );
 }
+
+/// The flags an engine does not read are named on stderr, each once, with
+/// what it reads instead, and change nothing; Hugging Face's simulation,
+/// which reads them, warns of none.
+#[test]
+fn flags_an_engine_does_not_read_are_warned_about_and_change_nothing() {
+    let plain = serve(&["--engine", "vllm", "--gpu", "h100-sxm", "--json"]);
+    let typed = serve(&[
+        "--engine",
+        "vllm",
+        "--gpu",
+        "h100-sxm",
+        "--batch",
+        "32",
+        "--strategy",
+        "zero3",
+        "--offload=optimizer",
+        "--precision",
+        "fp32",
+        "--batch",
+        "16",
+        "--json",
+    ]);
+    assert_eq!(stdout(&plain), stdout(&typed));
+    let err = String::from_utf8_lossy(&typed.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "vramfit: warning: --batch is not read by vllm: its sequences in flight are --concurrency",
+            "vramfit: warning: --strategy is not read by vllm: it splits the model over --tp GPUs (of --gpus-per-node × --nodes)",
+            "vramfit: warning: --offload is not read by vllm: it splits the model over --tp GPUs (of --gpus-per-node × --nodes)",
+            "vramfit: warning: --precision is not read by vllm: the weights' type is --weights",
+        ],
+        "{err}"
+    );
+    // llama.cpp reads the precision (an f16 or bf16 GGUF) and the attention (-fa).
+    let llama = serve(&[
+        "--engine",
+        "llama.cpp",
+        "--precision",
+        "bf16",
+        "--attention",
+        "eager",
+        "--batch",
+        "4",
+    ]);
+    let err = String::from_utf8_lossy(&llama.stderr);
+    assert_eq!(
+        err.trim(),
+        "vramfit: warning: --batch is not read by llama.cpp: its sequences in flight are --concurrency"
+    );
+    // --gpus-per-node counts the GPUs --tp divides: read.
+    let tp = serve(&["--engine", "vllm", "--gpu", "h100-sxm", "--tp", "2", "--gpus-per-node", "2"]);
+    assert!(tp.status.success() && tp.stderr.is_empty(), "{}", String::from_utf8_lossy(&tp.stderr));
+    // Hugging Face generate's sequences are the batch.
+    let hf = serve(&[
+        "--batch",
+        "4",
+        "--precision",
+        "bf16",
+        "--strategy",
+        "single",
+    ]);
+    assert!(
+        hf.status.success() && hf.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&hf.stderr)
+    );
+}

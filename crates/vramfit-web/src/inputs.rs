@@ -281,10 +281,37 @@ impl Inputs {
         self.rest.parallel.nodes = cfg.parallel.nodes;
     }
 
+    /// The serving engine that answers, where one does: inference mode with
+    /// vLLM, SGLang or llama.cpp (Hugging Face's `generate` is simulated).
+    pub fn engine(&self) -> Option<Engine> {
+        (self.mode == Mode::Inference && self.serve.engine != Engine::Hf)
+            .then_some(self.serve.engine)
+    }
+
     /// The count fields a model of this shape uses, in form order.
     pub fn fields(&self, shape: impl Into<Shape>) -> Vec<Field> {
         let Shape { kind, experts } = shape.into();
         let size = Field::input_size(kind);
+        if self.engine().is_some() {
+            // An engine reads the sequences in flight, not a batch, and
+            // splits the model over the GPUs, experts and all. The sequence
+            // length is only the context's default (a context of 0): the
+            // form's context shows it then, and it is read only then.
+            let seq_in_effect = parse_count(Field::Context, &self.context) == Ok(0);
+            let memory = (self.gpu == CUSTOM_GPU).then_some(Field::GpuMemory);
+            let serving = self.serve.fields();
+            return [
+                Some(Field::Concurrency),
+                Some(Field::Context),
+                size.filter(|_| seq_in_effect),
+                memory,
+                Some(Field::Gpus),
+            ]
+            .into_iter()
+            .flatten()
+            .chain(serving.into_iter().filter(|f| *f != Field::Concurrency))
+            .collect();
+        }
         let every_k = (self.checkpointing == CheckpointChoice::EveryK).then_some(Field::EveryK);
         let mode_field = match self.mode {
             Mode::FinetuneLora | Mode::FinetuneQlora => Some(Field::LoraRank),

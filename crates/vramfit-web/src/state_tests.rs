@@ -649,10 +649,41 @@ fn an_engine_shows_its_own_fields_and_answer() {
     let s = serving_llama();
     assert!(s.serving.is_none(), "Hugging Face is the simulation");
     let s = reduce(s, Action::SetEngine(Engine::LlamaCpp));
+    // Its sequences, not a batch; the sequence length, overridden by the
+    // context, is not read (nor checked).
     assert_eq!(
-        s.visible_fields()[3..],
-        [Field::Context, Field::Concurrency, Field::GpuLayers]
+        s.visible_fields(),
+        [
+            Field::Concurrency,
+            Field::Context,
+            Field::Gpus,
+            Field::GpuLayers
+        ]
     );
+    let garbled = reduce(Rc::clone(&s), set(Field::Seq, "abc"));
+    assert!(garbled.errors.is_empty() && garbled.serving.is_some());
+    // A context of 0 is the sequence length: read, and checked, then.
+    let by_seq = reduce(
+        reduce(Rc::clone(&s), set(Field::Seq, "8192")),
+        set(Field::Context, "0"),
+    );
+    assert_eq!(
+        by_seq.visible_fields()[..3],
+        [Field::Concurrency, Field::Context, Field::Seq]
+    );
+    let answer = |s: &AppState| {
+        s.serving
+            .as_ref()
+            .map(|v| v.estimate.report.kv_cache_bytes.0)
+    };
+    assert_eq!(answer(&by_seq), answer(&s));
+    let bad = reduce(Rc::clone(&by_seq), set(Field::Seq, "abc"));
+    assert!(bad.errors.get(Field::Seq).is_some() && bad.stale);
+    // The batch is kept for the other modes.
+    let batch = reduce(Rc::clone(&s), set(Field::Batch, "12"));
+    let train = reduce(batch, Action::SetMode(Mode::Train));
+    assert_eq!(train.inputs.get(Field::Batch), "12");
+    assert!(train.visible_fields().contains(&Field::Batch));
     let s = reduce(s, Action::SetServeWeights("q4_k_m".into()));
     let view = s.serving.clone().expect("llama.cpp runs Q4_K_M");
     assert_eq!(view.estimate.report.kv_cache_bytes.0, 1 << 30);
@@ -661,8 +692,13 @@ fn an_engine_shows_its_own_fields_and_answer() {
     // vLLM: its utilization instead of -ngl; the GGUF mix is not its.
     let s = reduce(s, Action::SetEngine(Engine::Vllm));
     assert_eq!(
-        s.visible_fields()[4..],
-        [Field::Concurrency, Field::Utilization]
+        s.visible_fields(),
+        [
+            Field::Concurrency,
+            Field::Context,
+            Field::Gpus,
+            Field::Utilization
+        ]
     );
     assert_eq!(s.inputs.serve.weights, "native");
     let pool = s

@@ -8,7 +8,9 @@ use crate::catalog::{self, Catalog};
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
 use crate::import::ImportState;
-use crate::state::{Action, CheckpointChoice, Field, FieldErrors, IMPORTED_MODEL, Inputs};
+use crate::state::{
+    Action, CheckpointChoice, Field, FieldErrors, IMPORTED_MODEL, Inputs, parse_count,
+};
 use std::rc::Rc;
 use vramfit_core::config::Mode;
 use vramfit_core::engines::Engine;
@@ -130,8 +132,32 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
     );
     let (engines, serve_weights, kv_dtypes) = (*serve_choices).clone();
     let handlers = use_memo(props.on_action.clone(), Handlers::new);
+    // A serving engine (not Hugging Face's simulation) reads only its own
+    // settings: its sequences are the concurrency (not the batch), its GPUs
+    // split the model (no data-parallel strategy, no optimizer to offload),
+    // and vLLM and SGLang pick the weights' type and attention themselves.
+    let engine = props.inputs.engine();
+    let torch_engine = matches!(engine, Some(Engine::Vllm | Engine::Sglang));
     let number = |field: Field| {
+        let label = match (field, engine) {
+            (Field::Gpus, Some(_)) => Key::GpusServing,
+            (Field::Context, Some(_)) => Key::ContextLength,
+            _ => field.label(),
+        };
+        // An engine's context of 0 is the sequence length: the field shows
+        // that length, and its error.
+        let seq_for_context = field == Field::Context
+            && engine.is_some()
+            && parse_count(Field::Context, props.inputs.get(field)) == Ok(0);
+        let shows = if seq_for_context { Field::Seq } else { field };
         let hint = match (field, props.inputs.effective_batch()) {
+            (Field::Gpus, _) if engine == Some(Engine::LlamaCpp) => {
+                t(lang, Key::GpusLayerSplitHint).to_string()
+            }
+            (Field::Gpus, _) if engine.is_some() => {
+                t(lang, Key::GpusTensorParallelHint).to_string()
+            }
+            (Field::Context, _) if engine.is_some() => t(lang, Key::ContextServingHint).to_string(),
             (Field::Accum, Some((effective, batch, accum))) if accum > 1 => tf(
                 lang,
                 Key::EffectiveBatch,
@@ -149,8 +175,8 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
         };
         let error = props
             .errors
-            .get(field)
-            .map(|e| AttrValue::from(e.message(field, lang)));
+            .get(shows)
+            .map(|e| AttrValue::from(e.message(shows, lang)));
         if field == Field::Batch {
             return html! {
                 <BatchField label={t(lang, field.label())} {hint} {error} oninput={handlers.number(field)} />
@@ -159,10 +185,10 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
         html! {
             <NumberField
                 id={field.id()}
-                label={t(lang, field.label())}
+                label={t(lang, label)}
                 {hint}
                 unit={field.unit().map(|u| AttrValue::from(t(lang, u)))}
-                value={props.inputs.get(field).to_string()}
+                value={props.inputs.get(shows).to_string()}
                 {error}
                 oninput={handlers.number(field)}
             />
@@ -188,32 +214,39 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             <ImportBox import={props.import.clone()} open={import_open} built={props.built} on_action={props.on_action.clone()} />
             <CustomModel built={props.built} on_action={props.on_action.clone()} />
             <div class="field-row">
-                { number(Field::Batch) }
-                { for size.map(number) }
+                if engine.is_some() {
+                    { number(Field::Concurrency) }
+                    { number(Field::Context) }
+                } else {
+                    { number(Field::Batch) }
+                    { for size.map(number) }
+                }
             </div>
             if shown(Field::Accum) {
                 { number(Field::Accum) }
             }
-            <div class="field-row">
-                <SelectField
-                    full={props.built}
-                    id="precision"
-                    label={t(lang, Key::Precision)}
-                    groups={precisions}
-                    value={props.inputs.precision.id()}
-                    onchange={handlers.precision.clone()}
-                />
-                if props.inputs.trains() {
+            if !torch_engine {
+                <div class="field-row">
                     <SelectField
                         full={props.built}
-                        id="optimizer"
-                        label={t(lang, Key::Optimizer)}
-                        groups={optimizers}
-                        value={props.inputs.optimizer.id()}
-                        onchange={handlers.optimizer.clone()}
+                        id="precision"
+                        label={t(lang, Key::Precision)}
+                        groups={precisions}
+                        value={props.inputs.precision.id()}
+                        onchange={handlers.precision.clone()}
                     />
-                }
-            </div>
+                    if props.inputs.trains() {
+                        <SelectField
+                            full={props.built}
+                            id="optimizer"
+                            label={t(lang, Key::Optimizer)}
+                            groups={optimizers}
+                            value={props.inputs.optimizer.id()}
+                            onchange={handlers.optimizer.clone()}
+                        />
+                    }
+                </div>
+            }
             if props.inputs.trains() && props.inputs.optimizer_has_impls() {
                 <SelectField
                     full={props.built}
@@ -240,14 +273,14 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                     }
                 </div>
             }
-            if props.tokens {
+            if props.tokens && !torch_engine {
                 <SelectField
                     full={props.built}
                     id="attention"
                     label={t(lang, Key::Attention)}
                     groups={attentions}
                     value={props.inputs.attention.id()}
-                    hint={AttrValue::from(t(lang, Key::AttentionHint))}
+                    hint={AttrValue::from(t(lang, if engine == Some(Engine::LlamaCpp) { Key::AttentionLlamaCppHint } else { Key::AttentionHint }))}
                     onchange={handlers.attention.clone()}
                 />
             }
@@ -333,35 +366,39 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             if shown(Field::GpuMemory) {
                 { number(Field::GpuMemory) }
             }
-            <fieldset class="field-group" id="parallel-group">
-                <legend>{ t(lang, Key::GpusGroup) }</legend>
+            if engine.is_some() {
                 { number(Field::Gpus) }
-                if shown(Field::Ep) {
-                    { number(Field::Ep) }
-                }
-                if shown(Field::Etp) {
-                    { number(Field::Etp) }
-                }
-                <div class="field-row">
-                    <SelectField
-                        full={props.built}
-                        id="strategy"
-                        label={t(lang, Key::Strategy)}
-                        groups={(*strategies).clone()}
-                        value={props.inputs.strategy.id()}
-                        onchange={handlers.strategy.clone()}
-                    />
-                    <SelectField
-                        full={props.built}
-                        id="offload"
-                        label={t(lang, Key::Offload)}
-                        groups={offloads}
-                        value={props.inputs.offload.id()}
-                        onchange={handlers.offload.clone()}
-                    />
-                </div>
-            </fieldset>
-            if shown(Field::LoraRank) || shown(Field::Context) {
+            } else {
+                <fieldset class="field-group" id="parallel-group">
+                    <legend>{ t(lang, Key::GpusGroup) }</legend>
+                    { number(Field::Gpus) }
+                    if shown(Field::Ep) {
+                        { number(Field::Ep) }
+                    }
+                    if shown(Field::Etp) {
+                        { number(Field::Etp) }
+                    }
+                    <div class="field-row">
+                        <SelectField
+                            full={props.built}
+                            id="strategy"
+                            label={t(lang, Key::Strategy)}
+                            groups={(*strategies).clone()}
+                            value={props.inputs.strategy.id()}
+                            onchange={handlers.strategy.clone()}
+                        />
+                        <SelectField
+                            full={props.built}
+                            id="offload"
+                            label={t(lang, Key::Offload)}
+                            groups={offloads}
+                            value={props.inputs.offload.id()}
+                            onchange={handlers.offload.clone()}
+                        />
+                    </div>
+                </fieldset>
+            }
+            if engine.is_none() && (shown(Field::LoraRank) || shown(Field::Context)) {
                 <div class="field-row">
                     if shown(Field::LoraRank) {
                         { number(Field::LoraRank) }
@@ -407,7 +444,6 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                         </div>
                         <p class="field-hint" id="serving-hint">{ t(lang, Key::ServeWeightsHint) }{ " " }{ t(lang, Key::KvDtypeHint) }</p>
                         <div class="field-row">
-                            { number(Field::Concurrency) }
                             if shown(Field::Utilization) {
                                 { number(Field::Utilization) }
                             }

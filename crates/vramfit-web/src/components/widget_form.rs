@@ -118,59 +118,69 @@ pub fn WidgetForm(props: &WidgetFormProps) -> Html {
             number(field)
         });
     }
-    items.push(if locked("p") {
-        fixed(
-            "p",
-            Key::Precision,
-            labels::precision(inputs.precision, lang).to_string(),
-        )
-    } else {
-        select(
-            "p",
-            "precision",
-            Key::Precision,
-            catalog::precisions(lang),
-            inputs.precision.id().to_string(),
-            |v| v.parse().ok().map(Action::SetPrecision),
-        )
-    });
-    items.push(if locked("o") {
-        fixed(
-            "o",
-            Key::Optimizer,
-            labels::optimizer(inputs.optimizer, lang).to_string(),
-        )
-    } else {
-        select(
-            "o",
-            "optimizer",
-            Key::Optimizer,
-            catalog::optimizers(lang),
-            inputs.optimizer.id().to_string(),
-            |v| v.parse().ok().map(Action::SetOptimizer),
-        )
-    });
-    let every_k = inputs.checkpointing == CheckpointChoice::EveryK;
-    items.push(if locked("c") {
-        let mut value = labels::checkpointing(inputs.checkpointing, lang).to_string();
-        if every_k {
-            value = format!("{value} (K = {})", inputs.every_k);
-        }
-        fixed("c", Key::Checkpointing, value)
-    } else {
-        select(
-            "c",
-            "checkpointing",
-            Key::Checkpointing,
-            catalog::checkpointing(lang),
-            inputs.checkpointing.id().to_string(),
-            |v| CheckpointChoice::parse(&v).map(Action::SetCheckpointing),
-        )
-    });
-    if every_k && !locked("c") {
-        items.push(number(Field::EveryK));
+    // What the answer reads: no optimizer or checkpointing in inference, and
+    // vLLM and SGLang choose the weights' type and attention themselves.
+    let torch_engine = matches!(
+        inputs.engine(),
+        Some(vramfit_core::engines::Engine::Vllm | vramfit_core::engines::Engine::Sglang)
+    );
+    if !torch_engine {
+        items.push(if locked("p") {
+            fixed(
+                "p",
+                Key::Precision,
+                labels::precision(inputs.precision, lang).to_string(),
+            )
+        } else {
+            select(
+                "p",
+                "precision",
+                Key::Precision,
+                catalog::precisions(lang),
+                inputs.precision.id().to_string(),
+                |v| v.parse().ok().map(Action::SetPrecision),
+            )
+        });
     }
-    if s.input_field() == Some(Field::Seq) {
+    if inputs.trains() {
+        items.push(if locked("o") {
+            fixed(
+                "o",
+                Key::Optimizer,
+                labels::optimizer(inputs.optimizer, lang).to_string(),
+            )
+        } else {
+            select(
+                "o",
+                "optimizer",
+                Key::Optimizer,
+                catalog::optimizers(lang),
+                inputs.optimizer.id().to_string(),
+                |v| v.parse().ok().map(Action::SetOptimizer),
+            )
+        });
+        let every_k = inputs.checkpointing == CheckpointChoice::EveryK;
+        items.push(if locked("c") {
+            let mut value = labels::checkpointing(inputs.checkpointing, lang).to_string();
+            if every_k {
+                value = format!("{value} (K = {})", inputs.every_k);
+            }
+            fixed("c", Key::Checkpointing, value)
+        } else {
+            select(
+                "c",
+                "checkpointing",
+                Key::Checkpointing,
+                catalog::checkpointing(lang),
+                inputs.checkpointing.id().to_string(),
+                |v| CheckpointChoice::parse(&v).map(Action::SetCheckpointing),
+            )
+        });
+        if every_k && !locked("c") {
+            items.push(number(Field::EveryK));
+        }
+    }
+    if s.input_field() == Some(Field::Seq) && !torch_engine {
         items.push(if locked("at") {
             fixed(
                 "at",

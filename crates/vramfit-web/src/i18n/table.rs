@@ -118,11 +118,15 @@ table! {
     Checkpointing => "Activation checkpointing", "激活检查点";
     Attention => "Attention", "注意力实现";
     AttentionHint => "Transformer text models only", "仅适用于 Transformer 文本模型";
+    AttentionLlamaCppHint => "llama.cpp: anything but eager turns on its FlashAttention (-fa)", "llama.cpp：除标准实现外都会开启 FlashAttention（-fa）";
     Gpu => "GPU", "显卡";
     GpuHint => "Marketed memory; the driver reports a little less", "标称显存，驱动报告的会略少";
     GpusGroup => "GPUs & strategy", "显卡数量与并行策略";
     GpusPerNode => "GPUs per node", "每节点显卡数";
     GpusHint => "Data-parallel GPUs on one node", "单个节点上的数据并行显卡数";
+    GpusServing => "GPUs", "显卡数量";
+    GpusTensorParallelHint => "Tensor parallel: every layer is split across them (--tensor-parallel-size, --tp)", "张量并行：每一层都切分到这些显卡上（--tensor-parallel-size、--tp）";
+    GpusLayerSplitHint => "llama.cpp gives each GPU a share of the layers (--split-mode layer)", "llama.cpp 给每张显卡分配一部分层（--split-mode）";
     UnitGpus => "GPUs", "张";
     ExpertParallel => "Expert parallelism", "专家并行";
     ExpertTensorParallel => "Expert tensor parallelism", "专家张量并行";
@@ -152,6 +156,8 @@ table! {
     LoraRankHint => "Rank of the adapter matrices", "适配器矩阵的秩";
     ContextTokens => "Context", "上下文长度";
     ContextHint => "KV-cache length; 0 means the sequence length", "KV 缓存长度；0 表示与序列长度相同";
+    ContextLength => "Context length", "上下文长度";
+    ContextServingHint => "Tokens each sequence holds, prompt and output", "每条序列容纳的词元数，含提示与输出";
     ServingGroup => "Serving", "部署服务";
     Engine => "Engine", "推理引擎";
     EngineHint => "Hugging Face generate is simulated op by op; vLLM, SGLang and llama.cpp are sized as their source code allocates", "Hugging Face 按算子逐个模拟；vLLM、SGLang 和 llama.cpp 按其源代码的分配方式计算";
