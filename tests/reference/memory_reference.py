@@ -596,9 +596,16 @@ CASES = [
     # gpt-oss: sinks (eager), sliding layer 0, biased experts, clamped SwiGLU, router bias
     C("gpt-oss-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
     C("gpt-oss-h512", 2, "fp32", "adamw", seq=1024, layers=2),
+    # GLM-4.5/4.6: grouped-query attention with q/k/v biases and per-head q/k norms, half of each
+    # head rotated then concatenated, DeepSeek-V3's router (160 experts, top-8, 1 group), 1 shared,
+    # layer 0 dense
+    C("glm4-moe-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("glm4-moe-h512", 2, "fp32", "adamw", seq=1024, layers=2),
+    C("glm4-moe-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
     # SDPA (not for latent attention: with a query/key width other than the value's the CPU run
     # takes SDPA's math fallback, fp32 scores and all, where CUDA runs a fused kernel)
     C("qwen3-moe-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),
+    C("glm4-moe-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),
     # Eight blocks: the experts' activations outweigh the loss's tensors at the backward peak
     C("mixtral-h512", 4, "amp-bf16", "adamw", seq=2048, layers=8),
     C("deepseek-v3-h512", 4, "amp-bf16", "adamw", seq=1024, layers=8),

@@ -13,6 +13,8 @@ from transformers import (
     DeepseekV2ForCausalLM,
     DeepseekV3Config,
     DeepseekV3ForCausalLM,
+    Glm4MoeConfig,
+    Glm4MoeForCausalLM,
     GptOssConfig,
     GptOssForCausalLM,
     MixtralConfig,
@@ -35,13 +37,15 @@ CLASSES = {
     "deepseek_v2": (DeepseekV2Config, DeepseekV2ForCausalLM),
     "deepseek_v3": (DeepseekV3Config, DeepseekV3ForCausalLM),
     "gpt_oss": (GptOssConfig, GptOssForCausalLM),
+    "glm4_moe": (Glm4MoeConfig, Glm4MoeForCausalLM),
 }
 
 # id -> (model_type, config.json fields). Sources: mistralai/Mixtral-8x7B-v0.1,
 # mistralai/Mixtral-8x22B-v0.1, Qwen/Qwen1.5-MoE-A2.7B, Qwen/Qwen3-30B-A3B,
 # Qwen/Qwen3-235B-A22B, allenai/OLMoE-1B-7B-0924, deepseek-ai/DeepSeek-V2-Lite,
 # deepseek-ai/DeepSeek-V3 (DeepSeek-R1 has the same shapes), openai/gpt-oss-20b,
-# openai/gpt-oss-120b.
+# openai/gpt-oss-120b, zai-org/GLM-4.5-Air, zai-org/GLM-4.5, zai-org/GLM-4.6 (GLM-4.7 has its
+# shapes; 4.5 and 4.6 differ only in max_position_embeddings, which sizes no tensor).
 PRESETS = {
     "mixtral-8x7b": ("mixtral", dict(
         vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
@@ -92,6 +96,18 @@ PRESETS = {
         vocab_size=201088, hidden_size=2880, intermediate_size=2880, num_hidden_layers=36,
         num_attention_heads=64, num_key_value_heads=8, head_dim=64, num_local_experts=128,
         num_experts_per_tok=4, sliding_window=128, attention_bias=True, tie_word_embeddings=False)),
+    "glm-4.5-air": ("glm4_moe", dict(
+        vocab_size=151552, hidden_size=4096, intermediate_size=10944, num_hidden_layers=46,
+        num_attention_heads=96, num_key_value_heads=8, head_dim=128, partial_rotary_factor=0.5,
+        moe_intermediate_size=1408, n_routed_experts=128, n_shared_experts=1, num_experts_per_tok=8,
+        first_k_dense_replace=1, n_group=1, topk_group=1, routed_scaling_factor=1.0,
+        norm_topk_prob=True, attention_bias=True, use_qk_norm=False, tie_word_embeddings=False)),
+    "glm-4.6": ("glm4_moe", dict(
+        vocab_size=151552, hidden_size=5120, intermediate_size=12288, num_hidden_layers=92,
+        num_attention_heads=96, num_key_value_heads=8, head_dim=128, partial_rotary_factor=0.5,
+        moe_intermediate_size=1536, n_routed_experts=160, n_shared_experts=1, num_experts_per_tok=8,
+        first_k_dense_replace=3, n_group=1, topk_group=1, routed_scaling_factor=2.5,
+        norm_topk_prob=True, attention_bias=True, use_qk_norm=True, tie_word_embeddings=False)),
 }
 
 
@@ -142,6 +158,13 @@ VARIANTS = {
         vocab_size=201088, hidden_size=512, intermediate_size=512, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=2, head_dim=64, num_local_experts=32,
         num_experts_per_tok=4, sliding_window=128, attention_bias=True, tie_word_embeddings=False)),
+    # GLM-4.6's layout (q/k biases and norms, half of each head rotated, the first layer dense).
+    "glm4-moe-h512": ("glm4_moe", dict(
+        vocab_size=151552, hidden_size=512, intermediate_size=1024, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, head_dim=64, partial_rotary_factor=0.5,
+        moe_intermediate_size=128, n_routed_experts=160, n_shared_experts=1, num_experts_per_tok=8,
+        first_k_dense_replace=1, n_group=1, topk_group=1, routed_scaling_factor=2.5,
+        norm_topk_prob=True, attention_bias=True, use_qk_norm=True, tie_word_embeddings=False)),
 }
 
 ALL = {**PRESETS, **VARIANTS}
@@ -169,13 +192,21 @@ def config(model_id: str, layers: int | None = None):
     return config_class(**fields)
 
 
+def shown_field(cfg, key: str):
+    """A config field as the model reads it: an attribute, or (`partial_rotary_factor` in
+    transformers 5) an entry of `rope_parameters`."""
+    if hasattr(cfg, key):
+        return getattr(cfg, key)
+    return (getattr(cfg, "rope_parameters", None) or {})[key]
+
+
 def build(model_id: str, attn: str = "eager", layers: int | None = None):
     """The model (on the current default device) and its source string."""
     kind, fields = ALL[model_id]
     cfg = config(model_id, layers)
     cfg._attn_implementation = attn
     model_class = CLASSES[kind][1]
-    shown = ",".join(f"{k}={getattr(cfg, k)}" for k in fields)
+    shown = ",".join(f"{k}={shown_field(cfg, k)}" for k in fields)
     return model_class(cfg), f"{TF} {model_class.__name__}({type(cfg).__name__}({shown}))"
 
 

@@ -25,7 +25,7 @@ fn total_and_active_parameters_match_transformers() {
         assert_eq!(spec.active_parameter_count().unwrap(), active, "{}", f[0]);
         checked += 1;
     }
-    assert_eq!(checked, 10);
+    assert_eq!(checked, 12);
     // A dense model's parameters are all active.
     let llama = preset("llama-3-8b");
     assert_eq!(
@@ -96,10 +96,40 @@ fn each_mixture_of_experts_config_imports_as_its_preset() {
             "routed_scaling_factor":2.5,"scoring_func":"sigmoid","topk_group":4,"topk_method":"noaux_tc",
             "v_head_dim":128,"vocab_size":129280,"tie_word_embeddings":false}"#,
         ),
+        (
+            "glm-4.5-air",
+            r#"{"architectures":["Glm4MoeForCausalLM"],"attention_bias":true,"attention_dropout":0.0,
+            "first_k_dense_replace":1,"head_dim":128,"hidden_act":"silu","hidden_size":4096,
+            "intermediate_size":10944,"max_position_embeddings":131072,"model_type":"glm4_moe",
+            "moe_intermediate_size":1408,"n_group":1,"n_routed_experts":128,"n_shared_experts":1,
+            "norm_topk_prob":true,"num_attention_heads":96,"num_experts_per_tok":8,"num_hidden_layers":46,
+            "num_key_value_heads":8,"num_nextn_predict_layers":1,"partial_rotary_factor":0.5,
+            "rms_norm_eps":1e-05,"rope_scaling":null,"rope_theta":1000000,"routed_scaling_factor":1.0,
+            "tie_word_embeddings":false,"topk_group":1,"use_qk_norm":false,"vocab_size":151552}"#,
+        ),
+        (
+            "glm-4.6",
+            r#"{"architectures":["Glm4MoeForCausalLM"],"attention_bias":true,"head_dim":128,"hidden_act":"silu",
+            "hidden_size":5120,"partial_rotary_factor":0.5,"intermediate_size":12288,
+            "max_position_embeddings":202752,"model_type":"glm4_moe","moe_intermediate_size":1536,
+            "norm_topk_prob":true,"num_attention_heads":96,"n_group":1,"topk_group":1,"n_routed_experts":160,
+            "n_shared_experts":1,"routed_scaling_factor":2.5,"num_experts_per_tok":8,"first_k_dense_replace":3,
+            "num_hidden_layers":92,"num_key_value_heads":8,"rms_norm_eps":1e-5,"rope_scaling":null,
+            "rope_theta":1000000,"num_nextn_predict_layers":1,"tie_word_embeddings":false,"use_qk_norm":true,
+            "vocab_size":151552}"#,
+        ),
     ];
     for (id, json) in configs {
         assert_eq!(import(json).unwrap().spec, preset(id), "{id}");
     }
+    // transformers 5 saves the rotated share inside `rope_parameters`.
+    let saved = r#"{"model_type":"glm4_moe","head_dim":128,"attention_bias":true,"max_position_embeddings":131072,
+        "rope_parameters":{"rope_theta":1000000,"partial_rotary_factor":0.5,"rope_type":"default"}}"#;
+    assert_eq!(import(saved).unwrap().spec, preset("glm-4.5-air"));
+    assert_ne!(
+        import(&saved.replace("0.5", "1.0")).unwrap().spec,
+        preset("glm-4.5-air")
+    );
     let types: Vec<String> = (0..24)
         .map(|i| {
             if i % 2 == 0 {
@@ -185,6 +215,8 @@ fn config_class_defaults_count_as_transformers_builds_them() {
     );
     assert_eq!(count(r#"{"model_type":"deepseek_v3"}"#), 671_026_404_352);
     assert_eq!(count(r#"{"model_type":"gpt_oss"}"#), 116_829_156_672);
+    // No `head_dim`: 4096 / 96 floors to 42.
+    assert_eq!(count(r#"{"model_type":"glm4_moe"}"#), 103_481_200_640);
     let e = import(r#"{"model_type":"deepseek_v2"}"#).unwrap_err();
     assert!(e.to_string().contains("num_experts_per_tok"), "{e}");
 }

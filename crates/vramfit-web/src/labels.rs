@@ -249,6 +249,7 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::Phi
         | Group::StarCoder2
         | Group::DeepSeek
+        | Group::Glm
         | Group::GptOss
         | Group::T5 => group.name(),
     }

@@ -14,7 +14,7 @@
 use super::family::{Family, Group, Import, ModelPreset};
 use super::hf_fields::Fields;
 use super::mla::{Mla, MlaRope};
-use super::moe::{DenseLayers, Moe, Router, SharedExperts};
+use super::moe::{Moe, Router};
 use super::{ModelSpec, TransformerSpec, llama};
 use crate::error::Error;
 
@@ -54,25 +54,16 @@ fn read(f: &Fields<'_>, d: Defaults, router: Router, rope: MlaRope) -> Result<Mo
         v_head_dim: or("v_head_dim", 128)?,
         rope,
     };
-    let shared = or("n_shared_experts", d.7)?;
-    let moe_intermediate = or("moe_intermediate_size", d.5)?;
-    let moe = Moe {
-        experts: or("n_routed_experts", d.6)?,
-        top_k: f.u64("num_experts_per_tok")?,
-        expert_intermediate: moe_intermediate,
+    let moe = Moe::deepseek_style(
+        (
+            or("n_routed_experts", d.6)?,
+            f.u64("num_experts_per_tok")?,
+            or("moe_intermediate_size", d.5)?,
+        ),
+        or("n_shared_experts", d.7)?,
+        or("first_k_dense_replace", d.8)?,
         router,
-        shared: (shared > 0).then(|| SharedExperts {
-            intermediate: moe_intermediate.saturating_mul(shared),
-            gate: false,
-        }),
-        dense: DenseLayers {
-            first: or("first_k_dense_replace", d.8)?,
-            ..DenseLayers::default()
-        },
-        biases: false,
-        activation: Default::default(),
-        aux_loss: false,
-    };
+    );
     let bias = f.bool_or("attention_bias", false);
     let mut t = decoder(
         (
@@ -161,22 +152,8 @@ fn presets() -> Vec<ModelPreset> {
         v_head_dim: 128,
         rope,
     };
-    let moe = |(experts, top_k, i, shared, first), router| Moe {
-        experts,
-        top_k,
-        expert_intermediate: i,
-        router,
-        shared: Some(SharedExperts {
-            intermediate: i * shared,
-            gate: false,
-        }),
-        dense: DenseLayers {
-            first,
-            ..DenseLayers::default()
-        },
-        biases: false,
-        activation: Default::default(),
-        aux_loss: false,
+    let moe = |(experts, top_k, i, shared, first), router| {
+        Moe::deepseek_style((experts, top_k, i), shared, first, router)
     };
     let v2 = Router::SoftmaxGroups {
         groups: 1,

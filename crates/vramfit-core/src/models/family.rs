@@ -112,6 +112,9 @@ pub enum Group {
     /// DeepSeek's mixtures of experts with latent attention.
     #[serde(rename = "DeepSeek")]
     DeepSeek,
+    /// Z.ai's GLM mixtures of experts.
+    #[serde(rename = "GLM")]
+    Glm,
     /// OpenAI's open-weight mixtures of experts.
     #[serde(rename = "gpt-oss")]
     GptOss,
@@ -140,6 +143,7 @@ impl Group {
             Group::Phi => "Phi",
             Group::StarCoder2 => "StarCoder2",
             Group::DeepSeek => "DeepSeek",
+            Group::Glm => "GLM",
             Group::GptOss => "gpt-oss",
             Group::T5 => "T5",
         }

@@ -8,6 +8,7 @@ pub mod deepseek;
 pub mod efficientnet;
 pub mod family;
 pub mod gemma;
+pub mod glm4_moe;
 pub mod gpt2;
 pub mod gpt_neox;
 pub mod gpt_oss;

@@ -140,6 +140,36 @@ pub enum ExpertActivation {
 }
 
 impl Moe {
+    /// DeepSeek's sparse block (DeepSeek-V2/V3, and GLM-4.5's, which is
+    /// DeepSeek-V3's): `experts` routed experts of `intermediate`, `top_k`
+    /// per token, `shared` shared experts run as one ungated MLP of
+    /// `shared × intermediate` after them (none for 0), and the first
+    /// `first_dense` layers dense.
+    pub fn deepseek_style(
+        (experts, top_k, intermediate): (u64, u64, u64),
+        shared: u64,
+        first_dense: u64,
+        router: Router,
+    ) -> Moe {
+        Moe {
+            experts,
+            top_k,
+            expert_intermediate: intermediate,
+            router,
+            shared: (shared > 0).then(|| SharedExperts {
+                intermediate: intermediate.saturating_mul(shared),
+                gate: false,
+            }),
+            dense: DenseLayers {
+                first: first_dense,
+                ..DenseLayers::default()
+            },
+            biases: false,
+            activation: ExpertActivation::default(),
+            aux_loss: false,
+        }
+    }
+
     /// Whether layer `i` (from 0) routes to experts.
     pub fn is_sparse(&self, i: u64) -> bool {
         i >= self.dense.first
