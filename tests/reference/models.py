@@ -34,6 +34,8 @@ from transformers import (
     MistralForCausalLM,
     Olmo2Config,
     Olmo2ForCausalLM,
+    Olmo3Config,
+    Olmo3ForCausalLM,
     Phi3Config,
     Phi3ForCausalLM,
     Qwen2Config,
@@ -284,6 +286,31 @@ def olmo2_config(name: str, layers: int | None = None) -> Olmo2Config:
         num_key_value_heads=kv,
         intermediate_size=inter,
         max_position_embeddings=4096,
+        tie_word_embeddings=False,
+    )
+
+
+# OLMo 3: their config.json on the Hugging Face Hub (allenai/Olmo-3-1025-7B, allenai/Olmo-3-1125-32B;
+# the 32B's shape as tt-metal's port assessment quotes it): OLMo 2's block with a 4096-token window on
+# three layers of four; (hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads,
+# intermediate_size); vocabulary 100278, untied head. Their YaRN rope scaling sizes no tensor.
+OLMO3_CONFIGS = {
+    "olmo-3-7b": (4096, 32, 32, 32, 11008),
+    "olmo-3-32b": (5120, 64, 40, 8, 27648),
+}
+
+
+def olmo3_config(name: str, layers: int | None = None) -> Olmo3Config:
+    hidden, n_layers, heads, kv, inter = OLMO3_CONFIGS[name]
+    return Olmo3Config(
+        vocab_size=100278,
+        hidden_size=hidden,
+        num_hidden_layers=layers or n_layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        intermediate_size=inter,
+        max_position_embeddings=65536,
+        sliding_window=4096,
         tie_word_embeddings=False,
     )
 
@@ -657,6 +684,11 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         cfg = olmo2_config(model_id, layers)
         cfg._attn_implementation = attn
         return Olmo2ForCausalLM(cfg), f"{TF} Olmo2ForCausalLM(Olmo2Config({_cfg_str(cfg, LLAMA_KEYS)}))"
+    if model_id in OLMO3_CONFIGS:
+        cfg = olmo3_config(model_id, layers)
+        cfg._attn_implementation = attn
+        keys = LLAMA_KEYS + ["sliding_window"]
+        return Olmo3ForCausalLM(cfg), f"{TF} Olmo3ForCausalLM(Olmo3Config({_cfg_str(cfg, keys)}))"
     if model_id in T5_CONFIGS:
         cfg = t5_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -700,6 +732,6 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "qwen2.5-7b",
     "mlp-small",
     "llama-tiny",
-] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(GEMMA_CONFIGS) + (
+] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(OLMO3_CONFIGS) + list(GEMMA_CONFIGS) + (
     list(GEMMA2_CONFIGS) + list(GEMMA3_CONFIGS) + list(PYTHIA_CONFIGS) + list(PHI3_CONFIGS)
     + list(STARCODER2_CONFIGS) + list(T5_CONFIGS) + list(HF_VIT_CONFIGS) + list(moe_models.PRESETS))

@@ -89,6 +89,59 @@ fn imports_olmo2_and_gemma() {
     assert_eq!(count(gemma), 2_506_172_416);
 }
 
+/// OLMo-3-1025-7B's `config.json` (the fields that matter) imports as its
+/// preset and counts as `transformers` does (`param_counts.csv`); its
+/// `layer_types` (three sliding layers of four) read as the class's
+/// default, a null window slides nothing, and a list of another pattern
+/// is refused by name.
+#[test]
+fn imports_olmo3_with_its_sliding_layers() {
+    use vramfit_core::models::{ModelSpec, SlidingWindow};
+    let types: Vec<&str> = (0..32)
+        .map(|i| {
+            if (i + 1) % 4 == 0 {
+                r#""full_attention""#
+            } else {
+                r#""sliding_attention""#
+            }
+        })
+        .collect();
+    let olmo3 = format!(
+        r#"{{"architectures":["Olmo3ForCausalLM"],"model_type":"olmo3","vocab_size":100278,
+        "hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":32,
+        "intermediate_size":11008,"max_position_embeddings":65536,"sliding_window":4096,
+        "layer_types":[{}],"rope_scaling":{{"rope_type":"yarn","factor":8.0,
+        "original_max_position_embeddings":8192,"attention_factor":1.2079441541679836}},
+        "tie_word_embeddings":false,"attention_bias":false}}"#,
+        types.join(",")
+    );
+    assert_eq!(count(&olmo3), 7_298_011_136);
+    let preset = vramfit_core::model_preset("olmo-3-7b").unwrap().spec;
+    assert_eq!(import(&olmo3).unwrap().spec, preset);
+    let bare = r#"{"model_type":"olmo3","vocab_size":100278,"num_hidden_layers":8}"#;
+    let ModelSpec::Transformer(t) = import(bare).unwrap().spec else {
+        panic!("a transformer")
+    };
+    assert_eq!(
+        t.block.sliding,
+        Some(SlidingWindow {
+            window: 4096,
+            full_every: 4
+        })
+    );
+    let ModelSpec::Transformer(t) = import(&bare.replace("}", r#","sliding_window":null}"#))
+        .unwrap()
+        .spec
+    else {
+        panic!("a transformer")
+    };
+    assert_eq!(t.block.sliding, None);
+    let odd = r#"{"model_type":"olmo3","num_hidden_layers":3,
+        "layer_types":["full_attention","sliding_attention","sliding_attention"]}"#;
+    let e = import(odd).unwrap_err().to_string();
+    assert!(e.contains("layer_types"), "{e}");
+}
+
 /// Gemma-2-9B's and Gemma-3-1B's `config.json` (the fields that matter):
 /// the counts `transformers` gives, four norms per layer, the soft-capping
 /// and sliding layers read as the config classes fill them in.

@@ -13,11 +13,12 @@ use vramfit_core::{
 };
 
 /// One preset per decoder family and block layout.
-const PRESETS: [&str; 12] = [
+const PRESETS: [&str; 13] = [
     "llama-3.2-1b",
     "mistral-7b",
     "qwen3-0.6b",
     "olmo-2-1b",
+    "olmo-3-7b",
     "gemma-2b",
     "gemma-2-2b",
     "gemma-3-1b",

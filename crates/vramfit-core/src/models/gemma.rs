@@ -106,7 +106,7 @@ fn read_shape(f: &Fields<'_>, d: (u64, u64, u64, u64, u64, u64)) -> Result<Trans
 /// The sliding layers: `layer_types` when the config lists them, else
 /// every `full_every`-th layer full as the config class fills them in;
 /// none when `sliding_window` is null.
-fn sliding(
+pub(super) fn sliding(
     f: &Fields<'_>,
     layers: u64,
     default_window: u64,

@@ -3,19 +3,31 @@
 //! embedding and SwiGLU, with the norms after attention and after the MLP
 //! (`x + norm(attn(x))`), RMSNorms over the whole q and k projections, and
 //! `Olmo2RMSNorm`, which multiplies by its weight before casting back.
-//! Lowered by the shared transformer ([`super::transformer`]).
+//! OLMo 3 (`models/olmo3/modeling_olmo3.py`) is OLMo 2's block with a
+//! sliding window on the layers `layer_types` marks (three of four by
+//! default) and a rotary embedding per layer type (fp32 `cos`/`sin` a few
+//! KiB wide, not counted). Lowered by the shared transformer
+//! ([`super::transformer`]).
 
 use super::family::{Family, Group, Import, ModelPreset};
 use super::hf_fields::Fields;
-use super::{BlockOptions, ModelSpec, NormPlacement, QkNorm, TransformerSpec, llama};
+use super::{
+    BlockOptions, ModelSpec, NormPlacement, QkNorm, SlidingWindow, TransformerSpec, llama,
+};
 use crate::error::Error;
 
-/// The OLMo 2 family.
+/// The OLMo 2 and OLMo 3 family.
 pub const FAMILY: Family = Family {
-    imports: &[Import {
-        model_type: "olmo2",
-        read,
-    }],
+    imports: &[
+        Import {
+            model_type: "olmo2",
+            read,
+        },
+        Import {
+            model_type: "olmo3",
+            read: read_olmo3,
+        },
+    ],
     presets,
 };
 
@@ -45,6 +57,17 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
             or("intermediate_size", 11_008)?,
         )
     }))
+}
+
+/// Reads an `olmo3` config with `Olmo3Config`'s defaults (`Olmo2Config`'s
+/// shape, a 4096-token `sliding_window` on every layer but each fourth
+/// unless `layer_types` says otherwise; `sliding_window: null` slides none).
+fn read_olmo3(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    let ModelSpec::Transformer(mut t) = read(f)? else {
+        return Err(Error::InvalidModel("olmo3 reads as a transformer".into()));
+    };
+    t.block.sliding = super::gemma::sliding(f, t.layers, 4096, 4)?;
+    Ok(ModelSpec::Transformer(t))
 }
 
 /// An OLMo 2 decoder: Llama's with its norms after attention and the MLP,
@@ -97,5 +120,24 @@ fn presets() -> Vec<ModelPreset> {
             "OLMo-2-32B (0325)",
             decoder(v, 5120, 64, 40, 8, 27_648),
         ),
+        olmo3("olmo-3-7b", "OLMo-3-7B (1025)", (4096, 32, 32, 32, 11_008)),
+        olmo3("olmo-3-32b", "OLMo-3-32B (1125)", (5120, 64, 40, 8, 27_648)),
     ]
+}
+
+/// An OLMo 3 preset, from its `config.json` on the Hugging Face Hub
+/// (`allenai/Olmo-3-1025-7B`, `allenai/Olmo-3-1125-32B`): `(hidden, layers,
+/// heads, kv_heads, intermediate)`, vocabulary 100,278, untied head, a
+/// 4096-token window on three layers of four, 65,536 positions.
+fn olmo3(
+    id: &'static str,
+    name: &'static str,
+    (hidden, layers, heads, kv_heads, intermediate): (u64, u64, u64, u64, u64),
+) -> ModelPreset {
+    let mut t = decoder(100_278, hidden, layers, heads, kv_heads, intermediate);
+    t.block.sliding = Some(SlidingWindow {
+        window: 4096,
+        full_every: 4,
+    });
+    ModelPreset::new(id, name, Group::Olmo, ModelSpec::Transformer(t)).context(65_536)
 }
