@@ -289,6 +289,11 @@ export const checks = [
     for (const id of ["#optimizer", "#checkpointing", "#accum", "#techniques"]) {
       expect((await page.locator(id).count()) === 0, `${id} is shown in inference mode`);
     }
+    // Its GPUs shard the weights or hold a copy each: only the sharding strategies, only the weights' offload.
+    const options = (id) => page.locator(`${id} option`).evaluateAll((os) => os.map((o) => o.value).join(" "));
+    expect((await options("#strategy")) === "single zero3 fsdp-full fsdp-hybrid", `strategies: ${await options("#strategy")}`);
+    expect((await options("#offload")) === "none optimizer+params", `offloads: ${await options("#offload")}`);
+    expect((await text(page, "#seq-hint")).startsWith("Prompt tokens"), `sequence hint: ${await text(page, "#seq-hint")}`);
     await page.waitForFunction(() => document.querySelector("#timeline-title")?.textContent === "One forward pass, op by op", null, { timeout: 10_000 })
       .catch(async () => expect(false, `timeline title: ${await text(page, "#timeline-title")}`));
     expect((await text(page, "#breakdown")).includes("The forward's working set"), `breakdown: ${await text(page, "#breakdown")}`);

@@ -234,26 +234,63 @@ pub fn loop_choices(lang: Lang) -> [Vec<ChoiceGroup>; 6] {
     ]
 }
 
-/// Data-parallel strategies, in words (DeepSpeed and FSDP names kept).
-pub fn strategies(lang: Lang) -> Vec<ChoiceGroup> {
+/// Data-parallel strategies, in words (DeepSpeed and FSDP names kept):
+/// every one for training; for inference those that shard the weights
+/// (ZeRO-3 as ZeRO-Inference runs `generate`, FSDP's full and hybrid
+/// sharding) besides one GPU, as the others keep a whole copy on each GPU,
+/// which is one GPU's memory. `current` is added when it is not offered
+/// (a setting made in training), so the list shows what is in effect.
+pub fn strategies(
+    lang: Lang,
+    inference: bool,
+    current: vramfit_core::parallel::Strategy,
+) -> Vec<ChoiceGroup> {
+    use vramfit_core::parallel::Strategy;
+    let offered = |s: &Strategy| {
+        !inference
+            || matches!(
+                s,
+                Strategy::Single | Strategy::Zero3 | Strategy::FsdpFull | Strategy::FsdpHybrid
+            )
+            || *s == current
+    };
     ungrouped(
-        vramfit_core::parallel::Strategy::ALL
+        Strategy::ALL
             .iter()
+            .filter(|s| offered(s))
             .map(|s| (s.id(), labels::strategy(*s, lang))),
     )
 }
 
-/// What can be offloaded to host memory.
-pub fn offloads(lang: Lang) -> Vec<ChoiceGroup> {
+/// What can be offloaded to host memory: in inference there is no
+/// optimizer, so the weights alone (ZeRO-Inference's parameter offload),
+/// with `current` kept as [`strategies`] keeps it.
+pub fn offloads(
+    lang: Lang,
+    inference: bool,
+    current: vramfit_core::parallel::Offload,
+) -> Vec<ChoiceGroup> {
     use vramfit_core::parallel::Offload;
-    ungrouped(
-        [
+    let choices = if inference {
+        vec![
+            (Offload::None, Key::OffloadNone),
+            (Offload::OptimizerParams, Key::OffloadParams),
+        ]
+    } else {
+        vec![
             (Offload::None, Key::OffloadNone),
             (Offload::Optimizer, Key::OffloadOptimizer),
             (Offload::OptimizerParams, Key::OffloadOptimizerParams),
         ]
-        .into_iter()
-        .map(|(o, k)| (o.id(), t(lang, k))),
+    };
+    // Only the optimizer's offload is ever left out (in inference).
+    let kept = (inference && current == Offload::Optimizer)
+        .then_some((Offload::Optimizer, Key::OffloadOptimizer));
+    ungrouped(
+        choices
+            .into_iter()
+            .chain(kept)
+            .map(|(o, k)| (o.id(), t(lang, k))),
     )
 }
 

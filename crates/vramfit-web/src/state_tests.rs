@@ -965,11 +965,53 @@ fn a_multi_gpu_verdict_names_the_count_and_one_gpus_share_in_both_languages() {
     assert_eq!(title(Lang::Zh, false, 1), "无法放入 H100");
 }
 
+/// Inference offers the strategies that shard the weights and the weights'
+/// offload, plus whatever training left set, so the list shows what is in effect.
+#[test]
+fn inference_offers_the_weight_sharding_strategies_and_offload() {
+    use vramfit_core::parallel::{Offload, Strategy};
+    let ids = |groups: Vec<crate::catalog::ChoiceGroup>| -> Vec<String> {
+        groups
+            .into_iter()
+            .flat_map(|g| g.choices.into_iter().map(|c| c.value))
+            .collect()
+    };
+    assert_eq!(
+        ids(crate::catalog::strategies(Lang::En, true, Strategy::Single)),
+        ["single", "zero3", "fsdp-full", "fsdp-hybrid"]
+    );
+    assert_eq!(
+        ids(crate::catalog::strategies(Lang::En, true, Strategy::Ddp)),
+        ["single", "ddp", "zero3", "fsdp-full", "fsdp-hybrid"]
+    );
+    assert_eq!(
+        ids(crate::catalog::strategies(
+            Lang::En,
+            false,
+            Strategy::Single
+        ))
+        .len(),
+        Strategy::ALL.len()
+    );
+    assert_eq!(
+        ids(crate::catalog::offloads(Lang::En, true, Offload::None)),
+        ["none", "optimizer+params"]
+    );
+    assert_eq!(
+        ids(crate::catalog::offloads(Lang::En, true, Offload::Optimizer)),
+        ["none", "optimizer+params", "optimizer"]
+    );
+    assert_eq!(
+        ids(crate::catalog::offloads(Lang::En, false, Offload::None)),
+        ["none", "optimizer", "optimizer+params"]
+    );
+}
+
 #[test]
 fn strategies_read_as_words_in_both_languages_and_keep_their_ids() {
     use vramfit_core::parallel::Strategy;
     for lang in [Lang::En, Lang::Zh] {
-        let choices = crate::catalog::strategies(lang);
+        let choices = crate::catalog::strategies(lang, false, Strategy::Single);
         let all: Vec<_> = choices.iter().flat_map(|g| g.choices.iter()).collect();
         assert_eq!(all.len(), Strategy::ALL.len());
         for (c, s) in all.iter().zip(Strategy::ALL) {

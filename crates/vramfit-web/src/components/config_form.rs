@@ -96,12 +96,21 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             Rc::new(catalog::optimizers(*lang)),
             Rc::new(catalog::checkpointing(*lang)),
             Rc::new(catalog::attentions(*lang)),
-            Rc::new(catalog::offloads(*lang)),
             Rc::new(catalog::optimizer_impls(*lang)),
         )
     });
-    let (precisions, optimizers, checkpointing, attentions, offloads, impls) = (*choices).clone();
-    let strategies = use_memo(lang, |lang| Rc::new(catalog::strategies(*lang)));
+    let (precisions, optimizers, checkpointing, attentions, impls) = (*choices).clone();
+    let inference = props.inputs.mode == Mode::Inference;
+    let parallel_choices = use_memo(
+        (lang, inference, props.inputs.strategy, props.inputs.offload),
+        |(lang, inference, strategy, offload)| {
+            (
+                Rc::new(catalog::strategies(*lang, *inference, *strategy)),
+                Rc::new(catalog::offloads(*lang, *inference, *offload)),
+            )
+        },
+    );
+    let (strategies, offloads) = (*parallel_choices).clone();
     let loop_choices = use_memo(lang, |lang| catalog::loop_choices(*lang).map(Rc::new));
     let [
         zero_grads,
@@ -171,6 +180,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
             (Field::Batch, _) if !props.inputs.trains() => {
                 t(lang, Key::BatchHintInference).to_string()
             }
+            (Field::Seq, _) if !props.inputs.trains() => t(lang, Key::SeqHintInference).to_string(),
             _ => t(lang, field.hint()).to_string(),
         };
         let error = props
@@ -383,7 +393,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
                             full={props.built}
                             id="strategy"
                             label={t(lang, Key::Strategy)}
-                            groups={(*strategies).clone()}
+                            groups={strategies}
                             value={props.inputs.strategy.id()}
                             onchange={handlers.strategy.clone()}
                         />

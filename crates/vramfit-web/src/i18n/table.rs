@@ -70,6 +70,7 @@ table! {
     BatchHintInference => "Sequences per forward pass", "每次前向传播的序列数";
     SeqLength => "Sequence length", "序列长度";
     SeqHint => "Tokens per sample", "每个样本的词元数";
+    SeqHintInference => "Prompt tokens each sequence's forward pass reads", "每条序列前向传播读取的提示词元数";
     UnitTokens => "tokens", "词元";
     ImageSize => "Image size", "图像尺寸";
     ImageHint => "Side of the square input image", "方形输入图像的边长";
@@ -145,6 +146,7 @@ table! {
     OffloadNone => "Nothing", "不卸载";
     OffloadOptimizer => "Optimizer state", "优化器状态";
     OffloadOptimizerParams => "Optimizer state and parameters", "优化器状态和参数";
+    OffloadParams => "Parameters (ZeRO-Inference)", "参数（ZeRO-Inference）";
     ModeLabel => "Mode", "模式";
     ModeTrain => "Training", "训练";
     ModeLora => "Fine-tuning (LoRA)", "微调（LoRA）";
