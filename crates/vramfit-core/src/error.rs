@@ -218,6 +218,10 @@ pub enum NotLlamaStyle {
     /// It describes latent attention (`kv_lora_rank`).
     #[error("it uses latent attention ('kv_lora_rank'), which vramfit does not model yet")]
     LatentAttention,
+    /// It has layers other than attention (linear attention, state-space
+    /// layers: a `layer_types` entry or the field that sizes them).
+    #[error("it has layers other than attention ({0}), which vramfit does not model yet")]
+    OtherLayers(String),
     /// Its decoder fields contradict each other (what the check found).
     #[error("read as a Llama-style decoder, its fields contradict each other: {0}")]
     Contradictory(String),

@@ -453,6 +453,29 @@ fn other_decoders_import_as_llama_style_with_their_assumptions() {
     let mla = format!(r#"{{"model_type":"new_mla",{llama3},"kv_lora_rank":512}}"#);
     let msg = import(&mla).unwrap_err().to_string();
     assert!(msg.contains("latent attention"), "{msg}");
+    // So are hybrids of attention and linear attention or state-space
+    // layers (Qwen3.5's text config; a Mamba hybrid), which a Llama-style
+    // reading would count as attention layers; sliding layers are read.
+    let hybrid = format!(
+        r#"{{"model_type":"qwen3_5_text",{llama3},"layer_types":["linear_attention","full_attention"]}}"#
+    );
+    assert!(matches!(
+        import(&hybrid),
+        Err(Error::UnsupportedModelType {
+            why: NotLlamaStyle::OtherLayers(ref w),
+            ..
+        }) if w == "'linear_attention' in layer_types"
+    ));
+    let mamba = format!(r#"{{"model_type":"new_hybrid",{llama3},"mamba_d_state":128}}"#);
+    let msg = import(&mamba).unwrap_err().to_string();
+    assert!(
+        msg.contains("layers other than attention ('mamba_d_state')"),
+        "{msg}"
+    );
+    let sliding = format!(
+        r#"{{"model_type":"new_sliding",{llama3},"layer_types":["sliding_attention","full_attention"]}}"#
+    );
+    assert!(import(&sliding).is_ok());
     // Contradictory dimensions are named.
     let odd = r#"{"model_type":"granite","vocab_size":100,"hidden_size":64,"num_hidden_layers":2,
         "num_attention_heads":6,"num_key_value_heads":4,"intermediate_size":128}"#;

@@ -137,6 +137,7 @@ fn not_llama_style(why: &NotLlamaStyle, lang: Lang) -> String {
         NotLlamaStyle::Missing(fields) => tf(lang, Key::NotLlamaMissing, &[&fields.join(", ")]),
         NotLlamaStyle::Experts(field) => tf(lang, Key::NotLlamaExperts, &[field]),
         NotLlamaStyle::LatentAttention => t(lang, Key::NotLlamaLatent).to_string(),
+        NotLlamaStyle::OtherLayers(which) => tf(lang, Key::NotLlamaOtherLayers, &[which]),
         NotLlamaStyle::Contradictory(why) => tf(lang, Key::NotLlamaContradictory, &[why]),
     }
 }

@@ -82,6 +82,19 @@ const EXPERT_FIELDS: [&str; 4] = [
     "n_routed_experts",
     "moe_intermediate_size",
 ];
+/// Fields that size layers other than attention: linear attention (Qwen3-Next's
+/// and Qwen3.5's Gated DeltaNet, MiniMax's lightning attention) and
+/// state-space layers (Mamba in Jamba, Falcon-H1, Nemotron-H, Granite 4).
+const OTHER_LAYER_FIELDS: [&str; 8] = [
+    "linear_num_value_heads",
+    "linear_key_head_dim",
+    "linear_conv_kernel_dim",
+    "mamba_d_state",
+    "mamba_n_heads",
+    "ssm_state_size",
+    "hybrid_override_pattern",
+    "layers_block_type",
+];
 const IGNORED_FIELDS: [&str; 13] = [
     "sliding_window",
     "layer_types",
@@ -167,6 +180,17 @@ pub fn read_as_llama(
     }
     if present("kv_lora_rank") {
         return Err(NotLlamaStyle::LatentAttention);
+    }
+    let attention = |t: &str| matches!(t, "full_attention" | "sliding_attention");
+    if let Ok(Some(types)) = f.opt_str_list("layer_types") {
+        if let Some(other) = types.into_iter().find(|t| !attention(t)) {
+            return Err(NotLlamaStyle::OtherLayers(format!(
+                "'{other}' in layer_types"
+            )));
+        }
+    }
+    if let Some(k) = OTHER_LAYER_FIELDS.into_iter().find(|k| present(k)) {
+        return Err(NotLlamaStyle::OtherLayers(format!("'{k}'")));
     }
     Ok(llama_config(f).map(|t| {
         let mut said = vec![Assumption::LlamaLayout {

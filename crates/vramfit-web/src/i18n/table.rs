@@ -284,6 +284,7 @@ table! {
     NotLlamaMissing => "it lacks {0}, which a Llama-style decoder is read from", "缺少 {0}，无法按 Llama 式解码器读取";
     NotLlamaExperts => "it is a mixture of experts (“{0}”), which vramfit does not model yet", "这是混合专家模型（“{0}”），vramfit 暂不支持";
     NotLlamaLatent => "it uses latent attention (“kv_lora_rank”), which vramfit does not model yet", "它使用潜在注意力（“kv_lora_rank”），vramfit 暂不支持";
+    NotLlamaOtherLayers => "it has layers other than attention ({0}), such as linear attention or state-space layers, which vramfit does not model yet", "它含有注意力以外的层（{0}），例如线性注意力或状态空间层，vramfit 暂不支持";
     NotLlamaContradictory => "read as a Llama-style decoder, its fields contradict each other ({0})", "按 Llama 式解码器读取时字段互相矛盾（{0}）";
     ImportNested => "This {0} config nests its language model in “{1}”, as vision–language models do; vramfit does not import those yet. To estimate the language model alone, paste the “{1}” object by itself.", "此 {0} 配置把语言模型嵌套在“{1}”中（视觉–语言模型的写法），vramfit 暂不导入此类配置。若只估算语言模型，请单独粘贴“{1}”对象。";
     ImportAssumed => "Read as a Llama-style decoder; check these assumptions: {0}.", "已按 Llama 式解码器读取，请核对以下假设：{0}。";
