@@ -219,7 +219,8 @@ pub enum NotLlamaStyle {
     #[error("it uses latent attention ('kv_lora_rank'), which vramfit does not model yet")]
     LatentAttention,
     /// It has layers other than attention (linear attention, state-space
-    /// layers: a `layer_types` entry or the field that sizes them).
+    /// layers): `layer_types: <the kind>`, or the field that sizes them,
+    /// words that read the same in every language.
     #[error("it has layers other than attention ({0}), which vramfit does not model yet")]
     OtherLayers(String),
     /// Its decoder fields contradict each other (what the check found).

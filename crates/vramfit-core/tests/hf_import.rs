@@ -464,12 +464,12 @@ fn other_decoders_import_as_llama_style_with_their_assumptions() {
         Err(Error::UnsupportedModelType {
             why: NotLlamaStyle::OtherLayers(ref w),
             ..
-        }) if w == "'linear_attention' in layer_types"
+        }) if w == "layer_types: linear_attention"
     ));
     let mamba = format!(r#"{{"model_type":"new_hybrid",{llama3},"mamba_d_state":128}}"#);
     let msg = import(&mamba).unwrap_err().to_string();
     assert!(
-        msg.contains("layers other than attention ('mamba_d_state')"),
+        msg.contains("layers other than attention (mamba_d_state)"),
         "{msg}"
     );
     let sliding = format!(

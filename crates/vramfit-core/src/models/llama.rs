@@ -184,13 +184,11 @@ pub fn read_as_llama(
     let attention = |t: &str| matches!(t, "full_attention" | "sliding_attention");
     if let Ok(Some(types)) = f.opt_str_list("layer_types") {
         if let Some(other) = types.into_iter().find(|t| !attention(t)) {
-            return Err(NotLlamaStyle::OtherLayers(format!(
-                "'{other}' in layer_types"
-            )));
+            return Err(NotLlamaStyle::OtherLayers(format!("layer_types: {other}")));
         }
     }
     if let Some(k) = OTHER_LAYER_FIELDS.into_iter().find(|k| present(k)) {
-        return Err(NotLlamaStyle::OtherLayers(format!("'{k}'")));
+        return Err(NotLlamaStyle::OtherLayers(k.to_string()));
     }
     Ok(llama_config(f).map(|t| {
         let mut said = vec![Assumption::LlamaLayout {
