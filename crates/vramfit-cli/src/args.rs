@@ -315,35 +315,57 @@ fn parse_estimate(argv: &[String], cmd: Cmd) -> Result<EstimateArgs, CliError> {
             "--url prints a link, --json an estimate: choose one".into(),
         ));
     }
-    a.warnings.extend(unread_by_engine(argv, &a));
+    a.warnings.extend(unread_flags(argv, &a));
     Ok(a)
 }
 
-/// The flags typed in `argv` that the serving engine does not read, one
-/// warning each: an engine serves `--concurrency` sequences (not a batch),
-/// splits the model over `--tp` GPUs (no data-parallel strategy, no
-/// optimizer to offload; `--gpus-per-node` and `--nodes` count the GPUs
-/// `--tp` divides), and vLLM and SGLang take the weights' type from
-/// `--weights` and run their own attention kernels. Hugging Face's
-/// simulation reads them all; a link's values are not warned about (the
-/// page keeps them for the other modes).
-fn unread_by_engine(argv: &[String], a: &EstimateArgs) -> Vec<String> {
+/// The flags typed in `argv` that the configuration does not read, one
+/// warning each, naming what does:
+/// - inference has no optimizer step, backward pass or training loop, so
+///   the optimizer, accumulation, checkpointing and the loop's settings are
+///   not read; the adapter's settings are read only when fine-tuning one;
+/// - a serving engine (not Hugging Face's simulation) serves
+///   `--concurrency` sequences (not a batch) and splits the model over
+///   `--tp` GPUs (no data-parallel strategy, no optimizer to offload;
+///   `--gpus-per-node` and `--nodes` count the GPUs `--tp` divides), and vLLM
+///   and SGLang take the weights' type from `--weights` and run their own
+///   attention kernels.
+///
+/// A link's values are not warned about (the page keeps them for the other modes).
+fn unread_flags(argv: &[String], a: &EstimateArgs) -> Vec<String> {
     use vramfit_core::config::Mode;
     use vramfit_core::engines::Engine;
-    let engine = a.serve.engine;
-    if a.config.mode != Mode::Inference || engine == Engine::Hf {
-        return Vec::new();
-    }
-    let torch = matches!(engine, Engine::Vllm | Engine::Sglang);
-    let why = |flag: &str| -> Option<&'static str> {
+    let mode = a.config.mode;
+    let inference = mode == Mode::Inference;
+    let engine = Some(a.serve.engine).filter(|e| inference && *e != Engine::Hf);
+    let torch = matches!(engine, Some(Engine::Vllm | Engine::Sglang));
+    let why = |flag: &str| -> Option<String> {
+        let by_engine =
+            |reason: &str| engine.map(|e| format!("{flag} is not read by {e}: {reason}"));
         match flag {
-            "--batch" => Some("its sequences in flight are --concurrency"),
-            "--strategy" | "--offload" | "--pp" | "--vpp" | "--ep" | "--etp" | "--sp"
-            | "--zero-bucket" | "--ddp-bucket-view" => {
-                Some("it splits the model over --tp GPUs (of --gpus-per-node × --nodes)")
+            "--batch" => by_engine("its sequences in flight are --concurrency"),
+            "--strategy" | "--offload" | "--pp" | "--vpp" | "--ep" | "--etp" | "--sp" => {
+                by_engine("it splits the model over --tp GPUs (of --gpus-per-node × --nodes)")
             }
-            "--precision" if torch => Some("the weights' type is --weights"),
-            "--attention" if torch => Some("it runs its own attention kernels"),
+            "--precision" if torch => by_engine("the weights' type is --weights"),
+            "--attention" if torch => by_engine("it runs its own attention kernels"),
+            "--optimizer" | "--optimizer-impl" | "--grad-accum" | "--checkpointing"
+            | "--zero-grad" | "--loop-outputs" | "--training-cache" | "--attention-mask"
+            | "--pytorch" | "--freeze" | "--zero-bucket" | "--ddp-bucket-view"
+                if inference =>
+            {
+                Some(format!(
+                    "{flag} is not read in inference: it sets a training step, which inference does not run"
+                ))
+            }
+            "--lora-rank" | "--lora-fp32" | "--lora-base"
+                if !matches!(mode, Mode::FinetuneLora | Mode::FinetuneQlora) =>
+            {
+                Some(format!(
+                    "{flag} is not read in --mode {}: it is read with --mode finetune-lora or finetune-qlora",
+                    mode.id()
+                ))
+            }
             _ => None,
         }
     };
@@ -351,9 +373,9 @@ fn unread_by_engine(argv: &[String], a: &EstimateArgs) -> Vec<String> {
     let mut warnings = Vec::new();
     for arg in argv {
         let flag = arg.split_once('=').map_or(arg.as_str(), |(f, _)| f);
-        if let Some(reason) = why(flag).filter(|_| !warned.contains(&flag)) {
+        if let Some(warning) = why(flag).filter(|_| !warned.contains(&flag)) {
             warned.push(flag);
-            warnings.push(format!("{flag} is not read by {engine}: {reason}"));
+            warnings.push(warning);
         }
     }
     warnings

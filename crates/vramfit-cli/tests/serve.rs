@@ -650,8 +650,21 @@ fn flags_an_engine_does_not_read_are_warned_about_and_change_nothing() {
         "vramfit: warning: --batch is not read by llama.cpp: its sequences in flight are --concurrency"
     );
     // --gpus-per-node counts the GPUs --tp divides: read.
-    let tp = serve(&["--engine", "vllm", "--gpu", "h100-sxm", "--tp", "2", "--gpus-per-node", "2"]);
-    assert!(tp.status.success() && tp.stderr.is_empty(), "{}", String::from_utf8_lossy(&tp.stderr));
+    let tp = serve(&[
+        "--engine",
+        "vllm",
+        "--gpu",
+        "h100-sxm",
+        "--tp",
+        "2",
+        "--gpus-per-node",
+        "2",
+    ]);
+    assert!(
+        tp.status.success() && tp.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&tp.stderr)
+    );
     // Hugging Face generate's sequences are the batch.
     let hf = serve(&[
         "--batch",
@@ -665,5 +678,62 @@ fn flags_an_engine_does_not_read_are_warned_about_and_change_nothing() {
         hf.status.success() && hf.stderr.is_empty(),
         "{}",
         String::from_utf8_lossy(&hf.stderr)
+    );
+}
+
+/// Inference runs no training step: the optimizer's, accumulation's,
+/// checkpointing's and the loop's flags are named as unread (the answer is
+/// unchanged), and the adapter's outside the LoRA modes.
+#[test]
+fn training_flags_are_named_as_unread_in_inference() {
+    let plain = serve(&["--batch", "2", "--json"]);
+    let typed = serve(&[
+        "--batch",
+        "2",
+        "--optimizer",
+        "sgd",
+        "--grad-accum=4",
+        "--checkpointing",
+        "full",
+        "--lora-rank",
+        "8",
+        "--json",
+    ]);
+    let numbers = |out: &Output| {
+        let v: serde_json::Value = serde_json::from_str(&stdout(out)).unwrap();
+        (
+            v["peak_allocated_bytes"].clone(),
+            v["device_used_bytes"].clone(),
+        )
+    };
+    assert_eq!(numbers(&plain), numbers(&typed));
+    let err = String::from_utf8_lossy(&typed.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "vramfit: warning: --optimizer is not read in inference: it sets a training step, which inference does not run",
+            "vramfit: warning: --grad-accum is not read in inference: it sets a training step, which inference does not run",
+            "vramfit: warning: --checkpointing is not read in inference: it sets a training step, which inference does not run",
+            "vramfit: warning: --lora-rank is not read in --mode inference: it is read with --mode finetune-lora or finetune-qlora",
+        ],
+        "{err}"
+    );
+    // Training reads them all.
+    let train = vramfit(&[
+        "estimate",
+        "--model",
+        "gpt2",
+        "--optimizer",
+        "sgd",
+        "--grad-accum",
+        "4",
+        "--checkpointing",
+        "full",
+    ]);
+    assert!(
+        train.status.success() && train.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&train.stderr)
     );
 }

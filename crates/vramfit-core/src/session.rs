@@ -89,10 +89,20 @@ impl Session {
         cfg.validate()?;
         overheads.validate()?;
         // A prepared tape serves every batch, accumulation and optimizer.
+        // Inference runs no backward, and `transformers` checkpoints only a
+        // model in training (`GradientCheckpointingLayer` under
+        // `self.training`): a checkpointing setting left from training
+        // changes nothing there.
+        let checkpointing = if cfg.mode == crate::config::Mode::Inference {
+            crate::config::Checkpointing::NONE
+        } else {
+            cfg.checkpointing
+        };
         let base = TrainConfig {
             batch: 1,
             grad_accum: 1,
             optimizer: crate::config::Optimizer::AdamW,
+            checkpointing,
             ..*cfg
         };
         if let Some(at) = self

@@ -265,3 +265,40 @@ fn the_longest_context_is_exact() {
         }
     }
 }
+
+/// `generate` runs the model in eval mode, where `transformers` checkpoints
+/// nothing (`GradientCheckpointingLayer` only under `self.training`): a
+/// checkpointing setting left from training does not change inference,
+/// while it does change training.
+#[test]
+fn checkpointing_changes_nothing_in_inference() {
+    use vramfit_core::{CheckpointMode, Checkpointing};
+    let with = |mode, checkpointing| {
+        let cfg = TrainConfig {
+            batch: 2,
+            seq: 256,
+            precision: Precision::AmpBf16,
+            attention: Attention::Sdpa,
+            checkpointing,
+            ..base(mode)
+        };
+        let e = run("llama-3.2-1b", cfg);
+        (e.peak_allocated_bytes, e.peak_reserved_bytes)
+    };
+    let none = Checkpointing::Mode(CheckpointMode::None);
+    for on in [
+        Checkpointing::Mode(CheckpointMode::Full),
+        Checkpointing::Mode(CheckpointMode::Selective),
+        Checkpointing::EveryK(2),
+    ] {
+        assert_eq!(
+            with(Mode::Inference, on),
+            with(Mode::Inference, none),
+            "{on:?}"
+        );
+    }
+    assert_ne!(
+        with(Mode::Train, Checkpointing::Mode(CheckpointMode::Full)),
+        with(Mode::Train, none)
+    );
+}
