@@ -294,6 +294,7 @@ export const checks = [
     expect((await options("#strategy")) === "single zero3 fsdp-full fsdp-hybrid", `strategies: ${await options("#strategy")}`);
     expect((await options("#offload")) === "none optimizer+params", `offloads: ${await options("#offload")}`);
     expect((await text(page, "#seq-hint")).startsWith("Prompt tokens"), `sequence hint: ${await text(page, "#seq-hint")}`);
+    expect(!(await text(page, "#summary")).includes("AdamW"), `summary: ${await text(page, "#summary")}`);
     await page.waitForFunction(() => document.querySelector("#timeline-title")?.textContent === "One forward pass, op by op", null, { timeout: 10_000 })
       .catch(async () => expect(false, `timeline title: ${await text(page, "#timeline-title")}`));
     expect((await text(page, "#breakdown")).includes("The forward's working set"), `breakdown: ${await text(page, "#breakdown")}`);

@@ -279,7 +279,10 @@ impl Report {
             )
         };
         let mut parts = vec![params, shape];
-        if cfg.grad_accum > 1 {
+        // Inference runs no training step: no accumulation, checkpointing
+        // or optimizer (a link may still hold them for training).
+        let trains = cfg.mode != vramfit_core::config::Mode::Inference;
+        if trains && cfg.grad_accum > 1 {
             parts.push(tf(
                 lang,
                 Key::SummaryAccum,
@@ -290,6 +293,7 @@ impl Report {
             ));
         }
         let checkpointing = match cfg.checkpointing {
+            _ if !trains => None,
             Checkpointing::Mode(CheckpointMode::None) => None,
             Checkpointing::Mode(CheckpointMode::Full) => {
                 Some(t(lang, Key::CheckpointFull).to_string())
@@ -306,7 +310,9 @@ impl Report {
             parts.push(tf(lang, Key::SummaryCheckpointing, &[&c]));
         }
         parts.push(labels::precision(cfg.precision, lang).to_string());
-        parts.push(labels::optimizer(cfg.optimizer, lang).to_string());
+        if trains {
+            parts.push(labels::optimizer(cfg.optimizer, lang).to_string());
+        }
         parts.join(" · ")
     }
 }

@@ -221,6 +221,28 @@ fn verdict_follows_the_gpu() {
     assert!(fit.fits && fit.max_batch >= 8, "{fit:?}");
 }
 
+/// The summary line speaks of what inference runs: no accumulation,
+/// checkpointing or optimizer, even where training left them set.
+#[test]
+fn the_inference_summary_names_no_training_setting() {
+    let s = [
+        set(Field::Accum, "4"),
+        Action::SetCheckpointing(CheckpointChoice::Full),
+        Action::SetMode(Mode::Inference),
+    ]
+    .into_iter()
+    .fold(initial(), reduce);
+    let line = s.report.clone().unwrap().details(Lang::En);
+    for word in ["AdamW", "accumulation", "checkpointing"] {
+        assert!(!line.contains(word), "{line}");
+    }
+    let train = reduce(s, Action::SetMode(Mode::Train));
+    let line = train.report.clone().unwrap().details(Lang::En);
+    for word in ["AdamW", "accumulation"] {
+        assert!(line.contains(word), "{line}");
+    }
+}
+
 #[test]
 fn accumulation_multiplies_the_effective_batch_and_checkpointing_lowers_the_peak() {
     let s = reduce(initial(), set(Field::Accum, "4"));
