@@ -288,6 +288,18 @@ impl Inputs {
             .then_some(self.serve.engine)
     }
 
+    /// Whether the engine picks the weights' type and the attention kernels
+    /// itself (vLLM and SGLang): the precision and attention are not read.
+    pub fn engine_picks_kernels(&self) -> bool {
+        matches!(self.engine(), Some(Engine::Vllm | Engine::Sglang))
+    }
+
+    /// Whether an engine's context is the sequence length (a context of
+    /// 0): the sequence length is read then, and only then.
+    pub fn context_is_seq(&self) -> bool {
+        self.engine().is_some() && parse_count(Field::Context, &self.context) == Ok(0)
+    }
+
     /// The count fields a model of this shape uses, in form order.
     pub fn fields(&self, shape: impl Into<Shape>) -> Vec<Field> {
         let Shape { kind, experts } = shape.into();
@@ -297,13 +309,12 @@ impl Inputs {
             // splits the model over the GPUs, experts and all. The sequence
             // length is only the context's default (a context of 0): the
             // form's context shows it then, and it is read only then.
-            let seq_in_effect = parse_count(Field::Context, &self.context) == Ok(0);
             let memory = (self.gpu == CUSTOM_GPU).then_some(Field::GpuMemory);
             let serving = self.serve.fields();
             return [
                 Some(Field::Concurrency),
                 Some(Field::Context),
-                size.filter(|_| seq_in_effect),
+                size.filter(|_| self.context_is_seq()),
                 memory,
                 Some(Field::Gpus),
             ]

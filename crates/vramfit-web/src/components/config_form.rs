@@ -8,9 +8,7 @@ use crate::catalog::{self, Catalog};
 use crate::hooks::use_prefs;
 use crate::i18n::{Key, t, tf};
 use crate::import::ImportState;
-use crate::state::{
-    Action, CheckpointChoice, Field, FieldErrors, IMPORTED_MODEL, Inputs, parse_count,
-};
+use crate::state::{Action, CheckpointChoice, Field, FieldErrors, IMPORTED_MODEL, Inputs};
 use std::rc::Rc;
 use vramfit_core::config::Mode;
 use vramfit_core::engines::Engine;
@@ -146,7 +144,7 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
     // split the model (no data-parallel strategy, no optimizer to offload),
     // and vLLM and SGLang pick the weights' type and attention themselves.
     let engine = props.inputs.engine();
-    let torch_engine = matches!(engine, Some(Engine::Vllm | Engine::Sglang));
+    let torch_engine = props.inputs.engine_picks_kernels();
     let number = |field: Field| {
         let label = match (field, engine) {
             (Field::Gpus, Some(_)) => Key::GpusServing,
@@ -155,10 +153,11 @@ pub fn ConfigForm(props: &ConfigFormProps) -> Html {
         };
         // An engine's context of 0 is the sequence length: the field shows
         // that length, and its error.
-        let seq_for_context = field == Field::Context
-            && engine.is_some()
-            && parse_count(Field::Context, props.inputs.get(field)) == Ok(0);
-        let shows = if seq_for_context { Field::Seq } else { field };
+        let shows = if field == Field::Context && props.inputs.context_is_seq() {
+            Field::Seq
+        } else {
+            field
+        };
         let hint = match (field, props.inputs.effective_batch()) {
             (Field::Gpus, _) if engine == Some(Engine::LlamaCpp) => {
                 t(lang, Key::GpusLayerSplitHint).to_string()

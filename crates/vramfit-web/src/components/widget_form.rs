@@ -120,10 +120,7 @@ pub fn WidgetForm(props: &WidgetFormProps) -> Html {
     }
     // What the answer reads: no optimizer or checkpointing in inference, and
     // vLLM and SGLang choose the weights' type and attention themselves.
-    let torch_engine = matches!(
-        inputs.engine(),
-        Some(vramfit_core::engines::Engine::Vllm | vramfit_core::engines::Engine::Sglang)
-    );
+    let torch_engine = inputs.engine_picks_kernels();
     if !torch_engine {
         items.push(if locked("p") {
             fixed(
