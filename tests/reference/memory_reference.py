@@ -607,10 +607,16 @@ CASES = [
     C("glm4-moe-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
     C("glm4-moe-h512", 2, "fp32", "adamw", seq=1024, layers=2),
     C("glm4-moe-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    # MiniMax-M2: q and k normalized whole, 64 of each head's 128 features rotated then
+    # concatenated, 256 experts in every layer chosen by bias-corrected fp32 sigmoid scores
+    C("minimax-m2-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("minimax-m2-h512", 2, "fp32", "adamw", seq=1024, layers=2),
+    C("minimax-m2-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
     # SDPA (not for latent attention: with a query/key width other than the value's the CPU run
     # takes SDPA's math fallback, fp32 scores and all, where CUDA runs a fused kernel)
     C("qwen3-moe-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),
     C("glm4-moe-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),
+    C("minimax-m2-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),
     # Eight blocks: the experts' activations outweigh the loss's tensors at the backward peak
     C("mixtral-h512", 4, "amp-bf16", "adamw", seq=2048, layers=8),
     C("deepseek-v3-h512", 4, "amp-bf16", "adamw", seq=1024, layers=8),

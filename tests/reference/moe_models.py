@@ -17,6 +17,8 @@ from transformers import (
     Glm4MoeForCausalLM,
     GptOssConfig,
     GptOssForCausalLM,
+    MiniMaxM2Config,
+    MiniMaxM2ForCausalLM,
     MixtralConfig,
     MixtralForCausalLM,
     OlmoeConfig,
@@ -38,6 +40,7 @@ CLASSES = {
     "deepseek_v3": (DeepseekV3Config, DeepseekV3ForCausalLM),
     "gpt_oss": (GptOssConfig, GptOssForCausalLM),
     "glm4_moe": (Glm4MoeConfig, Glm4MoeForCausalLM),
+    "minimax_m2": (MiniMaxM2Config, MiniMaxM2ForCausalLM),
 }
 
 # id -> (model_type, config.json fields). Sources: mistralai/Mixtral-8x7B-v0.1,
@@ -45,7 +48,8 @@ CLASSES = {
 # Qwen/Qwen3-235B-A22B, allenai/OLMoE-1B-7B-0924, deepseek-ai/DeepSeek-V2-Lite,
 # deepseek-ai/DeepSeek-V3 (DeepSeek-R1 has the same shapes), openai/gpt-oss-20b,
 # openai/gpt-oss-120b, zai-org/GLM-4.5-Air, zai-org/GLM-4.5, zai-org/GLM-4.6 (GLM-4.7 has its
-# shapes; 4.5 and 4.6 differ only in max_position_embeddings, which sizes no tensor).
+# shapes; 4.5 and 4.6 differ only in max_position_embeddings, which sizes no tensor),
+# MiniMaxAI/MiniMax-M2 (M2.7 has its shapes and a longer max_position_embeddings).
 PRESETS = {
     "mixtral-8x7b": ("mixtral", dict(
         vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
@@ -108,6 +112,10 @@ PRESETS = {
         moe_intermediate_size=1536, n_routed_experts=160, n_shared_experts=1, num_experts_per_tok=8,
         first_k_dense_replace=3, n_group=1, topk_group=1, routed_scaling_factor=2.5,
         norm_topk_prob=True, attention_bias=True, use_qk_norm=True, tie_word_embeddings=False)),
+    "minimax-m2": ("minimax_m2", dict(
+        vocab_size=200064, hidden_size=3072, intermediate_size=1536, num_hidden_layers=62,
+        num_attention_heads=48, num_key_value_heads=8, head_dim=128, rotary_dim=64,
+        num_local_experts=256, num_experts_per_tok=8, tie_word_embeddings=False)),
 }
 
 
@@ -165,6 +173,12 @@ VARIANTS = {
         moe_intermediate_size=128, n_routed_experts=160, n_shared_experts=1, num_experts_per_tok=8,
         first_k_dense_replace=1, n_group=1, topk_group=1, routed_scaling_factor=2.5,
         norm_topk_prob=True, attention_bias=True, use_qk_norm=True, tie_word_embeddings=False)),
+    # MiniMax-M2's layout (q and k normalized whole, 64 of each head's 128 features rotated, 256
+    # experts chosen by bias-corrected sigmoid scores, 8 per token, every layer sparse).
+    "minimax-m2-h512": ("minimax_m2", dict(
+        vocab_size=200064, hidden_size=512, intermediate_size=128, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, head_dim=128, rotary_dim=64,
+        num_local_experts=256, num_experts_per_tok=8, tie_word_embeddings=False)),
 }
 
 ALL = {**PRESETS, **VARIANTS}

@@ -492,6 +492,32 @@ fn vllm_loads_every_expert_and_caches_the_latent_as_its_logs_print() {
     assert!((need - 0.95).abs() <= 0.005, "{need}");
 }
 
+/// vLLM's and SGLang's `MiniMaxM2MoE` build the router (`gate`) with
+/// `params_dtype=torch.float32` and the `e_score_correction_bias` in fp32;
+/// everything else of MiniMax-M2 loads in 16 bits. Both are replicated:
+/// every tensor-parallel rank holds them whole.
+#[test]
+fn minimax_m2_keeps_its_router_in_fp32() {
+    use vramfit_core::engines::{format_weights, weights_per_gpu};
+    let vramfit_core::ModelSpec::Transformer(t) = model_preset("minimax-m2").unwrap().spec else {
+        unreachable!("a transformer preset")
+    };
+    let params = 228_689_748_992u64;
+    let router = 62 * (256 * 3072 * 2 + 256 * 4);
+    assert_eq!(
+        format_weights(&t, ServeWeights::Native).0,
+        2 * params + router
+    );
+    // What two ranks do not split is replicated: at least the fp32 routers.
+    let per_rank = |tp| weights_per_gpu(&t, ServeWeights::Native, tp).0;
+    let sharded = 2 * (per_rank(1) - per_rank(2));
+    let replicated = per_rank(1) - sharded;
+    assert!(
+        replicated >= 62 * (256 * 3072 * 4 + 256 * 4),
+        "{replicated}"
+    );
+}
+
 /// `llama-quantize`'s rules for experts (`src/llama-quant.cpp`): an
 /// 8-expert model's attention K and V in Q8_0 and output in Q5_K under
 /// Q4_K_M, the expert banks by their layer (`use_more_bits` for

@@ -25,7 +25,7 @@ fn total_and_active_parameters_match_transformers() {
         assert_eq!(spec.active_parameter_count().unwrap(), active, "{}", f[0]);
         checked += 1;
     }
-    assert_eq!(checked, 12);
+    assert_eq!(checked, 13);
     // A dense model's parameters are all active.
     let llama = preset("llama-3-8b");
     assert_eq!(
@@ -130,6 +130,41 @@ fn each_mixture_of_experts_config_imports_as_its_preset() {
         import(&saved.replace("0.5", "1.0")).unwrap().spec,
         preset("glm-4.5-air")
     );
+    // MiniMax-M2.7's `config.json` (remote-code fields the class ignores
+    // included): `rotary_dim` 64 of 128 sets the rotated share.
+    let m27 = r#"{"architectures":["MiniMaxM2ForCausalLM"],"model_type":"minimax_m2","hidden_act":"silu",
+        "hidden_size":3072,"intermediate_size":1536,"num_hidden_layers":62,"num_attention_heads":48,
+        "num_key_value_heads":8,"head_dim":128,"rotary_dim":64,"num_local_experts":256,
+        "num_experts_per_tok":8,"shared_intermediate_size":0,"scoring_func":"sigmoid",
+        "use_routing_bias":true,"output_router_logits":false,"use_qk_norm":true,"qk_norm_type":"per_layer",
+        "max_position_embeddings":204800,"vocab_size":200064,"rms_norm_eps":1e-6,"attention_dropout":0.0,
+        "router_jitter_noise":0.0,"num_mtp_modules":3,"mtp_transformer_layers":1,"use_mtp":true,
+        "attention_bias":false,"tie_word_embeddings":false,"rope_theta":5000000}"#;
+    assert_eq!(import(m27).unwrap().spec, preset("minimax-m2.7"));
+    // An explicit `partial_rotary_factor` outranks `rotary_dim`, as
+    // `convert_rope_params_to_dict` sets it; without either the whole head turns.
+    let rotated = |json: &str| {
+        let ModelSpec::Transformer(t) = import(json).unwrap().spec else {
+            panic!("minimax_m2 is a transformer")
+        };
+        t.block.rotary
+    };
+    let sliced = |dims| vramfit_core::models::transformer::Rotary::Sliced { dims };
+    assert_eq!(
+        rotated(r#"{"model_type":"minimax_m2","rotary_dim":64}"#),
+        sliced(64)
+    );
+    assert_eq!(
+        rotated(
+            r#"{"model_type":"minimax_m2","rotary_dim":64,"rope_parameters":{"partial_rotary_factor":0.25}}"#
+        ),
+        sliced(32)
+    );
+    assert_eq!(
+        rotated(r#"{"model_type":"minimax_m2","rotary_dim":64,"partial_rotary_factor":1.0}"#),
+        sliced(128)
+    );
+    assert_eq!(rotated(r#"{"model_type":"minimax_m2"}"#), sliced(128));
     let types: Vec<String> = (0..24)
         .map(|i| {
             if i % 2 == 0 {
@@ -217,6 +252,7 @@ fn config_class_defaults_count_as_transformers_builds_them() {
     assert_eq!(count(r#"{"model_type":"gpt_oss"}"#), 116_829_156_672);
     // No `head_dim`: 4096 / 96 floors to 42.
     assert_eq!(count(r#"{"model_type":"glm4_moe"}"#), 103_481_200_640);
+    assert_eq!(count(r#"{"model_type":"minimax_m2"}"#), 228_689_748_992);
     let e = import(r#"{"model_type":"deepseek_v2"}"#).unwrap_err();
     assert!(e.to_string().contains("num_experts_per_tok"), "{e}");
 }

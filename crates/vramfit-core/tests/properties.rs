@@ -101,7 +101,7 @@ fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
     };
     (
         (4u64..9, 1u64..3, 8u64..64),
-        0u8..4,
+        0u8..5,
         0u8..3,
         any::<bool>(),
         0u8..3,
@@ -122,6 +122,7 @@ fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
                         topk_groups: 1,
                         renormalize: true,
                     },
+                    3 => Router::SigmoidBias,
                     _ => Router::TopKSoftmax,
                 };
                 let gpt_oss = router == Router::TopKSoftmax;

@@ -250,6 +250,7 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::StarCoder2
         | Group::DeepSeek
         | Group::Glm
+        | Group::MiniMax
         | Group::GptOss
         | Group::T5 => group.name(),
     }

@@ -24,8 +24,8 @@ pub use serving::{ServeEstimate, ServeFit, Serving, estimate};
 
 use crate::error::{Error, ServeFault, check_range};
 use crate::gpus::{Arch, GpuPreset};
-use crate::models::ModelSpec;
 use crate::models::transformer::{Arch as Layout, TransformerSpec};
+use crate::models::{ModelSpec, Router};
 use crate::overheads::Overheads;
 use crate::units::Bytes;
 use gguf::GgmlType;
@@ -580,9 +580,18 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
                 let (e, f) = (moe.experts, moe.expert_intermediate);
                 let expert = expert_matrix_bytes(w, (f, h)) * 2 + expert_matrix_bytes(w, (h, f));
                 block += e * expert;
-                // The router's weight (16-bit) and, for gpt-oss, the
-                // router's and experts' biases.
-                replicated += e * h;
+                // The router's weight (16-bit; fp32 for MiniMax-M2, whose
+                // `MiniMaxM2MoE` builds its `gate` with
+                // `params_dtype=torch.float32` in vLLM and SGLang), the fp32
+                // `e_score_correction_bias` of the sigmoid routers and, for
+                // gpt-oss, the router's and experts' biases.
+                replicated += match moe.router {
+                    Router::SigmoidBias => 2 * e * h + 2 * e,
+                    Router::SigmoidGroups { .. } => e * h + 2 * e,
+                    Router::Softmax { .. } | Router::SoftmaxGroups { .. } | Router::TopKSoftmax => {
+                        e * h
+                    }
+                };
                 if moe.biases {
                     replicated += e;
                     vectors += e * (2 * f + h);

@@ -115,6 +115,9 @@ pub enum Group {
     /// Z.ai's GLM mixtures of experts.
     #[serde(rename = "GLM")]
     Glm,
+    /// MiniMax's mixtures of experts.
+    #[serde(rename = "MiniMax")]
+    MiniMax,
     /// OpenAI's open-weight mixtures of experts.
     #[serde(rename = "gpt-oss")]
     GptOss,
@@ -144,6 +147,7 @@ impl Group {
             Group::StarCoder2 => "StarCoder2",
             Group::DeepSeek => "DeepSeek",
             Group::Glm => "GLM",
+            Group::MiniMax => "MiniMax",
             Group::GptOss => "gpt-oss",
             Group::T5 => "T5",
         }

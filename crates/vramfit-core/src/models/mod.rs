@@ -14,6 +14,7 @@ pub mod gpt_neox;
 pub mod gpt_oss;
 pub mod hf_fields;
 pub mod llama;
+pub mod minimax_m2;
 pub mod mixtral;
 pub mod mla;
 pub mod mobilenet_v3;

@@ -85,6 +85,11 @@ pub enum Router {
         /// The k weights are divided by their sum (`norm_topk_prob`).
         renormalize: bool,
     },
+    /// MiniMax-M2: the logits cast to fp32 (`router_logits.float()`),
+    /// sigmoid scores, the choice biased by `e_score_correction_bias` (no
+    /// groups), the chosen scores gathered and divided by their sum in
+    /// place; no scaling.
+    SigmoidBias,
     /// gpt-oss: top-k of the logits, softmax over the k.
     TopKSoftmax,
 }
@@ -251,7 +256,7 @@ impl Moe {
                     ));
                 }
             }
-            Router::Softmax { .. } | Router::TopKSoftmax => {}
+            Router::Softmax { .. } | Router::SigmoidBias | Router::TopKSoftmax => {}
         }
         Ok(())
     }

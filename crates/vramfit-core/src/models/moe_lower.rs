@@ -169,6 +169,32 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
             }
             (b.scale("mlp.gate.routed_scaling", w), index)
         }
+        Router::SigmoidBias => {
+            // `sigmoid(router_logits.float())` keeps its fp32 output (the
+            // cast is a no-op on fp32 logits); `+ e_score_correction_bias`
+            // makes the fp32 choice, freed once top-k has picked.
+            b.buffer("mlp.e_score_correction_bias", e, DType::F32);
+            let logits = b.cast(logits, DType::F32);
+            let scores = b.tanh("mlp.gate.sigmoid", logits);
+            let choice = b.index_tensor(
+                "mlp.gate.score_correction",
+                &[scores],
+                Numel::per_sample(rows * e),
+                DType::F32,
+            );
+            let (_, index) = b.topk("mlp.gate.topk", choice, e, k);
+            let w = b.tensor_op(
+                "mlp.gate.gather",
+                OpKind::Copy,
+                &[scores, index],
+                Numel::per_sample(rows * k),
+                DType::F32,
+                true,
+                &[index],
+            );
+            // `top_k_weights /= top_k_weights.sum(-1, keepdim=True)`.
+            (b.scale("mlp.gate.renormalize", w), index)
+        }
         Router::TopKSoftmax => {
             let (top, index) = b.topk("mlp.router.topk", logits, e, k);
             // `softmax(top, dtype=top.dtype)` keeps the logits' dtype.

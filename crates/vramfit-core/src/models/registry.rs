@@ -7,12 +7,12 @@
 use super::family::{Family, Import, ModelPreset};
 use super::{
     bert, cnn, convnext, deepseek, efficientnet, gemma, glm4_moe, gpt_neox, gpt_oss, gpt2, llama,
-    mixtral, mobilenet_v3, olmo2, olmoe, phi3, qwen_moe, qwen3, regnet, starcoder2, t5, vit,
-    vit_hf,
+    minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi3, qwen_moe, qwen3, regnet, starcoder2, t5,
+    vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 26] = [
+pub const FAMILIES: [Family; 27] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -37,6 +37,7 @@ pub const FAMILIES: [Family; 26] = [
     starcoder2::FAMILY,
     deepseek::FAMILY,
     glm4_moe::FAMILY,
+    minimax_m2::FAMILY,
     gpt_oss::FAMILY,
     t5::FAMILY,
 ];
