@@ -612,6 +612,10 @@ CASES = [
     C("minimax-m2-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
     C("minimax-m2-h512", 2, "fp32", "adamw", seq=1024, layers=2),
     C("minimax-m2-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    # GLM-4.7-Flash: DeepSeek-V3's latent attention over GLM-4.5's sparse block (64 experts, top-4)
+    C("glm4-moe-lite-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("glm4-moe-lite-h512", 2, "fp32", "adamw", seq=1024, layers=2),
+    C("glm4-moe-lite-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
     # SDPA (not for latent attention: with a query/key width other than the value's the CPU run
     # takes SDPA's math fallback, fp32 scores and all, where CUDA runs a fused kernel)
     C("qwen3-moe-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),

@@ -15,6 +15,8 @@ from transformers import (
     DeepseekV3ForCausalLM,
     Glm4MoeConfig,
     Glm4MoeForCausalLM,
+    Glm4MoeLiteConfig,
+    Glm4MoeLiteForCausalLM,
     GptOssConfig,
     GptOssForCausalLM,
     MiniMaxM2Config,
@@ -40,6 +42,7 @@ CLASSES = {
     "deepseek_v3": (DeepseekV3Config, DeepseekV3ForCausalLM),
     "gpt_oss": (GptOssConfig, GptOssForCausalLM),
     "glm4_moe": (Glm4MoeConfig, Glm4MoeForCausalLM),
+    "glm4_moe_lite": (Glm4MoeLiteConfig, Glm4MoeLiteForCausalLM),
     "minimax_m2": (MiniMaxM2Config, MiniMaxM2ForCausalLM),
 }
 
@@ -49,7 +52,8 @@ CLASSES = {
 # deepseek-ai/DeepSeek-V3 (DeepSeek-R1 has the same shapes), openai/gpt-oss-20b,
 # openai/gpt-oss-120b, zai-org/GLM-4.5-Air, zai-org/GLM-4.5, zai-org/GLM-4.6 (GLM-4.7 has its
 # shapes; 4.5 and 4.6 differ only in max_position_embeddings, which sizes no tensor),
-# MiniMaxAI/MiniMax-M2 (M2.7 has its shapes and a longer max_position_embeddings).
+# MiniMaxAI/MiniMax-M2 (M2.7 has its shapes and a longer max_position_embeddings),
+# zai-org/GLM-4.7-Flash.
 PRESETS = {
     "mixtral-8x7b": ("mixtral", dict(
         vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
@@ -116,6 +120,12 @@ PRESETS = {
         vocab_size=200064, hidden_size=3072, intermediate_size=1536, num_hidden_layers=62,
         num_attention_heads=48, num_key_value_heads=8, head_dim=128, rotary_dim=64,
         num_local_experts=256, num_experts_per_tok=8, tie_word_embeddings=False)),
+    "glm-4.7-flash": ("glm4_moe_lite", dict(
+        vocab_size=154880, hidden_size=2048, intermediate_size=10240, num_hidden_layers=47,
+        num_attention_heads=20, num_key_value_heads=20, moe_intermediate_size=1536,
+        n_routed_experts=64, n_shared_experts=1, num_experts_per_tok=4, q_lora_rank=768,
+        kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64, v_head_dim=256, n_group=1,
+        topk_group=1, routed_scaling_factor=1.8, norm_topk_prob=True, tie_word_embeddings=False)),
 }
 
 
@@ -179,6 +189,15 @@ VARIANTS = {
         vocab_size=200064, hidden_size=512, intermediate_size=128, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=2, head_dim=128, rotary_dim=64,
         num_local_experts=256, num_experts_per_tok=8, tie_word_embeddings=False)),
+    # GLM-4.7-Flash's layout: DeepSeek-V3's latent attention (value heads wider than the query/key
+    # ones' unrotated part) over GLM-4.5's sparse block, dense layers as mlp_layer_types lists them.
+    "glm4-moe-lite-h512": ("glm4_moe_lite", dict(
+        vocab_size=154880, hidden_size=512, intermediate_size=1024, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=8, moe_intermediate_size=128,
+        n_routed_experts=64, n_shared_experts=1, num_experts_per_tok=4, q_lora_rank=192,
+        kv_lora_rank=128, qk_nope_head_dim=96, qk_rope_head_dim=32, v_head_dim=128, n_group=1,
+        topk_group=1, routed_scaling_factor=1.8, norm_topk_prob=True,
+        mlp_layer_types=["dense", "sparse"], tie_word_embeddings=False)),
 }
 
 ALL = {**PRESETS, **VARIANTS}

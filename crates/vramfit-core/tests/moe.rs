@@ -25,7 +25,7 @@ fn total_and_active_parameters_match_transformers() {
         assert_eq!(spec.active_parameter_count().unwrap(), active, "{}", f[0]);
         checked += 1;
     }
-    assert_eq!(checked, 13);
+    assert_eq!(checked, 14);
     // A dense model's parameters are all active.
     let llama = preset("llama-3-8b");
     assert_eq!(
@@ -130,6 +130,18 @@ fn each_mixture_of_experts_config_imports_as_its_preset() {
         import(&saved.replace("0.5", "1.0")).unwrap().spec,
         preset("glm-4.5-air")
     );
+    // GLM-4.7-Flash's `config.json`: latent attention over GLM's sparse
+    // block (its `first_k_dense_replace` is not what the class reads).
+    let flash = r#"{"architectures":["Glm4MoeLiteForCausalLM"],"model_type":"glm4_moe_lite",
+        "vocab_size":154880,"hidden_size":2048,"intermediate_size":10240,"moe_intermediate_size":1536,
+        "num_hidden_layers":47,"num_attention_heads":20,"num_key_value_heads":20,"hidden_act":"silu",
+        "rms_norm_eps":1e-5,"attention_dropout":0.0,"attention_bias":false,"max_position_embeddings":202752,
+        "rope_theta":1000000.0,"rope_scaling":null,"partial_rotary_factor":1.0,"q_lora_rank":768,
+        "kv_lora_rank":512,"qk_nope_head_dim":192,"qk_rope_head_dim":64,"v_head_dim":256,
+        "n_routed_experts":64,"n_shared_experts":1,"num_experts_per_tok":4,"norm_topk_prob":true,
+        "routed_scaling_factor":1.8,"n_group":1,"topk_group":1,"topk_method":"noaux_tc",
+        "first_k_dense_replace":1,"num_nextn_predict_layers":1,"tie_word_embeddings":false}"#;
+    assert_eq!(import(flash).unwrap().spec, preset("glm-4.7-flash"));
     // MiniMax-M2.7's `config.json` (remote-code fields the class ignores
     // included): `rotary_dim` 64 of 128 sets the rotated share.
     let m27 = r#"{"architectures":["MiniMaxM2ForCausalLM"],"model_type":"minimax_m2","hidden_act":"silu",
@@ -253,8 +265,47 @@ fn config_class_defaults_count_as_transformers_builds_them() {
     // No `head_dim`: 4096 / 96 floors to 42.
     assert_eq!(count(r#"{"model_type":"glm4_moe"}"#), 103_481_200_640);
     assert_eq!(count(r#"{"model_type":"minimax_m2"}"#), 228_689_748_992);
+    assert_eq!(count(r#"{"model_type":"glm4_moe_lite"}"#), 29_943_390_976);
     let e = import(r#"{"model_type":"deepseek_v2"}"#).unwrap_err();
     assert!(e.to_string().contains("num_experts_per_tok"), "{e}");
+}
+
+/// GLM-4.7-Flash's dense layers are the ones `mlp_layer_types` lists (the
+/// first when it is absent), whatever `first_k_dense_replace` says; counts
+/// as `Glm4MoeLiteForCausalLM` builds them on the meta device.
+#[test]
+fn glm_flash_dense_layers_follow_mlp_layer_types() {
+    let json = |types: &str| {
+        format!(
+            r#"{{"model_type":"glm4_moe_lite","vocab_size":1000,"hidden_size":256,"intermediate_size":512,
+            "moe_intermediate_size":64,"num_hidden_layers":3,"num_attention_heads":4,"q_lora_rank":64,
+            "kv_lora_rank":32,"qk_nope_head_dim":32,"qk_rope_head_dim":16,"v_head_dim":48,
+            "n_routed_experts":8,"num_experts_per_tok":2,"first_k_dense_replace":3{types}}}"#
+        )
+    };
+    let count = |types: &str| {
+        import(&json(types))
+            .unwrap()
+            .spec
+            .parameter_count()
+            .unwrap()
+    };
+    assert_eq!(count(""), 2_097_184);
+    assert_eq!(
+        count(r#","mlp_layer_types":["sparse","sparse","sparse"]"#),
+        2_148_384
+    );
+    assert_eq!(
+        count(r#","mlp_layer_types":["dense","dense","sparse"]"#),
+        2_045_984
+    );
+    let e = import(&json(r#","mlp_layer_types":["dense","sparse"]"#)).unwrap_err();
+    assert!(
+        e.to_string().contains("mlp_layer_types lists 2 layers"),
+        "{e}"
+    );
+    let e = import(&json(r#","mlp_layer_types":["dense","moe","sparse"]"#)).unwrap_err();
+    assert!(e.to_string().contains("not \"moe\""), "{e}");
 }
 
 /// `mlp_only_layers` and `decoder_sparse_step` keep dense MLPs where

@@ -35,24 +35,30 @@ pub const FAMILY: Family = Family {
 
 /// The fields both generations read, with their config class's defaults
 /// `(vocab, hidden, layers, heads, intermediate, moe intermediate,
-/// routed experts, shared experts, first dense, q_lora_rank)`.
-type Defaults = (u64, u64, u64, u64, u64, u64, u64, u64, u64, u64);
+/// routed experts, shared experts, first dense)`.
+pub(super) type Defaults = (u64, u64, u64, u64, u64, u64, u64, u64, u64);
 
-/// A DeepSeek decoder from its config, the router given.
-fn read(f: &Fields<'_>, d: Defaults, router: Router, rope: MlaRope) -> Result<ModelSpec, Error> {
+/// A DeepSeek decoder from its config, the router given; `latent` holds
+/// the latent attention's defaults and its rotary kind.
+pub(super) fn read(
+    f: &Fields<'_>,
+    d: Defaults,
+    router: Router,
+    latent: Mla,
+) -> Result<ModelSpec, Error> {
     let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
     // `q_lora_rank: null` means one `q_proj`.
     let q_lora_rank = match f.map.get("q_lora_rank") {
         Some(serde_json::Value::Null) => 0,
-        _ => or("q_lora_rank", d.9)?,
+        _ => or("q_lora_rank", latent.q_lora_rank)?,
     };
     let mla = Mla {
         q_lora_rank,
-        kv_lora_rank: or("kv_lora_rank", 512)?,
-        qk_nope_head_dim: or("qk_nope_head_dim", 128)?,
-        qk_rope_head_dim: or("qk_rope_head_dim", 64)?,
-        v_head_dim: or("v_head_dim", 128)?,
-        rope,
+        kv_lora_rank: or("kv_lora_rank", latent.kv_lora_rank)?,
+        qk_nope_head_dim: or("qk_nope_head_dim", latent.qk_nope_head_dim)?,
+        qk_rope_head_dim: or("qk_rope_head_dim", latent.qk_rope_head_dim)?,
+        v_head_dim: or("v_head_dim", latent.v_head_dim)?,
+        rope: latent.rope,
     };
     let moe = Moe::deepseek_style(
         (
@@ -95,8 +101,8 @@ fn read_v2(f: &Fields<'_>) -> Result<ModelSpec, Error> {
         groups,
         topk_groups,
     };
-    let d = (102_400, 4096, 32, 32, 11_008, 1407, 64, 2, 0, 1536);
-    read(f, d, router, MlaRope::Complex)
+    let d = (102_400, 4096, 32, 32, 11_008, 1407, 64, 2, 0);
+    read(f, d, router, latent(1536, MlaRope::Complex))
 }
 
 /// Reads a `deepseek_v3` config with `DeepseekV3Config`'s defaults
@@ -116,13 +122,26 @@ fn read_v3(f: &Fields<'_>) -> Result<ModelSpec, Error> {
         map: &fields,
         model_type: f.model_type.clone(),
     };
-    let d = (129_280, 7168, 61, 128, 18_432, 2048, 256, 1, 3, 1536);
-    read(&f, d, router, MlaRope::Real)
+    let d = (129_280, 7168, 61, 128, 18_432, 2048, 256, 1, 3);
+    read(&f, d, router, latent(1536, MlaRope::Real))
+}
+
+/// DeepSeek's latent attention with a query rank of `q_lora_rank`: a
+/// latent of 512, 128 + 64 query/key and 128 value features per head.
+fn latent(q_lora_rank: u64, rope: MlaRope) -> Mla {
+    Mla {
+        q_lora_rank,
+        kv_lora_rank: 512,
+        qk_nope_head_dim: 128,
+        qk_rope_head_dim: 64,
+        v_head_dim: 128,
+        rope,
+    }
 }
 
 /// A DeepSeek decoder: latent attention with one key/value head per head
 /// (`head_dim` the query/key width), `moe` from its first sparse layer.
-fn decoder(
+pub(super) fn decoder(
     (vocab, hidden, layers): (u64, u64, u64),
     heads: u64,
     intermediate: u64,
@@ -144,14 +163,7 @@ fn decoder(
 /// 8 groups), 1 shared, 3 dense layers.
 fn presets() -> Vec<ModelPreset> {
     let p = |id, name, t| ModelPreset::new(id, name, Group::DeepSeek, ModelSpec::Transformer(t));
-    let mla = |q_lora_rank, rope| Mla {
-        q_lora_rank,
-        kv_lora_rank: 512,
-        qk_nope_head_dim: 128,
-        qk_rope_head_dim: 64,
-        v_head_dim: 128,
-        rope,
-    };
+    let mla = latent;
     let moe = |(experts, top_k, i, shared, first), router| {
         Moe::deepseek_style((experts, top_k, i), shared, first, router)
     };
