@@ -74,7 +74,7 @@ CATS = [
 ]
 DEV = torch.device("cpu")
 
-TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "olmo-3-7b", "gemma-2b", "gemma-2-2b",
+TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "olmo-3-7b", "ernie-4.5-0.3b", "gemma-2b", "gemma-2-2b",
                "gemma-3-1b", "pythia-160m", "phi-3-mini", "phi-4-mini", "t5-small", "flan-t5-xl",
                "starcoder2-3b"} | set(models.moe_models.ALL)
 T5_MODELS = {"t5-small", "flan-t5-xl"}
@@ -90,9 +90,16 @@ IMAGE_MODELS = {"resnet18", "resnet50", "vit_b_16"} | set(SMALL_BATCH_CNNS) | HF
 # MemTracker with phase bookkeeping
 # --------------------------------------------------------------------------
 
+class _NoHandle:
+    """Stands in for a hook handle where no hook was installed."""
+
+    def remove(self) -> None:
+        pass
+
+
 class RefMemTracker(MemTracker):
     """MemTracker + (a) phase of the global peak, (b) optional timeline,
-    (c) CPU-resident optimizer `step` scalars excluded.
+    (c) CPU-resident optimizer `step` scalars excluded, (d) frozen parameters allowed.
 
     (c): with foreach=True and capturable=False, Adam/AdamW keep `state["step"]`
     as a 0-dim float32 tensor on the CPU even when training on CUDA, and the
@@ -126,6 +133,15 @@ class RefMemTracker(MemTracker):
             for val in states.values():
                 if isinstance(val, torch.Tensor) and val.dim() > 0:
                     self._update_and_maybe_create_winfos(val, reftype)
+
+    # -- (d) MemTracker hooks every parameter's gradient, which a frozen one (ERNIE 4.5's
+    # `moe_statics.e_score_correction_bias`, requires_grad=False) refuses: it is tracked as a
+    # parameter with no-op handles instead, as it never gets a gradient.
+    def _track_module_params_and_buffers(self, module, install_grad_hooks=True):  # type: ignore[override]
+        for param in module.parameters():
+            if not param.requires_grad and param not in self._param_to_grad_hook_handles:
+                self._param_to_grad_hook_handles[param] = (_NoHandle(), _NoHandle())
+        return super()._track_module_params_and_buffers(module, install_grad_hooks)
 
     # -- (a)
     def _update_peak_stats(self, peak_state):  # type: ignore[override]
@@ -286,7 +302,7 @@ def make_inputs(case: dict) -> dict:
     if mid in models.moe_models.ALL:
         ids = torch.randint(0, models.moe_models.ALL[mid][1]["vocab_size"], (b, s))
         return {"input_ids": ids, "labels": ids}
-    vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "olmo-3-7b": 100278, "gemma-2b": 256000,
+    vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "olmo-3-7b": 100278, "ernie-4.5-0.3b": 103424, "gemma-2b": 256000,
              "gemma-2-2b": 256000, "gemma-3-1b": 262144, "pythia-160m": 50304, "phi-3-mini": 32064,
              "phi-4-mini": 200064, "starcoder2-3b": 49152}[mid]
     ids = torch.randint(0, vocab, (b, s))
@@ -390,7 +406,7 @@ def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, ima
     if model in IMAGE_MODELS and image == 0:
         image = 224
     usual = {"bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
-             "olmo-2-1b": "eager", "olmo-3-7b": "eager", "gemma-2b": "eager", "gemma-2-2b": "eager", "gemma-3-1b": "eager",
+             "olmo-2-1b": "eager", "olmo-3-7b": "eager", "ernie-4.5-0.3b": "eager", "gemma-2b": "eager", "gemma-2-2b": "eager", "gemma-3-1b": "eager",
              "pythia-160m": "eager", "phi-3-mini": "eager", "phi-4-mini": "eager",
              "t5-small": "eager", "flan-t5-xl": "eager", "vit-base-patch16-224": "eager",
              "starcoder2-3b": "eager", **{m: "eager" for m in models.moe_models.ALL},
@@ -616,11 +632,19 @@ CASES = [
     C("glm4-moe-lite-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
     C("glm4-moe-lite-h512", 2, "fp32", "adamw", seq=1024, layers=2),
     C("glm4-moe-lite-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    # ERNIE 4.5: the rotary embedding in interleaved pairs with fp32 products, shared experts before
+    # the routed ones, the router in fp32 with autocast off; the dense 0.3B cut to 4 blocks
+    C("ernie-4.5-moe-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("ernie-4.5-moe-h512", 2, "fp32", "adamw", seq=1024, layers=2),
+    C("ernie-4.5-moe-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    C("ernie-4.5-0.3b", 4, "amp-bf16", "adamw", seq=2048, layers=4),
+    C("ernie-4.5-0.3b", 2, "fp32", "adamw", seq=2048, layers=4),
     # SDPA (not for latent attention: with a query/key width other than the value's the CPU run
     # takes SDPA's math fallback, fp32 scores and all, where CUDA runs a fused kernel)
     C("qwen3-moe-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),
     C("glm4-moe-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),
     C("minimax-m2-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),
+    C("ernie-4.5-0.3b", 4, "amp-bf16", "adamw", seq=2048, layers=4, attention="sdpa"),
     # Eight blocks: the experts' activations outweigh the loss's tensors at the backward peak
     C("mixtral-h512", 4, "amp-bf16", "adamw", seq=2048, layers=8),
     C("deepseek-v3-h512", 4, "amp-bf16", "adamw", seq=1024, layers=8),

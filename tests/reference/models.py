@@ -18,6 +18,8 @@ from transformers import (
     BertForMaskedLM,
     BertForSequenceClassification,
     BertModel,
+    Ernie4_5Config,
+    Ernie4_5ForCausalLM,
     GPTNeoXConfig,
     GPTNeoXForCausalLM,
     Gemma2Config,
@@ -312,6 +314,30 @@ def olmo3_config(name: str, layers: int | None = None) -> Olmo3Config:
         max_position_embeddings=65536,
         sliding_window=4096,
         tie_word_embeddings=False,
+    )
+
+
+# ERNIE 4.5 (dense): baidu/ERNIE-4.5-0.3B-PT's config.json: (hidden_size, num_hidden_layers,
+# num_attention_heads, num_key_value_heads, intermediate_size); vocabulary 103424, head_dim 128, tied
+# head, no biases.
+ERNIE45_CONFIGS = {
+    "ernie-4.5-0.3b": (1024, 18, 16, 2, 3072),
+}
+
+
+def ernie45_config(name: str, layers: int | None = None) -> Ernie4_5Config:
+    hidden, n_layers, heads, kv, inter = ERNIE45_CONFIGS[name]
+    return Ernie4_5Config(
+        vocab_size=103424,
+        hidden_size=hidden,
+        num_hidden_layers=layers or n_layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        intermediate_size=inter,
+        head_dim=128,
+        max_position_embeddings=131072,
+        use_bias=False,
+        tie_word_embeddings=True,
     )
 
 
@@ -689,6 +715,11 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         cfg._attn_implementation = attn
         keys = LLAMA_KEYS + ["sliding_window"]
         return Olmo3ForCausalLM(cfg), f"{TF} Olmo3ForCausalLM(Olmo3Config({_cfg_str(cfg, keys)}))"
+    if model_id in ERNIE45_CONFIGS:
+        cfg = ernie45_config(model_id, layers)
+        cfg._attn_implementation = attn
+        keys = LLAMA_KEYS + ["head_dim"]
+        return Ernie4_5ForCausalLM(cfg), f"{TF} Ernie4_5ForCausalLM(Ernie4_5Config({_cfg_str(cfg, keys)}))"
     if model_id in T5_CONFIGS:
         cfg = t5_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -732,6 +763,6 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "qwen2.5-7b",
     "mlp-small",
     "llama-tiny",
-] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(OLMO3_CONFIGS) + list(GEMMA_CONFIGS) + (
+] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(OLMO3_CONFIGS) + list(ERNIE45_CONFIGS) + list(GEMMA_CONFIGS) + (
     list(GEMMA2_CONFIGS) + list(GEMMA3_CONFIGS) + list(PYTHIA_CONFIGS) + list(PHI3_CONFIGS)
     + list(STARCODER2_CONFIGS) + list(T5_CONFIGS) + list(HF_VIT_CONFIGS) + list(moe_models.PRESETS))

@@ -13,6 +13,8 @@ from transformers import (
     DeepseekV2ForCausalLM,
     DeepseekV3Config,
     DeepseekV3ForCausalLM,
+    Ernie4_5_MoeConfig,
+    Ernie4_5_MoeForCausalLM,
     Glm4MoeConfig,
     Glm4MoeForCausalLM,
     Glm4MoeLiteConfig,
@@ -42,6 +44,7 @@ CLASSES = {
     "deepseek_v3": (DeepseekV3Config, DeepseekV3ForCausalLM),
     "gpt_oss": (GptOssConfig, GptOssForCausalLM),
     "glm4_moe": (Glm4MoeConfig, Glm4MoeForCausalLM),
+    "ernie4_5_moe": (Ernie4_5_MoeConfig, Ernie4_5_MoeForCausalLM),
     "glm4_moe_lite": (Glm4MoeLiteConfig, Glm4MoeLiteForCausalLM),
     "minimax_m2": (MiniMaxM2Config, MiniMaxM2ForCausalLM),
 }
@@ -53,7 +56,7 @@ CLASSES = {
 # openai/gpt-oss-120b, zai-org/GLM-4.5-Air, zai-org/GLM-4.5, zai-org/GLM-4.6 (GLM-4.7 has its
 # shapes; 4.5 and 4.6 differ only in max_position_embeddings, which sizes no tensor),
 # MiniMaxAI/MiniMax-M2 (M2.7 has its shapes and a longer max_position_embeddings),
-# zai-org/GLM-4.7-Flash.
+# zai-org/GLM-4.7-Flash, baidu/ERNIE-4.5-21B-A3B-PT, baidu/ERNIE-4.5-300B-A47B-PT.
 PRESETS = {
     "mixtral-8x7b": ("mixtral", dict(
         vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
@@ -126,6 +129,16 @@ PRESETS = {
         n_routed_experts=64, n_shared_experts=1, num_experts_per_tok=4, q_lora_rank=768,
         kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64, v_head_dim=256, n_group=1,
         topk_group=1, routed_scaling_factor=1.8, norm_topk_prob=True, tie_word_embeddings=False)),
+    "ernie-4.5-21b-a3b": ("ernie4_5_moe", dict(
+        vocab_size=103424, hidden_size=2560, intermediate_size=12288, num_hidden_layers=28,
+        num_attention_heads=20, num_key_value_heads=4, moe_intermediate_size=1536, moe_num_experts=64,
+        moe_k=6, moe_num_shared_experts=2, moe_layer_start_index=1, moe_layer_end_index=27,
+        moe_layer_interval=1, use_bias=False, tie_word_embeddings=True)),
+    "ernie-4.5-300b-a47b": ("ernie4_5_moe", dict(
+        vocab_size=103424, hidden_size=8192, intermediate_size=28672, num_hidden_layers=54,
+        num_attention_heads=64, num_key_value_heads=8, moe_intermediate_size=3584, moe_num_experts=64,
+        moe_k=8, moe_num_shared_experts=0, moe_layer_start_index=3, moe_layer_end_index=53,
+        moe_layer_interval=1, use_bias=False, tie_word_embeddings=True)),
 }
 
 
@@ -198,6 +211,13 @@ VARIANTS = {
         kv_lora_rank=128, qk_nope_head_dim=96, qk_rope_head_dim=32, v_head_dim=128, n_group=1,
         topk_group=1, routed_scaling_factor=1.8, norm_topk_prob=True,
         mlp_layer_types=["dense", "sparse"], tie_word_embeddings=False)),
+    # ERNIE-4.5-21B-A3B's layout: the interleaved fp32 rotary embedding, 2 shared experts run before
+    # 64 routed ones (top-6) chosen by the fp32 router, layer 0 dense.
+    "ernie-4.5-moe-h512": ("ernie4_5_moe", dict(
+        vocab_size=103424, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, moe_intermediate_size=192, moe_num_experts=64,
+        moe_k=6, moe_num_shared_experts=2, moe_layer_start_index=1, moe_layer_end_index=1,
+        moe_layer_interval=1, use_bias=False, tie_word_embeddings=True)),
 }
 
 ALL = {**PRESETS, **VARIANTS}

@@ -43,6 +43,9 @@ pub struct Builder {
     /// Autocast caches the low-precision copy of each leaf parameter for the
     /// whole autocast region (`cached_cast` in `autocast_mode.h`).
     weight_cache: HashMap<ParamId, TensorId>,
+    /// Inside `torch.autocast(enabled=False)` (ERNIE 4.5's router): ops run
+    /// in their inputs' types.
+    autocast_off: bool,
     prefix: String,
     /// Tensors a Python local keeps alive until the current block returns.
     scope_holds: Vec<TensorId>,
@@ -101,6 +104,7 @@ impl Builder {
             block: None,
             attention_core: false,
             weight_cache: HashMap::new(),
+            autocast_off: false,
             prefix: String::new(),
             scope_holds: Vec::new(),
             inference: false,
@@ -150,7 +154,19 @@ impl Builder {
 
     /// The autocast compute type, if autocast is on.
     pub fn autocast_dtype(&self) -> Option<DType> {
-        self.precision.autocast()
+        if self.autocast_off {
+            None
+        } else {
+            self.precision.autocast()
+        }
+    }
+
+    /// Runs `f` with autocast disabled (`maybe_autocast(enabled=False)`).
+    pub fn without_autocast<T>(&mut self, f: impl FnOnce(&mut Builder) -> T) -> T {
+        let was = std::mem::replace(&mut self.autocast_off, true);
+        let out = f(self);
+        self.autocast_off = was;
+        out
     }
 
     /// Starts a new row of the per-layer table; later ops and params are named under `name`.
@@ -257,6 +273,15 @@ impl Builder {
             p.expert = true;
         }
         id
+    }
+
+    /// Registers a parameter that is never trained (`requires_grad=False`):
+    /// counted and stored like the others, with no gradient or optimizer state.
+    pub fn frozen_param(&mut self, name: &str, shape: &[u64]) -> ParamId {
+        let frozen = std::mem::replace(&mut self.frozen, true);
+        let p = self.param(name, shape);
+        self.frozen = frozen;
+        p
     }
 
     /// Registers a buffer (not trained, lives with the model).
@@ -528,7 +553,7 @@ impl Builder {
     /// Autocast's rule for matmul-class ops: a float32 input is cast to the
     /// low-precision type (a fresh copy each time: only leaf tensors are cached).
     pub fn autocast_lower(&mut self, x: TensorId) -> TensorId {
-        match self.precision.autocast() {
+        match self.autocast_dtype() {
             Some(low) if self.dtype(x) == DType::F32 => self.cast(x, low),
             _ => x,
         }
@@ -536,7 +561,7 @@ impl Builder {
 
     /// Autocast's rule for ops on its fp32 list (softmax, layer_norm, pow, losses...).
     pub fn autocast_fp32(&mut self, x: TensorId) -> TensorId {
-        match self.precision.autocast() {
+        match self.autocast_dtype() {
             Some(_) if self.dtype(x) != DType::F32 => self.cast(x, DType::F32),
             _ => x,
         }
@@ -548,7 +573,7 @@ impl Builder {
     /// the low type (a LoRA base in the compute type), `None` (the parameter
     /// itself: `cached_cast` casts only a type that differs).
     pub fn autocast_weight(&mut self, p: ParamId, created: &mut Vec<TensorId>) -> Option<TensorId> {
-        let low = self.precision.autocast()?;
+        let low = self.autocast_dtype()?;
         if self.param_storage_dtype(p) == low {
             return None;
         }

@@ -94,6 +94,82 @@ impl Builder {
         out
     }
 
+    /// ERNIE 4.5's `apply_rotary_pos_emb` on one of q and k: the even and
+    /// odd features rotate in pairs (`rotate_half` as `torch.stack((-x2,
+    /// x1), -1).flatten(-2)` of the strided halves) and both products are
+    /// taken in fp32, `q.float() * cos + rotate_half(q).float() * sin`, then
+    /// `.to(original_dtype)`. In order: the fp32 copy of `x` (none when
+    /// `x` is fp32) and its product, the copy freed; the negated half, the
+    /// stacked tensor in `x`'s dtype, its fp32 copy, the second product;
+    /// their sum; the cast back (the sum itself when `x` is fp32). Saves
+    /// only `cos` and `sin`. Backward: the gradient's fp32 copy, its two
+    /// products, then each path cast back to `x`'s dtype.
+    pub fn rotary_interleaved_fp32(&mut self, name: &str, x: TensorId) -> TensorId {
+        let t = self.tensor_info(x);
+        let out = self.tensor(t.numel, t.dtype, t.requires_grad);
+        let own = bytes(t.numel, t.dtype);
+        let wide = bytes(t.numel, DType::F32);
+        let half = Numel {
+            fixed: own.fixed / 2,
+            per_sample: own.per_sample / 2,
+        };
+        let forward_steps = if t.dtype == DType::F32 {
+            vec![
+                TempStep::Alloc(wide), // 0: x * cos
+                TempStep::Alloc(half), // 1: -x2
+                TempStep::Alloc(own),  // 2: stack
+                TempStep::Free(1),
+                TempStep::Alloc(wide), // 3: stack * sin
+                TempStep::Free(2),
+                TempStep::Outputs, // the sum
+                TempStep::Free(0),
+                TempStep::Free(3),
+            ]
+        } else {
+            vec![
+                TempStep::Alloc(wide), // 0: x.float()
+                TempStep::Alloc(wide), // 1: x.float() * cos
+                TempStep::Free(0),
+                TempStep::Alloc(half), // 2: -x2
+                TempStep::Alloc(own),  // 3: stack
+                TempStep::Free(2),
+                TempStep::Alloc(wide), // 4: stack.float()
+                TempStep::Free(3),
+                TempStep::Alloc(wide), // 5: * sin
+                TempStep::Free(4),
+                TempStep::Alloc(wide), // 6: the sum
+                TempStep::Free(1),
+                TempStep::Free(5),
+                TempStep::Outputs, // .to(original_dtype)
+                TempStep::Free(6),
+            ]
+        };
+        let backward_temp = if t.dtype == DType::F32 {
+            Numel {
+                fixed: 2 * wide.fixed,
+                per_sample: 2 * wide.per_sample,
+            }
+        } else {
+            Numel {
+                fixed: 3 * wide.fixed + own.fixed,
+                per_sample: 3 * wide.per_sample + own.per_sample,
+            }
+        };
+        self.op(
+            name,
+            OpKind::Elementwise,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out],
+                forward_steps,
+                backward_temp,
+                flops: Numel::per_sample(4 * t.numel.per_sample),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
     /// GPT-NeoX's and Phi-3's `apply_rotary_pos_emb` on one of q and k
     /// (`x`, `head_dim` features per head): the first `dims` features of each
     /// head rotate, `(x_rot * cos) + (rotate_half(x_rot) * sin)` (three

@@ -492,12 +492,12 @@ fn vllm_loads_every_expert_and_caches_the_latent_as_its_logs_print() {
     assert!((need - 0.95).abs() <= 0.005, "{need}");
 }
 
-/// vLLM's and SGLang's `MiniMaxM2MoE` build the router (`gate`) with
-/// `params_dtype=torch.float32` and the `e_score_correction_bias` in fp32;
-/// everything else of MiniMax-M2 loads in 16 bits. Both are replicated:
+/// vLLM's `MiniMaxM2MoE` and `Ernie4_5_MoeMoE` (and SGLang's MiniMax)
+/// build the router (`gate`) with `params_dtype=torch.float32` and the
+/// `e_score_correction_bias` in fp32; everything else loads in 16 bits. Both are replicated:
 /// every tensor-parallel rank holds them whole.
 #[test]
-fn minimax_m2_keeps_its_router_in_fp32() {
+fn minimax_m2_and_ernie_keep_their_routers_in_fp32() {
     use vramfit_core::engines::{format_weights, weights_per_gpu};
     let vramfit_core::ModelSpec::Transformer(t) = model_preset("minimax-m2").unwrap().spec else {
         unreachable!("a transformer preset")
@@ -507,6 +507,17 @@ fn minimax_m2_keeps_its_router_in_fp32() {
     assert_eq!(
         format_weights(&t, ServeWeights::Native).0,
         2 * params + router
+    );
+    // ERNIE-4.5-21B-A3B: the same in its 27 sparse layers (its frozen
+    // `e_score_correction_bias` is among the 16-bit parameters once).
+    let vramfit_core::ModelSpec::Transformer(ernie) =
+        model_preset("ernie-4.5-21b-a3b").unwrap().spec
+    else {
+        unreachable!("a transformer preset")
+    };
+    assert_eq!(
+        format_weights(&ernie, ServeWeights::Native).0,
+        2 * 21_825_437_888 + 27 * (64 * 2560 * 2 + 64 * 2)
     );
     // What two ranks do not split is replicated: at least the fp32 routers.
     let per_rank = |tp| weights_per_gpu(&t, ServeWeights::Native, tp).0;

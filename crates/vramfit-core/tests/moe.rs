@@ -25,7 +25,7 @@ fn total_and_active_parameters_match_transformers() {
         assert_eq!(spec.active_parameter_count().unwrap(), active, "{}", f[0]);
         checked += 1;
     }
-    assert_eq!(checked, 14);
+    assert_eq!(checked, 16);
     // A dense model's parameters are all active.
     let llama = preset("llama-3-8b");
     assert_eq!(
@@ -268,6 +268,55 @@ fn config_class_defaults_count_as_transformers_builds_them() {
     assert_eq!(count(r#"{"model_type":"glm4_moe_lite"}"#), 29_943_390_976);
     let e = import(r#"{"model_type":"deepseek_v2"}"#).unwrap_err();
     assert!(e.to_string().contains("num_experts_per_tok"), "{e}");
+}
+
+/// ERNIE 4.5's `config.json` files import as their presets (the dense
+/// 0.3B's too); `moe_layer_end_index` -1, absent or null is the last layer;
+/// `use_bias` is refused by name; the class defaults count as
+/// `transformers` builds them on the meta device.
+#[test]
+fn ernie_configs_import_as_their_presets() {
+    let a3b = r#"{"architectures":["Ernie4_5_MoeForCausalLM"],"model_type":"ernie4_5_moe",
+        "hidden_size":2560,"intermediate_size":12288,"moe_intermediate_size":1536,"num_hidden_layers":28,
+        "num_attention_heads":20,"num_key_value_heads":4,"head_dim":128,"moe_num_experts":64,
+        "moe_num_shared_experts":2,"moe_k":6,"moe_layer_start_index":1,"moe_layer_end_index":27,
+        "moe_layer_interval":1,"vocab_size":103424,"tie_word_embeddings":true,"hidden_act":"silu",
+        "max_position_embeddings":131072,"rms_norm_eps":1e-5,"rope_theta":500000,"use_bias":false}"#;
+    assert_eq!(import(a3b).unwrap().spec, preset("ernie-4.5-21b-a3b"));
+    for end in [
+        r#""moe_layer_end_index":-1"#,
+        r#""moe_layer_end_index":null"#,
+        r#""x":0"#,
+    ] {
+        let json = a3b.replace(r#""moe_layer_end_index":27"#, end);
+        assert_eq!(
+            import(&json).unwrap().spec,
+            preset("ernie-4.5-21b-a3b"),
+            "{end}"
+        );
+    }
+    // transformers' attribute_map names: num_experts, num_experts_per_tok.
+    let aliased = a3b
+        .replace("moe_num_experts", "num_experts")
+        .replace("moe_k", "num_experts_per_tok");
+    assert_eq!(import(&aliased).unwrap().spec, preset("ernie-4.5-21b-a3b"));
+    let big = r#"{"model_type":"ernie4_5_moe","hidden_size":8192,"intermediate_size":28672,
+        "max_position_embeddings":131072,"num_attention_heads":64,"num_key_value_heads":8,
+        "num_hidden_layers":54,"rms_norm_eps":1e-05,"vocab_size":103424,"rope_theta":500000.0,
+        "moe_num_experts":64,"moe_num_shared_experts":0,"moe_layer_start_index":3,
+        "moe_layer_end_index":53,"moe_intermediate_size":3584,"moe_k":8,"moe_layer_interval":1,
+        "tie_word_embeddings":true}"#;
+    assert_eq!(import(big).unwrap().spec, preset("ernie-4.5-300b-a47b"));
+    let small = r#"{"architectures":["Ernie4_5_ForCausalLM"],"model_type":"ernie4_5","hidden_size":1024,
+        "intermediate_size":3072,"max_position_embeddings":131072,"num_attention_heads":16,
+        "num_key_value_heads":2,"head_dim":128,"num_hidden_layers":18,"rms_norm_eps":1e-05,
+        "vocab_size":103424,"rope_theta":500000,"use_bias":false,"tie_word_embeddings":true}"#;
+    assert_eq!(import(small).unwrap().spec, preset("ernie-4.5-0.3b"));
+    let e = import(&small.replace(r#""use_bias":false"#, r#""use_bias":true"#)).unwrap_err();
+    assert!(e.to_string().contains("use_bias"), "{e}");
+    let count = |json: &str| import(json).unwrap().spec.parameter_count().unwrap();
+    assert_eq!(count(r#"{"model_type":"ernie4_5"}"#), 360_748_032);
+    assert_eq!(count(r#"{"model_type":"ernie4_5_moe"}"#), 21_825_437_888);
 }
 
 /// GLM-4.7-Flash's dense layers are the ones `mlp_layer_types` lists (the

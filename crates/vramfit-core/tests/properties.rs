@@ -101,8 +101,8 @@ fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
     };
     (
         (4u64..9, 1u64..3, 8u64..64),
-        0u8..5,
-        0u8..3,
+        0u8..6,
+        0u8..4,
         any::<bool>(),
         0u8..3,
     )
@@ -123,6 +123,7 @@ fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
                         renormalize: true,
                     },
                     3 => Router::SigmoidBias,
+                    4 => Router::SoftmaxCorrected,
                     _ => Router::TopKSoftmax,
                 };
                 let gpt_oss = router == Router::TopKSoftmax;
@@ -136,6 +137,7 @@ fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
                         s => Some(SharedExperts {
                             intermediate: 32,
                             gate: s == 1,
+                            first: s == 3,
                         }),
                     },
                     dense: DenseLayers {

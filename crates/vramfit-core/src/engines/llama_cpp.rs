@@ -170,11 +170,12 @@ fn ffn_tensors(
     };
     let (e, f) = (moe.experts, moe.expert_intermediate);
     // The router, f32 (`ffn_gate_inp`), and its bias (gpt-oss) or
-    // DeepSeek-V3's and MiniMax-M2's `exp_probs_b` score-correction bias.
+    // DeepSeek-V3's, MiniMax-M2's and ERNIE 4.5's `exp_probs_b`
+    // score-correction bias.
     out.push(vector(Some(i), h * e));
     let correction = matches!(
         moe.router,
-        Router::SigmoidGroups { .. } | Router::SigmoidBias
+        Router::SigmoidGroups { .. } | Router::SigmoidBias | Router::SoftmaxCorrected
     );
     if moe.biases || correction {
         out.push(vector(Some(i), e));

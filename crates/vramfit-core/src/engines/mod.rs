@@ -580,13 +580,13 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
                 let (e, f) = (moe.experts, moe.expert_intermediate);
                 let expert = expert_matrix_bytes(w, (f, h)) * 2 + expert_matrix_bytes(w, (h, f));
                 block += e * expert;
-                // The router's weight (16-bit; fp32 for MiniMax-M2, whose
-                // `MiniMaxM2MoE` builds its `gate` with
-                // `params_dtype=torch.float32` in vLLM and SGLang), the fp32
-                // `e_score_correction_bias` of the sigmoid routers and, for
+                // The router's weight (16-bit; fp32 for MiniMax-M2 and ERNIE
+                // 4.5, whose `MiniMaxM2MoE` and `Ernie4_5_MoeMoE` build their
+                // `gate` with `params_dtype=torch.float32` in vLLM), the fp32
+                // `e_score_correction_bias` of the biased routers and, for
                 // gpt-oss, the router's and experts' biases.
                 replicated += match moe.router {
-                    Router::SigmoidBias => 2 * e * h + 2 * e,
+                    Router::SigmoidBias | Router::SoftmaxCorrected => 2 * e * h + 2 * e,
                     Router::SigmoidGroups { .. } => e * h + 2 * e,
                     Router::Softmax { .. } | Router::SoftmaxGroups { .. } | Router::TopKSoftmax => {
                         e * h

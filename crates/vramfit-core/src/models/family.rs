@@ -112,6 +112,9 @@ pub enum Group {
     /// DeepSeek's mixtures of experts with latent attention.
     #[serde(rename = "DeepSeek")]
     DeepSeek,
+    /// Baidu's ERNIE 4.5.
+    #[serde(rename = "ERNIE")]
+    Ernie,
     /// Z.ai's GLM mixtures of experts.
     #[serde(rename = "GLM")]
     Glm,
@@ -146,6 +149,7 @@ impl Group {
             Group::Phi => "Phi",
             Group::StarCoder2 => "StarCoder2",
             Group::DeepSeek => "DeepSeek",
+            Group::Ernie => "ERNIE",
             Group::Glm => "GLM",
             Group::MiniMax => "MiniMax",
             Group::GptOss => "gpt-oss",

@@ -22,13 +22,27 @@ const CONTEXT_KEYS: [&str; 8] = [
 /// which a `config.json` may carry either name. `save_pretrained` writes the
 /// canonical one, so Qwen3-MoE's published `num_experts` comes back as
 /// `num_local_experts` from `transformers` 5.
-const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 8] = [
+const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 11] = [
     ("deepseek_v2", &[("num_experts", "n_routed_experts")]),
     (
         "deepseek_v3",
         &[
             ("num_local_experts", "n_routed_experts"),
             ("num_mtp_layers", "num_nextn_predict_layers"),
+        ],
+    ),
+    (
+        "ernie4_5_moe",
+        &[
+            ("num_experts", "moe_num_experts"),
+            ("num_experts_per_tok", "moe_k"),
+        ],
+    ),
+    (
+        "glm4_moe_lite",
+        &[
+            ("num_local_experts", "n_routed_experts"),
+            ("head_dim", "qk_rope_head_dim"),
         ],
     ),
     (
@@ -41,6 +55,7 @@ const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 8] = [
         ],
     ),
     ("gpt_oss", &[("num_experts", "num_local_experts")]),
+    ("minimax_m2", &[("num_experts", "num_local_experts")]),
     ("mixtral", &[("num_experts", "num_local_experts")]),
     ("olmoe", &[("num_local_experts", "num_experts")]),
     ("qwen3_moe", &[("num_experts", "num_local_experts")]),

@@ -6,6 +6,7 @@ pub mod cnn;
 pub mod convnext;
 pub mod deepseek;
 pub mod efficientnet;
+pub mod ernie;
 pub mod family;
 pub mod gemma;
 pub mod glm4_moe;

@@ -90,6 +90,12 @@ pub enum Router {
     /// groups), the chosen scores gathered and divided by their sum in
     /// place; no scaling.
     SigmoidBias,
+    /// ERNIE 4.5: with autocast off, fp32 logits of the fp32 input
+    /// (`F.linear(x.float(), w.float())`), softmax, the choice biased by
+    /// `moe_statics.e_score_correction_bias` (a frozen `[1, experts]`
+    /// parameter), the chosen probabilities gathered and divided by their
+    /// sum (clamped to `moe_norm_min`), cast to the hidden states' dtype.
+    SoftmaxCorrected,
     /// gpt-oss: top-k of the logits, softmax over the k.
     TopKSoftmax,
 }
@@ -106,6 +112,10 @@ pub struct SharedExperts {
     /// hidden]` weight); without it (DeepSeek) the shared experts run
     /// after the routed ones and are added as they are.
     pub gate: bool,
+    /// Computed before the routed experts without a gate (ERNIE 4.5's
+    /// `shared_experts`), then added.
+    #[serde(default)]
+    pub first: bool,
 }
 
 /// Which layers keep a dense MLP: those before `first`
@@ -164,6 +174,7 @@ impl Moe {
             shared: (shared > 0).then(|| SharedExperts {
                 intermediate: intermediate.saturating_mul(shared),
                 gate: false,
+                first: false,
             }),
             dense: DenseLayers {
                 first: first_dense,
@@ -256,7 +267,10 @@ impl Moe {
                     ));
                 }
             }
-            Router::Softmax { .. } | Router::SigmoidBias | Router::TopKSoftmax => {}
+            Router::Softmax { .. }
+            | Router::SigmoidBias
+            | Router::SoftmaxCorrected
+            | Router::TopKSoftmax => {}
         }
         Ok(())
     }

@@ -40,9 +40,11 @@ use crate::graph::{Numel, OpKind, TensorId};
 /// The block's output for its normalized input `n` (`rows` × `h`, the hidden size).
 pub fn block(b: &mut Builder, h: u64, moe: &Moe, n: TensorId) -> TensorId {
     let rows = b.numel(n).per_sample / h.max(1);
-    // Qwen2-MoE computes its shared expert before routing; DeepSeek after.
+    // Qwen2-MoE and ERNIE 4.5 compute their shared experts before
+    // routing; DeepSeek after.
     let shared_first = match moe.shared {
         Some(s) if s.gate => Some(shared_mlp(b, h, s.intermediate, n, "mlp.shared_expert")),
+        Some(s) if s.first => Some(shared_mlp(b, h, s.intermediate, n, "mlp.shared_experts")),
         _ => None,
     };
     let (weights, index) = router(b, h, moe, n, rows);
@@ -50,6 +52,7 @@ pub fn block(b: &mut Builder, h: u64, moe: &Moe, n: TensorId) -> TensorId {
     let routed = experts(b, h, moe, n, (weights, index), rows);
     b.routed = false;
     match (moe.shared, shared_first) {
+        (Some(s), Some(shared)) if !s.gate => b.add("mlp.add_shared", routed, shared),
         (Some(_), Some(shared)) => {
             // `F.sigmoid(shared_expert_gate(x)) * shared_expert_output`.
             let g = b.linear("mlp.shared_expert_gate", n, h, 1, false);
@@ -74,31 +77,43 @@ fn shared_mlp(b: &mut Builder, h: u64, i: u64, n: TensorId, name: &str) -> Tenso
     b.linear(&format!("{name}.down_proj"), gu, i, h, false)
 }
 
-/// The router: the top-k weights (`rows × k`) and their int64 expert ids.
-fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (TensorId, TensorId) {
-    let (e, k) = (moe.experts, moe.top_k);
+/// The router's logits, `F.linear(hidden_states, self.weight)` (and the
+/// bias gpt-oss has): under autocast the logits are half; DeepSeek's
+/// `.type(torch.float32)` does not change that (linear is on autocast's
+/// lower-precision list). The router is a module of its own holding a
+/// weight, not an `nn.Linear`: PEFT's `all-linear` puts no adapter on it and
+/// bitsandbytes does not quantize it.
+fn router_logits(b: &mut Builder, h: u64, moe: &Moe, n: TensorId) -> TensorId {
+    let e = moe.experts;
     let name = if moe.router == Router::TopKSoftmax {
         "mlp.router"
     } else {
         "mlp.gate"
     };
-    // `F.linear(hidden_states, self.weight)`: under autocast the logits are
-    // half; DeepSeek's `.type(torch.float32)` does not change that (linear
-    // is on autocast's lower-precision list). The router is a module of its
-    // own holding a weight, not an `nn.Linear`: PEFT's `all-linear` puts no
-    // adapter on it and bitsandbytes does not quantize it.
     let w = b.param(&format!("{name}.weight"), &[e, h]);
     let bias = moe.biases.then(|| b.param(&format!("{name}.bias"), &[e]));
     let logits = b.linear_with(name, n, w, bias, h, e);
-    // `OutputRecorder(…Router, index=0)` keeps the logits for the loss.
+    keep_for_aux_loss(b, moe, logits);
+    logits
+}
+
+/// `OutputRecorder(…Router, index=0)` keeps the logits for the auxiliary loss.
+fn keep_for_aux_loss(b: &mut Builder, moe: &Moe, logits: TensorId) {
     if moe.aux_loss && !b.inference {
         b.router_logits.push(logits);
     }
+}
+
+/// The router: the top-k weights (`rows × k`) and their int64 expert ids.
+fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (TensorId, TensorId) {
+    let (e, k) = (moe.experts, moe.top_k);
     match moe.router {
+        Router::SoftmaxCorrected => ernie_router(b, h, moe, n, rows),
         Router::Softmax {
             renormalize,
             cast_back,
         } => {
+            let logits = router_logits(b, h, moe, n);
             let probs = b.softmax("mlp.gate.softmax", logits, true);
             let (mut w, index) = b.topk("mlp.gate.topk", probs, e, k);
             if renormalize {
@@ -110,6 +125,7 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
             (w, index)
         }
         Router::SoftmaxGroups { groups, .. } => {
+            let logits = router_logits(b, h, moe, n);
             let probs = b.softmax("mlp.gate.softmax", logits, true);
             let chosen = if groups > 1 {
                 // `scores.masked_fill(~score_mask.bool(), 0.0)` keeps its bool mask.
@@ -136,6 +152,7 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
             (b.scale("mlp.gate.routed_scaling", w), index)
         }
         Router::SigmoidGroups { renormalize, .. } => {
+            let logits = router_logits(b, h, moe, n);
             // `router_logits.sigmoid()` keeps its output; the choice
             // (`scores + e_score_correction_bias`, fp32, then the group
             // mask) carries no gradient to the weights.
@@ -170,6 +187,7 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
             (b.scale("mlp.gate.routed_scaling", w), index)
         }
         Router::SigmoidBias => {
+            let logits = router_logits(b, h, moe, n);
             // `sigmoid(router_logits.float())` keeps its fp32 output (the
             // cast is a no-op on fp32 logits); `+ e_score_correction_bias`
             // makes the fp32 choice, freed once top-k has picked.
@@ -196,6 +214,7 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
             (b.scale("mlp.gate.renormalize", w), index)
         }
         Router::TopKSoftmax => {
+            let logits = router_logits(b, h, moe, n);
             let (top, index) = b.topk("mlp.router.topk", logits, e, k);
             // `softmax(top, dtype=top.dtype)` keeps the logits' dtype.
             let dtype = b.dtype(top);
@@ -211,6 +230,49 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
             (w, index)
         }
     }
+}
+
+/// ERNIE 4.5's `Ernie4_5_MoeTopKRouter`: everything in fp32 with autocast
+/// off ([`Router::SoftmaxCorrected`]); the softmax keeps its output, the
+/// biased choice is freed once top-k has picked, and the renormalized
+/// weights are cast to the block input's dtype. (A weight stored in half
+/// is copied to fp32 by `self.weight.float()`: `[experts, hidden]`, not
+/// modelled.)
+fn ernie_router(
+    b: &mut Builder,
+    h: u64,
+    moe: &Moe,
+    n: TensorId,
+    rows: u64,
+) -> (TensorId, TensorId) {
+    let (e, k) = (moe.experts, moe.top_k);
+    let w = b.param("mlp.gate.weight", &[e, h]);
+    b.frozen_param("mlp.gate.moe_statics.e_score_correction_bias", &[1, e]);
+    let dtype = b.dtype(n);
+    let (weights, index) = b.without_autocast(|b| {
+        let x = b.cast(n, DType::F32);
+        let logits = b.linear_with("mlp.gate", x, w, None, h, e);
+        keep_for_aux_loss(b, moe, logits);
+        let probs = b.softmax("mlp.gate.softmax", logits, true);
+        let choice = b.index_tensor(
+            "mlp.gate.moe_statics",
+            &[probs],
+            Numel::per_sample(rows * e),
+            DType::F32,
+        );
+        let (_, index) = b.topk("mlp.gate.topk", choice, e, k);
+        let chosen = b.tensor_op(
+            "mlp.gate.gather",
+            OpKind::Copy,
+            &[probs, index],
+            Numel::per_sample(rows * k),
+            DType::F32,
+            true,
+            &[index],
+        );
+        (b.scale("mlp.gate.renormalize", chosen), index)
+    });
+    (b.cast(weights, dtype), index)
 }
 
 /// `grouped_mm_experts_forward`: sort the S = rows × k (token, expert)

@@ -65,6 +65,7 @@ fn read_qwen2(f: &Fields<'_>) -> Result<ModelSpec, Error> {
             shared: Some(SharedExperts {
                 intermediate: or("shared_expert_intermediate_size", 5632)?,
                 gate: true,
+                first: false,
             }),
             dense: dense(f)?,
             ..routed(f.bool_or("norm_topk_prob", false))
@@ -195,6 +196,7 @@ fn presets() -> Vec<ModelPreset> {
                     shared: Some(SharedExperts {
                         intermediate: 5632,
                         gate: true,
+                        first: false,
                     }),
                     ..experts(60, 4, 1408, false)
                 },

@@ -6,13 +6,13 @@
 
 use super::family::{Family, Import, ModelPreset};
 use super::{
-    bert, cnn, convnext, deepseek, efficientnet, gemma, glm4_moe, gpt_neox, gpt_oss, gpt2, llama,
-    minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi3, qwen_moe, qwen3, regnet, starcoder2, t5,
-    vit, vit_hf,
+    bert, cnn, convnext, deepseek, efficientnet, ernie, gemma, glm4_moe, gpt_neox, gpt_oss, gpt2,
+    llama, minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi3, qwen_moe, qwen3, regnet,
+    starcoder2, t5, vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 27] = [
+pub const FAMILIES: [Family; 28] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -36,6 +36,7 @@ pub const FAMILIES: [Family; 27] = [
     phi3::FAMILY,
     starcoder2::FAMILY,
     deepseek::FAMILY,
+    ernie::FAMILY,
     glm4_moe::FAMILY,
     minimax_m2::FAMILY,
     gpt_oss::FAMILY,

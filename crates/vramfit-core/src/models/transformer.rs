@@ -195,6 +195,9 @@ pub enum Rotary {
         /// Rotated features per head (`cos.shape[-1]`), at most `head_dim`.
         dims: u64,
     },
+    /// ERNIE 4.5's: the whole head in interleaved pairs, the products in
+    /// fp32, cast back to q's dtype.
+    InterleavedFp32,
 }
 
 impl Rotary {
@@ -1194,6 +1197,11 @@ fn llama_qkv(b: &mut Builder, t: &TransformerSpec, n: TensorId) -> (TensorId, Te
             b.rotary_sliced("self_attn.rotary_k", k, dims, t.head_dim),
             v,
         ),
+        Rotary::InterleavedFp32 => (
+            b.rotary_interleaved_fp32("self_attn.rotary_q", q),
+            b.rotary_interleaved_fp32("self_attn.rotary_k", k),
+            v,
+        ),
     }
 }
 
@@ -1237,6 +1245,7 @@ fn rms(b: &mut Builder, t: &TransformerSpec, name: &str, x: TensorId, width: u64
 /// Whether the query reaches attention from a sliced rotary embedding's
 /// `torch.cat`, laid out `[batch, heads, seq, head_dim]` rather than the
 /// projection's `[batch, seq, heads, head_dim]` under a transposed view.
+/// (ERNIE 4.5's sum keeps its first operand's transposed layout.)
 fn sliced_query(t: &TransformerSpec) -> bool {
     matches!(t.block.rotary, Rotary::Sliced { .. }) && t.arch == Arch::Llama
 }
