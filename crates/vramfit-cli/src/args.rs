@@ -156,7 +156,31 @@ impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::Usage(m) | CliError::Io(m) => f.write_str(m),
-            CliError::Core(e) => write!(f, "{e}"),
+            CliError::Core(e) => {
+                write!(f, "{e}")?;
+                let offered = match e {
+                    Error::UnknownGpu(id) => {
+                        let gpus = vramfit_core::gpu_presets();
+                        crate::suggest::nearest(id, gpus.iter().map(|g| g.id.as_ref()))
+                            .into_iter()
+                            .map(String::from)
+                            .collect()
+                    }
+                    Error::UnknownModel(id) => {
+                        let models = vramfit_core::model_presets();
+                        crate::suggest::nearest(id, models.iter().map(|m| m.id))
+                            .into_iter()
+                            .map(String::from)
+                            .collect()
+                    }
+                    _ => Vec::new(),
+                };
+                if offered.is_empty() {
+                    Ok(())
+                } else {
+                    write!(f, " (did you mean {}?)", offered.join(", "))
+                }
+            }
         }
     }
 }

@@ -13,4 +13,5 @@ pub mod measured;
 pub mod report;
 pub mod serve;
 pub mod serve_answers;
+pub mod suggest;
 pub mod words;

@@ -1333,3 +1333,27 @@ fn expert_tensor_parallelism_divides_each_expert() {
         "expert tensor parallelism (etp = 2) needs a model with experts",
     );
 }
+
+/// An unknown GPU or model id names the presets it most likely meant: every
+/// variant a prefix matches, or the ids a typo or two away.
+#[test]
+fn unknown_ids_offer_the_presets_they_most_likely_meant() {
+    rejects_gpt2_estimate(
+        &["--gpu", "h100"],
+        "unknown GPU 'h100': run `vramfit presets` for the list, or give custom-<GiB> for a GPU by its memory (1 to 4096 GiB) (did you mean h100-sxm, h100-pcie",
+    );
+    let out = vramfit(&["estimate", "--model", "qwen3-8"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("(did you mean qwen3-8b"), "{err}");
+    let out = vramfit(&["estimate", "--model", "minimax-m2.5"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("did you mean minimax-m2.7, minimax-m2?"),
+        "{err}"
+    );
+    // Nothing near: the message alone.
+    let out = vramfit(&["estimate", "--model", "gpt2", "--gpu", "zzzz-9000"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("did you mean"), "{err}");
+}
