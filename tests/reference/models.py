@@ -44,6 +44,8 @@ from transformers import (
     Qwen2ForCausalLM,
     Qwen3Config,
     Qwen3ForCausalLM,
+    SmolLM3Config,
+    SmolLM3ForCausalLM,
     Starcoder2Config,
     Starcoder2ForCausalLM,
     T5Config,
@@ -337,6 +339,30 @@ def ernie45_config(name: str, layers: int | None = None) -> Ernie4_5Config:
         head_dim=128,
         max_position_embeddings=131072,
         use_bias=False,
+        tie_word_embeddings=True,
+    )
+
+
+# SmolLM3: HuggingFaceTB/SmolLM3-3B's config.json: (hidden_size, num_hidden_layers,
+# num_attention_heads, num_key_value_heads, intermediate_size); vocabulary 128256, tied head, every
+# fourth layer without rotary embedding (no_rope_layers).
+SMOLLM3_CONFIGS = {
+    "smollm3-3b": (2048, 36, 16, 4, 11008),
+}
+
+
+def smollm3_config(name: str, layers: int | None = None) -> SmolLM3Config:
+    hidden, n_layers, heads, kv, inter = SMOLLM3_CONFIGS[name]
+    n = layers or n_layers
+    return SmolLM3Config(
+        vocab_size=128256,
+        hidden_size=hidden,
+        num_hidden_layers=n,
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        intermediate_size=inter,
+        max_position_embeddings=65536,
+        no_rope_layers=[int((i + 1) % 4 != 0) for i in range(n)],
         tie_word_embeddings=True,
     )
 
@@ -715,6 +741,11 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         cfg._attn_implementation = attn
         keys = LLAMA_KEYS + ["sliding_window"]
         return Olmo3ForCausalLM(cfg), f"{TF} Olmo3ForCausalLM(Olmo3Config({_cfg_str(cfg, keys)}))"
+    if model_id in SMOLLM3_CONFIGS:
+        cfg = smollm3_config(model_id, layers)
+        cfg._attn_implementation = attn
+        keys = LLAMA_KEYS + ["no_rope_layers"]
+        return SmolLM3ForCausalLM(cfg), f"{TF} SmolLM3ForCausalLM(SmolLM3Config({_cfg_str(cfg, keys)}))"
     if model_id in ERNIE45_CONFIGS:
         cfg = ernie45_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -763,6 +794,6 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "qwen2.5-7b",
     "mlp-small",
     "llama-tiny",
-] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(OLMO3_CONFIGS) + list(ERNIE45_CONFIGS) + list(GEMMA_CONFIGS) + (
+] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(OLMO3_CONFIGS) + list(ERNIE45_CONFIGS) + list(SMOLLM3_CONFIGS) + list(GEMMA_CONFIGS) + (
     list(GEMMA2_CONFIGS) + list(GEMMA3_CONFIGS) + list(PYTHIA_CONFIGS) + list(PHI3_CONFIGS)
     + list(STARCODER2_CONFIGS) + list(T5_CONFIGS) + list(HF_VIT_CONFIGS) + list(moe_models.PRESETS))

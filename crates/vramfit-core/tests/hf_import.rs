@@ -142,6 +142,53 @@ fn imports_olmo3_with_its_sliding_layers() {
     assert!(e.contains("layer_types"), "{e}");
 }
 
+/// SmolLM3-3B's `config.json` (`no_rope_layers` as released: every fourth
+/// layer 0) imports as the preset and counts as `transformers` does; an
+/// absent list is every `no_rope_layer_interval`-th; a list that is not
+/// every n-th, of the wrong length or with other values is refused.
+#[test]
+fn imports_smollm3_with_its_layers_without_rotary_embedding() {
+    use vramfit_core::models::ModelSpec;
+    let flags: Vec<&str> = (0..36)
+        .map(|i| if (i + 1) % 4 == 0 { "0" } else { "1" })
+        .collect();
+    let smollm3 = format!(
+        r#"{{"architectures":["SmolLM3ForCausalLM"],"model_type":"smollm3","attention_bias":false,
+        "attention_dropout":0.0,"hidden_act":"silu","hidden_size":2048,"intermediate_size":11008,
+        "max_position_embeddings":65536,"max_window_layers":28,"mlp_bias":false,
+        "no_rope_layer_interval":4,"no_rope_layers":[{}],"num_attention_heads":16,"num_hidden_layers":36,
+        "num_key_value_heads":4,"rms_norm_eps":1e-06,"rope_scaling":null,"rope_theta":5000000.0,
+        "sliding_window":null,"tie_word_embeddings":true,"use_sliding_window":false,"vocab_size":128256}}"#,
+        flags.join(",")
+    );
+    assert_eq!(count(&smollm3), 3_075_098_624);
+    let preset = vramfit_core::model_preset("smollm3-3b").unwrap().spec;
+    assert_eq!(import(&smollm3).unwrap().spec, preset);
+    let nope = |json: &str| match import(json).unwrap().spec {
+        ModelSpec::Transformer(t) => t.block.nope_every,
+        _ => panic!("a transformer"),
+    };
+    assert_eq!(nope(r#"{"model_type":"smollm3","num_hidden_layers":8}"#), 4);
+    assert_eq!(
+        nope(r#"{"model_type":"smollm3","num_hidden_layers":6,"no_rope_layer_interval":3}"#),
+        3
+    );
+    assert_eq!(
+        nope(r#"{"model_type":"smollm3","num_hidden_layers":3,"no_rope_layers":[1,1,1]}"#),
+        0
+    );
+    for (list, needle) in [
+        ("[1,0,0]", "every n-th"),
+        ("[1,0]", "lists 2 layers"),
+        ("[1,2,1]", "1 (rotary) and 0"),
+    ] {
+        let json =
+            format!(r#"{{"model_type":"smollm3","num_hidden_layers":3,"no_rope_layers":{list}}}"#);
+        let e = import(&json).unwrap_err().to_string();
+        assert!(e.contains(needle), "{list}: {e}");
+    }
+}
+
 /// Gemma-2-9B's and Gemma-3-1B's `config.json` (the fields that matter):
 /// the counts `transformers` gives, four norms per layer, the soft-capping
 /// and sliding layers read as the config classes fill them in.

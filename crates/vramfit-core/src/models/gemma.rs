@@ -141,6 +141,7 @@ const GEMMA_BLOCK: BlockOptions = BlockOptions {
     norm_kind: NormKind::Rms,
     qkv: QkvProjection::Separate,
     rotary: Rotary::Whole,
+    nope_every: 0,
     mlp: MlpKind::Gated,
     parallel_residual: false,
     sinks: false,

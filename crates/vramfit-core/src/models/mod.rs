@@ -28,6 +28,7 @@ pub mod qwen3;
 pub mod qwen_moe;
 pub mod registry;
 pub mod regnet;
+pub mod smollm3;
 pub mod starcoder2;
 pub mod t5;
 pub mod t5_lower;

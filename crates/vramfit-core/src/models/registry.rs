@@ -7,12 +7,12 @@
 use super::family::{Family, Import, ModelPreset};
 use super::{
     bert, cnn, convnext, deepseek, efficientnet, ernie, gemma, glm4_moe, gpt_neox, gpt_oss, gpt2,
-    llama, minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi3, qwen_moe, qwen3, regnet,
+    llama, minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi3, qwen_moe, qwen3, regnet, smollm3,
     starcoder2, t5, vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 28] = [
+pub const FAMILIES: [Family; 29] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -34,6 +34,7 @@ pub const FAMILIES: [Family; 28] = [
     gemma::FAMILY,
     gpt_neox::FAMILY,
     phi3::FAMILY,
+    smollm3::FAMILY,
     starcoder2::FAMILY,
     deepseek::FAMILY,
     ernie::FAMILY,

@@ -137,6 +137,11 @@ pub struct BlockOptions {
     pub qkv: QkvProjection,
     /// How the rotary embedding is applied to q and k.
     pub rotary: Rotary,
+    /// Every `nope_every`-th layer (the 4th, 8th, … for 4) applies no
+    /// rotary embedding, q and k reaching attention as projected (SmolLM3's
+    /// `no_rope_layers`); 0 when every layer rotates.
+    #[serde(default)]
+    pub nope_every: u64,
     /// The MLP's layout.
     pub mlp: MlpKind,
     /// Whether attention and MLP both read the block's input and add to it
@@ -374,6 +379,12 @@ impl TransformerSpec {
         if self.block.sliding.is_some_and(|w| w.window == 0) {
             return Err(Error::InvalidModel(
                 "sliding_window must be at least 1".into(),
+            ));
+        }
+        if self.block.nope_every > 0 && self.block.rotary != Rotary::Whole {
+            return Err(Error::InvalidModel(
+                "layers without a rotary embedding are modelled beside whole-head rotary ones only"
+                    .into(),
             ));
         }
         if let Rotary::Sliced { dims } = self.block.rotary
@@ -1057,7 +1068,7 @@ fn decoder_layer(
         }
         _ => {
             let (q, k, v) = if llama {
-                llama_qkv(b, t, n)
+                llama_qkv(b, t, n, layer)
             } else {
                 let qkv = b.linear("attn.c_attn", n, h, 3 * t.heads * t.head_dim, true);
                 // split(dim=2) + view + transpose: q, k and v are views of the fused output.
@@ -1154,7 +1165,12 @@ fn decoder_layer(
 /// q, k and v of a Llama-layout block from its normalized input `n`:
 /// three projections or views of one ([`QkvProjection`]), the q/k norms,
 /// the rotary embedding ([`Rotary`]).
-fn llama_qkv(b: &mut Builder, t: &TransformerSpec, n: TensorId) -> (TensorId, TensorId, TensorId) {
+fn llama_qkv(
+    b: &mut Builder,
+    t: &TransformerSpec,
+    n: TensorId,
+    layer: u64,
+) -> (TensorId, TensorId, TensorId) {
     let h = t.hidden;
     let qd = t.heads * t.head_dim;
     let kvd = t.kv_heads * t.head_dim;
@@ -1185,6 +1201,9 @@ fn llama_qkv(b: &mut Builder, t: &TransformerSpec, n: TensorId) -> (TensorId, Te
             (q, k, part(2))
         }
     };
+    if t.block.nope_every > 0 && (layer + 1).is_multiple_of(t.block.nope_every) {
+        return (q, k, v);
+    }
     match t.block.rotary {
         // q*cos + rotate_half(q)*sin makes new q and k tensors.
         Rotary::Whole => (
