@@ -20,6 +20,8 @@ from transformers import (
     BertModel,
     Ernie4_5Config,
     Ernie4_5ForCausalLM,
+    Exaone4Config,
+    Exaone4ForCausalLM,
     GPTNeoXConfig,
     GPTNeoXForCausalLM,
     Gemma2Config,
@@ -364,6 +366,35 @@ def smollm3_config(name: str, layers: int | None = None) -> SmolLM3Config:
         max_position_embeddings=65536,
         no_rope_layers=[int((i + 1) % 4 != 0) for i in range(n)],
         tie_word_embeddings=True,
+    )
+
+
+# EXAONE 4.0: LGAI-EXAONE/EXAONE-4.0-1.2B's and -32B's config.json: (hidden_size, num_hidden_layers,
+# num_attention_heads, num_key_value_heads, head_dim, intermediate_size, sliding_window, tied head);
+# vocabulary 102400. The 32B slides a 4096-token window on three layers of four (the fourth full,
+# without rotary embedding); the 1.2B's layers are all full, with it.
+EXAONE4_CONFIGS = {
+    "exaone-4.0-1.2b": (2048, 30, 32, 8, 64, 4096, None, True),
+    "exaone-4.0-32b": (5120, 64, 40, 8, 128, 27392, 4096, False),
+}
+
+
+def exaone4_config(name: str, layers: int | None = None) -> Exaone4Config:
+    hidden, n_layers, heads, kv, head_dim, inter, window, tie = EXAONE4_CONFIGS[name]
+    n = layers or n_layers
+    types = ["full_attention" if window is None or (i + 1) % 4 == 0 else "sliding_attention"
+             for i in range(n)]
+    return Exaone4Config(
+        vocab_size=102400,
+        hidden_size=hidden,
+        num_hidden_layers=n,
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        head_dim=head_dim,
+        intermediate_size=inter,
+        sliding_window=window,
+        layer_types=types,
+        tie_word_embeddings=tie,
     )
 
 
@@ -746,6 +777,11 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         cfg._attn_implementation = attn
         keys = LLAMA_KEYS + ["no_rope_layers"]
         return SmolLM3ForCausalLM(cfg), f"{TF} SmolLM3ForCausalLM(SmolLM3Config({_cfg_str(cfg, keys)}))"
+    if model_id in EXAONE4_CONFIGS:
+        cfg = exaone4_config(model_id, layers)
+        cfg._attn_implementation = attn
+        keys = LLAMA_KEYS + ["head_dim", "sliding_window", "layer_types"]
+        return Exaone4ForCausalLM(cfg), f"{TF} Exaone4ForCausalLM(Exaone4Config({_cfg_str(cfg, keys)}))"
     if model_id in ERNIE45_CONFIGS:
         cfg = ernie45_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -794,6 +830,6 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "qwen2.5-7b",
     "mlp-small",
     "llama-tiny",
-] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(OLMO3_CONFIGS) + list(ERNIE45_CONFIGS) + list(SMOLLM3_CONFIGS) + list(GEMMA_CONFIGS) + (
+] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(OLMO3_CONFIGS) + list(ERNIE45_CONFIGS) + list(EXAONE4_CONFIGS) + list(SMOLLM3_CONFIGS) + list(GEMMA_CONFIGS) + (
     list(GEMMA2_CONFIGS) + list(GEMMA3_CONFIGS) + list(PYTHIA_CONFIGS) + list(PHI3_CONFIGS)
     + list(STARCODER2_CONFIGS) + list(T5_CONFIGS) + list(HF_VIT_CONFIGS) + list(moe_models.PRESETS))

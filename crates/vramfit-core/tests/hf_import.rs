@@ -189,6 +189,82 @@ fn imports_smollm3_with_its_layers_without_rotary_embedding() {
     }
 }
 
+/// EXAONE 4.0's `config.json` files import as their presets: the 32B's
+/// sliding layers from `layer_types`, from `sliding_window_pattern` as a
+/// number or as EXAONE's letters, its full layers without rotary embedding;
+/// the 1.2B's (`sliding_window` null) all full with it. A window with no
+/// sliding layer leaves every layer without rotary embedding, as
+/// `Exaone4Attention` applies it only `if self.sliding_window is None or
+/// self.is_sliding`. The class defaults count as `transformers` builds them.
+#[test]
+fn imports_exaone4_with_its_global_layers_without_rotary_embedding() {
+    use vramfit_core::models::ModelSpec;
+    let types: Vec<&str> = (0..64)
+        .map(|i| {
+            if (i + 1) % 4 == 0 {
+                r#""full_attention""#
+            } else {
+                r#""sliding_attention""#
+            }
+        })
+        .collect();
+    let large = format!(
+        r#"{{"architectures":["Exaone4ForCausalLM"],"model_type":"exaone4","attention_dropout":0.0,
+        "head_dim":128,"hidden_act":"silu","hidden_size":5120,"intermediate_size":27392,
+        "max_position_embeddings":131072,"num_attention_heads":40,"num_hidden_layers":64,
+        "num_key_value_heads":8,"rms_norm_eps":1e-05,"rope_scaling":{{"factor":16.0,"high_freq_factor":4.0,
+        "low_freq_factor":1.0,"original_max_position_embeddings":8192,"rope_type":"llama3"}},
+        "rope_theta":1000000,"sliding_window":4096,"sliding_window_pattern":"LLLG","layer_types":[{}],
+        "tie_word_embeddings":false,"vocab_size":102400}}"#,
+        types.join(",")
+    );
+    let preset = |id: &str| vramfit_core::model_preset(id).unwrap().spec;
+    assert_eq!(import(&large).unwrap().spec, preset("exaone-4.0-32b"));
+    assert_eq!(count(&large), 32_003_216_384);
+    let no_list = large.replace(&format!(r#","layer_types":[{}]"#, types.join(",")), "");
+    assert_eq!(import(&no_list).unwrap().spec, preset("exaone-4.0-32b"));
+    let numbered = no_list.replace(r#""LLLG""#, "4");
+    assert_eq!(import(&numbered).unwrap().spec, preset("exaone-4.0-32b"));
+    let full: Vec<&str> = vec![r#""full_attention""#; 30];
+    let small = format!(
+        r#"{{"architectures":["Exaone4ForCausalLM"],"model_type":"exaone4","head_dim":64,"hidden_size":2048,
+        "intermediate_size":4096,"max_position_embeddings":65536,"num_attention_heads":32,
+        "num_hidden_layers":30,"num_key_value_heads":8,"sliding_window":null,"sliding_window_pattern":4,
+        "layer_types":[{}],"tie_word_embeddings":true,"vocab_size":102400}}"#,
+        full.join(",")
+    );
+    assert_eq!(import(&small).unwrap().spec, preset("exaone-4.0-1.2b"));
+    assert_eq!(count(&small), 1_279_391_488);
+    let block = |json: &str| match import(json).unwrap().spec {
+        ModelSpec::Transformer(t) => (t.block.sliding.map(|w| w.full_every), t.block.nope_every),
+        _ => panic!("a transformer"),
+    };
+    let windowed = small.replace(r#""sliding_window":null"#, r#""sliding_window":4096"#);
+    assert_eq!(block(&windowed), (None, 1));
+    assert_eq!(
+        block(r#"{"model_type":"exaone4","num_hidden_layers":4,"sliding_window_pattern":"LG"}"#),
+        (Some(2), 2)
+    );
+    for (json, needle) in [
+        (
+            r#"{"model_type":"exaone4","sliding_window_pattern":"LLXG"}"#,
+            "letters L",
+        ),
+        (
+            r#"{"model_type":"exaone4","sliding_window_pattern":0}"#,
+            "at least 1",
+        ),
+        (
+            r#"{"model_type":"exaone4","num_hidden_layers":2,"layer_types":["full_attention"]}"#,
+            "lists 1 layers",
+        ),
+    ] {
+        let e = import(json).unwrap_err().to_string();
+        assert!(e.contains(needle), "{json}: {e}");
+    }
+    assert_eq!(count(r#"{"model_type":"exaone4"}"#), 9_429_069_824);
+}
+
 /// Gemma-2-9B's and Gemma-3-1B's `config.json` (the fields that matter):
 /// the counts `transformers` gives, four norms per layer, the soft-capping
 /// and sliding layers read as the config classes fill them in.

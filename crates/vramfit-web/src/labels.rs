@@ -250,6 +250,7 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::StarCoder2
         | Group::DeepSeek
         | Group::Ernie
+        | Group::Exaone
         | Group::Glm
         | Group::MiniMax
         | Group::GptOss

@@ -115,6 +115,9 @@ pub enum Group {
     /// Baidu's ERNIE 4.5.
     #[serde(rename = "ERNIE")]
     Ernie,
+    /// LG AI Research's EXAONE.
+    #[serde(rename = "EXAONE")]
+    Exaone,
     /// Z.ai's GLM mixtures of experts.
     #[serde(rename = "GLM")]
     Glm,
@@ -150,6 +153,7 @@ impl Group {
             Group::StarCoder2 => "StarCoder2",
             Group::DeepSeek => "DeepSeek",
             Group::Ernie => "ERNIE",
+            Group::Exaone => "EXAONE",
             Group::Glm => "GLM",
             Group::MiniMax => "MiniMax",
             Group::GptOss => "gpt-oss",

@@ -7,6 +7,7 @@ pub mod convnext;
 pub mod deepseek;
 pub mod efficientnet;
 pub mod ernie;
+pub mod exaone4;
 pub mod family;
 pub mod gemma;
 pub mod glm4_moe;

@@ -6,13 +6,13 @@
 
 use super::family::{Family, Import, ModelPreset};
 use super::{
-    bert, cnn, convnext, deepseek, efficientnet, ernie, gemma, glm4_moe, gpt_neox, gpt_oss, gpt2,
-    llama, minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi3, qwen_moe, qwen3, regnet, smollm3,
-    starcoder2, t5, vit, vit_hf,
+    bert, cnn, convnext, deepseek, efficientnet, ernie, exaone4, gemma, glm4_moe, gpt_neox,
+    gpt_oss, gpt2, llama, minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi3, qwen_moe, qwen3,
+    regnet, smollm3, starcoder2, t5, vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 29] = [
+pub const FAMILIES: [Family; 30] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -38,6 +38,7 @@ pub const FAMILIES: [Family; 29] = [
     starcoder2::FAMILY,
     deepseek::FAMILY,
     ernie::FAMILY,
+    exaone4::FAMILY,
     glm4_moe::FAMILY,
     minimax_m2::FAMILY,
     gpt_oss::FAMILY,
