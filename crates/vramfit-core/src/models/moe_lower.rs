@@ -194,24 +194,8 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
             b.buffer("mlp.e_score_correction_bias", e, DType::F32);
             let logits = b.cast(logits, DType::F32);
             let scores = b.tanh("mlp.gate.sigmoid", logits);
-            let choice = b.index_tensor(
-                "mlp.gate.score_correction",
-                &[scores],
-                Numel::per_sample(rows * e),
-                DType::F32,
-            );
-            let (_, index) = b.topk("mlp.gate.topk", choice, e, k);
-            let w = b.tensor_op(
-                "mlp.gate.gather",
-                OpKind::Copy,
-                &[scores, index],
-                Numel::per_sample(rows * k),
-                DType::F32,
-                true,
-                &[index],
-            );
             // `top_k_weights /= top_k_weights.sum(-1, keepdim=True)`.
-            (b.scale("mlp.gate.renormalize", w), index)
+            biased_choice(b, "mlp.gate.score_correction", scores, (rows, e, k))
         }
         Router::TopKSoftmax => {
             let logits = router_logits(b, h, moe, n);
@@ -254,25 +238,33 @@ fn ernie_router(
         let logits = b.linear_with("mlp.gate", x, w, None, h, e);
         keep_for_aux_loss(b, moe, logits);
         let probs = b.softmax("mlp.gate.softmax", logits, true);
-        let choice = b.index_tensor(
-            "mlp.gate.moe_statics",
-            &[probs],
-            Numel::per_sample(rows * e),
-            DType::F32,
-        );
-        let (_, index) = b.topk("mlp.gate.topk", choice, e, k);
-        let chosen = b.tensor_op(
-            "mlp.gate.gather",
-            OpKind::Copy,
-            &[probs, index],
-            Numel::per_sample(rows * k),
-            DType::F32,
-            true,
-            &[index],
-        );
-        (b.scale("mlp.gate.renormalize", chosen), index)
+        biased_choice(b, "mlp.gate.moe_statics", probs, (rows, e, k))
     });
     (b.cast(weights, dtype), index)
+}
+
+/// The choice of a router with a score-correction bias (MiniMax-M2's,
+/// ERNIE 4.5's): `scores + e_score_correction_bias` in fp32 (`bias`, freed
+/// once top-k has picked), the chosen fp32 scores gathered (the index kept
+/// for backward) and divided by their sum. Returns the weights and the index.
+fn biased_choice(
+    b: &mut Builder,
+    bias: &str,
+    scores: TensorId,
+    (rows, e, k): (u64, u64, u64),
+) -> (TensorId, TensorId) {
+    let choice = b.index_tensor(bias, &[scores], Numel::per_sample(rows * e), DType::F32);
+    let (_, index) = b.topk("mlp.gate.topk", choice, e, k);
+    let chosen = b.tensor_op(
+        "mlp.gate.gather",
+        OpKind::Copy,
+        &[scores, index],
+        Numel::per_sample(rows * k),
+        DType::F32,
+        true,
+        &[index],
+    );
+    (b.scale("mlp.gate.renormalize", chosen), index)
 }
 
 /// `grouped_mm_experts_forward`: sort the S = rows × k (token, expert)
