@@ -34,31 +34,17 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     let hidden = or("hidden_size", 4096)?;
     let heads = or("num_attention_heads", 32)?;
     let layers = or("num_hidden_layers", 32)?;
-    let window = match f.map.get("sliding_window") {
-        None => Some(4096),
-        Some(Value::Null) => None,
-        Some(_) => Some(f.u64("sliding_window")?),
-    };
-    let (sliding, nope_every) = match window {
-        None => (None, 0),
-        Some(window) => {
-            let slides = match f.opt_str_list("layer_types")? {
-                Some(types) if types.len() as u64 != layers => {
-                    return Err(Error::InvalidModel(format!(
-                        "layer_types lists {} layers but num_hidden_layers is {layers}",
-                        types.len()
-                    )));
-                }
-                Some(types) => SlidingWindow::from_layer_types(window, &types)?,
-                None => from_pattern(f, window, layers)?,
-            };
-            // Every full layer goes without rotary embedding: all of them
-            // when none slides.
-            match slides {
-                None => (None, 1),
-                Some(w) => (Some(w), w.full_every),
-            }
-        }
+    // `gemma::sliding` reads the window (null: none slides) and `layer_types`;
+    // without them every `sliding_window_pattern`-th layer is full.
+    let windowed = !f.map.get("sliding_window").is_some_and(Value::is_null);
+    let pattern = full_every(f, layers)?;
+    let sliding = super::gemma::sliding(f, layers, 4096, pattern)?.filter(|w| w.full_every != 1);
+    // With a window, every full layer goes without rotary embedding: all of
+    // them when none slides.
+    let nope_every = match (windowed, sliding) {
+        (false, _) => 0,
+        (true, None) => 1,
+        (true, Some(w)) => w.full_every,
     };
     let mut t = decoder(
         (or("vocab_size", 102_400)?, hidden, layers),
@@ -75,25 +61,18 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     Ok(ModelSpec::Transformer(t))
 }
 
-/// The sliding layers of `sliding_window_pattern`: a number n (every n-th
-/// layer full) or a string of `L` (local) and `G` (global) repeated over
-/// the layers.
-fn from_pattern(f: &Fields<'_>, window: u64, layers: u64) -> Result<Option<SlidingWindow>, Error> {
-    let letters = match f.map.get("sliding_window_pattern") {
-        Some(Value::String(s)) => s.clone(),
-        _ => {
-            let n = f.opt_u64("sliding_window_pattern")?.unwrap_or(4);
-            if n == 0 {
-                return Err(Error::InvalidModel(
-                    "sliding_window_pattern must be at least 1".into(),
-                ));
-            }
-            // Every layer full (1): none slides.
-            return Ok((n > 1).then_some(SlidingWindow {
-                window,
-                full_every: n,
-            }));
+/// Every how many layers `sliding_window_pattern` puts a full one: a
+/// number n, or a string of `L` (local) and `G` (global) repeated over the
+/// layers, which must be every n-th G (1: all full; 0: all sliding).
+fn full_every(f: &Fields<'_>, layers: u64) -> Result<u64, Error> {
+    let Some(Value::String(letters)) = f.map.get("sliding_window_pattern") else {
+        let n = f.opt_u64("sliding_window_pattern")?.unwrap_or(4);
+        if n == 0 {
+            return Err(Error::InvalidModel(
+                "sliding_window_pattern must be at least 1".into(),
+            ));
         }
+        return Ok(n);
     };
     let pattern: Vec<char> = letters.chars().collect();
     if pattern.is_empty() || pattern.iter().any(|c| !matches!(c, 'L' | 'G')) {
@@ -102,19 +81,12 @@ fn from_pattern(f: &Fields<'_>, window: u64, layers: u64) -> Result<Option<Slidi
         )));
     }
     let types: Vec<&str> = (0..layers)
-        .map(|i| {
-            let letter = pattern
-                .get(i as usize % pattern.len())
-                .copied()
-                .unwrap_or('G');
-            if letter == 'L' {
-                "sliding_attention"
-            } else {
-                "full_attention"
-            }
+        .map(|i| match pattern.get(i as usize % pattern.len()) {
+            Some('L') => "sliding_attention",
+            _ => "full_attention",
         })
         .collect();
-    SlidingWindow::from_layer_types(window, &types)
+    Ok(SlidingWindow::from_layer_types(1, &types)?.map_or(1, |w| w.full_every))
 }
 
 /// An EXAONE 4.0 decoder: Llama's with norms after attention and the MLP,
