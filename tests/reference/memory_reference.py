@@ -74,7 +74,7 @@ CATS = [
 ]
 DEV = torch.device("cpu")
 
-TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "olmo-3-7b", "ernie-4.5-0.3b", "smollm3-3b", "exaone-4.0-1.2b", "exaone-4.0-32b", "gemma-2b", "gemma-2-2b",
+TEXT_MODELS = {"bert-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "olmo-3-7b", "ernie-4.5-0.3b", "smollm3-3b", "exaone-4.0-1.2b", "exaone-4.0-32b", "qwen3.5-0.8b", "qwen3.5-4b", "gemma-2b", "gemma-2-2b",
                "gemma-3-1b", "pythia-160m", "phi-3-mini", "phi-4-mini", "t5-small", "flan-t5-xl",
                "starcoder2-3b"} | set(models.moe_models.ALL)
 T5_MODELS = {"t5-small", "flan-t5-xl"}
@@ -302,7 +302,7 @@ def make_inputs(case: dict) -> dict:
     if mid in models.moe_models.ALL:
         ids = torch.randint(0, models.moe_models.ALL[mid][1]["vocab_size"], (b, s))
         return {"input_ids": ids, "labels": ids}
-    vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "olmo-3-7b": 100278, "ernie-4.5-0.3b": 103424, "smollm3-3b": 128256, "exaone-4.0-1.2b": 102400, "exaone-4.0-32b": 102400, "gemma-2b": 256000,
+    vocab = {"gpt2": 50257, "llama-tiny": 32000, "qwen3-0.6b": 151936, "olmo-2-1b": 100352, "olmo-3-7b": 100278, "ernie-4.5-0.3b": 103424, "smollm3-3b": 128256, "exaone-4.0-1.2b": 102400, "exaone-4.0-32b": 102400, "qwen3.5-0.8b": 248320, "qwen3.5-4b": 248320, "gemma-2b": 256000,
              "gemma-2-2b": 256000, "gemma-3-1b": 262144, "pythia-160m": 50304, "phi-3-mini": 32064,
              "phi-4-mini": 200064, "starcoder2-3b": 49152}[mid]
     ids = torch.randint(0, vocab, (b, s))
@@ -406,7 +406,7 @@ def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, ima
     if model in IMAGE_MODELS and image == 0:
         image = 224
     usual = {"bert-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
-             "olmo-2-1b": "eager", "olmo-3-7b": "eager", "ernie-4.5-0.3b": "eager", "smollm3-3b": "eager", "exaone-4.0-1.2b": "eager", "exaone-4.0-32b": "eager", "gemma-2b": "eager", "gemma-2-2b": "eager", "gemma-3-1b": "eager",
+             "olmo-2-1b": "eager", "olmo-3-7b": "eager", "ernie-4.5-0.3b": "eager", "smollm3-3b": "eager", "exaone-4.0-1.2b": "eager", "exaone-4.0-32b": "eager", "qwen3.5-0.8b": "eager", "qwen3.5-4b": "eager", "gemma-2b": "eager", "gemma-2-2b": "eager", "gemma-3-1b": "eager",
              "pythia-160m": "eager", "phi-3-mini": "eager", "phi-4-mini": "eager",
              "t5-small": "eager", "flan-t5-xl": "eager", "vit-base-patch16-224": "eager",
              "starcoder2-3b": "eager", **{m: "eager" for m in models.moe_models.ALL},
@@ -547,6 +547,13 @@ CASES = [
     C("exaone-4.0-32b", 1, "amp-bf16", "adamw", seq=4096, layers=4, attention="sdpa"),
     C("exaone-4.0-1.2b", 4, "amp-bf16", "adamw", seq=2048, layers=4),
     C("exaone-4.0-1.2b", 2, "fp32", "adamw", seq=2048, layers=4),
+    # Qwen3.5: Gated DeltaNet in three blocks of four (transformers' PyTorch path, chunks of 64 in
+    # fp32), gated attention in the fourth; the 0.8B with one value head per key head, the 4B with two
+    C("qwen3.5-0.8b", 2, "amp-bf16", "adamw", seq=2048, layers=4),
+    C("qwen3.5-0.8b", 2, "amp-bf16", "adamw", seq=2048, layers=4, attention="sdpa"),
+    C("qwen3.5-0.8b", 1, "fp32", "adamw", seq=1000, layers=4),
+    C("qwen3.5-4b", 2, "amp-bf16", "adamw", seq=2048, layers=4),
+    C("qwen3.5-4b", 4, "amp-bf16", "adamw", ckpt="full", seq=2048, layers=4),
     C("gemma-2b", 2, "fp32", "adamw", seq=1024, layers=2, attention="sdpa"),
     # Gemma 2: sandwich norms, soft-capped scores (eager even when SDPA is asked for) and logits
     C("gemma-2-2b", 4, "amp-bf16", "adamw", seq=1024, layers=2),
@@ -647,6 +654,9 @@ CASES = [
     C("ernie-4.5-moe-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
     C("ernie-4.5-moe-h512", 2, "fp32", "adamw", seq=1024, layers=2),
     C("ernie-4.5-moe-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    C("qwen3-next-h512", 2, "amp-bf16", "adamw", seq=1024, layers=4),
+    C("qwen3-next-h512", 1, "fp32", "adamw", seq=1024, layers=4),
+    C("qwen3.5-moe-h512", 2, "amp-bf16", "adamw", seq=1024, layers=4),
     C("ernie-4.5-0.3b", 4, "amp-bf16", "adamw", seq=2048, layers=4),
     C("ernie-4.5-0.3b", 2, "fp32", "adamw", seq=2048, layers=4),
     # SDPA (not for latent attention: with a query/key width other than the value's the CPU run

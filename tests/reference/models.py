@@ -46,6 +46,8 @@ from transformers import (
     Qwen2ForCausalLM,
     Qwen3Config,
     Qwen3ForCausalLM,
+    Qwen3_5ForCausalLM,
+    Qwen3_5TextConfig,
     SmolLM3Config,
     SmolLM3ForCausalLM,
     Starcoder2Config,
@@ -377,6 +379,34 @@ EXAONE4_CONFIGS = {
     "exaone-4.0-1.2b": (2048, 30, 32, 8, 64, 4096, None, True),
     "exaone-4.0-32b": (5120, 64, 40, 8, 128, 27392, 4096, False),
 }
+
+
+# Qwen3.5's language models: the `text_config` of Qwen/Qwen3.5-0.8B's, -2B's, -4B's, -9B's and
+# -27B's config.json (hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads,
+# intermediate_size, linear_num_value_heads, tied head); vocabulary 248320, head_dim 256, 16
+# linear key heads of 128 and value heads of 128, full attention every fourth layer, a quarter of
+# each head rotated (the class defaults).
+QWEN3_5_CONFIGS = {
+    "qwen3.5-0.8b": (1024, 24, 8, 2, 3584, 16, True),
+    "qwen3.5-2b": (2048, 24, 8, 2, 6144, 16, True),
+    "qwen3.5-4b": (2560, 32, 16, 4, 9216, 32, True),
+    "qwen3.5-9b": (4096, 32, 16, 4, 12288, 32, False),
+    "qwen3.5-27b": (5120, 64, 24, 4, 17408, 48, False),
+}
+
+
+def qwen3_5_config(name: str, layers: int | None = None) -> Qwen3_5TextConfig:
+    hidden, n_layers, heads, kv, inter, value_heads, tie = QWEN3_5_CONFIGS[name]
+    return Qwen3_5TextConfig(
+        vocab_size=248320,
+        hidden_size=hidden,
+        num_hidden_layers=layers or n_layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        intermediate_size=inter,
+        linear_num_value_heads=value_heads,
+        tie_word_embeddings=tie,
+    )
 
 
 def exaone4_config(name: str, layers: int | None = None) -> Exaone4Config:
@@ -777,6 +807,11 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         cfg._attn_implementation = attn
         keys = LLAMA_KEYS + ["no_rope_layers"]
         return SmolLM3ForCausalLM(cfg), f"{TF} SmolLM3ForCausalLM(SmolLM3Config({_cfg_str(cfg, keys)}))"
+    if model_id in QWEN3_5_CONFIGS:
+        cfg = qwen3_5_config(model_id, layers)
+        cfg._attn_implementation = attn
+        keys = LLAMA_KEYS + ["head_dim", "linear_num_value_heads"]
+        return Qwen3_5ForCausalLM(cfg), f"{TF} Qwen3_5ForCausalLM(Qwen3_5TextConfig({_cfg_str(cfg, keys)}))"
     if model_id in EXAONE4_CONFIGS:
         cfg = exaone4_config(model_id, layers)
         cfg._attn_implementation = attn
@@ -830,6 +865,6 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "qwen2.5-7b",
     "mlp-small",
     "llama-tiny",
-] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(OLMO3_CONFIGS) + list(ERNIE45_CONFIGS) + list(EXAONE4_CONFIGS) + list(SMOLLM3_CONFIGS) + list(GEMMA_CONFIGS) + (
+] + list(QWEN3_CONFIGS) + list(LLAMA_LAYOUT_PRESETS) + list(OLMO2_CONFIGS) + list(OLMO3_CONFIGS) + list(ERNIE45_CONFIGS) + list(EXAONE4_CONFIGS) + list(QWEN3_5_CONFIGS) + list(SMOLLM3_CONFIGS) + list(GEMMA_CONFIGS) + (
     list(GEMMA2_CONFIGS) + list(GEMMA3_CONFIGS) + list(PYTHIA_CONFIGS) + list(PHI3_CONFIGS)
     + list(STARCODER2_CONFIGS) + list(T5_CONFIGS) + list(HF_VIT_CONFIGS) + list(moe_models.PRESETS))

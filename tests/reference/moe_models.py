@@ -31,6 +31,10 @@ from transformers import (
     Qwen2MoeForCausalLM,
     Qwen3MoeConfig,
     Qwen3MoeForCausalLM,
+    Qwen3NextConfig,
+    Qwen3NextForCausalLM,
+    Qwen3_5MoeForCausalLM,
+    Qwen3_5MoeTextConfig,
 )
 
 TF = f"transformers {transformers.__version__}"
@@ -47,6 +51,8 @@ CLASSES = {
     "ernie4_5_moe": (Ernie4_5_MoeConfig, Ernie4_5_MoeForCausalLM),
     "glm4_moe_lite": (Glm4MoeLiteConfig, Glm4MoeLiteForCausalLM),
     "minimax_m2": (MiniMaxM2Config, MiniMaxM2ForCausalLM),
+    "qwen3_next": (Qwen3NextConfig, Qwen3NextForCausalLM),
+    "qwen3_5_moe_text": (Qwen3_5MoeTextConfig, Qwen3_5MoeForCausalLM),
 }
 
 # id -> (model_type, config.json fields). Sources: mistralai/Mixtral-8x7B-v0.1,
@@ -56,7 +62,10 @@ CLASSES = {
 # openai/gpt-oss-120b, zai-org/GLM-4.5-Air, zai-org/GLM-4.5, zai-org/GLM-4.6 (GLM-4.7 has its
 # shapes; 4.5 and 4.6 differ only in max_position_embeddings, which sizes no tensor),
 # MiniMaxAI/MiniMax-M2 (M2.7 has its shapes and a longer max_position_embeddings),
-# zai-org/GLM-4.7-Flash, baidu/ERNIE-4.5-21B-A3B-PT, baidu/ERNIE-4.5-300B-A47B-PT.
+# zai-org/GLM-4.7-Flash, baidu/ERNIE-4.5-21B-A3B-PT, baidu/ERNIE-4.5-300B-A47B-PT,
+# Qwen/Qwen3-Next-80B-A3B-Instruct, and the text_config of Qwen/Qwen3.5-35B-A3B, -122B-A10B and
+# -397B-A17B (class defaults: head_dim 256, a quarter of it rotated, 16 linear key heads of 128,
+# full attention every fourth layer).
 PRESETS = {
     "mixtral-8x7b": ("mixtral", dict(
         vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
@@ -139,6 +148,23 @@ PRESETS = {
         num_attention_heads=64, num_key_value_heads=8, moe_intermediate_size=3584, moe_num_experts=64,
         moe_k=8, moe_num_shared_experts=0, moe_layer_start_index=3, moe_layer_end_index=53,
         moe_layer_interval=1, use_bias=False, tie_word_embeddings=True)),
+    "qwen3-next-80b-a3b": ("qwen3_next", dict(
+        vocab_size=151936, hidden_size=2048, intermediate_size=5120, num_hidden_layers=48,
+        num_attention_heads=16, num_key_value_heads=2, linear_num_value_heads=32,
+        num_experts=512, num_experts_per_tok=10, moe_intermediate_size=512,
+        shared_expert_intermediate_size=512, norm_topk_prob=True, tie_word_embeddings=False)),
+    "qwen3.5-35b-a3b": ("qwen3_5_moe_text", dict(
+        vocab_size=248320, hidden_size=2048, num_hidden_layers=40, num_attention_heads=16,
+        num_key_value_heads=2, linear_num_value_heads=32, num_experts=256, num_experts_per_tok=8,
+        moe_intermediate_size=512, shared_expert_intermediate_size=512, tie_word_embeddings=False)),
+    "qwen3.5-122b-a10b": ("qwen3_5_moe_text", dict(
+        vocab_size=248320, hidden_size=3072, num_hidden_layers=48, num_attention_heads=32,
+        num_key_value_heads=2, linear_num_value_heads=64, num_experts=256, num_experts_per_tok=8,
+        moe_intermediate_size=1024, shared_expert_intermediate_size=1024, tie_word_embeddings=False)),
+    "qwen3.5-397b-a17b": ("qwen3_5_moe_text", dict(
+        vocab_size=248320, hidden_size=4096, num_hidden_layers=60, num_attention_heads=32,
+        num_key_value_heads=2, linear_num_value_heads=64, num_experts=512, num_experts_per_tok=10,
+        moe_intermediate_size=1024, shared_expert_intermediate_size=1024, tie_word_embeddings=False)),
 }
 
 
@@ -218,6 +244,21 @@ VARIANTS = {
         num_attention_heads=8, num_key_value_heads=2, moe_intermediate_size=192, moe_num_experts=64,
         moe_k=6, moe_num_shared_experts=2, moe_layer_start_index=1, moe_layer_end_index=1,
         moe_layer_interval=1, use_bias=False, tie_word_embeddings=True)),
+    # Qwen3-Next's layout: Gated DeltaNet with the grouped projections (each of 4 key heads serving
+    # 2 value heads) in three layers of four, gated attention in the fourth, 512 experts (top-10)
+    # and a gated shared expert in every layer.
+    "qwen3-next-h512": ("qwen3_next", dict(
+        vocab_size=151936, hidden_size=512, intermediate_size=1024, num_hidden_layers=4,
+        num_attention_heads=4, num_key_value_heads=2, linear_num_key_heads=4,
+        linear_num_value_heads=8, num_experts=512, num_experts_per_tok=10,
+        moe_intermediate_size=128, shared_expert_intermediate_size=128, norm_topk_prob=True,
+        tie_word_embeddings=False)),
+    # Qwen3.5-35B-A3B's layout at a small hidden size: four plain projections into Gated DeltaNet.
+    "qwen3.5-moe-h512": ("qwen3_5_moe_text", dict(
+        vocab_size=248320, hidden_size=512, num_hidden_layers=4, num_attention_heads=4,
+        num_key_value_heads=2, linear_num_key_heads=4, linear_num_value_heads=8, num_experts=256,
+        num_experts_per_tok=8, moe_intermediate_size=128, shared_expert_intermediate_size=128,
+        tie_word_embeddings=False)),
 }
 
 ALL = {**PRESETS, **VARIANTS}

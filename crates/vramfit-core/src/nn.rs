@@ -193,7 +193,7 @@ impl Builder {
     /// gradient. The weight gradient is then first computed in the low
     /// precision type and converted to the fp32 `.grad` (ToCopyBackward).
     #[allow(clippy::too_many_arguments)]
-    fn weighted_op(
+    pub(crate) fn weighted_op(
         &mut self,
         name: &str,
         kind: OpKind,

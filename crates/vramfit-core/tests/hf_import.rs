@@ -265,6 +265,86 @@ fn imports_exaone4_with_its_global_layers_without_rotary_embedding() {
     assert_eq!(count(r#"{"model_type":"exaone4"}"#), 9_429_069_824);
 }
 
+/// Qwen3.5-27B's `text_config`, Qwen3.5-35B-A3B's and Qwen3-Next-80B-A3B's
+/// `config.json` (the fields that matter): the presets, the counts
+/// `transformers` gives (`tests/reference/param_counts.csv`), linear layers
+/// from `layer_types` or `full_attention_interval`, and the classes'
+/// defaults.
+#[test]
+fn imports_qwen3_next_and_qwen3_5_with_their_linear_layers() {
+    use vramfit_core::models::ModelSpec;
+    let types: Vec<&str> = (0..64)
+        .map(|i| {
+            if (i + 1) % 4 == 0 {
+                r#""full_attention""#
+            } else {
+                r#""linear_attention""#
+            }
+        })
+        .collect();
+    let dense = format!(
+        r#"{{"model_type":"qwen3_5_text","attn_output_gate":true,"head_dim":256,"hidden_size":5120,
+        "intermediate_size":17408,"layer_types":[{}],"linear_conv_kernel_dim":4,"linear_key_head_dim":128,
+        "linear_num_key_heads":16,"linear_num_value_heads":48,"linear_value_head_dim":128,
+        "max_position_embeddings":262144,"mtp_num_hidden_layers":1,"num_attention_heads":24,
+        "num_hidden_layers":64,"num_key_value_heads":4,"rope_parameters":{{"mrope_interleaved":true,
+        "mrope_section":[11,11,10],"rope_type":"default","rope_theta":10000000,"partial_rotary_factor":0.25}},
+        "tie_word_embeddings":false,"vocab_size":248320}}"#,
+        types.join(",")
+    );
+    let preset = |id: &str| vramfit_core::model_preset(id).unwrap().spec;
+    let imported = import(&dense).unwrap().spec;
+    assert_eq!(imported, preset("qwen3.5-27b"));
+    assert_eq!(count(&dense), 26_895_998_464);
+    let no_list = dense.replace(&format!(r#""layer_types":[{}],"#, types.join(",")), "");
+    assert_eq!(import(&no_list).unwrap().spec, preset("qwen3.5-27b"));
+    let moe = r#"{"model_type":"qwen3_5_moe_text","hidden_size":2048,"num_hidden_layers":40,
+        "num_attention_heads":16,"num_key_value_heads":2,"linear_num_value_heads":32,"num_experts":256,
+        "num_experts_per_tok":8,"moe_intermediate_size":512,"shared_expert_intermediate_size":512,
+        "full_attention_interval":4,"max_position_embeddings":262144,"vocab_size":248320}"#;
+    assert_eq!(import(moe).unwrap().spec, preset("qwen3.5-35b-a3b"));
+    let next = r#"{"architectures":["Qwen3NextForCausalLM"],"model_type":"qwen3_next","decoder_sparse_step":1,
+        "full_attention_interval":4,"head_dim":256,"hidden_size":2048,"intermediate_size":5120,
+        "linear_conv_kernel_dim":4,"linear_key_head_dim":128,"linear_num_key_heads":16,
+        "linear_num_value_heads":32,"linear_value_head_dim":128,"max_position_embeddings":262144,
+        "mlp_only_layers":[],"moe_intermediate_size":512,"norm_topk_prob":true,"num_attention_heads":16,
+        "num_experts":512,"num_experts_per_tok":10,"num_hidden_layers":48,"num_key_value_heads":2,
+        "partial_rotary_factor":0.25,"rope_theta":10000000,"shared_expert_intermediate_size":512,
+        "tie_word_embeddings":false,"vocab_size":151936}"#;
+    assert_eq!(import(next).unwrap().spec, preset("qwen3-next-80b-a3b"));
+    assert_eq!(count(next), 79_674_391_296);
+    // Three linear layers of four; the class defaults.
+    match &imported {
+        ModelSpec::Transformer(t) => {
+            let linear = t.linear.as_ref().unwrap();
+            assert_eq!(linear.linear_layers(t.layers), 48);
+            assert!(!linear.grouped && linear.is_linear(0) && !linear.is_linear(3));
+        }
+        other => panic!("{other:?}"),
+    }
+    for (json, needle) in [
+        (
+            r#"{"model_type":"qwen3_5_text","num_hidden_layers":2,"layer_types":["linear_attention","mamba"]}"#,
+            "linear_attention and full_attention only",
+        ),
+        (
+            r#"{"model_type":"qwen3_5_text","num_hidden_layers":3,"layer_types":["linear_attention","full_attention"]}"#,
+            "lists 2 layers",
+        ),
+        (
+            r#"{"model_type":"qwen3_5_text","linear_num_value_heads":24,"linear_num_key_heads":16}"#,
+            "multiple of linear_num_key_heads",
+        ),
+        (
+            r#"{"model_type":"qwen3_next","attention_bias":true}"#,
+            "attention_bias",
+        ),
+    ] {
+        let e = import(json).unwrap_err().to_string();
+        assert!(e.contains(needle), "{json}: {e}");
+    }
+}
+
 /// Gemma-2-9B's and Gemma-3-1B's `config.json` (the fields that matter):
 /// the counts `transformers` gives, four norms per layer, the soft-capping
 /// and sliding layers read as the config classes fill them in.
@@ -577,10 +657,10 @@ fn other_decoders_import_as_llama_style_with_their_assumptions() {
     let msg = import(&mla).unwrap_err().to_string();
     assert!(msg.contains("latent attention"), "{msg}");
     // So are hybrids of attention and linear attention or state-space
-    // layers (Qwen3.5's text config; a Mamba hybrid), which a Llama-style
+    // layers (a type no family reads; a Mamba hybrid), which a Llama-style
     // reading would count as attention layers; sliding layers are read.
     let hybrid = format!(
-        r#"{{"model_type":"qwen3_5_text",{llama3},"layer_types":["linear_attention","full_attention"]}}"#
+        r#"{{"model_type":"new_linear",{llama3},"layer_types":["linear_attention","full_attention"]}}"#
     );
     assert!(matches!(
         import(&hybrid),

@@ -306,6 +306,7 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
         // tests (crates/vramfit-core/tests/properties.rs), not here.
         moe: None,
         mla: None,
+        linear: None,
     })
 }
 

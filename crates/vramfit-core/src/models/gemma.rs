@@ -145,6 +145,7 @@ const GEMMA_BLOCK: BlockOptions = BlockOptions {
     mlp: MlpKind::Gated,
     parallel_residual: false,
     sinks: false,
+    attn_gate: false,
 };
 
 /// Gemma 2's block: sandwich norms, scores and logits soft-capped.

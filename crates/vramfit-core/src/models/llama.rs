@@ -464,6 +464,7 @@ pub fn decoder(
         context_limit: 0,
         moe: None,
         mla: None,
+        linear: None,
         type_vocab: 0,
         tie_embeddings: false,
         qkv_bias: false,

@@ -8,11 +8,11 @@ use super::family::{Family, Import, ModelPreset};
 use super::{
     bert, cnn, convnext, deepseek, efficientnet, ernie, exaone4, gemma, glm4_moe, gpt_neox,
     gpt_oss, gpt2, llama, minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi3, qwen_moe, qwen3,
-    regnet, smollm3, starcoder2, t5, vit, vit_hf,
+    qwen3_5, regnet, smollm3, starcoder2, t5, vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 30] = [
+pub const FAMILIES: [Family; 31] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -29,6 +29,7 @@ pub const FAMILIES: [Family; 30] = [
     mixtral::FAMILY,
     qwen3::FAMILY,
     qwen_moe::FAMILY,
+    qwen3_5::FAMILY,
     olmo2::FAMILY,
     olmoe::FAMILY,
     gemma::FAMILY,

@@ -4,6 +4,7 @@
 //! Sources: `transformers/models/{bert,gpt2,llama,qwen2}/modeling_*.py` and
 //! `transformers/activations.py` (eager code paths, training mode).
 
+use super::gated_deltanet::GatedDeltaNet;
 use crate::builder::Builder;
 use crate::config::{Attention, AttentionMask, Checkpointing, TrainingCache};
 use crate::dtype::DType;
@@ -98,6 +99,10 @@ pub struct TransformerSpec {
     /// spec's `head_dim` is then the query/key width).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mla: Option<Box<super::mla::Mla>>,
+    /// Gated DeltaNet linear attention in place of attention in every
+    /// layer but each [`GatedDeltaNet::full_every`]-th (Qwen3-Next, Qwen3.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linear: Option<Box<GatedDeltaNet>>,
 }
 
 /// The parts of a transformer block that vary between model types of one
@@ -154,6 +159,11 @@ pub struct BlockOptions {
     /// `transformers` runs for an SDPA request: `_supports_sdpa = False`).
     #[serde(default)]
     pub sinks: bool,
+    /// The attention's output is gated per feature, `o_proj(attn ·
+    /// sigmoid(gate))`, the gate projected with the queries (`q_proj` twice
+    /// as wide, Qwen3-Next's and Qwen3.5's `attn_output_gate`).
+    #[serde(default)]
+    pub attn_gate: bool,
 }
 
 /// The norm of a Llama-layout model (its blocks, q/k norms and final norm).
@@ -407,6 +417,15 @@ impl TransformerSpec {
         if let Some(mla) = &self.mla {
             mla.validate(self.head_dim, self.heads, self.kv_heads)?;
         }
+        if let Some(linear) = &self.linear {
+            linear.validate()?;
+            if self.mla.is_some() || self.arch != Arch::Llama {
+                return Err(Error::InvalidModel(
+                    "linear attention is modelled in Llama-layout decoders with their own attention only"
+                        .into(),
+                ));
+            }
+        }
         // The deepest published models have ~130 layers; beyond this the
         // op-by-op simulation would take seconds in the browser.
         if self.layers > MAX_LAYERS {
@@ -532,12 +551,17 @@ fn dense_shard(t: &TransformerSpec, tp: u64) -> Result<TransformerSpec, Error> {
         None => None,
     };
     let padded = t.vocab.div_ceil(128 * tp) * 128 * tp;
+    let linear = match &t.linear {
+        Some(l) => Some(Box::new(l.shard(tp)?)),
+        None => None,
+    };
     Ok(TransformerSpec {
         heads: t.heads / tp,
         kv_heads: t.kv_heads / tp,
         intermediate: t.intermediate / tp,
         vocab: padded / tp,
         moe,
+        linear,
         ..t.clone()
     })
 }
@@ -610,6 +634,22 @@ fn check_sizes(t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<
         check(
             "the router's scores per sample (seq × experts)",
             &[seq, m.experts],
+        )?;
+    }
+    if let Some(l) = &t.linear {
+        // The chunked rule's widest tensors: 64 × 64 per chunk, or a head.
+        let width = l
+            .key_head_dim
+            .max(l.value_head_dim)
+            .max(super::gated_deltanet::CHUNK);
+        check(
+            "the linear attention's chunk tensors per sample (seq × linear_num_value_heads × head width)",
+            &[
+                seq.saturating_add(super::gated_deltanet::CHUNK),
+                l.value_heads,
+                width,
+                2,
+            ],
         )?;
     }
     if cfg.attention == Attention::Eager {
@@ -924,11 +964,16 @@ pub fn kv_layout(t: &TransformerSpec, dtype_size: u64) -> crate::graph::KvLayout
         .block
         .sliding
         .map_or(0, |w| (0..t.layers).filter(|&i| w.slides(i)).count() as u64);
+    // Linear-attention layers keep a fixed state instead.
+    let (linear, state) = t.linear.as_ref().map_or((0, 0), |l| {
+        let n = l.linear_layers(t.layers);
+        (n, n.saturating_mul(l.state_bytes(dtype_size)))
+    });
     crate::graph::KvLayout {
-        per_token: (t.layers - sliding) * per_layer,
+        per_token: (t.layers - sliding - linear) * per_layer,
         sliding_per_token: sliding * per_layer,
         window: t.block.sliding.map_or(0, |w| w.window),
-        fixed: 0,
+        fixed: state,
     }
 }
 
@@ -1051,8 +1096,13 @@ fn decoder_layer(
     };
     let mark = b.op_count();
     let n = b.sp_gather(n_local);
-    let o = match &t.mla {
-        Some(mla) if llama => {
+    let o = match (&t.mla, &t.linear) {
+        (_, Some(linear)) if llama && linear.is_linear(layer) => {
+            let o = super::gated_deltanet::lower(b, linear, h, n, seq);
+            b.resave(mark, n, n_local);
+            o
+        }
+        (Some(mla), _) if llama => {
             let layer = super::mla::Layer {
                 hidden: h,
                 heads: t.heads,
@@ -1067,13 +1117,13 @@ fn decoder_layer(
             o
         }
         _ => {
-            let (q, k, v) = if llama {
+            let (q, k, v, gate) = if llama {
                 llama_qkv(b, t, n, layer)
             } else {
                 let qkv = b.linear("attn.c_attn", n, h, 3 * t.heads * t.head_dim, true);
                 // split(dim=2) + view + transpose: q, k and v are views of the fused output.
                 let [q, k, v] = crate::models::vit::split3(b, "attn.split_qkv", qkv, false);
-                (q, k, v)
+                (q, k, v, None)
             };
             b.resave(mark, n, n_local);
             let cached = cache.is_some();
@@ -1092,12 +1142,20 @@ fn decoder_layer(
             } else {
                 "attn.c_proj"
             };
+            // `attn_output * torch.sigmoid(gate)`: the sigmoid saves its output.
+            let ctx = match gate {
+                Some(gate) => {
+                    let s = b.sigmoid("self_attn.gate_sigmoid", gate);
+                    b.mul("self_attn.gate_mul", ctx, s, b.numel(ctx).per_sample)
+                }
+                None => ctx,
+            };
             let o = b.linear(o_name, ctx, t.heads * t.head_dim, h, t.mlp_bias);
             if llama {
                 // The attention's input (the layer's `hidden_states`) and its locals
                 // (q and k after the rotary embedding, v and the fused projection it
                 // views) live until it returns.
-                for t in [n_local, q, k, v] {
+                for t in [n_local, q, k, v].into_iter().chain(gate) {
                     b.keep_alive(t);
                 }
             }
@@ -1164,13 +1222,14 @@ fn decoder_layer(
 
 /// q, k and v of a Llama-layout block from its normalized input `n`:
 /// three projections or views of one ([`QkvProjection`]), the q/k norms,
-/// the rotary embedding ([`Rotary`]).
+/// the rotary embedding ([`Rotary`]); and the output gate
+/// ([`BlockOptions::attn_gate`]) projected with the queries.
 fn llama_qkv(
     b: &mut Builder,
     t: &TransformerSpec,
     n: TensorId,
     layer: u64,
-) -> (TensorId, TensorId, TensorId) {
+) -> (TensorId, TensorId, TensorId, Option<TensorId>) {
     let h = t.hidden;
     let qd = t.heads * t.head_dim;
     let kvd = t.kv_heads * t.head_dim;
@@ -1182,7 +1241,21 @@ fn llama_qkv(
         QkNorm::PerHead => rms(b, t, name, x, t.head_dim),
         QkNorm::Whole => rms(b, t, name, x, width),
     };
+    let mut gate = None;
     let (q, k, v) = match t.block.qkv {
+        QkvProjection::Separate if t.block.attn_gate => {
+            // `q_proj(x).view(.., heads, 2 * head_dim).chunk(2, -1)`: the
+            // query half a view, the gate half reshaped by a copy.
+            let qg = b.linear("self_attn.q_proj", n, h, 2 * qd, t.qkv_bias);
+            let halves = b.split("self_attn.chunk_gate", qg, 2, false);
+            let half = |i: usize| halves.get(i).copied().unwrap_or(qg);
+            gate = Some(b.copy("self_attn.gate_reshape", half(1)));
+            let q = qk_norm(b, "self_attn.q_norm", half(0), qd);
+            let k = b.linear("self_attn.k_proj", n, h, kvd, t.qkv_bias);
+            let k = qk_norm(b, "self_attn.k_norm", k, kvd);
+            let v = b.linear("self_attn.v_proj", n, h, kvd, t.qkv_bias);
+            (q, k, v)
+        }
         QkvProjection::Separate => {
             let q = b.linear("self_attn.q_proj", n, h, qd, t.qkv_bias);
             let q = qk_norm(b, "self_attn.q_norm", q, qd);
@@ -1202,9 +1275,9 @@ fn llama_qkv(
         }
     };
     if t.block.nope_every > 0 && (layer + 1).is_multiple_of(t.block.nope_every) {
-        return (q, k, v);
+        return (q, k, v, gate);
     }
-    match t.block.rotary {
+    let (q, k, v) = match t.block.rotary {
         // q*cos + rotate_half(q)*sin makes new q and k tensors.
         Rotary::Whole => (
             b.rotary("self_attn.rotary_q", q),
@@ -1221,7 +1294,8 @@ fn llama_qkv(
             b.rotary_interleaved_fp32("self_attn.rotary_k", k),
             v,
         ),
-    }
+    };
+    (q, k, v, gate)
 }
 
 /// The MLP of a Llama-layout block ([`MlpKind`]) on its normalized input `n`.
