@@ -654,6 +654,69 @@ fn sliding_window_layers_are_bounded_by_their_window_in_vllm_and_sglang() {
     assert!(budget::Hybrid::of(&gemma).is_some());
 }
 
+/// Qwen3-Next's and Qwen3.5's linear-attention layers keep a fixed state
+/// per sequence instead of keys and values: llama.cpp's f32 recurrent
+/// memory per sequence, vLLM's attention blocks grown until one holds a
+/// layer's state (544 tokens for Qwen3-Next-80B-A3B in bf16), SGLang's
+/// state pool beside its token pool; only the attention layers' keys and
+/// values grow with the context.
+#[test]
+fn linear_attention_layers_keep_a_state_per_sequence() {
+    use vramfit_core::engines::budget;
+    use vramfit_core::units::Bytes;
+    let transformer = |id: &str| match model_preset(id).unwrap().spec {
+        ModelSpec::Transformer(t) => t,
+        other => panic!("{other:?}"),
+    };
+    let next = transformer("qwen3-next-80b-a3b");
+    let g = next.linear.as_deref().unwrap();
+    assert_eq!(
+        (next.attention_layers(), g.linear_layers(next.layers)),
+        (12, 36)
+    );
+    // (K − 1) × conv_dim + value heads × 128 × 128: 24,576 + 524,288 elements.
+    assert_eq!(g.serving_state_bytes(1, 2, 2), 1_097_728);
+    assert_eq!(g.serving_state_bytes(1, 4, 4), 2_195_456);
+    let per_token_layer = budget::kv_token_layer(&next, 2, 1);
+    assert_eq!(per_token_layer, 2 * 2 * 256 * 2);
+    let pool = Bytes(40 << 30);
+    let kv = budget::vllm_linear_kv(&next, g, pool, (per_token_layer, 1), 32_768);
+    let block = 544;
+    let page = block * per_token_layer;
+    assert_eq!(kv.blocks, pool.0 / page / 12);
+    assert_eq!(kv.tokens, kv.blocks / 4 * block);
+    let per_request = 32_768u64.div_ceil(block) + 3 * 2;
+    assert!((kv.max_concurrency - kv.blocks as f64 / per_request as f64).abs() < 1e-9);
+    // Qwen3.5 keeps its recurrent state in fp32 in vLLM (`mamba_ssm_dtype`).
+    let small = transformer("qwen3.5-0.8b");
+    let s = small.linear.as_deref().unwrap();
+    assert!(s.state_fp32 && !g.state_fp32);
+    let (tokens, bytes, most) = budget::sglang_linear_kv(&next, g, pool, (per_token_layer, 1));
+    let per_request = 36 * g.serving_state_bytes(1, 2, 4);
+    let slots = ((pool.0 as f64 * 0.9 / 1.9) as u64 - per_request) / per_request;
+    assert_eq!(most, (slots / 5) as f64);
+    assert_eq!(
+        tokens,
+        (pool.0 - (slots + 1) * per_request) / (12 * per_token_layer)
+    );
+    assert!(bytes <= pool);
+    // llama.cpp: the attention layers' f16 keys and values for the context,
+    // each linear layer's f32 states for each sequence.
+    let cfg = ServeConfig {
+        context: 8192,
+        concurrency: 2,
+        ..llama_cpp("q4_k_m".parse().unwrap())
+    };
+    let r = serve(
+        &ModelSpec::Transformer(next.clone()),
+        &gpu_preset("h100-sxm").unwrap(),
+        &cfg,
+    )
+    .unwrap();
+    let kv = 12 * 2 * 16_384 * 2 * 256 * 2 + 36 * 2 * 2_195_456;
+    assert_eq!(r.kv_cache_bytes.0, kv);
+}
+
 /// vLLM's profile run of a mixture of experts at its default 8192 batched
 /// tokens (an 80 GB GPU): the fused-MoE caches of Qwen3-30B-A3B, 8 experts
 /// × (max(2 × 768, 2048) + 768) values per token, next to three hidden-width
@@ -715,7 +778,7 @@ fn llama_cpp_splits_the_layers_evenly_over_the_gpus() {
         &t,
         &all,
         vramfit_core::engines::gguf::GgmlType::F16,
-        8192,
+        (8192, 1),
         512,
         81,
         2,

@@ -289,7 +289,7 @@ fn imports_qwen3_next_and_qwen3_5_with_their_linear_layers() {
         "max_position_embeddings":262144,"mtp_num_hidden_layers":1,"num_attention_heads":24,
         "num_hidden_layers":64,"num_key_value_heads":4,"rope_parameters":{{"mrope_interleaved":true,
         "mrope_section":[11,11,10],"rope_type":"default","rope_theta":10000000,"partial_rotary_factor":0.25}},
-        "tie_word_embeddings":false,"vocab_size":248320}}"#,
+        "mamba_ssm_dtype":"float32","tie_word_embeddings":false,"vocab_size":248320}}"#,
         types.join(",")
     );
     let preset = |id: &str| vramfit_core::model_preset(id).unwrap().spec;
@@ -301,7 +301,8 @@ fn imports_qwen3_next_and_qwen3_5_with_their_linear_layers() {
     let moe = r#"{"model_type":"qwen3_5_moe_text","hidden_size":2048,"num_hidden_layers":40,
         "num_attention_heads":16,"num_key_value_heads":2,"linear_num_value_heads":32,"num_experts":256,
         "num_experts_per_tok":8,"moe_intermediate_size":512,"shared_expert_intermediate_size":512,
-        "full_attention_interval":4,"max_position_embeddings":262144,"vocab_size":248320}"#;
+        "full_attention_interval":4,"mamba_ssm_dtype":"float32","max_position_embeddings":262144,
+        "vocab_size":248320}"#;
     assert_eq!(import(moe).unwrap().spec, preset("qwen3.5-35b-a3b"));
     let next = r#"{"architectures":["Qwen3NextForCausalLM"],"model_type":"qwen3_next","decoder_sparse_step":1,
         "full_attention_interval":4,"head_dim":256,"hidden_size":2048,"intermediate_size":5120,

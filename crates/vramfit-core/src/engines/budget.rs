@@ -223,6 +223,83 @@ pub fn vllm_kv(
     }
 }
 
+/// vLLM v1's cache for a model with linear-attention layers (Qwen3-Next,
+/// Qwen3.5): each layer's per-sequence state is a block of the same pool
+/// as the attention layers' keys and values. The attention block grows
+/// until one block of one layer holds a layer's state
+/// (`Platform._align_hybrid_block_size`: `16 × cdiv(state, 16 × kv bytes
+/// per token)`, the state page padded to it); the layers form groups of
+/// `group_size` as for sliding windows (`_get_kv_cache_groups_uniform_page_size`),
+/// `num_blocks = available // page // group_size`. A request holds
+/// `cdiv(context, block)` blocks in each attention group and, prefix
+/// caching being on by default (`mamba_cache_mode` "align"), two in each
+/// linear group (`MambaSpec.max_memory_usage_bytes`). The state: the
+/// convolution's last `conv_kernel − 1` inputs in the model's dtype and
+/// the recurrent state in it too, or in fp32 where the checkpoint asks
+/// (`mamba_ssm_dtype`, Qwen3.5's `verify_and_update_config`).
+pub fn vllm_linear_kv(
+    t: &crate::models::TransformerSpec,
+    g: &crate::models::GatedDeltaNet,
+    budget: Bytes,
+    (kv_token_layer, tp): (u64, u64),
+    context: u64,
+) -> VllmKv {
+    let state = g.serving_state_bytes(tp, 2, if g.state_fp32 { 4 } else { 2 });
+    let align = VLLM_BLOCK_TOKENS;
+    let block = align * state.div_ceil(align * kv_token_layer.max(1)).max(1);
+    let page = block * kv_token_layer;
+    let linear = g.linear_layers(t.layers);
+    let attention = t.layers - linear;
+    let (small, large) = (attention.min(linear).max(1), attention.max(linear));
+    let group_size = if 2 * large < 3 * small { large } else { small };
+    let attention_groups = attention.div_ceil(group_size);
+    let linear_groups = linear.div_ceil(group_size);
+    let blocks = budget.0.checked_div(page).unwrap_or(0) / group_size.max(1);
+    let per_request = attention_groups * context.div_ceil(block).max(1) + linear_groups * 2;
+    VllmKv {
+        blocks,
+        tokens: blocks / (attention_groups + linear_groups).max(1) * block,
+        bytes: Bytes::of(blocks * group_size, page),
+        max_concurrency: blocks as f64 / per_request.max(1) as f64,
+    }
+}
+
+/// SGLang's pools for a model with linear-attention layers
+/// (`HybridReqToTokenPool`'s `MambaPool` beside `HybridLinearKVPool`):
+/// `mamba_full_memory_ratio` (0.9) of the budget's 1.9 parts go to the
+/// per-request states (bf16 convolution, fp32 recurrent state), `slots =
+/// (share − state) // state` of them (`_handle_max_mamba_cache`), the
+/// rest to the attention layers' tokens; with the radix cache and overlap
+/// scheduling (the defaults) at most `slots / 5` requests run
+/// (`_calculate_mamba_ratio`). Returns the tokens, the pools' bytes and
+/// that most of requests.
+pub fn sglang_linear_kv(
+    t: &crate::models::TransformerSpec,
+    g: &crate::models::GatedDeltaNet,
+    budget: Bytes,
+    (kv_token_layer, tp): (u64, u64),
+) -> (u64, Bytes, f64) {
+    const MAMBA_FULL_MEMORY_RATIO: f64 = 0.9;
+    const RUNNING_PER_SLOT: u64 = 5;
+    let linear = g.linear_layers(t.layers);
+    let per_request = g
+        .serving_state_bytes(tp, 2, 4)
+        .saturating_mul(linear)
+        .max(1);
+    let share =
+        (budget.0 as f64 * MAMBA_FULL_MEMORY_RATIO / (1.0 + MAMBA_FULL_MEMORY_RATIO)) as u64;
+    let slots = share.saturating_sub(per_request) / per_request;
+    let states = (slots + 1).saturating_mul(per_request);
+    let cell = kv_token_layer.saturating_mul(t.layers - linear);
+    let tokens = budget
+        .0
+        .saturating_sub(states)
+        .checked_div(cell)
+        .unwrap_or(0);
+    let bytes = Bytes(states) + Bytes::of(tokens, cell);
+    (tokens, bytes, (slots / RUNNING_PER_SLOT) as f64)
+}
+
 /// The sliding-window split SGLang pools separately: a hybrid model that
 /// `is_hybrid_swa_model` lists (`python/sglang/srt/configs/model_config.py`;
 /// of the families vramfit reads only `GptOssForCausalLM`, told here as a

@@ -71,7 +71,7 @@ impl CacheLayout {
         };
         CacheLayout {
             kind,
-            bytes_per_token: per_layer.saturating_mul(t.layers),
+            bytes_per_token: per_layer.saturating_mul(t.attention_layers()),
             sliding,
         }
     }

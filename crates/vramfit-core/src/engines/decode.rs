@@ -76,9 +76,16 @@ pub fn decode(
             }
             let w = weights.saturating_sub(Bytes(embedding.0.div_ceil(cfg.tp)));
             let kv_size = cfg.kv.torch_size().unwrap_or(2);
-            let per_token = super::budget::kv_token_layer(t, kv_size, cfg.tp) * t.layers;
+            let per_token =
+                super::budget::kv_token_layer(t, kv_size, cfg.tp) * t.attention_layers();
             let tokens = cfg.context.saturating_mul(cfg.concurrency);
-            (w, Bytes::of(tokens, per_token))
+            // Each sequence's linear-attention states are read and written.
+            let states = t.linear.as_deref().map_or(0, |g| {
+                g.serving_state_bytes(cfg.tp, 2, 4)
+                    .saturating_mul(g.linear_layers(t.layers))
+                    .saturating_mul(cfg.concurrency)
+            });
+            (w, Bytes::of(tokens, per_token) + Bytes(states))
         }
     };
     let bytes_per_step = weights + kv;

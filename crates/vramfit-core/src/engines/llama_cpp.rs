@@ -91,7 +91,11 @@ pub fn tensors(t: &TransformerSpec, mix: GgufMix) -> Vec<Tensor> {
 }
 
 /// Layer `i`'s attention: q, k, v and output (with their biases and q/k
-/// norms), or latent attention's projections and norms.
+/// norms), or latent attention's projections and norms. A linear-attention
+/// layer (`qwen3next`, `qwen35`) stores `attn_qkv`, `attn_gate` (z), the
+/// β and α projections and `ssm_out` — quantized as the mix's other
+/// matrices — and in f32 `ssm_conv1d`, `ssm_dt`, `ssm_a` and `ssm_norm`;
+/// a gated attention's `attn_q` projects the gate too.
 fn attention_tensors(
     t: &TransformerSpec,
     i: u64,
@@ -102,9 +106,23 @@ fn attention_tensors(
     let h = t.hidden;
     let q = t.heads * t.head_dim;
     let kv = t.kv_heads * t.head_dim;
-    let Some(mla) = t.mla.as_deref() else {
+    if let Some(g) = t.linear.as_deref().filter(|g| g.is_linear(i)) {
+        let (vd, hv) = (g.value_dim(), g.value_heads);
         out.extend([
-            matrix(Role::AttnQ, i, q, h),
+            matrix(Role::AttnQ, i, g.conv_dim(), h),
+            matrix(Role::AttnQ, i, vd, h),
+            matrix(Role::AttnQ, i, 2 * hv, h),
+            matrix(Role::AttnQ, i, h, vd),
+            vector(Some(i), g.conv_dim() * g.conv_kernel),
+            vector(Some(i), 2 * hv),
+            vector(Some(i), g.value_head_dim),
+        ]);
+        return;
+    }
+    let Some(mla) = t.mla.as_deref() else {
+        let q_out = if t.block.attn_gate { 2 * q } else { q };
+        out.extend([
+            matrix(Role::AttnQ, i, q_out, h),
             matrix(Role::AttnK, i, kv, h),
             matrix(Role::AttnV, i, kv, h),
             matrix(Role::AttnOutput, i, h, q),
@@ -250,7 +268,7 @@ pub fn device_split(
     t: &TransformerSpec,
     tensors: &[Tensor],
     kv: GgmlType,
-    n_ctx: u64,
+    (n_ctx, n_seq): (u64, u64),
     n_ubatch: u64,
     gpu_layers: u64,
     devices: u64,
@@ -272,7 +290,7 @@ pub fn device_split(
     }
     for i in 0..t.layers {
         if let Some(slot) = at(i).and_then(|d| out.get_mut(d)) {
-            slot.1 += kv_layer_bytes(t, kv, kv_cells(t, i, n_ctx, n_ubatch));
+            slot.1 += layer_cache_bytes(t, kv, i, (n_ctx, n_seq), n_ubatch);
         }
     }
     out
@@ -334,18 +352,38 @@ pub fn kv_layer_bytes(t: &TransformerSpec, ty: GgmlType, cells: u64) -> Bytes {
     }
 }
 
-/// The KV cache split between GPU and host by `gpu_layers` (llama.cpp keeps
-/// a layer's cache where the layer runs, `offload_kqv` on by default).
+/// Layer `i`'s cache: its keys and values for `n_ctx` cells, or a
+/// linear-attention layer's recurrent memory for `n_seq` sequences — f32
+/// convolution and recurrent states whatever the KV type
+/// (`llama_memory_recurrent`, `type_r`/`type_s` GGML_TYPE_F32 in
+/// `llama_model::create_memory`; `n_embd_r()` = (d_conv − 1) × conv
+/// channels, `n_embd_s()` = d_state × d_inner, `rs_size` = `n_seq_max`).
+pub fn layer_cache_bytes(
+    t: &TransformerSpec,
+    ty: GgmlType,
+    i: u64,
+    (n_ctx, n_seq): (u64, u64),
+    n_ubatch: u64,
+) -> Bytes {
+    match t.linear.as_deref().filter(|g| g.is_linear(i)) {
+        Some(g) => Bytes(g.serving_state_bytes(1, 4, 4).saturating_mul(n_seq.max(1))),
+        None => kv_layer_bytes(t, ty, kv_cells(t, i, n_ctx, n_ubatch)),
+    }
+}
+
+/// The KV cache (and recurrent memory) split between GPU and host by
+/// `gpu_layers` (llama.cpp keeps a layer's cache where the layer runs,
+/// `offload_kqv` on by default); `n_seq` sequences share `n_ctx` cells.
 pub fn kv_split(
     t: &TransformerSpec,
     ty: GgmlType,
-    n_ctx: u64,
+    (n_ctx, n_seq): (u64, u64),
     n_ubatch: u64,
     gpu_layers: u64,
 ) -> WeightSplit {
     let mut split = WeightSplit::default();
     for i in 0..t.layers {
-        let b = kv_layer_bytes(t, ty, kv_cells(t, i, n_ctx, n_ubatch));
+        let b = layer_cache_bytes(t, ty, i, (n_ctx, n_seq), n_ubatch);
         if layer_on_gpu(i, t.layers, gpu_layers) {
             split.gpu += b;
         } else {

@@ -433,7 +433,13 @@ fn llama_cpp_report(t: &TransformerSpec, mix: GgufMix, cfg: &ServeConfig) -> Ser
     let w = llama_cpp::weight_split(&tensors, t.layers, gpu_layers);
     let kv_type = cfg.kv.ggml().unwrap_or(GgmlType::F16);
     let n_ctx = cfg.context.saturating_mul(cfg.concurrency);
-    let kv = llama_cpp::kv_split(t, kv_type, n_ctx, cfg.n_ubatch, gpu_layers);
+    let kv = llama_cpp::kv_split(
+        t,
+        kv_type,
+        (n_ctx, cfg.concurrency),
+        cfg.n_ubatch,
+        gpu_layers,
+    );
     let buffers =
         llama_cpp::compute_buffers(t, n_ctx, cfg.n_ubatch.min(n_ctx), cfg.flash_attention);
     // With nothing offloaded the CPU backend runs the whole graph, inputs
@@ -452,7 +458,7 @@ fn llama_cpp_report(t: &TransformerSpec, mix: GgufMix, cfg: &ServeConfig) -> Ser
             t,
             &tensors,
             kv_type,
-            n_ctx,
+            (n_ctx, cfg.concurrency),
             cfg.n_ubatch,
             gpu_layers,
             devices,
@@ -571,7 +577,7 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
     let mut vectors = 0u64;
     let mut replicated = h;
     for i in 0..t.layers {
-        let (attn, biases, norms) = attention_matrices(t);
+        let (attn, biases, norms) = attention_matrices(t, i);
         block += attn.iter().map(|&m| per_matrix(m)).sum::<u64>();
         vectors += biases + if t.block.sinks { t.heads } else { 0 };
         replicated += norms + 2 * h;
@@ -615,11 +621,25 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
     )
 }
 
-/// One layer's attention matrices, `(out, in)`, its biases and its norms
-/// (q/k norms, latent norms), in elements.
-fn attention_matrices(t: &TransformerSpec) -> (Vec<(u64, u64)>, u64, u64) {
+/// Layer `i`'s attention matrices, `(out, in)`, its sharded vectors
+/// (biases) and its norms (q/k norms, latent norms), in elements. A
+/// linear-attention layer's are its projections (vLLM's
+/// `in_proj_qkvz`/`in_proj_ba`, or Qwen3.5's four) and `out_proj`, the
+/// convolution's weights with `A_log` and `dt_bias` (sharded), the gated
+/// norm (replicated).
+fn attention_matrices(t: &TransformerSpec, i: u64) -> (Vec<(u64, u64)>, u64, u64) {
     let h = t.hidden;
     let q = t.heads * t.head_dim;
+    if let Some(g) = t.linear.as_deref().filter(|g| g.is_linear(i)) {
+        let (vd, hv) = (g.value_dim(), g.value_heads);
+        let mut m = if g.grouped {
+            vec![(g.conv_dim() + vd, h), (2 * hv, h)]
+        } else {
+            vec![(g.conv_dim(), h), (vd, h), (hv, h), (hv, h)]
+        };
+        m.push((h, vd));
+        return (m, g.conv_dim() * g.conv_kernel + 2 * hv, g.value_head_dim);
+    }
     let Some(mla) = t.mla.as_deref() else {
         let kv = t.kv_heads * t.head_dim;
         let biases = if t.qkv_bias { q + 2 * kv } else { 0 };
@@ -628,7 +648,9 @@ fn attention_matrices(t: &TransformerSpec) -> (Vec<(u64, u64)>, u64, u64) {
             crate::models::transformer::QkNorm::PerHead => 2 * t.head_dim,
             crate::models::transformer::QkNorm::Whole => q + kv,
         };
-        return (vec![(q, h), (kv, h), (kv, h), (h, q)], biases, norms);
+        // A gated attention's `q_proj` projects the gate too.
+        let q_out = if t.block.attn_gate { 2 * q } else { q };
+        return (vec![(q_out, h), (kv, h), (kv, h), (h, q)], biases, norms);
     };
     let r = mla.kv_lora_rank;
     let mut m = if mla.q_lora_rank > 0 {
@@ -673,7 +695,12 @@ fn torch_report(
             let per_token = budget::profile_activation_per_token(t, cfg.tp);
             budget.activations = Bytes::of(tokens * per_token, 2);
             let pool = budget::vllm_kv_budget(&budget);
-            let kv = budget::vllm_kv(t, pool, kv_token_layer, cfg.context, tokens);
+            let kv = match t.linear.as_deref() {
+                Some(g) => {
+                    budget::vllm_linear_kv(t, g, pool, (kv_token_layer, cfg.tp), cfg.context)
+                }
+                None => budget::vllm_kv(t, pool, kv_token_layer, cfg.context, tokens),
+            };
             ServeReport {
                 weights_bytes: weights,
                 kv_cache_bytes: kv.bytes,
@@ -686,20 +713,35 @@ fn torch_report(
         }
         Engine::Sglang => {
             let pool = budget::sglang_kv_budget(&budget);
-            let (tokens, kv) = budget::sglang_kv(t, pool, kv_token_layer);
+            let (tokens, kv, most) = match t.linear.as_deref() {
+                Some(g) => budget::sglang_linear_kv(t, g, pool, (kv_token_layer, cfg.tp)),
+                None => {
+                    let (tokens, kv) = budget::sglang_kv(t, pool, kv_token_layer);
+                    (tokens, kv, f64::INFINITY)
+                }
+            };
             ServeReport {
                 weights_bytes: weights,
                 kv_cache_bytes: kv,
                 compute_buffer_bytes: Bytes::ZERO,
                 host_bytes: Bytes::ZERO,
                 gpu_bytes: per_gpu + non_torch + kv,
-                max_concurrency: Some(tokens as f64 / cfg.context as f64),
+                max_concurrency: Some((tokens as f64 / cfg.context as f64).min(most)),
                 kv_tokens: Some(tokens),
             }
         }
         Engine::Hf | Engine::LlamaCpp => {
             let tokens = cfg.context.saturating_mul(cfg.concurrency);
-            let kv = Bytes::of(tokens.saturating_mul(t.layers), kv_token_layer);
+            // `transformers`' cache: keys and values of the attention
+            // layers, and each linear layer's convolution state (the
+            // model's dtype) and fp32 recurrent state per sequence.
+            let states = t.linear.as_deref().map_or(0, |g| {
+                g.linear_layers(t.layers)
+                    .saturating_mul(g.state_bytes(kv_size))
+                    .saturating_mul(cfg.concurrency)
+            });
+            let kv = Bytes::of(tokens.saturating_mul(t.attention_layers()), kv_token_layer)
+                + Bytes(states);
             ServeReport {
                 weights_bytes: weights,
                 kv_cache_bytes: kv,

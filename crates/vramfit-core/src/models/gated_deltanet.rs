@@ -53,6 +53,11 @@ pub struct GatedDeltaNet {
     /// whose outputs are regrouped per value head by copies; Qwen3.5 has
     /// four plain ones (`in_proj_qkv`, `in_proj_z`, `in_proj_b`, `in_proj_a`).
     pub grouped: bool,
+    /// The checkpoint asks for an fp32 recurrent state in serving
+    /// (`mamba_ssm_dtype: "float32"`, Qwen3.5's): vLLM keeps it so
+    /// (SGLang and llama.cpp always do), else in the model's dtype.
+    #[serde(default)]
+    pub state_fp32: bool,
 }
 
 impl GatedDeltaNet {
@@ -66,13 +71,13 @@ impl GatedDeltaNet {
         (0..layers).filter(|&i| self.is_linear(i)).count() as u64
     }
 
-    /// Query plus key width, `key_heads × key_head_dim` each.
-    fn key_dim(&self) -> u64 {
+    /// Query (or key) width, `key_heads × key_head_dim`.
+    pub fn key_dim(&self) -> u64 {
         self.key_heads * self.key_head_dim
     }
 
     /// Value (and gate) width, `value_heads × value_head_dim`.
-    fn value_dim(&self) -> u64 {
+    pub fn value_dim(&self) -> u64 {
         self.value_heads * self.value_head_dim
     }
 
@@ -92,6 +97,18 @@ impl GatedDeltaNet {
     /// `dtype_size`, and the fp32 recurrent state the PyTorch path returns.
     pub fn state_bytes(&self, dtype_size: u64) -> u64 {
         self.conv_dim() * self.conv_kernel * dtype_size + self.recurrent_state() * 4
+    }
+
+    /// What a serving engine keeps per sequence for one linear layer on one
+    /// of `tp` GPUs: the last `conv_kernel − 1` inputs of the convolution
+    /// in `conv_size`-byte elements and the recurrent state in
+    /// `state_size`-byte ones (vLLM's `gated_delta_net_state_shape`,
+    /// SGLang's `Mamba2StateShape`, llama.cpp's `n_embd_r()` and
+    /// `n_embd_s()`).
+    pub fn serving_state_bytes(&self, tp: u64, conv_size: u64, state_size: u64) -> u64 {
+        let tp = tp.max(1);
+        let conv = (self.conv_kernel - 1) * (self.conv_dim() / tp) * conv_size;
+        conv + self.value_heads / tp * self.key_head_dim * self.value_head_dim * state_size
     }
 
     /// Checks the dimensions.

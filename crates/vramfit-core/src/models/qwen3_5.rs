@@ -96,6 +96,7 @@ fn shape(
             conv_kernel: or("linear_conv_kernel_dim", 4)?,
             full_every,
             grouped,
+            state_fp32: f.str_or("mamba_ssm_dtype", "")? == "float32",
         },
         rotary: Rotary::partial(head_dim, factor)?,
     })
@@ -257,6 +258,8 @@ fn presets() -> Vec<ModelPreset> {
         conv_kernel: 4,
         full_every: 4,
         grouped,
+        // Qwen3.5's text_config says `mamba_ssm_dtype: "float32"`.
+        state_fp32: !grouped,
     };
     // Qwen3.5: a 248,320-token vocabulary, two or four key/value heads.
     let dense = |(hidden, layers, heads, kv_heads, intermediate), value_heads, tie| {

@@ -347,6 +347,21 @@ impl TransformerSpec {
             .find(|&n| n > 0)
     }
 
+    /// The layers that attend (and keep keys and values): all but the
+    /// linear-attention ones.
+    pub fn attention_layers(&self) -> u64 {
+        self.layers
+            - self
+                .linear
+                .as_ref()
+                .map_or(0, |l| l.linear_layers(self.layers))
+    }
+
+    /// Whether layer `i` is linear attention.
+    pub fn is_linear(&self, i: u64) -> bool {
+        self.linear.as_ref().is_some_and(|l| l.is_linear(i))
+    }
+
     /// Checks that the dimensions are consistent.
     ///
     /// # Errors
