@@ -119,6 +119,12 @@ fn kv_layout_json(c: &CacheLayout) -> serde_json::Value {
                 .map(|h| serde_json::json!({ "layers": h.sliding, "of": h.full + h.sliding, "window": h.window }))
                 .into(),
         );
+        map.insert(
+            "linear".into(),
+            c.linear
+                .map(|l| serde_json::json!({ "layers": l.layers, "of": l.of, "bytes_per_sequence": l.bytes_per_sequence }))
+                .into(),
+        );
     }
     v
 }
@@ -144,6 +150,15 @@ fn kv_layout_line(c: &CacheLayout) -> String {
             h.sliding,
             h.full + h.sliding,
             h.window
+        );
+    }
+    if let Some(l) = c.linear {
+        let _ = write!(
+            s,
+            "; {} of {} layers are linear attention and keep {} per sequence instead",
+            l.layers,
+            l.of,
+            vramfit_core::Bytes(l.bytes_per_sequence)
         );
     }
     s

@@ -541,6 +541,71 @@ fn a_context_above_the_models_limit_is_refused_or_warned() {
     assert!(v["beyond_trained_context"].is_null());
 }
 
+/// Qwen3.5-27B's 48 linear-attention layers keep a state per sequence, not
+/// keys and values: the layout names them and counts only the 16 attention
+/// layers per token (4 key/value heads × 256, f16), and the state is each
+/// engine's — f32 in llama.cpp and SGLang, fp32 recurrent state in vLLM as
+/// the checkpoint asks — 3 × 10,240 convolution values (bf16, or f32 in
+/// llama.cpp) and 48 × 128 × 128 recurrent ones per layer.
+#[test]
+fn qwen3_5_is_served_with_its_linear_layers_state() {
+    for (engine, weights, conv) in [
+        ("vllm", "native", 2),
+        ("sglang", "native", 2),
+        ("llama.cpp", "q4_k_m", 4),
+    ] {
+        let out = vramfit(&[
+            "estimate",
+            "--model",
+            "qwen3.5-27b",
+            "--mode",
+            "inference",
+            "--engine",
+            engine,
+            "--weights",
+            weights,
+            "--gpu",
+            "h200",
+            "--context",
+            "8192",
+            "--json",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON object");
+        let layout = &v["kv_layout"];
+        assert_eq!(
+            layout["bytes_per_token"],
+            16 * 2 * 4 * 256 * 2,
+            "{engine}: {v}"
+        );
+        assert_eq!(layout["linear"]["layers"], 48, "{engine}");
+        assert_eq!(layout["linear"]["of"], 64, "{engine}");
+        let state = 3 * 10_240 * conv + 48 * 128 * 128 * 4;
+        assert_eq!(
+            layout["linear"]["bytes_per_sequence"],
+            48 * state,
+            "{engine}"
+        );
+    }
+    let out = vramfit(&[
+        "estimate",
+        "--model",
+        "qwen3.5-27b",
+        "--mode",
+        "inference",
+        "--engine",
+        "llama.cpp",
+        "--weights",
+        "q4_k_m",
+        "--context",
+        "8192",
+    ]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("48 of 64 layers are linear attention"),
+        "{text}"
+    );
+}
+
 /// A mixture of experts with latent attention is served by every engine,
 /// each naming the latent cache it keeps: DeepSeek-V2-Lite's 27 layers of
 /// `kv_lora_rank + qk_rope_head_dim` = 576 f16 values per token.

@@ -39,6 +39,22 @@ pub struct CacheLayout {
     /// (llama.cpp's iSWA cache, vLLM's hybrid allocator, SGLang's SWA
     /// pool); `None` when it keeps every position in every layer.
     pub sliding: Option<Hybrid>,
+    /// Linear-attention layers (Qwen3-Next, Qwen3.5), which keep a fixed
+    /// state per sequence instead of keys and values: how many of all the
+    /// layers, and the bytes of that state per sequence over them on one
+    /// GPU, as the engine stores it.
+    pub linear: Option<LinearState>,
+}
+
+/// The per-sequence state of a model's linear-attention layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinearState {
+    /// Linear-attention layers.
+    pub layers: u64,
+    /// All layers.
+    pub of: u64,
+    /// Bytes per sequence over the linear layers on one GPU.
+    pub bytes_per_sequence: u64,
 }
 
 impl CacheLayout {
@@ -69,10 +85,27 @@ impl CacheLayout {
             Engine::LlamaCpp | Engine::Vllm | Engine::Hf => Hybrid::of(t),
             Engine::Sglang => budget::sglang_swa(t),
         };
+        // llama.cpp and SGLang keep the recurrent state in fp32, vLLM as
+        // the checkpoint asks; `transformers` the whole convolution window.
+        let linear = t.linear.as_deref().map(|g| {
+            let layers = g.linear_layers(t.layers);
+            let state = match cfg.engine {
+                Engine::LlamaCpp => g.serving_state_bytes(1, 4, 4),
+                Engine::Sglang => g.serving_state_bytes(cfg.tp, 2, 4),
+                Engine::Vllm => g.serving_state_bytes(cfg.tp, 2, if g.state_fp32 { 4 } else { 2 }),
+                Engine::Hf => g.state_bytes(cfg.kv.torch_size().unwrap_or(2)),
+            };
+            LinearState {
+                layers,
+                of: t.layers,
+                bytes_per_sequence: state.saturating_mul(layers),
+            }
+        });
         CacheLayout {
             kind,
             bytes_per_token: per_layer.saturating_mul(t.attention_layers()),
             sliding,
+            linear,
         }
     }
 }

@@ -210,11 +210,23 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
                 ],
             )
         });
+        let linear = e.cache.linear.map(|l| {
+            tf(
+                lang,
+                Key::ServeCacheLinear,
+                &[
+                    &group_digits(l.layers),
+                    &group_digits(l.of),
+                    &bytes(vramfit_core::Bytes(l.bytes_per_sequence), units),
+                ],
+            )
+        });
         let latent = matches!(e.cache.kind, CacheKind::Latent { .. });
         html! {
             <p class="serve-cache" id="serve-cache" data-kind={if latent { "latent" } else { "keys-values" }}>
                 { kind }
                 { for sliding.map(|s| html! { <>{ " " }{ s }</> }) }
+                { for linear.map(|s| html! { <>{ " " }{ s }</> }) }
             </p>
         }
     };
