@@ -447,6 +447,13 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
             }
         );
     }
+    if let Some(l) = e.linear_attention {
+        let _ = writeln!(
+            s,
+            "linear attention: {} of {} layers are Gated DeltaNet, estimated as transformers runs them without flash-linear-attention (its PyTorch path keeps every 64-token chunk's state in fp32 for backward); the fused kernels of flash-linear-attention keep far less",
+            l.layers, l.of
+        );
+    }
     let input = match kind {
         InputKind::Tokens => format!("seq {}, attention {}", c.seq, c.attention),
         InputKind::Image => format!("image {0}×{0}", c.image),

@@ -213,6 +213,32 @@ pub struct Estimate {
     /// which the routing does not change, and what a drop-and-pad
     /// dispatch would add ([`crate::routing::routing`]).
     pub routing: Option<crate::routing::Routing>,
+    /// A model with linear-attention layers (Qwen3-Next, Qwen3.5): which of
+    /// its layers are, estimated as `transformers` runs them without the
+    /// `flash-linear-attention` kernels ([`crate::models::gated_deltanet`]).
+    pub linear_attention: Option<LinearAttentionNote>,
+}
+
+/// The linear-attention layers of an estimated model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct LinearAttentionNote {
+    /// Linear-attention layers.
+    pub layers: u64,
+    /// All layers.
+    pub of: u64,
+}
+
+/// [`LinearAttentionNote`] for a transformer with linear-attention layers.
+pub fn linear_attention(spec: &crate::models::ModelSpec) -> Option<LinearAttentionNote> {
+    match spec {
+        crate::models::ModelSpec::Transformer(t) => {
+            t.linear.as_deref().map(|l| LinearAttentionNote {
+                layers: l.linear_layers(t.layers),
+                of: t.layers,
+            })
+        }
+        _ => None,
+    }
 }
 
 /// The parameters one GPU holds of the graph `g` (already one rank's share

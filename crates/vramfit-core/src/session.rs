@@ -269,6 +269,7 @@ impl Session {
             rank: report::rank_note(cfg, spec),
             beyond_trained_context: report::beyond_trained_context(spec, cfg),
             routing: crate::routing::routing(g, cfg.batch, spec.aux_loss()),
+            linear_attention: report::linear_attention(spec),
         })
     }
 

@@ -157,6 +157,16 @@ pub fn Results(props: &ResultsProps) -> Html {
         }
         notes.push(("routing-note", text));
     }
+    if let Some(l) = e.linear_attention {
+        notes.push((
+            "linear-attention-note",
+            tf(
+                lang,
+                Key::LinearAttentionNote,
+                &[&group_digits(l.layers), &group_digits(l.of)],
+            ),
+        ));
+    }
     if let Some(context) = e.gpu.as_ref().and_then(|g| g.max_context) {
         let text = match context {
             0 => t(lang, Key::NoContextFits).to_string(),

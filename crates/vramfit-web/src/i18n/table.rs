@@ -586,6 +586,7 @@ table! {
     LinkRepeated => "given more than once; the first value is used", "重复出现，使用第一个值";
     LinkNewer => "the link is from a newer vramfit; settings this version does not know are ignored", "此链接来自更新版本的 vramfit，本版本不认识的设置已被忽略";
     LinkTooLong => "the link is too long; its end was ignored", "链接过长，末尾部分已被忽略";
+    LinearAttentionNote => "{0} of {1} layers are Gated DeltaNet linear attention, estimated as transformers runs them without flash-linear-attention: its PyTorch path keeps every 64-token chunk's state in fp32 for the backward pass. With flash-linear-attention installed, its fused kernels keep far less.", "{1} 层中有 {0} 层是 Gated DeltaNet 线性注意力，按 transformers 在未安装 flash-linear-attention 时的运行方式估算：其 PyTorch 实现为反向传播以 fp32 保存每个 64 词元分块的状态。安装 flash-linear-attention 后，其融合算子保存的要少得多。";
     RoutingNote => "The routed experts keep {0} of activations per micro-batch: tokens × top-k rows, however the tokens are routed. A drop-and-pad dispatch at capacity factor {1} would keep {2} more.", "路由专家每个微批次保存 {0} 激活值：共 词元数 × top-k 行，与词元如何路由无关。若按容量因子 {1} 丢弃并填充（drop-and-pad），将多保存 {2}。";
     RoutingAuxLoss => "Its config.json turns on the auxiliary load-balancing loss (output_router_logits): every sparse layer's router logits are kept for it.", "其 config.json 开启了辅助负载均衡损失（output_router_logits）：每个稀疏层的路由器打分都为它保留。";
     LinkNoExperts => "the model has no experts (it is not a mixture of experts), so there is nothing to split over GPUs", "该模型没有专家（不是混合专家模型），没有可切分到多张显卡的专家";
