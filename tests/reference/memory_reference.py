@@ -657,6 +657,14 @@ CASES = [
     C("qwen3-next-h512", 2, "amp-bf16", "adamw", seq=1024, layers=4),
     C("qwen3-next-h512", 1, "fp32", "adamw", seq=1024, layers=4),
     C("qwen3.5-moe-h512", 2, "amp-bf16", "adamw", seq=1024, layers=4),
+    # Gemma 4: per-layer embeddings, keys and values reused by the last layers, 512-wide full heads
+    # (E2B's layout); keys as values and experts beside the MLP (26B-A4B's).
+    C("gemma-4-e2b-v32k", 2, "amp-bf16", "adamw", seq=2048),
+    C("gemma-4-e2b-v32k", 2, "amp-bf16", "adamw", seq=2048, attention="sdpa"),
+    C("gemma-4-e2b-v32k", 1, "fp32", "adamw", seq=1024, attention="sdpa"),
+    C("gemma-4-e2b-v32k", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, attention="sdpa"),
+    C("gemma-4-26b-h512", 2, "amp-bf16", "adamw", seq=1024),
+    C("gemma-4-26b-h512", 2, "amp-bf16", "adamw", seq=2048, attention="sdpa"),
     C("ernie-4.5-0.3b", 4, "amp-bf16", "adamw", seq=2048, layers=4),
     C("ernie-4.5-0.3b", 2, "fp32", "adamw", seq=2048, layers=4),
     # SDPA (not for latent attention: with a query/key width other than the value's the CPU run

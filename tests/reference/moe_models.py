@@ -1,4 +1,4 @@
-"""Mixture-of-experts models for param_counts.py and memory_reference.py.
+"""Mixture-of-experts models (and Gemma 4) for param_counts.py and memory_reference.py.
 
 Each preset is the `config.json` of the checkpoint on the Hugging Face Hub,
 written out as config-class keyword arguments (fields equal to the config
@@ -35,6 +35,8 @@ from transformers import (
     Qwen3NextForCausalLM,
     Qwen3_5MoeForCausalLM,
     Qwen3_5MoeTextConfig,
+    Gemma4ForCausalLM,
+    Gemma4TextConfig,
 )
 
 TF = f"transformers {transformers.__version__}"
@@ -53,7 +55,13 @@ CLASSES = {
     "minimax_m2": (MiniMaxM2Config, MiniMaxM2ForCausalLM),
     "qwen3_next": (Qwen3NextConfig, Qwen3NextForCausalLM),
     "qwen3_5_moe_text": (Qwen3_5MoeTextConfig, Qwen3_5MoeForCausalLM),
+    "gemma4_text": (Gemma4TextConfig, Gemma4ForCausalLM),
 }
+
+
+def _every_nth_full(layers: int, n: int) -> list:
+    """Gemma 4's layer_types: n - 1 sliding layers, then a full one."""
+    return ["full_attention" if (i + 1) % n == 0 else "sliding_attention" for i in range(layers)]
 
 # id -> (model_type, config.json fields). Sources: mistralai/Mixtral-8x7B-v0.1,
 # mistralai/Mixtral-8x22B-v0.1, Qwen/Qwen1.5-MoE-A2.7B, Qwen/Qwen3-30B-A3B,
@@ -65,7 +73,9 @@ CLASSES = {
 # zai-org/GLM-4.7-Flash, baidu/ERNIE-4.5-21B-A3B-PT, baidu/ERNIE-4.5-300B-A47B-PT,
 # Qwen/Qwen3-Next-80B-A3B-Instruct, and the text_config of Qwen/Qwen3.5-35B-A3B, -122B-A10B and
 # -397B-A17B (class defaults: head_dim 256, a quarter of it rotated, 16 linear key heads of 128,
-# full attention every fourth layer).
+# full attention every fourth layer), and the text_config of google/gemma-4-E2B, -E4B, -26B-A4B and
+# -31B as transformers' convert_gemma4_weights.py (_VARIANTS) writes them and copies of the released
+# files show them (vocabulary 262144, heads of 256 sliding and 512 full, logits capped at 30).
 PRESETS = {
     "mixtral-8x7b": ("mixtral", dict(
         vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
@@ -165,6 +175,23 @@ PRESETS = {
         vocab_size=248320, hidden_size=4096, num_hidden_layers=60, num_attention_heads=32,
         num_key_value_heads=2, linear_num_value_heads=64, num_experts=512, num_experts_per_tok=10,
         moe_intermediate_size=1024, shared_expert_intermediate_size=1024, tie_word_embeddings=False)),
+    "gemma-4-e2b": ("gemma4_text", dict(
+        hidden_size=1536, intermediate_size=6144, num_hidden_layers=35, num_attention_heads=8,
+        num_key_value_heads=1, layer_types=_every_nth_full(35, 5), hidden_size_per_layer_input=256,
+        num_kv_shared_layers=20, use_double_wide_mlp=True, final_logit_softcapping=30.0)),
+    "gemma-4-e4b": ("gemma4_text", dict(
+        hidden_size=2560, intermediate_size=10240, num_hidden_layers=42, num_attention_heads=8,
+        num_key_value_heads=2, hidden_size_per_layer_input=256, num_kv_shared_layers=18,
+        final_logit_softcapping=30.0)),
+    "gemma-4-26b-a4b": ("gemma4_text", dict(
+        hidden_size=2816, intermediate_size=2112, num_hidden_layers=30, num_attention_heads=16,
+        num_key_value_heads=8, num_global_key_value_heads=2, attention_k_eq_v=True,
+        sliding_window=1024, hidden_size_per_layer_input=0, enable_moe_block=True, num_experts=128,
+        top_k_experts=8, moe_intermediate_size=704, final_logit_softcapping=30.0)),
+    "gemma-4-31b": ("gemma4_text", dict(
+        hidden_size=5376, intermediate_size=21504, num_hidden_layers=60, num_attention_heads=32,
+        num_key_value_heads=16, num_global_key_value_heads=4, attention_k_eq_v=True,
+        sliding_window=1024, hidden_size_per_layer_input=0, final_logit_softcapping=30.0)),
 }
 
 
@@ -259,6 +286,22 @@ VARIANTS = {
         num_key_value_heads=2, linear_num_key_heads=4, linear_num_value_heads=8, num_experts=256,
         num_experts_per_tok=8, moe_intermediate_size=128, shared_expert_intermediate_size=128,
         tie_word_embeddings=False)),
+    # Gemma-4-E2B's layout at a 32768-token vocabulary (both tables), ten layers: four sliding and
+    # a full one, twice; the last four reuse the keys and values of layers 4 (full) and 5
+    # (sliding) with double-wide MLPs; per-layer embeddings of 256.
+    "gemma-4-e2b-v32k": ("gemma4_text", dict(
+        vocab_size=32768, vocab_size_per_layer_input=32768, hidden_size=1536, intermediate_size=6144,
+        num_hidden_layers=10, num_attention_heads=8, num_key_value_heads=1,
+        layer_types=_every_nth_full(10, 5), hidden_size_per_layer_input=256, num_kv_shared_layers=4,
+        use_double_wide_mlp=True, final_logit_softcapping=30.0)),
+    # Gemma-4-26B-A4B's layout at a 512-wide hidden state and a 32768-token vocabulary: keys as
+    # values and 2 global key-value heads in the full layer, 128 experts (top-8) beside a dense MLP.
+    "gemma-4-26b-h512": ("gemma4_text", dict(
+        vocab_size=32768, hidden_size=512, intermediate_size=2112, num_hidden_layers=6,
+        num_attention_heads=16, num_key_value_heads=8, num_global_key_value_heads=2,
+        attention_k_eq_v=True, sliding_window=1024, hidden_size_per_layer_input=0,
+        enable_moe_block=True, num_experts=128, top_k_experts=8, moe_intermediate_size=704,
+        final_logit_softcapping=30.0)),
 }
 
 ALL = {**PRESETS, **VARIANTS}
@@ -283,15 +326,24 @@ def config(model_id: str, layers: int | None = None):
     fields = dict(fields)
     if layers is not None:
         fields["num_hidden_layers"] = layers
+        if "layer_types" in fields:
+            fields["layer_types"] = fields["layer_types"][:layers]
     return config_class(**fields)
 
 
-def shown_field(cfg, key: str):
+def shown_field(cfg, key: str, given=None):
     """A config field as the model reads it: an attribute, or (`partial_rotary_factor` in
     transformers 5) an entry of `rope_parameters`."""
+    if key in ("num_key_value_heads", "head_dim") and getattr(cfg, "per_layer_config", None):
+        # Gemma 4: a per-layer attribute; the config's own (sliding layers') value.
+        return cfg.to_dict()[key]
     if hasattr(cfg, key):
         return getattr(cfg, key)
-    return (getattr(cfg, "rope_parameters", None) or {})[key]
+    rope = getattr(cfg, "rope_parameters", None) or {}
+    if key in rope:
+        return rope[key]
+    # Gemma 4's global_head_dim and num_global_key_value_heads go into per_layer_config.
+    return given
 
 
 def build(model_id: str, attn: str = "eager", layers: int | None = None):
@@ -300,7 +352,7 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
     cfg = config(model_id, layers)
     cfg._attn_implementation = attn
     model_class = CLASSES[kind][1]
-    shown = ",".join(f"{k}={shown_field(cfg, k)}" for k in fields)
+    shown = ",".join(f"{k}={shown_field(cfg, k, v)}" for k, v in fields.items())
     return model_class(cfg), f"{TF} {model_class.__name__}({type(cfg).__name__}({shown}))"
 
 
@@ -314,7 +366,7 @@ def active_params(model, model_id: str) -> int:
     (E - k) / E of each sparse layer's expert bank (weights and biases)."""
     cfg = model.config
     e = cfg.num_local_experts if hasattr(cfg, "num_local_experts") else cfg.num_experts
-    k = cfg.num_experts_per_tok
+    k = getattr(cfg, "num_experts_per_tok", None) or cfg.top_k_experts
     total = sum(p.numel() for p in model.parameters())
     idle = 0
     for ex in experts_of(model):

@@ -34,7 +34,7 @@ def main() -> None:
         n = sum(p.numel() for p in m.parameters())
         rows.append((mid, n, source))
         print(f"{mid:20s} {n:>15,d}", flush=True)
-        if mid in models.moe_models.PRESETS:
+        if mid in models.moe_models.PRESETS and models.moe_models.experts_of(m):
             active.append((mid, n, models.moe_models.active_params(m, mid)))
         del m
     with open(OUT, "w", newline="") as f:

@@ -318,28 +318,19 @@ impl Builder {
         self.rmsnorm_as(name, x, h, true)
     }
 
+    /// Gemma 4's `v_norm` and router norm (`with_scale=False`): as
+    /// [`Builder::rmsnorm`] with no weight, `(x.float() * rstd).type_as(x)`.
+    pub fn rmsnorm_unscaled(&mut self, name: &str, x: TensorId, h: u64) -> TensorId {
+        let in_dtype = self.dtype(x);
+        let xn = self.rms_normalized(name, x, h);
+        self.cast(xn, in_dtype)
+    }
+
     fn rmsnorm_as(&mut self, name: &str, x: TensorId, h: u64, weight_first: bool) -> TensorId {
         let w = self.param(&format!("{name}.weight"), &[h]);
         let in_dtype = self.dtype(x);
-        let xf = self.cast(x, DType::F32);
-        let n = self.numel(xf).per_sample;
-        let rows = n / h.max(1);
-        // pow(2) saves its input; mean and +eps save nothing; rsqrt saves its output.
-        let sq = self.out_like(n, DType::F32, &[xf]);
-        let rstd = self.out_like(rows, DType::F32, &[xf]);
-        self.op(
-            &format!("{name}.pow_mean_rsqrt"),
-            OpKind::RmsNorm,
-            OpSpec {
-                inputs: vec![xf],
-                outputs: vec![rstd],
-                saved: vec![xf, rstd],
-                forward_temp: bytes(self.numel(sq), DType::F32),
-                flops: Numel::per_sample(3 * n),
-                ..OpSpec::default()
-            },
-        );
-        let xn = self.mul(&format!("{name}.mul"), xf, rstd, n);
+        let xn = self.rms_normalized(name, x, h);
+        let n = self.numel(xn).per_sample;
         // Llama casts back before the weight; OLMo 2 after it.
         let xn = if weight_first {
             xn
@@ -373,6 +364,30 @@ impl Builder {
         } else {
             out
         }
+    }
+
+    /// `x.to(f32) * rsqrt(x.pow(2).mean(-1) + eps)` over `h` features: the
+    /// fp32 normalized tensor (before any weight or cast back).
+    fn rms_normalized(&mut self, name: &str, x: TensorId, h: u64) -> TensorId {
+        let xf = self.cast(x, DType::F32);
+        let n = self.numel(xf).per_sample;
+        let rows = n / h.max(1);
+        // pow(2) saves its input; mean and +eps save nothing; rsqrt saves its output.
+        let sq = self.out_like(n, DType::F32, &[xf]);
+        let rstd = self.out_like(rows, DType::F32, &[xf]);
+        self.op(
+            &format!("{name}.pow_mean_rsqrt"),
+            OpKind::RmsNorm,
+            OpSpec {
+                inputs: vec![xf],
+                outputs: vec![rstd],
+                saved: vec![xf, rstd],
+                forward_temp: bytes(self.numel(sq), DType::F32),
+                flops: Numel::per_sample(3 * n),
+                ..OpSpec::default()
+            },
+        );
+        self.mul(&format!("{name}.mul"), xf, rstd, n)
     }
 
     /// Elementwise product of two activations (`n` elements per sample in the

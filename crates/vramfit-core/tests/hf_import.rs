@@ -265,6 +265,98 @@ fn imports_exaone4_with_its_global_layers_without_rotary_embedding() {
     assert_eq!(count(r#"{"model_type":"exaone4"}"#), 9_429_069_824);
 }
 
+/// Gemma 4's `text_config`s (E2B's and 26B-A4B's as released, with
+/// `global_head_dim` and `num_global_key_value_heads`; 31B's as
+/// `transformers` 5.24 saves it, with `per_layer_config`): the presets, the
+/// counts `transformers` gives (`tests/reference/param_counts.csv`), and
+/// what is refused.
+#[test]
+fn imports_gemma_4_with_its_two_kinds_of_layers() {
+    let types = |layers: usize, every: usize| {
+        (0..layers)
+            .map(|i| {
+                if (i + 1) % every == 0 {
+                    r#""full_attention""#
+                } else {
+                    r#""sliding_attention""#
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let rope = r#""rope_parameters":{"full_attention":{"partial_rotary_factor":0.25,"rope_theta":1000000.0,
+        "rope_type":"proportional"},"sliding_attention":{"rope_theta":10000.0,"rope_type":"default"}}"#;
+    let e2b = format!(
+        r#"{{"model_type":"gemma4_text","attention_bias":false,"attention_dropout":0.0,"attention_k_eq_v":false,
+        "enable_moe_block":false,"final_logit_softcapping":30.0,"global_head_dim":512,"head_dim":256,
+        "hidden_activation":"gelu_pytorch_tanh","hidden_size":1536,"hidden_size_per_layer_input":256,
+        "intermediate_size":6144,"layer_types":[{}],"max_position_embeddings":131072,"num_attention_heads":8,
+        "num_experts":null,"num_global_key_value_heads":null,"num_hidden_layers":35,"num_key_value_heads":1,
+        "num_kv_shared_layers":20,{rope},"sliding_window":512,"tie_word_embeddings":true,
+        "top_k_experts":null,"use_double_wide_mlp":true,"vocab_size":262144,"vocab_size_per_layer_input":262144}}"#,
+        types(35, 5)
+    );
+    let preset = |id: &str| vramfit_core::model_preset(id).unwrap().spec;
+    assert_eq!(import(&e2b).unwrap().spec, preset("gemma-4-e2b"));
+    assert_eq!(count(&e2b), 4_628_569_344);
+    let a4b = format!(
+        r#"{{"model_type":"gemma4_text","attention_k_eq_v":true,"enable_moe_block":true,
+        "final_logit_softcapping":30.0,"global_head_dim":512,"head_dim":256,"hidden_size":2816,
+        "hidden_size_per_layer_input":0,"intermediate_size":2112,"layer_types":[{}],
+        "max_position_embeddings":262144,"moe_intermediate_size":704,"num_attention_heads":16,"num_experts":128,
+        "num_global_key_value_heads":2,"num_hidden_layers":30,"num_key_value_heads":8,"num_kv_shared_layers":0,
+        {rope},"sliding_window":1024,"top_k_experts":8,"use_bidirectional_attention":"vision",
+        "vocab_size":262144}}"#,
+        types(30, 6)
+    );
+    assert_eq!(import(&a4b).unwrap().spec, preset("gemma-4-26b-a4b"));
+    assert_eq!(count(&a4b), 25_233_141_760);
+    // As 5.24 saves it: the full layers' heads in `per_layer_config`.
+    let overrides = (0..60)
+        .filter(|i| (i + 1) % 6 == 0)
+        .map(|i| format!(r#""{i}":{{"head_dim":512,"num_key_value_heads":4}}"#))
+        .collect::<Vec<_>>()
+        .join(",");
+    let b31 = format!(
+        r#"{{"model_type":"gemma4_text","attention_k_eq_v":true,"final_logit_softcapping":30.0,"head_dim":256,
+        "hidden_size":5376,"hidden_size_per_layer_input":0,"intermediate_size":21504,"layer_types":[{}],
+        "max_position_embeddings":262144,"num_attention_heads":32,"num_hidden_layers":60,"num_key_value_heads":16,
+        {rope},"sliding_window":1024,"per_layer_config":{{{overrides}}}}}"#,
+        types(60, 6)
+    );
+    assert_eq!(import(&b31).unwrap().spec, preset("gemma-4-31b"));
+    assert_eq!(count(&b31), 30_697_345_280);
+    for (json, needle) in [
+        (
+            r#"{"model_type":"gemma4_text","num_hidden_layers":6,"num_kv_shared_layers":6}"#.to_string(),
+            "must be less than num_hidden_layers",
+        ),
+        (
+            r#"{"model_type":"gemma4_text","num_hidden_layers":3,"layer_types":["sliding_attention","full_attention","sliding_attention"]}"#.to_string(),
+            "last layer must be full_attention (transformers forces it)",
+        ),
+        (
+            r#"{"model_type":"gemma4_text","num_hidden_layers":6,"num_kv_shared_layers":5}"#.to_string(),
+            "no earlier full-attention layer",
+        ),
+        (
+            r#"{"model_type":"gemma4_text","attention_k_eq_v":true,"num_global_key_value_heads":3}"#.to_string(),
+            "multiple of num_global_key_value_heads",
+        ),
+        (
+            b31.replace(r#""5":{"head_dim":512"#, r#""5":{"head_dim":256"#),
+            "overrides differ",
+        ),
+        (
+            b31.replace(r#""5":{"#, r#""4":{"#),
+            "layer 4 is not a full-attention layer",
+        ),
+    ] {
+        let e = import(&json).unwrap_err().to_string();
+        assert!(e.contains(needle), "{json}: {e}");
+    }
+}
+
 /// Qwen3.5-27B's `text_config`, Qwen3.5-35B-A3B's and Qwen3-Next-80B-A3B's
 /// `config.json` (the fields that matter): the presets, the counts
 /// `transformers` gives (`tests/reference/param_counts.csv`), linear layers

@@ -25,7 +25,7 @@ fn total_and_active_parameters_match_transformers() {
         assert_eq!(spec.active_parameter_count().unwrap(), active, "{}", f[0]);
         checked += 1;
     }
-    assert_eq!(checked, 20);
+    assert_eq!(checked, 21);
     // A dense model's parameters are all active.
     let llama = preset("llama-3-8b");
     assert_eq!(

@@ -300,6 +300,8 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
             )?,
             parallel_residual: u.arbitrary()?,
             sinks: u.arbitrary()?,
+            attn_gate: u.arbitrary()?,
+            nope_every: dim(u, 4)?.saturating_sub(1),
         },
         context_limit: if u.arbitrary()? { 0 } else { dim(u, 1 << 17)? },
         // Mixtures of experts and latent attention are drawn by the property
@@ -307,6 +309,7 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
         moe: None,
         mla: None,
         linear: None,
+        gemma4: None,
     })
 }
 
@@ -365,5 +368,6 @@ pub fn config(u: &mut Unstructured) -> Result<TrainConfig> {
         keep_conv: fraction(u)?,
         lora_fp32: u.arbitrary()?,
         lora_base: choose(u, LoraBase::ALL)?,
+        ..TrainConfig::default()
     })
 }

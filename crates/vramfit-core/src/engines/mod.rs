@@ -597,6 +597,8 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
                     Router::Softmax { .. } | Router::SoftmaxGroups { .. } | Router::TopKSoftmax => {
                         e * h
                     }
+                    // Gemma 4's projection, learned scale and `per_expert_scale`.
+                    Router::Gemma4 => e * h + h + e,
                 };
                 if moe.biases {
                     replicated += e;

@@ -85,7 +85,10 @@ fn read_gemma3(f: &Fields<'_>) -> Result<ModelSpec, Error> {
 
 /// The dimensions every Gemma generation reads, with its config class's
 /// defaults `(vocab, hidden, layers, heads, kv_heads, intermediate)`.
-fn read_shape(f: &Fields<'_>, d: (u64, u64, u64, u64, u64, u64)) -> Result<TransformerSpec, Error> {
+pub(super) fn read_shape(
+    f: &Fields<'_>,
+    d: (u64, u64, u64, u64, u64, u64),
+) -> Result<TransformerSpec, Error> {
     let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
     Ok(TransformerSpec {
         head_dim: or("head_dim", 256)?,
@@ -159,7 +162,7 @@ fn gemma2_block() -> BlockOptions {
 }
 
 /// Gemma 3's block: sandwich norms and q/k normalized per head.
-fn gemma3_block() -> BlockOptions {
+pub(super) fn gemma3_block() -> BlockOptions {
     BlockOptions {
         norm: NormPlacement::Sandwich,
         qk_norm: QkNorm::PerHead,
@@ -185,6 +188,23 @@ fn decoder(
     }
 }
 
+/// A Gemma decoder's dimensions with `head_dim`-wide heads (the block is
+/// the caller's to set).
+pub(super) fn generation_shape(
+    vocab: u64,
+    hidden: u64,
+    layers: u64,
+    heads: u64,
+    kv_heads: u64,
+    head_dim: u64,
+    intermediate: u64,
+) -> TransformerSpec {
+    TransformerSpec {
+        head_dim,
+        ..decoder(vocab, hidden, layers, heads, kv_heads, intermediate)
+    }
+}
+
 /// A Gemma 2 or 3 decoder with `head_dim`-wide heads and `block`'s
 /// options, sliding over `window` positions on all but every `full_every`-th layer.
 #[allow(clippy::too_many_arguments)]
@@ -200,12 +220,19 @@ fn generation(
     intermediate: u64,
 ) -> TransformerSpec {
     TransformerSpec {
-        head_dim,
         block: BlockOptions {
             sliding: Some(SlidingWindow { window, full_every }),
             ..block
         },
-        ..decoder(vocab, hidden, layers, heads, kv_heads, intermediate)
+        ..generation_shape(
+            vocab,
+            hidden,
+            layers,
+            heads,
+            kv_heads,
+            head_dim,
+            intermediate,
+        )
     }
 }
 

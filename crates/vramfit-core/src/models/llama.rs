@@ -465,6 +465,7 @@ pub fn decoder(
         moe: None,
         mla: None,
         linear: None,
+        gemma4: None,
         type_vocab: 0,
         tie_embeddings: false,
         qkv_bias: false,

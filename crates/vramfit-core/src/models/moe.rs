@@ -98,6 +98,11 @@ pub enum Router {
     SoftmaxCorrected,
     /// gpt-oss: top-k of the logits, softmax over the k.
     TopKSoftmax,
+    /// Gemma 4 (`Gemma4TextRouter`): routed from the block's residual
+    /// through an RMSNorm without weight and a learned scale; fp32
+    /// softmax, top-k, renormalized, times `per_expert_scale[index]`
+    /// ([`super::gemma4::router`]).
+    Gemma4,
 }
 
 /// Experts every token goes through: one MLP (gate, up, down `nn.Linear`)
@@ -270,7 +275,8 @@ impl Moe {
             Router::Softmax { .. }
             | Router::SigmoidBias
             | Router::SoftmaxCorrected
-            | Router::TopKSoftmax => {}
+            | Router::TopKSoftmax
+            | Router::Gemma4 => {}
         }
         Ok(())
     }

@@ -33,9 +33,9 @@
 //! and routers stay frozen in the model's dtype.
 
 use super::moe::{ExpertActivation, Moe, Router};
-use crate::builder::Builder;
+use crate::builder::{Builder, OpSpec};
 use crate::dtype::DType;
-use crate::graph::{Numel, OpKind, TensorId};
+use crate::graph::{Numel, OpKind, ParamId, TensorId};
 
 /// The block's output for its normalized input `n` (`rows` × `h`, the hidden size).
 pub fn block(b: &mut Builder, h: u64, moe: &Moe, n: TensorId) -> TensorId {
@@ -66,6 +66,24 @@ pub fn block(b: &mut Builder, h: u64, moe: &Moe, n: TensorId) -> TensorId {
         }
         (None, _) => routed,
     }
+}
+
+/// The routed experts alone, their router reading `router_in` and the
+/// experts `experts_in` (Gemma 4 routes from the block's residual and
+/// feeds the experts its own norm of it).
+pub fn routed(
+    b: &mut Builder,
+    h: u64,
+    moe: &Moe,
+    router_in: TensorId,
+    experts_in: TensorId,
+) -> TensorId {
+    let rows = b.numel(experts_in).per_sample / h.max(1);
+    let (weights, index) = router(b, h, moe, router_in, rows);
+    b.routed = true;
+    let out = experts(b, h, moe, experts_in, (weights, index), rows);
+    b.routed = false;
+    out
 }
 
 /// A shared expert: `down(act(gate(x)) * up(x))` of `nn.Linear`s.
@@ -197,6 +215,7 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
             // `top_k_weights /= top_k_weights.sum(-1, keepdim=True)`.
             biased_choice(b, "mlp.gate.score_correction", scores, (rows, e, k))
         }
+        Router::Gemma4 => gemma4_router(b, h, moe, n, rows),
         Router::TopKSoftmax => {
             let logits = router_logits(b, h, moe, n);
             let (top, index) = b.topk("mlp.router.topk", logits, e, k);
@@ -214,6 +233,59 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
             (w, index)
         }
     }
+}
+
+/// Gemma 4's router (`Gemma4TextRouter`) on the block's residual `x`
+/// (`rows` tokens): an RMSNorm without weight, times the learned `scale`
+/// and `hidden_size^-½`, the logits, an fp32 softmax, top-k, the k weights
+/// divided by their sum and multiplied by `per_expert_scale[index]`.
+/// Returns the weights and the expert ids.
+fn gemma4_router(
+    b: &mut Builder,
+    h: u64,
+    moe: &Moe,
+    x: TensorId,
+    rows: u64,
+) -> (TensorId, TensorId) {
+    let (e, k) = (moe.experts, moe.top_k);
+    let n = b.rmsnorm_unscaled("router.norm", x, h);
+    let scale = b.param("router.scale", &[h]);
+    let n = param_mul(b, "router.scale_mul", n, scale);
+    let n = b.scale("router.root_size", n);
+    let logits = b.linear("router.proj", n, h, e, false);
+    let probs = b.softmax("router.softmax", logits, true);
+    let (w, index) = b.topk("router.topk", probs, e, k);
+    let w = b.scale("router.renormalize", w);
+    let per_expert = b.param("router.per_expert_scale", &[e]);
+    let gathered = b.gather_param_rows(
+        "router.per_expert_scale.gather",
+        per_expert,
+        index,
+        rows * k,
+        1,
+    );
+    let w = b.mul("router.per_expert_scale.mul", w, gathered, rows * k);
+    (w, index)
+}
+
+/// `x * p` for a parameter vector `p` broadcast over the rows: a new
+/// tensor; saves `x` for `p`'s gradient.
+fn param_mul(b: &mut Builder, name: &str, x: TensorId, p: ParamId) -> TensorId {
+    let t = b.tensor_info(x);
+    let out = b.tensor(t.numel, t.dtype, true);
+    b.op(
+        name,
+        OpKind::Elementwise,
+        OpSpec {
+            inputs: vec![x],
+            outputs: vec![out],
+            saved: vec![x],
+            params: vec![p],
+            flops: Numel::per_sample(t.numel.per_sample),
+            ..OpSpec::default()
+        },
+    );
+    out
 }
 
 /// ERNIE 4.5's `Ernie4_5_MoeTopKRouter`: everything in fp32 with autocast

@@ -6,13 +6,13 @@
 
 use super::family::{Family, Import, ModelPreset};
 use super::{
-    bert, cnn, convnext, deepseek, efficientnet, ernie, exaone4, gemma, glm4_moe, gpt_neox,
+    bert, cnn, convnext, deepseek, efficientnet, ernie, exaone4, gemma, gemma4, glm4_moe, gpt_neox,
     gpt_oss, gpt2, llama, minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi3, qwen_moe, qwen3,
     qwen3_5, regnet, smollm3, starcoder2, t5, vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 31] = [
+pub const FAMILIES: [Family; 32] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -33,6 +33,7 @@ pub const FAMILIES: [Family; 31] = [
     olmo2::FAMILY,
     olmoe::FAMILY,
     gemma::FAMILY,
+    gemma4::FAMILY,
     gpt_neox::FAMILY,
     phi3::FAMILY,
     smollm3::FAMILY,

@@ -5,6 +5,7 @@
 //! `transformers/activations.py` (eager code paths, training mode).
 
 use super::gated_deltanet::GatedDeltaNet;
+use super::gemma4::{self, Gemma4};
 use crate::builder::Builder;
 use crate::config::{Attention, AttentionMask, Checkpointing, TrainingCache};
 use crate::dtype::DType;
@@ -103,6 +104,10 @@ pub struct TransformerSpec {
     /// layer but each [`GatedDeltaNet::full_every`]-th (Qwen3-Next, Qwen3.5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub linear: Option<Box<GatedDeltaNet>>,
+    /// Gemma 4's per-kind attention shapes, shared keys and values and
+    /// per-layer embeddings ([`Gemma4`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gemma4: Option<Box<Gemma4>>,
 }
 
 /// The parts of a transformer block that vary between model types of one
@@ -432,6 +437,14 @@ impl TransformerSpec {
         if let Some(mla) = &self.mla {
             mla.validate(self.head_dim, self.heads, self.kv_heads)?;
         }
+        if let Some(g) = &self.gemma4 {
+            g.validate(self)?;
+            if self.mla.is_some() || self.linear.is_some() || self.arch != Arch::Llama {
+                return Err(Error::InvalidModel(
+                    "Gemma 4's layers are modelled in its own decoder only".into(),
+                ));
+            }
+        }
         if let Some(linear) = &self.linear {
             linear.validate()?;
             if self.mla.is_some() || self.arch != Arch::Llama {
@@ -570,6 +583,20 @@ fn dense_shard(t: &TransformerSpec, tp: u64) -> Result<TransformerSpec, Error> {
         Some(l) => Some(Box::new(l.shard(tp)?)),
         None => None,
     };
+    let gemma4 = match &t.gemma4 {
+        Some(g) if !g.full_kv_heads.is_multiple_of(tp) => {
+            return Err(Error::NotApplicable(Inapplicable::TensorParallel {
+                dimension: "num_global_key_value_heads",
+                size: g.full_kv_heads,
+                tp,
+            }));
+        }
+        Some(g) => Some(Box::new(Gemma4 {
+            full_kv_heads: g.full_kv_heads / tp,
+            ..(**g).clone()
+        })),
+        None => None,
+    };
     Ok(TransformerSpec {
         heads: t.heads / tp,
         kv_heads: t.kv_heads / tp,
@@ -577,6 +604,7 @@ fn dense_shard(t: &TransformerSpec, tp: u64) -> Result<TransformerSpec, Error> {
         vocab: padded / tp,
         moe,
         linear,
+        gemma4,
         ..t.clone()
     })
 }
@@ -649,6 +677,20 @@ fn check_sizes(t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<
         check(
             "the router's scores per sample (seq × experts)",
             &[seq, m.experts],
+        )?;
+    }
+    if let Some(g) = &t.gemma4 {
+        check(
+            "a full-attention layer's query projection (num_attention_heads × global_head_dim × hidden_size)",
+            &[t.heads, g.full_head_dim, t.hidden],
+        )?;
+        check(
+            "the per-layer inputs per sample (seq × num_hidden_layers × hidden_size_per_layer_input)",
+            &[seq, t.layers, g.per_layer_width],
+        )?;
+        check(
+            "the per-layer embedding (vocab_size_per_layer_input × num_hidden_layers × hidden_size_per_layer_input)",
+            &[g.per_layer_vocab, t.layers, g.per_layer_width],
         )?;
     }
     if let Some(l) = &t.linear {
@@ -802,6 +844,12 @@ pub fn lower(
         }
         _ => None,
     };
+    // Gemma 4's per-layer inputs, from the ids and the scaled embeddings.
+    let ple = t
+        .gemma4
+        .as_deref()
+        .and_then(|g| gemma4::per_layer_inputs(b, t, g, ids, x));
+    let mut shared_kv = gemma4::SharedKv::default();
     let x_sp = b.sp_scatter(x);
     x = b.dropout("dropout", x_sp, t.hidden_dropout);
 
@@ -823,18 +871,30 @@ pub fn lower(
         // The caller's `hidden_states = layer(hidden_states)` keeps the layer's
         // input alive until the layer returns.
         b.hold_until_block_end(x);
-        x = match t.arch {
-            Arch::Bert => bert_layer(b, t, x, seq, (attention, ckpt, masking), mask),
-            Arch::Gpt2 | Arch::Llama => decoder_layer(
+        let layer_mask = match (t.block.sliding, sliding_mask) {
+            (Some(w), Some(m)) if w.slides(i) => Some(m),
+            _ => mask,
+        };
+        x = match (t.arch, t.gemma4.as_deref()) {
+            (Arch::Llama, Some(g)) => gemma4_layer(
+                b,
+                t,
+                g,
+                (i, x),
+                seq,
+                (attention, ckpt, masking),
+                layer_mask,
+                (ple, &mut shared_kv),
+                cache.as_mut(),
+            ),
+            (Arch::Bert, _) => bert_layer(b, t, x, seq, (attention, ckpt, masking), mask),
+            (Arch::Gpt2 | Arch::Llama, _) => decoder_layer(
                 b,
                 t,
                 (i, x),
                 seq,
                 (attention, ckpt, masking),
-                match (t.block.sliding, sliding_mask) {
-                    (Some(w), Some(m)) if w.slides(i) => Some(m),
-                    _ => mask,
-                },
+                layer_mask,
                 cache.as_mut(),
             ),
         };
@@ -970,6 +1030,9 @@ fn lower_inference_head(
 /// layer and position, `dtype_size` bytes each; sliding-window layers keep
 /// at most the window.
 pub fn kv_layout(t: &TransformerSpec, dtype_size: u64) -> crate::graph::KvLayout {
+    if let Some(g) = t.gemma4.as_deref() {
+        return gemma4_kv_layout(t, g, dtype_size);
+    }
     // Latent attention caches its normalized latent and rotated key.
     let per_layer = match &t.mla {
         Some(mla) => mla.cache_width() * dtype_size,
@@ -989,6 +1052,140 @@ pub fn kv_layout(t: &TransformerSpec, dtype_size: u64) -> crate::graph::KvLayout
         sliding_per_token: sliding * per_layer,
         window: t.block.sliding.map_or(0, |w| w.window),
         fixed: state,
+    }
+}
+
+/// One Gemma 4 decoder layer `i` on `x` (see the module's notes).
+#[allow(clippy::too_many_arguments)]
+fn gemma4_layer(
+    b: &mut Builder,
+    t: &TransformerSpec,
+    g: &Gemma4,
+    (i, x): (u64, TensorId),
+    seq: u64,
+    (attention, ckpt, masking): (Attention, Checkpointing, AttentionMask),
+    mask: Option<TensorId>,
+    (ple, shared): (Option<TensorId>, &mut gemma4::SharedKv),
+    cache: Option<&mut Vec<TensorId>>,
+) -> TensorId {
+    let h = t.hidden;
+    let la = g.layer(t, i);
+    // The layer's attention as the shared code sees it.
+    let lt = TransformerSpec {
+        kv_heads: la.kv_heads,
+        head_dim: la.head_dim,
+        moe: None,
+        ..t.clone()
+    };
+    let n_local = rms(b, t, "input_layernorm", x, h);
+    let mark = b.op_count();
+    let n = b.sp_gather(n_local);
+    let qd = t.heads * la.head_dim;
+    let kvd = la.kv_heads * la.head_dim;
+    let q = b.linear("self_attn.q_proj", n, h, qd, t.qkv_bias);
+    let q = b.rmsnorm_weight_first("self_attn.q_norm", q, la.head_dim);
+    let q = b.rotary("self_attn.rotary_q", q);
+    let kind = if t.block.sliding.is_some_and(|w| w.slides(i)) {
+        &mut shared.sliding
+    } else {
+        &mut shared.full
+    };
+    let (k, v) = match *kind {
+        Some(kv) if !la.projects_kv => kv,
+        _ => {
+            let kp = b.linear("self_attn.k_proj", n, h, kvd, t.qkv_bias);
+            let vp = if la.v_proj {
+                b.linear("self_attn.v_proj", n, h, kvd, t.qkv_bias)
+            } else {
+                kp
+            };
+            let k = b.rmsnorm_weight_first("self_attn.k_norm", kp, la.head_dim);
+            let k = b.rotary("self_attn.rotary_k", k);
+            let v = b.rmsnorm_unscaled("self_attn.v_norm", vp, la.head_dim);
+            let kv = b.cache_update(cache, k, v);
+            // The last maker of each kind stores its keys and values.
+            *kind = Some(kv);
+            kv
+        }
+    };
+    b.resave(mark, n, n_local);
+    let ctx = attention_core(
+        b,
+        &lt,
+        (q, k, v),
+        seq,
+        (attention, ckpt, masking),
+        (true, false),
+        mask,
+    );
+    let o = b.linear("self_attn.o_proj", ctx, qd, h, t.qkv_bias);
+    for t in [n_local, q, k, v] {
+        b.keep_alive(t);
+    }
+    let o = b.sp_scatter(o);
+    let o = rms(b, t, "post_attention_layernorm", o, h);
+    let x = b.add("attn.residual", x, o);
+    let n_local = rms(b, t, "pre_feedforward_layernorm", x, h);
+    let mark = b.op_count();
+    let n = b.sp_gather(n_local);
+    let wide = TransformerSpec {
+        intermediate: g.mlp_width(t, i),
+        ..lt
+    };
+    let mut m = llama_mlp(b, &wide, n);
+    b.resave(mark, n, n_local);
+    b.keep_alive(n_local);
+    m = b.sp_scatter(m);
+    if let Some(moe) = t.moe.as_deref() {
+        let m1 = rms(b, t, "post_feedforward_layernorm_1", m, h);
+        let e_in = rms(b, t, "pre_feedforward_layernorm_2", x, h);
+        let e = super::moe_lower::routed(b, h, moe, x, e_in);
+        let m2 = rms(b, t, "post_feedforward_layernorm_2", e, h);
+        m = b.add("moe.add", m1, m2);
+    }
+    let m = rms(b, t, "post_feedforward_layernorm", m, h);
+    let mut x = b.add("mlp.residual", x, m);
+    if let Some(p) = ple {
+        let w = g.per_layer_width;
+        // `per_layer_inputs[:, :, i, :]`: a strided view of the whole tensor.
+        let slice = b
+            .split_widths("per_layer_input.select", p, &[w, (t.layers - 1) * w], true)
+            .first()
+            .copied()
+            .unwrap_or(p);
+        let gate = b.linear("per_layer_input_gate", x, h, w, false);
+        let gate = b.activation("act_fn", gate);
+        let gated = b.mul("per_layer_input.mul", gate, slice, b.numel(gate).per_sample);
+        let o = b.linear("per_layer_projection", gated, w, h, false);
+        let o = rms(b, t, "post_per_layer_input_norm", o, h);
+        x = b.add("per_layer_input.residual", x, o);
+    }
+    b.buffer("layer_scalar", 1, b.param_dtype());
+    x
+}
+
+/// Gemma 4's cache: keys and values of each layer that makes its own (the
+/// shared ones keep none), of its kind's heads; sliding layers keep at
+/// most the window.
+fn gemma4_kv_layout(t: &TransformerSpec, g: &Gemma4, dtype_size: u64) -> crate::graph::KvLayout {
+    let (mut full, mut sliding) = (0, 0);
+    for i in 0..t.layers {
+        let a = g.layer(t, i);
+        if !a.projects_kv {
+            continue;
+        }
+        let bytes = 2 * a.kv_heads * a.head_dim * dtype_size;
+        if t.block.sliding.is_some_and(|w| w.slides(i)) {
+            sliding += bytes;
+        } else {
+            full += bytes;
+        }
+    }
+    crate::graph::KvLayout {
+        per_token: full,
+        sliding_per_token: sliding,
+        window: t.block.sliding.map_or(0, |w| w.window),
+        fixed: 0,
     }
 }
 
@@ -1342,7 +1539,13 @@ fn llama_mlp(b: &mut Builder, t: &TransformerSpec, n: TensorId) -> TensorId {
 
 /// The family's norm over `width` features: its RMSNorm, or LayerNorm
 /// with a bias ([`NormKind`]).
-fn rms(b: &mut Builder, t: &TransformerSpec, name: &str, x: TensorId, width: u64) -> TensorId {
+pub(super) fn rms(
+    b: &mut Builder,
+    t: &TransformerSpec,
+    name: &str,
+    x: TensorId,
+    width: u64,
+) -> TensorId {
     match t.block.norm_kind {
         NormKind::LayerNorm => b.layernorm(name, x, width, true),
         NormKind::Rms if t.block.rms_weight_first => b.rmsnorm_weight_first(name, x, width),
@@ -1395,12 +1598,34 @@ fn attention_core(
     if attention != Attention::Eager {
         let sdpa = attention == Attention::Sdpa;
         let (k, v) = if sdpa {
-            // `use_gqa_in_sdpa`: only without any mask (a sliding layer's too).
-            let native = masking == AttentionMask::None && mask.is_none();
-            (
-                expand(b, k, "attn.repeat_k", native),
-                expand(b, v, "attn.repeat_v", native),
-            )
+            // `use_gqa_in_sdpa`: only without any mask (a sliding layer's
+            // too) and for heads of at most 256 (Gemma 4's full layers' 512
+            // are repeated). With one key-value head `repeat_kv`'s reshape
+            // of the expanded tensor is a view: SDPA reads (and saves) the
+            // one head, as it does grouped.
+            let gqa = masking == AttentionMask::None && mask.is_none() && d <= 256;
+            let native = gqa || t.kv_heads == 1;
+            // Under autocast the rotated key is fp32 (the rotary embedding's
+            // `cos` and `sin` take the fp32 embeddings' dtype), and
+            // autocast's cast of its expanded view cannot keep the stride-0
+            // layout: a copy of every head in the low dtype. (The builder
+            // keeps rotated q and k in the projection's dtype, which holds
+            // the same memory once SDPA's cast has replaced them.)
+            let rotated_fp32 = b.param_dtype() == DType::F32;
+            let k = match b.autocast_dtype() {
+                Some(low) if !gqa && repeat_kv && t.kv_heads != t.heads && rotated_fp32 => b
+                    .tensor_op(
+                        "attn.repeat_k",
+                        crate::graph::OpKind::Copy,
+                        &[k],
+                        crate::graph::Numel::per_sample(ctx_numel),
+                        low,
+                        true,
+                        &[],
+                    ),
+                _ => expand(b, k, "attn.repeat_k", native),
+            };
+            (k, expand(b, v, "attn.repeat_v", native))
         } else {
             (k, v)
         };
