@@ -120,6 +120,12 @@ fn kv_layout_json(c: &CacheLayout) -> serde_json::Value {
                 .into(),
         );
         map.insert(
+            "full_layers".into(),
+            c.full_layers
+                .map(|f| serde_json::json!({ "heads": f.heads, "head_dim": f.head_dim, "reused": f.reused, "allocated": f.allocated }))
+                .into(),
+        );
+        map.insert(
             "linear".into(),
             c.linear
                 .map(|l| serde_json::json!({ "layers": l.layers, "of": l.of, "bytes_per_sequence": l.bytes_per_sequence }))
@@ -151,6 +157,25 @@ fn kv_layout_line(c: &CacheLayout) -> String {
             h.full + h.sliding,
             h.window
         );
+    }
+    if let Some(f) = c.full_layers {
+        let _ = write!(
+            s,
+            "; full-attention layers: {} head(s) × {}",
+            f.heads, f.head_dim
+        );
+        if f.reused > 0 {
+            let _ = write!(
+                s,
+                "; the last {} layers reuse an earlier layer's keys and values{}",
+                f.reused,
+                if f.allocated {
+                    " (SGLang allocates their cache anyway)"
+                } else {
+                    " and keep none"
+                }
+            );
+        }
     }
     if let Some(l) = c.linear {
         let _ = write!(

@@ -606,6 +606,70 @@ fn qwen3_5_is_served_with_its_linear_layers_state() {
     );
 }
 
+/// Gemma 4 E4B as each engine caches it: 4 full-attention layers of two
+/// 512-wide heads and 20 sliding ones of two 256-wide heads keep keys and
+/// values (56 KiB a token in f16); the last 18 layers reuse theirs, which
+/// SGLang allocates anyway (all 42 layers: 98 KiB).
+#[test]
+fn gemma_4_is_served_with_its_two_kinds_of_layer() {
+    for (engine, weights, per_token, allocated) in [
+        ("vllm", "native", 4 * 4096 + 20 * 2048, false),
+        ("sglang", "native", 7 * 4096 + 35 * 2048, true),
+        ("llama.cpp", "q4_k_m", 4 * 4096 + 20 * 2048, false),
+    ] {
+        let out = vramfit(&[
+            "estimate",
+            "--model",
+            "gemma-4-e4b",
+            "--mode",
+            "inference",
+            "--engine",
+            engine,
+            "--weights",
+            weights,
+            "--gpu",
+            "rtx-4090",
+            "--context",
+            "8192",
+            "--json",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON object");
+        let layout = &v["kv_layout"];
+        assert_eq!(layout["bytes_per_token"], per_token, "{engine}: {v}");
+        let full = &layout["full_layers"];
+        assert_eq!(
+            (
+                &full["heads"],
+                &full["head_dim"],
+                &full["reused"],
+                &full["allocated"]
+            ),
+            (&2.into(), &512.into(), &18.into(), &allocated.into()),
+            "{engine}"
+        );
+    }
+    let out = vramfit(&[
+        "estimate",
+        "--model",
+        "gemma-4-e4b",
+        "--mode",
+        "inference",
+        "--engine",
+        "vllm",
+        "--weights",
+        "native",
+        "--gpu",
+        "rtx-4090",
+        "--context",
+        "8192",
+    ]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("full-attention layers: 2 head(s) × 512; the last 18 layers reuse an earlier layer's keys and values and keep none"),
+        "{text}"
+    );
+}
+
 /// A mixture of experts with latent attention is served by every engine,
 /// each naming the latent cache it keeps: DeepSeek-V2-Lite's 27 layers of
 /// `kv_lora_rank + qk_rope_head_dim` = 576 f16 values per token.

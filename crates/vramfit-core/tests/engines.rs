@@ -717,6 +717,73 @@ fn linear_attention_layers_keep_a_state_per_sequence() {
     assert_eq!(r.kv_cache_bytes.0, kv);
 }
 
+/// Gemma 4's two kinds of attention layer and its shared keys and values,
+/// as each engine sizes them: E2B's 15 layers with a cache (3 full of one
+/// 512-wide head, 12 sliding of one 256-wide head; the last 20 of 35 reuse
+/// theirs), 18 KiB a token in bf16; SGLang allocates all 35 (42 KiB);
+/// vLLM's page is the full layers' 16 tokens, a sliding block 32 tokens.
+#[test]
+fn gemma_4_caches_two_kinds_of_layer_and_none_for_the_shared_ones() {
+    use vramfit_core::engines::budget::{self, TwoKinds};
+    use vramfit_core::engines::cache::CacheLayout;
+    use vramfit_core::units::Bytes;
+    let ModelSpec::Transformer(e2b) = model_preset("gemma-4-e2b").unwrap().spec else {
+        unreachable!("a transformer preset")
+    };
+    let k = TwoKinds::of(&e2b, 2, 1, false).unwrap();
+    assert_eq!((k.full, k.sliding, k.window), ((3, 2048), (12, 1024), 512));
+    assert_eq!(k.per_token(), 18 * 1024);
+    let all = TwoKinds::of(&e2b, 2, 1, true).unwrap();
+    assert_eq!(
+        (all.full.0, all.sliding.0, all.per_token()),
+        (7, 28, 42 * 1024)
+    );
+    let pool = Bytes(12 << 30);
+    let kv = budget::vllm_two_kinds_kv(&k, pool, 32_768, 2048);
+    // Groups of 3 layers: one full group, four sliding ones.
+    let page = 16 * 2048;
+    assert_eq!(kv.blocks, pool.0 / (3 * page));
+    let per_request = 32_768 / 16 + 4 * ((511 + 2048u64).div_ceil(32) + 1);
+    assert!((kv.max_concurrency - kv.blocks as f64 / per_request as f64).abs() < 1e-9);
+    assert_eq!(kv.tokens, kv.blocks / 5 * 16);
+    let (tokens, bytes) = budget::sglang_two_kinds_kv(&all, pool);
+    assert_eq!(
+        tokens,
+        (pool.0 as f64 / (7.0 * 2048.0 + 0.8 * 28.0 * 1024.0)) as u64
+    );
+    assert!(bytes <= pool);
+    // Each engine's layout; llama.cpp's cache holds the 15 layers too.
+    let spec = ModelSpec::Transformer(e2b.clone());
+    let gpu = gpu_preset("rtx-4090").unwrap();
+    let torch = |engine| ServeConfig {
+        engine,
+        weights: ServeWeights::Native,
+        ..ServeConfig::default()
+    };
+    for (cfg, per_token) in [
+        (torch(Engine::Vllm), 18 * 1024),
+        (torch(Engine::Sglang), 42 * 1024),
+        (llama_cpp("f16".parse().unwrap()), 18 * 1024),
+    ] {
+        let layout = CacheLayout::of(&e2b, &cfg);
+        assert_eq!(layout.bytes_per_token, per_token, "{:?}", cfg.engine);
+        let full = layout.full_layers.unwrap();
+        assert_eq!((full.heads, full.head_dim, full.reused), (1, 512, 20));
+        serve(&spec, &gpu, &cfg).unwrap();
+    }
+    let r = serve(
+        &spec,
+        &gpu,
+        &ServeConfig {
+            context: 4096,
+            ..llama_cpp("f16".parse().unwrap())
+        },
+    )
+    .unwrap();
+    // Full layers keep the 4096 cells, sliding ones 512 + 512 padded to 256.
+    assert_eq!(r.kv_cache_bytes.0, 3 * 4096 * 2048 + 12 * 1024 * 1024);
+}
+
 /// vLLM's profile run of a mixture of experts at its default 8192 batched
 /// tokens (an 80 GB GPU): the fused-MoE caches of Qwen3-30B-A3B, 8 experts
 /// × (max(2 × 768, 2048) + 768) values per token, next to three hidden-width

@@ -223,6 +223,111 @@ pub fn vllm_kv(
     }
 }
 
+/// Gemma 4's two kinds of attention layer: full ones of 512-wide heads
+/// and sliding ones of 256, each with its own key–value heads, and the
+/// window; the kinds' bytes per token and layer on one GPU.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TwoKinds {
+    /// Full-attention layers with a cache, and their bytes per token.
+    pub full: (u64, u64),
+    /// Sliding layers with a cache, and their bytes per token.
+    pub sliding: (u64, u64),
+    /// The sliding layers' window.
+    pub window: u64,
+}
+
+impl TwoKinds {
+    /// `t`'s kinds at `kv_size` bytes an element on one of `tp` GPUs
+    /// (`None` without Gemma 4's layers); `all` counts the layers that
+    /// reuse another's keys and values too.
+    pub fn of(
+        t: &crate::models::TransformerSpec,
+        kv_size: u64,
+        tp: u64,
+        all: bool,
+    ) -> Option<TwoKinds> {
+        let g = t.gemma4.as_deref()?;
+        let [full, sliding] = g.cache_kinds(t, all);
+        Some(TwoKinds {
+            full: (full.layers, full.token_layer_bytes(kv_size, tp)),
+            sliding: (sliding.layers, sliding.token_layer_bytes(kv_size, tp)),
+            window: t.block.sliding.map_or(0, |w| w.window),
+        })
+    }
+
+    /// Bytes of one token over every layer with a cache.
+    pub fn per_token(&self) -> u64 {
+        self.full.0 * self.full.1 + self.sliding.0 * self.sliding.1
+    }
+}
+
+/// vLLM v1's cache for Gemma 4, whose kinds of layer differ in their bytes
+/// per token (`kv_cache_planning.py`): `unify_kv_cache_spec_page_size`
+/// gives every layer the larger kind's page of 16 tokens, the smaller
+/// kind's block holding proportionally more tokens; then groups as
+/// [`vllm_kv`]'s, `num_blocks = available // (page × group_size)`. The
+/// layers that reuse another's keys and values (`kv_sharing_target_layer_name`)
+/// get no spec. A request needs `cdiv(context, full block)` blocks per
+/// full group and `cdiv(min(window − 1 + max_num_batched_tokens, context),
+/// sliding block) + 1` per sliding one.
+pub fn vllm_two_kinds_kv(
+    k: &TwoKinds,
+    budget: Bytes,
+    context: u64,
+    max_batched_tokens: u64,
+) -> VllmKv {
+    let ((nf, bf), (ns, bs)) = (k.full, k.sliding);
+    let page = VLLM_BLOCK_TOKENS * bf.max(bs);
+    let block = |b: u64| page.checked_div(b).unwrap_or(VLLM_BLOCK_TOKENS);
+    let (block_f, block_s) = (block(bf), block(bs));
+    let (small, large) = (nf.min(ns), nf.max(ns));
+    let group_size = if small == 0 || 2 * large < 3 * small {
+        large
+    } else {
+        small
+    }
+    .max(1);
+    let (full_groups, sliding_groups) = (nf.div_ceil(group_size), ns.div_ceil(group_size));
+    let blocks = budget.0.checked_div(page * group_size).unwrap_or(0);
+    let window_tokens = (k.window.saturating_sub(1) + max_batched_tokens).min(context);
+    let sliding_blocks = if ns > 0 {
+        window_tokens.div_ceil(block_s) + 1
+    } else {
+        0
+    };
+    let per_request =
+        full_groups * context.div_ceil(block_f).max(1) + sliding_groups * sliding_blocks;
+    VllmKv {
+        blocks,
+        tokens: blocks / (full_groups + sliding_groups).max(1) * block_f,
+        bytes: Bytes::of(blocks * group_size, page),
+        max_concurrency: blocks as f64 / per_request.max(1) as f64,
+    }
+}
+
+/// SGLang's pools for Gemma 4, a hybrid sliding-window model
+/// (`is_hybrid_swa_model`; `HybridSWAPoolConfigurator`): a full pool and
+/// a sliding one over every layer of each kind — the ones that reuse
+/// another's keys and values are allocated too — the sliding pool holding
+/// `swa_full_tokens_ratio` (0.8) times the full one's tokens: `full =
+/// budget // (full bytes + 0.8 × sliding bytes)`. Returns the full pool's
+/// tokens and both pools' bytes.
+pub fn sglang_two_kinds_kv(k: &TwoKinds, budget: Bytes) -> (u64, Bytes) {
+    const SWA_FULL_TOKENS_RATIO: f64 = 0.8;
+    let full_cell = (k.full.0 * k.full.1) as f64;
+    let swa_cell = (k.sliding.0 * k.sliding.1) as f64;
+    let cell = full_cell + SWA_FULL_TOKENS_RATIO * swa_cell;
+    if cell <= 0.0 {
+        return (0, Bytes::ZERO);
+    }
+    let full = (budget.0 as f64 / cell) as u64;
+    let swa = (full as f64 * SWA_FULL_TOKENS_RATIO) as u64;
+    (
+        full,
+        Bytes(full * k.full.0 * k.full.1 + swa * k.sliding.0 * k.sliding.1),
+    )
+}
+
 /// vLLM v1's cache for a model with linear-attention layers (Qwen3-Next,
 /// Qwen3.5): each layer's per-sequence state is a block of the same pool
 /// as the attention layers' keys and values. The attention block grows
@@ -302,10 +407,11 @@ pub fn sglang_linear_kv(
 
 /// The sliding-window split SGLang pools separately: a hybrid model that
 /// `is_hybrid_swa_model` lists (`python/sglang/srt/configs/model_config.py`;
-/// of the families vramfit reads only `GptOssForCausalLM`, told here as a
-/// sliding-window mixture of experts). Gemma 2 and 3 keep a full cache.
+/// of the families vramfit reads `GptOssForCausalLM`, told here as a
+/// sliding-window mixture of experts, and Gemma 4). Gemma 2 and 3 keep a
+/// full cache.
 pub fn sglang_swa(t: &crate::models::TransformerSpec) -> Option<Hybrid> {
-    Hybrid::of(t).filter(|_| t.moe.is_some())
+    Hybrid::of(t).filter(|_| t.moe.is_some() || t.gemma4.is_some())
 }
 
 /// SGLang's token pools from its budget: `max_total_num_tokens = rest //

@@ -44,6 +44,24 @@ pub struct CacheLayout {
     /// layers, and the bytes of that state per sequence over them on one
     /// GPU, as the engine stores it.
     pub linear: Option<LinearState>,
+    /// Gemma 4's full-attention layers, whose heads differ from the
+    /// sliding layers' ([`Self::kind`]), and the layers that reuse an
+    /// earlier layer's keys and values.
+    pub full_layers: Option<FullLayers>,
+}
+
+/// Gemma 4's full-attention layers and shared keys and values, as an
+/// engine's cache holds them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FullLayers {
+    /// Key/value heads of a full-attention layer on one GPU.
+    pub heads: u64,
+    /// Their head width.
+    pub head_dim: u64,
+    /// Layers that reuse an earlier layer's keys and values.
+    pub reused: u64,
+    /// Whether the engine allocates those layers a cache anyway (SGLang).
+    pub allocated: bool,
 }
 
 /// The per-sequence state of a model's linear-attention layers.
@@ -72,13 +90,21 @@ impl CacheLayout {
                 head_dim: t.head_dim,
             },
         };
-        let per_layer = match cfg.engine {
+        let size = cfg.kv.torch_size().unwrap_or(2);
+        let attention_bytes = match cfg.engine {
             Engine::LlamaCpp => {
                 let ty = cfg.kv.ggml().unwrap_or(super::gguf::GgmlType::F16);
-                super::llama_cpp::kv_layer_bytes(t, ty, 1).0
+                (0..t.layers)
+                    .filter(|&i| !t.is_linear(i))
+                    .map(|i| super::llama_cpp::kv_layer_bytes_at(t, ty, 1, i).0)
+                    .sum()
             }
+            // Gemma 4's kinds of layer; SGLang allocates the shared layers' too.
             Engine::Vllm | Engine::Sglang | Engine::Hf => {
-                budget::kv_token_layer(t, cfg.kv.torch_size().unwrap_or(2), cfg.tp)
+                budget::TwoKinds::of(t, size, cfg.tp, cfg.engine == Engine::Sglang).map_or_else(
+                    || budget::kv_token_layer(t, size, cfg.tp).saturating_mul(t.attention_layers()),
+                    |k| k.per_token(),
+                )
             }
         };
         let sliding = match cfg.engine {
@@ -101,11 +127,23 @@ impl CacheLayout {
                 bytes_per_sequence: state.saturating_mul(layers),
             }
         });
+        let full_layers = t.gemma4.as_deref().map(|g| FullLayers {
+            heads: match cfg.engine {
+                Engine::LlamaCpp => g.full_kv_heads,
+                Engine::Vllm | Engine::Sglang | Engine::Hf => {
+                    (g.full_kv_heads / cfg.tp.max(1)).max(1)
+                }
+            },
+            head_dim: g.full_head_dim,
+            reused: g.kv_shared_layers,
+            allocated: cfg.engine == Engine::Sglang,
+        });
         CacheLayout {
             kind,
-            bytes_per_token: per_layer.saturating_mul(t.attention_layers()),
+            bytes_per_token: attention_bytes,
             sliding,
             linear,
+            full_layers,
         }
     }
 }

@@ -68,6 +68,11 @@ pub fn decode(
             } else {
                 Bytes::of(t.vocab * t.hidden, 2)
             };
+            // Gemma 4's per-layer embeddings are looked up, a row a token.
+            let embedding = embedding
+                + t.gemma4.as_deref().map_or(Bytes::ZERO, |g| {
+                    Bytes::of(g.per_layer_vocab * t.layers * g.per_layer_width, 2)
+                });
             let mut weights = super::weights_per_gpu(t, cfg.weights, cfg.tp);
             if let Some(moe) = t.moe.as_deref() {
                 let experts = super::routed_expert_bytes(t, cfg.weights, cfg.tp);
@@ -76,8 +81,10 @@ pub fn decode(
             }
             let w = weights.saturating_sub(Bytes(embedding.0.div_ceil(cfg.tp)));
             let kv_size = cfg.kv.torch_size().unwrap_or(2);
-            let per_token =
-                super::budget::kv_token_layer(t, kv_size, cfg.tp) * t.attention_layers();
+            let per_token = super::budget::TwoKinds::of(t, kv_size, cfg.tp, false).map_or_else(
+                || super::budget::kv_token_layer(t, kv_size, cfg.tp) * t.attention_layers(),
+                |k| k.per_token(),
+            );
             let tokens = cfg.context.saturating_mul(cfg.concurrency);
             // Each sequence's linear-attention states are read and written.
             let states = t.linear.as_deref().map_or(0, |g| {

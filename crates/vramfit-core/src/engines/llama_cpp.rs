@@ -78,9 +78,33 @@ pub fn tensors(t: &TransformerSpec, mix: GgufMix) -> Vec<Tensor> {
         NormPlacement::Pre | NormPlacement::Post => 2,
         NormPlacement::Sandwich => 4,
     };
+    if let Some(g) = t.gemma4.as_deref().filter(|g| g.per_layer_width > 0) {
+        // Gemma 4's per-layer embeddings: `per_layer_token_embd` an input
+        // tensor in host memory as `token_embd` is, `per_layer_model_proj`
+        // on layer 0's device, `per_layer_proj_norm`.
+        let width = t.layers * g.per_layer_width;
+        out.extend([
+            matrix(Role::TokenEmbd, 0, g.per_layer_vocab, width),
+            matrix(Role::FfnUp, 0, width, h),
+            vector(Some(0), g.per_layer_width),
+        ]);
+    }
     for i in 0..t.layers {
         attention_tensors(t, i, &matrix, &vector, &mut out);
         ffn_tensors(t, i, &matrix, &vector, &mut out);
+        if let Some(g) = t.gemma4.as_deref() {
+            // `inp_gate`, `proj`, `post_norm` of the per-layer input, and
+            // the layer's output scale.
+            let p = g.per_layer_width;
+            if p > 0 {
+                out.extend([
+                    matrix(Role::FfnUp, i, p, h),
+                    matrix(Role::FfnDown, i, h, p),
+                    vector(Some(i), h),
+                ]);
+            }
+            out.push(vector(Some(i), 1));
+        }
         out.extend((0..norms).map(|_| vector(Some(i), h)));
         if t.block.sinks {
             // gpt-oss's `attn_sinks`, one logit per head.
@@ -104,6 +128,25 @@ fn attention_tensors(
     out: &mut Vec<Tensor>,
 ) {
     let h = t.hidden;
+    if let Some(g) = t.gemma4.as_deref() {
+        // Gemma 4: each kind's heads; the converter keeps the shared
+        // layers' `attn_k`/`attn_v` the checkpoint ships (loaded, though
+        // unused); keys-as-values layers have no `attn_v`.
+        let a = g.layer(t, i);
+        let (q, kv) = (t.heads * a.head_dim, a.kv_heads * a.head_dim);
+        out.extend([
+            matrix(Role::AttnQ, i, q, h),
+            matrix(Role::AttnK, i, kv, h),
+            matrix(Role::AttnOutput, i, h, q),
+            vector(Some(i), a.head_dim),
+            vector(Some(i), a.head_dim),
+        ]);
+        let slides = t.block.sliding.is_some_and(|w| w.slides(i));
+        if !g.k_eq_v || slides {
+            out.push(matrix(Role::AttnV, i, kv, h));
+        }
+        return;
+    }
     let q = t.heads * t.head_dim;
     let kv = t.kv_heads * t.head_dim;
     if let Some(g) = t.linear.as_deref().filter(|g| g.is_linear(i)) {
@@ -174,8 +217,18 @@ fn ffn_tensors(
     out: &mut Vec<Tensor>,
 ) {
     let h = t.hidden;
+    if let Some(g) = t.gemma4.as_deref() {
+        // Gemma 4's dense MLP (beside its experts, if any).
+        let f = g.mlp_width(t, i);
+        out.extend([
+            matrix(Role::FfnGate, i, f, h),
+            matrix(Role::FfnUp, i, f, h),
+            matrix(Role::FfnDown, i, h, f),
+        ]);
+    }
     let moe = match t.moe.as_deref() {
         Some(m) if m.is_sparse(i) => m,
+        _ if t.gemma4.is_some() => return,
         _ => {
             let f = t.intermediate;
             out.extend([
@@ -352,6 +405,18 @@ pub fn kv_layer_bytes(t: &TransformerSpec, ty: GgmlType, cells: u64) -> Bytes {
     }
 }
 
+/// [`kv_layer_bytes`] of layer `i`: Gemma 4's kinds of layer have their
+/// own key–value heads and head width (`n_embd_k_gqa(il)`), and the layers
+/// that reuse another's keys and values keep none (`has_kv(il)`:
+/// `il < n_layer_kv_from_start`).
+pub fn kv_layer_bytes_at(t: &TransformerSpec, ty: GgmlType, cells: u64, i: u64) -> Bytes {
+    match t.gemma4.as_deref().map(|g| g.layer(t, i)) {
+        Some(a) if !a.projects_kv => Bytes::ZERO,
+        Some(a) => Bytes::of(2, ty.tensor_bytes(cells, a.kv_heads * a.head_dim).0),
+        None => kv_layer_bytes(t, ty, cells),
+    }
+}
+
 /// Layer `i`'s cache: its keys and values for `n_ctx` cells, or a
 /// linear-attention layer's recurrent memory for `n_seq` sequences — f32
 /// convolution and recurrent states whatever the KV type
@@ -367,7 +432,7 @@ pub fn layer_cache_bytes(
 ) -> Bytes {
     match t.linear.as_deref().filter(|g| g.is_linear(i)) {
         Some(g) => Bytes(g.serving_state_bytes(1, 4, 4).saturating_mul(n_seq.max(1))),
-        None => kv_layer_bytes(t, ty, kv_cells(t, i, n_ctx, n_ubatch)),
+        None => kv_layer_bytes_at(t, ty, kv_cells(t, i, n_ctx, n_ubatch), i),
     }
 }
 

@@ -610,13 +610,30 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
                     replicated += if s.gate { h } else { 0 };
                 }
             }
-            _ => {
-                let f = t.intermediate;
-                block += per_matrix((f, h)) * 2 + per_matrix((h, f));
-            }
+            _ => {}
+        }
+        // A dense MLP, or Gemma 4's beside its experts (twice as wide in
+        // the layers that reuse keys and values, `use_double_wide_mlp`).
+        let gemma4 = t.gemma4.as_deref();
+        if !t.moe.as_deref().is_some_and(|m| m.is_sparse(i)) || gemma4.is_some() {
+            let f = gemma4.map_or(t.intermediate, |g| g.mlp_width(t, i));
+            block += per_matrix((f, h)) * 2 + per_matrix((h, f));
+        }
+        // Gemma 4's per-layer input: its gate, projection and norm.
+        if let Some(p) = gemma4.map(|g| g.per_layer_width).filter(|&p| p > 0) {
+            block += per_matrix((p, h)) + per_matrix((h, p));
+            replicated += h;
         }
     }
-    let embeddings = t.vocab * h * if t.tie_embeddings { 1 } else { 2 };
+    // Gemma 4's per-layer embeddings (`VocabParallelEmbedding`, split over
+    // the vocabulary), their projection and its norm.
+    let per_layer = t.gemma4.as_deref().map_or(0, |g| {
+        let width = t.layers * g.per_layer_width;
+        replicated += g.per_layer_width;
+        block += if width > 0 { per_matrix((width, h)) } else { 0 };
+        g.per_layer_vocab * width
+    });
+    let embeddings = t.vocab * h * if t.tie_embeddings { 1 } else { 2 } + per_layer;
     (
         Bytes(block) + Bytes::of(vectors + embeddings, 2),
         Bytes::of(replicated, 2),
@@ -631,6 +648,20 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
 /// norm (replicated).
 fn attention_matrices(t: &TransformerSpec, i: u64) -> (Vec<(u64, u64)>, u64, u64) {
     let h = t.hidden;
+    if let Some(g) = t.gemma4.as_deref() {
+        // vLLM's Gemma 4: a layer that reuses keys and values builds
+        // `q_proj` alone; keys-as-values layers load K into the V shard of
+        // their `QKVParallelLinear` too (`k_eq_v_shards`).
+        let a = g.layer(t, i);
+        let (q, kv) = (t.heads * a.head_dim, a.kv_heads * a.head_dim);
+        let mut m = vec![(q, h)];
+        if a.projects_kv {
+            m.extend([(kv, h), (kv, h)]);
+        }
+        m.push((h, q));
+        let norms = if a.projects_kv { 2 } else { 1 } * a.head_dim;
+        return (m, 0, norms);
+    }
     let q = t.heads * t.head_dim;
     if let Some(g) = t.linear.as_deref().filter(|g| g.is_linear(i)) {
         let (vd, hv) = (g.value_dim(), g.value_heads);
@@ -697,11 +728,13 @@ fn torch_report(
             let per_token = budget::profile_activation_per_token(t, cfg.tp);
             budget.activations = Bytes::of(tokens * per_token, 2);
             let pool = budget::vllm_kv_budget(&budget);
-            let kv = match t.linear.as_deref() {
-                Some(g) => {
+            let kinds = budget::TwoKinds::of(t, kv_size, cfg.tp, false);
+            let kv = match (t.linear.as_deref(), kinds) {
+                (Some(g), _) => {
                     budget::vllm_linear_kv(t, g, pool, (kv_token_layer, cfg.tp), cfg.context)
                 }
-                None => budget::vllm_kv(t, pool, kv_token_layer, cfg.context, tokens),
+                (None, Some(k)) => budget::vllm_two_kinds_kv(&k, pool, cfg.context, tokens),
+                (None, None) => budget::vllm_kv(t, pool, kv_token_layer, cfg.context, tokens),
             };
             ServeReport {
                 weights_bytes: weights,
@@ -715,9 +748,14 @@ fn torch_report(
         }
         Engine::Sglang => {
             let pool = budget::sglang_kv_budget(&budget);
-            let (tokens, kv, most) = match t.linear.as_deref() {
-                Some(g) => budget::sglang_linear_kv(t, g, pool, (kv_token_layer, cfg.tp)),
-                None => {
+            let kinds = budget::TwoKinds::of(t, kv_size, cfg.tp, true);
+            let (tokens, kv, most) = match (t.linear.as_deref(), kinds) {
+                (Some(g), _) => budget::sglang_linear_kv(t, g, pool, (kv_token_layer, cfg.tp)),
+                (None, Some(k)) => {
+                    let (tokens, kv) = budget::sglang_two_kinds_kv(&k, pool);
+                    (tokens, kv, f64::INFINITY)
+                }
+                (None, None) => {
                     let (tokens, kv) = budget::sglang_kv(t, pool, kv_token_layer);
                     (tokens, kv, f64::INFINITY)
                 }
@@ -742,8 +780,12 @@ fn torch_report(
                     .saturating_mul(g.state_bytes(kv_size))
                     .saturating_mul(cfg.concurrency)
             });
-            let kv = Bytes::of(tokens.saturating_mul(t.attention_layers()), kv_token_layer)
-                + Bytes(states);
+            // Gemma 4's kinds of layer, the shared ones keeping none.
+            let per_token = budget::TwoKinds::of(t, kv_size, cfg.tp, false).map_or_else(
+                || t.attention_layers().saturating_mul(kv_token_layer),
+                |k| k.per_token(),
+            );
+            let kv = Bytes::of(tokens, per_token) + Bytes(states);
             ServeReport {
                 weights_bytes: weights,
                 kv_cache_bytes: kv,

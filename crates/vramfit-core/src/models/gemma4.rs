@@ -104,6 +104,34 @@ impl Gemma4 {
         }
     }
 
+    /// The cache's two kinds of layer, full then sliding: how many keep
+    /// keys and values of their own (or, with `all`, how many there are:
+    /// SGLang allocates the shared layers' too), with their key–value heads
+    /// and head width.
+    pub fn cache_kinds(&self, t: &TransformerSpec, all: bool) -> [CacheKind; 2] {
+        let mut kinds = [
+            CacheKind {
+                layers: 0,
+                kv_heads: self.full_kv_heads,
+                head_dim: self.full_head_dim,
+            },
+            CacheKind {
+                layers: 0,
+                kv_heads: t.kv_heads,
+                head_dim: t.head_dim,
+            },
+        ];
+        for i in 0..t.layers {
+            if all || self.layer(t, i).projects_kv {
+                let k = usize::from(slides(t, i));
+                if let Some(kind) = kinds.get_mut(k) {
+                    kind.layers += 1;
+                }
+            }
+        }
+        kinds
+    }
+
     /// Layer `i`'s MLP width.
     pub fn mlp_width(&self, t: &TransformerSpec, i: u64) -> u64 {
         if self.double_wide_mlp && i >= self.first_shared(t.layers) {
@@ -167,6 +195,25 @@ impl Gemma4 {
             )?;
         }
         Ok(())
+    }
+}
+
+/// One kind of Gemma 4 layer as a cache holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheKind {
+    /// Layers of this kind with a cache.
+    pub layers: u64,
+    /// Their key–value heads.
+    pub kv_heads: u64,
+    /// Their head width.
+    pub head_dim: u64,
+}
+
+impl CacheKind {
+    /// Bytes of one token's keys and values in one layer on one of `tp`
+    /// GPUs (at least one head each), `size` bytes an element.
+    pub fn token_layer_bytes(&self, size: u64, tp: u64) -> u64 {
+        2 * (self.kv_heads / tp.max(1)).max(1) * self.head_dim * size
     }
 }
 

@@ -221,11 +221,31 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
                 ],
             )
         });
+        let full = e.cache.full_layers.map(|f| {
+            let heads = tf(
+                lang,
+                Key::ServeCacheFull,
+                &[&group_digits(f.heads), &group_digits(f.head_dim)],
+            );
+            let reused = (f.reused > 0).then(|| {
+                let key = if f.allocated {
+                    Key::ServeCacheReusedAllocated
+                } else {
+                    Key::ServeCacheReused
+                };
+                tf(lang, key, &[&group_digits(f.reused)])
+            });
+            match reused {
+                Some(r) => format!("{heads} {r}"),
+                None => heads,
+            }
+        });
         let latent = matches!(e.cache.kind, CacheKind::Latent { .. });
         html! {
             <p class="serve-cache" id="serve-cache" data-kind={if latent { "latent" } else { "keys-values" }}>
                 { kind }
                 { for sliding.map(|s| html! { <>{ " " }{ s }</> }) }
+                { for full.map(|s| html! { <>{ " " }{ s }</> }) }
                 { for linear.map(|s| html! { <>{ " " }{ s }</> }) }
             </p>
         }
