@@ -118,6 +118,16 @@ PRESETS = {
         q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64,
         v_head_dim=128, n_group=8, topk_group=4, routed_scaling_factor=2.5, norm_topk_prob=True,
         tie_word_embeddings=False)),
+    # moonshotai/Kimi-K2-Thinking's config.json (model_type kimi_k2, DeepseekV3ForCausalLM; K2-Instruct-0905
+    # and K2.5's text_config have its shapes): DeepSeek-V3 with 384 experts in one group, 64 heads,
+    # one dense layer.
+    "kimi-k2": ("deepseek_v3", dict(
+        vocab_size=163840, hidden_size=7168, intermediate_size=18432, num_hidden_layers=61,
+        num_attention_heads=64, num_key_value_heads=64, moe_intermediate_size=2048,
+        n_routed_experts=384, n_shared_experts=1, num_experts_per_tok=8, first_k_dense_replace=1,
+        q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64,
+        v_head_dim=128, n_group=1, topk_group=1, routed_scaling_factor=2.827, norm_topk_prob=True,
+        max_position_embeddings=262144, tie_word_embeddings=False)),
     "gpt-oss-20b": ("gpt_oss", dict(
         vocab_size=201088, hidden_size=2880, intermediate_size=2880, num_hidden_layers=24,
         num_attention_heads=64, num_key_value_heads=8, head_dim=64, num_local_experts=32,

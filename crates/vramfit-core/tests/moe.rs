@@ -25,7 +25,7 @@ fn total_and_active_parameters_match_transformers() {
         assert_eq!(spec.active_parameter_count().unwrap(), active, "{}", f[0]);
         checked += 1;
     }
-    assert_eq!(checked, 21);
+    assert_eq!(checked, 22);
     // A dense model's parameters are all active.
     let llama = preset("llama-3-8b");
     assert_eq!(
@@ -95,6 +95,18 @@ fn each_mixture_of_experts_config_imports_as_its_preset() {
             "mscale_all_dim":1.0,"original_max_position_embeddings":4096,"type":"yarn"},
             "routed_scaling_factor":2.5,"scoring_func":"sigmoid","topk_group":4,"topk_method":"noaux_tc",
             "v_head_dim":128,"vocab_size":129280,"tie_word_embeddings":false}"#,
+        ),
+        (
+            "kimi-k2",
+            r#"{"architectures":["DeepseekV3ForCausalLM"],"first_k_dense_replace":1,"hidden_size":7168,
+            "intermediate_size":18432,"kv_lora_rank":512,"max_position_embeddings":262144,"model_type":"kimi_k2",
+            "moe_intermediate_size":2048,"moe_layer_freq":1,"n_group":1,"n_routed_experts":384,"n_shared_experts":1,
+            "norm_topk_prob":true,"num_attention_heads":64,"num_experts_per_tok":8,"num_hidden_layers":61,
+            "num_key_value_heads":64,"num_nextn_predict_layers":0,"q_lora_rank":1536,"qk_nope_head_dim":128,
+            "qk_rope_head_dim":64,"rope_scaling":{"beta_fast":1.0,"beta_slow":1.0,"factor":64.0,"mscale":1.0,
+            "mscale_all_dim":1.0,"original_max_position_embeddings":4096,"type":"yarn"},"rope_theta":50000.0,
+            "routed_scaling_factor":2.827,"scoring_func":"sigmoid","topk_group":1,"topk_method":"noaux_tc",
+            "v_head_dim":128,"vocab_size":163840,"tie_word_embeddings":false}"#,
         ),
         (
             "glm-4.5-air",

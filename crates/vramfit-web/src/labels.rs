@@ -249,6 +249,7 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::Phi
         | Group::StarCoder2
         | Group::DeepSeek
+        | Group::Kimi
         | Group::Ernie
         | Group::Exaone
         | Group::Glm

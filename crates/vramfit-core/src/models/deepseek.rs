@@ -29,6 +29,14 @@ pub const FAMILY: Family = Family {
             model_type: "deepseek_v3",
             read: read_v3,
         },
+        // Moonshot AI's Kimi K2 (K2-Instruct, K2-Thinking, and K2.5's
+        // `text_config`): DeepSeek-V3's architecture, named `kimi_k2` so that
+        // engines can tell it apart (its model card says to rename it
+        // `deepseek_v3` for a framework that does not know it).
+        Import {
+            model_type: "kimi_k2",
+            read: read_v3,
+        },
     ],
     presets,
 };
@@ -201,5 +209,27 @@ fn presets() -> Vec<ModelPreset> {
             ),
         )
         .context(163_840),
+        // Kimi-K2-Instruct-0905, K2-Thinking and K2.5's text model: 384
+        // experts in one group, 64 heads, one dense layer, 160K tokens.
+        ModelPreset::new(
+            "kimi-k2",
+            "Kimi-K2 (K2-Thinking, K2.5 text)",
+            Group::Kimi,
+            ModelSpec::Transformer(decoder(
+                (163_840, 7168, 61),
+                64,
+                18_432,
+                mla(1536, MlaRope::Real),
+                moe(
+                    (384, 8, 2048, 1, 1),
+                    Router::SigmoidGroups {
+                        groups: 1,
+                        topk_groups: 1,
+                        renormalize: true,
+                    },
+                ),
+            )),
+        )
+        .context(262_144),
     ]
 }

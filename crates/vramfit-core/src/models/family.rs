@@ -112,6 +112,9 @@ pub enum Group {
     /// DeepSeek's mixtures of experts with latent attention.
     #[serde(rename = "DeepSeek")]
     DeepSeek,
+    /// Moonshot AI's Kimi K2 (DeepSeek-V3's architecture).
+    #[serde(rename = "Kimi")]
+    Kimi,
     /// Baidu's ERNIE 4.5.
     #[serde(rename = "ERNIE")]
     Ernie,
@@ -152,6 +155,7 @@ impl Group {
             Group::Phi => "Phi",
             Group::StarCoder2 => "StarCoder2",
             Group::DeepSeek => "DeepSeek",
+            Group::Kimi => "Kimi",
             Group::Ernie => "ERNIE",
             Group::Exaone => "EXAONE",
             Group::Glm => "GLM",
