@@ -276,15 +276,26 @@ impl ModelSpec {
                 t.validate()?;
                 transformer::lower(&mut b, &transformer::pruned(t, cfg)?, cfg)?
             }
+            // A build without `every-model` lowers dense transformers only.
+            #[cfg(not(feature = "every-model"))]
+            _ => return Err(not_in_this_build()),
+            #[cfg(feature = "every-model")]
             ModelSpec::ResNet(r) => cnn::lower_resnet(&mut b, r, cfg.image, cfg.keep_conv)?,
+            #[cfg(feature = "every-model")]
             ModelSpec::Vgg(v) => cnn::lower_vgg(&mut b, v, cfg.image, cfg.keep_conv)?,
+            #[cfg(feature = "every-model")]
             ModelSpec::MobileNetV2(m) => {
                 cnn::lower_mobilenet_v2(&mut b, m, cfg.image, cfg.keep_conv)?
             }
+            #[cfg(feature = "every-model")]
             ModelSpec::MobileNetV3(m) => mobilenet_v3::lower(&mut b, m, cfg.image)?,
+            #[cfg(feature = "every-model")]
             ModelSpec::EfficientNet(e) => efficientnet::lower(&mut b, e, cfg.image)?,
+            #[cfg(feature = "every-model")]
             ModelSpec::ConvNext(c) => convnext::lower(&mut b, c, cfg.image)?,
+            #[cfg(feature = "every-model")]
             ModelSpec::RegNet(r) => regnet::lower(&mut b, r, cfg.image)?,
+            #[cfg(feature = "every-model")]
             ModelSpec::Vit(v) => match v.implementation {
                 VitImplementation::Torchvision => {
                     vit::lower_vit(&mut b, v, cfg.image, cfg.attention)?
@@ -293,7 +304,9 @@ impl ModelSpec {
                     vit_hf::lower(&mut b, v, cfg.image, cfg.attention)?
                 }
             },
+            #[cfg(feature = "every-model")]
             ModelSpec::T5(t) => t5_lower::lower(&mut b, t, cfg)?,
+            #[cfg(feature = "every-model")]
             ModelSpec::Mlp(m) => vit::lower_mlp(&mut b, &vit::pruned_mlp(m, cfg.keep_mlp))?,
         }
         Ok(b.finish())
@@ -386,4 +399,12 @@ impl ModelSpec {
             _ => 0,
         }
     }
+}
+
+/// What a build without the `every-model` feature says of a model it does
+/// not lower (the page's first-edit module answers the default GPT-2 page
+/// only; the app that follows lowers every model).
+#[cfg(not(feature = "every-model"))]
+pub(crate) fn not_in_this_build() -> Error {
+    Error::InvalidModel("this build lowers dense transformers only".into())
 }

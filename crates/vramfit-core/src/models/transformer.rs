@@ -743,6 +743,10 @@ pub fn lower(
     cfg: &crate::config::TrainConfig,
 ) -> Result<(), Error> {
     let (seq, attention, ckpt) = (cfg.seq, cfg.attention, cfg.checkpointing);
+    #[cfg(not(feature = "every-model"))]
+    if t.moe.is_some() || t.mla.is_some() || t.linear.is_some() || t.gemma4.is_some() {
+        return Err(super::not_in_this_build());
+    }
     check_sizes(t, cfg)?;
     let par = cfg.parallel;
     let local = tensor_parallel_shard(t, &par)?;
@@ -845,10 +849,13 @@ pub fn lower(
         _ => None,
     };
     // Gemma 4's per-layer inputs, from the ids and the scaled embeddings.
+    #[cfg(feature = "every-model")]
     let ple = t
         .gemma4
         .as_deref()
         .and_then(|g| gemma4::per_layer_inputs(b, t, g, ids, x));
+    #[cfg(not(feature = "every-model"))]
+    let ple: Option<TensorId> = None;
     let mut shared_kv = gemma4::SharedKv::default();
     let x_sp = b.sp_scatter(x);
     x = b.dropout("dropout", x_sp, t.hidden_dropout);
@@ -876,6 +883,7 @@ pub fn lower(
             _ => mask,
         };
         x = match (t.arch, t.gemma4.as_deref()) {
+            #[cfg(feature = "every-model")]
             (Arch::Llama, Some(g)) => gemma4_layer(
                 b,
                 t,
@@ -933,6 +941,7 @@ pub fn lower(
             let upcast = b.cast(logits, DType::F32);
             let seq = seq * b.sp;
             b.cross_entropy("loss", upcast, labels, seq, t.vocab);
+            #[cfg(feature = "every-model")]
             if let Some(moe) = t.moe.as_ref().filter(|m| m.aux_loss) {
                 super::moe_lower::aux_loss(b, moe);
             }
@@ -1309,11 +1318,13 @@ fn decoder_layer(
     let mark = b.op_count();
     let n = b.sp_gather(n_local);
     let o = match (&t.mla, &t.linear) {
+        #[cfg(feature = "every-model")]
         (_, Some(linear)) if llama && linear.is_linear(layer) => {
             let o = super::gated_deltanet::lower(b, linear, h, n, seq);
             b.resave(mark, n, n_local);
             o
         }
+        #[cfg(feature = "every-model")]
         (Some(mla), _) if llama => {
             let layer = super::mla::Layer {
                 hidden: h,
@@ -1399,18 +1410,21 @@ fn decoder_layer(
     };
     let mark = b.op_count();
     let n = b.sp_gather(n_local);
-    let m = if let Some(moe) = t.moe.as_ref().filter(|m| llama && m.is_sparse(layer)) {
-        super::moe_lower::block(b, h, moe, n)
-    } else if llama {
-        llama_mlp(b, t, n)
-    } else {
-        let f = b.linear("mlp.c_fc", n, h, t.intermediate, true);
-        let f = if t.fused_gelu {
-            b.activation("mlp.act", f)
-        } else {
-            b.gelu_new("mlp.act", f)
-        };
-        b.linear("mlp.c_proj", f, t.intermediate, h, true)
+    let sparse = t.moe.as_ref().filter(|m| llama && m.is_sparse(layer));
+    let m = match sparse {
+        // (A build without `every-model` has refused a mixture of experts.)
+        #[cfg(feature = "every-model")]
+        Some(moe) => super::moe_lower::block(b, h, moe, n),
+        _ if llama => llama_mlp(b, t, n),
+        _ => {
+            let f = b.linear("mlp.c_fc", n, h, t.intermediate, true);
+            let f = if t.fused_gelu {
+                b.activation("mlp.act", f)
+            } else {
+                b.gelu_new("mlp.act", f)
+            };
+            b.linear("mlp.c_proj", f, t.intermediate, h, true)
+        }
     };
     b.resave(mark, n, n_local);
     if llama {
