@@ -771,6 +771,13 @@ fn gemma_4_caches_two_kinds_of_layer_and_none_for_the_shared_ones() {
         assert_eq!((full.heads, full.head_dim, full.reused), (1, 512, 20));
         serve(&spec, &gpu, &cfg).unwrap();
     }
+    // SGLang loads the shared layers' key and value projections too: 16
+    // sliding layers' 256 and 4 full layers' 512 rows, of 1536, twice, in bf16.
+    let weights = |engine| serve(&spec, &gpu, &torch(engine)).unwrap().weights_bytes.0;
+    assert_eq!(
+        weights(Engine::Sglang) - weights(Engine::Vllm),
+        2 * (16 * 256 + 4 * 512) * 1536 * 2
+    );
     let r = serve(
         &spec,
         &gpu,

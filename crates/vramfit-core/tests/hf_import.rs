@@ -348,6 +348,10 @@ fn imports_gemma_4_with_its_two_kinds_of_layers() {
             "overrides differ",
         ),
         (
+            r#"{"model_type":"gemma4_text","sliding_window":null}"#.to_string(),
+            "sliding_window: null is not read for Gemma 4",
+        ),
+        (
             b31.replace(r#""5":{"#, r#""4":{"#),
             "layer 4 is not a full-attention layer",
         ),

@@ -640,6 +640,30 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
     )
 }
 
+/// How an engine's Gemma 4 attention weights differ from vLLM's layout
+/// ([`attention_matrices`]), `(more, less)` over all GPUs: SGLang builds a
+/// whole `QKVParallelLinear` in every layer and loads the shared layers'
+/// `k_proj` and `v_proj` the checkpoint ships (`gemma4_causal.py`);
+/// `transformers` builds no value projection in a keys-as-values layer,
+/// where vLLM loads the keys into the V shard too.
+fn gemma4_engine_weights(t: &TransformerSpec, w: ServeWeights, engine: Engine) -> (Bytes, Bytes) {
+    let Some(g) = t.gemma4.as_deref() else {
+        return (Bytes::ZERO, Bytes::ZERO);
+    };
+    let h = t.hidden;
+    let (mut more, mut less) = (0, 0);
+    for i in 0..t.layers {
+        let a = g.layer(t, i);
+        let kv = matrix_bytes(w, (a.kv_heads * a.head_dim, h));
+        match engine {
+            Engine::Sglang if !a.projects_kv => more += 2 * kv,
+            Engine::Hf if a.projects_kv && !a.v_proj => less += kv,
+            Engine::Sglang | Engine::Hf | Engine::Vllm | Engine::LlamaCpp => {}
+        }
+    }
+    (Bytes(more), Bytes(less))
+}
+
 /// Layer `i`'s attention matrices, `(out, in)`, its sharded vectors
 /// (biases) and its norms (q/k norms, latent norms), in elements. A
 /// linear-attention layer's are its projections (vLLM's
@@ -707,8 +731,12 @@ fn torch_report(
     gpu: &GpuPreset,
     cfg: &ServeConfig,
 ) -> ServeReport {
-    let weights = format_weights(t, w);
-    let per_gpu = weights_per_gpu(t, w, cfg.tp);
+    // Gemma 4's attention weights as the engine loads them, against
+    // vLLM's layout that `weight_parts` counts.
+    let (more, less) = gemma4_engine_weights(t, w, cfg.engine);
+    let weights = (format_weights(t, w) + more).saturating_sub(less);
+    let per_gpu = (weights_per_gpu(t, w, cfg.tp) + Bytes(more.0.div_ceil(cfg.tp.max(1))))
+        .saturating_sub(Bytes(less.0.div_ceil(cfg.tp.max(1))));
     let kv_size = cfg.kv.torch_size().unwrap_or(2);
     // Keys and values of one token in one layer on one GPU.
     let kv_token_layer = budget::kv_token_layer(t, kv_size, cfg.tp);

@@ -268,6 +268,16 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
     let layers = or("num_hidden_layers", 30)?;
     let base = super::gemma::read_shape(f, (262_144, 2304, 30, 8, 4, 9216))?;
+    // The kinds of layer differ in their heads whatever the window, so a
+    // null window (sliding layers attending everywhere) is not read.
+    if f.map
+        .get("sliding_window")
+        .is_some_and(serde_json::Value::is_null)
+    {
+        return Err(Error::InvalidModel(
+            "sliding_window: null is not read for Gemma 4, whose sliding and full layers differ in their heads; give the window".into(),
+        ));
+    }
     let mut sliding = super::gemma::sliding(f, layers, 512, 6)?;
     // `use_bidirectional_attention: "all"` halves the window.
     if f.map
@@ -318,9 +328,15 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
         per_layer_vocab: or("vocab_size_per_layer_input", 262_144)?,
     };
     let moe = if f.bool_or("enable_moe_block", false) {
+        let (experts, top_k) = (f.u64("num_experts")?, f.u64("top_k_experts")?);
+        if top_k > experts {
+            return Err(Error::InvalidModel(format!(
+                "top_k_experts ({top_k}) is more than num_experts ({experts})"
+            )));
+        }
         Some(Box::new(moe(
-            f.u64("num_experts")?,
-            f.u64("top_k_experts")?,
+            experts,
+            top_k,
             f.u64("moe_intermediate_size")?,
         )))
     } else {
