@@ -54,7 +54,7 @@ pub enum Error {
     /// A Hugging Face `config.json` nests its language model in a sub-config
     /// (vision–language and other multimodal models).
     #[error(
-        "config.json (model_type '{model_type}') nests its language model in '{part}', as vision–language models do: vramfit does not import those yet; to estimate the language model alone, import the '{part}' object by itself"
+        "config.json (model_type '{model_type}') nests its language model in '{part}', as vision–language models do, and vramfit reads no family of that language model's model_type; to estimate it as a Llama-style decoder, import the '{part}' object by itself"
     )]
     NestedConfig {
         /// The outer `model_type`.

@@ -3,8 +3,9 @@
 //! Llama, Mistral, Qwen2, Qwen3, OLMo 2, Gemma 1–3, GPT-NeoX, Phi-3, T5 and ViT today), with the same fields (and defaults) as
 //! the corresponding `transformers` config classes; any other `model_type`
 //! with the standard decoder fields is read as a Llama-style decoder, naming
-//! every assumption ([`Assumption`]); multimodal configs (a `text_config`)
-//! are refused for now. And of vramfit's own
+//! every assumption ([`Assumption`]); a multimodal config (a `text_config`)
+//! is read as its language model when a family reads that sub-config's
+//! type, saying that the encoders are not counted, and refused otherwise. And of vramfit's own
 //! descriptions, in the same shape, of the models a `config.json` cannot
 //! name: an MLP (`nn.Sequential` of `Linear` layers, `model_type`
 //! `vramfit_mlp`) and a torchvision ResNet (`vramfit_resnet`).
@@ -52,7 +53,7 @@ const NESTED: [&str; 3] = ["text_config", "language_config", "llm_config"];
 ///
 /// # Errors
 /// [`Error::ConfigJson`] for malformed JSON, [`Error::NestedConfig`] for a
-/// multimodal config, [`Error::UnsupportedModelType`] naming why an unknown
+/// multimodal config whose language model no family reads, [`Error::UnsupportedModelType`] naming why an unknown
 /// type is not read as a Llama-style decoder and the supported types,
 /// [`Error::MissingField`] naming the field, or [`Error::InvalidModel`] for
 /// inconsistent dimensions.
@@ -88,7 +89,7 @@ pub fn import(text: &str) -> Result<Imported, Error> {
         .into_iter()
         .find(|k| map.get(*k).is_some_and(Value::is_object))
     {
-        return Err(Error::NestedConfig { model_type, part });
+        return language_model(map, &f, model_type, part);
     }
     let (spec, assumptions) = match import_of(&model_type) {
         Some(reader) => ((reader.read)(&f)?, Vec::new()),
@@ -140,4 +141,45 @@ pub fn import(text: &str) -> Result<Imported, Error> {
         spec,
         assumptions,
     })
+}
+
+/// A multimodal config's language model: its sub-config `part` when a
+/// family reads that sub-config's `model_type` (Gemma 3 and 4, Qwen3.5,
+/// Kimi K2.5, LLaVA over Llama...), named as the outer config names the
+/// model, with the assumption that says the encoders are not counted;
+/// otherwise [`Error::NestedConfig`].
+fn language_model(
+    map: &serde_json::Map<String, Value>,
+    f: &Fields<'_>,
+    model_type: String,
+    part: &'static str,
+) -> Result<Imported, Error> {
+    let inner = map.get(part).and_then(Value::as_object);
+    let inner_type = inner
+        .and_then(|m| m.get("model_type"))
+        .and_then(Value::as_str)
+        .filter(|t| import_of(t).is_some());
+    let (Some(inner), Some(inner_type)) = (inner, inner_type) else {
+        return Err(Error::NestedConfig { model_type, part });
+    };
+    let text = Value::Object(inner.clone()).to_string();
+    let mut imported = import(&text)?;
+    imported.assumptions.insert(
+        0,
+        Assumption::LanguageModelOnly {
+            model_type: model_type.clone(),
+            part,
+            text_model_type: inner_type.to_string(),
+        },
+    );
+    if let Some(name) = map
+        .get("_name_or_path")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .or_else(|| f.architectures().into_iter().find(|a| !a.is_empty()))
+    {
+        imported.name = name;
+    }
+    Ok(imported)
 }

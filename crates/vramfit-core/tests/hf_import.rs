@@ -799,17 +799,47 @@ fn other_decoders_import_as_llama_style_with_their_assumptions() {
     );
 }
 
-/// Vision–language configs nest their language model; they are refused,
-/// pointing at the part that imports.
+/// Vision–language configs nest their language model: one whose language
+/// model a family reads is estimated as that model, with the assumption
+/// that the encoders are not counted (Gemma 4's released `config.json`,
+/// Kimi K2.5's); one whose language model no family reads is refused,
+/// pointing at the part.
 #[test]
-fn nested_configs_are_refused_clearly() {
+fn nested_configs_import_their_language_model_or_are_refused_clearly() {
+    use vramfit_core::hf::Assumption;
     let gemma3 = r#"{"architectures":["Gemma3ForConditionalGeneration"],"model_type":"gemma3",
         "text_config":{"model_type":"gemma3_text","hidden_size":2560},"vision_config":{"hidden_size":1152}}"#;
-    let e = import(gemma3).unwrap_err();
+    let m = import(gemma3).unwrap();
+    assert_eq!(m.name, "Gemma3ForConditionalGeneration");
+    assert_eq!(
+        m.assumptions,
+        [Assumption::LanguageModelOnly {
+            model_type: "gemma3".into(),
+            part: "text_config",
+            text_model_type: "gemma3_text".into(),
+        }]
+    );
+    let inner = r#"{"model_type":"gemma3_text","hidden_size":2560}"#;
+    assert_eq!(m.spec, import(inner).unwrap().spec);
+    // Kimi K2.5: its text model is Kimi K2's.
+    let k25 = r#"{"model_type":"kimi_k25","vision_config":{"vt_num_hidden_layers":27},
+        "text_config":{"model_type":"kimi_k2","hidden_size":7168,"num_hidden_layers":61,
+        "num_attention_heads":64,"num_key_value_heads":64,"n_routed_experts":384,"n_shared_experts":1,
+        "num_experts_per_tok":8,"moe_intermediate_size":2048,"intermediate_size":18432,
+        "first_k_dense_replace":1,"q_lora_rank":1536,"kv_lora_rank":512,"qk_nope_head_dim":128,
+        "qk_rope_head_dim":64,"v_head_dim":128,"n_group":1,"topk_group":1,"routed_scaling_factor":2.827,
+        "norm_topk_prob":true,"max_position_embeddings":262144,"vocab_size":163840,
+        "tie_word_embeddings":false}}"#;
+    assert_eq!(
+        import(k25).unwrap().spec,
+        vramfit_core::model_preset("kimi-k2").unwrap().spec
+    );
+    let qwen_vl = r#"{"model_type":"qwen2_5_vl","text_config":{"model_type":"qwen2_5_vl_text"}}"#;
+    let e = import(qwen_vl).unwrap_err();
     assert_eq!(
         e,
         Error::NestedConfig {
-            model_type: "gemma3".into(),
+            model_type: "qwen2_5_vl".into(),
             part: "text_config"
         }
     );

@@ -150,6 +150,15 @@ fn assumption(a: &Assumption, lang: Lang) -> String {
         Assumption::KvHeads(n) => tf(lang, Key::AssumeKvHeads, &[&n.to_string()]),
         Assumption::UntiedHead => t(lang, Key::AssumeUntied).to_string(),
         Assumption::Ignored(fields) => tf(lang, Key::AssumeIgnored, &[&fields.join(", ")]),
+        Assumption::LanguageModelOnly {
+            model_type,
+            part,
+            text_model_type,
+        } => tf(
+            lang,
+            Key::ImportLanguageModel,
+            &[model_type, part, text_model_type],
+        ),
     }
 }
 
@@ -244,11 +253,23 @@ impl ImportState {
                     Lang::En => "; ",
                     Lang::Zh => "；",
                 };
-                let list: Vec<String> = assumed.iter().map(|a| assumption(a, lang)).collect();
-                (
-                    Tone::Warn,
-                    format!("{ok} {}", tf(lang, Key::ImportAssumed, &[&list.join(sep)])),
-                )
+                // A multimodal config's language model is said first; the
+                // Llama-style reading's assumptions follow, if any.
+                let (multimodal, llama): (Vec<_>, Vec<_>) = assumed
+                    .iter()
+                    .partition(|a| matches!(a, Assumption::LanguageModelOnly { .. }));
+                let mut text = ok;
+                for a in multimodal {
+                    text = format!("{text} {}", assumption(a, lang));
+                }
+                if !llama.is_empty() {
+                    let list: Vec<String> = llama.iter().map(|a| assumption(a, lang)).collect();
+                    text = format!(
+                        "{text} {}",
+                        tf(lang, Key::ImportAssumed, &[&list.join(sep)])
+                    );
+                }
+                (Tone::Warn, text)
             }
             (None, None) => (Tone::Hint, tf(lang, Key::ImportHint, &[&supported()])),
         }
@@ -341,8 +362,10 @@ mod tests {
             e.message(Lang::Zh, Units::Binary)
                 .starts_with("不支持 model_type“rwkv”：缺少 vocab_size")
         );
+        // A multimodal config whose language model no family reads.
         s.set_text(
-            r#"{"model_type": "llava", "text_config": {"model_type": "llama"}}"#.to_string(),
+            r#"{"model_type": "qwen2_5_vl", "text_config": {"model_type": "qwen2_5_vl_text"}}"#
+                .to_string(),
         );
         let nested = s
             .error
@@ -350,6 +373,20 @@ mod tests {
             .map(|e| e.message(Lang::Zh, Units::Binary))
             .unwrap_or_default();
         assert!(nested.contains("“text_config”"), "{nested}");
+        // One whose language model a family reads: estimated, the encoders named as not counted.
+        s.set_text(
+            r#"{"model_type": "llava", "architectures": ["LlavaForConditionalGeneration"],
+            "text_config": {"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096,
+            "num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 11008}}"#
+                .to_string(),
+        );
+        let (_, en) = s.status(Lang::En, Units::Binary);
+        assert!(
+            en.starts_with("Imported LlavaForConditionalGeneration: 6.74B parameters. This llava config is multimodal: its language model (“text_config”, model_type “llama”) is estimated; the vision and audio encoders are not counted."),
+            "{en}"
+        );
+        let (_, zh) = s.status(Lang::Zh, Units::Binary);
+        assert!(zh.contains("此 llava 配置是多模态模型"), "{zh}");
         s.set_text(r#"{"model_type": "llama", "vocab_size": 32000}"#.to_string());
         let m = s
             .error

@@ -130,6 +130,17 @@ pub enum Assumption {
     UntiedHead,
     /// Fields present that the Llama-style reading does not read.
     Ignored(Vec<&'static str>),
+    /// A multimodal config (`model_type`) is read as its language model,
+    /// the sub-config `part` (of `text_model_type`): its vision (and audio)
+    /// encoders are not counted.
+    LanguageModelOnly {
+        /// The outer `model_type`.
+        model_type: String,
+        /// The sub-config read (`text_config`).
+        part: &'static str,
+        /// Its `model_type`.
+        text_model_type: String,
+    },
 }
 
 impl std::fmt::Display for Assumption {
@@ -150,6 +161,14 @@ impl std::fmt::Display for Assumption {
                 write!(f, "a separate LM head (tie_word_embeddings is absent)")
             }
             Assumption::Ignored(keys) => write!(f, "not read: {}", keys.join(", ")),
+            Assumption::LanguageModelOnly {
+                model_type,
+                part,
+                text_model_type,
+            } => write!(
+                f,
+                "model_type '{model_type}' is multimodal: its language model ('{part}', model_type '{text_model_type}') is read; the vision and audio encoders are not counted"
+            ),
         }
     }
 }

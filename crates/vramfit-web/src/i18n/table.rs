@@ -286,7 +286,8 @@ table! {
     NotLlamaLatent => "it uses latent attention (“kv_lora_rank”), which vramfit does not model yet", "它使用潜在注意力（“kv_lora_rank”），vramfit 暂不支持";
     NotLlamaOtherLayers => "it has layers other than attention ({0}), such as linear attention or state-space layers, which vramfit does not model yet", "它含有注意力以外的层（{0}），例如线性注意力或状态空间层，vramfit 暂不支持";
     NotLlamaContradictory => "read as a Llama-style decoder, its fields contradict each other ({0})", "按 Llama 式解码器读取时字段互相矛盾（{0}）";
-    ImportNested => "This {0} config nests its language model in “{1}”, as vision–language models do; vramfit does not import those yet. To estimate the language model alone, paste the “{1}” object by itself.", "此 {0} 配置把语言模型嵌套在“{1}”中（视觉–语言模型的写法），vramfit 暂不导入此类配置。若只估算语言模型，请单独粘贴“{1}”对象。";
+    ImportNested => "This {0} config nests its language model in “{1}”, as vision–language models do, and vramfit reads no family of that language model's model_type. To estimate it as a Llama-style decoder, paste the “{1}” object by itself.", "此 {0} 配置把语言模型嵌套在“{1}”中（视觉–语言模型的写法），而 vramfit 不支持该语言模型的 model_type。若要按 Llama 式解码器估算，请单独粘贴“{1}”对象。";
+    ImportLanguageModel => "This {0} config is multimodal: its language model (“{1}”, model_type “{2}”) is estimated; the vision and audio encoders are not counted.", "此 {0} 配置是多模态模型：只估算其语言模型（“{1}”，model_type“{2}”），不计视觉和音频编码器。";
     ImportAssumed => "Read as a Llama-style decoder; check these assumptions: {0}.", "已按 Llama 式解码器读取，请核对以下假设：{0}。";
     AssumeLayout => "model_type “{0}” is not one vramfit knows, so RMSNorm before attention and the MLP, rotary positions, a gated MLP, and biases on q, k, v only with attention_bias", "vramfit 不认识 model_type“{0}”，因此假定注意力和 MLP 之前使用 RMSNorm、旋转位置编码、门控 MLP，且仅在 attention_bias 时 q、k、v 带偏置";
     AssumeHeadDim => "head_dim = hidden_size / num_attention_heads = {0}", "head_dim 取 hidden_size / num_attention_heads = {0}";
