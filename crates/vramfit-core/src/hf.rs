@@ -162,7 +162,14 @@ fn language_model(
     let (Some(inner), Some(inner_type)) = (inner, inner_type) else {
         return Err(Error::NestedConfig { model_type, part });
     };
-    let text = Value::Object(inner.clone()).to_string();
+    // The wrapper ties (or unties) the language model's head by its own
+    // `tie_word_embeddings` (`Qwen3VLForConditionalGeneration` with a
+    // top-level `true` and a text config without it: tied).
+    let mut inner = inner.clone();
+    if let Some(tie) = map.get("tie_word_embeddings").filter(|v| v.is_boolean()) {
+        inner.insert("tie_word_embeddings".into(), tie.clone());
+    }
+    let text = Value::Object(inner).to_string();
     let mut imported = import(&text)?;
     imported.assumptions.insert(
         0,

@@ -834,12 +834,43 @@ fn nested_configs_import_their_language_model_or_are_refused_clearly() {
         import(k25).unwrap().spec,
         vramfit_core::model_preset("kimi-k2").unwrap().spec
     );
-    let qwen_vl = r#"{"model_type":"qwen2_5_vl","text_config":{"model_type":"qwen2_5_vl_text"}}"#;
+    // Qwen3-VL's and Qwen2.5-VL's language models are Qwen3's and Qwen2's
+    // (transformers 5.24 counts Qwen3VLForConditionalGeneration's text part
+    // and Qwen3ForCausalLM of the same fields alike, 792,681,984 at 4 layers
+    // of Qwen3-VL-4B's width); the wrapper's `tie_word_embeddings` ties the
+    // head (Qwen3-VL-4B: true at the top, absent in `text_config`).
+    let qwen3_vl = |tie: bool| {
+        format!(
+            r#"{{"model_type":"qwen3_vl","architectures":["Qwen3VLForConditionalGeneration"],
+            "text_config":{{"model_type":"qwen3_vl_text","hidden_size":2560,"intermediate_size":9728,
+            "num_hidden_layers":36,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":128,
+            "max_position_embeddings":262144,"vocab_size":151936,"rope_scaling":{{"mrope_interleaved":true,
+            "mrope_section":[24,20,20],"rope_type":"default"}},"rope_theta":5000000}},
+            "vision_config":{{"depth":24,"hidden_size":1024}},"tie_word_embeddings":{tie}}}"#
+        )
+    };
+    assert_eq!(count(&qwen3_vl(true)), 4_022_468_096, "Qwen3-4B's count");
+    assert_eq!(
+        count(&qwen3_vl(false)) - count(&qwen3_vl(true)),
+        151_936 * 2560
+    );
+    let qwen25_vl = r#"{"model_type":"qwen2_5_vl","text_config":{"model_type":"qwen2_5_vl_text",
+        "hidden_size":3584,"intermediate_size":18944,"num_hidden_layers":28,"num_attention_heads":28,
+        "num_key_value_heads":4,"vocab_size":152064},"tie_word_embeddings":false}"#;
+    // Qwen2.5-VL-7B's language model: Qwen2.5-7B's 7,615,616,512 (biased q, k, v).
+    assert_eq!(count(qwen25_vl), 7_615_616_512);
+    let qwen3_vl_moe = r#"{"model_type":"qwen3_vl_moe","text_config":{"model_type":"qwen3_vl_moe_text",
+        "hidden_size":2048,"intermediate_size":6144,"num_hidden_layers":48,"num_attention_heads":32,
+        "num_key_value_heads":4,"head_dim":128,"moe_intermediate_size":768,"num_experts":128,
+        "num_experts_per_tok":8,"decoder_sparse_step":1,"vocab_size":151936},"tie_word_embeddings":false}"#;
+    // Qwen3-VL-30B-A3B's: Qwen3-30B-A3B's 30,532,122,624.
+    assert_eq!(count(qwen3_vl_moe), 30_532_122_624);
+    let qwen_vl = r#"{"model_type":"qwen2_vl","text_config":{"model_type":"qwen2_vl_text"}}"#;
     let e = import(qwen_vl).unwrap_err();
     assert_eq!(
         e,
         Error::NestedConfig {
-            model_type: "qwen2_5_vl".into(),
+            model_type: "qwen2_vl".into(),
             part: "text_config"
         }
     );

@@ -16,10 +16,19 @@ use serde_json::Value;
 
 /// The Qwen3 family.
 pub const FAMILY: Family = Family {
-    imports: &[Import {
-        model_type: "qwen3",
-        read,
-    }],
+    imports: &[
+        Import {
+            model_type: "qwen3",
+            read,
+        },
+        // Qwen3-VL's language model (`text_config`): Qwen3's decoder, its
+        // interleaved multimodal rotary sections only splitting `cos` and
+        // `sin` (the visual features it adds to early layers come with images).
+        Import {
+            model_type: "qwen3_vl_text",
+            read,
+        },
+    ],
     presets,
 };
 

@@ -27,6 +27,11 @@ pub const FAMILY: Family = Family {
             model_type: "qwen3_moe",
             read: read_qwen3,
         },
+        // Qwen3-VL-MoE's language model (`text_config`): Qwen3-MoE's.
+        Import {
+            model_type: "qwen3_vl_moe_text",
+            read: read_qwen3,
+        },
     ],
     presets,
 };
