@@ -865,12 +865,18 @@ fn nested_configs_import_their_language_model_or_are_refused_clearly() {
         "num_experts_per_tok":8,"decoder_sparse_step":1,"vocab_size":151936},"tie_word_embeddings":false}"#;
     // Qwen3-VL-30B-A3B's: Qwen3-30B-A3B's 30,532,122,624.
     assert_eq!(count(qwen3_vl_moe), 30_532_122_624);
-    let qwen_vl = r#"{"model_type":"qwen2_vl","text_config":{"model_type":"qwen2_vl_text"}}"#;
+    // Qwen2-VL's too (transformers counts its text part at 4 layers of the
+    // 7B's width as Qwen2ForCausalLM's, 2,022,229,504).
+    assert_eq!(
+        count(&qwen25_vl.replace("qwen2_5_vl", "qwen2_vl")),
+        7_615_616_512
+    );
+    let qwen_vl = r#"{"model_type":"glm4v_moe","text_config":{"model_type":"glm4v_moe_text"}}"#;
     let e = import(qwen_vl).unwrap_err();
     assert_eq!(
         e,
         Error::NestedConfig {
-            model_type: "qwen2_vl".into(),
+            model_type: "glm4v_moe".into(),
             part: "text_config"
         }
     );

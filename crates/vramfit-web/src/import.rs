@@ -364,7 +364,7 @@ mod tests {
         );
         // A multimodal config whose language model no family reads.
         s.set_text(
-            r#"{"model_type": "qwen2_vl", "text_config": {"model_type": "qwen2_vl_text"}}"#
+            r#"{"model_type": "glm4v_moe", "text_config": {"model_type": "glm4v_moe_text"}}"#
                 .to_string(),
         );
         let nested = s

@@ -23,8 +23,13 @@ pub const FAMILY: Family = Family {
             model_type: "qwen2",
             read,
         },
-        // Qwen2.5-VL's language model (`text_config`): Qwen2's decoder, its
-        // multimodal rotary sections only splitting `cos` and `sin`.
+        // Qwen2-VL's and Qwen2.5-VL's language models (`text_config`):
+        // Qwen2's decoder, its multimodal rotary sections only splitting
+        // `cos` and `sin`.
+        Import {
+            model_type: "qwen2_vl_text",
+            read,
+        },
         Import {
             model_type: "qwen2_5_vl_text",
             read,
@@ -40,7 +45,10 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
 fn llama_config(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
     let hidden = f.u64("hidden_size")?;
     let heads = f.u64("num_attention_heads")?;
-    let qwen = matches!(f.model_type.as_str(), "qwen2" | "qwen2_5_vl_text");
+    let qwen = matches!(
+        f.model_type.as_str(),
+        "qwen2" | "qwen2_vl_text" | "qwen2_5_vl_text"
+    );
     // Mistral's `sliding_window` (4096 in Mistral-7B v0.1, null since v0.2)
     // applies to every layer; Qwen2's needs `use_sliding_window`, off in
     // every released Qwen2 and Qwen2.5, and is not read.
