@@ -409,7 +409,7 @@ fn per_layer_override(
 /// Gemma 4's block: Gemma 3's sandwich norms and per-head q/k norms, its
 /// RMSNorm multiplying the plain weight (`normed * weight`, not `1 + weight`:
 /// the same memory).
-pub fn block() -> BlockOptions {
+fn block() -> BlockOptions {
     BlockOptions {
         qk_norm: QkNorm::PerHead,
         ..super::gemma::gemma3_block()
@@ -417,7 +417,7 @@ pub fn block() -> BlockOptions {
 }
 
 /// The mixture of experts beside each layer's MLP (`enable_moe_block`).
-pub fn moe(experts: u64, top_k: u64, width: u64) -> Moe {
+fn moe(experts: u64, top_k: u64, width: u64) -> Moe {
     Moe {
         experts,
         top_k,
@@ -429,12 +429,6 @@ pub fn moe(experts: u64, top_k: u64, width: u64) -> Moe {
         activation: ExpertActivation::default(),
         aux_loss: false,
     }
-}
-
-/// A Gemma 4 decoder of `window`-token sliding layers, every
-/// `full_every`-th full.
-pub fn sliding_window(window: u64, full_every: u64) -> Option<SlidingWindow> {
-    Some(SlidingWindow { window, full_every })
 }
 
 /// A Gemma 4 language model: `(vocab, hidden, layers, heads, kv_heads,
@@ -450,7 +444,7 @@ fn decoder(
     TransformerSpec {
         block: BlockOptions {
             final_softcap: true,
-            sliding: sliding_window(window, full_every),
+            sliding: Some(SlidingWindow { window, full_every }),
             ..block()
         },
         moe: moe.map(Box::new),

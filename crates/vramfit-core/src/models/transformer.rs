@@ -1064,7 +1064,9 @@ pub fn kv_layout(t: &TransformerSpec, dtype_size: u64) -> crate::graph::KvLayout
     }
 }
 
-/// One Gemma 4 decoder layer `i` on `x` (see the module's notes).
+/// One Gemma 4 decoder layer `i` on `x` ([`super::gemma4`]'s notes: the
+/// kinds of attention, shared keys and values, per-layer inputs, experts
+/// beside the MLP).
 #[allow(clippy::too_many_arguments)]
 fn gemma4_layer(
     b: &mut Builder,
