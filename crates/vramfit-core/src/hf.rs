@@ -171,12 +171,29 @@ fn language_model(
     }
     let text = Value::Object(inner).to_string();
     let mut imported = import(&text)?;
+    let encoder = match &mut imported.spec {
+        ModelSpec::Transformer(t) => {
+            let e = crate::models::encoder::read(&model_type, map, t.hidden)?;
+            t.encoder = e.clone().map(Box::new);
+            e
+        }
+        _ => None,
+    };
+    let text_model_type = inner_type.to_string();
     imported.assumptions.insert(
         0,
-        Assumption::LanguageModelOnly {
-            model_type: model_type.clone(),
-            part,
-            text_model_type: inner_type.to_string(),
+        match encoder {
+            Some(e) => Assumption::VisionEncoderFrozen {
+                model_type,
+                part,
+                text_model_type,
+                params: e.params,
+            },
+            None => Assumption::LanguageModelOnly {
+                model_type,
+                part,
+                text_model_type,
+            },
         },
     );
     if let Some(name) = map

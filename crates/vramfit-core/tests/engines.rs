@@ -870,3 +870,61 @@ fn llama_cpp_splits_the_layers_evenly_over_the_gpus() {
     assert_eq!(split[0].1.0 + split[1].1.0, 8192 * 80 * 2 * 8 * 128 * 2);
     assert_eq!(split[0].1.0, 8192 * 41 * 2 * 8 * 128 * 2);
 }
+
+/// A multimodal checkpoint's vision encoder: vLLM, SGLang and
+/// `transformers` load it in 16 bits beside the language model (Qwen2.5-VL-7B's
+/// 676,550,144 parameters, `tests/reference/multimodal_counts.csv`), split by
+/// tensor parallelism; llama.cpp's text GGUF has none of it; a decode step
+/// does not read it.
+#[test]
+fn a_vision_encoder_is_loaded_by_the_pytorch_engines_and_not_by_llama_cpp() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/reference/multimodal"
+    );
+    let json = std::fs::read_to_string(format!("{dir}/qwen2_5_vl_7b.json")).unwrap();
+    let vl = vramfit_core::hf::import(&json).unwrap().spec;
+    let ModelSpec::Transformer(t) = &vl else {
+        unreachable!()
+    };
+    let mut text_only = t.clone();
+    text_only.encoder = None;
+    let text = ModelSpec::Transformer(text_only);
+    let gpu = gpu_preset("h100-sxm").unwrap();
+    let encoder = 2 * 676_550_144;
+    for engine in [Engine::Vllm, Engine::Sglang, Engine::Hf] {
+        for tp in [1, 2] {
+            let cfg = ServeConfig {
+                engine,
+                weights: ServeWeights::Native,
+                tp,
+                ..ServeConfig::default()
+            };
+            let (a, b) = (
+                serve(&vl, &gpu, &cfg).unwrap(),
+                serve(&text, &gpu, &cfg).unwrap(),
+            );
+            assert_eq!(a.weights_bytes.0 - b.weights_bytes.0, encoder, "{engine:?}");
+            if engine == Engine::Hf {
+                // Its own memory grows by the GPU's share.
+                assert_eq!(a.gpu_bytes.0 - b.gpu_bytes.0, encoder / tp, "tp {tp}");
+            } else {
+                // The budget is fixed: the cache pool gives up the GPU's share.
+                let less = b.kv_cache_bytes.0 - a.kv_cache_bytes.0;
+                assert!(
+                    less.abs_diff(encoder / tp) < 64 << 20,
+                    "{engine:?} tp {tp}: {less}"
+                );
+            }
+        }
+    }
+    let q4 = || llama_cpp("q4_k_m".parse().unwrap());
+    let (a, b) = (
+        serve(&vl, &gpu, &q4()).unwrap(),
+        serve(&text, &gpu, &q4()).unwrap(),
+    );
+    assert_eq!(
+        (a.weights_bytes, a.gpu_bytes, a.host_bytes),
+        (b.weights_bytes, b.gpu_bytes, b.host_bytes)
+    );
+}

@@ -302,3 +302,59 @@ fn checkpointing_changes_nothing_in_inference() {
         with(Mode::Train, none)
     );
 }
+
+/// A multimodal checkpoint's vision encoder (Qwen2.5-VL-7B's 676,550,144
+/// parameters, `tests/reference/multimodal_counts.csv`) is held as frozen
+/// weights in the parameters' dtype: no gradients, no optimizer state, not
+/// trained; under QLoRA bitsandbytes stores its linear layers in NF4 too.
+#[test]
+fn a_vision_encoder_is_held_frozen_in_training_and_fine_tuning() {
+    use vramfit_core::ModelSpec;
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/reference/multimodal"
+    );
+    let json = std::fs::read_to_string(format!("{dir}/qwen2_5_vl_7b.json")).unwrap();
+    let vl = vramfit_core::hf::import(&json).unwrap().spec;
+    let ModelSpec::Transformer(mut t) = vl.clone() else {
+        unreachable!()
+    };
+    t.encoder = None;
+    let text = ModelSpec::Transformer(t);
+    let encoder = 676_550_144u64;
+    let near = |a: u64, b: u64| a.abs_diff(b) < 4096;
+    for (mode, precision, bytes) in [
+        (Mode::Train, Precision::Bf16, 2),
+        (Mode::Train, Precision::AmpBf16, 4),
+        (Mode::FinetuneLora, Precision::Bf16, 2),
+    ] {
+        let cfg = TrainConfig {
+            precision,
+            lora_rank: 16,
+            ..base(mode)
+        };
+        let a = estimate(&vl, &cfg, &Overheads::default(), None).unwrap();
+        let b = estimate(&text, &cfg, &Overheads::default(), None).unwrap();
+        assert_eq!(a.parameter_count - b.parameter_count, encoder);
+        assert_eq!(a.trainable_parameter_count, b.trainable_parameter_count);
+        let weights = a.at_peak.parameters.0 - b.at_peak.parameters.0;
+        assert!(
+            near(weights, bytes * encoder),
+            "{mode:?} {precision:?}: {weights}"
+        );
+        assert_eq!(a.at_peak.gradients, b.at_peak.gradients, "{mode:?}");
+        assert_eq!(
+            a.at_peak.optimizer_states, b.at_peak.optimizer_states,
+            "{mode:?}"
+        );
+    }
+    let cfg = base(Mode::FinetuneQlora);
+    let a = estimate(&vl, &cfg, &Overheads::default(), None).unwrap();
+    let b = estimate(&text, &cfg, &Overheads::default(), None).unwrap();
+    let weights = a.at_peak.parameters.0 - b.at_peak.parameters.0;
+    // Most of it is linear weights, at about half a byte each.
+    assert!(
+        weights < encoder * 7 / 10 && weights > encoder / 2,
+        "{weights}"
+    );
+}

@@ -811,16 +811,34 @@ fn nested_configs_import_their_language_model_or_are_refused_clearly() {
         "text_config":{"model_type":"gemma3_text","hidden_size":2560},"vision_config":{"hidden_size":1152}}"#;
     let m = import(gemma3).unwrap();
     assert_eq!(m.name, "Gemma3ForConditionalGeneration");
+    let inner = import(r#"{"model_type":"gemma3_text","hidden_size":2560}"#).unwrap();
+    let encoder = count(gemma3) - count(r#"{"model_type":"gemma3_text","hidden_size":2560}"#);
+    // SigLIP's defaults where the vision config is silent (12 layers of 1152).
+    assert!(encoder > 150_000_000, "{encoder}");
     assert_eq!(
         m.assumptions,
+        [Assumption::VisionEncoderFrozen {
+            model_type: "gemma3".into(),
+            part: "text_config",
+            text_model_type: "gemma3_text".into(),
+            params: encoder,
+        }]
+    );
+    let vramfit_core::models::ModelSpec::Transformer(mut t) = m.spec else {
+        panic!("a transformer");
+    };
+    t.encoder = None;
+    assert_eq!(vramfit_core::models::ModelSpec::Transformer(t), inner.spec);
+    // Without its vision config, the language model alone, as it says.
+    let bare = gemma3.replace(r#","vision_config":{"hidden_size":1152}"#, "");
+    assert_eq!(
+        import(&bare).unwrap().assumptions,
         [Assumption::LanguageModelOnly {
             model_type: "gemma3".into(),
             part: "text_config",
             text_model_type: "gemma3_text".into(),
         }]
     );
-    let inner = r#"{"model_type":"gemma3_text","hidden_size":2560}"#;
-    assert_eq!(m.spec, import(inner).unwrap().spec);
     // Kimi K2.5: its text model is Kimi K2's.
     let k25 = r#"{"model_type":"kimi_k25","vision_config":{"vt_num_hidden_layers":27},
         "text_config":{"model_type":"kimi_k2","hidden_size":7168,"num_hidden_layers":61,
@@ -830,10 +848,13 @@ fn nested_configs_import_their_language_model_or_are_refused_clearly() {
         "qk_rope_head_dim":64,"v_head_dim":128,"n_group":1,"topk_group":1,"routed_scaling_factor":2.827,
         "norm_topk_prob":true,"max_position_embeddings":262144,"vocab_size":163840,
         "tie_word_embeddings":false}}"#;
-    assert_eq!(
-        import(k25).unwrap().spec,
-        vramfit_core::model_preset("kimi-k2").unwrap().spec
-    );
+    // Its encoder (MoonViT, remote code) is not counted, as it says.
+    let m = import(k25).unwrap();
+    assert_eq!(m.spec, vramfit_core::model_preset("kimi-k2").unwrap().spec);
+    assert!(matches!(
+        m.assumptions[0],
+        Assumption::LanguageModelOnly { .. }
+    ));
     // Qwen3-VL's and Qwen2.5-VL's language models are Qwen3's and Qwen2's
     // (transformers 5.24 counts Qwen3VLForConditionalGeneration's text part
     // and Qwen3ForCausalLM of the same fields alike, 792,681,984 at 4 layers
@@ -846,7 +867,7 @@ fn nested_configs_import_their_language_model_or_are_refused_clearly() {
             "num_hidden_layers":36,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":128,
             "max_position_embeddings":262144,"vocab_size":151936,"rope_scaling":{{"mrope_interleaved":true,
             "mrope_section":[24,20,20],"rope_type":"default"}},"rope_theta":5000000}},
-            "vision_config":{{"depth":24,"hidden_size":1024}},"tie_word_embeddings":{tie}}}"#
+            "tie_word_embeddings":{tie}}}"#
         )
     };
     assert_eq!(count(&qwen3_vl(true)), 4_022_468_096, "Qwen3-4B's count");
@@ -1070,4 +1091,51 @@ fn an_import_is_named_by_its_path_else_its_architecture_else_its_type() {
     );
     assert_eq!(name(r#","architectures":[]"#), "gpt2");
     assert_eq!(name(""), "gpt2");
+}
+
+/// A multimodal checkpoint's vision encoder and projector count as
+/// `transformers` 5.24 builds them (`tests/reference/multimodal_counts.csv`,
+/// from `multimodal_counts.py` over `tests/reference/multimodal/*.json`:
+/// Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, Gemma 3 over SigLIP, LLaVA over
+/// CLIP, Mistral 3 over Pixtral), the language model as the text model it
+/// is, and the whole as the model card's total.
+#[test]
+fn multimodal_configs_count_their_vision_encoder_as_transformers_does() {
+    use vramfit_core::models::ModelSpec;
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/reference");
+    let csv = std::fs::read_to_string(format!("{dir}/multimodal_counts.csv")).unwrap();
+    let mut rows = 0;
+    for line in csv.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        let [id, total, language, encoders, _source] = cells[..] else {
+            panic!("bad row {line}");
+        };
+        let total: u64 = total.parse().unwrap();
+        let encoders: u64 = encoders.parse().unwrap();
+        let language: u64 = language.parse().unwrap();
+        let json = std::fs::read_to_string(format!("{dir}/multimodal/{id}.json")).unwrap();
+        let m = import(&json).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let ModelSpec::Transformer(t) = &m.spec else {
+            panic!("{id}: not a transformer");
+        };
+        let e = t
+            .encoder
+            .as_deref()
+            .unwrap_or_else(|| panic!("{id}: no encoder"));
+        assert_eq!(e.params, encoders, "{id}: encoder");
+        assert_eq!(m.spec.parameter_count().unwrap(), total, "{id}: total");
+        // The encoder is not read on text: the active count is the language model's.
+        assert_eq!(m.spec.active_parameter_count().unwrap(), language, "{id}");
+        assert!(
+            e.linear < e.params && e.linear > e.params / 2,
+            "{id}: {e:?}"
+        );
+        assert!(
+            matches!(&m.assumptions[0], Assumption::VisionEncoderFrozen { params, .. } if *params == encoders),
+            "{id}: {:?}",
+            m.assumptions
+        );
+        rows += 1;
+    }
+    assert_eq!(rows, 7);
 }

@@ -159,6 +159,21 @@ fn assumption(a: &Assumption, lang: Lang) -> String {
             Key::ImportLanguageModel,
             &[model_type, part, text_model_type],
         ),
+        Assumption::VisionEncoderFrozen {
+            model_type,
+            part,
+            text_model_type,
+            params,
+        } => tf(
+            lang,
+            Key::ImportVisionEncoder,
+            &[
+                model_type,
+                part,
+                text_model_type,
+                &present::count(*params, lang),
+            ],
+        ),
     }
 }
 
@@ -255,9 +270,13 @@ impl ImportState {
                 };
                 // A multimodal config's language model is said first; the
                 // Llama-style reading's assumptions follow, if any.
-                let (multimodal, llama): (Vec<_>, Vec<_>) = assumed
-                    .iter()
-                    .partition(|a| matches!(a, Assumption::LanguageModelOnly { .. }));
+                let (multimodal, llama): (Vec<_>, Vec<_>) = assumed.iter().partition(|a| {
+                    matches!(
+                        a,
+                        Assumption::LanguageModelOnly { .. }
+                            | Assumption::VisionEncoderFrozen { .. }
+                    )
+                });
                 let mut text = ok;
                 for a in multimodal {
                     text = format!("{text} {}", assumption(a, lang));
@@ -387,6 +406,24 @@ mod tests {
         );
         let (_, zh) = s.status(Lang::Zh, Units::Binary);
         assert!(zh.contains("此 llava 配置是多模态模型"), "{zh}");
+        // With its vision config: the encoder is counted, and said to be.
+        s.set_text(
+            r#"{"model_type": "llava", "architectures": ["LlavaForConditionalGeneration"],
+            "text_config": {"model_type": "llama", "vocab_size": 32064, "hidden_size": 4096,
+            "num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 11008},
+            "vision_config": {"hidden_size": 1024, "image_size": 336, "intermediate_size": 4096,
+            "model_type": "clip_vision_model", "num_attention_heads": 16, "num_hidden_layers": 24,
+            "patch_size": 14}}"#
+                .to_string(),
+        );
+        let (tone, en) = s.status(Lang::En, Units::Binary);
+        assert_eq!(tone, Tone::Warn);
+        assert!(
+            en.starts_with("Imported LlavaForConditionalGeneration: 7.06B parameters. This llava config is multimodal: its language model (“text_config”, model_type “llama”) is estimated with its vision encoder (324M parameters) held as frozen 16-bit weights"),
+            "{en}"
+        );
+        let (_, zh) = s.status(Lang::Zh, Units::Binary);
+        assert!(zh.contains("视觉编码器（3.24 亿参数）"), "{zh}");
         s.set_text(r#"{"model_type": "llama", "vocab_size": 32000}"#.to_string());
         let m = s
             .error

@@ -310,6 +310,7 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
         mla: None,
         linear: None,
         gemma4: None,
+        encoder: None,
     })
 }
 

@@ -68,11 +68,15 @@ pub fn decode(
             } else {
                 Bytes::of(t.vocab * t.hidden, 2)
             };
-            // Gemma 4's per-layer embeddings are looked up, a row a token.
+            // Gemma 4's per-layer embeddings are looked up, a row a token;
+            // a vision encoder is not run on text.
             let embedding = embedding
                 + t.gemma4.as_deref().map_or(Bytes::ZERO, |g| {
                     Bytes::of(g.per_layer_vocab * t.layers * g.per_layer_width, 2)
-                });
+                })
+                + t.encoder
+                    .as_deref()
+                    .map_or(Bytes::ZERO, |e| Bytes::of(e.params, 2));
             let mut weights = super::weights_per_gpu(t, cfg.weights, cfg.tp);
             if let Some(moe) = t.moe.as_deref() {
                 let experts = super::routed_expert_bytes(t, cfg.weights, cfg.tp);

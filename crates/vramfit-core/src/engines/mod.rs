@@ -634,8 +634,11 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
         g.per_layer_vocab * width
     });
     let embeddings = t.vocab * h * if t.tie_embeddings { 1 } else { 2 } + per_layer;
+    // A multimodal checkpoint's vision encoder, in 16 bits whatever the
+    // format (quantized checkpoints and vLLM's online FP8 leave it out).
+    let encoder = t.encoder.as_deref().map_or(0, |e| e.params);
     (
-        Bytes(block) + Bytes::of(vectors + embeddings, 2),
+        Bytes(block) + Bytes::of(vectors + embeddings + encoder, 2),
         Bytes::of(replicated, 2),
     )
 }

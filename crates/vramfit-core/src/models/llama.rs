@@ -155,6 +155,20 @@ pub enum Assumption {
         /// Its `model_type`.
         text_model_type: String,
     },
+    /// A multimodal config (`model_type`) is read as its language model,
+    /// the sub-config `part` (of `text_model_type`), and its vision encoder
+    /// ([`super::encoder`]), `params` parameters of `kind`, held as frozen
+    /// weights that see no images.
+    VisionEncoderFrozen {
+        /// The outer `model_type`.
+        model_type: String,
+        /// The sub-config read (`text_config`).
+        part: &'static str,
+        /// Its `model_type`.
+        text_model_type: String,
+        /// The encoder's and projector's parameters.
+        params: u64,
+    },
 }
 
 impl std::fmt::Display for Assumption {
@@ -182,6 +196,16 @@ impl std::fmt::Display for Assumption {
             } => write!(
                 f,
                 "model_type '{model_type}' is multimodal: its language model ('{part}', model_type '{text_model_type}') is read; the vision and audio encoders are not counted"
+            ),
+            Assumption::VisionEncoderFrozen {
+                model_type,
+                part,
+                text_model_type,
+                params,
+            } => write!(
+                f,
+                "model_type '{model_type}' is multimodal: its language model ('{part}', model_type '{text_model_type}') is read, and its vision encoder ({}M parameters) is held as frozen 16-bit weights that see no images; llama.cpp loads it only from a separate --mmproj file, which is not counted",
+                params.div_ceil(1_000_000)
             ),
         }
     }
@@ -499,6 +523,7 @@ pub fn decoder(
         mla: None,
         linear: None,
         gemma4: None,
+        encoder: None,
         type_vocab: 0,
         tie_embeddings: false,
         qkv_bias: false,

@@ -6,6 +6,7 @@ pub mod cnn;
 pub mod convnext;
 pub mod deepseek;
 pub mod efficientnet;
+pub mod encoder;
 pub mod ernie;
 pub mod exaone4;
 pub mod family;
@@ -346,15 +347,23 @@ impl ModelSpec {
 
     /// Parameters one token reads: [`ModelSpec::parameter_count`] less the
     /// routed experts it is not sent to, `experts − top_k` of them (weights
-    /// and biases) in every sparse layer. Every parameter for a model
-    /// without experts. Memory holds them all; this sets the compute.
+    /// and biases) in every sparse layer, and less a vision encoder (run on
+    /// images only). Every parameter for a text model without experts.
+    /// Memory holds them all; this sets the compute.
     ///
     /// # Errors
     /// As [`ModelSpec::lower`].
     pub fn active_parameter_count(&self) -> Result<u64, Error> {
+        let encoder = match self {
+            ModelSpec::Transformer(TransformerSpec {
+                encoder: Some(e), ..
+            }) => e.params,
+            _ => 0,
+        };
         Ok(self
             .parameter_count()?
-            .saturating_sub(self.idle_expert_parameters()))
+            .saturating_sub(self.idle_expert_parameters())
+            .saturating_sub(encoder))
     }
 
     /// Routed experts per sparse layer; `None` for a model without experts.

@@ -108,6 +108,10 @@ pub struct TransformerSpec {
     /// per-layer embeddings ([`Gemma4`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gemma4: Option<Box<Gemma4>>,
+    /// A multimodal checkpoint's vision encoder, held as frozen weights
+    /// ([`super::encoder`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoder: Option<Box<super::encoder::Encoder>>,
 }
 
 /// The parts of a transformer block that vary between model types of one
@@ -771,6 +775,17 @@ pub fn lower(
         }));
     }
     let h = t.hidden;
+    if let Some(e) = t.encoder.as_deref() {
+        // Loaded with the language model and run only on images: frozen
+        // weights that no op reads, sharded as its linear layers are.
+        b.layer("vision_encoder");
+        let tp = par.tp.max(1);
+        let linear = b.frozen_param("linear.weight", &[e.linear.div_ceil(tp)]);
+        b.mark_quantizable(linear);
+        if e.params > e.linear {
+            b.frozen_param("other", &[(e.params - e.linear).div_ceil(tp)]);
+        }
+    }
     b.layer("embeddings");
     let ids = b.input("input_ids", seq, DType::I64);
     let labels_per_sample = match t.head {

@@ -1,0 +1,295 @@
+//! The vision encoder a multimodal checkpoint loads beside its language
+//! model, counted from its `config.json` (`vision_config` and the
+//! projector's fields) as `transformers` 5.24 builds it: every parameter
+//! under `model.visual` / `model.vision_tower` and `model.multi_modal_projector`.
+//!
+//! Its weights are held whatever the input; it runs only on images, which
+//! vramfit does not model, so it is lowered as frozen weights that take
+//! part in no op (what a text-only step, or a fine-tune with the encoder
+//! frozen — LLaMA-Factory's `freeze_vision_tower`, ms-swift's `freeze_vit`,
+//! both on by default — keeps of it). Counts checked against
+//! `tests/reference/multimodal_counts.csv`.
+
+use super::hf_fields::Fields;
+use crate::error::Error;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A multimodal checkpoint's encoder (and projector) weights.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Encoder {
+    /// All its parameters.
+    pub params: u64,
+    /// Of those, the weights of its linear layers (what bitsandbytes
+    /// quantizes with the language model's: every `nn.Linear` but the head).
+    pub linear: u64,
+    /// Its `vision_config` `model_type`, or the outer config's when absent.
+    pub kind: String,
+}
+
+/// A sum that stays in range: encoders of more than 10¹³ parameters are
+/// refused rather than overflowed.
+#[derive(Default)]
+struct Count {
+    params: u128,
+    linear: u128,
+}
+
+impl Count {
+    /// A linear layer `inp → out`, with its bias where `bias`.
+    fn linear(&mut self, inp: u64, out: u64, bias: bool) {
+        let w = u128::from(inp) * u128::from(out);
+        self.linear += w;
+        self.params += w + if bias { u128::from(out) } else { 0 };
+    }
+
+    /// Parameters outside linear layers (norms, convolutions, embeddings).
+    fn other(&mut self, n: u128) {
+        self.params += n;
+    }
+
+    /// `times` copies of what `each` counts.
+    fn repeat(&mut self, times: u64, each: impl FnOnce(&mut Count)) {
+        let mut one = Count::default();
+        each(&mut one);
+        self.params += one.params * u128::from(times);
+        self.linear += one.linear * u128::from(times);
+    }
+
+    fn finish(self, kind: String) -> Result<Encoder, Error> {
+        const LIMIT: u128 = 10_000_000_000_000;
+        if self.params > LIMIT {
+            return Err(Error::InvalidModel(format!(
+                "the vision encoder's config.json fields give {} parameters, more than 10^13",
+                self.params
+            )));
+        }
+        // Both are at most LIMIT, so they fit in u64.
+        Ok(Encoder {
+            params: self.params as u64,
+            linear: self.linear as u64,
+            kind,
+        })
+    }
+}
+
+/// The encoder of a multimodal config of `model_type` whose language model
+/// has width `text_hidden`; `None` for a model type whose encoder vramfit
+/// does not count, or a config without a `vision_config` (the import then
+/// says it is left out).
+///
+/// # Errors
+/// [`Error::InvalidModel`] for a malformed `vision_config` field.
+pub fn read(
+    model_type: &str,
+    map: &Map<String, Value>,
+    text_hidden: u64,
+) -> Result<Option<Encoder>, Error> {
+    // Without a `vision_config`, `transformers` would build its class
+    // defaults; no released checkpoint omits it, so it is not counted.
+    let Some(vision) = map.get("vision_config").and_then(Value::as_object) else {
+        return Ok(None);
+    };
+    let v = Fields {
+        map: vision,
+        model_type: format!("{model_type} vision_config"),
+    };
+    let outer = Fields {
+        map,
+        model_type: model_type.to_string(),
+    };
+    let or = dim;
+    let mut c = Count::default();
+    let kind = v.str_or("model_type", model_type)?.to_string();
+    match model_type {
+        // `Qwen2VisionTransformerPretrainedModel`: LayerNorm blocks with a
+        // plain MLP of `mlp_ratio × embed_dim`, merged by `PatchMerger`.
+        "qwen2_vl" => {
+            let e = or(&v, "embed_dim", 1280)?;
+            let i = e * or(&v, "mlp_ratio", 4)?;
+            let out = or(&v, "hidden_size", 3584)?;
+            qwen_patches(&mut c, &v, e, false)?;
+            c.repeat(or(&v, "depth", 32)?, |c| {
+                c.other(4 * u128::from(e));
+                c.linear(e, 3 * e, true);
+                c.linear(e, e, true);
+                c.linear(e, i, true);
+                c.linear(i, e, true);
+            });
+            qwen_merger(&mut c, e * merge2(&v)?, (e, true), out);
+        }
+        // Qwen2.5-VL: RMSNorm blocks with a gated MLP, an RMSNorm merger.
+        "qwen2_5_vl" => {
+            let h = or(&v, "hidden_size", 3584)?;
+            let i = or(&v, "intermediate_size", 3420)?;
+            let out = or(&v, "out_hidden_size", 3584)?;
+            qwen_patches(&mut c, &v, h, false)?;
+            c.repeat(or(&v, "depth", 32)?, |c| {
+                c.other(2 * u128::from(h));
+                c.linear(h, 3 * h, true);
+                c.linear(h, h, true);
+                c.linear(h, i, true);
+                c.linear(h, i, true);
+                c.linear(i, h, true);
+            });
+            qwen_merger(&mut c, h * merge2(&v)?, (h, false), out);
+        }
+        // Qwen3-VL and Qwen3.5: learned positions, LayerNorm blocks with a
+        // plain MLP, a merger normed before the shuffle; Qwen3-VL adds one
+        // merger per `deepstack_visual_indexes` entry, normed after it.
+        "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe" => {
+            let h = or(&v, "hidden_size", 1152)?;
+            let i = or(&v, "intermediate_size", 4304)?;
+            let out = or(&v, "out_hidden_size", 3584)?;
+            qwen_patches(&mut c, &v, h, true)?;
+            c.other(u128::from(or(&v, "num_position_embeddings", 2304)?) * u128::from(h));
+            c.repeat(or(&v, "depth", 27)?, |c| {
+                c.other(4 * u128::from(h));
+                c.linear(h, 3 * h, true);
+                c.linear(h, h, true);
+                c.linear(h, i, true);
+                c.linear(i, h, true);
+            });
+            let merged = h * merge2(&v)?;
+            qwen_merger(&mut c, merged, (h, true), out);
+            if model_type.starts_with("qwen3_vl") {
+                let deepstack = match vision.get("deepstack_visual_indexes") {
+                    None | Some(Value::Null) => 3,
+                    Some(_) => v.u64_list("deepstack_visual_indexes")?.len() as u64,
+                };
+                c.repeat(deepstack, |c| qwen_merger(c, merged, (merged, true), out));
+            }
+        }
+        // Gemma 3: SigLIP and `Gemma3MultiModalProjector` (a bare
+        // `[vision, text]` matrix after an RMSNorm).
+        "gemma3" => {
+            let h = siglip_or_clip(&mut c, &v, &kind)?;
+            c.linear(h, text_hidden, false);
+            c.other(u128::from(h));
+        }
+        // LLaVA: CLIP or SigLIP, then `linear_1` (of every selected
+        // layer's features), GELU and `linear_2`.
+        "llava" => {
+            let h = siglip_or_clip(&mut c, &v, &kind)?;
+            let layers = match map.get("vision_feature_layer") {
+                Some(Value::Array(a)) => a.len() as u64,
+                _ => 1,
+            };
+            let bias = outer.bool_or("multimodal_projector_bias", true);
+            c.linear(h * layers, text_hidden, bias);
+            c.linear(text_hidden, text_hidden, bias);
+        }
+        // Mistral 3 (Pixtral): bias-free RMSNorm blocks with a gated MLP;
+        // the projector norms, merges `spatial_merge_size²` patches and
+        // projects twice.
+        "mistral3" => {
+            let h = or(&v, "hidden_size", 1024)?;
+            let i = or(&v, "intermediate_size", 4096)?;
+            let heads = or(&v, "num_attention_heads", 16)?;
+            let head_dim = dim(&v, "head_dim", h / heads.max(1))?;
+            let p = or(&v, "patch_size", 14)?;
+            let channels = or(&v, "num_channels", 3)?;
+            c.other(u128::from(h) * u128::from(channels) * u128::from(p * p));
+            c.other(u128::from(h));
+            c.repeat(or(&v, "num_hidden_layers", 24)?, |c| {
+                c.other(2 * u128::from(h));
+                for _ in 0..3 {
+                    c.linear(h, heads * head_dim, false);
+                }
+                c.linear(heads * head_dim, h, false);
+                c.linear(h, i, false);
+                c.linear(h, i, false);
+                c.linear(i, h, false);
+            });
+            let m = or(&outer, "spatial_merge_size", 2)?;
+            let bias = outer.bool_or("multimodal_projector_bias", false);
+            c.other(u128::from(h));
+            c.linear(h * m * m, h, false);
+            c.linear(h, text_hidden, bias);
+            c.linear(text_hidden, text_hidden, bias);
+        }
+        _ => return Ok(None),
+    }
+    c.finish(kind).map(Some)
+}
+
+/// `spatial_merge_size²`: the patches one merged token takes.
+fn merge2(v: &Fields<'_>) -> Result<u64, Error> {
+    let m = dim(v, "spatial_merge_size", 2)?;
+    Ok(m * m)
+}
+
+/// A dimension of the encoder, `default` when absent (the config class's
+/// default in `transformers`); at most 2²⁰, so that products of three stay
+/// in range.
+fn dim(f: &Fields<'_>, key: &'static str, default: u64) -> Result<u64, Error> {
+    let n = f.opt_u64(key)?.unwrap_or(default);
+    if n > 1 << 20 {
+        return Err(Error::InvalidModel(format!(
+            "{} field '{key}' is {n}, more than 2^20",
+            f.model_type
+        )));
+    }
+    Ok(n)
+}
+
+/// Qwen's 3-D patch embedding: a `Conv3d` over `temporal_patch_size` frames
+/// of `patch_size²` pixels, with a bias in Qwen3-VL's.
+fn qwen_patches(c: &mut Count, v: &Fields<'_>, h: u64, bias: bool) -> Result<(), Error> {
+    let channels = dim(v, "in_channels", dim(v, "in_chans", 3)?)?;
+    let p = dim(v, "patch_size", 14)?;
+    let frames = dim(v, "temporal_patch_size", 2)?;
+    c.other(u128::from(h) * u128::from(channels * frames) * u128::from(p * p));
+    if bias {
+        c.other(u128::from(h));
+    }
+    Ok(())
+}
+
+/// A Qwen patch merger: a norm of `norm.0` values (LayerNorm with a bias
+/// where `norm.1`, else RMSNorm), then `merged → merged → out` with biases.
+fn qwen_merger(c: &mut Count, merged: u64, norm: (u64, bool), out: u64) {
+    c.other(u128::from(norm.0) * if norm.1 { 2 } else { 1 });
+    c.linear(merged, merged, true);
+    c.linear(merged, out, true);
+}
+
+/// CLIP's or SigLIP's vision transformer (`CLIPVisionModel`,
+/// `SiglipVisionModel`), by `kind`; returns its width.
+fn siglip_or_clip(c: &mut Count, v: &Fields<'_>, kind: &str) -> Result<u64, Error> {
+    let clip = kind == "clip_vision_model";
+    // `CLIPVisionConfig`'s and `SiglipVisionConfig`'s defaults.
+    let h = dim(v, "hidden_size", 768)?;
+    let i = dim(v, "intermediate_size", 3072)?;
+    let layers = dim(v, "num_hidden_layers", 12)?;
+    let image = dim(v, "image_size", 224)?;
+    let p = dim(v, "patch_size", if clip { 32 } else { 16 })?.max(1);
+    let channels = dim(v, "num_channels", 3)?;
+    let patches = (image / p) * (image / p);
+    let h128 = u128::from(h);
+    // Patch convolution (biased in SigLIP) and positions (one more for
+    // CLIP's class token, which is a parameter too).
+    c.other(h128 * u128::from(channels) * u128::from(p * p));
+    if clip {
+        c.other(h128 + u128::from(patches + 1) * h128 + 2 * h128);
+    } else {
+        c.other(h128 + u128::from(patches) * h128);
+    }
+    c.repeat(layers, |c| {
+        c.other(4 * h128);
+        for _ in 0..4 {
+            c.linear(h, h, true);
+        }
+        c.linear(h, i, true);
+        c.linear(i, h, true);
+    });
+    // `post_layernorm`, and SigLIP's attention-pooling head where kept.
+    c.other(2 * h128);
+    if !clip && v.bool_or("vision_use_head", true) {
+        c.other(h128 + 3 * h128 * h128 + 3 * h128 + 2 * h128);
+        c.linear(h, h, true);
+        c.linear(h, i, true);
+        c.linear(i, h, true);
+    }
+    Ok(h)
+}
