@@ -164,8 +164,8 @@ pub fn read(
         // `[vision, text]` matrix after an RMSNorm).
         "gemma3" => {
             let h = siglip_or_clip(&mut c, &v, &kind)?;
-            c.linear(h, text_hidden, false);
-            c.other(u128::from(h));
+            // A parameter, not an `nn.Linear`: bitsandbytes leaves it.
+            c.other(u128::from(h) * u128::from(text_hidden) + u128::from(h));
         }
         // LLaVA: CLIP or SigLIP, then `linear_1` (of every selected
         // layer's features), GELU and `linear_2`.
