@@ -183,11 +183,12 @@ fn language_model(
     imported.assumptions.insert(
         0,
         match encoder {
-            Some(e) => Assumption::VisionEncoderFrozen {
+            Some(e) => Assumption::EncodersFrozen {
                 model_type,
                 part,
                 text_model_type,
                 params: e.params,
+                kind: e.kind,
             },
             None => Assumption::LanguageModelOnly {
                 model_type,

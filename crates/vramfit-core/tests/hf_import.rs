@@ -817,11 +817,12 @@ fn nested_configs_import_their_language_model_or_are_refused_clearly() {
     assert!(encoder > 150_000_000, "{encoder}");
     assert_eq!(
         m.assumptions,
-        [Assumption::VisionEncoderFrozen {
+        [Assumption::EncodersFrozen {
             model_type: "gemma3".into(),
             part: "text_config",
             text_model_type: "gemma3_text".into(),
             params: encoder,
+            kind: "siglip_vision_model".into(),
         }]
     );
     let vramfit_core::models::ModelSpec::Transformer(mut t) = m.spec else {
@@ -1097,8 +1098,9 @@ fn an_import_is_named_by_its_path_else_its_architecture_else_its_type() {
 /// `transformers` 5.24 builds them (`tests/reference/multimodal_counts.csv`,
 /// from `multimodal_counts.py` over `tests/reference/multimodal/*.json`:
 /// Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, Gemma 3 over SigLIP, LLaVA over
-/// CLIP, Mistral 3 over Pixtral), the language model as the text model it
-/// is, and the whole as the model card's total.
+/// CLIP, Mistral 3 over Pixtral, Gemma 4's vision and audio encoders), the
+/// language model as the text model it is, and the whole as the model
+/// card's total (Gemma-4-E2B: 5.1B).
 #[test]
 fn multimodal_configs_count_their_vision_encoder_as_transformers_does() {
     use vramfit_core::models::ModelSpec;
@@ -1131,11 +1133,11 @@ fn multimodal_configs_count_their_vision_encoder_as_transformers_does() {
             "{id}: {e:?}"
         );
         assert!(
-            matches!(&m.assumptions[0], Assumption::VisionEncoderFrozen { params, .. } if *params == encoders),
+            matches!(&m.assumptions[0], Assumption::EncodersFrozen { params, .. } if *params == encoders),
             "{id}: {:?}",
             m.assumptions
         );
         rows += 1;
     }
-    assert_eq!(rows, 7);
+    assert_eq!(rows, 9);
 }

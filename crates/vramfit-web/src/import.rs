@@ -159,18 +159,20 @@ fn assumption(a: &Assumption, lang: Lang) -> String {
             Key::ImportLanguageModel,
             &[model_type, part, text_model_type],
         ),
-        Assumption::VisionEncoderFrozen {
+        Assumption::EncodersFrozen {
             model_type,
             part,
             text_model_type,
             params,
+            kind,
         } => tf(
             lang,
-            Key::ImportVisionEncoder,
+            Key::ImportEncoders,
             &[
                 model_type,
                 part,
                 text_model_type,
+                kind,
                 &present::count(*params, lang),
             ],
         ),
@@ -273,8 +275,7 @@ impl ImportState {
                 let (multimodal, llama): (Vec<_>, Vec<_>) = assumed.iter().partition(|a| {
                     matches!(
                         a,
-                        Assumption::LanguageModelOnly { .. }
-                            | Assumption::VisionEncoderFrozen { .. }
+                        Assumption::LanguageModelOnly { .. } | Assumption::EncodersFrozen { .. }
                     )
                 });
                 let mut text = ok;
@@ -419,11 +420,14 @@ mod tests {
         let (tone, en) = s.status(Lang::En, Units::Binary);
         assert_eq!(tone, Tone::Warn);
         assert!(
-            en.starts_with("Imported LlavaForConditionalGeneration: 7.06B parameters. This llava config is multimodal: its language model (“text_config”, model_type “llama”) is estimated with its vision encoder (324M parameters) held as frozen 16-bit weights"),
+            en.starts_with("Imported LlavaForConditionalGeneration: 7.06B parameters. This llava config is multimodal: its language model (“text_config”, model_type “llama”) is estimated with its encoders (clip_vision_model, 324M parameters) held as frozen 16-bit weights"),
             "{en}"
         );
         let (_, zh) = s.status(Lang::Zh, Units::Binary);
-        assert!(zh.contains("视觉编码器（3.24 亿参数）"), "{zh}");
+        assert!(
+            zh.contains("编码器（clip_vision_model，3.24 亿参数）"),
+            "{zh}"
+        );
         s.set_text(r#"{"model_type": "llama", "vocab_size": 32000}"#.to_string());
         let m = s
             .error

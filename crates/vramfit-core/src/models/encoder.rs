@@ -85,6 +85,9 @@ pub fn read(
     map: &Map<String, Value>,
     text_hidden: u64,
 ) -> Result<Option<Encoder>, Error> {
+    if model_type == "gemma4" {
+        return gemma4(map, text_hidden);
+    }
     // Without a `vision_config`, `transformers` would build its class
     // defaults; no released checkpoint omits it, so it is not counted.
     let Some(vision) = map.get("vision_config").and_then(Value::as_object) else {
@@ -100,7 +103,14 @@ pub fn read(
     };
     let or = dim;
     let mut c = Count::default();
-    let kind = v.str_or("model_type", model_type)?.to_string();
+    // The encoder's own `model_type`, else the config class's default.
+    let default_kind = match model_type {
+        "gemma3" => "siglip_vision_model",
+        "llava" => "clip_vision_model",
+        "mistral3" => "pixtral",
+        other => other,
+    };
+    let kind = v.str_or("model_type", default_kind)?.to_string();
     match model_type {
         // `Qwen2VisionTransformerPretrainedModel`: LayerNorm blocks with a
         // plain MLP of `mlp_ratio × embed_dim`, merged by `PatchMerger`.
@@ -292,4 +302,99 @@ fn siglip_or_clip(c: &mut Count, v: &Fields<'_>, kind: &str) -> Result<u64, Erro
         c.linear(i, h, true);
     }
     Ok(h)
+}
+
+/// Gemma 4's encoders, each where its config is an object (26B-A4B and 31B
+/// ship `audio_config: null`): the vision encoder (learned 2-D position
+/// tables, bias-free attention with q/k norms, a gated MLP, four norms a
+/// layer) and the audio conformer (two sub-sampling convolutions, then
+/// per layer two macaron feed-forwards, attention with a relative-position
+/// key projection and a per-dimension scale, a light convolution block),
+/// each projected into the language model by `embed_vision` /
+/// `embed_audio` (`modeling_gemma4.py`).
+fn gemma4(map: &Map<String, Value>, text_hidden: u64) -> Result<Option<Encoder>, Error> {
+    let part = |key: &str| map.get(key).and_then(Value::as_object);
+    let (vision, audio) = (part("vision_config"), part("audio_config"));
+    let mut c = Count::default();
+    let mut kinds = Vec::new();
+    if let Some(vision) = vision {
+        let v = Fields {
+            map: vision,
+            model_type: "gemma4 vision_config".into(),
+        };
+        let h = dim(&v, "hidden_size", 768)?;
+        let i = dim(&v, "intermediate_size", 3072)?;
+        let heads = dim(&v, "num_attention_heads", 12)?;
+        let kv = dim(&v, "num_key_value_heads", 12)?;
+        let hd = dim(&v, "head_dim", 64)?;
+        let p = dim(&v, "patch_size", 16)?;
+        c.other(2 * u128::from(dim(&v, "position_embedding_size", 10240)?) * u128::from(h));
+        c.linear(3 * p * p, h, false);
+        c.repeat(dim(&v, "num_hidden_layers", 16)?, |c| {
+            c.linear(h, heads * hd, false);
+            c.linear(h, kv * hd, false);
+            c.linear(h, kv * hd, false);
+            c.linear(heads * hd, h, false);
+            c.other(2 * u128::from(hd) + 4 * u128::from(h));
+            c.linear(h, i, false);
+            c.linear(h, i, false);
+            c.linear(i, h, false);
+        });
+        c.linear(h, text_hidden, false);
+        kinds.push("gemma4_vision");
+    }
+    if let Some(audio) = audio {
+        let a = Fields {
+            map: audio,
+            model_type: "gemma4 audio_config".into(),
+        };
+        let h = dim(&a, "hidden_size", 1024)?;
+        let heads = dim(&a, "num_attention_heads", 8)?.max(1);
+        let kernel = dim(&a, "conv_kernel_size", 5)?;
+        let out = dim(&a, "output_proj_dims", 1536)?;
+        let channels = match audio.get("subsampling_conv_channels") {
+            None | Some(Value::Null) => vec![128, 32],
+            Some(_) => a.u64_list("subsampling_conv_channels")?,
+        };
+        let [c0, c1] = channels[..] else {
+            return Err(Error::InvalidModel(format!(
+                "gemma4 audio_config field 'subsampling_conv_channels' must list two channel counts, got {channels:?}"
+            )));
+        };
+        if c0 > 1 << 20 || c1 > 1 << 20 {
+            return Err(Error::InvalidModel(
+                "gemma4 audio_config field 'subsampling_conv_channels' is more than 2^20".into(),
+            ));
+        }
+        // 3×3 convolutions without biases, each with an RMSNorm.
+        c.other(u128::from(c0) * 9 + u128::from(c0) + u128::from(c1 * c0) * 9 + u128::from(c1));
+        c.linear(c0 / 4 * c1, h, false);
+        c.repeat(dim(&a, "num_hidden_layers", 12)?, |c| {
+            for _ in 0..2 {
+                c.linear(h, 4 * h, false);
+                c.linear(4 * h, h, false);
+            }
+            // q, k, v, `post`, `relative_k_proj` and the convolution
+            // block's `linear_end`.
+            for _ in 0..6 {
+                c.linear(h, h, false);
+            }
+            c.linear(h, 2 * h, false);
+            // Feed-forward norms (4), `per_dim_scale`, the depthwise
+            // convolution, its two norms and the layer's three.
+            c.other(
+                4 * u128::from(h)
+                    + u128::from(h / heads)
+                    + u128::from(h * kernel)
+                    + 5 * u128::from(h),
+            );
+        });
+        c.linear(h, out, true);
+        c.linear(out, text_hidden, false);
+        kinds.push("gemma4_audio");
+    }
+    if kinds.is_empty() {
+        return Ok(None);
+    }
+    c.finish(kinds.join(", ")).map(Some)
 }

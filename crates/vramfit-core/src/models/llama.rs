@@ -156,18 +156,20 @@ pub enum Assumption {
         text_model_type: String,
     },
     /// A multimodal config (`model_type`) is read as its language model,
-    /// the sub-config `part` (of `text_model_type`), and its vision encoder
+    /// the sub-config `part` (of `text_model_type`), and its encoders
     /// ([`super::encoder`]), `params` parameters of `kind`, held as frozen
-    /// weights that see no images.
-    VisionEncoderFrozen {
+    /// weights that see no images or audio.
+    EncodersFrozen {
         /// The outer `model_type`.
         model_type: String,
         /// The sub-config read (`text_config`).
         part: &'static str,
         /// Its `model_type`.
         text_model_type: String,
-        /// The encoder's and projector's parameters.
+        /// The encoders' and projectors' parameters.
         params: u64,
+        /// Which encoders (their configs' `model_type`s).
+        kind: String,
     },
 }
 
@@ -197,14 +199,15 @@ impl std::fmt::Display for Assumption {
                 f,
                 "model_type '{model_type}' is multimodal: its language model ('{part}', model_type '{text_model_type}') is read; the vision and audio encoders are not counted"
             ),
-            Assumption::VisionEncoderFrozen {
+            Assumption::EncodersFrozen {
                 model_type,
                 part,
                 text_model_type,
                 params,
+                kind,
             } => write!(
                 f,
-                "model_type '{model_type}' is multimodal: its language model ('{part}', model_type '{text_model_type}') is read, and its vision encoder ({}M parameters) is held as frozen 16-bit weights that see no images; llama.cpp loads it only from a separate --mmproj file, which is not counted",
+                "model_type '{model_type}' is multimodal: its language model ('{part}', model_type '{text_model_type}') is read, and its encoders ({kind}: {}M parameters) are held as frozen 16-bit weights that see no images or audio; llama.cpp loads them only from a separate --mmproj file, which is not counted",
                 params.div_ceil(1_000_000)
             ),
         }
