@@ -37,6 +37,10 @@ from transformers import (
     Qwen3_5MoeTextConfig,
     Gemma4ForCausalLM,
     Gemma4TextConfig,
+    DeepseekV32Config,
+    DeepseekV32ForCausalLM,
+    GlmMoeDsaConfig,
+    GlmMoeDsaForCausalLM,
 )
 
 TF = f"transformers {transformers.__version__}"
@@ -56,6 +60,8 @@ CLASSES = {
     "qwen3_next": (Qwen3NextConfig, Qwen3NextForCausalLM),
     "qwen3_5_moe_text": (Qwen3_5MoeTextConfig, Qwen3_5MoeForCausalLM),
     "gemma4_text": (Gemma4TextConfig, Gemma4ForCausalLM),
+    "deepseek_v32": (DeepseekV32Config, DeepseekV32ForCausalLM),
+    "glm_moe_dsa": (GlmMoeDsaConfig, GlmMoeDsaForCausalLM),
 }
 
 
@@ -118,6 +124,26 @@ PRESETS = {
         q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64,
         v_head_dim=128, n_group=8, topk_group=4, routed_scaling_factor=2.5, norm_topk_prob=True,
         tie_word_embeddings=False)),
+    # deepseek-ai/DeepSeek-V3.2's config.json (model_type deepseek_v32): DeepSeek-V3's shapes and a
+    # sparse-attention indexer in every layer (64 heads of 128, top 2048 keys).
+    "deepseek-v3.2": ("deepseek_v32", dict(
+        vocab_size=129280, hidden_size=7168, intermediate_size=18432, num_hidden_layers=61,
+        num_attention_heads=128, num_key_value_heads=128, moe_intermediate_size=2048,
+        n_routed_experts=256, n_shared_experts=1, num_experts_per_tok=8, first_k_dense_replace=3,
+        q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64,
+        v_head_dim=128, n_group=8, topk_group=4, routed_scaling_factor=2.5, norm_topk_prob=True,
+        index_n_heads=64, index_head_dim=128, index_topk=2048, max_position_embeddings=163840,
+        tie_word_embeddings=False)),
+    # zai-org/GLM-5's config.json (model_type glm_moe_dsa): latent attention with heads of 192 + 64
+    # and values of 256, 256 experts in one group, an indexer of 32 heads in every layer.
+    "glm-5": ("glm_moe_dsa", dict(
+        vocab_size=154880, hidden_size=6144, intermediate_size=12288, num_hidden_layers=78,
+        num_attention_heads=64, num_key_value_heads=64, moe_intermediate_size=2048,
+        n_routed_experts=256, n_shared_experts=1, num_experts_per_tok=8, first_k_dense_replace=3,
+        q_lora_rank=2048, kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64,
+        v_head_dim=256, n_group=1, topk_group=1, routed_scaling_factor=2.5, norm_topk_prob=True,
+        index_n_heads=32, index_head_dim=128, index_topk=2048, max_position_embeddings=202752,
+        rms_norm_eps=1e-05, tie_word_embeddings=False)),
     # moonshotai/Kimi-K2-Thinking's config.json (model_type kimi_k2, DeepseekV3ForCausalLM; K2-Instruct-0905
     # and K2.5's text_config have its shapes): DeepSeek-V3 with 384 experts in one group, 64 heads,
     # one dense layer.

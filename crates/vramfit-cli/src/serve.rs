@@ -126,6 +126,12 @@ fn kv_layout_json(c: &CacheLayout) -> serde_json::Value {
                 .into(),
         );
         map.insert(
+            "indexer".into(),
+            c.indexer
+                .map(|k| serde_json::json!({ "layers": k.layers, "bytes": k.bytes }))
+                .into(),
+        );
+        map.insert(
             "linear".into(),
             c.linear
                 .map(|l| serde_json::json!({ "layers": l.layers, "of": l.of, "bytes_per_sequence": l.bytes_per_sequence }))
@@ -149,6 +155,13 @@ fn kv_layout_line(c: &CacheLayout) -> String {
         "KV cache layout: {kind}; {} per token",
         vramfit_core::Bytes(c.bytes_per_token)
     );
+    if let Some(k) = c.indexer {
+        let _ = write!(
+            s,
+            " (with the sparse-attention indexer's key, {} bytes, in {} layers)",
+            k.bytes, k.layers
+        );
+    }
     if let Some(h) = c.sliding {
         let _ = write!(
             s,

@@ -346,6 +346,13 @@ pub enum Inapplicable {
         /// The expert-tensor-parallel size.
         etp: u64,
     },
+    /// Simulating a step of a model with DeepSeek Sparse Attention
+    /// (DeepSeek-V3.2, GLM-5): its indexer's activations are not modelled
+    /// yet; the serving engines' memory is.
+    #[error(
+        "the sparse-attention indexer of this model is not simulated yet: estimate it with --mode inference --engine vllm, sglang or llama.cpp"
+    )]
+    SparseAttentionIndexer,
     /// Pipeline parallelism asked of an encoder-decoder (T5), whose stages
     /// vramfit does not split.
     #[error(

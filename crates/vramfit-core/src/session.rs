@@ -116,6 +116,15 @@ impl Session {
             self.kept.push(entry);
             return Ok(prepared);
         }
+        // The lowering counts a sparse-attention indexer's weights (for the
+        // parameter count and the engines) but not what it computes.
+        if let ModelSpec::Transformer(t) = spec
+            && t.mla.as_deref().is_some_and(|m| m.indexer.is_some())
+        {
+            return Err(Error::NotApplicable(
+                crate::error::Inapplicable::SparseAttentionIndexer,
+            ));
+        }
         let prepared = Rc::new(Prepared::new(Rc::new(spec.lower(&base)?), &base, overheads));
         if self.kept.len() >= KEPT {
             self.kept.remove(0);

@@ -928,3 +928,94 @@ fn a_vision_encoder_is_loaded_by_the_pytorch_engines_and_not_by_llama_cpp() {
         (b.weights_bytes, b.gpu_bytes, b.host_bytes)
     );
 }
+
+/// DeepSeek-V3.2's sparse attention: beside the 576-value latent, each layer
+/// caches its indexer's key — 128 fp8 values and an fp32 scale in vLLM and
+/// SGLang (132 bytes: `DeepseekV32IndexerCache`, `IndexKeyCache`), 128 values
+/// of the cache type in llama.cpp (`llama_kv_cache_dsa`), of the model's
+/// dtype in `transformers`; vLLM's blocks are 64 tokens (the indexer
+/// backend's only size) and its DSA buffers (top-k indices, the key-gather
+/// workspace, the profile's fp32 logits) come out of the budget; a decode
+/// step reads `index_topk` latents and every indexer key.
+#[test]
+fn sparse_attention_caches_the_indexer_key_beside_the_latent() {
+    use vramfit_core::engines::budget;
+    let v32 = model_preset("deepseek-v3.2").unwrap().spec;
+    let v3 = model_preset("deepseek-v3").unwrap().spec;
+    let gpu = gpu_preset("h200").unwrap();
+    let context = 32_768;
+    let torch = |engine, kv| ServeConfig {
+        engine,
+        weights: ServeWeights::Fp8,
+        kv,
+        tp: 8,
+        context,
+        ..ServeConfig::default()
+    };
+    // vLLM, bf16 cache: 61 × (1152 + 132) bytes a token, whole blocks of 64.
+    let r = serve(&v32, &gpu, &torch(Engine::Vllm, KvDtype::F16)).unwrap();
+    let per_token = 61 * (576 * 2 + 132);
+    let tokens = r.kv_tokens.unwrap();
+    assert_eq!(tokens % 64, 0);
+    assert_eq!(r.kv_cache_bytes.0, tokens * per_token);
+    let concurrency = (tokens / 64) as f64 / context.div_ceil(64) as f64;
+    assert!((r.max_concurrency.unwrap() - concurrency).abs() < 1e-9);
+    // The fp8 cache is FlashMLA's 656-byte row.
+    let fp8 = serve(&v32, &gpu, &torch(Engine::Vllm, KvDtype::Fp8)).unwrap();
+    assert_eq!(
+        fp8.kv_cache_bytes.0,
+        fp8.kv_tokens.unwrap() * 61 * (656 + 132)
+    );
+    // Its buffers: top-k indices (8192 × 2048 × 4), 61 layers' decode
+    // indices ((1024 + 1) × 2048 × 4), the gather workspace (32768 × 8 × 5 ×
+    // 132) and 1024 × 32768 × 4 bytes of logits against the MLP's peak.
+    let v3r = serve(&v3, &gpu, &torch(Engine::Vllm, KvDtype::F16)).unwrap();
+    let held = 8192 * 2048 * 4 + 61 * 1025 * 2048 * 4 + 32_768 * 40 * 132;
+    let logits = 1024 * 32_768 * 4u64;
+    assert_eq!(
+        r.compute_buffer_bytes.0,
+        v3r.compute_buffer_bytes.0.max(logits) + held
+    );
+    // SGLang: the same cell, whole pages of 64.
+    let s = serve(&v32, &gpu, &torch(Engine::Sglang, KvDtype::F16)).unwrap();
+    assert_eq!(s.kv_tokens.unwrap() % 64, 0);
+    assert_eq!(s.kv_cache_bytes.0, s.kv_tokens.unwrap() * per_token);
+    // llama.cpp: K-only f16 caches of 576 and 128 values.
+    let gguf = ServeConfig {
+        context,
+        ..llama_cpp("q4_k_m".parse().unwrap())
+    };
+    let l = serve(&v32, &gpu, &gguf).unwrap();
+    assert_eq!(l.kv_cache_bytes.0, context * 61 * (576 + 128) * 2);
+    // transformers: the indexer keys in bf16 beside the latent.
+    let hf = ServeConfig {
+        engine: Engine::Hf,
+        weights: ServeWeights::Native,
+        context,
+        ..ServeConfig::default()
+    };
+    let h = serve(&v32, &gpu, &hf).unwrap();
+    assert_eq!(h.kv_cache_bytes.0, context * 61 * (576 + 128) * 2);
+    assert_eq!(
+        budget::dsa_token_bytes(
+            match &v32 {
+                ModelSpec::Transformer(t) => t,
+                _ => unreachable!(),
+            },
+            2
+        ),
+        Some(per_token)
+    );
+    // Training is not simulated: said, not guessed.
+    let e = vramfit_core::estimate(
+        &v32,
+        &vramfit_core::TrainConfig::default(),
+        &vramfit_core::Overheads::default(),
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e,
+        Error::NotApplicable(vramfit_core::error::Inapplicable::SparseAttentionIndexer)
+    );
+}

@@ -25,7 +25,7 @@ fn total_and_active_parameters_match_transformers() {
         assert_eq!(spec.active_parameter_count().unwrap(), active, "{}", f[0]);
         checked += 1;
     }
-    assert_eq!(checked, 22);
+    assert_eq!(checked, 24);
     // A dense model's parameters are all active.
     let llama = preset("llama-3-8b");
     assert_eq!(
@@ -95,6 +95,30 @@ fn each_mixture_of_experts_config_imports_as_its_preset() {
             "mscale_all_dim":1.0,"original_max_position_embeddings":4096,"type":"yarn"},
             "routed_scaling_factor":2.5,"scoring_func":"sigmoid","topk_group":4,"topk_method":"noaux_tc",
             "v_head_dim":128,"vocab_size":129280,"tie_word_embeddings":false}"#,
+        ),
+        (
+            "deepseek-v3.2",
+            r#"{"architectures":["DeepseekV32ForCausalLM"],"first_k_dense_replace":3,"hidden_size":7168,
+            "index_head_dim":128,"index_n_heads":64,"index_topk":2048,
+            "intermediate_size":18432,"kv_lora_rank":512,"max_position_embeddings":163840,"model_type":"deepseek_v32",
+            "moe_intermediate_size":2048,"moe_layer_freq":1,"n_group":8,"n_routed_experts":256,"n_shared_experts":1,
+            "norm_topk_prob":true,"num_attention_heads":128,"num_experts_per_tok":8,"num_hidden_layers":61,
+            "num_key_value_heads":128,"num_nextn_predict_layers":1,"q_lora_rank":1536,"qk_nope_head_dim":128,
+            "qk_rope_head_dim":64,"rope_scaling":{"beta_fast":32,"beta_slow":1,"factor":40,"mscale":1.0,
+            "mscale_all_dim":1.0,"original_max_position_embeddings":4096,"type":"yarn"},
+            "routed_scaling_factor":2.5,"scoring_func":"sigmoid","topk_group":4,"topk_method":"noaux_tc",
+            "v_head_dim":128,"vocab_size":129280,"tie_word_embeddings":false}"#,
+        ),
+        (
+            "glm-5",
+            r#"{"architectures":["GlmMoeDsaForCausalLM"],"first_k_dense_replace":3,"hidden_size":6144,
+            "index_head_dim":128,"index_n_heads":32,"index_topk":2048,"intermediate_size":12288,
+            "kv_lora_rank":512,"max_position_embeddings":202752,"model_type":"glm_moe_dsa",
+            "moe_intermediate_size":2048,"n_group":1,"n_routed_experts":256,"n_shared_experts":1,
+            "norm_topk_prob":true,"num_attention_heads":64,"num_experts_per_tok":8,"num_hidden_layers":78,
+            "num_key_value_heads":64,"q_lora_rank":2048,"qk_nope_head_dim":192,"qk_rope_head_dim":64,
+            "routed_scaling_factor":2.5,"topk_group":1,"v_head_dim":256,"vocab_size":154880,
+            "tie_word_embeddings":false}"#,
         ),
         (
             "kimi-k2",

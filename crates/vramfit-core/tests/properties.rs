@@ -168,6 +168,7 @@ fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
                     } else {
                         MlaRope::Real
                     },
+                    indexer: None,
                 });
                 let mut t = vramfit_core::models::llama::decoder(300, 64, 2, 4, 4, 96);
                 if mla.is_some() {

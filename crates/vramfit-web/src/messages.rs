@@ -160,6 +160,7 @@ pub fn inapplicable(x: &Inapplicable, lang: Lang) -> String {
             tf(lang, Key::NaExpertParallelExperts, &[&n(experts), &n(ep)])
         }
         Inapplicable::SequenceParallelNeedsTp => t(lang, Key::NaSpNeedsTp).to_string(),
+        Inapplicable::SparseAttentionIndexer => t(lang, Key::NaSparseIndexer).to_string(),
         Inapplicable::PipelineEncoderDecoder { pp } => {
             tf(lang, Key::NaPipelineEncoderDecoder, &[&n(pp)])
         }
@@ -448,6 +449,7 @@ mod tests {
             Inapplicable::ExpertParallelNoExperts { ep: 2 },
             Inapplicable::ExpertParallelExperts { experts: 60, ep: 8 },
             Inapplicable::SequenceParallelNeedsTp,
+            Inapplicable::SparseAttentionIndexer,
             Inapplicable::PipelineEncoderDecoder { pp: 2 },
             Inapplicable::Offload {
                 params: false,
@@ -476,6 +478,7 @@ mod tests {
                 | Inapplicable::ExpertTensorParallelNoExperts { .. }
                 | Inapplicable::ExpertTensorParallel { .. }
                 | Inapplicable::SequenceParallelNeedsTp
+                | Inapplicable::SparseAttentionIndexer
                 | Inapplicable::PipelineEncoderDecoder { .. }
                 | Inapplicable::Offload { .. } => {}
             }
@@ -504,7 +507,8 @@ mod tests {
                 Inapplicable::Offload { strategy, .. } => &[strategy],
                 Inapplicable::PruneCnn
                 | Inapplicable::PruneConvNotCnn
-                | Inapplicable::SequenceParallelNeedsTp => &[],
+                | Inapplicable::SequenceParallelNeedsTp
+                | Inapplicable::SparseAttentionIndexer => &[],
             };
             let (en, zh) = (inapplicable(&x, Lang::En), inapplicable(&x, Lang::Zh));
             reads_in_both(&format!("{x:?}"), &en, &zh, numbers);

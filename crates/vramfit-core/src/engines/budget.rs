@@ -7,6 +7,122 @@ use crate::units::Bytes;
 /// default 16 on CUDA).
 pub const VLLM_BLOCK_TOKENS: u64 = 16;
 
+/// Tokens per vLLM block of a model with DeepSeek Sparse Attention: the
+/// indexer's backend takes 64 alone (`DeepseekV32IndexerBackend.get_supported_kernel_block_sizes`,
+/// `v1/attention/backends/mla/indexer.py`), and `CacheConfig.DEFAULT_BLOCK_SIZE` is 64.
+pub const VLLM_DSA_BLOCK_TOKENS: u64 = 64;
+
+/// vLLM's default `max_num_seqs` for the OpenAI server, on the same
+/// memory threshold as [`vllm_default_batched_tokens`] (`EngineArgs`:
+/// 1024 at and above 70 GiB, 256 below).
+pub fn vllm_default_max_seqs(gpu_memory: Bytes) -> u64 {
+    if gpu_memory.0 >= 70 * crate::units::GIB {
+        1024
+    } else {
+        256
+    }
+}
+
+/// DeepSeek Sparse Attention's cache per token on one GPU, every layer
+/// (DeepSeek-V3.2, GLM-5; `None` for other models) as vLLM and SGLang
+/// store it: the latent row in every layer — 576 values in the KV dtype,
+/// or with an fp8 cache the FlashMLA layout of 656 bytes (512 fp8 values,
+/// 4 fp32 scales, 64 bf16 rotary values: vLLM's `fp8_ds_mla`, SGLang's
+/// `calculate_mla_kv_cache_dim`) — and, in each layer that runs an
+/// indexer, its key in fp8 with an fp32 scale per 128 values (132 bytes
+/// for 128: vLLM's `DeepseekV32IndexerCache`, SGLang's `IndexKeyCache`).
+/// vLLM keeps both in one block table, its page the sum of the layers'
+/// (`UniformTypeKVCacheSpecs`); SGLang's cell is the same sum.
+pub fn dsa_token_bytes(t: &crate::models::TransformerSpec, kv_size: u64) -> Option<u64> {
+    let d = Dsa::of(t, kv_size)?;
+    Some(t.layers * d.latent + d.indexed * d.key)
+}
+
+/// The parts of [`dsa_token_bytes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dsa {
+    /// A layer's latent row, bytes.
+    pub latent: u64,
+    /// An indexer key with its scales, bytes.
+    pub key: u64,
+    /// Layers that run an indexer.
+    pub indexed: u64,
+    /// Keys each query attends to (`index_topk`).
+    pub topk: u64,
+}
+
+impl Dsa {
+    /// The sparse-attention cache of `t` with `kv_size`-byte elements
+    /// (1: fp8); `None` without an indexer.
+    pub fn of(t: &crate::models::TransformerSpec, kv_size: u64) -> Option<Dsa> {
+        let mla = t.mla.as_deref()?;
+        let ix = mla.indexer?;
+        Some(Dsa {
+            latent: if kv_size == 1 {
+                656
+            } else {
+                mla.cache_width() * kv_size
+            },
+            key: ix.head_dim + ix.head_dim.div_ceil(128) * 4,
+            indexed: (0..t.layers).filter(|&i| ix.runs_in(i)).count() as u64,
+            topk: ix.topk,
+        })
+    }
+}
+
+/// vLLM's cache for a DSA model: blocks of [`VLLM_DSA_BLOCK_TOKENS`]
+/// tokens of [`dsa_token_bytes`] each; a request holds `cdiv(context, 64)`.
+pub fn vllm_dsa_kv(budget: Bytes, per_token: u64, context: u64) -> VllmKv {
+    let page = VLLM_DSA_BLOCK_TOKENS * per_token;
+    let blocks = budget.0.checked_div(page).unwrap_or(0);
+    VllmKv {
+        blocks,
+        tokens: blocks * VLLM_DSA_BLOCK_TOKENS,
+        bytes: Bytes::of(blocks, page),
+        max_concurrency: blocks as f64 / context.div_ceil(VLLM_DSA_BLOCK_TOKENS).max(1) as f64,
+    }
+}
+
+/// SGLang's `DSATokenToKVPool`: the budget over a cell of
+/// [`dsa_token_bytes`], in whole pages of 64 tokens (`_compute_cell_size`,
+/// `index_kpool`).
+pub fn sglang_dsa_kv(budget: Bytes, cell: u64) -> (u64, Bytes) {
+    let tokens = budget.0.checked_div(cell).unwrap_or(0) / 64 * 64;
+    (tokens, Bytes::of(tokens, cell))
+}
+
+/// What vLLM's DSA path holds besides the cache, on each GPU, and what its
+/// profile run adds to the peak (`(held, transient)`), for a context of
+/// `context` (`max_model_len`), `batched` tokens a step and `seqs`
+/// sequences at most:
+/// - the model's `topk_indices_buffer`, `batched × index_topk` int32
+///   (`models/deepseek_v32/nvidia/model.py`), and per indexer layer a
+///   decode `physical_topk_indices` of `(min(batched, seqs) + 1) ×
+///   index_topk` int32 (`SparseMLAIndexGroupBuilder.register_layer`);
+/// - the indexer's key-gather workspace, `context × 8 × (5, or 2 beyond
+///   256K tokens)` rows of 132 bytes, reserved in the profile run and kept
+///   (`get_max_prefill_buffer_size`);
+/// - its fp32 logits, transient: `max(512 MiB, min(seqs, batched) ×
+///   round_up(context, 256) × 4)` (`sparse_attn_indexer.py`'s profile branch).
+pub fn vllm_dsa_buffers(
+    t: &crate::models::TransformerSpec,
+    context: u64,
+    (batched, seqs): (u64, u64),
+) -> (Bytes, Bytes) {
+    let Some(ix) = t.mla.as_deref().and_then(|m| m.indexer) else {
+        return (Bytes::ZERO, Bytes::ZERO);
+    };
+    let indexed = (0..t.layers).filter(|&i| ix.runs_in(i)).count() as u64;
+    let topk = Bytes::of(batched, ix.topk * 4);
+    let physical = Bytes::of(indexed * (batched.min(seqs) + 1), ix.topk * 4);
+    let factor = if context <= 262_144 { 5 } else { 2 };
+    let key = ix.head_dim + ix.head_dim.div_ceil(128) * 4;
+    let gather = Bytes::of(context.saturating_mul(8 * factor), key);
+    let logits = Bytes::of(seqs.min(batched), context.next_multiple_of(256) * 4)
+        .max(Bytes(512 * crate::units::MIB));
+    (topk + physical + gather, logits)
+}
+
 /// vLLM's default `max_num_batched_tokens` for the OpenAI server on a GPU
 /// (`vllm/engine/arg_utils.py`, `EngineArgs._set_default_args`: 2048 for
 /// `vllm serve` below 70 GiB of GPU memory, 8192 at and above it).

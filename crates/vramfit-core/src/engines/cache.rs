@@ -48,6 +48,20 @@ pub struct CacheLayout {
     /// sliding layers' ([`Self::kind`]), and the layers that reuse an
     /// earlier layer's keys and values.
     pub full_layers: Option<FullLayers>,
+    /// A sparse-attention model's indexer keys (DeepSeek-V3.2, GLM-5),
+    /// cached beside the latent.
+    pub indexer: Option<IndexerKeys>,
+}
+
+/// The indexer keys of DeepSeek Sparse Attention, as an engine caches them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexerKeys {
+    /// Layers that run an indexer (and cache its key).
+    pub layers: u64,
+    /// Bytes of one token's key in one layer: fp8 with an fp32 scale per
+    /// 128 in vLLM and SGLang, the cache type in llama.cpp, the model's
+    /// dtype in `transformers`.
+    pub bytes: u64,
 }
 
 /// Gemma 4's full-attention layers and shared keys and values, as an
@@ -91,16 +105,18 @@ impl CacheLayout {
             },
         };
         let size = cfg.kv.torch_size().unwrap_or(2);
-        let attention_bytes = match cfg.engine {
-            Engine::LlamaCpp => {
+        let attention_bytes = match (cfg.engine, budget::dsa_token_bytes(t, size)) {
+            (Engine::LlamaCpp, _) => {
                 let ty = cfg.kv.ggml().unwrap_or(super::gguf::GgmlType::F16);
                 (0..t.layers)
                     .filter(|&i| !t.is_linear(i))
                     .map(|i| super::llama_cpp::kv_layer_bytes_at(t, ty, 1, i).0)
                     .sum()
             }
+            // Latents and indexer keys, in one block table or cell.
+            (Engine::Vllm | Engine::Sglang, Some(dsa)) => dsa,
             // Gemma 4's kinds of layer; SGLang allocates the shared layers' too.
-            Engine::Vllm | Engine::Sglang | Engine::Hf => {
+            (Engine::Vllm | Engine::Sglang | Engine::Hf, _) => {
                 budget::TwoKinds::of(t, size, cfg.tp, cfg.engine == Engine::Sglang).map_or_else(
                     || budget::kv_token_layer(t, size, cfg.tp).saturating_mul(t.attention_layers()),
                     |k| k.per_token(),
@@ -138,12 +154,36 @@ impl CacheLayout {
             reused: g.kv_shared_layers,
             allocated: cfg.engine == Engine::Sglang,
         });
+        let indexer = t
+            .mla
+            .as_deref()
+            .and_then(|m| m.indexer)
+            .map(|ix| IndexerKeys {
+                layers: (0..t.layers).filter(|&i| ix.runs_in(i)).count() as u64,
+                bytes: match cfg.engine {
+                    Engine::Vllm | Engine::Sglang => ix.head_dim + ix.head_dim.div_ceil(128) * 4,
+                    Engine::LlamaCpp => {
+                        cfg.kv
+                            .ggml()
+                            .unwrap_or(super::gguf::GgmlType::F16)
+                            .tensor_bytes(1, ix.head_dim)
+                            .0
+                    }
+                    Engine::Hf => ix.head_dim * size,
+                },
+            });
+        // `transformers` caches the indexer's keys beside the latent.
+        let attention_bytes = match (cfg.engine, indexer) {
+            (Engine::Hf, Some(k)) => attention_bytes + k.layers * k.bytes,
+            _ => attention_bytes,
+        };
         CacheLayout {
             kind,
             bytes_per_token: attention_bytes,
             sliding,
             linear,
             full_layers,
+            indexer,
         }
     }
 }

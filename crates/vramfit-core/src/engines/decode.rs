@@ -89,14 +89,27 @@ pub fn decode(
                 || super::budget::kv_token_layer(t, kv_size, cfg.tp) * t.attention_layers(),
                 |k| k.per_token(),
             );
-            let tokens = cfg.context.saturating_mul(cfg.concurrency);
+            let mut tokens = cfg.context.saturating_mul(cfg.concurrency);
+            let mut indexer_keys = Bytes::ZERO;
+            if let Some(d) = super::budget::Dsa::of(t, kv_size) {
+                // Sparse attention reads `index_topk` latents a layer, after
+                // the indexer has scored every cached key.
+                tokens = cfg.context.min(d.topk).saturating_mul(cfg.concurrency);
+                indexer_keys = Bytes::of(
+                    cfg.context.saturating_mul(cfg.concurrency),
+                    d.indexed * d.key,
+                );
+            }
             // Each sequence's linear-attention states are read and written.
             let states = t.linear.as_deref().map_or(0, |g| {
                 g.serving_state_bytes(cfg.tp, 2, 4)
                     .saturating_mul(g.linear_layers(t.layers))
                     .saturating_mul(cfg.concurrency)
             });
-            (w, Bytes::of(tokens, per_token) + Bytes(states))
+            (
+                w,
+                Bytes::of(tokens, per_token) + Bytes(states) + indexer_keys,
+            )
         }
     };
     let bytes_per_step = weights + kv;

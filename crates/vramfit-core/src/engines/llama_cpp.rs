@@ -205,6 +205,20 @@ fn attention_tensors(
         matrix(Role::AttnVB, i, v * t.heads, r),
         matrix(Role::AttnOutput, i, h, t.heads * v),
     ]);
+    if let Some(ix) = mla.indexer.filter(|ix| ix.runs_in(i)) {
+        // DeepSeek-V3.2's and GLM-5's indexer (`deepseek32`, `glm-dsa`):
+        // `indexer.attn_q_b`, `indexer.attn_k` and `indexer.proj`,
+        // quantized as the mix's other matrices (only GLM5-NEXT's stay
+        // unquantized, `llama-quant.cpp`), and `indexer.k_norm`'s weight
+        // and bias.
+        out.extend([
+            matrix(Role::AttnQ, i, ix.heads * ix.head_dim, mla.q_lora_rank),
+            matrix(Role::AttnQ, i, ix.head_dim, h),
+            matrix(Role::AttnQ, i, ix.heads, h),
+            vector(Some(i), ix.head_dim),
+            vector(Some(i), ix.head_dim),
+        ]);
+    }
 }
 
 /// Layer `i`'s feed-forward: a dense MLP, or the router, the routed
@@ -413,7 +427,17 @@ pub fn kv_layer_bytes_at(t: &TransformerSpec, ty: GgmlType, cells: u64, i: u64) 
     match t.gemma4.as_deref().map(|g| g.layer(t, i)) {
         Some(a) if !a.projects_kv => Bytes::ZERO,
         Some(a) => Bytes::of(2, ty.tensor_bytes(cells, a.kv_heads * a.head_dim).0),
-        None => kv_layer_bytes(t, ty, cells),
+        None => {
+            // A sparse-attention layer's indexer keys, a second K-only cache
+            // of the same cells and type (`llama_kv_cache_dsa`).
+            let indexer = t
+                .mla
+                .as_deref()
+                .and_then(|m| m.indexer)
+                .filter(|ix| ix.runs_in(i))
+                .map_or(Bytes::ZERO, |ix| ty.tensor_bytes(cells, ix.head_dim));
+            kv_layer_bytes(t, ty, cells) + indexer
+        }
     }
 }
 

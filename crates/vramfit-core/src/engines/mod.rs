@@ -576,9 +576,23 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
     // Sharded vectors (biases, sinks) and replicated ones (norms, routers).
     let mut vectors = 0u64;
     let mut replicated = h;
+    // Replicated bytes outside the 16-bit count (DSA's indexer).
+    let mut replicated_bytes = 0u64;
     for i in 0..t.layers {
         let (attn, biases, norms) = attention_matrices(t, i);
         block += attn.iter().map(|&m| per_matrix(m)).sum::<u64>();
+        if let Some((ix, qr)) = t
+            .mla
+            .as_deref()
+            .and_then(|m| m.indexer.map(|ix| (ix, m.q_lora_rank)))
+            .filter(|(ix, _)| ix.runs_in(i))
+        {
+            // vLLM's indexer, whole on every GPU (`deepseek_v32/attention.py`):
+            // `wq_b` a `ReplicatedLinear` in the format, `wk_weights_proj`
+            // unquantized with `disable_tp`, `k_norm` an fp32 LayerNorm.
+            let (ih, id) = (ix.heads, ix.head_dim);
+            replicated_bytes += per_matrix((ih * id, qr)) + 2 * (id + ih) * h + 4 * 2 * id;
+        }
         vectors += biases + if t.block.sinks { t.heads } else { 0 };
         replicated += norms + 2 * h;
         match t.moe.as_deref() {
@@ -639,7 +653,7 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
     let encoder = t.encoder.as_deref().map_or(0, |e| e.params);
     (
         Bytes(block) + Bytes::of(vectors + embeddings + encoder, 2),
-        Bytes::of(replicated, 2),
+        Bytes::of(replicated, 2) + Bytes(replicated_bytes),
     )
 }
 
@@ -743,6 +757,8 @@ fn torch_report(
     let kv_size = cfg.kv.torch_size().unwrap_or(2);
     // Keys and values of one token in one layer on one GPU.
     let kv_token_layer = budget::kv_token_layer(t, kv_size, cfg.tp);
+    // A sparse-attention model's cache per token, all layers (vLLM, SGLang).
+    let dsa = budget::dsa_token_bytes(t, kv_size);
     // The CUDA context, the one cuBLAS handle's own memory and the kernel
     // images: what lies outside PyTorch's allocator in an inference step.
     let non_torch = Overheads::for_gpu(gpu).outside_allocator(crate::config::Mode::Inference);
@@ -758,14 +774,20 @@ fn torch_report(
             let tokens = budget::vllm_default_batched_tokens(gpu.memory_bytes);
             let per_token = budget::profile_activation_per_token(t, cfg.tp);
             budget.activations = Bytes::of(tokens * per_token, 2);
+            if dsa.is_some() {
+                let seqs = budget::vllm_default_max_seqs(gpu.memory_bytes);
+                let (held, transient) = budget::vllm_dsa_buffers(t, cfg.context, (tokens, seqs));
+                budget.activations = budget.activations.max(transient) + held;
+            }
             let pool = budget::vllm_kv_budget(&budget);
             let kinds = budget::TwoKinds::of(t, kv_size, cfg.tp, false);
-            let kv = match (t.linear.as_deref(), kinds) {
-                (Some(g), _) => {
+            let kv = match (t.linear.as_deref(), kinds, dsa) {
+                (_, _, Some(per_token)) => budget::vllm_dsa_kv(pool, per_token, cfg.context),
+                (Some(g), _, None) => {
                     budget::vllm_linear_kv(t, g, pool, (kv_token_layer, cfg.tp), cfg.context)
                 }
-                (None, Some(k)) => budget::vllm_two_kinds_kv(&k, pool, cfg.context, tokens),
-                (None, None) => budget::vllm_kv(t, pool, kv_token_layer, cfg.context, tokens),
+                (None, Some(k), None) => budget::vllm_two_kinds_kv(&k, pool, cfg.context, tokens),
+                (None, None, None) => budget::vllm_kv(t, pool, kv_token_layer, cfg.context, tokens),
             };
             ServeReport {
                 weights_bytes: weights,
@@ -780,13 +802,19 @@ fn torch_report(
         Engine::Sglang => {
             let pool = budget::sglang_kv_budget(&budget);
             let kinds = budget::TwoKinds::of(t, kv_size, cfg.tp, true);
-            let (tokens, kv, most) = match (t.linear.as_deref(), kinds) {
-                (Some(g), _) => budget::sglang_linear_kv(t, g, pool, (kv_token_layer, cfg.tp)),
-                (None, Some(k)) => {
+            let (tokens, kv, most) = match (t.linear.as_deref(), kinds, dsa) {
+                (_, _, Some(cell)) => {
+                    let (tokens, kv) = budget::sglang_dsa_kv(pool, cell);
+                    (tokens, kv, f64::INFINITY)
+                }
+                (Some(g), _, None) => {
+                    budget::sglang_linear_kv(t, g, pool, (kv_token_layer, cfg.tp))
+                }
+                (None, Some(k), None) => {
                     let (tokens, kv) = budget::sglang_two_kinds_kv(&k, pool);
                     (tokens, kv, f64::INFINITY)
                 }
-                (None, None) => {
+                (None, None, None) => {
                     let (tokens, kv) = budget::sglang_kv(t, pool, kv_token_layer);
                     (tokens, kv, f64::INFINITY)
                 }
@@ -816,7 +844,12 @@ fn torch_report(
                 || t.attention_layers().saturating_mul(kv_token_layer),
                 |k| k.per_token(),
             );
-            let kv = Bytes::of(tokens, per_token) + Bytes(states);
+            // A sparse-attention layer's indexer keys beside its latent, in
+            // the cache's dtype (`cache.update_indexer`).
+            let indexer = t.mla.as_deref().and_then(|m| m.indexer).map_or(0, |ix| {
+                (0..t.layers).filter(|&i| ix.runs_in(i)).count() as u64 * ix.head_dim * kv_size
+            });
+            let kv = Bytes::of(tokens, per_token + indexer) + Bytes(states);
             ServeReport {
                 weights_bytes: weights,
                 kv_cache_bytes: kv,

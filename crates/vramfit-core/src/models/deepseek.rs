@@ -13,7 +13,7 @@
 
 use super::family::{Family, Group, Import, ModelPreset};
 use super::hf_fields::Fields;
-use super::mla::{Mla, MlaRope};
+use super::mla::{Indexer, Mla, MlaRope};
 use super::moe::{Moe, Router};
 use super::{ModelSpec, TransformerSpec, llama};
 use crate::error::Error;
@@ -36,6 +36,16 @@ pub const FAMILY: Family = Family {
         Import {
             model_type: "kimi_k2",
             read: read_v3,
+        },
+        // DeepSeek-V3.2: V3 with DeepSeek Sparse Attention's indexer.
+        Import {
+            model_type: "deepseek_v32",
+            read: read_v32,
+        },
+        // GLM-5 (`GlmMoeDsaForCausalLM`): the same layout at its own shape.
+        Import {
+            model_type: "glm_moe_dsa",
+            read: read_glm_moe_dsa,
         },
     ],
     presets,
@@ -67,6 +77,7 @@ pub(super) fn read(
         qk_rope_head_dim: or("qk_rope_head_dim", latent.qk_rope_head_dim)?,
         v_head_dim: or("v_head_dim", latent.v_head_dim)?,
         rope: latent.rope,
+        indexer: None,
     };
     let moe = Moe::deepseek_style(
         (
@@ -134,6 +145,108 @@ fn read_v3(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     read(&f, d, router, latent(1536, MlaRope::Real))
 }
 
+/// Reads a `deepseek_v32` config with `DeepseekV32Config`'s defaults
+/// (DeepSeek-V3.2's shape: V3's, and an indexer of 64 heads of 128 that
+/// keeps 2048 keys in every layer).
+fn read_v32(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    with_indexer(read_v3(f)?, f, 64)
+}
+
+/// Reads a `glm_moe_dsa` config with `GlmMoeDsaConfig`'s defaults (GLM-5's
+/// shape: 78 layers of 6144, 64 heads of 192 + 64 query/key and 256 value
+/// features over a 2048 query rank, 256 experts in one group, an indexer
+/// of 32 heads).
+fn read_glm_moe_dsa(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
+    let router = Router::SigmoidGroups {
+        groups: or("n_group", 1)?,
+        topk_groups: or("topk_group", 1)?,
+        renormalize: f.bool_or("norm_topk_prob", true),
+    };
+    let mut fields = f.map.clone();
+    fields
+        .entry("num_experts_per_tok")
+        .or_insert(serde_json::Value::from(8));
+    let g = Fields {
+        map: &fields,
+        model_type: f.model_type.clone(),
+    };
+    let d = (154_880, 6144, 78, 64, 12_288, 2048, 256, 1, 3);
+    let latent = Mla {
+        q_lora_rank: 2048,
+        kv_lora_rank: 512,
+        qk_nope_head_dim: 192,
+        qk_rope_head_dim: 64,
+        v_head_dim: 256,
+        rope: MlaRope::Real,
+        indexer: None,
+    };
+    with_indexer(read(&g, d, router, latent)?, f, 32)
+}
+
+/// `spec` with the indexer its config describes (`index_n_heads`, default
+/// `heads`; `index_head_dim`, 128; `index_topk`, 2048; GLM's schedule of
+/// layers that reuse the previous indexer's choice, checked against an
+/// explicit `indexer_types`).
+fn with_indexer(spec: ModelSpec, f: &Fields<'_>, heads: u64) -> Result<ModelSpec, Error> {
+    let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
+    let ModelSpec::Transformer(mut t) = spec else {
+        return Ok(spec);
+    };
+    let indexer = Indexer {
+        heads: or("index_n_heads", heads)?,
+        head_dim: or("index_head_dim", 128)?,
+        topk: or("index_topk", 2048)?,
+        every: or("index_topk_freq", 1)?.max(1),
+        offset: or("index_skip_topk_offset", 2)?,
+    };
+    let bad = |why: String| Err(Error::InvalidModel(why));
+    if indexer.heads == 0
+        || indexer.head_dim == 0
+        || indexer.heads > 1 << 16
+        || indexer.head_dim > 1 << 16
+    {
+        return bad(format!(
+            "index_n_heads and index_head_dim must be between 1 and 65536, got {} and {}",
+            indexer.heads, indexer.head_dim
+        ));
+    }
+    if let Some(types) = f.opt_str_list("indexer_types")? {
+        let expected = (0..t.layers).map(|i| if indexer.runs_in(i) { "full" } else { "shared" });
+        if !types.iter().copied().eq(expected) {
+            return bad(
+                "indexer_types must follow index_topk_freq and index_skip_topk_offset (\"full\" every freq-th layer from the offset on, \"shared\" between); another pattern is not read"
+                    .into(),
+            );
+        }
+    }
+    let Some(mla) = t.mla.as_deref_mut() else {
+        return Ok(ModelSpec::Transformer(t));
+    };
+    if mla.q_lora_rank == 0 {
+        return bad(
+            "the sparse-attention indexer reads the query latent: q_lora_rank must be set".into(),
+        );
+    }
+    mla.indexer = Some(indexer);
+    Ok(ModelSpec::Transformer(t))
+}
+
+/// `t` with an indexer of `heads` heads of 128 keeping 2048 keys in every
+/// layer (DeepSeek-V3.2's and GLM-5's).
+fn indexed(mut t: TransformerSpec, heads: u64) -> TransformerSpec {
+    if let Some(m) = t.mla.as_deref_mut() {
+        m.indexer = Some(Indexer {
+            heads,
+            head_dim: 128,
+            topk: 2048,
+            every: 1,
+            offset: 2,
+        });
+    }
+    t
+}
+
 /// DeepSeek's latent attention with a query rank of `q_lora_rank`: a
 /// latent of 512, 128 + 64 query/key and 128 value features per head.
 fn latent(q_lora_rank: u64, rope: MlaRope) -> Mla {
@@ -144,6 +257,7 @@ fn latent(q_lora_rank: u64, rope: MlaRope) -> Mla {
         qk_rope_head_dim: 64,
         v_head_dim: 128,
         rope,
+        indexer: None,
     }
 }
 
@@ -209,6 +323,52 @@ fn presets() -> Vec<ModelPreset> {
             ),
         )
         .context(163_840),
+        // DeepSeek-V3.2: V3's shape and an indexer in every layer.
+        p(
+            "deepseek-v3.2",
+            "DeepSeek-V3.2",
+            indexed(
+                decoder(
+                    (129_280, 7168, 61),
+                    128,
+                    18_432,
+                    mla(1536, MlaRope::Real),
+                    moe((256, 8, 2048, 1, 3), v3),
+                ),
+                64,
+            ),
+        )
+        .context(163_840),
+        // GLM-5 (zai-org/GLM-5): 744B, latent attention over a 2048 query
+        // rank, 256 experts in one group, an indexer of 32 heads.
+        ModelPreset::new(
+            "glm-5",
+            "GLM-5",
+            Group::Glm,
+            ModelSpec::Transformer(indexed(
+                decoder(
+                    (154_880, 6144, 78),
+                    64,
+                    12_288,
+                    Mla {
+                        q_lora_rank: 2048,
+                        qk_nope_head_dim: 192,
+                        v_head_dim: 256,
+                        ..mla(2048, MlaRope::Real)
+                    },
+                    moe(
+                        (256, 8, 2048, 1, 3),
+                        Router::SigmoidGroups {
+                            groups: 1,
+                            topk_groups: 1,
+                            renormalize: true,
+                        },
+                    ),
+                ),
+                32,
+            )),
+        )
+        .context(202_752),
         // Kimi-K2-Instruct-0905, K2-Thinking and K2.5's text model: 384
         // experts in one group, 64 heads, one dense layer, 160K tokens.
         ModelPreset::new(

@@ -159,6 +159,7 @@ fn flash_latent() -> Mla {
         qk_rope_head_dim: 64,
         v_head_dim: 256,
         rope: MlaRope::Real,
+        indexer: None,
     }
 }
 

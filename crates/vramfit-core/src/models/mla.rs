@@ -30,6 +30,48 @@ pub struct Mla {
     pub v_head_dim: u64,
     /// How the rotary embedding is applied.
     pub rope: MlaRope,
+    /// DeepSeek Sparse Attention's indexer (DeepSeek-V3.2, GLM-5), which
+    /// picks the keys each query attends to; `None` for dense attention.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub indexer: Option<Indexer>,
+}
+
+/// DeepSeek Sparse Attention's lightning indexer (`DeepseekV32Indexer`,
+/// `GlmMoeDsaIndexer`): per layer, `wq_b` from the query latent to `heads`
+/// heads of `head_dim`, one key `wk` with a LayerNorm, and per-head weights
+/// `weights_proj`; it scores every earlier token and keeps the `topk` best.
+/// It runs under `torch.no_grad()` in `transformers`, so its parameters
+/// get no gradients. Engines cache its key per token besides the latent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Indexer {
+    /// Its heads (`index_n_heads`).
+    pub heads: u64,
+    /// Its query/key width (`index_head_dim`).
+    pub head_dim: u64,
+    /// Keys kept per query (`index_topk`).
+    pub topk: u64,
+    /// Every `every`-th layer from `offset − 1` on runs its own indexer;
+    /// the others reuse the last one's choice (GLM-MoE-DSA's
+    /// `index_topk_freq` and `index_skip_topk_offset`; 1 and 2: all).
+    pub every: u64,
+    /// See [`Self::every`].
+    pub offset: u64,
+}
+
+impl Indexer {
+    /// Whether layer `i` runs its own indexer (`indexer_types[i] == "full"`).
+    pub fn runs_in(&self, i: u64) -> bool {
+        (i + 1)
+            .saturating_sub(self.offset)
+            .is_multiple_of(self.every.max(1))
+    }
+
+    /// Its parameters in a layer that runs it, for a model of width
+    /// `hidden` and query rank `q_lora_rank`.
+    pub fn parameters(&self, hidden: u64, q_lora_rank: u64) -> u64 {
+        let (heads, d) = (self.heads, self.head_dim);
+        q_lora_rank * heads * d + hidden * d + 2 * d + hidden * heads
+    }
 }
 
 /// How a latent-attention model rotates its `qk_rope_head_dim` features.
@@ -116,6 +158,8 @@ pub struct Layer {
     /// SDPA as on CUDA, its output laid out like the query
     /// ([`Builder::sdpa_output`]).
     pub cuda_sdpa: bool,
+    /// Whether this layer runs its own sparse-attention indexer.
+    pub indexed: bool,
 }
 
 /// The attention of a latent-attention layer on its normalized input `n`
@@ -135,6 +179,17 @@ pub fn attention(
     let (h, heads) = (l.hidden, l.heads);
     let (nope, rope, v) = (mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim);
     let qk = mla.qk_head_dim();
+    if let Some(ix) = mla.indexer.filter(|_| l.indexed) {
+        // Its weights only: it runs under `no_grad` (no gradients, no
+        // optimizer state); its activations are not modelled, and the
+        // session refuses to simulate such a model.
+        let (ih, id, r) = (ix.heads, ix.head_dim, mla.q_lora_rank);
+        b.frozen_param("self_attn.indexer.wq_b.weight", &[ih * id, r]);
+        b.frozen_param("self_attn.indexer.wk.weight", &[id, h]);
+        b.frozen_param("self_attn.indexer.k_norm.weight", &[id]);
+        b.frozen_param("self_attn.indexer.k_norm.bias", &[id]);
+        b.frozen_param("self_attn.indexer.weights_proj.weight", &[ih, h]);
+    }
     let q = if mla.q_lora_rank > 0 {
         let r = mla.q_lora_rank;
         let qa = b.linear("self_attn.q_a_proj", n, h, r, l.bias);

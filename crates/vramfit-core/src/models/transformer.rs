@@ -1351,6 +1351,7 @@ fn decoder_layer(
                 attention,
                 ckpt,
                 cuda_sdpa: attention == Attention::Sdpa && masking != AttentionMask::Expanded,
+                indexed: mla.indexer.is_some_and(|ix| ix.runs_in(layer)),
             };
             let o = super::mla::attention(b, &layer, mla, n, seq, mask, cache);
             b.resave(mark, n, n_local);

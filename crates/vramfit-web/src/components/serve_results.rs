@@ -240,12 +240,20 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
                 None => heads,
             }
         });
+        let indexer = e.cache.indexer.map(|k| {
+            tf(
+                lang,
+                Key::ServeCacheIndexer,
+                &[&group_digits(k.bytes), &group_digits(k.layers)],
+            )
+        });
         let latent = matches!(e.cache.kind, CacheKind::Latent { .. });
         html! {
             <p class="serve-cache" id="serve-cache" data-kind={if latent { "latent" } else { "keys-values" }}>
                 { kind }
                 { for sliding.map(|s| html! { <>{ " " }{ s }</> }) }
                 { for full.map(|s| html! { <>{ " " }{ s }</> }) }
+                { for indexer.map(|s| html! { <>{ " " }{ s }</> }) }
                 { for linear.map(|s| html! { <>{ " " }{ s }</> }) }
             </p>
         }

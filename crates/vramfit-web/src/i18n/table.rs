@@ -263,6 +263,7 @@ table! {
     NaExpertParallelNoExperts => "Expert parallelism (ep = {0}) needs a model with experts (a mixture of experts): use ep = 1.", "专家并行（ep = {0}）需要带专家的模型（混合专家模型）：请使用 ep = 1。";
     NaExpertParallelExperts => "Expert parallelism needs the {0} experts divisible by ep = {1}.", "专家并行要求专家数 {0} 能被 ep = {1} 整除。";
     NaSpNeedsTp => "Sequence parallelism needs tensor parallelism (tp > 1).", "序列并行需要张量并行（tp > 1）。";
+    NaSparseIndexer => "This model's sparse-attention indexer (DeepSeek Sparse Attention) is not simulated yet: choose Inference and serve it with vLLM, SGLang or llama.cpp.", "此模型的稀疏注意力索引器（DeepSeek Sparse Attention）暂未模拟：请选择“推理”，用 vLLM、SGLang 或 llama.cpp 部署。";
     NaPipelineEncoderDecoder => "Pipeline parallelism (pp = {0}) is not modelled for encoder-decoders (T5): use pp = 1.", "编码器-解码器模型（T5）不支持流水线并行（pp = {0}）的估算：请使用 pp = 1。";
     NaOffloadOptimizer => "Offloading the optimizer state needs a sharded strategy (ZeRO 1 to 3 or FSDP), not {0}.", "卸载优化器状态需要分片策略（ZeRO 1 到 3 或 FSDP），而不是 {0}。";
     NaOffloadParams => "Offloading the optimizer state and parameters needs ZeRO-3, FSDP full sharding or FSDP hybrid sharding, not {0}.", "卸载优化器状态和参数需要 ZeRO-3、FSDP 完全分片或 FSDP 混合分片，而不是 {0}。";
@@ -359,6 +360,7 @@ table! {
     ServeCacheKv => "KV cache layout: keys and values of {0} head(s) × {1} per layer, {2} per token.", "KV 缓存布局：每层 {0} 个头 × {1} 的键和值，每个词元 {2}。";
     ServeCacheLatent => "KV cache layout: the compressed latent of latent attention, {0} values per layer as one head with no separate values, {1} per token.", "KV 缓存布局：潜在注意力的压缩潜向量，每层 {0} 个值，作为一个头且不另存值，每个词元 {1}。";
     ServeCacheSliding => "{0} of {1} layers keep only their {2}-token window.", "{1} 层中有 {0} 层只保留其 {2} 个词元的窗口。";
+    ServeCacheIndexer => "Each token also caches the sparse-attention indexer's key, {0} bytes, in {1} layers.", "每个词元还在 {1} 层中缓存稀疏注意力索引器的键，每层 {0} 字节。";
     ServeCacheFull => "Full-attention layers: keys and values of {0} head(s) × {1}.", "全注意力层：{0} 个头 × {1} 的键和值。";
     ServeCacheReused => "The last {0} layers reuse an earlier layer's keys and values and keep none.", "最后 {0} 层复用前面某层的键和值，自身不保留缓存。";
     ServeCacheReusedAllocated => "The last {0} layers reuse an earlier layer's keys and values; SGLang allocates their cache anyway.", "最后 {0} 层复用前面某层的键和值；SGLang 仍为它们分配缓存。";
