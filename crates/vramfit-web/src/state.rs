@@ -789,8 +789,14 @@ impl AppState {
             }
             // With the default layout and mode, the only form input a model can
             // reject as not applicable is its input size; otherwise (or with
-            // settings from a link) it may be one of those.
-            Error::NotApplicable(why) if self.extras().is_empty() && self.plain_layout() => {
+            // settings from a link) it may be one of those. A model whose
+            // step is not simulated at all is no field's fault: said above
+            // the results.
+            Error::NotApplicable(why)
+                if self.extras().is_empty()
+                    && self.plain_layout()
+                    && *why != vramfit_core::error::Inapplicable::SparseAttentionIndexer =>
+            {
                 if let Some(f) = self.input_field() {
                     return self.errors.set(f, FieldError::NotApplicable(why.clone()));
                 }

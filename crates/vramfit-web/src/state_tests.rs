@@ -1132,3 +1132,20 @@ fn the_prerendered_pages_largest_batches_seed_the_first_estimate_only_where_they
         assert_eq!(estimate(&seeded), estimate(&searched), "{largest:?}");
     }
 }
+
+/// DeepSeek-V3.2's step is not simulated (its sparse-attention indexer):
+/// said above the results, in both languages, not pinned on a field.
+#[test]
+fn a_model_whose_step_is_not_simulated_says_so_above_the_results() {
+    let s = reduce(initial(), Action::SetModel("deepseek-v3.2".to_string()));
+    assert!(s.errors.get(Field::Seq).is_none());
+    let problem = s.problem.as_ref().expect("a problem");
+    assert!(
+        problem
+            .message(Lang::En)
+            .contains("sparse-attention indexer"),
+        "{}",
+        problem.message(Lang::En)
+    );
+    assert!(problem.message(Lang::Zh).contains("稀疏注意力索引器"));
+}

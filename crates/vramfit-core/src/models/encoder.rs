@@ -108,6 +108,8 @@ pub fn read(
         "gemma3" => "siglip_vision_model",
         "llava" => "clip_vision_model",
         "mistral3" => "pixtral",
+        "qwen2_vl" => "qwen2_vl_vision",
+        "qwen2_5_vl" => "qwen2_5_vl_vision",
         other => other,
     };
     let kind = v.str_or("model_type", default_kind)?.to_string();

@@ -360,7 +360,7 @@ table! {
     ServeCacheKv => "KV cache layout: keys and values of {0} head(s) × {1} per layer, {2} per token.", "KV 缓存布局：每层 {0} 个头 × {1} 的键和值，每个词元 {2}。";
     ServeCacheLatent => "KV cache layout: the compressed latent of latent attention, {0} values per layer as one head with no separate values, {1} per token.", "KV 缓存布局：潜在注意力的压缩潜向量，每层 {0} 个值，作为一个头且不另存值，每个词元 {1}。";
     ServeCacheSliding => "{0} of {1} layers keep only their {2}-token window.", "{1} 层中有 {0} 层只保留其 {2} 个词元的窗口。";
-    ServeCacheIndexer => "Each token also caches the sparse-attention indexer's key, {0} bytes, in {1} layers.", "每个词元还在 {1} 层中缓存稀疏注意力索引器的键，每层 {0} 字节。";
+    ServeCacheIndexer => "That includes the sparse-attention indexer's key, {0} bytes in each of {1} layers.", "其中包括稀疏注意力索引器的键：{1} 层中每层 {0} 字节。";
     ServeCacheFull => "Full-attention layers: keys and values of {0} head(s) × {1}.", "全注意力层：{0} 个头 × {1} 的键和值。";
     ServeCacheReused => "The last {0} layers reuse an earlier layer's keys and values and keep none.", "最后 {0} 层复用前面某层的键和值，自身不保留缓存。";
     ServeCacheReusedAllocated => "The last {0} layers reuse an earlier layer's keys and values; SGLang allocates their cache anyway.", "最后 {0} 层复用前面某层的键和值；SGLang 仍为它们分配缓存。";
