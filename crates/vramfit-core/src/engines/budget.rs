@@ -12,17 +12,6 @@ pub const VLLM_BLOCK_TOKENS: u64 = 16;
 /// `v1/attention/backends/mla/indexer.py`), and `CacheConfig.DEFAULT_BLOCK_SIZE` is 64.
 pub const VLLM_DSA_BLOCK_TOKENS: u64 = 64;
 
-/// vLLM's default `max_num_seqs` for the OpenAI server, on the same
-/// memory threshold as [`vllm_default_batched_tokens`] (`EngineArgs`:
-/// 1024 at and above 70 GiB, 256 below).
-pub fn vllm_default_max_seqs(gpu_memory: Bytes) -> u64 {
-    if gpu_memory.0 >= 70 * crate::units::GIB {
-        1024
-    } else {
-        256
-    }
-}
-
 /// DeepSeek Sparse Attention's cache per token on one GPU, every layer
 /// (DeepSeek-V3.2, GLM-5; `None` for other models) as vLLM and SGLang
 /// store it: the latent row in every layer — 576 values in the KV dtype,
@@ -123,14 +112,19 @@ pub fn vllm_dsa_buffers(
     (topk + physical + gather, logits)
 }
 
-/// vLLM's default `max_num_batched_tokens` for the OpenAI server on a GPU
-/// (`vllm/engine/arg_utils.py`, `EngineArgs._set_default_args`: 2048 for
-/// `vllm serve` below 70 GiB of GPU memory, 8192 at and above it).
-pub fn vllm_default_batched_tokens(gpu_memory: Bytes) -> u64 {
-    if gpu_memory.0 >= 70 * crate::units::GIB {
-        8192
+/// vLLM's defaults for the OpenAI server on `gpu`, `(max_num_batched_tokens,
+/// max_num_seqs)` (`EngineArgs.get_batch_defaults`, `vllm/engine/arg_utils.py`
+/// in 0.34): (16384, 1024) from 160 GiB of device memory (B200, MI300X);
+/// (8192, 1024) from 70 GiB but on an A100 (whose throughput larger batches
+/// cost, vllm-project/vllm#17885) or a GB10; (2048, 256) below.
+pub fn vllm_defaults(gpu: &crate::gpus::GpuPreset) -> (u64, u64) {
+    let memory = gpu.memory_bytes.0;
+    if memory >= 160 * crate::units::GIB {
+        (16_384, 1024)
+    } else if memory >= 70 * crate::units::GIB && !gpu.id.contains("a100") {
+        (8192, 1024)
     } else {
-        2048
+        (2048, 256)
     }
 }
 
@@ -559,6 +553,18 @@ pub fn sglang_kv(
 mod tests {
     use super::*;
     use crate::units::GIB;
+
+    #[test]
+    fn vllm_batches_by_the_gpu_as_its_engine_arguments_do() {
+        let of = |id: &str| crate::gpus::gpu_preset(id).ok().map(|g| vllm_defaults(&g));
+        assert_eq!(of("rtx-4090"), Some((2048, 256)));
+        // An 80 GB A100 keeps the small defaults (vllm-project/vllm#17885).
+        assert_eq!(of("a100-80gb"), Some((2048, 256)));
+        assert_eq!(of("h100-sxm"), Some((8192, 1024)));
+        assert_eq!(of("h200"), Some((8192, 1024)));
+        assert_eq!(of("b200"), Some((16_384, 1024)));
+        assert_eq!(of("mi300x"), Some((16_384, 1024)));
+    }
 
     #[test]
     fn the_block_count_of_vllm_issue_10517_follows_from_its_budget() {

@@ -771,11 +771,10 @@ fn torch_report(
     };
     match cfg.engine {
         Engine::Vllm => {
-            let tokens = budget::vllm_default_batched_tokens(gpu.memory_bytes);
+            let (tokens, seqs) = budget::vllm_defaults(gpu);
             let per_token = budget::profile_activation_per_token(t, cfg.tp);
             budget.activations = Bytes::of(tokens * per_token, 2);
             if dsa.is_some() {
-                let seqs = budget::vllm_default_max_seqs(gpu.memory_bytes);
                 let (held, transient) = budget::vllm_dsa_buffers(t, cfg.context, (tokens, seqs));
                 budget.activations = budget.activations.max(transient) + held;
             }
