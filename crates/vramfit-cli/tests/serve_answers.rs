@@ -65,8 +65,8 @@ fn the_longest_context_and_the_most_sequences_fit_and_one_more_does_not() {
 #[test]
 fn vllm_answers_llama_3_8b_on_an_rtx_4090_as_its_pool_says() {
     // Llama-3.1-8B (Llama-3-8B's shapes, 131,072 tokens of context):
-    // 49,760 KV tokens (3,110 blocks of 16): 6.07 sequences of 8192 tokens,
-    // and 24,880 tokens (1,555 blocks) for each of two.
+    // 49,728 KV tokens (777 blocks of 64): 6.07 sequences of 8192 tokens,
+    // and 24,832 tokens (388 blocks) for each of two.
     let a = json(
         "max-batch",
         "llama-3.1-8b",
@@ -81,7 +81,7 @@ fn vllm_answers_llama_3_8b_on_an_rtx_4090_as_its_pool_says() {
             "2",
         ],
     );
-    assert_eq!(a["max_context"], 24_880);
+    assert_eq!(a["max_context"], 24_832);
     assert_eq!(a["max_concurrency"], 6);
     assert_eq!(a["fewest_gpus"], 1);
     let table = stdout(&vramfit(&[
@@ -100,7 +100,7 @@ fn vllm_answers_llama_3_8b_on_an_rtx_4090_as_its_pool_says() {
         "2",
     ]));
     assert!(
-        table.contains("longest context at 2 sequence(s): 24880 tokens"),
+        table.contains("longest context at 2 sequence(s): 24832 tokens"),
         "{table}"
     );
     assert!(

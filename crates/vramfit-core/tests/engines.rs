@@ -143,8 +143,9 @@ fn vllm_holds_the_concurrency_its_start_up_log_printed() {
         // The log's non_torch_memory=0.35GiB.
         non_torch: Bytes((0.35 * GIB as f64) as u64),
     };
-    let blocks = budget::vllm_blocks(budget::vllm_kv_budget(&b), t.layers, 8 * 128 * 2 * 2);
-    let concurrency = budget::vllm_max_concurrency(blocks, 20_000);
+    // V0's blocks were 16 tokens.
+    let blocks = budget::vllm_blocks_of(budget::vllm_kv_budget(&b), t.layers, 8 * 128 * 2 * 2, 16);
+    let concurrency = budget::vllm_max_concurrency_of(blocks, 20_000, 16);
     println!("blocks {blocks}, concurrency {concurrency:.3}");
     assert!(
         (1941..=1963).contains(&blocks),
@@ -275,9 +276,9 @@ fn fp8_kv_doubles_vllm_s_blocks_and_more_utilization_never_holds_fewer() {
         },
     )
     .unwrap();
-    // Blocks of 16 tokens: half the page, twice the blocks (one more where
+    // Blocks of 64 tokens: half the page, twice the blocks (one more where
     // the halved page fits once more in the rest).
-    let (a, b) = (f16.kv_tokens.unwrap() / 16, fp8.kv_tokens.unwrap() / 16);
+    let (a, b) = (f16.kv_tokens.unwrap() / 64, fp8.kv_tokens.unwrap() / 64);
     assert!(b == 2 * a || b == 2 * a + 1, "{a} vs {b} blocks");
     let mut last = 0.0;
     for util in [0.5, 0.6, 0.7, 0.8, 0.9, 0.95] {
@@ -612,8 +613,8 @@ fn expert_banks_and_latent_projections_get_llama_quantize_s_types() {
 /// vLLM v1's hybrid allocator for gpt-oss-20b's 12 full and 12 sliding
 /// (128-token window) layers: two groups of 12 share 12 tensors, so the
 /// blocks are the budget over 12 layers' pages, the log's tokens half the
-/// blocks × 16, and a request of 131,072 tokens needs 8192 full blocks and
-/// `cdiv(127 + 8192, 16) + 1` = 521 sliding ones. SGLang's SWA pool holds
+/// blocks × 64, and a request of 131,072 tokens needs 2048 full blocks and
+/// `cdiv(127 + 8192, 64) + 1` = 131 sliding ones. SGLang's SWA pool holds
 /// `total / (0.8 × 12 + 12)` tokens in the full layers.
 #[test]
 fn sliding_window_layers_are_bounded_by_their_window_in_vllm_and_sglang() {
@@ -627,18 +628,18 @@ fn sliding_window_layers_are_bounded_by_their_window_in_vllm_and_sglang() {
     assert_eq!(per_token_layer, 2 * 8 * 64 * 2);
     let pool = Bytes(40 << 30);
     let kv = budget::vllm_kv(&oss, pool, per_token_layer, 131_072, 8192);
-    let blocks = pool.0 / (16 * per_token_layer) / 12;
+    let blocks = pool.0 / (64 * per_token_layer) / 12;
     assert_eq!(kv.blocks, blocks);
-    assert_eq!(kv.tokens, blocks / 2 * 16);
-    assert_eq!(kv.bytes.0, blocks * 12 * 16 * per_token_layer);
-    assert!((kv.max_concurrency - blocks as f64 / (8192 + 521) as f64).abs() < 1e-12);
-    // Counted as full attention, the model would hold 12 × 8713 / (24 ×
-    // 8192) = 0.53 times as many 131,072-token requests.
+    assert_eq!(kv.tokens, blocks / 2 * 64);
+    assert_eq!(kv.bytes.0, blocks * 12 * 64 * per_token_layer);
+    assert!((kv.max_concurrency - blocks as f64 / (2048 + 131) as f64).abs() < 1e-12);
+    // Counted as full attention, the model would hold 12 × 2179 / (24 ×
+    // 2048) = 0.53 times as many 131,072-token requests.
     let full =
         budget::vllm_max_concurrency(budget::vllm_blocks(pool, 24, per_token_layer), 131_072);
     let gain = kv.max_concurrency / full;
     assert!(
-        (gain - 24.0 * 8192.0 / (12.0 * 8713.0)).abs() < 1e-3,
+        (gain - 24.0 * 2048.0 / (12.0 * 2179.0)).abs() < 1e-3,
         "{gain}"
     );
     let (tokens, bytes) = budget::sglang_kv(&oss, pool, per_token_layer);
@@ -657,7 +658,8 @@ fn sliding_window_layers_are_bounded_by_their_window_in_vllm_and_sglang() {
 /// Qwen3-Next's and Qwen3.5's linear-attention layers keep a fixed state
 /// per sequence instead of keys and values: llama.cpp's f32 recurrent
 /// memory per sequence, vLLM's attention blocks grown until one holds a
-/// layer's state (544 tokens for Qwen3-Next-80B-A3B in bf16), SGLang's
+/// layer's state (576 tokens for Qwen3-Next-80B-A3B in bf16: 64 × cdiv(1,097,728,
+/// 64 × 2048)), SGLang's
 /// state pool beside its token pool; only the attention layers' keys and
 /// values grow with the context.
 #[test]
@@ -681,7 +683,7 @@ fn linear_attention_layers_keep_a_state_per_sequence() {
     assert_eq!(per_token_layer, 2 * 2 * 256 * 2);
     let pool = Bytes(40 << 30);
     let kv = budget::vllm_linear_kv(&next, g, pool, (per_token_layer, 1), 32_768);
-    let block = 544;
+    let block = 576;
     let page = block * per_token_layer;
     assert_eq!(kv.blocks, pool.0 / page / 12);
     assert_eq!(kv.tokens, kv.blocks / 4 * block);
@@ -721,7 +723,7 @@ fn linear_attention_layers_keep_a_state_per_sequence() {
 /// as each engine sizes them: E2B's 15 layers with a cache (3 full of one
 /// 512-wide head, 12 sliding of one 256-wide head; the last 20 of 35 reuse
 /// theirs), 18 KiB a token in bf16; SGLang allocates all 35 (42 KiB);
-/// vLLM's page is the full layers' 16 tokens, a sliding block 32 tokens.
+/// vLLM's page is the full layers' 64 tokens, a sliding block 128 tokens.
 #[test]
 fn gemma_4_caches_two_kinds_of_layer_and_none_for_the_shared_ones() {
     use vramfit_core::engines::budget::{self, TwoKinds};
@@ -741,11 +743,11 @@ fn gemma_4_caches_two_kinds_of_layer_and_none_for_the_shared_ones() {
     let pool = Bytes(12 << 30);
     let kv = budget::vllm_two_kinds_kv(&k, pool, 32_768, 2048);
     // Groups of 3 layers: one full group, four sliding ones.
-    let page = 16 * 2048;
+    let page = 64 * 2048;
     assert_eq!(kv.blocks, pool.0 / (3 * page));
-    let per_request = 32_768 / 16 + 4 * ((511 + 2048u64).div_ceil(32) + 1);
+    let per_request = 32_768 / 64 + 4 * ((511 + 2048u64).div_ceil(128) + 1);
     assert!((kv.max_concurrency - kv.blocks as f64 / per_request as f64).abs() < 1e-9);
-    assert_eq!(kv.tokens, kv.blocks / 5 * 16);
+    assert_eq!(kv.tokens, kv.blocks / 5 * 64);
     let (tokens, bytes) = budget::sglang_two_kinds_kv(&all, pool);
     assert_eq!(
         tokens,

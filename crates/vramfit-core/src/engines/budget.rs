@@ -3,14 +3,13 @@
 
 use crate::units::Bytes;
 
-/// Tokens per vLLM KV-cache block (`--block-size`, `CacheConfig.block_size`
-/// default 16 on CUDA).
-pub const VLLM_BLOCK_TOKENS: u64 = 16;
-
-/// Tokens per vLLM block of a model with DeepSeek Sparse Attention: the
-/// indexer's backend takes 64 alone (`DeepseekV32IndexerBackend.get_supported_kernel_block_sizes`,
-/// `v1/attention/backends/mla/indexer.py`), and `CacheConfig.DEFAULT_BLOCK_SIZE` is 64.
-pub const VLLM_DSA_BLOCK_TOKENS: u64 = 64;
+/// Tokens per vLLM KV-cache block: 0.34's `CacheConfig.DEFAULT_BLOCK_SIZE`
+/// (`vllm/config/cache.py`), which `Platform.update_block_size_for_backend`
+/// keeps for the CUDA backends (FlashAttention, FlashInfer and Triton take
+/// multiples of 16, FlashMLA and DeepSeek Sparse Attention's indexer 64,
+/// `get_preferred_block_size`). Releases before 0.2x used 16, as the V0
+/// logs the tests check against did.
+pub const VLLM_BLOCK_TOKENS: u64 = 64;
 
 /// DeepSeek Sparse Attention's cache per token on one GPU, every layer
 /// (DeepSeek-V3.2, GLM-5; `None` for other models) as vLLM and SGLang
@@ -59,16 +58,18 @@ impl Dsa {
     }
 }
 
-/// vLLM's cache for a DSA model: blocks of [`VLLM_DSA_BLOCK_TOKENS`]
-/// tokens of [`dsa_token_bytes`] each; a request holds `cdiv(context, 64)`.
+/// vLLM's cache for a DSA model: blocks of [`VLLM_BLOCK_TOKENS`] tokens
+/// of [`dsa_token_bytes`] each (64, the indexer backend's only size,
+/// `DeepseekV32IndexerBackend.get_supported_kernel_block_sizes`); a request
+/// holds `cdiv(context, 64)`.
 pub fn vllm_dsa_kv(budget: Bytes, per_token: u64, context: u64) -> VllmKv {
-    let page = VLLM_DSA_BLOCK_TOKENS * per_token;
+    let page = VLLM_BLOCK_TOKENS * per_token;
     let blocks = budget.0.checked_div(page).unwrap_or(0);
     VllmKv {
         blocks,
-        tokens: blocks * VLLM_DSA_BLOCK_TOKENS,
+        tokens: blocks * VLLM_BLOCK_TOKENS,
         bytes: Bytes::of(blocks, page),
-        max_concurrency: blocks as f64 / context.div_ceil(VLLM_DSA_BLOCK_TOKENS).max(1) as f64,
+        max_concurrency: blocks as f64 / context.div_ceil(VLLM_BLOCK_TOKENS).max(1) as f64,
     }
 }
 
@@ -199,7 +200,17 @@ pub fn sglang_kv_budget(b: &Budget) -> Bytes {
 /// (`vllm/v1/core/kv_cache_utils.py`, `get_num_blocks`;
 /// `FullAttentionSpec.page_size_bytes`).
 pub fn vllm_blocks(budget: Bytes, layers: u64, kv_bytes_per_token_layer: u64) -> u64 {
-    let page = VLLM_BLOCK_TOKENS * kv_bytes_per_token_layer;
+    vllm_blocks_of(budget, layers, kv_bytes_per_token_layer, VLLM_BLOCK_TOKENS)
+}
+
+/// [`vllm_blocks`] with blocks of `block` tokens (`--block-size`).
+pub fn vllm_blocks_of(
+    budget: Bytes,
+    layers: u64,
+    kv_bytes_per_token_layer: u64,
+    block: u64,
+) -> u64 {
+    let page = block * kv_bytes_per_token_layer;
     if page == 0 || layers == 0 {
         return 0;
     }
@@ -211,7 +222,12 @@ pub fn vllm_blocks(budget: Bytes, layers: u64, kv_bytes_per_token_layer: u64) ->
 /// (`get_max_concurrency_for_kv_cache_config`: `num_blocks /
 /// cdiv(max_model_len, block_size)` for full attention).
 pub fn vllm_max_concurrency(blocks: u64, context: u64) -> f64 {
-    blocks as f64 / context.div_ceil(VLLM_BLOCK_TOKENS).max(1) as f64
+    vllm_max_concurrency_of(blocks, context, VLLM_BLOCK_TOKENS)
+}
+
+/// [`vllm_max_concurrency`] with blocks of `block` tokens.
+pub fn vllm_max_concurrency_of(blocks: u64, context: u64, block: u64) -> f64 {
+    blocks as f64 / context.div_ceil(block.max(1)).max(1) as f64
 }
 
 /// The profile run's activation peak per token, in elements, for any
@@ -294,8 +310,8 @@ pub struct VllmKv {
 /// `group_size` tensors each shared by one layer of every group, so
 /// `num_blocks = available // page // group_size`; the log's tokens are
 /// `num_blocks // groups × block_size`; a request needs `cdiv(context,
-/// 16)` blocks in a full group and `cdiv(min(window − 1 +
-/// max_num_batched_tokens, context), 16) + 1` in a sliding one
+/// 64)` blocks in a full group and `cdiv(min(window − 1 +
+/// max_num_batched_tokens, context), 64) + 1` in a sliding one
 /// (`SlidingWindowSpec.max_memory_usage_bytes`), and the concurrency is
 /// `num_blocks` over their sum (`get_max_concurrency_for_kv_cache_config`).
 pub fn vllm_kv(
@@ -373,7 +389,7 @@ impl TwoKinds {
 
 /// vLLM v1's cache for Gemma 4, whose kinds of layer differ in their bytes
 /// per token (`kv_cache_planning.py`): `unify_kv_cache_spec_page_size`
-/// gives every layer the larger kind's page of 16 tokens, the smaller
+/// gives every layer the larger kind's page of 64 tokens, the smaller
 /// kind's block holding proportionally more tokens; then groups as
 /// [`vllm_kv`]'s, `num_blocks = available // (page × group_size)`. The
 /// layers that reuse another's keys and values (`kv_sharing_target_layer_name`)
@@ -442,8 +458,9 @@ pub fn sglang_two_kinds_kv(k: &TwoKinds, budget: Bytes) -> (u64, Bytes) {
 /// Qwen3.5): each layer's per-sequence state is a block of the same pool
 /// as the attention layers' keys and values. The attention block grows
 /// until one block of one layer holds a layer's state
-/// (`Platform._align_hybrid_block_size`: `16 × cdiv(state, 16 × kv bytes
-/// per token)`, the state page padded to it); the layers form groups of
+/// (`Platform._align_hybrid_block_size`: `64 × cdiv(state, 64 × kv bytes
+/// per token)`, 64 being the larger of the block size and the kernel's
+/// smallest, the state page padded to it); the layers form groups of
 /// `group_size` as for sliding windows (`_get_kv_cache_groups_uniform_page_size`),
 /// `num_blocks = available // page // group_size`. A request holds
 /// `cdiv(context, block)` blocks in each attention group and, prefix
@@ -568,11 +585,13 @@ mod tests {
 
     #[test]
     fn the_block_count_of_vllm_issue_10517_follows_from_its_budget() {
-        // "kv_cache_size=3.81GiB ... # GPU blocks: 1952": Llama-3.1-8B's
-        // page is 16 tokens × 8 heads × 128 × 2 (K, V) × 2 bytes = 64 KiB a
-        // layer, 2 MiB over 32 layers.
+        // "kv_cache_size=3.81GiB ... # GPU blocks: 1952" (V0, blocks of 16):
+        // Llama-3.1-8B's page is 16 tokens × 8 heads × 128 × 2 (K, V) × 2
+        // bytes = 64 KiB a layer, 2 MiB over 32 layers.
         let budget = Bytes((3.81 * GIB as f64) as u64);
-        assert_eq!(vllm_blocks(budget, 32, 8 * 128 * 2 * 2), 1950);
-        assert!((vllm_max_concurrency(1952, 20_000) - 1.5616).abs() < 1e-9);
+        assert_eq!(vllm_blocks_of(budget, 32, 8 * 128 * 2 * 2, 16), 1950);
+        assert!((vllm_max_concurrency_of(1952, 20_000, 16) - 1.5616).abs() < 1e-9);
+        // 0.34's blocks of 64 hold the same tokens, a quarter as many blocks.
+        assert_eq!(vllm_blocks(budget, 32, 8 * 128 * 2 * 2), 487);
     }
 }

@@ -329,7 +329,7 @@ table! {
     ServeKv => "KV cache", "KV 缓存";
     ServeKvNote => "Context × sequences, on the GPU for the offloaded layers.", "上下文长度 × 序列数，放到显卡的层在显卡上。";
     ServeKvPool => "KV cache pool", "KV 缓存池";
-    ServeKvPoolNote => "What the budget leaves after weights and activations, in blocks of 16 tokens.", "预算扣除权重和激活后的剩余部分，按每块 16 个词元分配。";
+    ServeKvPoolNote => "What the budget leaves after weights and activations, in blocks of 64 tokens.", "预算扣除权重和激活后的剩余部分，按每块 64 个词元分配。";
     ServeCompute => "Compute buffer", "计算缓冲区";
     ServeComputeNote => "Working memory for one batch of tokens.", "处理一批词元所需的工作内存。";
     ServeComputePoolNote => "The activation peak of the engine's profiling run.", "引擎性能分析运行时的激活峰值。";
