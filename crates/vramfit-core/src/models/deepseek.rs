@@ -127,22 +127,8 @@ fn read_v2(f: &Fields<'_>) -> Result<ModelSpec, Error> {
 /// Reads a `deepseek_v3` config with `DeepseekV3Config`'s defaults
 /// (`models/deepseek_v3/configuration_deepseek_v3.py`: DeepSeek-V3's shape).
 fn read_v3(f: &Fields<'_>) -> Result<ModelSpec, Error> {
-    let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
-    let router = Router::SigmoidGroups {
-        groups: or("n_group", 8)?,
-        topk_groups: or("topk_group", 4)?,
-        renormalize: f.bool_or("norm_topk_prob", true),
-    };
-    let mut fields = f.map.clone();
-    fields
-        .entry("num_experts_per_tok")
-        .or_insert(serde_json::Value::from(8));
-    let f = Fields {
-        map: &fields,
-        model_type: f.model_type.clone(),
-    };
     let d = (129_280, 7168, 61, 128, 18_432, 2048, 256, 1, 3);
-    read(&f, d, router, latent(1536, MlaRope::Real))
+    read_sigmoid(f, (8, 4), d, latent(1536, MlaRope::Real))
 }
 
 /// Reads a `deepseek_v32` config with `DeepseekV32Config`'s defaults
@@ -157,31 +143,39 @@ fn read_v32(f: &Fields<'_>) -> Result<ModelSpec, Error> {
 /// features over a 2048 query rank, 256 experts in one group, an indexer
 /// of 32 heads).
 fn read_glm_moe_dsa(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    let d = (154_880, 6144, 78, 64, 12_288, 2048, 256, 1, 3);
+    let latent = Mla {
+        qk_nope_head_dim: 192,
+        v_head_dim: 256,
+        ..latent(2048, MlaRope::Real)
+    };
+    with_indexer(read_sigmoid(f, (1, 1), d, latent)?, f, 32)
+}
+
+/// A decoder routed by V3's bias-corrected sigmoid scores over groups
+/// (`n_group`, `topk_group`, defaults `groups`), 8 experts a token unless
+/// the config says otherwise.
+fn read_sigmoid(
+    f: &Fields<'_>,
+    groups: (u64, u64),
+    d: Defaults,
+    latent: Mla,
+) -> Result<ModelSpec, Error> {
     let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
     let router = Router::SigmoidGroups {
-        groups: or("n_group", 1)?,
-        topk_groups: or("topk_group", 1)?,
+        groups: or("n_group", groups.0)?,
+        topk_groups: or("topk_group", groups.1)?,
         renormalize: f.bool_or("norm_topk_prob", true),
     };
     let mut fields = f.map.clone();
     fields
         .entry("num_experts_per_tok")
         .or_insert(serde_json::Value::from(8));
-    let g = Fields {
+    let f = Fields {
         map: &fields,
         model_type: f.model_type.clone(),
     };
-    let d = (154_880, 6144, 78, 64, 12_288, 2048, 256, 1, 3);
-    let latent = Mla {
-        q_lora_rank: 2048,
-        kv_lora_rank: 512,
-        qk_nope_head_dim: 192,
-        qk_rope_head_dim: 64,
-        v_head_dim: 256,
-        rope: MlaRope::Real,
-        indexer: None,
-    };
-    with_indexer(read(&g, d, router, latent)?, f, 32)
+    read(&f, d, router, latent)
 }
 
 /// `spec` with the indexer its config describes (`index_n_heads`, default
@@ -351,7 +345,6 @@ fn presets() -> Vec<ModelPreset> {
                     64,
                     12_288,
                     Mla {
-                        q_lora_rank: 2048,
                         qk_nope_head_dim: 192,
                         v_head_dim: 256,
                         ..mla(2048, MlaRope::Real)
