@@ -1,21 +1,23 @@
-//! The vision encoder a multimodal checkpoint loads beside its language
-//! model, counted from its `config.json` (`vision_config` and the
-//! projector's fields) as `transformers` 5.24 builds it: every parameter
-//! under `model.visual` / `model.vision_tower` and `model.multi_modal_projector`.
+//! The encoders a multimodal checkpoint loads beside its language model —
+//! its vision encoder, and Gemma 4's audio encoder — counted from its
+//! `config.json` (`vision_config`, `audio_config` and the projectors'
+//! fields) as `transformers` 5.24 builds them: every parameter under
+//! `model.visual` / `model.vision_tower` / `model.audio_tower` and the
+//! projectors (`model.multi_modal_projector`, `embed_vision`, `embed_audio`).
 //!
-//! Its weights are held whatever the input; it runs only on images, which
-//! vramfit does not model, so it is lowered as frozen weights that take
-//! part in no op (what a text-only step, or a fine-tune with the encoder
-//! frozen — LLaMA-Factory's `freeze_vision_tower`, ms-swift's `freeze_vit`,
-//! both on by default — keeps of it). Counts checked against
-//! `tests/reference/multimodal_counts.csv`.
+//! Their weights are held whatever the input; they run only on images and
+//! audio, which vramfit does not model, so they are lowered as frozen
+//! weights that take part in no op (what a text-only step, or a fine-tune
+//! with the encoder frozen — LLaMA-Factory's `freeze_vision_tower`,
+//! ms-swift's `freeze_vit`, both on by default — keeps of them). Counts
+//! checked against `tests/reference/multimodal_counts.csv`.
 
 use super::hf_fields::Fields;
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// A multimodal checkpoint's encoder (and projector) weights.
+/// A multimodal checkpoint's encoders' (and projectors') weights.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Encoder {
     /// All its parameters.
@@ -23,7 +25,8 @@ pub struct Encoder {
     /// Of those, the weights of its linear layers (what bitsandbytes
     /// quantizes with the language model's: every `nn.Linear` but the head).
     pub linear: u64,
-    /// Its `vision_config` `model_type`, or the outer config's when absent.
+    /// Which encoders: their configs' `model_type`s (the config class's
+    /// default where a config names none), comma-separated.
     pub kind: String,
 }
 
