@@ -292,6 +292,16 @@ fn presets() -> Vec<ModelPreset> {
         topk_groups: 4,
         renormalize: true,
     };
+    // DeepSeek-V3's shape, which V3.2 keeps.
+    let v3_shape = || {
+        decoder(
+            (129_280, 7168, 61),
+            128,
+            18_432,
+            mla(1536, MlaRope::Real),
+            moe((256, 8, 2048, 1, 3), v3),
+        )
+    };
     vec![
         p(
             "deepseek-v2-lite",
@@ -305,34 +315,9 @@ fn presets() -> Vec<ModelPreset> {
             ),
         )
         .context(163_840),
-        p(
-            "deepseek-v3",
-            "DeepSeek-V3 / R1",
-            decoder(
-                (129_280, 7168, 61),
-                128,
-                18_432,
-                mla(1536, MlaRope::Real),
-                moe((256, 8, 2048, 1, 3), v3),
-            ),
-        )
-        .context(163_840),
+        p("deepseek-v3", "DeepSeek-V3 / R1", v3_shape()).context(163_840),
         // DeepSeek-V3.2: V3's shape and an indexer in every layer.
-        p(
-            "deepseek-v3.2",
-            "DeepSeek-V3.2",
-            indexed(
-                decoder(
-                    (129_280, 7168, 61),
-                    128,
-                    18_432,
-                    mla(1536, MlaRope::Real),
-                    moe((256, 8, 2048, 1, 3), v3),
-                ),
-                64,
-            ),
-        )
-        .context(163_840),
+        p("deepseek-v3.2", "DeepSeek-V3.2", indexed(v3_shape(), 64)).context(163_840),
         // GLM-5 (zai-org/GLM-5): 744B, latent attention over a 2048 query
         // rank, 256 experts in one group, an indexer of 32 heads.
         ModelPreset::new(
