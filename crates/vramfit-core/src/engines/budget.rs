@@ -51,8 +51,8 @@ impl Dsa {
             } else {
                 mla.cache_width() * kv_size
             },
-            key: ix.head_dim + ix.head_dim.div_ceil(128) * 4,
-            indexed: (0..t.layers).filter(|&i| ix.runs_in(i)).count() as u64,
+            key: ix.fp8_key_bytes(),
+            indexed: ix.layers(t.layers),
             topk: ix.topk,
         })
     }
@@ -102,11 +102,11 @@ pub fn vllm_dsa_buffers(
     let Some(ix) = t.mla.as_deref().and_then(|m| m.indexer) else {
         return (Bytes::ZERO, Bytes::ZERO);
     };
-    let indexed = (0..t.layers).filter(|&i| ix.runs_in(i)).count() as u64;
+    let indexed = ix.layers(t.layers);
     let topk = Bytes::of(batched, ix.topk * 4);
     let physical = Bytes::of(indexed * (batched.min(seqs) + 1), ix.topk * 4);
     let factor = if context <= 262_144 { 5 } else { 2 };
-    let key = ix.head_dim + ix.head_dim.div_ceil(128) * 4;
+    let key = ix.fp8_key_bytes();
     let gather = Bytes::of(context.saturating_mul(8 * factor), key);
     let logits = Bytes::of(seqs.min(batched), context.next_multiple_of(256) * 4)
         .max(Bytes(512 * crate::units::MIB));

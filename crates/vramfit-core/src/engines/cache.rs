@@ -159,9 +159,9 @@ impl CacheLayout {
             .as_deref()
             .and_then(|m| m.indexer)
             .map(|ix| IndexerKeys {
-                layers: (0..t.layers).filter(|&i| ix.runs_in(i)).count() as u64,
+                layers: ix.layers(t.layers),
                 bytes: match cfg.engine {
-                    Engine::Vllm | Engine::Sglang => ix.head_dim + ix.head_dim.div_ceil(128) * 4,
+                    Engine::Vllm | Engine::Sglang => ix.fp8_key_bytes(),
                     Engine::LlamaCpp => {
                         cfg.kv
                             .ggml()

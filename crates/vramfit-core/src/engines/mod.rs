@@ -845,9 +845,11 @@ fn torch_report(
             );
             // A sparse-attention layer's indexer keys beside its latent, in
             // the cache's dtype (`cache.update_indexer`).
-            let indexer = t.mla.as_deref().and_then(|m| m.indexer).map_or(0, |ix| {
-                (0..t.layers).filter(|&i| ix.runs_in(i)).count() as u64 * ix.head_dim * kv_size
-            });
+            let indexer = t
+                .mla
+                .as_deref()
+                .and_then(|m| m.indexer)
+                .map_or(0, |ix| ix.layers(t.layers) * ix.head_dim * kv_size);
             let kv = Bytes::of(tokens, per_token + indexer) + Bytes(states);
             ServeReport {
                 weights_bytes: weights,

@@ -66,6 +66,17 @@ impl Indexer {
             .is_multiple_of(self.every.max(1))
     }
 
+    /// How many of `layers` layers run their own indexer (and cache its key).
+    pub fn layers(&self, layers: u64) -> u64 {
+        (0..layers).filter(|&i| self.runs_in(i)).count() as u64
+    }
+
+    /// Bytes of one cached key as vLLM and SGLang store it: fp8 values and
+    /// an fp32 scale per 128 (`DeepseekV32IndexerCache`, `IndexKeyCache`).
+    pub fn fp8_key_bytes(&self) -> u64 {
+        self.head_dim + self.head_dim.div_ceil(128) * 4
+    }
+
     /// Its parameters in a layer that runs it, for a model of width
     /// `hidden` and query rank `q_lora_rank`.
     pub fn parameters(&self, hidden: u64, q_lora_rank: u64) -> u64 {
