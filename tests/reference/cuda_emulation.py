@@ -22,6 +22,8 @@ Three pieces, each installed by `install()`:
    Also emulated: the CUDA-only branch inside the composite `softmax` /
    `log_softmax` (`input.is_cuda() && input is Half && dtype == Float` ->
    `_softmax(input, dim, half_to_float=True)`: no fp32 copy of the input).
+   And `torch.is_autocast_enabled()` without a device type, which answers for
+   CUDA, answers for the CPU autocast the step runs under (as it would on CUDA).
 
 2. Dropout as on CUDA: `torch.nn.functional.dropout` (non-inplace, training,
    0 < p < 1) calls `aten.native_dropout`, which saves a 1-byte bool mask, as
@@ -255,6 +257,15 @@ _LIB = None
 INSTALL_REPORT: dict[str, list[str]] = {}
 
 
+_IS_AUTOCAST_ENABLED = torch.is_autocast_enabled
+
+
+def _is_autocast_enabled_here(device_type=None):
+    """`torch.is_autocast_enabled()` without a device type answers for CUDA: on a CUDA machine,
+    for the autocast the step runs under. Here that is the CPU's (Nemotron's LayerNorm1P asks)."""
+    return _IS_AUTOCAST_ENABLED("cpu" if device_type is None else device_type)
+
+
 def install_cuda_autocast() -> None:
     global _LIB
     if _LIB is not None:
@@ -286,6 +297,7 @@ def install_cuda_autocast() -> None:
             lib.impl(name, _make_passthrough_kernel(op), "AutocastCPU", with_keyset=True)
             passthrough.append(name)
     torch.clear_autocast_cache = _clear_autocast_cache_wrapper
+    torch.is_autocast_enabled = _is_autocast_enabled_here
     _LIB = lib
     INSTALL_REPORT.update(
         registered=registered,

@@ -677,6 +677,12 @@ CASES = [
     C("mixtral-h512", 4, "amp-bf16", "adamw", seq=2048, layers=8),
     C("deepseek-v3-h512", 4, "amp-bf16", "adamw", seq=1024, layers=8),
     C("gpt-oss-h512", 2, "amp-bf16", "adamw", seq=2048, layers=8),
+    # MLPs without a gate, relu2 (Arcee's and Nemotron's layouts; Nemotron's LayerNorm1P in bf16)
+    C("arcee-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("arcee-h512", 2, "fp32", "adamw", seq=1024, layers=2),
+    C("nemotron-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("nemotron-h512", 2, "fp32", "adamw", seq=1024, layers=2),
+    C("nemotron-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
     # Real presets cut to 2 blocks
     C("olmoe-1b-7b", 8, "amp-bf16", "adamw", seq=2048, layers=2),
     C("qwen3-30b-a3b", 4, "amp-bf16", "adamw", seq=2048, layers=2),

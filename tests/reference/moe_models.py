@@ -1,4 +1,5 @@
-"""Mixture-of-experts models (and Gemma 4) for param_counts.py and memory_reference.py.
+"""Mixture-of-experts models (and Gemma 4, and dense layouts read from a config.json only) for
+param_counts.py and memory_reference.py.
 
 Each preset is the `config.json` of the checkpoint on the Hugging Face Hub,
 written out as config-class keyword arguments (fields equal to the config
@@ -9,6 +10,10 @@ from __future__ import annotations
 
 import transformers
 from transformers import (
+    ArceeConfig,
+    ArceeForCausalLM,
+    NemotronConfig,
+    NemotronForCausalLM,
     DeepseekV2Config,
     DeepseekV2ForCausalLM,
     DeepseekV3Config,
@@ -62,6 +67,8 @@ CLASSES = {
     "gemma4_text": (Gemma4TextConfig, Gemma4ForCausalLM),
     "deepseek_v32": (DeepseekV32Config, DeepseekV32ForCausalLM),
     "glm_moe_dsa": (GlmMoeDsaConfig, GlmMoeDsaForCausalLM),
+    "arcee": (ArceeConfig, ArceeForCausalLM),
+    "nemotron": (NemotronConfig, NemotronForCausalLM),
 }
 
 
@@ -338,6 +345,15 @@ VARIANTS = {
         attention_k_eq_v=True, sliding_window=1024, hidden_size_per_layer_input=0,
         enable_moe_block=True, num_experts=128, top_k_experts=8, moe_intermediate_size=704,
         final_logit_softcapping=30.0)),
+    # Dense decoders whose MLP is not gated, down_proj(relu2(up_proj(x))): Arcee's AFM layout
+    # (Llama's block otherwise) and Nemotron's (LayerNorm1P, which runs in half precision under
+    # autocast, and half of each head rotated).
+    "arcee-h512": ("arcee", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, tie_word_embeddings=False)),
+    "nemotron-h512": ("nemotron", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, tie_word_embeddings=False)),
 }
 
 ALL = {**PRESETS, **VARIANTS}

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write param_counts.csv: exact parameter counts of reference models, and
+"""Write param_counts.csv: exact parameter counts of reference models (the presets, and the
+reference variants whose config.json memory_reference.py writes to moe/), and
 moe_active_params.csv: the parameters one token reads in each mixture of experts.
 
 params = sum(p.numel() for p in model.parameters())  (tied weights counted once)
@@ -28,7 +29,7 @@ OUT_ACTIVE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "moe_activ
 
 def main() -> None:
     rows, active = [], []
-    for mid in models.PARAM_COUNT_IDS:
+    for mid in models.PARAM_COUNT_IDS + list(models.moe_models.VARIANTS):
         with torch.device("meta"):
             m, source = models.build(mid)
         n = sum(p.numel() for p in m.parameters())

@@ -223,6 +223,13 @@ pub enum NotLlamaStyle {
     /// words that read the same in every language.
     #[error("it has layers other than attention ({0}), which vramfit does not model yet")]
     OtherLayers(String),
+    /// Its MLP is not gated: `hidden_act` (the value) is one that only
+    /// ungated MLPs use (Apertus's `xielu`), where the Llama-style reading
+    /// would count a gate projection that is not there.
+    #[error(
+        "its MLP is not gated (hidden_act '{0}': up and down projections only), which the Llama-style reading does not model"
+    )]
+    UngatedMlp(String),
     /// Its decoder fields contradict each other (what the check found).
     #[error("read as a Llama-style decoder, its fields contradict each other: {0}")]
     Contradictory(String),

@@ -278,12 +278,27 @@ impl Builder {
     /// `nn.LayerNorm(h)`: on autocast's fp32 list. Saves the input and fp32
     /// mean / rstd (one per row).
     pub fn layernorm(&mut self, name: &str, x: TensorId, h: u64, bias: bool) -> TensorId {
+        let xc = self.autocast_fp32(x);
+        self.layernorm_of(name, xc, h, bias)
+    }
+
+    /// Nemotron's `NemotronLayerNorm1P`: `F.layer_norm` of its input, `weight
+    /// + 1` and its bias, all cast to autocast's half type (an fp32 input
+    /// becomes a half copy) and run with autocast off: in half precision
+    /// under mixed precision, saving the half input and fp32 mean / rstd.
+    /// (`weight + 1` and its cast are `h`-element temporaries, not counted.)
+    pub fn layernorm_1p(&mut self, name: &str, x: TensorId, h: u64) -> TensorId {
+        let xc = self.autocast_lower(x);
+        self.layernorm_of(name, xc, h, true)
+    }
+
+    /// The `native_layer_norm` kernel on `xc` as it is (see [`Self::layernorm`]).
+    fn layernorm_of(&mut self, name: &str, xc: TensorId, h: u64, bias: bool) -> TensorId {
         let w = self.param(&format!("{name}.weight"), &[h]);
         let mut params = vec![w];
         if bias {
             params.push(self.param(&format!("{name}.bias"), &[h]));
         }
-        let xc = self.autocast_fp32(x);
         let t = self.tensor_info(xc);
         let rows = t.numel.per_sample / h.max(1);
         let out = self.tensor(t.numel, t.dtype, self.grad_flows(&[xc], &params));

@@ -674,7 +674,13 @@ fn imports_starcoder2() {
     };
     assert_eq!(
         (t.block.norm_kind, t.block.mlp),
-        (NormKind::LayerNorm, MlpKind::Plain { bias: true })
+        (
+            NormKind::LayerNorm,
+            MlpKind::Plain {
+                bias: true,
+                relu_squared: false
+            }
+        )
     );
     assert_eq!(
         t.block.sliding.map(|w| (w.window, w.full_every)),
@@ -772,6 +778,22 @@ fn other_decoders_import_as_llama_style_with_their_assumptions() {
         msg.contains("layers other than attention (mamba_d_state)"),
         "{msg}"
     );
+    // LFM2's short convolutions, named by their kernel's field.
+    let lfm2 = format!(r#"{{"model_type":"lfm2",{llama3},"conv_L_cache":3}}"#);
+    let msg = import(&lfm2).unwrap_err().to_string();
+    assert!(
+        msg.contains("layers other than attention (conv_L_cache)"),
+        "{msg}"
+    );
+    // An MLP without a gate (Apertus's xIELU) would be counted with one.
+    let apertus = format!(r#"{{"model_type":"apertus",{llama3},"hidden_act":"xielu"}}"#);
+    assert!(matches!(
+        import(&apertus),
+        Err(Error::UnsupportedModelType {
+            why: NotLlamaStyle::UngatedMlp(ref a),
+            ..
+        }) if a == "xielu"
+    ));
     let sliding = format!(
         r#"{{"model_type":"new_sliding",{llama3},"layer_types":["sliding_attention","full_attention"]}}"#
     );

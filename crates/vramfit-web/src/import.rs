@@ -138,6 +138,7 @@ fn not_llama_style(why: &NotLlamaStyle, lang: Lang) -> String {
         NotLlamaStyle::Experts(field) => tf(lang, Key::NotLlamaExperts, &[field]),
         NotLlamaStyle::LatentAttention => t(lang, Key::NotLlamaLatent).to_string(),
         NotLlamaStyle::OtherLayers(which) => tf(lang, Key::NotLlamaOtherLayers, &[which]),
+        NotLlamaStyle::UngatedMlp(act) => tf(lang, Key::NotLlamaUngatedMlp, &[act]),
         NotLlamaStyle::Contradictory(why) => tf(lang, Key::NotLlamaContradictory, &[why]),
     }
 }

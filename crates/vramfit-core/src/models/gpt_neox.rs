@@ -72,7 +72,10 @@ fn block() -> BlockOptions {
     BlockOptions {
         norm_kind: NormKind::LayerNorm,
         qkv: QkvProjection::FusedChunks,
-        mlp: MlpKind::Plain { bias: true },
+        mlp: MlpKind::Plain {
+            bias: true,
+            relu_squared: false,
+        },
         parallel_residual: true,
         ..BlockOptions::default()
     }

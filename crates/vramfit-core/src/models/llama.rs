@@ -98,8 +98,9 @@ const EXPERT_FIELDS: [&str; 4] = [
 ];
 /// Fields that size layers other than attention: linear attention (Qwen3-Next's
 /// and Qwen3.5's Gated DeltaNet, MiniMax's lightning attention) and
-/// state-space layers (Mamba in Jamba, Falcon-H1, Nemotron-H, Granite 4).
-const OTHER_LAYER_FIELDS: [&str; 8] = [
+/// state-space layers (Mamba in Jamba, Falcon-H1, Nemotron-H, Granite 4)
+/// and short convolutions (LFM2).
+const OTHER_LAYER_FIELDS: [&str; 10] = [
     "linear_num_value_heads",
     "linear_key_head_dim",
     "linear_conv_kernel_dim",
@@ -108,7 +109,13 @@ const OTHER_LAYER_FIELDS: [&str; 8] = [
     "ssm_state_size",
     "hybrid_override_pattern",
     "layers_block_type",
+    "conv_L_cache",
+    "full_attn_idxs",
 ];
+/// Activations that only ungated MLPs (`down(act(up(x)))`) use: xIELU
+/// (Apertus) and squared ReLU (Arcee's and Nemotron's, whose model types
+/// are read; another type with it is refused rather than given a gate).
+const UNGATED_ACTIVATIONS: [&str; 2] = ["xielu", "relu2"];
 const IGNORED_FIELDS: [&str; 13] = [
     "sliding_window",
     "layer_types",
@@ -249,6 +256,14 @@ pub fn read_as_llama(
     }
     if let Some(k) = OTHER_LAYER_FIELDS.into_iter().find(|k| present(k)) {
         return Err(NotLlamaStyle::OtherLayers(k.to_string()));
+    }
+    if let Some(act) = f
+        .map
+        .get("hidden_act")
+        .and_then(serde_json::Value::as_str)
+        .filter(|a| UNGATED_ACTIVATIONS.contains(a))
+    {
+        return Err(NotLlamaStyle::UngatedMlp(act.to_string()));
     }
     Ok(llama_config(f).map(|t| {
         let mut said = vec![Assumption::LlamaLayout {

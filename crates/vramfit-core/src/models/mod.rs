@@ -33,6 +33,7 @@ pub mod qwen3_5;
 pub mod qwen_moe;
 pub mod registry;
 pub mod regnet;
+pub mod relu2;
 pub mod smollm3;
 pub mod starcoder2;
 pub mod t5;

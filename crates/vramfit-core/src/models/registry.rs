@@ -8,11 +8,11 @@ use super::family::{Family, Import, ModelPreset};
 use super::{
     bert, cnn, convnext, deepseek, efficientnet, ernie, exaone4, gemma, gemma4, glm4_moe, gpt_neox,
     gpt_oss, gpt2, llama, minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi3, qwen_moe, qwen3,
-    qwen3_5, regnet, smollm3, starcoder2, t5, vit, vit_hf,
+    qwen3_5, regnet, relu2, smollm3, starcoder2, t5, vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 32] = [
+pub const FAMILIES: [Family; 34] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -36,6 +36,8 @@ pub const FAMILIES: [Family; 32] = [
     gemma4::FAMILY,
     gpt_neox::FAMILY,
     phi3::FAMILY,
+    relu2::ARCEE,
+    relu2::NEMOTRON,
     smollm3::FAMILY,
     starcoder2::FAMILY,
     deepseek::FAMILY,

@@ -46,7 +46,10 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
         hidden_dropout: f.f64_or("residual_dropout", 0.0),
         attention_dropout: f.f64_or("attention_dropout", 0.0),
         block: BlockOptions {
-            mlp: MlpKind::Plain { bias },
+            mlp: MlpKind::Plain {
+                bias,
+                relu_squared: false,
+            },
             ..base.block
         },
         ..base
@@ -71,7 +74,10 @@ fn decoder(
         mlp_bias: true,
         block: BlockOptions {
             norm_kind: NormKind::LayerNorm,
-            mlp: MlpKind::Plain { bias: true },
+            mlp: MlpKind::Plain {
+                bias: true,
+                relu_squared: false,
+            },
             sliding: window.map(|window| SlidingWindow {
                 window,
                 full_every: 0,

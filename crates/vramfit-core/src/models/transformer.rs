@@ -185,6 +185,11 @@ pub enum NormKind {
     /// `nn.LayerNorm` with weight and bias: one fp32-list kernel that saves
     /// its input and fp32 mean and rstd (GPT-NeoX).
     LayerNorm,
+    /// Nemotron's `NemotronLayerNorm1P`: `F.layer_norm(x, shape, weight +
+    /// 1, bias)` with its arguments cast to autocast's half type and
+    /// autocast then off, so that under mixed precision it runs in half
+    /// precision on a half copy of an fp32 input ([`crate::builder::Builder::layernorm_1p`]).
+    LayerNorm1P,
 }
 
 /// How a Llama-layout block projects q, k and v.
@@ -256,11 +261,19 @@ pub enum MlpKind {
     /// the activation's saved gate keeps the whole output.
     FusedGated,
     /// `dense_4h_to_h(act(dense_h_to_4h(x)))` (GPT-NeoX, StarCoder2's
-    /// `c_proj(act(c_fc(x)))`).
+    /// `c_proj(act(c_fc(x)))`, Arcee's and Nemotron's
+    /// `down_proj(act(up_proj(x)))`).
     Plain {
         /// Whether both projections have a bias (GPT-NeoX's always do,
-        /// StarCoder2's with `use_bias`).
+        /// StarCoder2's with `use_bias`, Arcee's and Nemotron's with `mlp_bias`).
         bias: bool,
+        /// `act` is `relu2` (`ReLUSquaredActivation`: `relu`, which saves
+        /// its output, then `torch.square` of it, which saves its input:
+        /// `pow(x, 2)`, on autocast's fp32 list, so that under mixed
+        /// precision it squares an fp32 copy into an fp32 output) rather
+        /// than one kernel that saves its input.
+        #[serde(default)]
+        relu_squared: bool,
     },
 }
 
@@ -1560,9 +1573,16 @@ fn llama_mlp(b: &mut Builder, t: &TransformerSpec, n: TensorId) -> TensorId {
             let g = b.activation("mlp.activation_fn", half(0));
             b.mul("mlp.up_mul", half(1), g, b.numel(g).per_sample)
         }
-        MlpKind::Plain { bias } => {
+        MlpKind::Plain { bias, relu_squared } => {
             let f = b.linear("mlp.dense_h_to_4h", n, h, i, bias);
-            let f = b.activation("mlp.act", f);
+            let f = if relu_squared {
+                let r = b.relu("mlp.act.relu", f, false);
+                // `torch.square` is `pow(x, 2)`, on autocast's fp32 list.
+                let r = b.autocast_fp32(r);
+                b.activation("mlp.act.square", r)
+            } else {
+                b.activation("mlp.act", f)
+            };
             return b.linear("mlp.dense_4h_to_h", f, i, h, bias);
         }
     };
@@ -1580,6 +1600,7 @@ pub(super) fn rms(
 ) -> TensorId {
     match t.block.norm_kind {
         NormKind::LayerNorm => b.layernorm(name, x, width, true),
+        NormKind::LayerNorm1P => b.layernorm_1p(name, x, width),
         NormKind::Rms if t.block.rms_weight_first => b.rmsnorm_weight_first(name, x, width),
         NormKind::Rms => b.rmsnorm(name, x, width),
     }
