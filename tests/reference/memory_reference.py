@@ -683,6 +683,14 @@ CASES = [
     C("nemotron-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
     C("nemotron-h512", 2, "fp32", "adamw", seq=1024, layers=2),
     C("nemotron-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    # Llama 4: every token through every expert (bmm over the whole banks), the complex fp32 rotary
+    # embedding then the weightless L2 q/k norm, the fourth layer's queries scaled by position, chunks
+    # of 512 (the masks under SDPA from seq 1024)
+    C("llama4-scout-h512", 2, "amp-bf16", "adamw", seq=1024),
+    C("llama4-scout-h512", 1, "fp32", "adamw", seq=1024),
+    C("llama4-scout-h512", 2, "amp-bf16", "adamw", ckpt="full", seq=1024),
+    C("llama4-scout-h512", 2, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
+    C("llama4-maverick-h512", 2, "amp-bf16", "adamw", seq=1024),
     # Real presets cut to 2 blocks
     C("olmoe-1b-7b", 8, "amp-bf16", "adamw", seq=2048, layers=2),
     C("qwen3-30b-a3b", 4, "amp-bf16", "adamw", seq=2048, layers=2),

@@ -12,6 +12,8 @@ import transformers
 from transformers import (
     ArceeConfig,
     ArceeForCausalLM,
+    Llama4ForCausalLM,
+    Llama4TextConfig,
     NemotronConfig,
     NemotronForCausalLM,
     DeepseekV2Config,
@@ -69,6 +71,7 @@ CLASSES = {
     "glm_moe_dsa": (GlmMoeDsaConfig, GlmMoeDsaForCausalLM),
     "arcee": (ArceeConfig, ArceeForCausalLM),
     "nemotron": (NemotronConfig, NemotronForCausalLM),
+    "llama4_text": (Llama4TextConfig, Llama4ForCausalLM),
 }
 
 
@@ -88,7 +91,10 @@ def _every_nth_full(layers: int, n: int) -> list:
 # -397B-A17B (class defaults: head_dim 256, a quarter of it rotated, 16 linear key heads of 128,
 # full attention every fourth layer), and the text_config of google/gemma-4-E2B, -E4B, -26B-A4B and
 # -31B as transformers' convert_gemma4_weights.py (_VARIANTS) writes them and copies of the released
-# files show them (vocabulary 262144, heads of 256 sliding and 512 full, logits capped at 30).
+# files show them (vocabulary 262144, heads of 256 sliding and 512 full, logits capped at 30), and the
+# text_config of meta-llama/Llama-4-Scout-17B-16E-Instruct and -Maverick-17B-128E-Instruct (Scout: 16
+# experts in every layer, q/k norms; Maverick: 128 in every second layer, none; both every fourth layer
+# without rotary embedding and chunks of 8192; moe_layers and no_rope_layers as the class derives them).
 PRESETS = {
     "mixtral-8x7b": ("mixtral", dict(
         vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
@@ -355,6 +361,36 @@ VARIANTS = {
         vocab_size=32000, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=2, tie_word_embeddings=False)),
 }
+
+PRESETS.update({
+    "llama-4-scout-17b-16e": ("llama4_text", dict(
+        vocab_size=202048, hidden_size=5120, intermediate_size=8192, intermediate_size_mlp=16384,
+        num_hidden_layers=48, num_attention_heads=40, num_key_value_heads=8, head_dim=128,
+        num_local_experts=16, num_experts_per_tok=1, interleave_moe_layer_step=1, use_qk_norm=True,
+        attention_chunk_size=8192, max_position_embeddings=10485760, tie_word_embeddings=False)),
+    "llama-4-maverick-17b-128e": ("llama4_text", dict(
+        vocab_size=202048, hidden_size=5120, intermediate_size=8192, intermediate_size_mlp=16384,
+        num_hidden_layers=48, num_attention_heads=40, num_key_value_heads=8, head_dim=128,
+        num_local_experts=128, num_experts_per_tok=1, interleave_moe_layer_step=2, use_qk_norm=False,
+        attention_chunk_size=8192, max_position_embeddings=1048576, tie_word_embeddings=False)),
+})
+
+VARIANTS.update({
+    # Llama 4 Scout's layout at a 512-wide hidden state, four layers (the fourth without rotary
+    # embedding, its queries scaled by position; the others attend within chunks of 512): 16 experts
+    # in every layer, every token through all of them by bmm, a shared expert after them.
+    "llama4-scout-h512": ("llama4_text", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=256, intermediate_size_mlp=1024,
+        num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=2, head_dim=64,
+        num_local_experts=16, num_experts_per_tok=1, interleave_moe_layer_step=1, use_qk_norm=True,
+        attention_chunk_size=512, tie_word_embeddings=False)),
+    # Maverick's: 128 experts in every second layer (dense MLPs between), no q/k norms.
+    "llama4-maverick-h512": ("llama4_text", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=128, intermediate_size_mlp=1024,
+        num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=2, head_dim=64,
+        num_local_experts=128, num_experts_per_tok=1, interleave_moe_layer_step=2, use_qk_norm=False,
+        attention_chunk_size=512, tie_word_embeddings=False)),
+})
 
 ALL = {**PRESETS, **VARIANTS}
 

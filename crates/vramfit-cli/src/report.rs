@@ -434,12 +434,19 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
         );
     }
     if let Some(r) = &e.routing {
+        let rows = match r.every_expert {
+            Some(n) => format!(
+                "every token through all {n} experts (transformers' Llama 4 runs them as one bmm over the whole banks), nothing dispatched to pad"
+            ),
+            None => format!(
+                "tokens × top-k rows whatever the routing; drop-and-pad at capacity factor {} would keep {} more",
+                r.capacity_factor, r.padded_extra_bytes
+            ),
+        };
         let _ = writeln!(
             s,
-            "routed experts: {} of activations a micro-batch, tokens × top-k rows whatever the routing; drop-and-pad at capacity factor {} would keep {} more{}",
+            "routed experts: {} of activations a micro-batch, {rows}{}",
             r.expert_activation_bytes,
-            r.capacity_factor,
-            r.padded_extra_bytes,
             if r.aux_loss {
                 "; the auxiliary load-balancing loss is on (output_router_logits)"
             } else {

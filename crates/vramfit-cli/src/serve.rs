@@ -163,9 +163,15 @@ fn kv_layout_line(c: &CacheLayout) -> String {
         );
     }
     if let Some(h) = c.sliding {
+        let what = if h.chunked {
+            "attend within chunks and keep at most their"
+        } else {
+            "keep only their"
+        };
+        let unit = if h.chunked { "chunk" } else { "window" };
         let _ = write!(
             s,
-            "; {} of {} layers keep only their {}-token window",
+            "; {} of {} layers {what} {}-token {unit}",
             h.sliding,
             h.full + h.sliding,
             h.window

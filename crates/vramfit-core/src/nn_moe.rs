@@ -170,6 +170,43 @@ impl Builder {
         out
     }
 
+    /// `x * column`, a `[rows, 1]` column broadcast over each of x's rows
+    /// (Llama 4's `routed_in * router_scores.reshape(-1, 1)`): a new tensor
+    /// of x's size in the promoted dtype; saves both. Backward: x's
+    /// gradient, and the column's, `(grad * x).sum(-1)`, whose product is
+    /// a temporary as large as x's gradient.
+    pub fn mul_column(&mut self, name: &str, x: TensorId, column: TensorId) -> TensorId {
+        let dtype = self.promote(x, column);
+        let n = self.numel(x);
+        let rg = self.requires_grad(x) || self.requires_grad(column);
+        let out = self.tensor(n, dtype, rg);
+        let mut saved = Vec::new();
+        if self.requires_grad(column) {
+            saved.push(x);
+        }
+        if self.requires_grad(x) {
+            saved.push(column);
+        }
+        let backward_temp = if self.requires_grad(column) {
+            crate::nn::bytes(n, dtype)
+        } else {
+            Numel::default()
+        };
+        self.op(
+            name,
+            OpKind::Elementwise,
+            OpSpec {
+                inputs: vec![x, column],
+                outputs: vec![out],
+                saved,
+                backward_temp,
+                flops: Numel::per_sample(n.per_sample),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
     /// An integer tensor made without gradient (`torch.sort`'s outputs,
     /// `perm // k`, `histc`'s counts): `numel` elements of `dtype`.
     pub fn index_tensor(

@@ -170,6 +170,50 @@ impl Builder {
         out
     }
 
+    /// Llama 4's `apply_rotary_emb` on one of q and k:
+    /// `view_as_complex(x.float().reshape(.., -1, 2)) * freqs_cis`, then
+    /// `view_as_real(..).flatten(3).type_as(x)`. From half precision: the
+    /// fp32 copy, the complex product (as many bytes), the copy freed, the
+    /// cast back; from fp32 the product is the output. Saves only
+    /// `freqs_cis` (x's gradient needs no x). Backward: the gradient's fp32
+    /// copy, its product with the conjugate, the cast back.
+    pub fn rotary_complex_fp32(&mut self, name: &str, x: TensorId) -> TensorId {
+        let t = self.tensor_info(x);
+        let out = self.tensor(t.numel, t.dtype, t.requires_grad);
+        let own = bytes(t.numel, t.dtype);
+        let wide = bytes(t.numel, DType::F32);
+        let (forward_steps, backward_temp) = if t.dtype == DType::F32 {
+            (Vec::new(), wide)
+        } else {
+            (
+                vec![
+                    TempStep::Alloc(wide), // 0: x.float()
+                    TempStep::Alloc(wide), // 1: * freqs_cis
+                    TempStep::Free(0),
+                    TempStep::Outputs, // .type_as(x)
+                    TempStep::Free(1),
+                ],
+                Numel {
+                    fixed: 2 * wide.fixed + own.fixed,
+                    per_sample: 2 * wide.per_sample + own.per_sample,
+                },
+            )
+        };
+        self.op(
+            name,
+            OpKind::Elementwise,
+            OpSpec {
+                inputs: vec![x],
+                outputs: vec![out],
+                forward_steps,
+                backward_temp,
+                flops: Numel::per_sample(3 * t.numel.per_sample),
+                ..OpSpec::default()
+            },
+        );
+        out
+    }
+
     /// GPT-NeoX's and Phi-3's `apply_rotary_pos_emb` on one of q and k
     /// (`x`, `head_dim` features per head): the first `dims` features of each
     /// head rotate, `(x_rot * cos) + (rotate_half(x_rot) * sin)` (three

@@ -3,7 +3,10 @@
 //! rows whatever the routing (`transformers`' grouped path and
 //! Megatron-Core's dropless dispatch neither drop nor pad); a drop-and-pad
 //! dispatch at a capacity factor pads every expert's rows to that factor
-//! times its even share, however the tokens fall.
+//! times its even share, however the tokens fall. Llama 4 in
+//! `transformers` runs every token through every expert (tokens × experts
+//! rows, [`crate::models::Router::Llama4`]): nothing is dispatched, so
+//! nothing is padded.
 
 use crate::graph::Graph;
 use crate::units::Bytes;
@@ -37,12 +40,23 @@ pub struct Routing {
     /// (`output_router_logits` in the `config.json`, off by default):
     /// every sparse layer's router logits kept until it.
     pub aux_loss: bool,
+    /// Every token goes through all of these experts (Llama 4 in
+    /// `transformers`): the rows are tokens × experts, and
+    /// [`Routing::padded_extra_bytes`] is 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub every_expert: Option<u64>,
 }
 
 /// [`Routing`] for the graph `g` at micro-batch `batch`, whose experts
-/// run the auxiliary loss when `aux_loss`; `None` without routed experts
-/// (or in inference, which saves nothing).
-pub fn routing(g: &Graph, batch: u64, aux_loss: bool) -> Option<Routing> {
+/// run the auxiliary loss when `aux_loss` and take every token through all
+/// `every_expert` experts when given; `None` without routed experts (or in
+/// inference, which saves nothing).
+pub fn routing(
+    g: &Graph,
+    batch: u64,
+    aux_loss: bool,
+    every_expert: Option<u64>,
+) -> Option<Routing> {
     let mut seen = std::collections::HashSet::new();
     let mut bytes = 0u64;
     let mut routed = false;
@@ -63,7 +77,12 @@ pub fn routing(g: &Graph, batch: u64, aux_loss: bool) -> Option<Routing> {
     (routed && bytes > 0).then(|| Routing {
         expert_activation_bytes: Bytes(bytes),
         capacity_factor: CAPACITY_FACTOR,
-        padded_extra_bytes: Bytes((bytes as f64 * (CAPACITY_FACTOR - 1.0)).round() as u64),
+        padded_extra_bytes: if every_expert.is_some() {
+            Bytes::ZERO
+        } else {
+            Bytes((bytes as f64 * (CAPACITY_FACTOR - 1.0)).round() as u64)
+        },
         aux_loss,
+        every_expert,
     })
 }

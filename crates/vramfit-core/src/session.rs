@@ -277,7 +277,13 @@ impl Session {
             deepspeed_estimate: report::deepspeed_estimate(g, cfg),
             rank: report::rank_note(cfg, spec),
             beyond_trained_context: report::beyond_trained_context(spec, cfg),
-            routing: crate::routing::routing(g, cfg.batch, spec.aux_loss()),
+            routing: crate::routing::routing(
+                g,
+                cfg.batch,
+                spec.aux_loss(),
+                // Under expert parallelism Llama 4 dispatches as the others do.
+                spec.every_expert().filter(|_| cfg.parallel.ep <= 1),
+            ),
             linear_attention: report::linear_attention(spec),
         })
     }

@@ -614,8 +614,9 @@ fn expert_banks_and_latent_projections_get_llama_quantize_s_types() {
 /// (128-token window) layers: two groups of 12 share 12 tensors, so the
 /// blocks are the budget over 12 layers' pages, the log's tokens half the
 /// blocks × 64, and a request of 131,072 tokens needs 2048 full blocks and
-/// `cdiv(127 + 8192, 64) + 1` = 131 sliding ones. SGLang's SWA pool holds
-/// `total / (0.8 × 12 + 12)` tokens in the full layers.
+/// `cdiv(127 + 2 × 8192, 64) + 1` = 259 sliding ones (the window and two
+/// batches in flight under asynchronous scheduling). SGLang's SWA pool
+/// holds `total / (0.8 × 12 + 12)` tokens in the full layers.
 #[test]
 fn sliding_window_layers_are_bounded_by_their_window_in_vllm_and_sglang() {
     use vramfit_core::engines::budget;
@@ -632,14 +633,14 @@ fn sliding_window_layers_are_bounded_by_their_window_in_vllm_and_sglang() {
     assert_eq!(kv.blocks, blocks);
     assert_eq!(kv.tokens, blocks / 2 * 64);
     assert_eq!(kv.bytes.0, blocks * 12 * 64 * per_token_layer);
-    assert!((kv.max_concurrency - blocks as f64 / (2048 + 131) as f64).abs() < 1e-12);
-    // Counted as full attention, the model would hold 12 × 2179 / (24 ×
-    // 2048) = 0.53 times as many 131,072-token requests.
+    assert!((kv.max_concurrency - blocks as f64 / (2048 + 259) as f64).abs() < 1e-12);
+    // Counted as full attention, the model would hold 12 × 2307 / (24 ×
+    // 2048) = 0.56 times as many 131,072-token requests.
     let full =
         budget::vllm_max_concurrency(budget::vllm_blocks(pool, 24, per_token_layer), 131_072);
     let gain = kv.max_concurrency / full;
     assert!(
-        (gain - 24.0 * 2048.0 / (12.0 * 2179.0)).abs() < 1e-3,
+        (gain - 24.0 * 2048.0 / (12.0 * 2307.0)).abs() < 1e-3,
         "{gain}"
     );
     let (tokens, bytes) = budget::sglang_kv(&oss, pool, per_token_layer);
@@ -719,6 +720,43 @@ fn linear_attention_layers_keep_a_state_per_sequence() {
     assert_eq!(r.kv_cache_bytes.0, kv);
 }
 
+/// Llama 4 Scout's 36 chunked layers (chunks of 8192) and 12 full ones,
+/// as vLLM's hybrid allocator groups them (one full group and three
+/// chunked ones of 12 layers, `num_blocks = pool // (12 pages)`) and as
+/// `ChunkedLocalAttentionSpec` bounds a request: `cdiv(min(8192 + 2 ×
+/// 8192, context), 64)` blocks per chunked group, no extra block; SGLang
+/// pools the chunked layers as sliding ones, 0.8 times the full layers'
+/// tokens.
+#[test]
+fn llama_4_caches_a_chunk_in_its_chunked_layers() {
+    use vramfit_core::engines::budget::{self, Hybrid};
+    use vramfit_core::units::Bytes;
+    let ModelSpec::Transformer(scout) = model_preset("llama-4-scout-17b-16e").unwrap().spec else {
+        unreachable!("a transformer preset")
+    };
+    let hy = Hybrid::of(&scout).unwrap();
+    assert_eq!(
+        (hy.full, hy.sliding, hy.window, hy.chunked),
+        (12, 36, 8192, true)
+    );
+    let per_token_layer = budget::kv_token_layer(&scout, 2, 1);
+    assert_eq!(per_token_layer, 2 * 8 * 128 * 2);
+    let pool = Bytes(60 << 30);
+    let context = 131_072;
+    let kv = budget::vllm_kv(&scout, pool, per_token_layer, context, 8192);
+    let blocks = pool.0 / (64 * per_token_layer) / 12;
+    assert_eq!(kv.blocks, blocks);
+    assert_eq!(kv.tokens, blocks / 4 * 64);
+    let per_request = context / 64 + 3 * (8192u64 + 2 * 8192).div_ceil(64);
+    assert!((kv.max_concurrency - blocks as f64 / per_request as f64).abs() < 1e-12);
+    // A context within a chunk and the tokens in flight: as many blocks as a full layer's.
+    let short = budget::vllm_kv(&scout, pool, per_token_layer, 8192, 8192);
+    assert!((short.max_concurrency - blocks as f64 / (4 * 128) as f64).abs() < 1e-12);
+    let (tokens, _) = budget::sglang_kv(&scout, pool, per_token_layer);
+    let total = (pool.0 / (48 * per_token_layer) * 48) as f64;
+    assert_eq!(tokens, (total / (0.8 * 36.0 + 12.0)) as u64);
+}
+
 /// Gemma 4's two kinds of attention layer and its shared keys and values,
 /// as each engine sizes them: E2B's 15 layers with a cache (3 full of one
 /// 512-wide head, 12 sliding of one 256-wide head; the last 20 of 35 reuse
@@ -745,7 +783,7 @@ fn gemma_4_caches_two_kinds_of_layer_and_none_for_the_shared_ones() {
     // Groups of 3 layers: one full group, four sliding ones.
     let page = 64 * 2048;
     assert_eq!(kv.blocks, pool.0 / (3 * page));
-    let per_request = 32_768 / 64 + 4 * ((511 + 2048u64).div_ceil(128) + 1);
+    let per_request = 32_768 / 64 + 4 * ((511 + 2 * 2048u64).div_ceil(128) + 1);
     assert!((kv.max_concurrency - kv.blocks as f64 / per_request as f64).abs() < 1e-9);
     assert_eq!(kv.tokens, kv.blocks / 5 * 64);
     let (tokens, bytes) = budget::sglang_two_kinds_kv(&all, pool);

@@ -25,13 +25,59 @@ fn total_and_active_parameters_match_transformers() {
         assert_eq!(spec.active_parameter_count().unwrap(), active, "{}", f[0]);
         checked += 1;
     }
-    assert_eq!(checked, 24);
+    assert_eq!(checked, 26);
     // A dense model's parameters are all active.
     let llama = preset("llama-3-8b");
     assert_eq!(
         llama.active_parameter_count().unwrap(),
         llama.parameter_count().unwrap()
     );
+}
+
+/// Llama 4's released `config.json` files (`Llama4ForConditionalGeneration`,
+/// the language model in `text_config`: Scout with its `moe_layers` and
+/// `no_rope_layers` written out, Maverick with them derived) give the
+/// presets, and the import says the vision encoder is not counted.
+#[test]
+fn llama4_configs_import_as_their_presets() {
+    let nope: Vec<&str> = (0..48)
+        .map(|i| if (i + 1) % 4 != 0 { "1" } else { "0" })
+        .collect();
+    let moe: Vec<String> = (0..48).map(|i: u64| i.to_string()).collect();
+    let scout = format!(
+        r#"{{"architectures":["Llama4ForConditionalGeneration"],"model_type":"llama4","tie_word_embeddings":false,
+        "vision_config":{{"model_type":"llama4_vision_model","hidden_size":1408}},
+        "text_config":{{"attention_bias":false,"attention_chunk_size":8192,"attention_dropout":0.0,"attn_scale":0.1,
+        "attn_temperature_tuning":4,"floor_scale":8192,"head_dim":128,"hidden_act":"silu","hidden_size":5120,
+        "interleave_moe_layer_step":1,"intermediate_size":8192,"intermediate_size_mlp":16384,
+        "max_position_embeddings":10485760,"model_type":"llama4_text","moe_layers":[{}],"no_rope_layers":[{}],
+        "num_attention_heads":40,"num_experts_per_tok":1,"num_hidden_layers":48,"num_key_value_heads":8,
+        "num_local_experts":16,"rms_norm_eps":1e-05,"rope_scaling":{{"factor":16.0,"high_freq_factor":1.0,
+        "low_freq_factor":1.0,"original_max_position_embeddings":8192,"rope_type":"llama3"}},"rope_theta":500000.0,
+        "use_qk_norm":true,"vocab_size":202048}}}}"#,
+        moe.join(","),
+        nope.join(",")
+    );
+    let imported = import(&scout).unwrap();
+    assert_eq!(imported.spec, preset("llama-4-scout-17b-16e"));
+    assert!(
+        imported.assumptions[0].to_string().contains("not counted"),
+        "{:?}",
+        imported.assumptions
+    );
+    let maverick = r#"{"model_type":"llama4_text","attention_chunk_size":8192,"head_dim":128,"hidden_size":5120,
+        "interleave_moe_layer_step":2,"intermediate_size":8192,"intermediate_size_mlp":16384,
+        "max_position_embeddings":1048576,"num_attention_heads":40,"num_experts_per_tok":1,"num_hidden_layers":48,
+        "num_key_value_heads":8,"num_local_experts":128,"rope_scaling":null,"rope_theta":500000.0,
+        "use_qk_norm":false,"vocab_size":202048,"tie_word_embeddings":false}"#;
+    assert_eq!(
+        import(maverick).unwrap().spec,
+        preset("llama-4-maverick-17b-128e")
+    );
+    // A `moe_layers` entry past the layers is named.
+    let odd = maverick.replace(r#""interleave_moe_layer_step":2"#, r#""moe_layers":[1,48]"#);
+    let msg = import(&odd).unwrap_err().to_string();
+    assert!(msg.contains("moe_layers names layer 48"), "{msg}");
 }
 
 /// The `config.json` files on the Hugging Face Hub (the fields that

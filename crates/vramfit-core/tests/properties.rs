@@ -104,7 +104,7 @@ fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
     };
     (
         (4u64..9, 1u64..3, 8u64..64),
-        0u8..6,
+        0u8..7,
         0u8..4,
         any::<bool>(),
         0u8..3,
@@ -127,6 +127,7 @@ fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
                     },
                     3 => Router::SigmoidBias,
                     4 => Router::SoftmaxCorrected,
+                    5 => Router::Llama4,
                     _ => Router::TopKSoftmax,
                 };
                 let gpt_oss = router == Router::TopKSoftmax;

@@ -244,6 +244,7 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
                     vramfit_core::models::QkNorm::None,
                     vramfit_core::models::QkNorm::PerHead,
                     vramfit_core::models::QkNorm::Whole,
+                    vramfit_core::models::QkNorm::L2AfterRotary,
                 ],
             )?,
             norm: choose(
@@ -271,6 +272,7 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
                 &[
                     vramfit_core::models::NormKind::Rms,
                     vramfit_core::models::NormKind::LayerNorm,
+                    vramfit_core::models::NormKind::LayerNorm1P,
                 ],
             )?,
             qkv: choose(
@@ -282,7 +284,13 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
                 ],
             )?,
             rotary: if u.arbitrary()? {
-                vramfit_core::models::Rotary::Whole
+                choose(
+                    u,
+                    &[
+                        vramfit_core::models::Rotary::Whole,
+                        vramfit_core::models::Rotary::ComplexFp32,
+                    ],
+                )?
             } else {
                 // Up to a whole head and, now and then, more (refused by validate).
                 vramfit_core::models::Rotary::Sliced {
@@ -294,14 +302,23 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
                 &[
                     vramfit_core::models::MlpKind::Gated,
                     vramfit_core::models::MlpKind::FusedGated,
-                    vramfit_core::models::MlpKind::Plain { bias: true },
-                    vramfit_core::models::MlpKind::Plain { bias: false },
+                    vramfit_core::models::MlpKind::Plain {
+                        bias: true,
+                        relu_squared: false,
+                    },
+                    vramfit_core::models::MlpKind::Plain {
+                        bias: false,
+                        relu_squared: true,
+                    },
                 ],
             )?,
             parallel_residual: u.arbitrary()?,
             sinks: u.arbitrary()?,
             attn_gate: u.arbitrary()?,
             nope_every: dim(u, 4)?.saturating_sub(1),
+            chunked: u.arbitrary()?,
+            softmax_in_dtype: u.arbitrary()?,
+            nope_temperature: u.arbitrary()?,
         },
         context_limit: if u.arbitrary()? { 0 } else { dim(u, 1 << 17)? },
         // Mixtures of experts and latent attention are drawn by the property

@@ -273,6 +273,9 @@ pub struct Hybrid {
     pub sliding: u64,
     /// The window, in tokens.
     pub window: u64,
+    /// The sliding layers attend within chunks of `window` (Llama 4's
+    /// chunked local attention, [`crate::models::BlockOptions::chunked`]).
+    pub chunked: bool,
 }
 
 impl Hybrid {
@@ -284,6 +287,7 @@ impl Hybrid {
             full: t.layers - sliding,
             sliding,
             window: w.window,
+            chunked: t.block.chunked,
         })
     }
 }
@@ -302,6 +306,15 @@ pub struct VllmKv {
     pub max_concurrency: f64,
 }
 
+/// The tokens vLLM 0.34 counts as scheduled but not yet freed
+/// (`VllmConfig.max_in_flight_tokens`): `max_num_batched_tokens` for each
+/// batch in flight, two with asynchronous scheduling, on by default
+/// (`max_concurrent_batches`: one pipeline stage + 1). A sliding or
+/// chunked layer's blocks are freed only once those are processed.
+pub fn vllm_in_flight_tokens(max_batched_tokens: u64) -> u64 {
+    2 * max_batched_tokens
+}
+
 /// vLLM v1's KV cache from its budget (`vllm/v1/core/kv_cache_utils.py`).
 /// Every layer full: one group, `get_num_blocks` over all layers. A
 /// hybrid of full and sliding-window layers (`_get_kv_cache_groups_uniform_page_size`):
@@ -310,10 +323,13 @@ pub struct VllmKv {
 /// `group_size` tensors each shared by one layer of every group, so
 /// `num_blocks = available // page // group_size`; the log's tokens are
 /// `num_blocks // groups × block_size`; a request needs `cdiv(context,
-/// 64)` blocks in a full group and `cdiv(min(window − 1 +
-/// max_num_batched_tokens, context), 64) + 1` in a sliding one
-/// (`SlidingWindowSpec.max_memory_usage_bytes`), and the concurrency is
-/// `num_blocks` over their sum (`get_max_concurrency_for_kv_cache_config`).
+/// 64)` blocks in a full group and `cdiv(min(window − 1 + in flight,
+/// context), 64) + 1` in a sliding one
+/// (`SlidingWindowSpec.max_admission_blocks_per_request`), `cdiv(min(chunk
+/// + in flight, context), 64)` in a chunked one
+/// (`ChunkedLocalAttentionSpec`'s), the tokens in flight being
+/// [`vllm_in_flight_tokens`]; the concurrency is `num_blocks` over their
+/// sum (`get_max_concurrency_for_kv_cache_config`).
 pub fn vllm_kv(
     t: &crate::models::TransformerSpec,
     budget: Bytes,
@@ -338,8 +354,17 @@ pub fn vllm_kv(
     let full_groups = hy.full.div_ceil(group_size);
     let sliding_groups = hy.sliding.div_ceil(group_size);
     let blocks = budget.0.checked_div(page).unwrap_or(0) / group_size.max(1);
-    let window_tokens = (hy.window.saturating_sub(1) + max_batched_tokens).min(context);
-    let sliding_blocks = window_tokens.div_ceil(VLLM_BLOCK_TOKENS) + 1;
+    let in_flight = vllm_in_flight_tokens(max_batched_tokens);
+    let sliding_blocks = if hy.chunked {
+        (hy.window + in_flight)
+            .min(context)
+            .div_ceil(VLLM_BLOCK_TOKENS)
+    } else {
+        (hy.window.saturating_sub(1) + in_flight)
+            .min(context)
+            .div_ceil(VLLM_BLOCK_TOKENS)
+            + 1
+    };
     let per_request = full_groups * full_blocks + sliding_groups * sliding_blocks;
     VllmKv {
         blocks,
@@ -394,8 +419,8 @@ impl TwoKinds {
 /// [`vllm_kv`]'s, `num_blocks = available // (page × group_size)`. The
 /// layers that reuse another's keys and values (`kv_sharing_target_layer_name`)
 /// get no spec. A request needs `cdiv(context, full block)` blocks per
-/// full group and `cdiv(min(window − 1 + max_num_batched_tokens, context),
-/// sliding block) + 1` per sliding one.
+/// full group and `cdiv(min(window − 1 + in flight, context), sliding
+/// block) + 1` per sliding one ([`vllm_in_flight_tokens`]).
 pub fn vllm_two_kinds_kv(
     k: &TwoKinds,
     budget: Bytes,
@@ -415,7 +440,8 @@ pub fn vllm_two_kinds_kv(
     .max(1);
     let (full_groups, sliding_groups) = (nf.div_ceil(group_size), ns.div_ceil(group_size));
     let blocks = budget.0.checked_div(page * group_size).unwrap_or(0);
-    let window_tokens = (k.window.saturating_sub(1) + max_batched_tokens).min(context);
+    let window_tokens =
+        (k.window.saturating_sub(1) + vllm_in_flight_tokens(max_batched_tokens)).min(context);
     let sliding_blocks = if ns > 0 {
         window_tokens.div_ceil(block_s) + 1
     } else {
@@ -535,10 +561,12 @@ pub fn sglang_linear_kv(
 /// The sliding-window split SGLang pools separately: a hybrid model that
 /// `is_hybrid_swa_model` lists (`python/sglang/srt/configs/model_config.py`;
 /// of the families vramfit reads `GptOssForCausalLM`, told here as a
-/// sliding-window mixture of experts, and Gemma 4). Gemma 2 and 3 keep a
-/// full cache.
+/// sliding-window mixture of experts, Gemma 4, and Llama 4 as released,
+/// `Llama4ForConditionalGeneration`, its chunked layers pooled as sliding
+/// ones of the chunk; a text-only `Llama4ForCausalLM` checkpoint would get
+/// a full cache, not told apart here). Gemma 2 and 3 keep a full cache.
 pub fn sglang_swa(t: &crate::models::TransformerSpec) -> Option<Hybrid> {
-    Hybrid::of(t).filter(|_| t.moe.is_some() || t.gemma4.is_some())
+    Hybrid::of(t).filter(|h| t.moe.is_some() || t.gemma4.is_some() || h.chunked)
 }
 
 /// SGLang's token pools from its budget: `max_total_num_tokens = rest //

@@ -174,7 +174,8 @@ fn attention_tensors(
             out.extend([vector(Some(i), q), vector(Some(i), kv), vector(Some(i), kv)]);
         }
         match t.block.qk_norm {
-            QkNorm::None => {}
+            // Llama 4's L2 norm has no weight.
+            QkNorm::None | QkNorm::L2AfterRotary => {}
             QkNorm::PerHead => {
                 out.extend([vector(Some(i), t.head_dim), vector(Some(i), t.head_dim)])
             }

@@ -608,9 +608,10 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
                 replicated += match moe.router {
                     Router::SigmoidBias | Router::SoftmaxCorrected => 2 * e * h + 2 * e,
                     Router::SigmoidGroups { .. } => e * h + 2 * e,
-                    Router::Softmax { .. } | Router::SoftmaxGroups { .. } | Router::TopKSoftmax => {
-                        e * h
-                    }
+                    Router::Softmax { .. }
+                    | Router::SoftmaxGroups { .. }
+                    | Router::TopKSoftmax
+                    | Router::Llama4 => e * h,
                     // Gemma 4's projection, learned scale and `per_expert_scale`.
                     Router::Gemma4 => e * h + h + e,
                 };
@@ -718,7 +719,8 @@ fn attention_matrices(t: &TransformerSpec, i: u64) -> (Vec<(u64, u64)>, u64, u64
         let kv = t.kv_heads * t.head_dim;
         let biases = if t.qkv_bias { q + 2 * kv } else { 0 };
         let norms = match t.block.qk_norm {
-            crate::models::transformer::QkNorm::None => 0,
+            crate::models::transformer::QkNorm::None
+            | crate::models::transformer::QkNorm::L2AfterRotary => 0,
             crate::models::transformer::QkNorm::PerHead => 2 * t.head_dim,
             crate::models::transformer::QkNorm::Whole => q + kv,
         };

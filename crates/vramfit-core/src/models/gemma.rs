@@ -149,6 +149,9 @@ const GEMMA_BLOCK: BlockOptions = BlockOptions {
     parallel_residual: false,
     sinks: false,
     attn_gate: false,
+    chunked: false,
+    softmax_in_dtype: false,
+    nope_temperature: false,
 };
 
 /// Gemma 2's block: sandwich norms, scores and logits soft-capped.

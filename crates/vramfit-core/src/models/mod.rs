@@ -19,6 +19,7 @@ pub mod gpt_neox;
 pub mod gpt_oss;
 pub mod hf_fields;
 pub mod llama;
+pub mod llama4;
 pub mod minimax_m2;
 pub mod mixtral;
 pub mod mla;
@@ -379,6 +380,20 @@ impl ModelSpec {
     /// (`output_router_logits`, [`moe::Moe::aux_loss`]).
     pub fn aux_loss(&self) -> bool {
         matches!(self, ModelSpec::Transformer(TransformerSpec { moe: Some(m), .. }) if m.aux_loss)
+    }
+
+    /// The experts every token goes through when the router sends each
+    /// token through all of them ([`moe::Router::Llama4`]); `None` for
+    /// any other model.
+    pub fn every_expert(&self) -> Option<u64> {
+        match self {
+            ModelSpec::Transformer(TransformerSpec { moe: Some(m), .. })
+                if m.router == moe::Router::Llama4 =>
+            {
+                Some(m.experts)
+            }
+            _ => None,
+        }
     }
 
     /// Each routed expert's feed-forward width (the columns expert tensor

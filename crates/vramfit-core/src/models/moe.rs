@@ -103,6 +103,13 @@ pub enum Router {
     /// softmax, top-k, renormalized, times `per_expert_scale[index]`
     /// ([`super::gemma4::router`]).
     Gemma4,
+    /// Llama 4 (`Llama4Router`, an `nn.Linear`): top-k of the logits, the
+    /// other experts' scores −inf (`full_like(..).scatter_`), the sigmoid
+    /// of every score in fp32, cast back. Every token then goes through
+    /// every expert, scaled by its score (0 where not chosen), by `bmm`
+    /// over the whole banks (`Llama4TextExperts`; see
+    /// [`super::moe_lower`]), the shared expert after them.
+    Llama4,
 }
 
 /// Experts every token goes through: one MLP (gate, up, down `nn.Linear`)
@@ -276,7 +283,8 @@ impl Moe {
             | Router::SigmoidBias
             | Router::SoftmaxCorrected
             | Router::TopKSoftmax
-            | Router::Gemma4 => {}
+            | Router::Gemma4
+            | Router::Llama4 => {}
         }
         Ok(())
     }

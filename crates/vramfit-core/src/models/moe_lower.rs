@@ -40,6 +40,9 @@ use crate::graph::{Numel, OpKind, ParamId, TensorId};
 /// The block's output for its normalized input `n` (`rows` × `h`, the hidden size).
 pub fn block(b: &mut Builder, h: u64, moe: &Moe, n: TensorId) -> TensorId {
     let rows = b.numel(n).per_sample / h.max(1);
+    if moe.router == Router::Llama4 && b.ep <= 1 {
+        return llama4_block(b, h, moe, n, rows);
+    }
     // Qwen2-MoE and ERNIE 4.5 compute their shared experts before
     // routing; DeepSeek after.
     let shared_first = match moe.shared {
@@ -84,6 +87,104 @@ pub fn routed(
     let out = experts(b, h, moe, experts_in, (weights, index), rows);
     b.routed = false;
     out
+}
+
+/// Llama 4's `Llama4TextMoe` on `n` (`rows` tokens): the router's scores
+/// for every expert ([`llama4_scores`]); the hidden states repeated once per
+/// expert and multiplied by their expert's score (`routed_in`, E × rows
+/// rows: the repeat and the scores' column are saved); `bmm` with the
+/// whole `gate_up_proj` bank ([experts, h, 2i]), the gated activation,
+/// `bmm` with `down_proj`; the experts' outputs summed; the shared expert
+/// on `n`, the sum added to its output in place. Every token through every
+/// expert: E × rows rows of h, 2i and i at once, whatever top-k. Without
+/// expert parallelism only (`transformers` has no expert-parallel plan for
+/// it; under Megatron's, `ep` > 1, the routed rows go through
+/// [`experts`] as for the other routers).
+fn llama4_block(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> TensorId {
+    let (e, i) = (moe.experts, moe.expert_intermediate);
+    let scores = llama4_scores(b, h, moe, n, rows);
+    b.routed = true;
+    let dtype = b.dtype(scores);
+    // `router_scores.transpose(0, 1).reshape(-1, 1)`: a contiguous copy.
+    let column = b.tensor_op(
+        "feed_forward.router_scores_column",
+        OpKind::Copy,
+        &[scores],
+        Numel::per_sample(rows * e),
+        dtype,
+        true,
+        &[],
+    );
+    let x_dtype = b.dtype(n);
+    let repeated = b.tensor_op(
+        "feed_forward.repeat",
+        OpKind::Copy,
+        &[n],
+        Numel::per_sample(e * rows * h),
+        x_dtype,
+        true,
+        &[],
+    );
+    let routed_in = b.mul_column("feed_forward.routed_in", repeated, column);
+    let gate_up = b.expert_param("feed_forward.experts.gate_up_proj", &[e, h, 2 * i]);
+    let down = b.expert_param("feed_forward.experts.down_proj", &[e, i, h]);
+    // `torch.bmm` is on autocast's lower-precision list: the banks'
+    // half copies are cached and saved, as a linear's weight is.
+    let up = b.linear_with(
+        "feed_forward.experts.bmm_gate_up",
+        routed_in,
+        gate_up,
+        None,
+        h,
+        2 * i,
+    );
+    let act = gate(b, moe.activation, up, e * rows * i);
+    let out = b.linear_with("feed_forward.experts.bmm_down", act, down, None, i, h);
+    // `routed_out.reshape(E, -1, h).sum(dim=0)`.
+    let out_dtype = b.dtype(out);
+    let summed = b.tensor_op(
+        "feed_forward.sum_experts",
+        OpKind::Add,
+        &[out],
+        Numel::per_sample(rows * h),
+        out_dtype,
+        true,
+        &[],
+    );
+    b.routed = false;
+    let shared = moe
+        .shared
+        .map_or(moe.expert_intermediate, |s| s.intermediate);
+    let shared = shared_mlp(b, h, shared, n, "feed_forward.shared_expert");
+    let out_sum = b.add_inplace("feed_forward.add_routed", shared, summed);
+    // The forward's locals `routed_in` and `routed_out` live until it returns.
+    b.keep_alive(routed_in);
+    b.keep_alive(out);
+    out_sum
+}
+
+/// `Llama4Router`: `rows × experts` logits (an `nn.Linear`), top-k, the
+/// scores a new −inf tensor with the top values scattered in (the indices
+/// saved), `sigmoid(scores.float())` (saving its fp32 output) cast back to
+/// the logits' dtype. Returns the scores of every expert.
+fn llama4_scores(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> TensorId {
+    let (e, k) = (moe.experts, moe.top_k);
+    let logits = b.linear("feed_forward.router", n, h, e, false);
+    keep_for_aux_loss(b, moe, logits);
+    let (top, index) = b.topk("feed_forward.router.topk", logits, e, k);
+    let dtype = b.dtype(logits);
+    let scattered = b.tensor_op(
+        "feed_forward.router.scatter",
+        OpKind::Copy,
+        &[top, index],
+        Numel::per_sample(rows * e),
+        dtype,
+        true,
+        &[index],
+    );
+    let wide = b.cast(scattered, DType::F32);
+    let sig = b.tanh("feed_forward.router.sigmoid", wide);
+    b.cast(sig, dtype)
 }
 
 /// A shared expert: `down(act(gate(x)) * up(x))` of `nn.Linear`s.
@@ -216,6 +317,12 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
             biased_choice(b, "mlp.gate.score_correction", scores, (rows, e, k))
         }
         Router::Gemma4 => gemma4_router(b, h, moe, n, rows),
+        Router::Llama4 => {
+            // Under expert parallelism: the chosen experts' scores.
+            let scores = llama4_scores(b, h, moe, n, rows);
+            let (w, index) = b.topk("feed_forward.router.chosen", scores, e, k);
+            (w, index)
+        }
         Router::TopKSoftmax => {
             let logits = router_logits(b, h, moe, n);
             let (top, index) = b.topk("mlp.router.topk", logits, e, k);

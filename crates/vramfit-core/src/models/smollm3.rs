@@ -61,7 +61,7 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
 /// # Errors
 /// [`Error::InvalidModel`] for a list of the wrong length, a value other
 /// than 0 or 1, or NoPE layers that are not every n-th.
-fn nope_pattern(list: &[u64], layers: u64) -> Result<u64, Error> {
+pub(super) fn nope_pattern(list: &[u64], layers: u64) -> Result<u64, Error> {
     if list.len() as u64 != layers {
         return Err(Error::InvalidModel(format!(
             "no_rope_layers lists {} layers but num_hidden_layers is {layers}",

@@ -173,6 +173,24 @@ pub struct BlockOptions {
     /// as wide, Qwen3-Next's and Qwen3.5's `attn_output_gate`).
     #[serde(default)]
     pub attn_gate: bool,
+    /// The [`Self::sliding`] layers attend within fixed chunks of `window`
+    /// positions rather than to the last `window` (Llama 4's
+    /// `attention_chunk_size`): the same mask's memory in training, a
+    /// cache that keeps at most a chunk, which vLLM sizes as its
+    /// `ChunkedLocalAttentionSpec`.
+    #[serde(default)]
+    pub chunked: bool,
+    /// Eager attention's softmax runs in the scores' dtype (`softmax(s,
+    /// dim=-1)`, no `dtype=torch.float32`; Llama 4): fp32 only where
+    /// autocast makes it so, and no cast back before the context matmul.
+    #[serde(default)]
+    pub softmax_in_dtype: bool,
+    /// The layers without rotary embedding ([`Self::nope_every`]) scale
+    /// their queries by position (Llama 4's `attn_temperature_tuning`):
+    /// `(q * attn_scales).to(q.dtype)`, an fp32 product (the scales are
+    /// fp32) cast back.
+    #[serde(default)]
+    pub nope_temperature: bool,
 }
 
 /// The norm of a Llama-layout model (its blocks, q/k norms and final norm).
@@ -227,6 +245,10 @@ pub enum Rotary {
     /// ERNIE 4.5's: the whole head in interleaved pairs, the products in
     /// fp32, cast back to q's dtype.
     InterleavedFp32,
+    /// Llama 4's `apply_rotary_emb`: the whole head in interleaved pairs as
+    /// complex numbers, `view_as_complex(x.float()) * freqs_cis`, cast back
+    /// to x's dtype.
+    ComplexFp32,
 }
 
 impl Rotary {
@@ -358,6 +380,10 @@ pub enum QkNorm {
     /// An RMSNorm over all of q's features and all of k's (`heads × head_dim`
     /// and `kv_heads × head_dim` weights), before they are split into heads (OLMo 2).
     Whole,
+    /// Llama 4's `Llama4TextL2Norm` of each head of q and k, with no weight
+    /// (`x.float() * rsqrt(mean(x²) + eps)`, cast back), after the rotary
+    /// embedding and only in the layers that rotate.
+    L2AfterRotary,
 }
 
 impl TransformerSpec {
@@ -428,7 +454,9 @@ impl TransformerSpec {
                 "sliding_window must be at least 1".into(),
             ));
         }
-        if self.block.nope_every > 0 && self.block.rotary != Rotary::Whole {
+        if self.block.nope_every > 0
+            && !matches!(self.block.rotary, Rotary::Whole | Rotary::ComplexFp32)
+        {
             return Err(Error::InvalidModel(
                 "layers without a rotary embedding are modelled beside whole-head rotary ones only"
                     .into(),
@@ -1494,7 +1522,7 @@ fn llama_qkv(
     // (`q_norm(q_proj(x).view(..))`, then k, then v); OLMo 2 the whole
     // projections the same way, before the view.
     let qk_norm = |b: &mut Builder, name: &str, x: TensorId, width: u64| match t.block.qk_norm {
-        QkNorm::None => x,
+        QkNorm::None | QkNorm::L2AfterRotary => x,
         QkNorm::PerHead => rms(b, t, name, x, t.head_dim),
         QkNorm::Whole => rms(b, t, name, x, width),
     };
@@ -1532,6 +1560,25 @@ fn llama_qkv(
         }
     };
     if t.block.nope_every > 0 && (layer + 1).is_multiple_of(t.block.nope_every) {
+        // `(query_states * attn_scales).to(query_states.dtype)`: the
+        // scales are fp32, so the product is, whatever q's dtype; it saves
+        // only the scales.
+        let q = if t.block.nope_temperature {
+            let n = b.numel(q);
+            let dtype = b.dtype(q);
+            let scaled = b.tensor_op(
+                "self_attn.attn_temperature",
+                crate::graph::OpKind::Elementwise,
+                &[q],
+                n,
+                DType::F32,
+                true,
+                &[],
+            );
+            b.cast(scaled, dtype)
+        } else {
+            q
+        };
         return (q, k, v, gate);
     }
     let (q, k, v) = match t.block.rotary {
@@ -1551,7 +1598,17 @@ fn llama_qkv(
             b.rotary_interleaved_fp32("self_attn.rotary_k", k),
             v,
         ),
+        Rotary::ComplexFp32 => (
+            b.rotary_complex_fp32("self_attn.rotary_q", q),
+            b.rotary_complex_fp32("self_attn.rotary_k", k),
+            v,
+        ),
     };
+    if t.block.qk_norm == QkNorm::L2AfterRotary {
+        let q = b.rmsnorm_unscaled("self_attn.qk_norm_q", q, t.head_dim);
+        let k = b.rmsnorm_unscaled("self_attn.qk_norm_k", k, t.head_dim);
+        return (q, k, v, gate);
+    }
     (q, k, v, gate)
 }
 
@@ -1723,7 +1780,11 @@ fn attention_core(
     let probs = if t.block.sinks {
         b.sink_softmax(scores, t.heads, seq)
     } else {
-        b.softmax("attn.softmax", scores, t.arch == Arch::Llama)
+        b.softmax(
+            "attn.softmax",
+            scores,
+            t.arch == Arch::Llama && !t.block.softmax_in_dtype,
+        )
     };
     // Llama casts the fp32 softmax back to the query dtype and GPT-2 to the
     // value dtype before dropout; BERT applies dropout to the fp32 softmax and

@@ -142,15 +142,25 @@ pub fn Results(props: &ResultsProps) -> Html {
         notes.push(("rank-note", crate::messages::rank_note(note, lang)));
     }
     if let Some(r) = &e.routing {
-        let mut text = tf(
-            lang,
-            Key::RoutingNote,
-            &[
-                &bytes(r.expert_activation_bytes, prefs.units),
-                &r.capacity_factor.to_string(),
-                &bytes(r.padded_extra_bytes, prefs.units),
-            ],
-        );
+        let mut text = match r.every_expert {
+            Some(n) => tf(
+                lang,
+                Key::RoutingEveryExpert,
+                &[
+                    &bytes(r.expert_activation_bytes, prefs.units),
+                    &n.to_string(),
+                ],
+            ),
+            None => tf(
+                lang,
+                Key::RoutingNote,
+                &[
+                    &bytes(r.expert_activation_bytes, prefs.units),
+                    &r.capacity_factor.to_string(),
+                    &bytes(r.padded_extra_bytes, prefs.units),
+                ],
+            ),
+        };
         if r.aux_loss {
             text.push(' ');
             text.push_str(t(lang, Key::RoutingAuxLoss));

@@ -202,7 +202,11 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
         let sliding = e.cache.sliding.map(|h| {
             tf(
                 lang,
-                Key::ServeCacheSliding,
+                if h.chunked {
+                    Key::ServeCacheChunked
+                } else {
+                    Key::ServeCacheSliding
+                },
                 &[
                     &group_digits(h.sliding),
                     &group_digits(h.full + h.sliding),

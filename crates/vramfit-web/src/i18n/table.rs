@@ -361,6 +361,7 @@ table! {
     ServeCacheKv => "KV cache layout: keys and values of {0} head(s) × {1} per layer, {2} per token.", "KV 缓存布局：每层 {0} 个头 × {1} 的键和值，每个词元 {2}。";
     ServeCacheLatent => "KV cache layout: the compressed latent of latent attention, {0} values per layer as one head with no separate values, {1} per token.", "KV 缓存布局：潜在注意力的压缩潜向量，每层 {0} 个值，作为一个头且不另存值，每个词元 {1}。";
     ServeCacheSliding => "{0} of {1} layers keep only their {2}-token window.", "{1} 层中有 {0} 层只保留其 {2} 个词元的窗口。";
+    ServeCacheChunked => "{0} of {1} layers attend within {2}-token chunks and keep at most one chunk.", "{1} 层中有 {0} 层在 {2} 个词元的块内做注意力，最多只保留一个块。";
     ServeCacheIndexer => "That includes the sparse-attention indexer's key, {0} bytes in each of {1} layers.", "其中包括稀疏注意力索引器的键：{1} 层中每层 {0} 字节。";
     ServeCacheFull => "Full-attention layers: keys and values of {0} head(s) × {1}.", "全注意力层：{0} 个头 × {1} 的键和值。";
     ServeCacheReused => "The last {0} layers reuse an earlier layer's keys and values and keep none.", "最后 {0} 层复用前面某层的键和值，自身不保留缓存。";
@@ -596,6 +597,7 @@ table! {
     LinkTooLong => "the link is too long; its end was ignored", "链接过长，末尾部分已被忽略";
     LinearAttentionNote => "{0} of {1} layers are Gated DeltaNet linear attention, estimated as transformers runs them without flash-linear-attention: its PyTorch path keeps every 64-token chunk's state in fp32 for the backward pass. With flash-linear-attention installed, its fused kernels keep far less.", "{1} 层中有 {0} 层是 Gated DeltaNet 线性注意力，按 transformers 在未安装 flash-linear-attention 时的运行方式估算：其 PyTorch 实现为反向传播以 fp32 保存每个 64 词元分块的状态。安装 flash-linear-attention 后，其融合算子保存的要少得多。";
     RoutingNote => "The routed experts keep {0} of activations per micro-batch: tokens × top-k rows, however the tokens are routed. A drop-and-pad dispatch at capacity factor {1} would keep {2} more.", "路由专家每个微批次保存 {0} 激活值：共 词元数 × top-k 行，与词元如何路由无关。若按容量因子 {1} 丢弃并填充（drop-and-pad），将多保存 {2}。";
+    RoutingEveryExpert => "The routed experts keep {0} of activations per micro-batch: transformers runs every token through all {1} experts of Llama 4 (one bmm over the whole banks, each token scaled by its router score), so nothing is dispatched or padded.", "路由专家每个微批次保存 {0} 激活值：transformers 让每个词元都经过 Llama 4 全部 {1} 个专家（对整组权重做一次 bmm，每个词元乘以其路由分数），因此不存在分发，也不存在填充。";
     RoutingAuxLoss => "Its config.json turns on the auxiliary load-balancing loss (output_router_logits): every sparse layer's router logits are kept for it.", "其 config.json 开启了辅助负载均衡损失（output_router_logits）：每个稀疏层的路由器打分都为它保留。";
     LinkNoExperts => "the model has no experts (it is not a mixture of experts), so there is nothing to split over GPUs", "该模型没有专家（不是混合专家模型），没有可切分到多张显卡的专家";
     Dismiss => "Dismiss", "关闭";
