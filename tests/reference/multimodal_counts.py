@@ -5,7 +5,8 @@ encoder and its projector), for the configs in multimodal/*.json.
 
 total          = sum(p.numel() for p in model.parameters())  (tied weights once)
 language_model = the parameters under `model.language_model`, plus `lm_head`
-                 where it is not tied to the embedding
+                 where it is not tied to the embedding (Llama 4: under
+                 `language_model`, its `ForCausalLM` with the head)
 encoders       = total - language_model
 
 Each model is `AutoModelForImageTextToText.from_config` of its config on the
@@ -41,7 +42,7 @@ def counts(config: dict) -> tuple[int, int]:
             continue
         seen.add(id(p))
         total += p.numel()
-        if name.startswith("model.language_model.") or name.startswith("lm_head."):
+        if name.startswith(("model.language_model.", "lm_head.", "language_model.")):
             language += p.numel()
     return total, language
 

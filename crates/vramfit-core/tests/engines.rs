@@ -757,6 +757,41 @@ fn llama_4_caches_a_chunk_in_its_chunked_layers() {
     assert_eq!(tokens, (total / (0.8 * 36.0 + 12.0)) as u64);
 }
 
+/// Llama 4 Scout as released (`Llama4ForConditionalGeneration`, its
+/// 871,932,416-parameter vision model counted as `transformers` builds
+/// it): vLLM loads the vision model in 16 bits; SGLang builds none
+/// (multimodal is off by default for Llama 4), so its weights are the text
+/// preset's.
+#[test]
+fn sglang_leaves_llama_4s_vision_model_out_and_vllm_loads_it() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/reference/multimodal"
+    );
+    let json = std::fs::read_to_string(format!("{dir}/llama_4_scout_17b_16e.json")).unwrap();
+    let released = vramfit_core::hf::import(&json).unwrap().spec;
+    let text = model_preset("llama-4-scout-17b-16e").unwrap().spec;
+    let gpu = gpu_preset("h100-sxm").unwrap();
+    let weights = |model: &ModelSpec, engine| {
+        let cfg = ServeConfig {
+            engine,
+            weights: ServeWeights::Native,
+            tp: 4,
+            context: 8192,
+            ..ServeConfig::default()
+        };
+        serve(model, &gpu, &cfg).unwrap().weights_bytes.0
+    };
+    assert_eq!(
+        weights(&released, Engine::Vllm) - weights(&text, Engine::Vllm),
+        2 * 871_932_416
+    );
+    assert_eq!(
+        weights(&released, Engine::Sglang),
+        weights(&text, Engine::Sglang)
+    );
+}
+
 /// Gemma 4's two kinds of attention layer and its shared keys and values,
 /// as each engine sizes them: E2B's 15 layers with a cache (3 full of one
 /// 512-wide head, 12 sliding of one 256-wide head; the last 20 of 35 reuse

@@ -753,6 +753,15 @@ fn torch_report(
     // Gemma 4's attention weights as the engine loads them, against
     // vLLM's layout that `weight_parts` counts.
     let (more, less) = gemma4_engine_weights(t, w, cfg.engine);
+    // SGLang builds no vision model for Llama 4 (`mllama4.py`'s
+    // `has_vision`): multimodal is off by default for
+    // `Llama4ForConditionalGeneration` (`model_config.py`) unless
+    // `--enable-multimodal`.
+    let llama4 = t.moe.as_deref().is_some_and(|m| m.router == Router::Llama4);
+    let less = match t.encoder.as_deref() {
+        Some(e) if cfg.engine == Engine::Sglang && llama4 => less + Bytes::of(e.params, 2),
+        _ => less,
+    };
     let weights = (format_weights(t, w) + more).saturating_sub(less);
     let per_gpu = (weights_per_gpu(t, w, cfg.tp) + Bytes(more.0.div_ceil(cfg.tp.max(1))))
         .saturating_sub(Bytes(less.0.div_ceil(cfg.tp.max(1))));

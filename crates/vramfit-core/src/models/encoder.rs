@@ -113,6 +113,7 @@ pub fn read(
         "mistral3" => "pixtral",
         "qwen2_vl" => "qwen2_vl_vision",
         "qwen2_5_vl" => "qwen2_5_vl_vision",
+        "llama4" => "llama4_vision_model",
         other => other,
     };
     let kind = v.str_or("model_type", default_kind)?.to_string();
@@ -222,6 +223,33 @@ pub fn read(
             c.linear(h * m * m, h, false);
             c.linear(h, text_hidden, bias);
             c.linear(text_hidden, text_hidden, bias);
+        }
+        // Llama 4: an `nn.Linear` over unfolded patches, a class embedding
+        // and learned positions, LayerNorm blocks with a plain MLP, the
+        // pixel-shuffle adapter's two bias-free layers, the projector.
+        "llama4" => {
+            let h = or(&v, "hidden_size", 768)?;
+            let i = or(&v, "intermediate_size", 5632)?;
+            let heads = or(&v, "num_attention_heads", 16)?;
+            let p = or(&v, "patch_size", 14)?;
+            let side = or(&v, "image_size", 448)? / p.max(1);
+            let channels = or(&v, "num_channels", 3)?;
+            c.linear(channels * p * p, h, false);
+            c.other((u128::from(side * side) + 1 + 1 + 4) * u128::from(h));
+            let attn = heads * (h / heads.max(1));
+            c.repeat(or(&v, "num_hidden_layers", 34)?, |c| {
+                c.other(4 * u128::from(h));
+                for _ in 0..3 {
+                    c.linear(h, attn, true);
+                }
+                c.linear(attn, h, true);
+                c.linear(h, i, true);
+                c.linear(i, h, true);
+            });
+            let out = or(&v, "projector_output_dim", 4096)?;
+            c.linear(i, or(&v, "projector_input_dim", 4096)?, false);
+            c.linear(out, out, false);
+            c.linear(or(&v, "vision_output_dim", 7680)?, text_hidden, false);
         }
         _ => return Ok(None),
     }
