@@ -37,7 +37,7 @@ fn total_and_active_parameters_match_transformers() {
 /// Llama 4's released `config.json` files (`Llama4ForConditionalGeneration`,
 /// the language model in `text_config`: Scout with its `moe_layers` and
 /// `no_rope_layers` written out, Maverick with them derived) give the
-/// presets, and the import says the vision encoder is not counted.
+/// presets beside the vision model, which the import names.
 #[test]
 fn llama4_configs_import_as_their_presets() {
     let nope: Vec<&str> = (0..48)
@@ -59,9 +59,17 @@ fn llama4_configs_import_as_their_presets() {
         nope.join(",")
     );
     let imported = import(&scout).unwrap();
-    assert_eq!(imported.spec, preset("llama-4-scout-17b-16e"));
+    // The vision model is held beside the language model (its count is
+    // checked against transformers' in hf_import.rs).
+    let ModelSpec::Transformer(mut t) = imported.spec else {
+        panic!("a transformer")
+    };
+    assert!(t.encoder.take().is_some());
+    assert_eq!(ModelSpec::Transformer(t), preset("llama-4-scout-17b-16e"));
     assert!(
-        imported.assumptions[0].to_string().contains("not counted"),
+        imported.assumptions[0]
+            .to_string()
+            .contains("llama4_vision_model"),
         "{:?}",
         imported.assumptions
     );
