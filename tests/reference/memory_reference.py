@@ -683,6 +683,10 @@ CASES = [
     C("nemotron-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
     C("nemotron-h512", 2, "fp32", "adamw", seq=1024, layers=2),
     C("nemotron-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    # GLM-4-0414: sandwich norms, a fused gate_up_proj, half of each head rotated
+    C("glm4-h512", 4, "amp-bf16", "adamw", seq=1024),
+    C("glm4-h512", 2, "fp32", "adamw", seq=1024),
+    C("glm4-h512", 4, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
     # Llama 4: every token through every expert (bmm over the whole banks), the complex fp32 rotary
     # embedding then the weightless L2 q/k norm, the fourth layer's queries scaled by position, chunks
     # of 512 (the masks under SDPA from seq 1024)

@@ -14,6 +14,8 @@ from transformers import (
     ArceeForCausalLM,
     Llama4ForCausalLM,
     Llama4TextConfig,
+    Glm4Config,
+    Glm4ForCausalLM,
     NemotronConfig,
     NemotronForCausalLM,
     DeepseekV2Config,
@@ -72,6 +74,7 @@ CLASSES = {
     "arcee": (ArceeConfig, ArceeForCausalLM),
     "nemotron": (NemotronConfig, NemotronForCausalLM),
     "llama4_text": (Llama4TextConfig, Llama4ForCausalLM),
+    "glm4": (Glm4Config, Glm4ForCausalLM),
 }
 
 
@@ -384,6 +387,12 @@ VARIANTS.update({
         num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=2, head_dim=64,
         num_local_experts=16, num_experts_per_tok=1, interleave_moe_layer_step=1, use_qk_norm=True,
         attention_chunk_size=512, tie_word_embeddings=False)),
+    # GLM-4-0414's layout (four norms a block, q/k/v biases, one gate_up_proj, half of each head
+    # rotated in interleaved pairs) at a 512-wide hidden state.
+    "glm4-h512": ("glm4", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, head_dim=64, pad_token_id=0,
+        tie_word_embeddings=False)),
     # Maverick's: 128 experts in every second layer (dense MLPs between), no q/k norms.
     "llama4-maverick-h512": ("llama4_text", dict(
         vocab_size=32000, hidden_size=512, intermediate_size=128, intermediate_size_mlp=1024,

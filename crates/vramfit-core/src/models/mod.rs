@@ -13,6 +13,7 @@ pub mod family;
 pub mod gated_deltanet;
 pub mod gemma;
 pub mod gemma4;
+pub mod glm4;
 pub mod glm4_moe;
 pub mod gpt2;
 pub mod gpt_neox;

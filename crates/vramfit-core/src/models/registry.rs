@@ -6,13 +6,13 @@
 
 use super::family::{Family, Import, ModelPreset};
 use super::{
-    bert, cnn, convnext, deepseek, efficientnet, ernie, exaone4, gemma, gemma4, glm4_moe, gpt_neox,
-    gpt_oss, gpt2, llama, llama4, minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi3, qwen_moe,
-    qwen3, qwen3_5, regnet, relu2, smollm3, starcoder2, t5, vit, vit_hf,
+    bert, cnn, convnext, deepseek, efficientnet, ernie, exaone4, gemma, gemma4, glm4, glm4_moe,
+    gpt_neox, gpt_oss, gpt2, llama, llama4, minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi3,
+    qwen_moe, qwen3, qwen3_5, regnet, relu2, smollm3, starcoder2, t5, vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 35] = [
+pub const FAMILIES: [Family; 36] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -44,6 +44,7 @@ pub const FAMILIES: [Family; 35] = [
     deepseek::FAMILY,
     ernie::FAMILY,
     exaone4::FAMILY,
+    glm4::FAMILY,
     glm4_moe::FAMILY,
     minimax_m2::FAMILY,
     gpt_oss::FAMILY,
