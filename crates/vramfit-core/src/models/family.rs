@@ -20,6 +20,11 @@ pub struct Family {
     pub presets: fn() -> Vec<ModelPreset>,
 }
 
+/// The preset list of a family that only imports (`Family::presets`).
+pub fn no_presets() -> Vec<ModelPreset> {
+    Vec::new()
+}
+
 /// One `model_type` a family reads.
 #[derive(Clone, Copy, Debug)]
 pub struct Import {

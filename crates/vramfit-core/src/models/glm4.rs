@@ -8,7 +8,7 @@
 //! ([`Rotary::Sliced`]). Lowered by the shared transformer
 //! ([`super::transformer`]). Import only: no presets.
 
-use super::family::{Family, Import, ModelPreset};
+use super::family::{Family, Import, no_presets};
 use super::hf_fields::Fields;
 use super::{BlockOptions, MlpKind, ModelSpec, NormPlacement, Rotary, llama};
 use crate::error::Error;
@@ -21,10 +21,6 @@ pub const FAMILY: Family = Family {
     }],
     presets: no_presets,
 };
-
-fn no_presets() -> Vec<ModelPreset> {
-    Vec::new()
-}
 
 /// Reads a `glm4` config with `Glm4Config`'s defaults (GLM-4-9B's shape):
 /// q/k/v biases with `attention_bias` (on by default), an output projection

@@ -119,7 +119,12 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
         qk_norm: f.bool_or("use_qk_norm", true),
         temperature,
     };
-    let mut t = decoder(&shape)?;
+    if let Some(&i) = shape.moe_layers.iter().find(|&&i| i >= layers) {
+        return Err(Error::InvalidModel(format!(
+            "moe_layers names layer {i}, but the model has {layers}"
+        )));
+    }
+    let mut t = decoder(&shape);
     t.qkv_bias = f.bool_or("attention_bias", false);
     t.mlp_bias = t.qkv_bias;
     t.tie_embeddings = f.bool_or("tie_word_embeddings", false);
@@ -127,17 +132,8 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     Ok(ModelSpec::Transformer(t))
 }
 
-/// A Llama 4 decoder of `s`'s shape.
-///
-/// # Errors
-/// [`Error::InvalidModel`] for a `moe_layers` entry beyond the layers.
-fn decoder(s: &Shape) -> Result<TransformerSpec, Error> {
-    if let Some(&i) = s.moe_layers.iter().find(|&&i| i >= s.layers) {
-        return Err(Error::InvalidModel(format!(
-            "moe_layers names layer {i}, but the model has {}",
-            s.layers
-        )));
-    }
+/// A Llama 4 decoder of `s`'s shape (its `moe_layers` within its layers).
+fn decoder(s: &Shape) -> TransformerSpec {
     let moe = Moe {
         experts: s.experts,
         top_k: s.top_k,
@@ -159,7 +155,7 @@ fn decoder(s: &Shape) -> Result<TransformerSpec, Error> {
         activation: ExpertActivation::Gated,
         aux_loss: false,
     };
-    Ok(TransformerSpec {
+    TransformerSpec {
         head_dim: s.head_dim,
         moe: (!s.moe_layers.is_empty()).then(|| Box::new(moe)),
         block: BlockOptions {
@@ -187,7 +183,7 @@ fn decoder(s: &Shape) -> Result<TransformerSpec, Error> {
             s.kv_heads,
             s.dense_intermediate,
         )
-    })
+    }
 }
 
 /// Llama-4-Scout-17B-16E-Instruct and Llama-4-Maverick-17B-128E-Instruct,
@@ -217,12 +213,10 @@ fn presets() -> Vec<ModelPreset> {
         temperature: true,
     };
     let p = |id, name, s: &Shape, context| {
-        // The shapes are constants whose expert layers lie within the 48.
-        decoder(s).map(|t| {
-            ModelPreset::new(id, name, Group::Llama, ModelSpec::Transformer(t)).context(context)
-        })
+        ModelPreset::new(id, name, Group::Llama, ModelSpec::Transformer(decoder(s)))
+            .context(context)
     };
-    [
+    vec![
         p(
             "llama-4-scout-17b-16e",
             "Llama-4-Scout-17B-16E",
@@ -236,7 +230,4 @@ fn presets() -> Vec<ModelPreset> {
             1_048_576,
         ),
     ]
-    .into_iter()
-    .flatten()
-    .collect()
 }

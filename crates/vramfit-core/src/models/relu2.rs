@@ -6,7 +6,7 @@
 //! rotated). Lowered by the shared transformer ([`super::transformer`]).
 //! Import only: no presets.
 
-use super::family::{Family, Import, ModelPreset};
+use super::family::{Family, Import, no_presets};
 use super::hf_fields::Fields;
 use super::{BlockOptions, MlpKind, ModelSpec, NormKind, Rotary, TransformerSpec, llama};
 use crate::error::Error;
@@ -28,10 +28,6 @@ pub const NEMOTRON: Family = Family {
     }],
     presets: no_presets,
 };
-
-fn no_presets() -> Vec<ModelPreset> {
-    Vec::new()
-}
 
 /// Reads an `arcee` config with `ArceeConfig`'s defaults (AFM-4.5B's
 /// shape): biases on q, k, v and o with `attention_bias`, on the MLP with
