@@ -14,6 +14,8 @@ import torch.nn as nn
 import torchvision
 import transformers
 from transformers import (
+    RobertaConfig,
+    RobertaForSequenceClassification,
     BertConfig,
     BertForMaskedLM,
     BertForSequenceClassification,
@@ -147,6 +149,23 @@ def bert_config(size: str) -> BertConfig:
         type_vocab_size=2,
         num_labels=2,
     )
+
+
+# vramfit's RoBERTa presets (classification, 2 labels): FacebookAI/roberta-base, -large,
+# FacebookAI/xlm-roberta-base, -large (vocab, hidden, layers, heads, intermediate); 514 positions
+# and one token type, as their config.json files say.
+ROBERTA_CONFIGS = {
+    "roberta-base": (50265, 768, 12, 12, 3072),
+    "roberta-large": (50265, 1024, 24, 16, 4096),
+    "xlm-roberta-base": (250002, 768, 12, 12, 3072),
+    "xlm-roberta-large": (250002, 1024, 24, 16, 4096),
+}
+
+
+def roberta_config(model_id: str) -> RobertaConfig:
+    v, h, L, a, i = ROBERTA_CONFIGS[model_id]
+    return RobertaConfig(vocab_size=v, hidden_size=h, num_hidden_layers=L, num_attention_heads=a,
+                         intermediate_size=i, max_position_embeddings=514, type_vocab_size=1, num_labels=2)
 
 
 GPT2_SIZES = {
@@ -719,6 +738,12 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         cfg = bert_config(size)
         cfg._attn_implementation = attn
         return cls(cfg), f"{TF} {cls.__name__}(BertConfig({_cfg_str(cfg, BERT_KEYS)}{tail}"
+    if model_id in ROBERTA_CONFIGS:
+        cfg = roberta_config(model_id)
+        cfg._attn_implementation = attn
+        return RobertaForSequenceClassification(cfg), (
+            f"{TF} RobertaForSequenceClassification(RobertaConfig({_cfg_str(cfg, BERT_KEYS)},num_labels=2))"
+        )
     if model_id in GPT2_SIZES:
         cfg = gpt2_config(model_id)
         cfg._attn_implementation = attn
@@ -852,6 +877,7 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "bert-large-encoder",
     "bert-base-mlm",
     "bert-large-mlm",
+    *ROBERTA_CONFIGS,
     "gpt2",
     "gpt2-medium",
     "gpt2-large",

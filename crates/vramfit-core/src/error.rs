@@ -230,6 +230,13 @@ pub enum NotLlamaStyle {
         "its MLP is not gated (hidden_act '{0}': up and down projections only), which the Llama-style reading does not model"
     )]
     UngatedMlp(String),
+    /// It is an encoder (DeBERTa, ELECTRA, ALBERT, ModernBERT, ...), not a
+    /// decoder: what says so, a field only encoders have
+    /// (`type_vocab_size`) or an encoder's head among its `architectures`.
+    #[error(
+        "it is an encoder ({0}), not a decoder; of the encoders vramfit reads BERT and RoBERTa"
+    )]
+    Encoder(String),
     /// Its decoder fields contradict each other (what the check found).
     #[error("read as a Llama-style decoder, its fields contradict each other: {0}")]
     Contradictory(String),

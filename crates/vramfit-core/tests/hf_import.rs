@@ -946,7 +946,9 @@ fn errors_name_the_problem() {
     assert!(
         msg.contains("rwkv")
             && msg.contains("num_attention_heads, intermediate_size")
-            && msg.contains("bert, gpt2, llama, mistral, qwen2"),
+            && msg.contains(
+                "bert, roberta, xlm-roberta, camembert, data2vec-text, gpt2, llama, mistral, qwen2"
+            ),
         "{msg}"
     );
 
@@ -1169,4 +1171,61 @@ fn multimodal_configs_count_their_vision_encoder_as_transformers_does() {
         rows += 1;
     }
     assert_eq!(rows, 10);
+}
+
+#[test]
+fn imports_the_roberta_line_as_bert_layers_with_its_own_embeddings_and_head() {
+    // FacebookAI/roberta-base's config.json. The counts are
+    // `sum(p.numel() for p in model.parameters())` of `transformers` 5.24's
+    // classes built from these fields on the meta device.
+    let roberta = r#"{"architectures":["RobertaForMaskedLM"],"model_type":"roberta","vocab_size":50265,
+        "hidden_size":768,"num_hidden_layers":12,"num_attention_heads":12,"intermediate_size":3072,
+        "max_position_embeddings":514,"type_vocab_size":1,"pad_token_id":1,"layer_norm_eps":1e-05}"#;
+    assert_eq!(count(roberta), 124_697_433);
+    let xlmr = r#"{"architectures":["XLMRobertaForSequenceClassification"],"model_type":"xlm-roberta",
+        "vocab_size":250002,"hidden_size":768,"num_hidden_layers":12,"num_attention_heads":12,
+        "intermediate_size":3072,"max_position_embeddings":514,"type_vocab_size":1,
+        "id2label":{"0":"a","1":"b","2":"c"}}"#;
+    assert_eq!(count(xlmr), 278_045_955);
+    let camembert = r#"{"architectures":["CamembertForMaskedLM"],"model_type":"camembert","vocab_size":32005,
+        "hidden_size":768,"num_hidden_layers":12,"num_attention_heads":12,"intermediate_size":3072,
+        "max_position_embeddings":514,"type_vocab_size":1}"#;
+    assert_eq!(count(camembert), 110_655_493);
+    let data2vec = r#"{"model_type":"data2vec-text","vocab_size":50265,"hidden_size":768,"num_hidden_layers":12,
+        "num_attention_heads":12,"intermediate_size":3072,"max_position_embeddings":514,"type_vocab_size":1}"#;
+    assert_eq!(count(data2vec), 124_645_632);
+    // No warning: they are read as what they are, not as Llama-style decoders.
+    assert!(import(roberta).unwrap().assumptions.is_empty());
+}
+
+#[test]
+fn encoders_are_refused_rather_than_read_as_decoders() {
+    // microsoft/deberta-v3-base: the decoder fields are all there, and so is
+    // BERT's token-type vocabulary.
+    let deberta = r#"{"model_type":"deberta-v2","vocab_size":128100,"hidden_size":768,"num_hidden_layers":12,
+        "num_attention_heads":12,"intermediate_size":3072,"type_vocab_size":0,"relative_attention":true}"#;
+    assert!(matches!(
+        import(deberta),
+        Err(Error::UnsupportedModelType { why: NotLlamaStyle::Encoder(ref w), .. }) if w == "type_vocab_size"
+    ));
+    // answerdotai/ModernBERT-base: no token types, but local and global attention.
+    let modernbert = r#"{"architectures":["ModernBertForMaskedLM"],"model_type":"modernbert","vocab_size":50368,
+        "hidden_size":768,"num_hidden_layers":22,"num_attention_heads":12,"intermediate_size":1152,
+        "global_attn_every_n_layers":3}"#;
+    assert!(matches!(
+        import(modernbert),
+        Err(Error::UnsupportedModelType { why: NotLlamaStyle::Encoder(ref w), .. }) if w == "global_attn_every_n_layers"
+    ));
+    // An encoder known only by its head.
+    let mpnet = r#"{"architectures":["MPNetForMaskedLM"],"model_type":"mpnet","vocab_size":30527,
+        "hidden_size":768,"num_hidden_layers":12,"num_attention_heads":12,"intermediate_size":3072}"#;
+    let msg = import(mpnet).unwrap_err().to_string();
+    assert!(
+        msg.contains("it is an encoder (architectures: MPNetForMaskedLM)"),
+        "{msg}"
+    );
+    // A decoder's classification head is no sign of an encoder.
+    let reward = r#"{"architectures":["NewLmForSequenceClassification"],"model_type":"new_lm","vocab_size":32000,
+        "hidden_size":512,"num_hidden_layers":2,"num_attention_heads":8,"intermediate_size":1376}"#;
+    assert!(import(reward).is_ok());
 }

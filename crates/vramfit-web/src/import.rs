@@ -139,6 +139,7 @@ fn not_llama_style(why: &NotLlamaStyle, lang: Lang) -> String {
         NotLlamaStyle::LatentAttention => t(lang, Key::NotLlamaLatent).to_string(),
         NotLlamaStyle::OtherLayers(which) => tf(lang, Key::NotLlamaOtherLayers, &[which]),
         NotLlamaStyle::UngatedMlp(act) => tf(lang, Key::NotLlamaUngatedMlp, &[act]),
+        NotLlamaStyle::Encoder(which) => tf(lang, Key::NotLlamaEncoder, &[which]),
         NotLlamaStyle::Contradictory(why) => tf(lang, Key::NotLlamaContradictory, &[why]),
     }
 }

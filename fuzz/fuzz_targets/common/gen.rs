@@ -319,6 +319,7 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
             chunked: u.arbitrary()?,
             softmax_in_dtype: u.arbitrary()?,
             nope_temperature: u.arbitrary()?,
+            roberta: u.arbitrary()?,
         },
         context_limit: if u.arbitrary()? { 0 } else { dim(u, 1 << 17)? },
         // Mixtures of experts and latent attention are drawn by the property

@@ -1,6 +1,9 @@
 //! BERT encoders as `transformers` builds them (`BertModel`,
 //! `BertForSequenceClassification`, `BertForMaskedLM`): the `bert`
-//! `model_type` and the presets. Lowered by the shared transformer ([`super::transformer`]).
+//! `model_type`, the RoBERTa line built on it (`roberta`, `xlm-roberta`,
+//! `camembert`, `data2vec-text`: BERT's layers with RoBERTa's embeddings
+//! and classification head) and the presets. Lowered by the shared
+//! transformer ([`super::transformer`]).
 
 use super::family::{Family, Group, Import, ModelPreset};
 use super::hf_fields::Fields;
@@ -10,16 +13,43 @@ use serde_json::Value;
 
 /// The BERT family.
 pub const FAMILY: Family = Family {
-    imports: &[Import {
-        model_type: "bert",
-        read,
-    }],
+    imports: &[
+        Import {
+            model_type: "bert",
+            read,
+        },
+        // `transformers`' RoBERTa classes and those copied from them: the
+        // same layers, embeddings, heads and config defaults.
+        Import {
+            model_type: "roberta",
+            read: read_roberta,
+        },
+        Import {
+            model_type: "xlm-roberta",
+            read: read_roberta,
+        },
+        Import {
+            model_type: "camembert",
+            read: read_roberta,
+        },
+        Import {
+            model_type: "data2vec-text",
+            read: read_roberta,
+        },
+    ],
     presets,
 };
 
 fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     heads_divide_hidden(f, "hidden_size", "num_attention_heads")?;
     bert(f).map(ModelSpec::Transformer)
+}
+
+fn read_roberta(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    heads_divide_hidden(f, "hidden_size", "num_attention_heads")?;
+    let mut t = bert(f)?;
+    t.block.roberta = true;
+    Ok(ModelSpec::Transformer(t))
 }
 
 /// BERT's and GPT-2's attention split the hidden size evenly over the heads;
@@ -88,9 +118,20 @@ fn bert(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
     })
 }
 
-/// BERT-base and -large, with a classification head, the masked-LM head or bare.
+/// BERT-base and -large, with a classification head, the masked-LM head or
+/// bare; RoBERTa-base and -large and XLM-RoBERTa-base and -large with a
+/// classification head (shapes from `FacebookAI/roberta-base`, `-large`,
+/// `xlm-roberta-base` and `-large`: 514 positions, one token type).
 fn presets() -> Vec<ModelPreset> {
     let p = ModelPreset::new;
+    let roberta = |vocab, hidden, layers, heads| {
+        let mut t = encoder(hidden, layers, heads, Head::Classification { labels: 2 });
+        t.vocab = vocab;
+        t.max_positions = 514;
+        t.type_vocab = 1;
+        t.block.roberta = true;
+        ModelSpec::Transformer(t)
+    };
     vec![
         p(
             "bert-base",
@@ -128,11 +169,40 @@ fn presets() -> Vec<ModelPreset> {
             Group::Bert,
             spec(1024, 24, 16, Head::Bare),
         ),
+        p(
+            "roberta-base",
+            "RoBERTa-base (classification, 2 labels)",
+            Group::Bert,
+            roberta(50265, 768, 12, 12),
+        ),
+        p(
+            "roberta-large",
+            "RoBERTa-large (classification, 2 labels)",
+            Group::Bert,
+            roberta(50265, 1024, 24, 16),
+        ),
+        p(
+            "xlm-roberta-base",
+            "XLM-RoBERTa-base (classification, 2 labels)",
+            Group::Bert,
+            roberta(250002, 768, 12, 12),
+        ),
+        p(
+            "xlm-roberta-large",
+            "XLM-RoBERTa-large (classification, 2 labels)",
+            Group::Bert,
+            roberta(250002, 1024, 24, 16),
+        ),
     ]
 }
 
 fn spec(hidden: u64, layers: u64, heads: u64, head: Head) -> ModelSpec {
-    ModelSpec::Transformer(TransformerSpec {
+    ModelSpec::Transformer(encoder(hidden, layers, heads, head))
+}
+
+/// BERT's shape at `hidden` wide, `layers` deep, with `heads` heads.
+fn encoder(hidden: u64, layers: u64, heads: u64, head: Head) -> TransformerSpec {
+    TransformerSpec {
         arch: Arch::Bert,
         vocab: 30522,
         hidden,
@@ -157,5 +227,5 @@ fn spec(hidden: u64, layers: u64, heads: u64, head: Head) -> ModelSpec {
         head,
         fused_gelu: false,
         block: Default::default(),
-    })
+    }
 }

@@ -152,6 +152,7 @@ const GEMMA_BLOCK: BlockOptions = BlockOptions {
     chunked: false,
     softmax_in_dtype: false,
     nope_temperature: false,
+    roberta: false,
 };
 
 /// Gemma 2's block: sandwich norms, scores and logits soft-capped.

@@ -112,6 +112,22 @@ const OTHER_LAYER_FIELDS: [&str; 10] = [
     "conv_L_cache",
     "full_attn_idxs",
 ];
+/// Fields only encoders have: BERT's token types (its relatives' too:
+/// DeBERTa, ELECTRA, ALBERT, MPNet's relative buckets aside) and
+/// ModernBERT's alternation of global and local attention.
+const ENCODER_FIELDS: [&str; 3] = [
+    "type_vocab_size",
+    "relative_attention_num_buckets",
+    "global_attn_every_n_layers",
+];
+/// Heads only encoders have, as the end of a class name in `architectures`.
+const ENCODER_HEADS: [&str; 5] = [
+    "ForMaskedLM",
+    "ForTokenClassification",
+    "ForQuestionAnswering",
+    "ForMultipleChoice",
+    "ForPreTraining",
+];
 /// Activations that only ungated MLPs (`down(act(up(x)))`) use: xIELU
 /// (Apertus) and squared ReLU (Arcee's and Nemotron's, whose model types
 /// are read; another type with it is refused rather than given a gate).
@@ -234,6 +250,16 @@ pub fn read_as_llama(
     let missing: Vec<&'static str> = DECODER_FIELDS.into_iter().filter(|k| !present(k)).collect();
     if !missing.is_empty() {
         return Err(NotLlamaStyle::Missing(missing));
+    }
+    if let Some(k) = ENCODER_FIELDS.into_iter().find(|k| present(k)) {
+        return Err(NotLlamaStyle::Encoder(k.to_string()));
+    }
+    if let Some(a) = f
+        .architectures()
+        .into_iter()
+        .find(|a| ENCODER_HEADS.iter().any(|h| a.ends_with(h)))
+    {
+        return Err(NotLlamaStyle::Encoder(format!("architectures: {a}")));
     }
     let experts = |k: &&'static str| {
         f.map

@@ -191,6 +191,15 @@ pub struct BlockOptions {
     /// fp32) cast back.
     #[serde(default)]
     pub nope_temperature: bool,
+    /// RoBERTa's embeddings and classification head (`bert` layout; RoBERTa,
+    /// XLM-RoBERTa, CamemBERT, Data2Vec-Text): position ids counted per
+    /// sample from the padding index (`create_position_ids_from_input_ids`,
+    /// a chain of int32/int64 `[batch, seq]` tensors) and token-type ids
+    /// gathered at them, both kept by their embeddings for backward; and
+    /// `RobertaClassificationHead` (dropout, dense, tanh, dropout,
+    /// `out_proj` on the first token) where BERT has its pooler and classifier.
+    #[serde(default)]
+    pub roberta: bool,
 }
 
 /// The norm of a Llama-layout model (its blocks, q/k norms and final norm).
@@ -843,6 +852,13 @@ pub fn lower(
         Arch::Gpt2 => ("wte", "wpe"),
         Arch::Llama => ("embed_tokens", ""),
     };
+    // BERT's position and token-type ids are slices of buffers, the same for
+    // every sample; RoBERTa's are made per sample before the lookups.
+    let (type_ids, position_ids) = if t.arch == Arch::Bert && t.block.roberta {
+        roberta_ids(b, ids)
+    } else {
+        (ids, ids)
+    };
     let wte = b.param(&format!("{embed_name}.weight"), &[t.vocab, h]);
     let mut x = b.embedding_with(embed_name, ids, wte, h);
     if t.block.embed_scale {
@@ -851,11 +867,11 @@ pub fn lower(
     }
     if t.arch == Arch::Bert {
         // token_type_ids default to a zero buffer; embeddings = words + types, then += positions.
-        let types = b.embedding("token_type_embeddings", ids, t.type_vocab.max(1), h);
+        let types = b.embedding("token_type_embeddings", type_ids, t.type_vocab.max(1), h);
         x = b.add("add_token_types", x, types);
     }
     if t.max_positions > 0 {
-        let pos = b.embedding(pos_name, ids, t.max_positions, h);
+        let pos = b.embedding(pos_name, position_ids, t.max_positions, h);
         x = b.add("add_positions", x, pos);
     }
     if t.arch == Arch::Bert {
@@ -1009,9 +1025,13 @@ pub fn lower(
             b.returns(logits);
         }
         Head::Classification { labels: n } => {
-            let pooled = bert_pooler(b, x, h);
-            let pooled = b.dropout("dropout", pooled, t.hidden_dropout);
-            let logits = b.linear("classifier", pooled, h, n, true);
+            let logits = if t.block.roberta {
+                roberta_classifier(b, t, x, n)
+            } else {
+                let pooled = bert_pooler(b, x, h);
+                let pooled = b.dropout("dropout", pooled, t.hidden_dropout);
+                b.linear("classifier", pooled, h, n, true)
+            };
             b.cross_entropy("loss", logits, labels, 1, n);
             b.returns(logits);
         }
@@ -1076,8 +1096,12 @@ fn lower_inference_head(
             b.set_kv_cache(kv_layout(t, kv_dtype), cache_tokens);
         }
         Head::Classification { labels } => {
-            let pooled = bert_pooler(b, x, h);
-            let logits = b.linear("classifier", pooled, h, labels, true);
+            let logits = if t.block.roberta {
+                roberta_classifier(b, t, x, labels)
+            } else {
+                let pooled = bert_pooler(b, x, h);
+                b.linear("classifier", pooled, h, labels, true)
+            };
             b.keep_alive(logits);
         }
         Head::Bare => {
@@ -1296,10 +1320,17 @@ fn bert_mlm_head(
 
 /// BERT's pooler: `tanh(dense(x[:, 0]))`.
 fn bert_pooler(b: &mut Builder, x: TensorId, h: u64) -> TensorId {
-    // x[:, 0] is a strided view; Linear on it reads it through a copy-free addmm.
+    let first = first_token(b, "pooler.select", x, h);
+    let d = b.linear("pooler.dense", first, h, h, true);
+    b.tanh("pooler.activation", d)
+}
+
+/// `x[:, 0]`, the first position of each sample's `h` features.
+fn first_token(b: &mut Builder, name: &str, x: TensorId, h: u64) -> TensorId {
+    // A strided view; Linear on it reads it through a copy-free addmm.
     let first = b.tensor(crate::graph::Numel::per_sample(h), b.dtype(x), true);
     b.op(
-        "pooler.select",
+        name,
         crate::graph::OpKind::Copy,
         crate::builder::OpSpec {
             inputs: vec![x],
@@ -1307,8 +1338,70 @@ fn bert_pooler(b: &mut Builder, x: TensorId, h: u64) -> TensorId {
             ..Default::default()
         },
     );
-    let d = b.linear("pooler.dense", first, h, h, true);
-    b.tanh("pooler.activation", d)
+    first
+}
+
+/// RoBERTa's token-type and position ids for the token ids `ids`
+/// (`RobertaEmbeddings.forward`): `create_position_ids_from_input_ids`,
+/// `(cumsum(ids.ne(pad).int(), 1).type_as(mask) + 0) * mask`, then
+/// `.long() + pad` (each step a new `[batch, seq]` tensor: int32, the
+/// cumsum's int64, int32, the `.long()` copy), and the token types
+/// gathered from the zero buffer at those positions, an int64 tensor of
+/// the same shape. The two embeddings keep them for backward.
+fn roberta_ids(b: &mut Builder, ids: TensorId) -> (TensorId, TensorId) {
+    use crate::graph::{Numel, TempStep};
+    let tokens = b.numel(ids).per_sample;
+    let bytes = |size: u64| TempStep::Alloc(Numel::per_sample(tokens * size));
+    let positions = b.tensor(Numel::per_sample(tokens), DType::I64, false);
+    b.op(
+        "embeddings.position_ids",
+        crate::graph::OpKind::Elementwise,
+        crate::builder::OpSpec {
+            inputs: vec![ids],
+            outputs: vec![positions],
+            forward_steps: vec![
+                bytes(1), // 0: ids.ne(pad)
+                bytes(4), // 1: mask = .int()
+                TempStep::Free(0),
+                bytes(8), // 2: cumsum (int64)
+                bytes(4), // 3: .type_as(mask)
+                TempStep::Free(2),
+                bytes(4), // 4: + cache_length
+                TempStep::Free(3),
+                bytes(4), // 5: incremental_indices = * mask
+                TempStep::Free(4),
+                bytes(8), // 6: .long()
+                TempStep::Outputs,
+                TempStep::Free(6),
+                TempStep::Free(5),
+                TempStep::Free(1),
+            ],
+            ..Default::default()
+        },
+    );
+    let types = b.tensor(Numel::per_sample(tokens), DType::I64, false);
+    b.op(
+        "embeddings.token_type_ids",
+        crate::graph::OpKind::Copy,
+        crate::builder::OpSpec {
+            inputs: vec![positions],
+            outputs: vec![types],
+            ..Default::default()
+        },
+    );
+    (types, positions)
+}
+
+/// `RobertaClassificationHead` on the first token of `x`: dropout, dense,
+/// tanh, dropout, `out_proj` to `labels` logits.
+fn roberta_classifier(b: &mut Builder, t: &TransformerSpec, x: TensorId, labels: u64) -> TensorId {
+    let h = t.hidden;
+    let first = first_token(b, "classifier.select", x, h);
+    let y = b.dropout("classifier.dropout", first, t.hidden_dropout);
+    let y = b.linear("classifier.dense", y, h, h, true);
+    let y = b.tanh("classifier.tanh", y);
+    let y = b.dropout("classifier.dropout", y, t.hidden_dropout);
+    b.linear("classifier.out_proj", y, h, labels, true)
 }
 
 /// One BERT layer (post-LN).
