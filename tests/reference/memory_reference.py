@@ -687,6 +687,15 @@ CASES = [
     C("deepseek-v3-h512", 4, "amp-bf16", "adamw", seq=1024, layers=8),
     C("gpt-oss-h512", 2, "amp-bf16", "adamw", seq=2048, layers=8),
     # MLPs without a gate, relu2 (Arcee's and Nemotron's layouts; Nemotron's LayerNorm1P in bf16)
+    # Phi-2 cut to 2 blocks: parallel attention and MLP on one LayerNorm, gelu_new as eager ops,
+    # dropout 0.1 on both branches; eager and SDPA, fp32, checkpointing
+    C("phi-2", 2, "amp-bf16", "adamw", seq=1024, layers=2),
+    C("phi-2", 2, "fp32", "adamw", seq=512, layers=2),
+    C("phi-2", 2, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),
+    C("phi-2", 2, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),
+    C("phi-1.5", 4, "amp-fp16", "sgd-momentum", seq=512, layers=2),
+    C("phi-qkln-h512", 4, "amp-bf16", "adamw", seq=1024),
+    C("phi-qkln-h512", 2, "fp32", "adamw", seq=1024),
     C("arcee-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
     C("arcee-h512", 2, "fp32", "adamw", seq=1024, layers=2),
     C("nemotron-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),

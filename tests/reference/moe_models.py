@@ -18,6 +18,8 @@ from transformers import (
     Glm4ForCausalLM,
     NemotronConfig,
     NemotronForCausalLM,
+    PhiConfig,
+    PhiForCausalLM,
     DeepseekV2Config,
     DeepseekV2ForCausalLM,
     DeepseekV3Config,
@@ -75,6 +77,7 @@ CLASSES = {
     "nemotron": (NemotronConfig, NemotronForCausalLM),
     "llama4_text": (Llama4TextConfig, Llama4ForCausalLM),
     "glm4": (Glm4Config, Glm4ForCausalLM),
+    "phi": (PhiConfig, PhiForCausalLM),
 }
 
 
@@ -360,10 +363,29 @@ VARIANTS = {
     "arcee-h512": ("arcee", dict(
         vocab_size=32000, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=2, tie_word_embeddings=False)),
+    # Phi's layout with what the released checkpoints leave off: a LayerNorm per head on q and k
+    # (qk_layernorm), grouped key/value heads, a head tied to the embeddings (its bias its own).
+    "phi-qkln-h512": ("phi", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=4, qk_layernorm=True, resid_pdrop=0.1,
+        tie_word_embeddings=True)),
     "nemotron-h512": ("nemotron", dict(
         vocab_size=32000, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=2, tie_word_embeddings=False)),
 }
+
+# microsoft/phi-1_5 and microsoft/phi-2 (config.json): attention and MLP in parallel on one
+# LayerNorm, biases everywhere (the LM head's too), part of each head rotated, gelu_new.
+PRESETS.update({
+    "phi-1.5": ("phi", dict(
+        vocab_size=51200, hidden_size=2048, intermediate_size=8192, num_hidden_layers=24,
+        num_attention_heads=32, num_key_value_heads=32, partial_rotary_factor=0.5, resid_pdrop=0.0,
+        embd_pdrop=0.0, tie_word_embeddings=False)),
+    "phi-2": ("phi", dict(
+        vocab_size=51200, hidden_size=2560, intermediate_size=10240, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=32, partial_rotary_factor=0.4, resid_pdrop=0.1,
+        embd_pdrop=0.0, tie_word_embeddings=False)),
+})
 
 PRESETS.update({
     "llama-4-scout-17b-16e": ("llama4_text", dict(

@@ -678,7 +678,8 @@ fn imports_starcoder2() {
             NormKind::LayerNorm,
             MlpKind::Plain {
                 bias: true,
-                relu_squared: false
+                relu_squared: false,
+                gelu_new: false
             }
         )
     );
@@ -1228,4 +1229,36 @@ fn encoders_are_refused_rather_than_read_as_decoders() {
     let reward = r#"{"architectures":["NewLmForSequenceClassification"],"model_type":"new_lm","vocab_size":32000,
         "hidden_size":512,"num_hidden_layers":2,"num_attention_heads":8,"intermediate_size":1376}"#;
     assert!(import(reward).is_ok());
+}
+
+#[test]
+fn imports_phi_2_with_its_parallel_block_and_head_bias() {
+    // microsoft/phi-2's config.json; 2,779,683,840 is what `transformers`
+    // 5.24 counts (`tests/reference/param_counts.csv`: phi-2).
+    let phi2 = r#"{"architectures":["PhiForCausalLM"],"model_type":"phi","vocab_size":51200,"hidden_size":2560,
+        "intermediate_size":10240,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":32,
+        "partial_rotary_factor":0.4,"qk_layernorm":false,"resid_pdrop":0.1,"embd_pdrop":0.0,
+        "attention_dropout":0.0,"hidden_act":"gelu_new","tie_word_embeddings":false,"max_position_embeddings":2048}"#;
+    let imported = import(phi2).unwrap();
+    assert!(
+        imported.assumptions.is_empty(),
+        "{:?}",
+        imported.assumptions
+    );
+    assert_eq!(imported.spec.parameter_count().unwrap(), 2_779_683_840);
+    let vramfit_core::models::ModelSpec::Transformer(t) = imported.spec else {
+        panic!("not a transformer")
+    };
+    assert!(t.block.parallel_residual && t.block.shared_norm && t.block.lm_head_bias);
+    assert!(t.block.undropped_embeddings);
+    assert_eq!(
+        t.block.rotary,
+        vramfit_core::models::Rotary::Sliced { dims: 32 }
+    );
+    // Per-head q/k LayerNorms, grouped key/value heads, a tied head whose
+    // bias stays its own: `transformers` 5.24 counts 1,704,680.
+    let small = r#"{"model_type":"phi","vocab_size":1000,"hidden_size":256,"intermediate_size":1024,
+        "num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":4,"qk_layernorm":true,
+        "tie_word_embeddings":true}"#;
+    assert_eq!(count(small), 1_704_680);
 }

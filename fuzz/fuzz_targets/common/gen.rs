@@ -305,10 +305,17 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
                     vramfit_core::models::MlpKind::Plain {
                         bias: true,
                         relu_squared: false,
+                        gelu_new: false,
                     },
                     vramfit_core::models::MlpKind::Plain {
                         bias: false,
                         relu_squared: true,
+                        gelu_new: false,
+                    },
+                    vramfit_core::models::MlpKind::Plain {
+                        bias: true,
+                        relu_squared: false,
+                        gelu_new: true,
                     },
                 ],
             )?,
@@ -320,6 +327,9 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
             softmax_in_dtype: u.arbitrary()?,
             nope_temperature: u.arbitrary()?,
             roberta: u.arbitrary()?,
+            shared_norm: u.arbitrary()?,
+            lm_head_bias: u.arbitrary()?,
+            undropped_embeddings: u.arbitrary()?,
         },
         context_limit: if u.arbitrary()? { 0 } else { dim(u, 1 << 17)? },
         // Mixtures of experts and latent attention are drawn by the property

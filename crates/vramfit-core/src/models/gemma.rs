@@ -153,6 +153,9 @@ const GEMMA_BLOCK: BlockOptions = BlockOptions {
     softmax_in_dtype: false,
     nope_temperature: false,
     roberta: false,
+    shared_norm: false,
+    lm_head_bias: false,
+    undropped_embeddings: false,
 };
 
 /// Gemma 2's block: sandwich norms, scores and logits soft-capped.

@@ -75,6 +75,7 @@ fn block() -> BlockOptions {
         mlp: MlpKind::Plain {
             bias: true,
             relu_squared: false,
+            gelu_new: false,
         },
         parallel_residual: true,
         ..BlockOptions::default()

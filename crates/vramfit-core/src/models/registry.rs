@@ -7,12 +7,12 @@
 use super::family::{Family, Import, ModelPreset};
 use super::{
     bert, cnn, convnext, deepseek, efficientnet, ernie, exaone4, gemma, gemma4, glm4, glm4_moe,
-    gpt_neox, gpt_oss, gpt2, llama, llama4, minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi3,
-    qwen_moe, qwen3, qwen3_5, regnet, relu2, smollm3, starcoder2, t5, vit, vit_hf,
+    gpt_neox, gpt_oss, gpt2, llama, llama4, minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi,
+    phi3, qwen_moe, qwen3, qwen3_5, regnet, relu2, smollm3, starcoder2, t5, vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 36] = [
+pub const FAMILIES: [Family; 37] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -36,6 +36,7 @@ pub const FAMILIES: [Family; 36] = [
     gemma::FAMILY,
     gemma4::FAMILY,
     gpt_neox::FAMILY,
+    phi::FAMILY,
     phi3::FAMILY,
     relu2::ARCEE,
     relu2::NEMOTRON,

@@ -92,6 +92,7 @@ fn decoder(
             mlp: MlpKind::Plain {
                 bias: f.bool_or("mlp_bias", false),
                 relu_squared,
+                gelu_new: false,
             },
             ..BlockOptions::default()
         },
@@ -119,7 +120,8 @@ mod tests {
             arcee.block.mlp,
             MlpKind::Plain {
                 bias: false,
-                relu_squared: true
+                relu_squared: true,
+                gelu_new: false
             }
         );
         assert_eq!(
@@ -133,7 +135,8 @@ mod tests {
             nemotron.block.mlp,
             MlpKind::Plain {
                 bias: true,
-                relu_squared: false
+                relu_squared: false,
+                gelu_new: false
             }
         );
         // Half of each 32-wide head rotates; LayerNorm1P with its bias.

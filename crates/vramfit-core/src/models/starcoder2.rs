@@ -49,6 +49,7 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
             mlp: MlpKind::Plain {
                 bias,
                 relu_squared: false,
+                gelu_new: false,
             },
             ..base.block
         },
@@ -77,6 +78,7 @@ fn decoder(
             mlp: MlpKind::Plain {
                 bias: true,
                 relu_squared: false,
+                gelu_new: false,
             },
             sliding: window.map(|window| SlidingWindow {
                 window,

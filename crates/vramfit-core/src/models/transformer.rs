@@ -200,6 +200,18 @@ pub struct BlockOptions {
     /// `out_proj` on the first token) where BERT has its pooler and classifier.
     #[serde(default)]
     pub roberta: bool,
+    /// With [`Self::parallel_residual`], attention and MLP read one norm of
+    /// the block's input, `x + attn(n) + mlp(n)` with `n = norm(x)` (Phi's
+    /// single `input_layernorm`), rather than a norm each (GPT-NeoX).
+    #[serde(default)]
+    pub shared_norm: bool,
+    /// The LM head has a bias (Phi's `lm_head`).
+    #[serde(default)]
+    pub lm_head_bias: bool,
+    /// The embeddings reach the first block without dropout, whatever the
+    /// blocks' (Phi's `embd_pdrop` of 0 beside its `resid_pdrop`).
+    #[serde(default)]
+    pub undropped_embeddings: bool,
 }
 
 /// The norm of a Llama-layout model (its blocks, q/k norms and final norm).
@@ -305,6 +317,11 @@ pub enum MlpKind {
         /// than one kernel that saves its input.
         #[serde(default)]
         relu_squared: bool,
+        /// `act` is `gelu_new` (`NewGELUActivation`, Phi-1/1.5/2's): the
+        /// tanh approximation written as eager ops, as GPT-2's
+        /// ([`crate::builder::Builder::gelu_new`]), rather than one kernel.
+        #[serde(default)]
+        gelu_new: bool,
     },
 }
 
@@ -930,7 +947,12 @@ pub fn lower(
     let ple: Option<TensorId> = None;
     let mut shared_kv = gemma4::SharedKv::default();
     let x_sp = b.sp_scatter(x);
-    x = b.dropout("dropout", x_sp, t.hidden_dropout);
+    let embed_dropout = if t.block.undropped_embeddings {
+        0.0
+    } else {
+        t.hidden_dropout
+    };
+    x = b.dropout("dropout", x_sp, embed_dropout);
 
     // A decoder's `DynamicCache` in training ([`TrainingCache`]): off when
     // transformers checkpoints (it turns `use_cache` off itself).
@@ -1006,7 +1028,7 @@ pub fn lower(
             let logits = if t.tie_embeddings {
                 lm_head_tied(b, x, wte, t)
             } else {
-                b.linear("lm_head", x, h, t.vocab, false)
+                b.linear("lm_head", x, h, t.vocab, t.block.lm_head_bias)
             };
             let logits = final_softcap(b, t, logits);
             // transformers' ForCausalLMLoss upcasts the logits (`logits.float()`) before the loss.
@@ -1087,7 +1109,7 @@ fn lower_inference_head(
             let logits = if t.tie_embeddings {
                 lm_head_tied(b, last, wte, t)
             } else {
-                b.linear("lm_head", last, h, t.vocab, false)
+                b.linear("lm_head", last, h, t.vocab, t.block.lm_head_bias)
             };
             let logits = final_softcap(b, t, logits);
             let up = b.cast(logits, DType::F32);
@@ -1298,7 +1320,12 @@ fn lm_head_tied(
     wte: crate::graph::ParamId,
     t: &TransformerSpec,
 ) -> TensorId {
-    b.linear_with("lm_head", x, wte, None, t.hidden, t.vocab)
+    // Tying shares the weight; Phi's bias stays the head's own.
+    let bias = t
+        .block
+        .lm_head_bias
+        .then(|| b.param("lm_head.bias", &[t.vocab]));
+    b.linear_with("lm_head", x, wte, bias, t.hidden, t.vocab)
 }
 
 /// BERT's masked-LM head (`BertOnlyMLMHead`): `transform` (dense, GELU,
@@ -1466,6 +1493,7 @@ fn decoder_layer(
     } else {
         b.layernorm("ln_1", x, h, true)
     };
+    let attn_in = n_local;
     let mark = b.op_count();
     let n = b.sp_gather(n_local);
     let o = match (&t.mla, &t.linear) {
@@ -1551,7 +1579,11 @@ fn decoder_layer(
     } else {
         (b.add("attn.residual", x, o), None)
     };
-    let n_local = if !pre {
+    // Phi: the MLP reads the attention's norm.
+    let shared = (parallel.is_some() && t.block.shared_norm).then_some(attn_in);
+    let n_local = if let Some(n) = shared {
+        n
+    } else if !pre {
         x
     } else if t.block.norm == NormPlacement::Sandwich {
         rms(b, t, "pre_feedforward_layernorm", x, h)
@@ -1723,13 +1755,19 @@ fn llama_mlp(b: &mut Builder, t: &TransformerSpec, n: TensorId) -> TensorId {
             let g = b.activation("mlp.activation_fn", half(0));
             b.mul("mlp.up_mul", half(1), g, b.numel(g).per_sample)
         }
-        MlpKind::Plain { bias, relu_squared } => {
+        MlpKind::Plain {
+            bias,
+            relu_squared,
+            gelu_new,
+        } => {
             let f = b.linear("mlp.dense_h_to_4h", n, h, i, bias);
             let f = if relu_squared {
                 let r = b.relu("mlp.act.relu", f, false);
                 // `torch.square` is `pow(x, 2)`, on autocast's fp32 list.
                 let r = b.autocast_fp32(r);
                 b.activation("mlp.act.square", r)
+            } else if gelu_new {
+                b.gelu_new("mlp.act", f)
             } else {
                 b.activation("mlp.act", f)
             };
