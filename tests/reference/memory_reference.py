@@ -696,6 +696,16 @@ CASES = [
     C("phi-1.5", 4, "amp-fp16", "sgd-momentum", seq=512, layers=2),
     C("phi-qkln-h512", 4, "amp-bf16", "adamw", seq=1024),
     C("phi-qkln-h512", 2, "fp32", "adamw", seq=1024),
+    # Granite 3.3 2B cut to 2 blocks: embedding, residual and logits multipliers (the logits' a
+    # tensor of 49,159 per token); eager, SDPA, fp32, checkpointing
+    C("granite-3.3-2b", 2, "amp-bf16", "adamw", seq=2048, layers=2),
+    C("granite-3.3-2b", 2, "fp32", "adamw", seq=1024, layers=2),
+    C("granite-3.3-2b", 4, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),
+    C("granite-3.3-2b", 2, "amp-bf16", "adamw", ckpt="full", seq=2048, layers=2),
+    C("stablelm-2-h512", 4, "amp-bf16", "adamw", seq=1024),
+    C("stablelm-2-h512", 2, "fp32", "adamw", seq=1024, attention="sdpa"),
+    C("stablelm-par-h512", 4, "amp-bf16", "adamw", seq=1024),
+    C("stablelm-par-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024),
     C("arcee-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
     C("arcee-h512", 2, "fp32", "adamw", seq=1024, layers=2),
     C("nemotron-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),

@@ -20,6 +20,10 @@ from transformers import (
     NemotronForCausalLM,
     PhiConfig,
     PhiForCausalLM,
+    GraniteConfig,
+    GraniteForCausalLM,
+    StableLmConfig,
+    StableLmForCausalLM,
     DeepseekV2Config,
     DeepseekV2ForCausalLM,
     DeepseekV3Config,
@@ -78,6 +82,8 @@ CLASSES = {
     "llama4_text": (Llama4TextConfig, Llama4ForCausalLM),
     "glm4": (Glm4Config, Glm4ForCausalLM),
     "phi": (PhiConfig, PhiForCausalLM),
+    "granite": (GraniteConfig, GraniteForCausalLM),
+    "stablelm": (StableLmConfig, StableLmForCausalLM),
 }
 
 
@@ -369,6 +375,15 @@ VARIANTS = {
         vocab_size=32000, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=4, qk_layernorm=True, resid_pdrop=0.1,
         tie_word_embeddings=True)),
+    # StableLM 2's layout (LayerNorms with biases, a quarter of each head rotated, q/k/v biases)
+    # and StableLM-2-12B's parallel attention and MLP on one norm (its per-head q/k norms left off).
+    "stablelm-2-h512": ("stablelm", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1408, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=8, use_qkv_bias=True, tie_word_embeddings=False)),
+    "stablelm-par-h512": ("stablelm", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1408, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, use_parallel_residual=True,
+        tie_word_embeddings=False)),
     "nemotron-h512": ("nemotron", dict(
         vocab_size=32000, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=2, tie_word_embeddings=False)),
@@ -385,6 +400,21 @@ PRESETS.update({
         vocab_size=51200, hidden_size=2560, intermediate_size=10240, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=32, partial_rotary_factor=0.4, resid_pdrop=0.1,
         embd_pdrop=0.0, tie_word_embeddings=False)),
+})
+
+# ibm-granite/granite-3.3-2b-instruct and -8b-instruct (config.json): Llama's layout with the
+# embedding, residual and logits multipliers, the head tied.
+PRESETS.update({
+    "granite-3.3-2b": ("granite", dict(
+        vocab_size=49159, hidden_size=2048, intermediate_size=8192, num_hidden_layers=40,
+        num_attention_heads=32, num_key_value_heads=8, embedding_multiplier=12.0,
+        residual_multiplier=0.22, attention_multiplier=0.015625, logits_scaling=8.0,
+        max_position_embeddings=131072, tie_word_embeddings=True)),
+    "granite-3.3-8b": ("granite", dict(
+        vocab_size=49159, hidden_size=4096, intermediate_size=12800, num_hidden_layers=40,
+        num_attention_heads=32, num_key_value_heads=8, embedding_multiplier=12.0,
+        residual_multiplier=0.22, attention_multiplier=0.0078125, logits_scaling=16.0,
+        max_position_embeddings=131072, tie_word_embeddings=True)),
 })
 
 PRESETS.update({

@@ -115,10 +115,10 @@ fn hf_config_file_is_accepted() {
     assert_eq!(v["parameter_count"], 6_738_415_616u64);
     // Another model_type with the same fields: the same model, each
     // assumption a warning on stderr, stdout still one JSON object.
-    let other = dir.join("granite.json");
+    let other = dir.join("internlm3.json");
     std::fs::write(
         &other,
-        r#"{"model_type":"granite","vocab_size":32000,"hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008,"mlp_bias":false}"#,
+        r#"{"model_type":"internlm3","vocab_size":32000,"hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008,"mlp_bias":false}"#,
     )
     .unwrap();
     let args = [
@@ -134,7 +134,7 @@ fn hf_config_file_is_accepted() {
     assert_eq!(json(&args)["parameter_count"], 6_738_415_616u64);
     let err = String::from_utf8_lossy(&vramfit(&args).stderr).to_string();
     for needle in [
-        "warning: model_type 'granite' is read as a Llama-style decoder",
+        "warning: model_type 'internlm3' is read as a Llama-style decoder",
         "warning: head_dim = hidden_size / num_attention_heads = 128",
         "warning: num_key_value_heads = num_attention_heads = 32",
         "warning: a separate LM head",

@@ -719,7 +719,7 @@ fn other_decoders_import_as_llama_style_with_their_assumptions() {
     let as_llama = import(&format!(r#"{{"model_type":"llama",{llama3}}}"#)).unwrap();
     assert!(as_llama.assumptions.is_empty());
     let other = import(&format!(
-        r#"{{"model_type":"granite",{llama3},"num_key_value_heads":8,"sliding_window":4096,"mlp_bias":false}}"#
+        r#"{{"model_type":"internlm3",{llama3},"num_key_value_heads":8,"sliding_window":4096,"mlp_bias":false}}"#
     ))
     .unwrap();
     assert_eq!(other.spec.parameter_count().unwrap(), 8_030_261_248);
@@ -727,7 +727,7 @@ fn other_decoders_import_as_llama_style_with_their_assumptions() {
         other.assumptions,
         vec![
             Assumption::LlamaLayout {
-                model_type: "granite".into()
+                model_type: "internlm3".into()
             },
             Assumption::HeadDim(128),
             Assumption::UntiedHead,
@@ -736,14 +736,14 @@ fn other_decoders_import_as_llama_style_with_their_assumptions() {
     );
     // Without num_key_value_heads: one per head, said so.
     let mha = import(&format!(
-        r#"{{"model_type":"granite",{llama3},"head_dim":128,"tie_word_embeddings":false}}"#
+        r#"{{"model_type":"internlm3",{llama3},"head_dim":128,"tie_word_embeddings":false}}"#
     ))
     .unwrap();
     assert_eq!(
         mha.assumptions,
         vec![
             Assumption::LlamaLayout {
-                model_type: "granite".into()
+                model_type: "internlm3".into()
             },
             Assumption::KvHeads(32),
         ]
@@ -800,7 +800,7 @@ fn other_decoders_import_as_llama_style_with_their_assumptions() {
     );
     assert!(import(&sliding).is_ok());
     // Contradictory dimensions are named.
-    let odd = r#"{"model_type":"granite","vocab_size":100,"hidden_size":64,"num_hidden_layers":2,
+    let odd = r#"{"model_type":"internlm3","vocab_size":100,"hidden_size":64,"num_hidden_layers":2,
         "num_attention_heads":6,"num_key_value_heads":4,"intermediate_size":128}"#;
     let e = import(odd).unwrap_err();
     assert!(
@@ -1261,4 +1261,58 @@ fn imports_phi_2_with_its_parallel_block_and_head_bias() {
         "num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":4,"qk_layernorm":true,
         "tie_word_embeddings":true}"#;
     assert_eq!(count(small), 1_704_680);
+}
+
+#[test]
+fn imports_granite_with_its_multipliers() {
+    // ibm-granite/granite-3.3-8b-instruct's config.json; 8,170,864,640 is
+    // what `transformers` 5.24 counts (`tests/reference/param_counts.csv`).
+    let granite = r#"{"architectures":["GraniteForCausalLM"],"attention_bias":false,"attention_dropout":0.0,
+        "attention_multiplier":0.0078125,"embedding_multiplier":12.0,"hidden_act":"silu","hidden_size":4096,
+        "intermediate_size":12800,"logits_scaling":16.0,"max_position_embeddings":131072,"mlp_bias":false,
+        "model_type":"granite","num_attention_heads":32,"num_hidden_layers":40,"num_key_value_heads":8,
+        "residual_multiplier":0.22,"rms_norm_eps":1e-05,"tie_word_embeddings":true,"vocab_size":49159}"#;
+    let imported = import(granite).unwrap();
+    assert!(
+        imported.assumptions.is_empty(),
+        "{:?}",
+        imported.assumptions
+    );
+    assert_eq!(imported.spec.parameter_count().unwrap(), 8_170_864_640);
+    let vramfit_core::models::ModelSpec::Transformer(t) = imported.spec else {
+        panic!("not a transformer")
+    };
+    assert!(t.block.embed_scale && t.block.scaled_residuals && t.block.scaled_logits);
+    // Biases on the MLP are refused by name rather than left out.
+    let biased = granite.replace(r#""mlp_bias":false"#, r#""mlp_bias":true"#);
+    assert!(
+        import(&biased)
+            .unwrap_err()
+            .to_string()
+            .contains("mlp_bias")
+    );
+}
+
+#[test]
+fn imports_stablelm_with_its_layernorms_quarter_rotary_and_parallel_option() {
+    // `transformers` 5.24's counts for StableLmConfig's defaults
+    // (StableLM-3B-4E1T), StableLM 2 1.6B's shape with q/k/v biases, and a
+    // small parallel-residual model with a tied head.
+    assert_eq!(count(r#"{"model_type":"stablelm"}"#), 2_795_443_200);
+    let two = r#"{"model_type":"stablelm","vocab_size":100352,"hidden_size":2048,"intermediate_size":5632,
+        "num_hidden_layers":24,"num_attention_heads":32,"use_qkv_bias":true}"#;
+    assert_eq!(count(two), 1_644_515_328);
+    let parallel = r#"{"model_type":"stablelm","vocab_size":1000,"hidden_size":256,"intermediate_size":512,
+        "num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":2,"use_parallel_residual":true,
+        "tie_word_embeddings":true}"#;
+    assert_eq!(count(parallel), 1_371_648);
+    assert!(import(two).unwrap().assumptions.is_empty());
+    // StableLM-2-12B's per-head q/k LayerNorms are refused by name.
+    let qk = two.replace(r#""use_qkv_bias":true"#, r#""qk_layernorm":true"#);
+    assert!(
+        import(&qk)
+            .unwrap_err()
+            .to_string()
+            .contains("qk_layernorm")
+    );
 }

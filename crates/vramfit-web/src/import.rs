@@ -347,12 +347,12 @@ mod tests {
     #[test]
     fn an_unknown_decoder_imports_with_its_assumptions_shown() {
         let mut s = ImportState::default();
-        let granite = LLAMA.replace("\"llama\"", "\"granite\"");
-        assert!(s.set_text(granite));
+        let unknown = LLAMA.replace("\"llama\"", "\"internlm3\"");
+        assert!(s.set_text(unknown));
         let (tone, line) = s.status(Lang::En, Units::Binary);
         assert_eq!(tone, Tone::Warn);
         assert!(
-            line.starts_with("Imported meta-llama/Llama-2-7b-hf: 6.74B parameters. Read as a Llama-style decoder; check these assumptions: model_type “granite” is not one vramfit knows"),
+            line.starts_with("Imported meta-llama/Llama-2-7b-hf: 6.74B parameters. Read as a Llama-style decoder; check these assumptions: model_type “internlm3” is not one vramfit knows"),
             "{line}"
         );
         assert!(

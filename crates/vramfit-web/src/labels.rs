@@ -247,6 +247,7 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::Gemma
         | Group::Pythia
         | Group::Phi
+        | Group::Granite
         | Group::StarCoder2
         | Group::DeepSeek
         | Group::Kimi

@@ -330,6 +330,8 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
             shared_norm: u.arbitrary()?,
             lm_head_bias: u.arbitrary()?,
             undropped_embeddings: u.arbitrary()?,
+            scaled_residuals: u.arbitrary()?,
+            scaled_logits: u.arbitrary()?,
         },
         context_limit: if u.arbitrary()? { 0 } else { dim(u, 1 << 17)? },
         // Mixtures of experts and latent attention are drawn by the property

@@ -111,6 +111,9 @@ pub enum Group {
     /// Microsoft's Phi series.
     #[serde(rename = "Phi")]
     Phi,
+    /// IBM's Granite.
+    #[serde(rename = "Granite")]
+    Granite,
     /// BigCode's StarCoder2 code models.
     #[serde(rename = "StarCoder2")]
     StarCoder2,
@@ -158,6 +161,7 @@ impl Group {
             Group::Gemma => "Gemma",
             Group::Pythia => "Pythia",
             Group::Phi => "Phi",
+            Group::Granite => "Granite",
             Group::StarCoder2 => "StarCoder2",
             Group::DeepSeek => "DeepSeek",
             Group::Kimi => "Kimi",

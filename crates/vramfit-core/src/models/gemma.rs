@@ -156,6 +156,8 @@ const GEMMA_BLOCK: BlockOptions = BlockOptions {
     shared_norm: false,
     lm_head_bias: false,
     undropped_embeddings: false,
+    scaled_residuals: false,
+    scaled_logits: false,
 };
 
 /// Gemma 2's block: sandwich norms, scores and logits soft-capped.

@@ -116,6 +116,20 @@ impl Fields<'_> {
         }
     }
 
+    /// `num_attention_heads`, `default` when absent: at least one, which
+    /// every head width is divided by.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] for 0, as [`Fields::opt_u64`] otherwise.
+    pub fn heads_or(&self, default: u64) -> Result<u64, Error> {
+        match self.opt_u64("num_attention_heads")?.unwrap_or(default) {
+            0 => Err(Error::InvalidModel(
+                "num_attention_heads must be at least 1".into(),
+            )),
+            heads => Ok(heads),
+        }
+    }
+
     /// A required whole number.
     ///
     /// # Errors

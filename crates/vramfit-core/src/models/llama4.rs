@@ -66,12 +66,7 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
     let layers = or("num_hidden_layers", 48)?;
     let hidden = or("hidden_size", 5120)?;
-    let heads = or("num_attention_heads", 40)?;
-    if heads == 0 {
-        return Err(Error::InvalidModel(
-            "num_attention_heads must be at least 1".into(),
-        ));
-    }
+    let heads = f.heads_or(40)?;
     let moe_layers = match f.map.get("moe_layers") {
         None | Some(Value::Null) => {
             let step = or("interleave_moe_layer_step", 1)?;

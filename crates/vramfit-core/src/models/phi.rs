@@ -28,12 +28,7 @@ pub const FAMILY: Family = Family {
 /// `tie_word_embeddings`.
 fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
-    let heads = or("num_attention_heads", 32)?;
-    if heads == 0 {
-        return Err(Error::InvalidModel(
-            "num_attention_heads must be at least 1".into(),
-        ));
-    }
+    let heads = f.heads_or(32)?;
     let hidden = or("hidden_size", 2048)?;
     let head_dim = f.opt_u64("head_dim")?.unwrap_or(hidden / heads);
     let factor = f

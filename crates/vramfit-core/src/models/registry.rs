@@ -7,12 +7,13 @@
 use super::family::{Family, Import, ModelPreset};
 use super::{
     bert, cnn, convnext, deepseek, efficientnet, ernie, exaone4, gemma, gemma4, glm4, glm4_moe,
-    gpt_neox, gpt_oss, gpt2, llama, llama4, minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, phi,
-    phi3, qwen_moe, qwen3, qwen3_5, regnet, relu2, smollm3, starcoder2, t5, vit, vit_hf,
+    gpt_neox, gpt_oss, gpt2, granite, llama, llama4, minimax_m2, mixtral, mobilenet_v3, olmo2,
+    olmoe, phi, phi3, qwen_moe, qwen3, qwen3_5, regnet, relu2, smollm3, stablelm, starcoder2, t5,
+    vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 37] = [
+pub const FAMILIES: [Family; 39] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -38,9 +39,11 @@ pub const FAMILIES: [Family; 37] = [
     gpt_neox::FAMILY,
     phi::FAMILY,
     phi3::FAMILY,
+    granite::FAMILY,
     relu2::ARCEE,
     relu2::NEMOTRON,
     smollm3::FAMILY,
+    stablelm::FAMILY,
     starcoder2::FAMILY,
     deepseek::FAMILY,
     ernie::FAMILY,

@@ -37,7 +37,7 @@ fn read_arcee(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     let t = decoder(
         f,
         (or("vocab_size", 32_000)?, or("hidden_size", 2560)?),
-        (or("num_hidden_layers", 32)?, or("num_attention_heads", 32)?),
+        (or("num_hidden_layers", 32)?, f.heads_or(32)?),
         or("intermediate_size", 18_432)?,
     )?;
     Ok(ModelSpec::Transformer(t))
@@ -51,7 +51,7 @@ fn read_nemotron(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     let mut t = decoder(
         f,
         (or("vocab_size", 256_000)?, or("hidden_size", 6144)?),
-        (or("num_hidden_layers", 32)?, or("num_attention_heads", 48)?),
+        (or("num_hidden_layers", 32)?, f.heads_or(48)?),
         or("intermediate_size", 24_576)?,
     )?;
     let factor = f
@@ -72,11 +72,6 @@ fn decoder(
     (layers, heads): (u64, u64),
     intermediate: u64,
 ) -> Result<TransformerSpec, Error> {
-    if heads == 0 {
-        return Err(Error::InvalidModel(
-            "num_attention_heads must be at least 1".into(),
-        ));
-    }
     let kv_heads = f.opt_u64("num_key_value_heads")?.unwrap_or(heads);
     let head_dim = f.opt_u64("head_dim")?.unwrap_or(hidden / heads);
     let attention_bias = f.bool_or("attention_bias", false);

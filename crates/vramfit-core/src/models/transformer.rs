@@ -212,6 +212,16 @@ pub struct BlockOptions {
     /// blocks' (Phi's `embd_pdrop` of 0 beside its `resid_pdrop`).
     #[serde(default)]
     pub undropped_embeddings: bool,
+    /// Each branch's output is scaled before its residual add,
+    /// `residual + out * residual_multiplier` (Granite): a product the size
+    /// of the hidden state per branch, saving only the constant.
+    #[serde(default)]
+    pub scaled_residuals: bool,
+    /// The logits are divided by a constant before the loss
+    /// (`logits / logits_scaling`, Granite): a logits-sized product, and
+    /// its gradient, beside the LM head's.
+    #[serde(default)]
+    pub scaled_logits: bool,
 }
 
 /// The norm of a Llama-layout model (its blocks, q/k norms and final norm).
@@ -1030,6 +1040,11 @@ pub fn lower(
             } else {
                 b.linear("lm_head", x, h, t.vocab, t.block.lm_head_bias)
             };
+            let logits = if t.block.scaled_logits {
+                b.scale("logits_scaling", logits)
+            } else {
+                logits
+            };
             let logits = final_softcap(b, t, logits);
             // transformers' ForCausalLMLoss upcasts the logits (`logits.float()`) before the loss.
             let upcast = b.cast(logits, DType::F32);
@@ -1110,6 +1125,11 @@ fn lower_inference_head(
                 lm_head_tied(b, last, wte, t)
             } else {
                 b.linear("lm_head", last, h, t.vocab, t.block.lm_head_bias)
+            };
+            let logits = if t.block.scaled_logits {
+                b.scale("logits_scaling", logits)
+            } else {
+                logits
             };
             let logits = final_softcap(b, t, logits);
             let up = b.cast(logits, DType::F32);
@@ -1572,6 +1592,11 @@ fn decoder_layer(
         o
     };
     let o = b.dropout("attn.resid_dropout", o, t.hidden_dropout);
+    let o = if t.block.scaled_residuals {
+        b.scale("attn.residual_multiplier", o)
+    } else {
+        o
+    };
     // A parallel residual keeps the attention's output aside and feeds the
     // MLP the block's input.
     let (x, parallel) = if llama && t.block.parallel_residual {
@@ -1622,6 +1647,11 @@ fn decoder_layer(
         m
     };
     let m = b.dropout("mlp.dropout", m, t.hidden_dropout);
+    let m = if t.block.scaled_residuals {
+        b.scale("mlp.residual_multiplier", m)
+    } else {
+        m
+    };
     // GPT-NeoX: `mlp_output + attn_output + hidden_states`, left to right.
     let m = match parallel {
         Some(o) => b.add("parallel.sum", m, o),
