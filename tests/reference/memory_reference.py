@@ -706,6 +706,8 @@ CASES = [
     C("stablelm-2-h512", 2, "fp32", "adamw", seq=1024, attention="sdpa"),
     C("stablelm-par-h512", 4, "amp-bf16", "adamw", seq=1024),
     C("stablelm-par-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024),
+    C("glm-h512", 4, "amp-bf16", "adamw", seq=1024),
+    C("glm-h512", 2, "fp32", "adamw", seq=1024, attention="sdpa"),
     C("arcee-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
     C("arcee-h512", 2, "fp32", "adamw", seq=1024, layers=2),
     C("nemotron-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),

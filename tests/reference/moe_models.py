@@ -16,6 +16,8 @@ from transformers import (
     Llama4TextConfig,
     Glm4Config,
     Glm4ForCausalLM,
+    GlmConfig,
+    GlmForCausalLM,
     NemotronConfig,
     NemotronForCausalLM,
     PhiConfig,
@@ -84,6 +86,7 @@ CLASSES = {
     "phi": (PhiConfig, PhiForCausalLM),
     "granite": (GraniteConfig, GraniteForCausalLM),
     "stablelm": (StableLmConfig, StableLmForCausalLM),
+    "glm": (GlmConfig, GlmForCausalLM),
 }
 
 
@@ -384,6 +387,11 @@ VARIANTS = {
         vocab_size=32000, hidden_size=512, intermediate_size=1408, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=2, use_parallel_residual=True,
         tie_word_embeddings=False)),
+    # GLM-4-9B's layout as transformers converts it (model_type glm): GLM-4's block with two norms.
+    "glm-h512": ("glm", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1408, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, head_dim=64, tie_word_embeddings=False,
+        pad_token_id=0)),
     "nemotron-h512": ("nemotron", dict(
         vocab_size=32000, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=2, tie_word_embeddings=False)),

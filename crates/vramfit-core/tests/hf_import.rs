@@ -1316,3 +1316,18 @@ fn imports_stablelm_with_its_layernorms_quarter_rotary_and_parallel_option() {
             .contains("qk_layernorm")
     );
 }
+
+#[test]
+fn imports_glm_4_9b_as_glm_4_with_two_norms() {
+    // GlmConfig's defaults are its documented checkpoint's (THUDM/glm-4-9b-chat);
+    // `transformers` 5.24 counts 9,399,951,360 for them.
+    let glm = r#"{"model_type":"glm"}"#;
+    let imported = import(glm).unwrap();
+    assert!(imported.assumptions.is_empty());
+    assert_eq!(imported.spec.parameter_count().unwrap(), 9_399_951_360);
+    // GLM-4-0414 (glm4) adds two norms a layer: 2 × 40 × 4096 parameters.
+    assert_eq!(
+        count(r#"{"model_type":"glm4"}"#) - 9_399_951_360,
+        2 * 40 * 4096
+    );
+}

@@ -6,7 +6,9 @@
 //! `gate_up_proj` chunked in two ([`MlpKind::FusedGated`]) and half of each
 //! head rotated in interleaved pairs, then `torch.cat` with the rest
 //! ([`Rotary::Sliced`]). Lowered by the shared transformer
-//! ([`super::transformer`]). Import only: no presets.
+//! ([`super::transformer`]). GLM-4-9B and its chat model as `transformers`
+//! converts them (`model_type` `glm`, `models/glm/modeling_glm.py`) are the
+//! same block with two norms, before attention and MLP. Import only: no presets.
 
 use super::family::{Family, Import, no_presets};
 use super::hf_fields::Fields;
@@ -15,18 +17,35 @@ use crate::error::Error;
 
 /// The dense GLM-4 family.
 pub const FAMILY: Family = Family {
-    imports: &[Import {
-        model_type: "glm4",
-        read,
-    }],
+    imports: &[
+        Import {
+            model_type: "glm4",
+            read,
+        },
+        Import {
+            model_type: "glm",
+            read: read_glm,
+        },
+    ],
     presets: no_presets,
 };
+
+/// Reads a `glm` config (GLM-4-9B, `GlmConfig`'s defaults the same as
+/// `Glm4Config`'s): as [`read`], the norms before attention and MLP only.
+fn read_glm(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    read_with(f, NormPlacement::Pre)
+}
 
 /// Reads a `glm4` config with `Glm4Config`'s defaults (GLM-4-9B's shape):
 /// q/k/v biases with `attention_bias` (on by default), an output projection
 /// without, `partial_rotary_factor` (0.5 unless the rope parameters say
 /// otherwise) of each `head_dim`-wide head rotated.
 fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    read_with(f, NormPlacement::Sandwich)
+}
+
+/// A GLM-4 decoder with its norms at `norm`.
+fn read_with(f: &Fields<'_>, norm: NormPlacement) -> Result<ModelSpec, Error> {
     let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
     let head_dim = or("head_dim", 128)?;
     let factor = f
@@ -38,7 +57,7 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
         tie_embeddings: f.bool_or("tie_word_embeddings", false),
         attention_dropout: f.f64_or("attention_dropout", 0.0),
         block: BlockOptions {
-            norm: NormPlacement::Sandwich,
+            norm,
             mlp: MlpKind::FusedGated,
             rotary: Rotary::partial(head_dim, factor)?,
             ..BlockOptions::default()
