@@ -18,6 +18,10 @@ from transformers import (
     Glm4ForCausalLM,
     GlmConfig,
     GlmForCausalLM,
+    CohereConfig,
+    CohereForCausalLM,
+    Cohere2Config,
+    Cohere2ForCausalLM,
     NemotronConfig,
     NemotronForCausalLM,
     PhiConfig,
@@ -87,6 +91,8 @@ CLASSES = {
     "granite": (GraniteConfig, GraniteForCausalLM),
     "stablelm": (StableLmConfig, StableLmForCausalLM),
     "glm": (GlmConfig, GlmForCausalLM),
+    "cohere": (CohereConfig, CohereForCausalLM),
+    "cohere2": (Cohere2Config, Cohere2ForCausalLM),
 }
 
 
@@ -392,6 +398,16 @@ VARIANTS = {
         vocab_size=32000, hidden_size=512, intermediate_size=1408, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=2, head_dim=64, tie_word_embeddings=False,
         pad_token_id=0)),
+    # Cohere's layout (Command R+: q/k norms) and Cohere 2's (Command R7B, Command A: three sliding
+    # layers, then a full one without rotary embedding), at a 512-wide hidden state.
+    "cohere-h512": ("cohere", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1408, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, use_qk_norm=True, pad_token_id=0,
+        bos_token_id=1, eos_token_id=2)),
+    "cohere2-h512": ("cohere2", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1408, num_hidden_layers=4,
+        num_attention_heads=8, num_key_value_heads=2, sliding_window=512, pad_token_id=0,
+        bos_token_id=1, eos_token_id=2)),
     "nemotron-h512": ("nemotron", dict(
         vocab_size=32000, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=2, tie_word_embeddings=False)),

@@ -282,6 +282,81 @@ impl Builder {
         self.layernorm_of(name, xc, h, bias)
     }
 
+    /// Cohere's `CohereLayerNorm` (no bias) written as eager ops over `h`
+    /// features: `x = x.to(f32)`; `mean`; `var = (x - mean).pow(2).mean()`;
+    /// `y = (x - mean) * rsqrt(var + eps)`; `(weight.to(f32) * y).to(dtype)`.
+    /// The two subtractions make two fp32 tensors, the first saved by
+    /// `pow` (whose output is a transient), the second by the product with
+    /// `rstd`; the weight's product saves `y`; the cast back is one more
+    /// copy when the input was in half precision.
+    pub fn cohere_layernorm(&mut self, name: &str, x: TensorId, h: u64) -> TensorId {
+        let w = self.param(&format!("{name}.weight"), &[h]);
+        let in_dtype = self.dtype(x);
+        let xf = self.cast(x, DType::F32);
+        let n = self.numel(xf).per_sample;
+        let rows = n / h.max(1);
+        let centered = |b: &mut Self, step: &str| {
+            let c = b.out_like(n, DType::F32, &[xf]);
+            b.op(
+                &format!("{name}.{step}"),
+                OpKind::Elementwise,
+                OpSpec {
+                    inputs: vec![xf],
+                    outputs: vec![c],
+                    flops: Numel::per_sample(2 * n),
+                    ..OpSpec::default()
+                },
+            );
+            c
+        };
+        let c1 = centered(self, "sub_mean");
+        let var = self.out_like(rows, DType::F32, &[c1]);
+        self.op(
+            &format!("{name}.pow_mean"),
+            OpKind::Elementwise,
+            OpSpec {
+                inputs: vec![c1],
+                outputs: vec![var],
+                saved: vec![c1],
+                forward_temp: bytes(Numel::per_sample(n), DType::F32),
+                flops: Numel::per_sample(2 * n),
+                ..OpSpec::default()
+            },
+        );
+        let c2 = centered(self, "sub_mean_again");
+        let rstd = self.out_like(rows, DType::F32, &[var]);
+        self.op(
+            &format!("{name}.rsqrt"),
+            OpKind::Elementwise,
+            OpSpec {
+                inputs: vec![var],
+                outputs: vec![rstd],
+                saved: vec![rstd],
+                flops: Numel::per_sample(2 * rows),
+                ..OpSpec::default()
+            },
+        );
+        let y = self.mul(&format!("{name}.mul"), c2, rstd, n);
+        let out = self.tensor(
+            Numel::per_sample(n),
+            DType::F32,
+            self.grad_flows(&[y], &[w]),
+        );
+        self.op(
+            &format!("{name}.weight_mul"),
+            OpKind::RmsNorm,
+            OpSpec {
+                inputs: vec![y],
+                outputs: vec![out],
+                saved: vec![y],
+                params: vec![w],
+                flops: Numel::per_sample(n),
+                ..OpSpec::default()
+            },
+        );
+        self.cast(out, in_dtype)
+    }
+
     /// Nemotron's `NemotronLayerNorm1P`: `F.layer_norm` of its input, `weight
     /// + 1` and its bias, all cast to autocast's half type (an fp32 input
     /// becomes a half copy) and run with autocast off: in half precision

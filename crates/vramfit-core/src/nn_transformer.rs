@@ -105,6 +105,24 @@ impl Builder {
     /// only `cos` and `sin`. Backward: the gradient's fp32 copy, its two
     /// products, then each path cast back to `x`'s dtype.
     pub fn rotary_interleaved_fp32(&mut self, name: &str, x: TensorId) -> TensorId {
+        self.rotary_interleaved_fp32_as(name, x, false)
+    }
+
+    /// Cohere's `apply_rotary_pos_emb` on one of q and k: as
+    /// [`Builder::rotary_interleaved_fp32`], but `x.float()` comes first and
+    /// the pairs rotate in fp32 (`q = q.float()`, then `q * cos +
+    /// rotate_half(q) * sin`): the negated half and the stacked tensor are
+    /// fp32, and the fp32 copy lives until the sum is cast back.
+    pub fn rotary_cohere(&mut self, name: &str, x: TensorId) -> TensorId {
+        self.rotary_interleaved_fp32_as(name, x, true)
+    }
+
+    fn rotary_interleaved_fp32_as(
+        &mut self,
+        name: &str,
+        x: TensorId,
+        float_first: bool,
+    ) -> TensorId {
         let t = self.tensor_info(x);
         let out = self.tensor(t.numel, t.dtype, t.requires_grad);
         let own = bytes(t.numel, t.dtype);
@@ -124,6 +142,26 @@ impl Builder {
                 TempStep::Outputs, // the sum
                 TempStep::Free(0),
                 TempStep::Free(3),
+            ]
+        } else if float_first {
+            let wide_half = Numel {
+                fixed: wide.fixed / 2,
+                per_sample: wide.per_sample / 2,
+            };
+            vec![
+                TempStep::Alloc(wide),      // 0: x.float()
+                TempStep::Alloc(wide),      // 1: * cos
+                TempStep::Alloc(wide_half), // 2: -x2
+                TempStep::Alloc(wide),      // 3: stack
+                TempStep::Free(2),
+                TempStep::Alloc(wide), // 4: * sin
+                TempStep::Free(3),
+                TempStep::Alloc(wide), // 5: the sum
+                TempStep::Free(1),
+                TempStep::Free(4),
+                TempStep::Outputs, // .to(dtype)
+                TempStep::Free(5),
+                TempStep::Free(0),
             ]
         } else {
             vec![

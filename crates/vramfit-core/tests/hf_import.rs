@@ -1331,3 +1331,33 @@ fn imports_glm_4_9b_as_glm_4_with_two_norms() {
         2 * 40 * 4096
     );
 }
+
+#[test]
+fn imports_cohere_and_cohere_2_with_their_parallel_block_and_sliding_layers() {
+    // `transformers` 5.24's counts for CohereConfig's and Cohere2Config's
+    // defaults (Command R+'s shape) and a small Cohere with q/k norms.
+    assert_eq!(count(r#"{"model_type":"cohere"}"#), 34_980_831_232);
+    assert_eq!(count(r#"{"model_type":"cohere2"}"#), 34_980_831_232);
+    let qk = r#"{"model_type":"cohere","vocab_size":1000,"hidden_size":256,"intermediate_size":512,
+        "num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":2,"use_qk_norm":true}"#;
+    assert_eq!(count(qk), 1_371_520);
+    // Command R7B's config.json: the older pattern field, no layer_types.
+    let r7b = r#"{"model_type":"cohere2","vocab_size":256000,"hidden_size":4096,"intermediate_size":14336,
+        "num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"sliding_window":4096,
+        "sliding_window_pattern":4,"logit_scale":0.25}"#;
+    let imported = import(r7b).unwrap();
+    assert!(imported.assumptions.is_empty());
+    let vramfit_core::models::ModelSpec::Transformer(t) = imported.spec else {
+        panic!("not a transformer")
+    };
+    assert_eq!(
+        t.block.sliding,
+        Some(vramfit_core::models::SlidingWindow {
+            window: 4096,
+            full_every: 4
+        })
+    );
+    // The full layers attend without rotary embedding.
+    assert_eq!(t.block.nope_every, 4);
+    assert!(t.block.parallel_residual && t.block.shared_norm && t.block.scaled_logits);
+}

@@ -273,6 +273,7 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
                     vramfit_core::models::NormKind::Rms,
                     vramfit_core::models::NormKind::LayerNorm,
                     vramfit_core::models::NormKind::LayerNorm1P,
+                    vramfit_core::models::NormKind::Cohere,
                 ],
             )?,
             qkv: choose(
@@ -289,6 +290,7 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
                     &[
                         vramfit_core::models::Rotary::Whole,
                         vramfit_core::models::Rotary::ComplexFp32,
+                        vramfit_core::models::Rotary::CohereFp32,
                     ],
                 )?
             } else {

@@ -3,6 +3,7 @@
 
 pub mod bert;
 pub mod cnn;
+pub mod cohere;
 pub mod convnext;
 pub mod deepseek;
 pub mod efficientnet;

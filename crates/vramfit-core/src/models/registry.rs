@@ -6,14 +6,14 @@
 
 use super::family::{Family, Import, ModelPreset};
 use super::{
-    bert, cnn, convnext, deepseek, efficientnet, ernie, exaone4, gemma, gemma4, glm4, glm4_moe,
-    gpt_neox, gpt_oss, gpt2, granite, llama, llama4, minimax_m2, mixtral, mobilenet_v3, olmo2,
-    olmoe, phi, phi3, qwen_moe, qwen3, qwen3_5, regnet, relu2, smollm3, stablelm, starcoder2, t5,
-    vit, vit_hf,
+    bert, cnn, cohere, convnext, deepseek, efficientnet, ernie, exaone4, gemma, gemma4, glm4,
+    glm4_moe, gpt_neox, gpt_oss, gpt2, granite, llama, llama4, minimax_m2, mixtral, mobilenet_v3,
+    olmo2, olmoe, phi, phi3, qwen_moe, qwen3, qwen3_5, regnet, relu2, smollm3, stablelm,
+    starcoder2, t5, vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 39] = [
+pub const FAMILIES: [Family; 40] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -40,6 +40,7 @@ pub const FAMILIES: [Family; 39] = [
     phi::FAMILY,
     phi3::FAMILY,
     granite::FAMILY,
+    cohere::FAMILY,
     relu2::ARCEE,
     relu2::NEMOTRON,
     smollm3::FAMILY,

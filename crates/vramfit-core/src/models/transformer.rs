@@ -239,6 +239,9 @@ pub enum NormKind {
     /// autocast then off, so that under mixed precision it runs in half
     /// precision on a half copy of an fp32 input ([`crate::builder::Builder::layernorm_1p`]).
     LayerNorm1P,
+    /// Cohere's `CohereLayerNorm`: LayerNorm without a bias written as
+    /// eager ops in fp32 ([`crate::builder::Builder::cohere_layernorm`]).
+    Cohere,
 }
 
 /// How a Llama-layout block projects q, k and v.
@@ -280,6 +283,9 @@ pub enum Rotary {
     /// complex numbers, `view_as_complex(x.float()) * freqs_cis`, cast back
     /// to x's dtype.
     ComplexFp32,
+    /// Cohere's: the whole head in interleaved pairs, the copy to fp32
+    /// first and the rotation in fp32, cast back ([`crate::builder::Builder::rotary_cohere`]).
+    CohereFp32,
 }
 
 impl Rotary {
@@ -491,7 +497,10 @@ impl TransformerSpec {
             ));
         }
         if self.block.nope_every > 0
-            && !matches!(self.block.rotary, Rotary::Whole | Rotary::ComplexFp32)
+            && !matches!(
+                self.block.rotary,
+                Rotary::Whole | Rotary::ComplexFp32 | Rotary::CohereFp32
+            )
         {
             return Err(Error::InvalidModel(
                 "layers without a rotary embedding are modelled beside whole-head rotary ones only"
@@ -1758,6 +1767,11 @@ fn llama_qkv(
             b.rotary_complex_fp32("self_attn.rotary_k", k),
             v,
         ),
+        Rotary::CohereFp32 => (
+            b.rotary_cohere("self_attn.rotary_q", q),
+            b.rotary_cohere("self_attn.rotary_k", k),
+            v,
+        ),
     };
     if t.block.qk_norm == QkNorm::L2AfterRotary {
         let q = b.rmsnorm_unscaled("self_attn.qk_norm_q", q, t.head_dim);
@@ -1819,6 +1833,7 @@ pub(super) fn rms(
     match t.block.norm_kind {
         NormKind::LayerNorm => b.layernorm(name, x, width, true),
         NormKind::LayerNorm1P => b.layernorm_1p(name, x, width),
+        NormKind::Cohere => b.cohere_layernorm(name, x, width),
         NormKind::Rms if t.block.rms_weight_first => b.rmsnorm_weight_first(name, x, width),
         NormKind::Rms => b.rmsnorm(name, x, width),
     }
