@@ -702,6 +702,14 @@ CASES = [
     C("granite-3.3-2b", 2, "fp32", "adamw", seq=1024, layers=2),
     C("granite-3.3-2b", 4, "amp-bf16", "adamw", seq=1024, layers=2, attention="sdpa"),
     C("granite-3.3-2b", 2, "amp-bf16", "adamw", ckpt="full", seq=2048, layers=2),
+    # OPT: learned positions from the mask's cumsum, queries scaled as projected, relu saving its
+    # output, dropout 0.1 on both branches; OPT-125M whole (eager, SDPA, fp32, checkpointing) and
+    # OPT-1.3B cut to 2 blocks
+    C("opt-125m", 8, "amp-bf16", "adamw", seq=1024),
+    C("opt-125m", 4, "fp32", "adamw", seq=1024),
+    C("opt-125m", 8, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
+    C("opt-125m", 8, "amp-bf16", "adamw", ckpt="full", seq=2048),
+    C("opt-1.3b", 4, "amp-fp16", "adamw", seq=2048, layers=2),
     C("stablelm-2-h512", 4, "amp-bf16", "adamw", seq=1024),
     C("stablelm-2-h512", 2, "fp32", "adamw", seq=1024, attention="sdpa"),
     C("stablelm-par-h512", 4, "amp-bf16", "adamw", seq=1024),

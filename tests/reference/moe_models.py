@@ -24,6 +24,8 @@ from transformers import (
     Cohere2ForCausalLM,
     NemotronConfig,
     NemotronForCausalLM,
+    OPTConfig,
+    OPTForCausalLM,
     PhiConfig,
     PhiForCausalLM,
     GraniteConfig,
@@ -88,6 +90,7 @@ CLASSES = {
     "llama4_text": (Llama4TextConfig, Llama4ForCausalLM),
     "glm4": (Glm4Config, Glm4ForCausalLM),
     "phi": (PhiConfig, PhiForCausalLM),
+    "opt": (OPTConfig, OPTForCausalLM),
     "granite": (GraniteConfig, GraniteForCausalLM),
     "stablelm": (StableLmConfig, StableLmForCausalLM),
     "glm": (GlmConfig, GlmForCausalLM),
@@ -424,6 +427,23 @@ PRESETS.update({
         vocab_size=51200, hidden_size=2560, intermediate_size=10240, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=32, partial_rotary_factor=0.4, resid_pdrop=0.1,
         embd_pdrop=0.0, tie_word_embeddings=False)),
+})
+
+# facebook/opt-125m, opt-1.3b and opt-6.7b (config.json): learned positions shifted by 2,
+# LayerNorm before attention and the MLP, biases everywhere, relu, dropout 0.1, the head tied.
+PRESETS.update({
+    "opt-125m": ("opt", dict(
+        vocab_size=50272, hidden_size=768, ffn_dim=3072, num_hidden_layers=12,
+        num_attention_heads=12, max_position_embeddings=2048, dropout=0.1, attention_dropout=0.0,
+        word_embed_proj_dim=768, do_layer_norm_before=True, tie_word_embeddings=True)),
+    "opt-1.3b": ("opt", dict(
+        vocab_size=50272, hidden_size=2048, ffn_dim=8192, num_hidden_layers=24,
+        num_attention_heads=32, max_position_embeddings=2048, dropout=0.1, attention_dropout=0.0,
+        word_embed_proj_dim=2048, do_layer_norm_before=True, tie_word_embeddings=True)),
+    "opt-6.7b": ("opt", dict(
+        vocab_size=50272, hidden_size=4096, ffn_dim=16384, num_hidden_layers=32,
+        num_attention_heads=32, max_position_embeddings=2048, dropout=0.1, attention_dropout=0.0,
+        word_embed_proj_dim=4096, do_layer_norm_before=True, tie_word_embeddings=True)),
 })
 
 # ibm-granite/granite-3.3-2b-instruct and -8b-instruct (config.json): Llama's layout with the

@@ -136,6 +136,16 @@ pub enum ServeFault {
         "the inference engines are modelled for Llama-style decoders (Llama, Mistral, Qwen, Gemma, OLMo 2, their mixtures of experts, DeepSeek, gpt-oss); this model is not one"
     )]
     NotADecoder,
+    /// llama.cpp has no GGUF conversion for this model's architecture
+    /// (`convert_hf_to_gguf.py` registers no class for it), so it cannot
+    /// load it.
+    #[error(
+        "llama.cpp cannot load {model}: its GGUF converter (convert_hf_to_gguf.py) has no {model}; serve it with vLLM, SGLang or transformers"
+    )]
+    NoGguf {
+        /// The architecture's name.
+        model: &'static str,
+    },
     /// vLLM's and SGLang's budgets are shares of a GPU's memory.
     #[error("{engine} sizes its KV cache from the GPU's memory: give --gpu")]
     NeedsGpu {

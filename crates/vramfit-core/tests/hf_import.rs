@@ -679,7 +679,8 @@ fn imports_starcoder2() {
             MlpKind::Plain {
                 bias: true,
                 relu_squared: false,
-                gelu_new: false
+                gelu_new: false,
+                relu: false
             }
         )
     );
@@ -948,7 +949,7 @@ fn errors_name_the_problem() {
         msg.contains("rwkv")
             && msg.contains("num_attention_heads, intermediate_size")
             && msg.contains(
-                "bert, roberta, xlm-roberta, camembert, data2vec-text, gpt2, llama, mistral, qwen2"
+                "bert, roberta, xlm-roberta, camembert, data2vec-text, gpt2, opt, llama, mistral, qwen2"
             ),
         "{msg}"
     );
@@ -1360,4 +1361,75 @@ fn imports_cohere_and_cohere_2_with_their_parallel_block_and_sliding_layers() {
     // The full layers attend without rotary embedding.
     assert_eq!(t.block.nope_every, 4);
     assert!(t.block.parallel_residual && t.block.shared_norm && t.block.scaled_logits);
+}
+
+#[test]
+fn imports_opt_with_its_shifted_positions_and_refuses_opt_350m_by_name() {
+    // facebook/opt-1.3b's config.json; 1,315,758,080 is what `transformers`
+    // 5.24 counts (`tests/reference/param_counts.csv`: opt-1.3b): a
+    // position table of 2048 + 2 rows, the head tied.
+    let opt = r#"{"_name_or_path":"facebook/opt-1.3b","activation_dropout":0.0,"activation_function":"relu",
+        "architectures":["OPTForCausalLM"],"attention_dropout":0.0,"bos_token_id":2,"do_layer_norm_before":true,
+        "dropout":0.1,"eos_token_id":2,"ffn_dim":8192,"hidden_size":2048,"init_std":0.02,"layerdrop":0.0,
+        "max_position_embeddings":2048,"model_type":"opt","num_attention_heads":32,"num_hidden_layers":24,
+        "pad_token_id":1,"prefix":"</s>","torch_dtype":"float16","use_cache":true,"vocab_size":50272,
+        "word_embed_proj_dim":2048}"#;
+    let imported = import(opt).unwrap();
+    assert!(
+        imported.assumptions.is_empty(),
+        "{:?}",
+        imported.assumptions
+    );
+    assert_eq!(imported.spec.parameter_count().unwrap(), 1_315_758_080);
+    let vramfit_core::models::ModelSpec::Transformer(t) = imported.spec else {
+        panic!("not a transformer")
+    };
+    assert_eq!(
+        (t.max_positions, t.block.position_offset),
+        (2048, 2),
+        "positions"
+    );
+    assert!(t.block.prescaled_query && t.block.undropped_embeddings && t.tie_embeddings);
+    assert_eq!(
+        t.block.mlp,
+        vramfit_core::models::MlpKind::Plain {
+            bias: true,
+            relu_squared: false,
+            gelu_new: false,
+            relu: true
+        }
+    );
+    assert_eq!(t.hidden_dropout, 0.1);
+    // Longer than its learned positions: refused, as PyTorch's lookup would fail.
+    let too_long = vramfit_core::TrainConfig {
+        seq: 2049,
+        ..Default::default()
+    };
+    let overheads = vramfit_core::Overheads::default();
+    let spec = import(opt).unwrap().spec;
+    assert!(vramfit_core::estimate(&spec, &too_long, &overheads, None).is_err());
+    let longest = vramfit_core::TrainConfig {
+        seq: 2048,
+        ..Default::default()
+    };
+    assert!(vramfit_core::estimate(&spec, &longest, &overheads, None).is_ok());
+    // facebook/opt-350m: LayerNorms after the residual adds, embeddings of
+    // 512 features projected in and out; refused by name.
+    let opt_350m = opt
+        .replace(
+            r#""do_layer_norm_before":true"#,
+            r#""do_layer_norm_before":false"#,
+        )
+        .replace(
+            r#""word_embed_proj_dim":2048"#,
+            r#""word_embed_proj_dim":512"#,
+        );
+    let refused = import(&opt_350m).unwrap_err().to_string();
+    assert!(refused.contains("do_layer_norm_before"), "{refused}");
+    let projected = opt.replace(
+        r#""word_embed_proj_dim":2048"#,
+        r#""word_embed_proj_dim":512"#,
+    );
+    let refused = import(&projected).unwrap_err().to_string();
+    assert!(refused.contains("word_embed_proj_dim 512"), "{refused}");
 }

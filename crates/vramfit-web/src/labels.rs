@@ -239,6 +239,7 @@ pub fn family(group: Group, lang: Lang) -> &'static str {
         | Group::Mlp
         | Group::Bert
         | Group::Gpt2
+        | Group::Opt
         | Group::Llama
         | Group::Mistral
         | Group::Qwen

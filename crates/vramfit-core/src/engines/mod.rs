@@ -347,6 +347,10 @@ pub fn serve_on(
         });
     }
     check_engine(cfg, gpu, t.moe.is_some())?;
+    // OPT's shifted learned positions: llama.cpp has no OPT.
+    if cfg.engine == Engine::LlamaCpp && t.block.position_offset > 0 {
+        return Err(Error::Serve(ServeFault::NoGguf { model: "OPT" }));
+    }
     match (cfg.engine, cfg.weights) {
         (Engine::LlamaCpp, ServeWeights::Gguf(mix)) => Ok(llama_cpp_report(t, mix, cfg)),
         (Engine::Vllm | Engine::Sglang | Engine::Hf, w) => {

@@ -87,6 +87,9 @@ pub enum Group {
     /// GPT-2 and Megatron-LM GPT decoders.
     #[serde(rename = "GPT-2")]
     Gpt2,
+    /// Meta's OPT decoders.
+    #[serde(rename = "OPT")]
+    Opt,
     /// Meta's Llama series.
     #[serde(rename = "Llama")]
     Llama,
@@ -153,6 +156,7 @@ impl Group {
             Group::Mlp => "MLP",
             Group::Bert => "BERT",
             Group::Gpt2 => "GPT-2",
+            Group::Opt => "OPT",
             Group::Llama => "Llama",
             Group::Mistral => "Mistral",
             Group::Qwen => "Qwen",

@@ -158,6 +158,8 @@ const GEMMA_BLOCK: BlockOptions = BlockOptions {
     undropped_embeddings: false,
     scaled_residuals: false,
     scaled_logits: false,
+    position_offset: 0,
+    prescaled_query: false,
 };
 
 /// Gemma 2's block: sandwich norms, scores and logits soft-capped.

@@ -76,6 +76,7 @@ fn block() -> BlockOptions {
             bias: true,
             relu_squared: false,
             gelu_new: false,
+            relu: false,
         },
         parallel_residual: true,
         ..BlockOptions::default()

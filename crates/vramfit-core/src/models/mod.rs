@@ -31,6 +31,7 @@ pub mod moe;
 pub mod moe_lower;
 pub mod olmo2;
 pub mod olmoe;
+pub mod opt;
 pub mod phi;
 pub mod phi3;
 pub mod qwen3;

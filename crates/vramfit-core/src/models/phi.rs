@@ -54,6 +54,7 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
         bias: true,
         relu_squared: false,
         gelu_new: f.str_or("hidden_act", "gelu_new")? == "gelu_new",
+        relu: false,
     };
     Ok(ModelSpec::Transformer(t))
 }
@@ -77,6 +78,7 @@ fn decoder(
                 bias: true,
                 relu_squared: false,
                 gelu_new: true,
+                relu: false,
             },
             parallel_residual: true,
             shared_norm: true,

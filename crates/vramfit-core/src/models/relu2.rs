@@ -88,6 +88,7 @@ fn decoder(
                 bias: f.bool_or("mlp_bias", false),
                 relu_squared,
                 gelu_new: false,
+                relu: false,
             },
             ..BlockOptions::default()
         },
@@ -116,7 +117,8 @@ mod tests {
             MlpKind::Plain {
                 bias: false,
                 relu_squared: true,
-                gelu_new: false
+                gelu_new: false,
+                relu: false
             }
         );
         assert_eq!(
@@ -131,7 +133,8 @@ mod tests {
             MlpKind::Plain {
                 bias: true,
                 relu_squared: false,
-                gelu_new: false
+                gelu_new: false,
+                relu: false
             }
         );
         // Half of each 32-wide head rotates; LayerNorm1P with its bias.

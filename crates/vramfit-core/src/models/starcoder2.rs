@@ -50,6 +50,7 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
                 bias,
                 relu_squared: false,
                 gelu_new: false,
+                relu: false,
             },
             ..base.block
         },
@@ -79,6 +80,7 @@ fn decoder(
                 bias: true,
                 relu_squared: false,
                 gelu_new: false,
+                relu: false,
             },
             sliding: window.map(|window| SlidingWindow {
                 window,

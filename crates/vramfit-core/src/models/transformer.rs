@@ -222,6 +222,20 @@ pub struct BlockOptions {
     /// its gradient, beside the LM head's.
     #[serde(default)]
     pub scaled_logits: bool,
+    /// Learned positions (a Llama-layout model with [`TransformerSpec::max_positions`])
+    /// counted from an all-ones attention mask and shifted by this offset
+    /// into a table that many rows longer (OPT's
+    /// `OPTLearnedPositionalEmbedding`, offset 2): `cumsum(mask) * mask - 1`
+    /// in fp32, `.long()`, `+ offset`, the last kept by the embedding for
+    /// backward and the mask and the `.long()` ids by the body until it
+    /// returns. 0: none, or positions without this chain.
+    #[serde(default)]
+    pub position_offset: u64,
+    /// The queries are scaled as they are projected, `q_proj(x) * scaling`
+    /// (OPT), and attention then scales by 1: a product the size of the
+    /// queries, saving only the constant.
+    #[serde(default)]
+    pub prescaled_query: bool,
 }
 
 /// The norm of a Llama-layout model (its blocks, q/k norms and final norm).
@@ -338,6 +352,11 @@ pub enum MlpKind {
         /// ([`crate::builder::Builder::gelu_new`]), rather than one kernel.
         #[serde(default)]
         gelu_new: bool,
+        /// `act` is `relu` (OPT's), which saves its output rather than its
+        /// input: the projection after it saves the same tensor, so the
+        /// first projection's output is freed once the ReLU has run.
+        #[serde(default)]
+        relu: bool,
     },
 }
 
@@ -886,7 +905,7 @@ pub fn lower(
     let (embed_name, pos_name) = match t.arch {
         Arch::Bert => ("word_embeddings", "position_embeddings"),
         Arch::Gpt2 => ("wte", "wpe"),
-        Arch::Llama => ("embed_tokens", ""),
+        Arch::Llama => ("embed_tokens", "embed_positions"),
     };
     // BERT's position and token-type ids are slices of buffers, the same for
     // every sample; RoBERTa's are made per sample before the lookups.
@@ -894,6 +913,13 @@ pub fn lower(
         roberta_ids(b, ids)
     } else {
         (ids, ids)
+    };
+    // OPT's position ids, and what its body keeps of them until it returns.
+    let (position_ids, position_locals) = if t.block.position_offset > 0 {
+        let (ids, locals) = offset_position_ids(b, ids);
+        (ids, Some(locals))
+    } else {
+        (position_ids, None)
     };
     let wte = b.param(&format!("{embed_name}.weight"), &[t.vocab, h]);
     let mut x = b.embedding_with(embed_name, ids, wte, h);
@@ -907,7 +933,8 @@ pub fn lower(
         x = b.add("add_token_types", x, types);
     }
     if t.max_positions > 0 {
-        let pos = b.embedding(pos_name, position_ids, t.max_positions, h);
+        let rows = t.max_positions + t.block.position_offset;
+        let pos = b.embedding(pos_name, position_ids, rows, h);
         x = b.add("add_positions", x, pos);
     }
     if t.arch == Arch::Bert {
@@ -1038,8 +1065,11 @@ pub fn lower(
                 Arch::Llama => rms(b, t, "norm", x, h),
                 Arch::Gpt2 | Arch::Bert => b.layernorm("ln_f", x, h, true),
             };
-            // The body returns: its mask goes.
-            if let Some(m) = mask {
+            // The body returns: its mask goes, and OPT's position locals.
+            for m in mask
+                .into_iter()
+                .chain(position_locals.into_iter().flatten())
+            {
                 b.keep_alive(m);
             }
             x = b.sp_gather(x);
@@ -1448,6 +1478,59 @@ fn roberta_ids(b: &mut Builder, ids: TensorId) -> (TensorId, TensorId) {
     (types, positions)
 }
 
+/// OPT's position ids for the token ids `ids` (`OPTDecoder.forward` with
+/// no attention mask given): an all-ones fp32 mask, `cumsum(mask, 1) *
+/// mask - 1` (fp32 temporaries), `.long()`, then `+ offset` in its
+/// `OPTLearnedPositionalEmbedding`, which the embedding keeps for backward.
+/// Returns those ids, and the mask and the `.long()` ids, locals of the
+/// body's forward that live until it returns.
+fn offset_position_ids(b: &mut Builder, ids: TensorId) -> (TensorId, [TensorId; 2]) {
+    use crate::graph::{Numel, TempStep};
+    let tokens = b.numel(ids).per_sample;
+    let bytes = |size: u64| TempStep::Alloc(Numel::per_sample(tokens * size));
+    let tensor = |b: &mut Builder, dtype| b.tensor(Numel::per_sample(tokens), dtype, false);
+    let ones = tensor(b, DType::F32);
+    b.op(
+        "embed_positions.mask",
+        crate::graph::OpKind::Elementwise,
+        crate::builder::OpSpec {
+            inputs: vec![ids],
+            outputs: vec![ones],
+            ..Default::default()
+        },
+    );
+    let long = tensor(b, DType::I64);
+    b.op(
+        "embed_positions.position_ids",
+        crate::graph::OpKind::Elementwise,
+        crate::builder::OpSpec {
+            inputs: vec![ones],
+            outputs: vec![long],
+            forward_steps: vec![
+                bytes(4), // 0: cumsum (fp32, the mask's dtype)
+                bytes(4), // 1: * mask
+                TempStep::Free(0),
+                bytes(4), // 2: - 1
+                TempStep::Free(1),
+                TempStep::Outputs, // .long()
+                TempStep::Free(2),
+            ],
+            ..Default::default()
+        },
+    );
+    let shifted = tensor(b, DType::I64);
+    b.op(
+        "embed_positions.offset",
+        crate::graph::OpKind::Elementwise,
+        crate::builder::OpSpec {
+            inputs: vec![long],
+            outputs: vec![shifted],
+            ..Default::default()
+        },
+    );
+    (shifted, [ones, long])
+}
+
 /// `RobertaClassificationHead` on the first token of `x`: dropout, dense,
 /// tanh, dropout, `out_proj` to `labels` logits.
 fn roberta_classifier(b: &mut Builder, t: &TransformerSpec, x: TensorId, labels: u64) -> TensorId {
@@ -1707,6 +1790,11 @@ fn llama_qkv(
         }
         QkvProjection::Separate => {
             let q = b.linear("self_attn.q_proj", n, h, qd, t.qkv_bias);
+            let q = if t.block.prescaled_query {
+                b.scale("self_attn.q_scaling", q)
+            } else {
+                q
+            };
             let q = qk_norm(b, "self_attn.q_norm", q, qd);
             let k = b.linear("self_attn.k_proj", n, h, kvd, t.qkv_bias);
             let k = qk_norm(b, "self_attn.k_norm", k, kvd);
@@ -1803,9 +1891,12 @@ fn llama_mlp(b: &mut Builder, t: &TransformerSpec, n: TensorId) -> TensorId {
             bias,
             relu_squared,
             gelu_new,
+            relu,
         } => {
             let f = b.linear("mlp.dense_h_to_4h", n, h, i, bias);
-            let f = if relu_squared {
+            let f = if relu {
+                b.relu("mlp.act", f, false)
+            } else if relu_squared {
                 let r = b.relu("mlp.act.relu", f, false);
                 // `torch.square` is `pow(x, 2)`, on autocast's fp32 list.
                 let r = b.autocast_fp32(r);

@@ -351,6 +351,7 @@ table! {
     ServeKvHf => "Hugging Face's KV cache follows the precision: it has no {0} cache.", "Hugging Face 的 KV 缓存随精度而定：没有 {0} 类型。";
     ServeNoFp8 => "{0} has no FP8: FP8 weights and KV caches need an Ada, Hopper or Blackwell GPU (or an AMD MI300).", "{0} 不支持 FP8：FP8 权重和 KV 缓存需要 Ada、Hopper 或 Blackwell 显卡（或 AMD MI300）。";
     ServeNotADecoder => "The engines are modelled for Llama-style decoders (Llama, Mistral, Qwen, Gemma, OLMo 2, their mixtures of experts, DeepSeek, gpt-oss); this model is not one: pick Hugging Face transformers.", "推理引擎只对 Llama 式解码器（Llama、Mistral、Qwen、Gemma、OLMo 2 及其混合专家模型、DeepSeek、gpt-oss）建模，此模型不属于此类：请选择 Hugging Face transformers。";
+    ServeNoGguf => "llama.cpp cannot load {0}: its GGUF converter (convert_hf_to_gguf.py) has no {0}. Pick vLLM, SGLang or Hugging Face transformers.", "llama.cpp 无法加载 {0}：它的 GGUF 转换脚本（convert_hf_to_gguf.py）不支持 {0}。请选择 vLLM、SGLang 或 Hugging Face transformers。";
     ServeNeedsGpu => "{0} sizes its KV cache from the GPU's memory: pick a GPU.", "{0} 根据显存大小分配 KV 缓存：请选择显卡。";
     ServeNeedsInference => "{0} serves a model: it runs in inference mode, not in {1}.", "{0} 用于部署模型：只适用于推理模式，不适用于{1}。";
     ServeNotFor => "{0} does not apply to {1}.", "{0}不适用于 {1}。";

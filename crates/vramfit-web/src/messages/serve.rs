@@ -63,6 +63,7 @@ pub fn serve_fault(f: &ServeFault, lang: Lang) -> String {
         },
         ServeFault::NoFp8 { gpu } => tf(lang, Key::ServeNoFp8, &[gpu]),
         ServeFault::NotADecoder => t(lang, Key::ServeNotADecoder).to_string(),
+        ServeFault::NoGguf { model } => tf(lang, Key::ServeNoGguf, &[model]),
         ServeFault::NeedsGpu { engine } => {
             tf(lang, Key::ServeNeedsGpu, &[&engine_name(engine, lang)])
         }
