@@ -246,11 +246,12 @@ fn ffn_tensors(
         _ if t.gemma4.is_some() => return,
         _ => {
             let f = t.intermediate;
-            out.extend([
-                matrix(Role::FfnGate, i, f, h),
-                matrix(Role::FfnUp, i, f, h),
-                matrix(Role::FfnDown, i, h, f),
-            ]);
+            // An MLP without a gate (Phi-2, GPT-NeoX, StarCoder2,
+            // Nemotron) converts to `ffn_up` and `ffn_down` alone.
+            if !matches!(t.block.mlp, crate::models::MlpKind::Plain { .. }) {
+                out.push(matrix(Role::FfnGate, i, f, h));
+            }
+            out.extend([matrix(Role::FfnUp, i, f, h), matrix(Role::FfnDown, i, h, f)]);
             return;
         }
     };

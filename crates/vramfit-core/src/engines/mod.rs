@@ -25,7 +25,7 @@ pub use serving::{ServeEstimate, ServeFit, Serving, estimate};
 use crate::error::{Error, ServeFault, check_range};
 use crate::gpus::{Arch, GpuPreset};
 use crate::models::transformer::{Arch as Layout, TransformerSpec};
-use crate::models::{ModelSpec, Router};
+use crate::models::{MlpKind, ModelSpec, NormKind, Router};
 use crate::overheads::Overheads;
 use crate::units::Bytes;
 use gguf::GgmlType;
@@ -636,7 +636,30 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
         let gemma4 = t.gemma4.as_deref();
         if !t.moe.as_deref().is_some_and(|m| m.is_sparse(i)) || gemma4.is_some() {
             let f = gemma4.map_or(t.intermediate, |g| g.mlp_width(t, i));
-            block += per_matrix((f, h)) * 2 + per_matrix((h, f));
+            block += match t.block.mlp {
+                // Up and down projections only (Phi-1/1.5/2, GPT-NeoX,
+                // StarCoder2, Nemotron, OPT): the up projection's bias is
+                // sharded with it, the down projection's whole on every GPU.
+                MlpKind::Plain { bias, .. } => {
+                    if bias {
+                        vectors += f;
+                        replicated += h;
+                    }
+                    per_matrix((f, h)) + per_matrix((h, f))
+                }
+                MlpKind::Gated | MlpKind::FusedGated => per_matrix((f, h)) * 2 + per_matrix((h, f)),
+            };
+        }
+        // The attention output's bias (`mlp_bias` in the Llama layout), and
+        // LayerNorms' biases beside their weights.
+        if t.mlp_bias {
+            replicated += h;
+        }
+        if matches!(
+            t.block.norm_kind,
+            NormKind::LayerNorm | NormKind::LayerNorm1P
+        ) {
+            replicated += 2 * h;
         }
         // Gemma 4's per-layer input: its gate, projection and norm.
         if let Some(p) = gemma4.map(|g| g.per_layer_width).filter(|&p| p > 0) {
@@ -652,6 +675,18 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
         block += if width > 0 { per_matrix((width, h)) } else { 0 };
         g.per_layer_vocab * width
     });
+    // Learned positions (OPT's table is `offset` rows longer), the LM
+    // head's bias (Phi's), the final LayerNorm's bias.
+    replicated += (t.max_positions + t.block.position_offset) * h;
+    if t.block.lm_head_bias {
+        vectors += t.vocab;
+    }
+    if matches!(
+        t.block.norm_kind,
+        NormKind::LayerNorm | NormKind::LayerNorm1P
+    ) {
+        replicated += h;
+    }
     let embeddings = t.vocab * h * if t.tie_embeddings { 1 } else { 2 } + per_layer;
     // A multimodal checkpoint's vision encoder, in 16 bits whatever the
     // format (quantized checkpoints and vLLM's online FP8 leave it out).
