@@ -1095,3 +1095,40 @@ fn sparse_attention_caches_the_indexer_key_beside_the_latent() {
         Error::NotApplicable(vramfit_core::error::Inapplicable::SparseAttentionIndexer)
     );
 }
+
+#[test]
+fn an_mlp_without_a_gate_loads_two_matrices_in_every_engine() {
+    // In 16 bits every parameter is two bytes, whatever the engine loads:
+    // vLLM's `fc1`/`fc2` (Phi, OPT), `dense_h_to_4h`/`dense_4h_to_h`
+    // (GPT-NeoX), `c_fc`/`c_proj` (StarCoder2), and llama.cpp's f16 GGUF's
+    // `ffn_up` and `ffn_down`, none with a gate (within a tenth of a
+    // percent: its norms and biases are f32, and the tally leaves out a few
+    // vectors; with a gate counted it was 30 % more). The parameter counts are
+    // transformers' (tests/reference/param_counts.csv).
+    let gpu = gpu_preset("h100-sxm").unwrap();
+    for id in [
+        "phi-2",
+        "phi-1.5",
+        "pythia-160m",
+        "starcoder2-3b",
+        "opt-1.3b",
+    ] {
+        let spec = model_preset(id).unwrap().spec;
+        let params = spec.parameter_count().unwrap();
+        for engine in [Engine::Vllm, Engine::Sglang] {
+            let cfg = ServeConfig {
+                engine,
+                weights: ServeWeights::Native,
+                ..ServeConfig::default()
+            };
+            let r = serve(&spec, &gpu, &cfg).unwrap();
+            assert_eq!(r.weights_bytes.0, 2 * params, "{id} on {engine:?}");
+        }
+        if id == "opt-1.3b" {
+            continue;
+        }
+        let r = serve(&spec, &gpu, &llama_cpp(GgufMix::F16)).unwrap();
+        let ratio = r.weights_bytes.0 as f64 / (2 * params) as f64;
+        assert!((0.999..1.001).contains(&ratio), "{id} as f16 GGUF: {ratio}");
+    }
+}

@@ -598,7 +598,9 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
             replicated_bytes += per_matrix((ih * id, qr)) + 2 * (id + ih) * h + 4 * 2 * id;
         }
         vectors += biases + if t.block.sinks { t.heads } else { 0 };
-        replicated += norms + 2 * h;
+        // The block's two norms (Phi's attention and MLP share one).
+        let block_norms = if t.block.shared_norm { 1 } else { 2 };
+        replicated += norms + block_norms * h;
         match t.moe.as_deref() {
             Some(moe) if moe.is_sparse(i) => {
                 let (e, f) = (moe.experts, moe.expert_intermediate);
@@ -659,7 +661,7 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
             t.block.norm_kind,
             NormKind::LayerNorm | NormKind::LayerNorm1P
         ) {
-            replicated += 2 * h;
+            replicated += block_norms * h;
         }
         // Gemma 4's per-layer input: its gate, projection and norm.
         if let Some(p) = gemma4.map(|g| g.per_layer_width).filter(|&p| p > 0) {
