@@ -95,12 +95,10 @@ function morph(now, rendered) {
 // The first-edit module (crates/vramfit-web/src/first_edit.rs): the
 // estimator and the verdict's components, a fraction of the app's bytes, so
 // on a slow network a number typed into the prerendered page is answered
-// long before the app has arrived. It renders the markup of the verdict bar,
-// the summary and the verdict for the page's fields as they are (Yew's server
-// renderer: a string built in the module, where building the nodes call by
-// call from it costs more); they take the place of the page's own, and the
-// cards below, which it does not compute, are marked as updating until the
-// app starts. Once the app is ready, it
+// long before the app has arrived. It renders the verdict bar, the summary
+// and the verdict for the page's fields as they are; they take the place of
+// the page's own, and the cards below, which it does not compute, are
+// marked as updating until the app starts. Once the app is ready, it
 // finishes the answer in flight and stops (the app reads the same fields
 // and replaces the page). Where it cannot load or answer, the page waits
 // for the app as it would without it. An answer is put in place as soon as
@@ -131,33 +129,18 @@ function startFirstEdit(page) {
     const field = document.getElementById(id);
     return field && field.value !== field.defaultValue;
   });
-  // `html`: the module's markup, parsed into a template (inert: nothing in it
-  // runs or loads). Its nodes are copied into the page's own nodes where both
-  // have the same shape, so those nodes stay: a paint the browser has made
-  // but not yet reported (first contentful paint, Element Timing) still
-  // counts for them, and it is reported well after the frame on a busy
-  // machine.
-  const show = (html) => {
-    const template = document.createElement("template");
-    template.innerHTML = html;
+  // `rendered`: a fragment of the module's nodes (built as the app builds
+  // them; nothing here parses HTML). They are copied into the page's own
+  // nodes where both have the same shape, so those nodes stay: a paint the
+  // browser has made but not yet reported (first contentful paint, Element
+  // Timing) still counts for them, and it is reported well after the frame
+  // on a busy machine.
+  const show = (rendered) => {
     for (const id of ["verdict-bar", "summary", "verdict"]) {
       const now = page.querySelector("#" + id);
-      const replacement = template.content.getElementById(id);
+      const replacement = rendered.getElementById(id);
       if (now && replacement) morph(now, replacement);
     }
-  };
-  // What the module reads: the fields changed from their defaults, the
-  // largest batches the page's verdict shows, the browser's language and
-  // theme (the app's start reads the same).
-  const render = (module) => {
-    const field = (id) => page.querySelector("#" + id);
-    const changed = fields.filter((id) => field(id) && field(id).value !== field(id).defaultValue);
-    const verdict = page.querySelector("#verdict");
-    return module.render(changed, changed.map((id) => field(id).value),
-      verdict?.getAttribute("data-max-batch") ?? undefined,
-      verdict?.getAttribute("data-margin-batch") ?? undefined,
-      navigator.language || "",
-      window.matchMedia?.("(prefers-color-scheme: dark)").matches ?? false);
   };
   // One render at a time; edits typed meanwhile are read by the next.
   const update = () => {
@@ -172,9 +155,9 @@ function startFirstEdit(page) {
     page.dataset.edited = "";
     page.querySelector("#results")?.classList.add("pending");
     ready
-      .then(render)
-      .then((html) => {
-        if (!released && html) show(html);
+      .then((module) => module.render())
+      .then((rendered) => {
+        if (!released && rendered) show(rendered);
       })
       .catch(() => {
         stopped = true;

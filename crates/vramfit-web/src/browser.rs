@@ -497,29 +497,6 @@ thread_local! {
     static PRERENDERED_LARGEST: std::cell::Cell<Option<(u64, u64)>> = const { std::cell::Cell::new(None) };
 }
 
-/// The prerendered page's number fields: what an edit before the app
-/// starts can change.
-pub const PRERENDERED_FIELDS: [crate::fields::Field; 4] = [
-    crate::fields::Field::Batch,
-    crate::fields::Field::Seq,
-    crate::fields::Field::Image,
-    crate::fields::Field::Accum,
-];
-
-/// The prerendered page's largest batches (`largest`) as the seed of the
-/// first estimate for its fields with `edits` typed over them: they answer
-/// it where nothing but the batch changed (they do not depend on it).
-pub fn seed_for(
-    edits: &[(crate::fields::Field, String)],
-    largest: Option<(u64, u64)>,
-) -> Option<(u64, u64)> {
-    largest.filter(|_| {
-        edits
-            .iter()
-            .all(|(field, _)| *field == crate::fields::Field::Batch)
-    })
-}
-
 /// Keeps what was typed into the prerendered page's number fields (the
 /// batch, the sequence length, the image size, the accumulation) before the
 /// app mounts and replaces it, so that typing as the page appears is not
@@ -534,7 +511,7 @@ pub fn keep_prerendered_edits() {
     if document.get_element_by_id("prerendered").is_none() {
         return;
     }
-    let edits: Vec<(Field, String)> = PRERENDERED_FIELDS
+    let edits: Vec<(Field, String)> = [Field::Batch, Field::Seq, Field::Image, Field::Accum]
         .into_iter()
         .filter_map(|field| {
             let input = document
@@ -545,22 +522,23 @@ pub fn keep_prerendered_edits() {
             (value != input.default_value()).then_some((field, value))
         })
         .collect();
-    // The page's largest batches, where the address adds no settings (see
-    // `hydratable_root`).
+    // The page's largest batches answer the app's first estimate too when
+    // nothing but the batch changed (they do not depend on it), and the
+    // address adds no settings (see `hydratable_root`).
+    let unchanged = edits.iter().all(|(field, _)| *field == Field::Batch)
+        && document
+            .location()
+            .is_some_and(|location| !address_has_settings(&location));
     let largest = document
         .query_selector("#prerendered #verdict")
         .ok()
         .flatten()
-        .filter(|_| {
-            document
-                .location()
-                .is_some_and(|location| !address_has_settings(&location))
-        })
+        .filter(|_| unchanged)
         .and_then(|verdict| {
             let read = |name: &str| verdict.get_attribute(name)?.parse::<u64>().ok();
             Some((read("data-max-batch")?, read("data-margin-batch")?))
         });
-    PRERENDERED_LARGEST.with(|l| l.set(seed_for(&edits, largest)));
+    PRERENDERED_LARGEST.with(|l| l.set(largest));
     PRERENDERED_EDITS.with(|e| *e.borrow_mut() = edits);
     let focus = document
         .active_element()

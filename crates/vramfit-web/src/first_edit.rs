@@ -5,17 +5,12 @@
 //! arrives seconds after the prerendered page has painted. This module is
 //! the estimator with the verdict's components, and no more (a binary of
 //! its own, `src/bin/vramfit-first-edit.rs`, built with the feature
-//! `first-edit`). It runs in a Web Worker that `early.js` starts before the
-//! page is parsed, so its download, its compile and the compile of every
-//! function its first answer calls take the second core, not the thread
-//! that lays out and paints the page: on an edit of the page's number
-//! fields the page posts them, [`render`] answers with the HTML of the
-//! verdict bar, the summary line and the verdict as the app renders them
-//! (Yew's server renderer, which needs no document), and the page puts
-//! them in place of its own. The app then starts from the edits as it
-//! always does ([`crate::browser::keep_prerendered_edits`]) and replaces
-//! the page.
+//! `first-edit`); `boot.js` loads it before the app's and, on an edit of the
+//! page's number fields, puts the nodes [`render`] returns in place of the
+//! page's verdict, its summary line and the phone's verdict bar. The app then starts from the edits as it always does
+//! ([`crate::browser::keep_prerendered_edits`]) and replaces the page.
 
+use crate::browser;
 use crate::catalog::Catalog;
 use crate::components::{Headline, VerdictBar};
 use crate::fields::Field;
@@ -35,13 +30,19 @@ pub struct FirstEditProps {
     pub glance: Option<Glance>,
     /// The report for the edited page.
     pub report: Rc<Report>,
+    /// Told once the nodes are in place.
+    pub on_rendered: Callback<()>,
 }
 
 /// The verdict bar, the summary line and the verdict, as the app renders
-/// them (with callbacks that do nothing: the page takes their markup, and
-/// the app that replaces it answers the buttons).
+/// them (with callbacks that do nothing: [`render`] hands out copies of
+/// the nodes, and the app that replaces them answers the buttons).
 #[function_component]
 pub fn FirstEdit(props: &FirstEditProps) -> Html {
+    {
+        let on_rendered = props.on_rendered.clone();
+        use_effect_with((), move |()| on_rendered.emit(()));
+    }
     html! {
         <ContextProvider<Prefs> context={props.prefs}>
             if let Some(glance) = props.glance {
@@ -52,58 +53,53 @@ pub fn FirstEdit(props: &FirstEditProps) -> Html {
     }
 }
 
-/// What the page posts on an edit: its number fields as they are, and what
-/// it shows beside them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PageState {
-    /// `(id, value)` of each of the page's number fields whose value is not
-    /// its default (`batch`, `seq`, `image`, `accum`; other ids are ignored).
-    pub edited: Vec<(String, String)>,
-    /// The largest batches the page's verdict was rendered with
-    /// (`data-max-batch`, `data-margin-batch`).
-    pub largest: Option<(u64, u64)>,
-    /// The browser's language tag.
-    pub language: String,
-    /// Whether the browser prefers a dark theme.
-    pub dark: bool,
-}
-
-/// The HTML of the verdict bar, the summary and the verdict for the page's
-/// fields as they are, read as the app will read them on start, or `None`
-/// where the app would show no verdict for them (a field left empty or out
-/// of range, which the app words beside the field) or the page is not the
-/// English one this module speaks (`crate::i18n::t`): the page then leaves
-/// the verdict as it was, marked as updating.
-pub async fn render(page: PageState) -> Option<String> {
-    let prefs = Prefs::from_browser(&page.language, page.dark);
+/// The verdict bar, the summary and the verdict for the page's fields as
+/// they are now (read as the app will read them on start), as nodes of a
+/// fragment, or `None` where the app would show no verdict for them (a
+/// field left empty or out of range, which the app words beside the field):
+/// the page then leaves the verdict as it was, marked as updating.
+pub async fn render() -> Option<web_sys::DocumentFragment> {
+    // The prerendered page is English (early.js hides it in a Chinese
+    // browser), and so is this module (`crate::i18n::t`).
+    let prefs = browser::initial_prefs();
     if prefs.lang != crate::i18n::Lang::En {
         return None;
     }
-    let edits = edits_of(&page.edited);
-    let largest = crate::browser::seed_for(&edits, page.largest);
-    let report = answer(edits, largest)?;
+    // The prerendered page is the page at an address without settings
+    // (early.js hides it elsewhere): the form's defaults.
+    let window = web_sys::window()?;
+    if browser::address_has_settings(&window.location()) {
+        return None;
+    }
+    browser::keep_prerendered_edits();
+    let report = answer(
+        browser::take_prerendered_edits(),
+        browser::prerendered_largest(),
+    )?;
+    // Rendered by Yew into an element of no page, whose nodes are then
+    // copied out: nodes built as the app builds them, no HTML parsed.
+    let document = window.document()?;
+    let root = document.create_element("div").ok()?;
+    let mut done = None;
+    let rendered = js_sys::Promise::new(&mut |resolve, _| done = Some(resolve));
+    let done = done?;
     let props = FirstEditProps {
         prefs,
         glance: Glance::of(&report.estimate),
         report: Rc::new(report),
+        on_rendered: Callback::from(move |()| {
+            let _ = done.call0(&wasm_bindgen::JsValue::NULL);
+        }),
     };
-    Some(
-        yew::LocalServerRenderer::<FirstEdit>::with_props(props)
-            .hydratable(false)
-            .render()
-            .await,
-    )
-}
-
-/// The edits of the page's number fields, by their ids.
-fn edits_of(edited: &[(String, String)]) -> Vec<(Field, String)> {
-    crate::browser::PRERENDERED_FIELDS
-        .into_iter()
-        .filter_map(|field| {
-            let (_, value) = edited.iter().find(|(id, _)| id == field.id())?;
-            Some((field, value.clone()))
-        })
-        .collect()
+    let app = yew::Renderer::<FirstEdit>::with_root_and_props(root.clone(), props).render();
+    let _ = wasm_bindgen_futures::JsFuture::from(rendered).await;
+    let fragment = document.create_document_fragment();
+    let copy = root.clone_node_with_deep(true).ok();
+    app.destroy();
+    while let Some(node) = copy.as_ref()?.first_child() {
+        fragment.append_child(&node).ok()?;
+    }
+    Some(fragment)
 }
 
 /// The family of the default page's model. The prerendered page's model
@@ -187,56 +183,5 @@ mod tests {
                 app.estimate.gpu.map(|g| (g.fits, g.max_batch))
             );
         }
-    }
-
-    fn rendered(page: PageState) -> Option<String> {
-        tokio::runtime::Builder::new_current_thread()
-            .build()
-            .expect("a current-thread runtime")
-            .block_on(render(page))
-    }
-
-    fn page(edited: &[(&str, &str)], largest: Option<(u64, u64)>, language: &str) -> PageState {
-        PageState {
-            edited: edited
-                .iter()
-                .map(|(id, value)| (id.to_string(), value.to_string()))
-                .collect(),
-            largest,
-            language: language.into(),
-            dark: false,
-        }
-    }
-
-    #[test]
-    fn a_typed_batch_is_rendered_as_the_verdict_bar_summary_and_verdict() {
-        let html =
-            rendered(page(&[("batch", "9"), ("unknown", "1")], None, "en-US")).expect("an answer");
-        for id in ["verdict-bar", "summary", "verdict"] {
-            assert!(html.contains(&format!("id=\"{id}\"")), "no #{id} in {html}");
-        }
-        assert!(
-            html.contains("batch 9 "),
-            "the summary names the typed batch: {html}"
-        );
-        // Server-rendered without hydration markers: markup to put in place.
-        assert!(!html.contains("<!--"), "{html}");
-        // The largest batches come from the page when only the batch changed,
-        // and are searched for otherwise: the same answer either way.
-        let searched = answer(vec![(Field::Batch, "9".into())], None).expect("an answer");
-        let gpu = searched.estimate.gpu.as_ref().expect("a GPU");
-        let (max, margin) = (gpu.max_batch, gpu.margin_batch);
-        assert!(
-            html.contains(&format!("data-max-batch=\"{max}\"")),
-            "{html}"
-        );
-        let seeded = rendered(page(&[("batch", "9")], Some((max, margin)), "en"));
-        assert_eq!(seeded.as_deref(), Some(html.as_str()));
-    }
-
-    #[test]
-    fn no_answer_where_the_app_shows_none_or_the_page_is_not_english() {
-        assert_eq!(rendered(page(&[("batch", "")], None, "en")), None);
-        assert_eq!(rendered(page(&[("batch", "9")], None, "zh-CN")), None);
     }
 }
