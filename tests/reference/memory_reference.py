@@ -74,7 +74,7 @@ CATS = [
 ]
 DEV = torch.device("cpu")
 
-TEXT_MODELS = {"bert-base", "roberta-base", "xlm-roberta-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "olmo-3-7b", "ernie-4.5-0.3b", "smollm3-3b", "exaone-4.0-1.2b", "exaone-4.0-32b", "qwen3.5-0.8b", "qwen3.5-4b", "gemma-2b", "gemma-2-2b",
+TEXT_MODELS = {"bert-base", *models.DISTILBERT_HEADS, "roberta-base", "xlm-roberta-base", "gpt2", "llama-tiny", "qwen3-0.6b", "olmo-2-1b", "olmo-3-7b", "ernie-4.5-0.3b", "smollm3-3b", "exaone-4.0-1.2b", "exaone-4.0-32b", "qwen3.5-0.8b", "qwen3.5-4b", "gemma-2b", "gemma-2-2b",
                "gemma-3-1b", "pythia-160m", "phi-3-mini", "phi-4-mini", "t5-small", "flan-t5-xl",
                "starcoder2-3b"} | set(models.moe_models.ALL)
 T5_MODELS = {"t5-small", "flan-t5-xl"}
@@ -299,6 +299,11 @@ def make_inputs(case: dict) -> dict:
         return {"input_ids": torch.randint(0, 32128, (b, s)), "labels": torch.randint(0, 32128, (b, s))}
     if mid == "bert-base":
         return {"input_ids": torch.randint(0, 30522, (b, s)), "labels": torch.randint(0, 2, (b,))}
+    if mid == "distilbert-base":
+        return {"input_ids": torch.randint(0, 30522, (b, s)), "labels": torch.randint(0, 2, (b,))}
+    if mid == "distilbert-base-mlm":
+        ids = torch.randint(0, 30522, (b, s))
+        return {"input_ids": ids, "labels": ids}
     if mid in models.ROBERTA_CONFIGS:
         vocab = models.ROBERTA_CONFIGS[mid][0]
         return {"input_ids": torch.randint(0, vocab, (b, s)), "labels": torch.randint(0, 2, (b,))}
@@ -408,7 +413,7 @@ def C(model, batch, precision="fp32", optimizer="adamw", ckpt="none", seq=0, ima
     stacks); `attention` (eager, sdpa) overrides the model's usual attention and is named in the case."""
     if model in IMAGE_MODELS and image == 0:
         image = 224
-    usual = {"bert-base": "eager", "roberta-base": "eager", "xlm-roberta-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
+    usual = {"bert-base": "eager", **{m: "eager" for m in models.DISTILBERT_HEADS}, "roberta-base": "eager", "xlm-roberta-base": "eager", "gpt2": "eager", "llama-tiny": "eager", "qwen3-0.6b": "eager",
              "olmo-2-1b": "eager", "olmo-3-7b": "eager", "ernie-4.5-0.3b": "eager", "smollm3-3b": "eager", "exaone-4.0-1.2b": "eager", "exaone-4.0-32b": "eager", "qwen3.5-0.8b": "eager", "qwen3.5-4b": "eager", "gemma-2b": "eager", "gemma-2-2b": "eager", "gemma-3-1b": "eager",
              "pythia-160m": "eager", "phi-3-mini": "eager", "phi-4-mini": "eager",
              "t5-small": "eager", "flan-t5-xl": "eager", "vit-base-patch16-224": "eager",
@@ -483,6 +488,14 @@ CASES = [
     C("roberta-base", 16, "amp-bf16", "adamw", seq=512),
     C("roberta-base", 16, "amp-bf16", "adamw", ckpt="full", seq=512),
     C("xlm-roberta-base", 8, "fp32", "adamw", seq=256),
+    # DistilBERT: six BERT layers without token types or the dropout after attention; its heads
+    # (eager, as RoBERTa)
+    C("distilbert-base", 16, "fp32", "adamw", seq=128),
+    C("distilbert-base", 32, "amp-bf16", "adamw", seq=512),
+    C("distilbert-base", 32, "amp-fp16", "adamw", ckpt="full", seq=256),
+    C("distilbert-base", 8, "fp32", "sgd-momentum", seq=512, ga=2),
+    C("distilbert-base-mlm", 16, "amp-bf16", "adamw", seq=128),
+    C("distilbert-base-mlm", 8, "fp32", "adamw", seq=256),
     # bert-base
     C("bert-base", 1, "fp32", "adamw", seq=128),
     C("bert-base", 8, "fp32", "adamw", seq=128, timeline=True),

@@ -20,6 +20,9 @@ from transformers import (
     BertForMaskedLM,
     BertForSequenceClassification,
     BertModel,
+    DistilBertConfig,
+    DistilBertForMaskedLM,
+    DistilBertForSequenceClassification,
     Ernie4_5Config,
     Ernie4_5ForCausalLM,
     Exaone4Config,
@@ -149,6 +152,21 @@ def bert_config(size: str) -> BertConfig:
         type_vocab_size=2,
         num_labels=2,
     )
+
+
+# vramfit's DistilBERT presets: distilbert/distilbert-base-uncased's config.json (DistilBertConfig's
+# defaults: dim 768, 6 layers, 12 heads, hidden_dim 3072, 512 positions, the MLM head tied), with
+# the classification head (2 labels) or the masked-LM head.
+DISTILBERT_HEADS = {
+    "distilbert-base": (DistilBertForSequenceClassification, ",num_labels=2))"),
+    "distilbert-base-mlm": (DistilBertForMaskedLM, "))"),
+}
+DISTILBERT_KEYS = ["vocab_size", "dim", "n_layers", "n_heads", "hidden_dim", "max_position_embeddings"]
+
+
+def distilbert_config() -> DistilBertConfig:
+    return DistilBertConfig(vocab_size=30522, dim=768, n_layers=6, n_heads=12, hidden_dim=3072,
+                            max_position_embeddings=512, num_labels=2)
 
 
 # vramfit's RoBERTa presets (classification, 2 labels): FacebookAI/roberta-base, -large,
@@ -738,6 +756,11 @@ def build(model_id: str, attn: str = "eager", layers: int | None = None):
         cfg = bert_config(size)
         cfg._attn_implementation = attn
         return cls(cfg), f"{TF} {cls.__name__}(BertConfig({_cfg_str(cfg, BERT_KEYS)}{tail}"
+    if model_id in DISTILBERT_HEADS:
+        cls, tail = DISTILBERT_HEADS[model_id]
+        cfg = distilbert_config()
+        cfg._attn_implementation = attn
+        return cls(cfg), f"{TF} {cls.__name__}(DistilBertConfig({_cfg_str(cfg, DISTILBERT_KEYS)}{tail}"
     if model_id in ROBERTA_CONFIGS:
         cfg = roberta_config(model_id)
         cfg._attn_implementation = attn
@@ -878,6 +901,7 @@ PARAM_COUNT_IDS = TORCHVISION_IDS + [
     "bert-base-mlm",
     "bert-large-mlm",
     *ROBERTA_CONFIGS,
+    *DISTILBERT_HEADS,
     "gpt2",
     "gpt2-medium",
     "gpt2-large",

@@ -949,7 +949,7 @@ fn errors_name_the_problem() {
         msg.contains("rwkv")
             && msg.contains("num_attention_heads, intermediate_size")
             && msg.contains(
-                "bert, roberta, xlm-roberta, camembert, data2vec-text, gpt2, opt, llama, mistral, qwen2"
+                "bert, roberta, xlm-roberta, camembert, data2vec-text, distilbert, gpt2, opt, llama, mistral, qwen2"
             ),
         "{msg}"
     );
@@ -1198,6 +1198,64 @@ fn imports_the_roberta_line_as_bert_layers_with_its_own_embeddings_and_head() {
     assert_eq!(count(data2vec), 124_645_632);
     // No warning: they are read as what they are, not as Llama-style decoders.
     assert!(import(roberta).unwrap().assumptions.is_empty());
+}
+
+#[test]
+fn imports_distilbert_with_its_six_layers_heads_and_defaults() {
+    // distilbert/distilbert-base-uncased's config.json, and the SST-2
+    // fine-tune's head; the counts are `sum(p.numel() for p in
+    // model.parameters())` of `transformers` 5.24's classes built from these
+    // fields on the meta device (tests/reference/param_counts.csv holds the
+    // first two as the presets').
+    let base = r#"{"activation":"gelu","architectures":["DistilBertForMaskedLM"],"attention_dropout":0.1,
+        "dim":768,"dropout":0.1,"hidden_dim":3072,"initializer_range":0.02,"max_position_embeddings":512,
+        "model_type":"distilbert","n_heads":12,"n_layers":6,"pad_token_id":0,"qa_dropout":0.1,
+        "seq_classif_dropout":0.2,"sinusoidal_pos_embds":false,"tie_weights_":true,"vocab_size":30522}"#;
+    assert_eq!(count(base), 66_985_530);
+    let sst2 = base
+        .replace(
+            "DistilBertForMaskedLM",
+            "DistilBertForSequenceClassification",
+        )
+        .replace(
+            r#""dim":768"#,
+            r#""dim":768,"id2label":{"0":"NEGATIVE","1":"POSITIVE"}"#,
+        );
+    assert_eq!(count(&sst2), 66_955_010);
+    // `DistilBertConfig`'s defaults fill what a config leaves out, and
+    // `hidden_size` is `dim` by its attribute map: the bare model has no pooler.
+    assert_eq!(
+        count(r#"{"model_type":"distilbert","hidden_size":768}"#),
+        66_362_880
+    );
+    // distilbert-base-multilingual-cased's vocabulary; an untied projector.
+    assert_eq!(
+        count(
+            r#"{"model_type":"distilbert","architectures":["DistilBertForMaskedLM"],"vocab_size":119547}"#
+        ),
+        135_445_755
+    );
+    assert_eq!(
+        count(
+            r#"{"model_type":"distilbert","architectures":["DistilBertForMaskedLM"],"tie_word_embeddings":false}"#
+        ),
+        90_426_426
+    );
+    let m = import(base).unwrap();
+    assert!(m.assumptions.is_empty());
+    match m.spec {
+        vramfit_core::ModelSpec::Transformer(t) => {
+            assert_eq!((t.layers, t.heads, t.type_vocab), (6, 12, 0));
+            assert!(t.block.distilbert && !t.block.undropped_head);
+        }
+        other => panic!("{other:?}"),
+    }
+    let err = import(r#"{"model_type":"distilbert","dim":768,"n_heads":10}"#).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("n_heads (10) must divide dim (768)"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -345,6 +345,8 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
             scaled_logits: u.arbitrary()?,
             position_offset: if u.arbitrary()? { 2 } else { 0 },
             prescaled_query: u.arbitrary()?,
+            distilbert: u.arbitrary()?,
+            undropped_head: u.arbitrary()?,
         },
         context_limit: if u.arbitrary()? { 0 } else { dim(u, 1 << 17)? },
         // Mixtures of experts and latent attention are drawn by the property

@@ -2,8 +2,10 @@
 //! `BertForSequenceClassification`, `BertForMaskedLM`): the `bert`
 //! `model_type`, the RoBERTa line built on it (`roberta`, `xlm-roberta`,
 //! `camembert`, `data2vec-text`: BERT's layers with RoBERTa's embeddings
-//! and classification head) and the presets. Lowered by the shared
-//! transformer ([`super::transformer`]).
+//! and classification head), DistilBERT (`distilbert`: six of BERT's layers
+//! without token types or the dropout after attention, its own heads; see
+//! [`super::BlockOptions::distilbert`]) and the presets. Lowered by the
+//! shared transformer ([`super::transformer`]).
 
 use super::family::{Family, Group, Import, ModelPreset};
 use super::hf_fields::Fields;
@@ -36,6 +38,10 @@ pub const FAMILY: Family = Family {
             model_type: "data2vec-text",
             read: read_roberta,
         },
+        Import {
+            model_type: "distilbert",
+            read: read_distilbert,
+        },
     ],
     presets,
 };
@@ -49,6 +55,34 @@ fn read_roberta(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     heads_divide_hidden(f, "hidden_size", "num_attention_heads")?;
     let mut t = bert(f)?;
     t.block.roberta = true;
+    Ok(ModelSpec::Transformer(t))
+}
+
+/// Reads a `distilbert` config with `DistilBertConfig`'s defaults
+/// (`distilbert-base-uncased`'s shape; `dim`, `n_heads`, `n_layers` are
+/// also read as `hidden_size`, `num_attention_heads`, `num_hidden_layers`).
+/// `sinusoidal_pos_embds` changes only the position table's values: it
+/// stays a parameter the optimizer updates.
+fn read_distilbert(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
+    let hidden = or("dim", 768)?;
+    let heads = or("n_heads", 12)?;
+    // `DistilBertSelfAttention` raises a ValueError otherwise.
+    if heads == 0 || !hidden.is_multiple_of(heads) {
+        return Err(Error::InvalidModel(format!(
+            "n_heads ({heads}) must divide dim ({hidden}) evenly"
+        )));
+    }
+    let mut t = encoder(hidden, or("n_layers", 6)?, heads, bert_head(f)?);
+    t.vocab = or("vocab_size", 30_522)?;
+    t.intermediate = or("hidden_dim", 4 * 768)?;
+    t.max_positions = or("max_position_embeddings", 512)?;
+    t.type_vocab = 0;
+    t.hidden_dropout = f.f64_or("dropout", 0.1);
+    t.attention_dropout = f.f64_or("attention_dropout", 0.1);
+    t.tie_embeddings = f.bool_or("tie_word_embeddings", true);
+    t.block.distilbert = true;
+    t.block.undropped_head = f.f64_or("seq_classif_dropout", 0.2) <= 0.0;
     Ok(ModelSpec::Transformer(t))
 }
 
@@ -69,9 +103,10 @@ pub(crate) fn heads_divide_hidden(
     Ok(())
 }
 
-fn bert(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
-    let hidden = f.u64("hidden_size")?;
-    let heads = f.u64("num_attention_heads")?;
+/// The head an encoder's `architectures` name: a classification head
+/// (`…ForSequenceClassification`, `id2label`'s labels, else `num_labels`,
+/// else 2), the masked-LM head, else the bare encoder.
+fn bert_head(f: &Fields<'_>) -> Result<Head, Error> {
     let classification = f
         .architectures()
         .iter()
@@ -79,7 +114,7 @@ fn bert(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
     // `BertForMaskedLM` is what the published pre-trained checkpoints
     // (`bert-base-uncased` and the like) name: the masked-LM head, no pooler.
     let masked_lm = f.architectures().iter().any(|a| a.ends_with("ForMaskedLM"));
-    let head = if classification {
+    Ok(if classification {
         let labels = match f.map.get("id2label").and_then(Value::as_object) {
             Some(m) if !m.is_empty() => m.len() as u64,
             _ => f.opt_u64("num_labels")?.unwrap_or(2),
@@ -89,7 +124,13 @@ fn bert(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
         Head::MaskedLm
     } else {
         Head::Bare
-    };
+    })
+}
+
+fn bert(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
+    let hidden = f.u64("hidden_size")?;
+    let heads = f.u64("num_attention_heads")?;
+    let head = bert_head(f)?;
     Ok(TransformerSpec {
         arch: Arch::Bert,
         vocab: f.u64("vocab_size")?,
@@ -119,7 +160,7 @@ fn bert(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
 }
 
 /// BERT-base and -large, with a classification head, the masked-LM head or
-/// bare; RoBERTa-base and -large and XLM-RoBERTa-base and -large with a
+/// bare; DistilBERT-base with a classification or the masked-LM head; RoBERTa-base and -large and XLM-RoBERTa-base and -large with a
 /// classification head (shapes from `FacebookAI/roberta-base`, `-large`,
 /// `xlm-roberta-base` and `-large`: 514 positions, one token type).
 fn presets() -> Vec<ModelPreset> {
@@ -170,6 +211,18 @@ fn presets() -> Vec<ModelPreset> {
             spec(1024, 24, 16, Head::Bare),
         ),
         p(
+            "distilbert-base",
+            "DistilBERT-base (classification, 2 labels)",
+            Group::Bert,
+            distilbert(Head::Classification { labels: 2 }),
+        ),
+        p(
+            "distilbert-base-mlm",
+            "DistilBERT-base (masked-LM)",
+            Group::Bert,
+            distilbert(Head::MaskedLm),
+        ),
+        p(
             "roberta-base",
             "RoBERTa-base (classification, 2 labels)",
             Group::Bert,
@@ -194,6 +247,16 @@ fn presets() -> Vec<ModelPreset> {
             roberta(250002, 1024, 24, 16),
         ),
     ]
+}
+
+/// `distilbert-base-uncased`'s shape (`DistilBertConfig`'s defaults: BERT-base's
+/// width, six layers, the LM head tied) with `head`.
+fn distilbert(head: Head) -> ModelSpec {
+    let mut t = encoder(768, 6, 12, head);
+    t.type_vocab = 0;
+    t.tie_embeddings = true;
+    t.block.distilbert = true;
+    ModelSpec::Transformer(t)
 }
 
 fn spec(hidden: u64, layers: u64, heads: u64, head: Head) -> ModelSpec {

@@ -160,6 +160,8 @@ const GEMMA_BLOCK: BlockOptions = BlockOptions {
     scaled_logits: false,
     position_offset: 0,
     prescaled_query: false,
+    distilbert: false,
+    undropped_head: false,
 };
 
 /// Gemma 2's block: sandwich norms, scores and logits soft-capped.

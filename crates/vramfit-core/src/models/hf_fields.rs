@@ -22,13 +22,21 @@ const CONTEXT_KEYS: [&str; 8] = [
 /// which a `config.json` may carry either name. `save_pretrained` writes the
 /// canonical one, so Qwen3-MoE's published `num_experts` comes back as
 /// `num_local_experts` from `transformers` 5.
-const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 11] = [
+const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 12] = [
     ("deepseek_v2", &[("num_experts", "n_routed_experts")]),
     (
         "deepseek_v3",
         &[
             ("num_local_experts", "n_routed_experts"),
             ("num_mtp_layers", "num_nextn_predict_layers"),
+        ],
+    ),
+    (
+        "distilbert",
+        &[
+            ("hidden_size", "dim"),
+            ("num_attention_heads", "n_heads"),
+            ("num_hidden_layers", "n_layers"),
         ],
     ),
     (

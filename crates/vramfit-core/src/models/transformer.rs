@@ -236,6 +236,19 @@ pub struct BlockOptions {
     /// queries, saving only the constant.
     #[serde(default)]
     pub prescaled_query: bool,
+    /// DistilBERT's layout (`bert` layout, `DistilBertModel`): word and
+    /// position embeddings only (no token types), no dropout after the
+    /// attention's output projection (`sa_layer_norm(out_lin(ctx) + x)`),
+    /// its module names; `DistilBertForSequenceClassification`'s head on the
+    /// first token (`pre_classifier`, ReLU, dropout, `classifier`) where
+    /// BERT has its pooler, the masked-LM head tied only under
+    /// [`TransformerSpec::tie_embeddings`], and no pooler in the bare model.
+    #[serde(default)]
+    pub distilbert: bool,
+    /// The classification head's dropout is off (DistilBERT's
+    /// `seq_classif_dropout` of 0).
+    #[serde(default)]
+    pub undropped_head: bool,
 }
 
 /// The norm of a Llama-layout model (its blocks, q/k norms and final norm).
@@ -927,7 +940,7 @@ pub fn lower(
         // `embedding(ids) * embed_scale`: the product saves only the constant.
         x = b.scale("embed_scale", x);
     }
-    if t.arch == Arch::Bert {
+    if t.arch == Arch::Bert && !t.block.distilbert {
         // token_type_ids default to a zero buffer; embeddings = words + types, then += positions.
         let types = b.embedding("token_type_embeddings", type_ids, t.type_vocab.max(1), h);
         x = b.add("add_token_types", x, types);
@@ -1009,6 +1022,7 @@ pub fn lower(
     .then(Vec::new);
     for i in 0..stage_layers {
         let name = match t.arch {
+            Arch::Bert if t.block.distilbert => format!("transformer.layer.{i}"),
             Arch::Bert => format!("encoder.layer.{i}"),
             Arch::Gpt2 => format!("h.{i}"),
             Arch::Llama => format!("layers.{i}"),
@@ -1103,6 +1117,8 @@ pub fn lower(
         Head::Classification { labels: n } => {
             let logits = if t.block.roberta {
                 roberta_classifier(b, t, x, n)
+            } else if t.block.distilbert {
+                distilbert_classifier(b, t, x, n)
             } else {
                 let pooled = bert_pooler(b, x, h);
                 let pooled = b.dropout("dropout", pooled, t.hidden_dropout);
@@ -1112,7 +1128,12 @@ pub fn lower(
             b.returns(logits);
         }
         Head::Bare => {
-            let pooled = bert_pooler(b, x, h);
+            // DistilBERT's bare model has no pooler: its first token stands in.
+            let pooled = if t.block.distilbert {
+                first_token(b, "select", x, h)
+            } else {
+                bert_pooler(b, x, h)
+            };
             b.cross_entropy("loss", pooled, labels, 1, h);
             // `BaseModelOutputWithPooling`: the last hidden state and the pooled output.
             b.returns(x);
@@ -1122,6 +1143,10 @@ pub fn lower(
             let logits = bert_mlm_head(b, t, x, wte);
             // `CrossEntropyLoss()(prediction_scores.view(-1, vocab_size), labels.view(-1))`.
             b.cross_entropy("loss", logits, labels, seq, t.vocab);
+            // The scores are a local of the forward until it returns them,
+            // through the loss: under autocast its fp32 copy of the log
+            // probabilities is made beside them.
+            b.keep_alive(logits);
             b.returns(logits);
         }
     }
@@ -1179,12 +1204,15 @@ fn lower_inference_head(
         Head::Classification { labels } => {
             let logits = if t.block.roberta {
                 roberta_classifier(b, t, x, labels)
+            } else if t.block.distilbert {
+                distilbert_classifier(b, t, x, labels)
             } else {
                 let pooled = bert_pooler(b, x, h);
                 b.linear("classifier", pooled, h, labels, true)
             };
             b.keep_alive(logits);
         }
+        Head::Bare if t.block.distilbert => b.keep_alive(x),
         Head::Bare => {
             let pooled = bert_pooler(b, x, h);
             b.keep_alive(pooled);
@@ -1389,7 +1417,10 @@ fn lm_head_tied(
 
 /// BERT's masked-LM head (`BertOnlyMLMHead`): `transform` (dense, GELU,
 /// LayerNorm), then `decoder`, whose weight is the word embeddings' and
-/// whose bias is `cls.predictions.bias`; returns the scores over the vocabulary.
+/// whose bias is `cls.predictions.bias`; returns the scores over the
+/// vocabulary. DistilBERT's is the same chain (`vocab_transform`,
+/// activation, `vocab_layer_norm`, `vocab_projector` with its bias), its
+/// weight tied only under `tie_word_embeddings`.
 fn bert_mlm_head(
     b: &mut Builder,
     t: &TransformerSpec,
@@ -1397,11 +1428,33 @@ fn bert_mlm_head(
     wte: crate::graph::ParamId,
 ) -> TensorId {
     let h = t.hidden;
-    let d = b.linear("cls.predictions.transform.dense", x, h, h, true);
-    let a = b.activation("cls.predictions.transform.transform_act_fn", d);
-    let n = b.layernorm("cls.predictions.transform.LayerNorm", a, h, true);
-    let bias = b.param("cls.predictions.bias", &[t.vocab]);
-    b.linear_with("cls.predictions.decoder", n, wte, Some(bias), h, t.vocab)
+    let [dense, act, norm, bias, decoder] = if t.block.distilbert {
+        [
+            "vocab_transform",
+            "activation",
+            "vocab_layer_norm",
+            "vocab_projector.bias",
+            "vocab_projector",
+        ]
+    } else {
+        [
+            "cls.predictions.transform.dense",
+            "cls.predictions.transform.transform_act_fn",
+            "cls.predictions.transform.LayerNorm",
+            "cls.predictions.bias",
+            "cls.predictions.decoder",
+        ]
+    };
+    let d = b.linear(dense, x, h, h, true);
+    let a = b.activation(act, d);
+    let n = b.layernorm(norm, a, h, true);
+    let bias = b.param(bias, &[t.vocab]);
+    let weight = if t.block.distilbert && !t.tie_embeddings {
+        b.param("vocab_projector.weight", &[t.vocab, h])
+    } else {
+        wte
+    };
+    b.linear_with(decoder, n, weight, Some(bias), h, t.vocab)
 }
 
 /// BERT's pooler: `tanh(dense(x[:, 0]))`.
@@ -1543,7 +1596,53 @@ fn roberta_classifier(b: &mut Builder, t: &TransformerSpec, x: TensorId, labels:
     b.linear("classifier.out_proj", y, h, labels, true)
 }
 
-/// One BERT layer (post-LN).
+/// `DistilBertForSequenceClassification`'s head on the first token of `x`:
+/// `pre_classifier`, ReLU (saving its output), dropout, `classifier`.
+fn distilbert_classifier(
+    b: &mut Builder,
+    t: &TransformerSpec,
+    x: TensorId,
+    labels: u64,
+) -> TensorId {
+    let h = t.hidden;
+    let first = first_token(b, "select", x, h);
+    let y = b.linear("pre_classifier", first, h, h, true);
+    let y = b.relu("relu", y, false);
+    // `seq_classif_dropout`: what it saves, a byte mask, is the same for
+    // every positive probability, so the spec keeps only whether it is off.
+    let p = if t.block.undropped_head { 0.0 } else { 0.2 };
+    let y = b.dropout("dropout", y, p);
+    b.linear("classifier", y, h, labels, true)
+}
+
+/// A BERT layer's module names, and DistilBERT's (`TransformerBlock`).
+const BERT_NAMES: [&str; 10] = [
+    "attention.self.query",
+    "attention.self.key",
+    "attention.self.value",
+    "attention.output.dense",
+    "attention.output.LayerNorm",
+    "intermediate.dense",
+    "intermediate.gelu",
+    "output.dense",
+    "output.dropout",
+    "output.LayerNorm",
+];
+const DISTILBERT_NAMES: [&str; 10] = [
+    "attention.q_lin",
+    "attention.k_lin",
+    "attention.v_lin",
+    "attention.out_lin",
+    "sa_layer_norm",
+    "ffn.lin1",
+    "ffn.activation",
+    "ffn.lin2",
+    "ffn.dropout",
+    "output_layer_norm",
+];
+
+/// One BERT layer (post-LN), or DistilBERT's, which has no dropout after
+/// the attention's output projection.
 fn bert_layer(
     b: &mut Builder,
     t: &TransformerSpec,
@@ -1553,11 +1652,27 @@ fn bert_layer(
     mask: Option<TensorId>,
 ) -> TensorId {
     let h = t.hidden;
+    let [
+        q_name,
+        k_name,
+        v_name,
+        o_name,
+        ln1,
+        up,
+        act,
+        down,
+        drop,
+        ln2,
+    ] = if t.block.distilbert {
+        DISTILBERT_NAMES
+    } else {
+        BERT_NAMES
+    };
     // `all_head_size`: hidden_size, less after head pruning or tensor parallelism.
     let qd = t.heads * t.head_dim;
-    let q = b.linear("attention.self.query", x, h, qd, true);
-    let k = b.linear("attention.self.key", x, h, qd, true);
-    let v = b.linear("attention.self.value", x, h, qd, true);
+    let q = b.linear(q_name, x, h, qd, true);
+    let k = b.linear(k_name, x, h, qd, true);
+    let v = b.linear(v_name, x, h, qd, true);
     let ctx = attention_core(
         b,
         t,
@@ -1567,16 +1682,26 @@ fn bert_layer(
         (false, false),
         mask,
     );
-    let o = b.linear("attention.output.dense", ctx, qd, h, true);
-    let o = b.dropout("attention.output.dropout", o, t.hidden_dropout);
+    let o = b.linear(o_name, ctx, qd, h, true);
+    let o = if t.block.distilbert {
+        o
+    } else {
+        b.dropout("attention.output.dropout", o, t.hidden_dropout)
+    };
+    // `hidden_states = self.LayerNorm(hidden_states + input_tensor)`
+    // (DistilBERT: `attention_output = self.sa_layer_norm(attention_output
+    // + x)`): the branch's output is a local until the norm returns.
     let r = b.add("attention.output.residual", o, x);
-    let a = b.layernorm("attention.output.LayerNorm", r, h, true);
-    let i = b.linear("intermediate.dense", a, h, t.intermediate, true);
-    let i = b.activation("intermediate.gelu", i);
-    let o = b.linear("output.dense", i, t.intermediate, h, true);
-    let o = b.dropout("output.dropout", o, t.hidden_dropout);
+    let a = b.layernorm(ln1, r, h, true);
+    b.keep_alive(o);
+    let i = b.linear(up, a, h, t.intermediate, true);
+    let i = b.activation(act, i);
+    let o = b.linear(down, i, t.intermediate, h, true);
+    let o = b.dropout(drop, o, t.hidden_dropout);
     let r = b.add("output.residual", o, a);
-    b.layernorm("output.LayerNorm", r, h, true)
+    let y = b.layernorm(ln2, r, h, true);
+    b.keep_alive(o);
+    y
 }
 
 /// One decoder layer (GPT-2 or Llama layout). With a training cache
