@@ -244,7 +244,7 @@ pub enum NotLlamaStyle {
     /// decoder: what says so, a field only encoders have
     /// (`type_vocab_size`) or an encoder's head among its `architectures`.
     #[error(
-        "it is an encoder ({0}), not a decoder; of the encoders vramfit reads BERT and RoBERTa"
+        "it is an encoder ({0}), not a decoder; of the encoders vramfit reads BERT, DistilBERT and RoBERTa"
     )]
     Encoder(String),
     /// Its decoder fields contradict each other (what the check found).

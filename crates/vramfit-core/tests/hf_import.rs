@@ -1259,6 +1259,35 @@ fn imports_distilbert_with_its_six_layers_heads_and_defaults() {
 }
 
 #[test]
+fn qwen_1_is_read_with_its_mlp_halved_and_said_so() {
+    // Qwen/Qwen-7B's config.json (remote code, `QWenLMHeadModel`): its
+    // intermediate_size, 22016, is w1 and w2 together. Read as one
+    // Llama-style MLP 22016 wide it was 12.0 billion parameters; the
+    // layout counted by hand is 7,721,324,544: embeddings and the untied
+    // head 2 × 151936 × 4096, and per layer c_attn 4096 × 12288 + 12288,
+    // c_proj 4096², w1, w2 and c_proj 3 × 4096 × 11008 and two RMSNorms.
+    let qwen7b = r#"{"architectures":["QWenLMHeadModel"],"attn_dropout_prob":0.0,"emb_dropout_prob":0.0,
+        "hidden_size":4096,"intermediate_size":22016,"initializer_range":0.02,"kv_channels":128,
+        "layer_norm_epsilon":1e-06,"max_position_embeddings":32768,"model_type":"qwen","no_bias":true,
+        "num_attention_heads":32,"num_hidden_layers":32,"rotary_emb_base":10000,"rotary_pct":1.0,
+        "scale_attn_weights":true,"seq_length":8192,"tie_word_embeddings":false,"use_dynamic_ntk":true,
+        "use_flash_attn":"auto","use_logn_attn":true,"vocab_size":151936}"#;
+    let m = import(qwen7b).unwrap();
+    assert_eq!(m.spec.parameter_count().unwrap(), 7_721_324_544);
+    assert_eq!(
+        m.assumptions,
+        vec![
+            Assumption::LlamaLayout {
+                model_type: "qwen".into()
+            },
+            Assumption::QwenHalvedMlp(11008),
+            Assumption::KvHeads(32),
+            Assumption::Ignored(vec!["rotary_pct"]),
+        ]
+    );
+}
+
+#[test]
 fn encoders_are_refused_rather_than_read_as_decoders() {
     // microsoft/deberta-v3-base: the decoder fields are all there, and so is
     // BERT's token-type vocabulary.

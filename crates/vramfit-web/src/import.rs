@@ -152,6 +152,7 @@ fn assumption(a: &Assumption, lang: Lang) -> String {
         Assumption::KvHeads(n) => tf(lang, Key::AssumeKvHeads, &[&n.to_string()]),
         Assumption::UntiedHead => t(lang, Key::AssumeUntied).to_string(),
         Assumption::Ignored(fields) => tf(lang, Key::AssumeIgnored, &[&fields.join(", ")]),
+        Assumption::QwenHalvedMlp(width) => tf(lang, Key::AssumeQwenMlp, &[&width.to_string()]),
         Assumption::LanguageModelOnly {
             model_type,
             part,

@@ -167,6 +167,11 @@ pub enum Assumption {
     UntiedHead,
     /// Fields present that the Llama-style reading does not read.
     Ignored(Vec<&'static str>),
+    /// Qwen (1)'s remote code (`model_type` `qwen`, `QWenLMHeadModel`):
+    /// its `intermediate_size` is the width of both MLP branches, `w1` and
+    /// `w2`, each half of it (this many), and `c_attn` projects q, k and v
+    /// with biases.
+    QwenHalvedMlp(u64),
     /// A multimodal config (`model_type`) is read as its language model,
     /// the sub-config `part` (of `text_model_type`): its vision (and audio)
     /// encoders are not counted.
@@ -214,6 +219,10 @@ impl std::fmt::Display for Assumption {
                 write!(f, "a separate LM head (tie_word_embeddings is absent)")
             }
             Assumption::Ignored(keys) => write!(f, "not read: {}", keys.join(", ")),
+            Assumption::QwenHalvedMlp(width) => write!(
+                f,
+                "model_type 'qwen' (Qwen-1's remote code): intermediate_size is its MLP's two branches together (w1, w2), each {width} wide; q, k and v have biases (c_attn)"
+            ),
             Assumption::LanguageModelOnly {
                 model_type,
                 part,
@@ -291,11 +300,25 @@ pub fn read_as_llama(
     {
         return Err(NotLlamaStyle::UngatedMlp(act.to_string()));
     }
-    Ok(llama_config(f).map(|t| {
+    Ok(llama_config(f).map(|mut t| {
         let mut said = vec![Assumption::LlamaLayout {
             model_type: f.model_type.clone(),
         }];
-        if !present("head_dim") {
+        // Qwen-1 (`modeling_qwen.py`): `c_proj(w1(x) * silu(w2(x)))`, the
+        // two branches `intermediate_size / 2` wide each, q/k/v biases on
+        // `c_attn`, `kv_channels` per head (Qwen-7B's config: 7,721,324,544
+        // parameters, its "7B" of 7.7 billion).
+        let qwen = f.model_type == "qwen";
+        if qwen {
+            t.intermediate /= 2;
+            t.qkv_bias = true;
+            if let Ok(Some(width)) = f.opt_u64("kv_channels") {
+                t.head_dim = width;
+            }
+            said.push(Assumption::QwenHalvedMlp(t.intermediate));
+        }
+        let per_head = present("head_dim") || (qwen && present("kv_channels"));
+        if !per_head {
             said.push(Assumption::HeadDim(t.head_dim));
         }
         if !present("num_key_value_heads") {

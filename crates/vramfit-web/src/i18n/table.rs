@@ -287,7 +287,7 @@ table! {
     NotLlamaLatent => "it uses latent attention (“kv_lora_rank”), which vramfit does not model yet", "它使用潜在注意力（“kv_lora_rank”），vramfit 暂不支持";
     NotLlamaOtherLayers => "it has layers other than attention ({0}), such as linear attention or state-space layers, which vramfit does not model yet", "它含有注意力以外的层（{0}），例如线性注意力或状态空间层，vramfit 暂不支持";
     NotLlamaUngatedMlp => "its MLP is not gated (hidden_act '{0}': up and down projections only), which the Llama-style reading does not model", "它的 MLP 没有门控（hidden_act 为 '{0}'：只有 up 与 down 两个投影），按 Llama 结构读取无法正确计算";
-    NotLlamaEncoder => "it is an encoder ({0}), not a decoder; of the encoders vramfit reads BERT and RoBERTa", "它是编码器（{0}），不是解码器；编码器中 vramfit 只支持 BERT 和 RoBERTa";
+    NotLlamaEncoder => "it is an encoder ({0}), not a decoder; of the encoders vramfit reads BERT, DistilBERT and RoBERTa", "它是编码器（{0}），不是解码器；编码器中 vramfit 只支持 BERT、DistilBERT 和 RoBERTa";
     NotLlamaContradictory => "read as a Llama-style decoder, its fields contradict each other ({0})", "按 Llama 式解码器读取时字段互相矛盾（{0}）";
     ImportNested => "This {0} config nests its language model in “{1}”, as vision–language models do, and vramfit reads no family of that language model's model_type. To estimate it as a Llama-style decoder, paste the “{1}” object by itself.", "此 {0} 配置把语言模型嵌套在“{1}”中（视觉–语言模型的写法），而 vramfit 不支持该语言模型的 model_type。若要按 Llama 式解码器估算，请单独粘贴“{1}”对象。";
     ImportLanguageModel => "This {0} config is multimodal: its language model (“{1}”, model_type “{2}”) is estimated; the vision and audio encoders are not counted.", "此 {0} 配置是多模态模型：只估算其语言模型（“{1}”，model_type“{2}”），不计视觉和音频编码器。";
@@ -297,6 +297,7 @@ table! {
     AssumeHeadDim => "head_dim = hidden_size / num_attention_heads = {0}", "head_dim 取 hidden_size / num_attention_heads = {0}";
     AssumeKvHeads => "one key/value head per attention head ({0}, no grouped-query attention)", "每个注意力头各有一个键/值头（{0} 个，无分组查询注意力）";
     AssumeUntied => "a separate LM head (tie_word_embeddings is absent)", "独立的 LM 头（未给出 tie_word_embeddings）";
+    AssumeQwenMlp => "model_type 'qwen' (Qwen-1's remote code): intermediate_size is its MLP's two branches together (w1, w2), each {0} wide; q, k and v have biases (c_attn)", "model_type 'qwen'（Qwen-1 的远程代码）：intermediate_size 是 MLP 两个分支（w1、w2）之和，各宽 {0}；q、k、v 带偏置（c_attn）";
     AssumeIgnored => "fields not read: {0}", "未读取的字段：{0}";
     ImportMissing => "This {0} config lacks the required field “{1}”.", "此 {0} 配置缺少必需字段“{1}”。";
     ImportInvalid => "The model's dimensions do not fit together: {0}", "模型的维度不一致：{0}";
