@@ -1012,6 +1012,11 @@ pub fn lower(
         t.hidden_dropout
     };
     x = b.dropout("dropout", x_sp, embed_dropout);
+    // BERT's `embedding_output = self.embeddings(...)` (DistilBERT's
+    // `embeddings`) is a local of the encoder model's forward until it
+    // returns, through every layer: where the layers save only its
+    // half-precision copy (autocast), it is still held.
+    let embedding_output = x;
 
     // A decoder's `DynamicCache` in training ([`TrainingCache`]): off when
     // transformers checkpoints (it turns `use_cache` off itself).
@@ -1061,6 +1066,9 @@ pub fn lower(
             ),
         };
         b.end_block();
+    }
+    if t.arch == Arch::Bert {
+        b.keep_alive(embedding_output);
     }
 
     if par.pp > 1 {
@@ -1701,6 +1709,9 @@ fn bert_layer(
     let r = b.add("output.residual", o, a);
     let y = b.layernorm(ln2, r, h, true);
     b.keep_alive(o);
+    // `attention_output` is a local of the layer's forward until it returns
+    // (under autocast the MLP saves only its half-precision copy).
+    b.keep_alive(a);
     y
 }
 
