@@ -1120,6 +1120,9 @@ pub fn lower(
             if upcast != logits {
                 b.keep_alive(logits);
             }
+            // So does the body's output (`outputs.last_hidden_state`), which
+            // under autocast the head saves only as a half-precision copy.
+            b.keep_alive(x);
             b.returns(logits);
         }
         Head::Classification { labels: n } => {
@@ -1133,6 +1136,8 @@ pub fn lower(
                 b.linear("classifier", pooled, h, n, true)
             };
             b.cross_entropy("loss", logits, labels, 1, n);
+            // The encoder's output object holds its last hidden state.
+            b.keep_alive(x);
             b.returns(logits);
         }
         Head::Bare => {
@@ -1155,6 +1160,8 @@ pub fn lower(
             // through the loss: under autocast its fp32 copy of the log
             // probabilities is made beside them.
             b.keep_alive(logits);
+            // The encoder's output object holds its last hidden state.
+            b.keep_alive(x);
             b.returns(logits);
         }
     }
