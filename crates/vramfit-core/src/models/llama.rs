@@ -221,7 +221,7 @@ impl std::fmt::Display for Assumption {
             Assumption::Ignored(keys) => write!(f, "not read: {}", keys.join(", ")),
             Assumption::QwenHalvedMlp(width) => write!(
                 f,
-                "model_type 'qwen' (Qwen-1's remote code): intermediate_size is its MLP's two branches together (w1, w2), each {width} wide; q, k and v have biases (c_attn)"
+                "but for Qwen-1 (model_type 'qwen', remote code): intermediate_size counts both MLP branches (w1, w2), each {width} wide, and q, k, v always have biases (c_attn)"
             ),
             Assumption::LanguageModelOnly {
                 model_type,

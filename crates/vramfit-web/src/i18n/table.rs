@@ -297,7 +297,7 @@ table! {
     AssumeHeadDim => "head_dim = hidden_size / num_attention_heads = {0}", "head_dim 取 hidden_size / num_attention_heads = {0}";
     AssumeKvHeads => "one key/value head per attention head ({0}, no grouped-query attention)", "每个注意力头各有一个键/值头（{0} 个，无分组查询注意力）";
     AssumeUntied => "a separate LM head (tie_word_embeddings is absent)", "独立的 LM 头（未给出 tie_word_embeddings）";
-    AssumeQwenMlp => "model_type 'qwen' (Qwen-1's remote code): intermediate_size is its MLP's two branches together (w1, w2), each {0} wide; q, k and v have biases (c_attn)", "model_type 'qwen'（Qwen-1 的远程代码）：intermediate_size 是 MLP 两个分支（w1、w2）之和，各宽 {0}；q、k、v 带偏置（c_attn）";
+    AssumeQwenMlp => "but for Qwen-1 (model_type “qwen”, remote code): intermediate_size counts both MLP branches (w1, w2), each {0} wide, and q, k, v always have biases (c_attn)", "但 Qwen-1（model_type“qwen”，远程代码）例外：intermediate_size 是 MLP 两个分支（w1、w2）之和，各宽 {0}，且 q、k、v 总带偏置（c_attn）";
     AssumeIgnored => "fields not read: {0}", "未读取的字段：{0}";
     ImportMissing => "This {0} config lacks the required field “{1}”.", "此 {0} 配置缺少必需字段“{1}”。";
     ImportInvalid => "The model's dimensions do not fit together: {0}", "模型的维度不一致：{0}";
