@@ -1285,6 +1285,10 @@ fn qwen_1_is_read_with_its_mlp_halved_and_said_so() {
             Assumption::Ignored(vec!["rotary_pct"]),
         ]
     );
+    // A width that is not a whole number is named, not passed over.
+    let err =
+        import(&qwen7b.replace(r#""kv_channels":128"#, r#""kv_channels":"128""#)).unwrap_err();
+    assert!(err.to_string().contains("'kv_channels'"), "{err}");
 }
 
 #[test]

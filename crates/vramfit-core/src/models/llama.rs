@@ -300,7 +300,7 @@ pub fn read_as_llama(
     {
         return Err(NotLlamaStyle::UngatedMlp(act.to_string()));
     }
-    Ok(llama_config(f).map(|mut t| {
+    Ok(llama_config(f).and_then(|mut t| {
         let mut said = vec![Assumption::LlamaLayout {
             model_type: f.model_type.clone(),
         }];
@@ -312,7 +312,7 @@ pub fn read_as_llama(
         if qwen {
             t.intermediate /= 2;
             t.qkv_bias = true;
-            if let Ok(Some(width)) = f.opt_u64("kv_channels") {
+            if let Some(width) = f.opt_u64("kv_channels")? {
                 t.head_dim = width;
             }
             said.push(Assumption::QwenHalvedMlp(t.intermediate));
@@ -332,7 +332,7 @@ pub fn read_as_llama(
         if !ignored.is_empty() {
             said.push(Assumption::Ignored(ignored));
         }
-        (ModelSpec::Transformer(t), said)
+        Ok((ModelSpec::Transformer(t), said))
     }))
 }
 
