@@ -73,15 +73,13 @@ fn read_distilbert(f: &Fields<'_>) -> Result<ModelSpec, Error> {
             "n_heads ({heads}) must divide dim ({hidden}) evenly"
         )));
     }
-    let mut t = encoder(hidden, or("n_layers", 6)?, heads, bert_head(f)?);
+    let mut t = distilbert_encoder(hidden, or("n_layers", 6)?, heads, bert_head(f)?);
     t.vocab = or("vocab_size", 30_522)?;
     t.intermediate = or("hidden_dim", 4 * 768)?;
     t.max_positions = or("max_position_embeddings", 512)?;
-    t.type_vocab = 0;
     t.hidden_dropout = f.f64_or("dropout", 0.1);
     t.attention_dropout = f.f64_or("attention_dropout", 0.1);
     t.tie_embeddings = f.bool_or("tie_word_embeddings", true);
-    t.block.distilbert = true;
     t.block.undropped_head = f.f64_or("seq_classif_dropout", 0.2) <= 0.0;
     Ok(ModelSpec::Transformer(t))
 }
@@ -160,7 +158,8 @@ fn bert(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
 }
 
 /// BERT-base and -large, with a classification head, the masked-LM head or
-/// bare; DistilBERT-base with a classification or the masked-LM head; RoBERTa-base and -large and XLM-RoBERTa-base and -large with a
+/// bare; DistilBERT-base with a classification or the masked-LM head;
+/// RoBERTa-base and -large and XLM-RoBERTa-base and -large with a
 /// classification head (shapes from `FacebookAI/roberta-base`, `-large`,
 /// `xlm-roberta-base` and `-large`: 514 positions, one token type).
 fn presets() -> Vec<ModelPreset> {
@@ -249,14 +248,20 @@ fn presets() -> Vec<ModelPreset> {
     ]
 }
 
-/// `distilbert-base-uncased`'s shape (`DistilBertConfig`'s defaults: BERT-base's
-/// width, six layers, the LM head tied) with `head`.
-fn distilbert(head: Head) -> ModelSpec {
-    let mut t = encoder(768, 6, 12, head);
+/// DistilBERT's layout at `hidden` wide, `layers` deep, with `heads` heads:
+/// BERT's shape without token types, the masked-LM head tied.
+fn distilbert_encoder(hidden: u64, layers: u64, heads: u64, head: Head) -> TransformerSpec {
+    let mut t = encoder(hidden, layers, heads, head);
     t.type_vocab = 0;
     t.tie_embeddings = true;
     t.block.distilbert = true;
-    ModelSpec::Transformer(t)
+    t
+}
+
+/// `distilbert-base-uncased`'s shape (`DistilBertConfig`'s defaults:
+/// BERT-base's width, six layers) with `head`.
+fn distilbert(head: Head) -> ModelSpec {
+    ModelSpec::Transformer(distilbert_encoder(768, 6, 12, head))
 }
 
 fn spec(hidden: u64, layers: u64, heads: u64, head: Head) -> ModelSpec {
