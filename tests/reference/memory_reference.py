@@ -736,6 +736,14 @@ CASES = [
     C("cohere2-h512", 2, "amp-bf16", "adamw", seq=2048, attention="sdpa"),
     C("arcee-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
     C("arcee-h512", 2, "fp32", "adamw", seq=1024, layers=2),
+    # GPTBigCode (StarCoder's layout): one key-value head split off the fused projection, repeated
+    # for eager attention and read grouped by SDPA; its multi-head form; fp32, checkpointing
+    C("gpt-bigcode-h512", 4, "amp-bf16", "adamw", seq=1024),
+    C("gpt-bigcode-h512", 4, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
+    C("gpt-bigcode-h512", 2, "fp32", "adamw", seq=1024),
+    C("gpt-bigcode-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024),
+    C("gpt-bigcode-mha-h512", 4, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
+    C("gpt-bigcode-mha-h512", 2, "amp-fp16", "sgd-momentum", seq=1024),
     C("nemotron-h512", 4, "amp-bf16", "adamw", seq=1024, layers=2),
     C("nemotron-h512", 2, "fp32", "adamw", seq=1024, layers=2),
     C("nemotron-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024, layers=2),

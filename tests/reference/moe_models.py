@@ -22,6 +22,8 @@ from transformers import (
     CohereForCausalLM,
     Cohere2Config,
     Cohere2ForCausalLM,
+    GPTBigCodeConfig,
+    GPTBigCodeForCausalLM,
     NemotronConfig,
     NemotronForCausalLM,
     OPTConfig,
@@ -87,6 +89,7 @@ CLASSES = {
     "glm_moe_dsa": (GlmMoeDsaConfig, GlmMoeDsaForCausalLM),
     "arcee": (ArceeConfig, ArceeForCausalLM),
     "nemotron": (NemotronConfig, NemotronForCausalLM),
+    "gpt_bigcode": (GPTBigCodeConfig, GPTBigCodeForCausalLM),
     "llama4_text": (Llama4TextConfig, Llama4ForCausalLM),
     "glm4": (Glm4Config, Glm4ForCausalLM),
     "phi": (PhiConfig, PhiForCausalLM),
@@ -411,6 +414,15 @@ VARIANTS = {
         vocab_size=32000, hidden_size=512, intermediate_size=1408, num_hidden_layers=4,
         num_attention_heads=8, num_key_value_heads=2, sliding_window=512, pad_token_id=0,
         bos_token_id=1, eos_token_id=2)),
+    # StarCoder's layout (model_type gpt_bigcode: GPT-2's block with one key-value head,
+    # multi_query) and its multi-head form, at a 512-wide hidden state; no attention dropout (with
+    # it the CPU's SDPA takes its math path, where CUDA runs a fused kernel).
+    "gpt-bigcode-h512": ("gpt_bigcode", dict(
+        vocab_size=32000, n_embd=512, n_inner=2048, n_layer=2, n_head=8, n_positions=2048,
+        multi_query=True, attn_pdrop=0.0)),
+    "gpt-bigcode-mha-h512": ("gpt_bigcode", dict(
+        vocab_size=32000, n_embd=512, n_inner=2048, n_layer=2, n_head=8, n_positions=2048,
+        multi_query=False, attn_pdrop=0.0)),
     "nemotron-h512": ("nemotron", dict(
         vocab_size=32000, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=2, tie_word_embeddings=False)),

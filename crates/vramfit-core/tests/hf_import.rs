@@ -949,7 +949,7 @@ fn errors_name_the_problem() {
         msg.contains("rwkv")
             && msg.contains("num_attention_heads, intermediate_size")
             && msg.contains(
-                "bert, roberta, xlm-roberta, camembert, data2vec-text, distilbert, gpt2, opt, llama, mistral, qwen2"
+                "bert, roberta, xlm-roberta, camembert, data2vec-text, distilbert, gpt2, gpt_bigcode, opt, llama, mistral, qwen2"
             ),
         "{msg}"
     );
@@ -1523,4 +1523,37 @@ fn imports_opt_with_its_shifted_positions_and_refuses_opt_350m_by_name() {
     );
     let refused = import(&projected).unwrap_err().to_string();
     assert!(refused.contains("word_embed_proj_dim 512"), "{refused}");
+}
+
+/// GPTBigCode (StarCoder's layout, `model_type` `gpt_bigcode`): the counts
+/// are `sum(p.numel() for p in model.parameters())` of `transformers` 5.24's
+/// `GPTBigCodeForCausalLM` built from these fields on the meta device.
+#[test]
+fn imports_gpt_bigcode_with_one_key_value_head_and_its_defaults() {
+    // A StarCoder-sized config: 6144 wide, 40 layers, 48 query heads and
+    // one key-value head (`multi_query`, the default), 8192 positions.
+    let starcoder = r#"{"model_type":"gpt_bigcode","architectures":["GPTBigCodeForCausalLM"],
+        "activation_function":"gelu_pytorch_tanh","n_embd":6144,"n_head":48,"n_inner":24576,"n_layer":40,
+        "n_positions":8192,"vocab_size":49152,"multi_query":true}"#;
+    assert_eq!(count(starcoder), 15_517_456_384);
+    let spec = import(starcoder).unwrap().spec;
+    let vramfit_core::models::ModelSpec::Transformer(t) = &spec else {
+        panic!("a transformer: {spec:?}")
+    };
+    assert_eq!((t.heads, t.kv_heads, t.head_dim), (48, 1, 128));
+    // `GPTBigCodeConfig`'s defaults fill what a config leaves out.
+    assert_eq!(count(r#"{"model_type":"gpt_bigcode"}"#), 111_446_784);
+    // Every head its own keys and values, an untied head; `hidden_size` is
+    // `n_embd` by the config's attribute map.
+    assert_eq!(
+        count(
+            r#"{"model_type":"gpt_bigcode","multi_query":false,"hidden_size":1024,"n_head":16,"n_layer":4,
+            "vocab_size":32000,"tie_word_embeddings":false}"#
+        ),
+        116_971_520
+    );
+    // No warning: read as what it is, not as a Llama-style decoder.
+    assert!(import(starcoder).unwrap().assumptions.is_empty());
+    let e = import(r#"{"model_type":"gpt_bigcode","n_embd":100,"n_head":16}"#).unwrap_err();
+    assert!(e.to_string().contains("n_embd (100)"), "{e}");
 }

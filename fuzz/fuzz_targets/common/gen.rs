@@ -336,6 +336,8 @@ pub fn transformer(u: &mut Unstructured) -> Result<TransformerSpec> {
             nope_every: dim(u, 4)?.saturating_sub(1),
             chunked: u.arbitrary()?,
             softmax_in_dtype: u.arbitrary()?,
+            softmax_fp32: u.arbitrary()?,
+            tril_buffer: u.arbitrary()?,
             nope_temperature: u.arbitrary()?,
             roberta: u.arbitrary()?,
             shared_norm: u.arbitrary()?,

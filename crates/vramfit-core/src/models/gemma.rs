@@ -151,6 +151,8 @@ const GEMMA_BLOCK: BlockOptions = BlockOptions {
     attn_gate: false,
     chunked: false,
     softmax_in_dtype: false,
+    softmax_fp32: false,
+    tril_buffer: false,
     nope_temperature: false,
     roberta: false,
     shared_norm: false,

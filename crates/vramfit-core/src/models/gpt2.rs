@@ -86,14 +86,21 @@ fn presets() -> Vec<ModelPreset> {
 }
 
 fn spec(hidden: u64, layers: u64, heads: u64) -> ModelSpec {
-    ModelSpec::Transformer(TransformerSpec {
+    ModelSpec::Transformer(decoder(50257, hidden, layers, heads))
+}
+
+/// A GPT-2 decoder as `GPT2Config`'s defaults build it but for its shape:
+/// 1024 positions, an MLP of 4 × hidden, dropout 0.1, biases everywhere,
+/// a tied head (GPTBigCode's starts from it, [`super::gpt_bigcode`]).
+pub(super) fn decoder(vocab: u64, hidden: u64, layers: u64, heads: u64) -> TransformerSpec {
+    TransformerSpec {
         arch: Arch::Gpt2,
-        vocab: 50257,
+        vocab,
         hidden,
         layers,
         heads,
         kv_heads: heads,
-        head_dim: hidden / heads,
+        head_dim: hidden / heads.max(1),
         intermediate: 4 * hidden,
         max_positions: 1024,
         context_limit: 0,
@@ -111,7 +118,7 @@ fn spec(hidden: u64, layers: u64, heads: u64) -> ModelSpec {
         head: Head::CausalLm,
         fused_gelu: false,
         block: Default::default(),
-    })
+    }
 }
 
 /// A Megatron-LM GPT: GPT-2's layout with its own vocabulary and positions

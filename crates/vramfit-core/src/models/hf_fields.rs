@@ -22,7 +22,7 @@ const CONTEXT_KEYS: [&str; 8] = [
 /// which a `config.json` may carry either name. `save_pretrained` writes the
 /// canonical one, so Qwen3-MoE's published `num_experts` comes back as
 /// `num_local_experts` from `transformers` 5.
-const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 12] = [
+const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 13] = [
     ("deepseek_v2", &[("num_experts", "n_routed_experts")]),
     (
         "deepseek_v3",
@@ -55,6 +55,15 @@ const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 12] = [
     ),
     (
         "gpt2",
+        &[
+            ("hidden_size", "n_embd"),
+            ("max_position_embeddings", "n_positions"),
+            ("num_attention_heads", "n_head"),
+            ("num_hidden_layers", "n_layer"),
+        ],
+    ),
+    (
+        "gpt_bigcode",
         &[
             ("hidden_size", "n_embd"),
             ("max_position_embeddings", "n_positions"),

@@ -17,6 +17,7 @@ pub mod gemma4;
 pub mod glm4;
 pub mod glm4_moe;
 pub mod gpt2;
+pub mod gpt_bigcode;
 pub mod gpt_neox;
 pub mod gpt_oss;
 pub mod granite;

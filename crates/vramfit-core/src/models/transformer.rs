@@ -185,6 +185,17 @@ pub struct BlockOptions {
     /// autocast makes it so, and no cast back before the context matmul.
     #[serde(default)]
     pub softmax_in_dtype: bool,
+    /// In GPT-2's layout, eager attention's softmax in fp32, cast back to
+    /// the query's dtype (GPTBigCode: `softmax(s, dim=-1,
+    /// dtype=torch.float32).to(query.dtype)`; GPT-2's runs in the scores'
+    /// dtype).
+    #[serde(default)]
+    pub softmax_fp32: bool,
+    /// The body registers a causal mask it never reads as a buffer
+    /// (GPTBigCode's `self.bias`: `tril(ones(n_positions, n_positions),
+    /// dtype=bool)`), on the device with the weights.
+    #[serde(default)]
+    pub tril_buffer: bool,
     /// The layers without rotary embedding ([`Self::nope_every`]) scale
     /// their queries by position (Llama 4's `attn_temperature_tuning`):
     /// `(q * attn_scales).to(q.dtype)`, an fp32 product (the scales are
@@ -915,6 +926,13 @@ pub fn lower(
     } else {
         b.input("labels", labels_per_sample, DType::I64)
     };
+    if t.block.tril_buffer {
+        b.buffer(
+            "bias",
+            t.max_positions.saturating_mul(t.max_positions),
+            DType::U8,
+        );
+    }
     let (embed_name, pos_name) = match t.arch {
         Arch::Bert => ("word_embeddings", "position_embeddings"),
         Arch::Gpt2 => ("wte", "wpe"),
@@ -1778,10 +1796,19 @@ fn decoder_layer(
             let (q, k, v, gate) = if llama {
                 llama_qkv(b, t, n, layer)
             } else {
-                let qkv = b.linear("attn.c_attn", n, h, 3 * t.heads * t.head_dim, true);
-                // split(dim=2) + view + transpose: q, k and v are views of the fused output.
-                let [q, k, v] = crate::models::vit::split3(b, "attn.split_qkv", qkv, false);
-                (q, k, v, None)
+                let (qd, kvd) = (t.heads * t.head_dim, t.kv_heads * t.head_dim);
+                let qkv = b.linear("attn.c_attn", n, h, qd + 2 * kvd, true);
+                // split(dim=2) + view + transpose: q, k and v are views of the
+                // fused output; GPTBigCode's one key-value head
+                // (`multi_query`) splits off the same way, narrower.
+                if kvd == qd {
+                    let [q, k, v] = crate::models::vit::split3(b, "attn.split_qkv", qkv, false);
+                    (q, k, v, None)
+                } else {
+                    let parts = b.split_widths("attn.split_qkv", qkv, &[qd, kvd, kvd], false);
+                    let part = |i: usize| parts.get(i).copied().unwrap_or(qkv);
+                    (part(0), part(1), part(2), None)
+                }
             };
             b.resave(mark, n, n_local);
             let cached = cache.is_some();
@@ -1792,7 +1819,9 @@ fn decoder_layer(
                 (q, k, v),
                 seq,
                 (attention, ckpt, masking),
-                (llama, cached),
+                // transformers' shared attention functions repeat fewer
+                // key-value heads (GPTBigCode's one) as they do Llama's.
+                (llama || t.kv_heads != t.heads, cached),
                 mask,
             );
             let o_name = if llama {
@@ -2193,7 +2222,7 @@ fn attention_core(
         b.softmax(
             "attn.softmax",
             scores,
-            t.arch == Arch::Llama && !t.block.softmax_in_dtype,
+            (t.arch == Arch::Llama && !t.block.softmax_in_dtype) || t.block.softmax_fp32,
         )
     };
     // Llama casts the fp32 softmax back to the query dtype and GPT-2 to the
