@@ -206,8 +206,12 @@ pub enum ServeFault {
         /// The environment variable that lifts the check.
         override_var: &'static str,
     },
-    /// Tensor parallelism must split the key/value heads evenly.
-    #[error("--tp {tp} does not divide the model's {kv_heads} key/value heads")]
+    /// Tensor parallelism must split the key/value heads evenly or, in
+    /// vLLM and SGLang, be a multiple of them (each GPU then holds a copy
+    /// of one head).
+    #[error(
+        "--tp {tp} neither divides the model's {kv_heads} key/value heads nor, in vLLM and SGLang, is a multiple of them"
+    )]
     KvHeadsSplit {
         /// Key/value heads.
         kv_heads: u64,

@@ -1132,3 +1132,72 @@ fn an_mlp_without_a_gate_loads_two_matrices_in_every_engine() {
         assert!((0.999..1.001).contains(&ratio), "{id} as f16 GGUF: {ratio}");
     }
 }
+
+/// vLLM and SGLang split key/value heads over tensor-parallel GPUs where
+/// `tp` divides them and otherwise give every GPU a copy of one head where
+/// `tp` is a multiple of them (`QKVParallelLinear`: `num_kv_head_replicas =
+/// divide(tp_size, total_num_kv_heads)`); `transformers`' `tp_plan` only
+/// splits. A model of one key/value head on two GPUs then holds per GPU,
+/// in weights and in cache, what the same model with two heads does.
+#[test]
+fn fewer_key_value_heads_than_gpus_are_copied_in_vllm_and_sglang() {
+    use vramfit_core::engines::{budget, kv_head_replicas, kv_heads_per_gpu, weights_per_gpu};
+    assert_eq!(kv_head_replicas(8, Engine::Vllm, 2), Some(1));
+    assert_eq!(kv_head_replicas(1, Engine::Vllm, 4), Some(4));
+    assert_eq!(kv_head_replicas(2, Engine::Sglang, 8), Some(4));
+    assert_eq!(kv_head_replicas(8, Engine::Vllm, 3), None);
+    assert_eq!(kv_head_replicas(4, Engine::Vllm, 6), None);
+    assert_eq!(kv_head_replicas(1, Engine::Hf, 2), None);
+    assert_eq!((kv_heads_per_gpu(8, 2), kv_heads_per_gpu(1, 4)), (4, 1));
+
+    let llama = |kv_heads: u64| {
+        let json = format!(
+            r#"{{"model_type":"llama","vocab_size":32000,"hidden_size":2048,"num_hidden_layers":4,
+            "num_attention_heads":16,"num_key_value_heads":{kv_heads},"intermediate_size":5632}}"#
+        );
+        match vramfit_core::hf::import(&json).unwrap().spec {
+            ModelSpec::Transformer(t) => t,
+            other => panic!("{other:?}"),
+        }
+    };
+    let (one, two) = (llama(1), llama(2));
+    let w = ServeWeights::Native;
+    assert_eq!(weights_per_gpu(&one, w, 2), weights_per_gpu(&two, w, 2));
+    // On one GPU, the one-head model is lighter by one head's projections:
+    // 4 layers of two 128 × 2048 matrices in 16 bits.
+    assert_eq!(
+        weights_per_gpu(&two, w, 1).0 - weights_per_gpu(&one, w, 1).0,
+        4 * 2 * 128 * 2048 * 2
+    );
+    assert_eq!(
+        budget::kv_token_layer(&one, 2, 2),
+        budget::kv_token_layer(&two, 2, 2)
+    );
+    assert_eq!(budget::kv_token_layer(&one, 2, 2), 2 * 128 * 2);
+
+    let h100 = gpu_preset("h100-sxm").unwrap();
+    let spec = ModelSpec::Transformer(one);
+    for engine in [Engine::Vllm, Engine::Sglang] {
+        let cfg = ServeConfig {
+            engine,
+            weights: ServeWeights::Native,
+            tp: 2,
+            ..ServeConfig::default()
+        };
+        let r = serve(&spec, &h100, &cfg).unwrap();
+        assert!(r.kv_cache_bytes.0 > 0, "{engine:?}: {r:?}");
+    }
+    let hf = ServeConfig {
+        engine: Engine::Hf,
+        weights: ServeWeights::Native,
+        tp: 2,
+        ..ServeConfig::default()
+    };
+    assert!(matches!(
+        serve(&spec, &h100, &hf),
+        Err(Error::Serve(ServeFault::KvHeadsSplit {
+            kv_heads: 1,
+            tp: 2
+        }))
+    ));
+}

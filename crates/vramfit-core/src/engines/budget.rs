@@ -153,7 +153,7 @@ pub fn activation_per_token(hidden: u64, intermediate_per_gpu: u64) -> u64 {
 pub fn kv_token_layer(t: &crate::models::TransformerSpec, kv_size: u64, tp: u64) -> u64 {
     match &t.mla {
         Some(mla) => mla.cache_width() * kv_size,
-        None => 2 * (t.kv_heads / tp.max(1)) * t.head_dim * kv_size,
+        None => 2 * super::kv_heads_per_gpu(t.kv_heads, tp) * t.head_dim * kv_size,
     }
 }
 

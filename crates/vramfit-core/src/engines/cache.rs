@@ -99,7 +99,9 @@ impl CacheLayout {
             None => CacheKind::KeysValues {
                 heads: match cfg.engine {
                     Engine::LlamaCpp => t.kv_heads,
-                    Engine::Vllm | Engine::Sglang | Engine::Hf => t.kv_heads / cfg.tp.max(1),
+                    Engine::Vllm | Engine::Sglang | Engine::Hf => {
+                        super::kv_heads_per_gpu(t.kv_heads, cfg.tp)
+                    }
                 },
                 head_dim: t.head_dim,
             },

@@ -297,8 +297,9 @@ const DENSE_FORMATS: &str =
 /// [`Error::Serve`] when the engine cannot run the setting (a GGUF mix on
 /// an engine other than llama.cpp, or another format on llama.cpp; a KV
 /// type the engine lacks; fp8 on a GPU without it; `mxfp4` on a model
-/// without experts; a model that is not a Llama-style decoder; a tensor-parallel degree that does not divide the
-/// key/value heads); [`Error::OutOfRange`] for a context, concurrency,
+/// without experts; a model that is not a Llama-style decoder; a tensor-parallel degree that splits the
+/// key/value heads unevenly and, in vLLM and SGLang, is no multiple of them: [`kv_head_replicas`]);
+/// [`Error::OutOfRange`] for a context, concurrency,
 /// utilization or degree outside its range.
 ///
 /// # Example
@@ -354,7 +355,7 @@ pub fn serve_on(
     match (cfg.engine, cfg.weights) {
         (Engine::LlamaCpp, ServeWeights::Gguf(mix)) => Ok(llama_cpp_report(t, mix, cfg)),
         (Engine::Vllm | Engine::Sglang | Engine::Hf, w) => {
-            if !t.kv_heads.is_multiple_of(cfg.tp) {
+            if kv_head_replicas(t.kv_heads, cfg.engine, cfg.tp).is_none() {
                 return Err(Error::Serve(ServeFault::KvHeadsSplit {
                     kv_heads: t.kv_heads,
                     tp: cfg.tp,
@@ -517,13 +518,66 @@ pub fn format_weights(t: &TransformerSpec, w: ServeWeights) -> Bytes {
     sharded + replicated
 }
 
+/// How many GPUs of `tp` hold each of `kv_heads` key/value heads under
+/// `engine`'s tensor parallelism, or `None` where it cannot split them.
+/// vLLM's and SGLang's `QKVParallelLinear` shard the heads where `tp`
+/// divides them and give each GPU one head, copied `tp / kv_heads` times,
+/// where `tp` is a multiple of them (`divide` refuses the rest);
+/// `transformers`' `tp_plan` shards every projection's rows, so `tp` must
+/// divide the heads.
+pub fn kv_head_replicas(kv_heads: u64, engine: Engine, tp: u64) -> Option<u64> {
+    let tp = tp.max(1);
+    if kv_heads.is_multiple_of(tp) {
+        Some(1)
+    } else if engine != Engine::Hf && kv_heads > 0 && tp.is_multiple_of(kv_heads) {
+        Some(tp / kv_heads)
+    } else {
+        None
+    }
+}
+
+/// The key/value heads one of `tp` tensor-parallel GPUs holds: its share,
+/// or the one head it holds a copy of ([`kv_head_replicas`]).
+pub fn kv_heads_per_gpu(kv_heads: u64, tp: u64) -> u64 {
+    (kv_heads / tp.max(1)).max(1)
+}
+
 /// The weights one of `tp` tensor-parallel GPUs holds: its share of the
 /// matrices, embeddings and biases, and a whole copy of what vLLM and
-/// SGLang replicate — the norms (`RMSNorm`) and the routers (`gate`, a
-/// `ReplicatedLinear`).
+/// SGLang replicate — the norms (`RMSNorm`), the routers (`gate`, a
+/// `ReplicatedLinear`) and, where `tp` exceeds the key/value heads, the
+/// head each GPU keeps a copy of ([`kv_head_replicas`]).
 pub fn weights_per_gpu(t: &TransformerSpec, w: ServeWeights, tp: u64) -> Bytes {
     let (sharded, replicated) = weight_parts(t, w);
-    Bytes(sharded.0.div_ceil(tp.max(1))) + replicated
+    let tp = tp.max(1);
+    Bytes(sharded.0.div_ceil(tp)) + replicated + copied_kv_heads(t, w, tp)
+}
+
+/// The key and value projections (with their biases) one GPU holds beyond
+/// its `1 / tp` share where `tp` exceeds the key/value heads: every head is
+/// on `tp / kv_heads` GPUs. Layers of their own attention (latent, linear,
+/// Gemma 4's two kinds) are left as sharded.
+fn copied_kv_heads(t: &TransformerSpec, w: ServeWeights, tp: u64) -> Bytes {
+    if t.kv_heads == 0
+        || tp <= t.kv_heads
+        || !tp.is_multiple_of(t.kv_heads)
+        || t.mla.is_some()
+        || t.gemma4.is_some()
+    {
+        return Bytes::ZERO;
+    }
+    let kv = t.kv_heads * t.head_dim;
+    let bias = if t.qkv_bias { 2 * kv } else { 0 };
+    let per_layer = 2 * matrix_bytes(w, (kv, t.hidden)) + 2 * bias;
+    let layers = (0..t.layers)
+        .filter(|&i| !t.linear.as_deref().is_some_and(|g| g.is_linear(i)))
+        .count() as u64;
+    let replicas = tp / t.kv_heads;
+    Bytes(
+        (layers * per_layer)
+            .saturating_mul(replicas - 1)
+            .div_ceil(tp),
+    )
 }
 
 /// Bytes of one `(out, in)` linear layer's weight in format `w`.
