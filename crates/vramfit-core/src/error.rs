@@ -218,6 +218,15 @@ pub enum ServeFault {
         /// Tensor-parallel degree.
         tp: u64,
     },
+    /// Tensor parallelism must split the attention heads evenly (vLLM's
+    /// `verify_with_parallel_config`, SGLang's and `transformers`' shards).
+    #[error("--tp {tp} does not divide the model's {heads} attention heads")]
+    HeadsSplit {
+        /// Attention (query) heads.
+        heads: u64,
+        /// Tensor-parallel degree.
+        tp: u64,
+    },
 }
 
 /// Llama-style decoder.

@@ -247,7 +247,7 @@ fn each_engine_refuses_what_it_cannot_run_naming_why() {
     );
     assert!(matches!(
         fault(&ada, ServeConfig { tp: 3, ..vllm }),
-        ServeFault::KvHeadsSplit { kv_heads: 8, tp: 3 }
+        ServeFault::HeadsSplit { heads: 32, tp: 3 }
     ));
     let bert = model_preset("bert-base").unwrap().spec;
     assert!(matches!(
@@ -1138,7 +1138,8 @@ fn an_mlp_without_a_gate_loads_two_matrices_in_every_engine() {
 /// `tp` is a multiple of them (`QKVParallelLinear`: `num_kv_head_replicas =
 /// divide(tp_size, total_num_kv_heads)`); `transformers`' `tp_plan` only
 /// splits. A model of one key/value head on two GPUs then holds per GPU,
-/// in weights and in cache, what the same model with two heads does.
+/// in weights and in cache, what the same model with two heads does. The
+/// query heads are split in every engine.
 #[test]
 fn fewer_key_value_heads_than_gpus_are_copied_in_vllm_and_sglang() {
     use vramfit_core::engines::{budget, kv_head_replicas, kv_heads_per_gpu, weights_per_gpu};
@@ -1200,4 +1201,20 @@ fn fewer_key_value_heads_than_gpus_are_copied_in_vllm_and_sglang() {
             tp: 2
         }))
     ));
+    // The query heads are always split: Qwen2.5-7B's 28 over 8 GPUs are
+    // refused though its 4 key/value heads could be copied.
+    let qwen = r#"{"model_type":"qwen2","vocab_size":152064,"hidden_size":3584,"num_hidden_layers":28,
+        "num_attention_heads":28,"num_key_value_heads":4,"intermediate_size":18944,"tie_word_embeddings":false}"#;
+    let qwen = vramfit_core::hf::import(qwen).unwrap().spec;
+    let tp8 = ServeConfig {
+        engine: Engine::Vllm,
+        weights: ServeWeights::Native,
+        tp: 8,
+        ..ServeConfig::default()
+    };
+    assert!(matches!(
+        serve(&qwen, &h100, &tp8),
+        Err(Error::Serve(ServeFault::HeadsSplit { heads: 28, tp: 8 }))
+    ));
+    assert!(serve(&qwen, &h100, &ServeConfig { tp: 4, ..tp8 }).is_ok());
 }

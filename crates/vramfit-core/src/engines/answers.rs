@@ -157,7 +157,9 @@ fn fewest_gpus(
         let mut t = *train;
         t.parallel.tp = tp;
         match fits(model, gpu, &t, serving) {
-            Err(Error::Serve(ServeFault::KvHeadsSplit { .. })) => continue,
+            Err(Error::Serve(ServeFault::KvHeadsSplit { .. } | ServeFault::HeadsSplit { .. })) => {
+                continue;
+            }
             Err(e) => return Err(e),
             Ok(f) => {
                 degrees.push(tp);

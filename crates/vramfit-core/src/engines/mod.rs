@@ -298,7 +298,7 @@ const DENSE_FORMATS: &str =
 /// an engine other than llama.cpp, or another format on llama.cpp; a KV
 /// type the engine lacks; fp8 on a GPU without it; `mxfp4` on a model
 /// without experts; a model that is not a Llama-style decoder; a tensor-parallel degree that splits the
-/// key/value heads unevenly and, in vLLM and SGLang, is no multiple of them: [`kv_head_replicas`]);
+/// attention heads unevenly, or the key/value heads and, in vLLM and SGLang, is no multiple of them: [`kv_head_replicas`]);
 /// [`Error::OutOfRange`] for a context, concurrency,
 /// utilization or degree outside its range.
 ///
@@ -355,6 +355,12 @@ pub fn serve_on(
     match (cfg.engine, cfg.weights) {
         (Engine::LlamaCpp, ServeWeights::Gguf(mix)) => Ok(llama_cpp_report(t, mix, cfg)),
         (Engine::Vllm | Engine::Sglang | Engine::Hf, w) => {
+            if !t.heads.is_multiple_of(cfg.tp.max(1)) {
+                return Err(Error::Serve(ServeFault::HeadsSplit {
+                    heads: t.heads,
+                    tp: cfg.tp,
+                }));
+            }
             if kv_head_replicas(t.kv_heads, cfg.engine, cfg.tp).is_none() {
                 return Err(Error::Serve(ServeFault::KvHeadsSplit {
                     kv_heads: t.kv_heads,

@@ -380,6 +380,7 @@ table! {
     ServeNoneFits => "none fits", "无法容纳";
     ServeNoGpus => "more than {0}", "超过 {0} 张";
     ServeAtLimit => "{0} tokens (the model's limit)", "{0} 个词元（模型上限）";
+    ServeHeads => "Tensor parallelism {1} does not divide the model's {0} attention heads.", "张量并行度 {1} 不能整除模型的 {0} 个注意力头。";
     ServeKvHeads => "Tensor parallelism {1} neither divides the model's {0} key/value heads nor, in vLLM and SGLang, is a multiple of them.", "张量并行度 {1} 既不能整除模型的 {0} 个键/值头，在 vLLM 和 SGLang 中也不是其整数倍。";
     TensorParallel => "Tensor parallelism", "张量并行";
     NoFitOn => "Does not fit on {0}", "无法放入 {0}";

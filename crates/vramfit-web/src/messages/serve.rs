@@ -113,5 +113,6 @@ pub fn serve_fault(f: &ServeFault, lang: Lang) -> String {
         ServeFault::KvHeadsSplit { kv_heads, tp } => {
             tf(lang, Key::ServeKvHeads, &[&n(kv_heads), &n(tp)])
         }
+        ServeFault::HeadsSplit { heads, tp } => tf(lang, Key::ServeHeads, &[&n(heads), &n(tp)]),
     }
 }
