@@ -24,32 +24,18 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
 
 fn gpt2(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
     let hidden = f.u64("n_embd")?;
-    let heads = f.u64("n_head")?;
     Ok(TransformerSpec {
-        arch: Arch::Gpt2,
-        vocab: f.u64("vocab_size")?,
-        hidden,
-        layers: f.u64("n_layer")?,
-        heads,
-        kv_heads: heads,
-        head_dim: hidden / heads.max(1),
         intermediate: f.opt_u64("n_inner")?.unwrap_or(4 * hidden),
         max_positions: f.opt_u64("n_positions")?.unwrap_or(1024),
-        context_limit: 0,
-        moe: None,
-        mla: None,
-        linear: None,
-        gemma4: None,
-        encoder: None,
-        type_vocab: 0,
         tie_embeddings: f.bool_or("tie_word_embeddings", true),
-        qkv_bias: true,
-        mlp_bias: true,
         hidden_dropout: f.f64_or("resid_pdrop", 0.1),
         attention_dropout: f.f64_or("attn_pdrop", 0.1),
-        head: Head::CausalLm,
-        fused_gelu: false,
-        block: Default::default(),
+        ..decoder(
+            f.u64("vocab_size")?,
+            hidden,
+            f.u64("n_layer")?,
+            f.u64("n_head")?,
+        )
     })
 }
 
