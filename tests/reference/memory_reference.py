@@ -759,6 +759,16 @@ CASES = [
     C("llama4-scout-h512", 2, "amp-bf16", "adamw", ckpt="full", seq=1024),
     C("llama4-scout-h512", 2, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
     C("llama4-maverick-h512", 2, "amp-bf16", "adamw", seq=1024),
+    # Granite's mixtures of experts (fp32 router top-k, softmax over the k) and Granite 4.0's
+    # attention layers (a fused shared MLP after the experts, or alone; rotary only with "rope")
+    C("granitemoe-h512", 4, "amp-bf16", "adamw", seq=1024),
+    C("granitemoe-h512", 2, "fp32", "adamw", seq=1024),
+    C("granite-4-moe-h512", 4, "amp-bf16", "adamw", seq=1024),
+    C("granite-4-moe-h512", 4, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
+    C("granite-4-moe-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024),
+    C("granite-4-micro-h512", 4, "amp-bf16", "adamw", seq=1024),
+    C("granite-4-micro-h512", 2, "fp32", "adamw", seq=1024, attention="sdpa"),
+    C("granite-4-micro-h512", 4, "amp-fp16", "sgd-momentum", seq=1024),
     # Real presets cut to 2 blocks
     C("olmoe-1b-7b", 8, "amp-bf16", "adamw", seq=2048, layers=2),
     C("qwen3-30b-a3b", 4, "amp-bf16", "adamw", seq=2048, layers=2),

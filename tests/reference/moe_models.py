@@ -31,6 +31,12 @@ from transformers import (
     PhiConfig,
     PhiForCausalLM,
     GraniteConfig,
+    GraniteMoeConfig,
+    GraniteMoeForCausalLM,
+    GraniteMoeHybridConfig,
+    GraniteMoeHybridForCausalLM,
+    GraniteMoeSharedConfig,
+    GraniteMoeSharedForCausalLM,
     GraniteForCausalLM,
     StableLmConfig,
     StableLmForCausalLM,
@@ -95,6 +101,9 @@ CLASSES = {
     "phi": (PhiConfig, PhiForCausalLM),
     "opt": (OPTConfig, OPTForCausalLM),
     "granite": (GraniteConfig, GraniteForCausalLM),
+    "granitemoe": (GraniteMoeConfig, GraniteMoeForCausalLM),
+    "granitemoeshared": (GraniteMoeSharedConfig, GraniteMoeSharedForCausalLM),
+    "granitemoehybrid": (GraniteMoeHybridConfig, GraniteMoeHybridForCausalLM),
     "stablelm": (StableLmConfig, StableLmForCausalLM),
     "glm": (GlmConfig, GlmForCausalLM),
     "cohere": (CohereConfig, CohereForCausalLM),
@@ -507,6 +516,28 @@ VARIANTS.update({
         num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=2, head_dim=64,
         num_local_experts=128, num_experts_per_tok=1, interleave_moe_layer_step=2, use_qk_norm=False,
         attention_chunk_size=512, tie_word_embeddings=False)),
+    # Granite's mixtures of experts at a 512-wide hidden state: Granite 3.0's (`granitemoe`: 32
+    # experts, 8 per token, routed by top-k of the fp32 logits then a softmax over the k), Granite
+    # 4.0's attention layers (`granitemoehybrid`: the same experts, then a shared MLP whose gate and
+    # up are one projection; no rotary embedding unless position_embedding_type is "rope"), and
+    # Granite 4.0 without experts (Granite-4.0-Micro's layout: only the shared MLP, rotary).
+    "granitemoe-h512": ("granitemoe", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=256, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=8, num_local_experts=32, num_experts_per_tok=8,
+        embedding_multiplier=12.0, residual_multiplier=0.22, attention_multiplier=0.0078125,
+        logits_scaling=6.0, tie_word_embeddings=False)),
+    "granite-4-moe-h512": ("granitemoehybrid", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=256, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, num_local_experts=16, num_experts_per_tok=4,
+        shared_intermediate_size=1024, layer_types=["attention", "attention"],
+        position_embedding_type=None, embedding_multiplier=12.0, residual_multiplier=0.22,
+        attention_multiplier=0.0078125, logits_scaling=6.0, tie_word_embeddings=False)),
+    "granite-4-micro-h512": ("granitemoehybrid", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, num_local_experts=0,
+        shared_intermediate_size=1536, layer_types=["attention", "attention"],
+        position_embedding_type="rope", embedding_multiplier=12.0, residual_multiplier=0.22,
+        attention_multiplier=0.0078125, logits_scaling=6.0, tie_word_embeddings=False)),
 })
 
 ALL = {**PRESETS, **VARIANTS}

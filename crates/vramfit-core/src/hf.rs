@@ -46,6 +46,45 @@ pub struct Imported {
     pub assumptions: Vec<Assumption>,
 }
 
+/// `text` with Python's non-standard JSON constants outside strings
+/// (`Infinity`, `-Infinity`, `NaN`, which `json.dumps` writes for float
+/// fields, and so `transformers`' `to_json_file`: Granite 4.0's
+/// `time_step_limit` is `[0.0, Infinity]`) quoted as strings: a field
+/// vramfit does not read may hold one, and one it reads as a size is
+/// refused by name, as any other string; borrowed unchanged where there
+/// are none.
+fn without_python_constants(text: &str) -> std::borrow::Cow<'_, str> {
+    const CONSTANTS: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
+    if !CONSTANTS.iter().any(|c| text.contains(c)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if !in_string && let Some(k) = CONSTANTS.iter().find(|k| rest.starts_with(**k)) {
+            out.push('"');
+            out.push_str(k);
+            out.push('"');
+            rest = rest.get(k.len()..).unwrap_or_default();
+            continue;
+        }
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+        rest = rest.get(c.len_utf8()..).unwrap_or_default();
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The sub-configs that hold a multimodal model's language model.
 const NESTED: [&str; 3] = ["text_config", "language_config", "llm_config"];
 
@@ -67,7 +106,8 @@ const NESTED: [&str; 3] = ["text_config", "language_config", "llm_config"];
 /// assert!(err.to_string().contains("hidden_size") && err.to_string().contains("llama"));
 /// ```
 pub fn import(text: &str) -> Result<Imported, Error> {
-    let value: Value = serde_json::from_str(text).map_err(|e| Error::ConfigJson(e.to_string()))?;
+    let text = without_python_constants(text);
+    let value: Value = serde_json::from_str(&text).map_err(|e| Error::ConfigJson(e.to_string()))?;
     let map = value
         .as_object()
         .ok_or_else(|| Error::ConfigJson("the top level must be a JSON object".into()))?;

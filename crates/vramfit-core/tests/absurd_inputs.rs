@@ -265,15 +265,24 @@ fn nan_negative_fractional_and_overflowing_config_values_are_refused() {
             r#"{{"model_type":"llama","vocab_size":100,"hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":128,"{field}":{value}}}"#
         )
     };
-    // JSON has no NaN or infinity, and numbers beyond f64 do not parse.
+    // Numbers beyond f64 do not parse; Python's NaN and infinities (which
+    // JSON has not, but `json.dumps` writes) are no sizes, refused by name.
+    assert!(
+        matches!(
+            hf::import(&with("vocab_size", "1e400")),
+            Err(Error::ConfigJson(_))
+        ),
+        "vocab_size: 1e400"
+    );
     for (field, value) in [
         ("hidden_size", "NaN"),
         ("hidden_size", "Infinity"),
-        ("vocab_size", "1e400"),
+        ("vocab_size", "-Infinity"),
     ] {
+        let msg = message(hf::import(&with(field, value)));
         assert!(
-            matches!(hf::import(&with(field, value)), Err(Error::ConfigJson(_))),
-            "{field}: {value}"
+            msg.contains(field) && msg.contains(value),
+            "{field}: {value}: {msg}"
         );
     }
     // Negative, fractional and beyond-u64 sizes name the field.

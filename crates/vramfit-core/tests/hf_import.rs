@@ -1557,3 +1557,69 @@ fn imports_gpt_bigcode_with_one_key_value_head_and_its_defaults() {
     let e = import(r#"{"model_type":"gpt_bigcode","n_embd":100,"n_head":16}"#).unwrap_err();
     assert!(e.to_string().contains("n_embd (100)"), "{e}");
 }
+
+/// Granite's mixtures of experts and Granite 4.0's attention-only models
+/// (`granitemoe`, `granitemoeshared`, `granitemoehybrid`): the counts are
+/// `sum(p.numel() for p in model.parameters())` of `transformers` 5.24's
+/// `GraniteMoeForCausalLM`, `GraniteMoeSharedForCausalLM` and
+/// `GraniteMoeHybridForCausalLM` built from these fields on the meta device.
+#[test]
+fn imports_granite_mixtures_of_experts_and_granite_4_attention_models() {
+    // Granite-4.0-Micro's shape: no experts, the shared MLP the only one,
+    // forty attention layers, rotary, the head tied.
+    let layers = vec!["\"attention\""; 40].join(",");
+    let micro = format!(
+        r#"{{"model_type":"granitemoehybrid","vocab_size":100352,"hidden_size":2560,"intermediate_size":8192,
+        "num_hidden_layers":40,"num_attention_heads":40,"num_key_value_heads":8,"num_local_experts":0,
+        "shared_intermediate_size":8192,"layer_types":[{layers}],"position_embedding_type":"rope",
+        "tie_word_embeddings":true,"embedding_multiplier":12.0,"residual_multiplier":0.22,
+        "attention_multiplier":0.0078125,"logits_scaling":10.0,"time_step_limit":[0.0,Infinity]}}"#
+    );
+    assert_eq!(count(&micro), 3_402_836_480);
+    assert!(import(&micro).unwrap().assumptions.is_empty());
+    // Sixteen experts, four a token, and the shared MLP after them.
+    assert_eq!(
+        count(
+            r#"{"model_type":"granitemoehybrid","vocab_size":32000,"hidden_size":512,"intermediate_size":256,
+            "num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":2,"num_local_experts":16,
+            "num_experts_per_tok":4,"shared_intermediate_size":1024,"layers_block_type":["attention","attention"]}"#
+        ),
+        49_826_304
+    );
+    // Granite-3.0-1B-A400M's shape: 32 experts, 8 a token, no shared MLP.
+    let a400m = r#"{"model_type":"granitemoe","vocab_size":49155,"hidden_size":1024,"intermediate_size":512,
+        "num_hidden_layers":24,"num_attention_heads":16,"num_key_value_heads":8,"num_local_experts":32,
+        "num_experts_per_tok":8,"tie_word_embeddings":true}"#;
+    assert_eq!(count(a400m), 1_334_628_352);
+    assert_eq!(
+        count(
+            r#"{"model_type":"granitemoeshared","vocab_size":32000,"hidden_size":512,"intermediate_size":256,
+            "num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":8,"num_local_experts":8,
+            "shared_intermediate_size":768}"#
+        ),
+        43_526_656
+    );
+    // `GraniteMoeConfig`'s defaults fill what a config leaves out.
+    assert_eq!(count(r#"{"model_type":"granitemoe"}"#), 37_039_116_288);
+    // The Mamba-2 layers of the H models are refused by name.
+    let e = import(
+        r#"{"model_type":"granitemoehybrid","num_hidden_layers":2,"layer_types":["mamba","attention"]}"#,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("Mamba-2"), "{e}");
+}
+
+/// Python's `json` writes a float field's infinity or NaN as a bare
+/// `Infinity` or `NaN` (so does `transformers`' `to_json_file`): a field
+/// vramfit does not read may hold one; a string holding the same word
+/// stays as written.
+#[test]
+fn python_json_constants_are_read_where_no_size_needs_them() {
+    let json = r#"{"model_type":"gpt2","_name_or_path":"a \"NaN\" Infinity-model","n_embd":768,"n_layer":12,
+        "n_head":12,"vocab_size":50257,"x":[-Infinity,Infinity,NaN]}"#;
+    let m = import(json).unwrap();
+    assert_eq!(m.name, "a \"NaN\" Infinity-model");
+    assert_eq!(m.spec.parameter_count().unwrap(), 124_439_808);
+    let e = import(r#"{"model_type":"gpt2","n_embd":Infinite}"#).unwrap_err();
+    assert!(e.to_string().contains("not valid JSON"), "{e}");
+}

@@ -96,16 +96,17 @@ fn transformer() -> impl Strategy<Value = ModelSpec> {
 
 /// A tiny mixture of experts in the ways the imported model types build
 /// one: each router, shared experts gated (Qwen2-MoE) or not (DeepSeek), a
-/// dense first layer, gpt-oss's biases, clamped SwiGLU and sinks, latent
-/// attention with or without a query bottleneck.
+/// dense first layer, or fused after the routed ones (Granite), gpt-oss's
+/// biases, clamped SwiGLU and sinks, latent attention with or without a
+/// query bottleneck.
 fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
     use vramfit_core::models::{
         DenseLayers, ExpertActivation, Mla, MlaRope, Moe, Router, SharedExperts,
     };
     (
         (4u64..9, 1u64..3, 8u64..64),
-        0u8..7,
-        0u8..4,
+        0u8..8,
+        0u8..5,
         any::<bool>(),
         0u8..3,
     )
@@ -128,6 +129,7 @@ fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
                     3 => Router::SigmoidBias,
                     4 => Router::SoftmaxCorrected,
                     5 => Router::Llama4,
+                    6 => Router::TopKSoftmaxFp32,
                     _ => Router::TopKSoftmax,
                 };
                 let gpt_oss = router == Router::TopKSoftmax;
@@ -142,6 +144,7 @@ fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
                             intermediate: 32,
                             gate: s == 1,
                             first: s == 3,
+                            fused: s == 4,
                         }),
                     },
                     dense: DenseLayers {

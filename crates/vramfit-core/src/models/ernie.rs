@@ -144,6 +144,7 @@ fn sparse(
             intermediate: intermediate.saturating_mul(shared),
             gate: false,
             first: true,
+            fused: false,
         }),
         dense: DenseLayers {
             first: start,

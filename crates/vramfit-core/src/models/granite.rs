@@ -50,7 +50,7 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
 }
 
 /// A Granite decoder: Llama's with the three multipliers.
-fn decoder(
+pub(super) fn decoder(
     (vocab, hidden): (u64, u64),
     (layers, heads): (u64, u64),
     kv_heads: u64,

@@ -22,7 +22,7 @@ const CONTEXT_KEYS: [&str; 8] = [
 /// which a `config.json` may carry either name. `save_pretrained` writes the
 /// canonical one, so Qwen3-MoE's published `num_experts` comes back as
 /// `num_local_experts` from `transformers` 5.
-const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 13] = [
+const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 14] = [
     ("deepseek_v2", &[("num_experts", "n_routed_experts")]),
     (
         "deepseek_v3",
@@ -72,6 +72,7 @@ const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 13] = [
         ],
     ),
     ("gpt_oss", &[("num_experts", "num_local_experts")]),
+    ("granitemoehybrid", &[("layer_types", "layers_block_type")]),
     ("minimax_m2", &[("num_experts", "num_local_experts")]),
     ("mixtral", &[("num_experts", "num_local_experts")]),
     ("olmoe", &[("num_local_experts", "num_experts")]),

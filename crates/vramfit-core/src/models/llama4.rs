@@ -138,6 +138,7 @@ fn decoder(s: &Shape) -> TransformerSpec {
             intermediate: s.expert_intermediate,
             gate: false,
             first: false,
+            fused: false,
         }),
         dense: DenseLayers {
             first: 0,

@@ -21,6 +21,7 @@ pub mod gpt_bigcode;
 pub mod gpt_neox;
 pub mod gpt_oss;
 pub mod granite;
+pub mod granite_moe;
 pub mod hf_fields;
 pub mod llama;
 pub mod llama4;

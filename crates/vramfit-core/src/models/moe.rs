@@ -98,6 +98,11 @@ pub enum Router {
     SoftmaxCorrected,
     /// gpt-oss: top-k of the logits, softmax over the k.
     TopKSoftmax,
+    /// Granite's MoE (`GraniteMoeTopKRouter`, and GraniteMoeShared's and
+    /// GraniteMoeHybrid's): the logits cast to fp32 (`.float()`), top-k of
+    /// them, softmax over the k in fp32, cast to the hidden states' dtype
+    /// (`.type_as(hidden_states)`).
+    TopKSoftmaxFp32,
     /// Gemma 4 (`Gemma4TextRouter`): routed from the block's residual
     /// through an RMSNorm without weight and a learned scale; fp32
     /// softmax, top-k, renormalized, times `per_expert_scale[index]`
@@ -128,6 +133,11 @@ pub struct SharedExperts {
     /// `shared_experts`), then added.
     #[serde(default)]
     pub first: bool,
+    /// Gate and up are one projection chunked in two (Granite's
+    /// `shared_mlp`: `input_linear`, `output_linear`), as
+    /// [`super::MlpKind::FusedGated`]; computed after the routed experts.
+    #[serde(default)]
+    pub fused: bool,
 }
 
 /// Which layers keep a dense MLP: those before `first`
@@ -187,6 +197,7 @@ impl Moe {
                 intermediate: intermediate.saturating_mul(shared),
                 gate: false,
                 first: false,
+                fused: false,
             }),
             dense: DenseLayers {
                 first: first_dense,
@@ -283,6 +294,7 @@ impl Moe {
             | Router::SigmoidBias
             | Router::SoftmaxCorrected
             | Router::TopKSoftmax
+            | Router::TopKSoftmaxFp32
             | Router::Gemma4
             | Router::Llama4 => {}
         }

@@ -64,7 +64,11 @@ pub fn block(b: &mut Builder, h: u64, moe: &Moe, n: TensorId) -> TensorId {
             b.add("mlp.add_shared", routed, scaled)
         }
         (Some(s), None) => {
-            let shared = shared_mlp(b, h, s.intermediate, n, "mlp.shared_experts");
+            let shared = if s.fused {
+                fused_shared_mlp(b, h, s.intermediate, n)
+            } else {
+                shared_mlp(b, h, s.intermediate, n, "mlp.shared_experts")
+            };
             b.add("mlp.add_shared", routed, shared)
         }
         (None, _) => routed,
@@ -187,6 +191,18 @@ fn llama4_scores(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> 
     b.cast(sig, dtype)
 }
 
+/// Granite's shared MLP: `output_linear(act(g) * u)` where `g, u =
+/// input_linear(x).chunk(2, dim=-1)`, both halves views of one output, as
+/// [`super::MlpKind::FusedGated`].
+fn fused_shared_mlp(b: &mut Builder, h: u64, i: u64, n: TensorId) -> TensorId {
+    let gate_up = b.linear("shared_mlp.input_linear", n, h, 2 * i, false);
+    let halves = b.split("shared_mlp.chunk", gate_up, 2, false);
+    let half = |k: usize| halves.get(k).copied().unwrap_or(gate_up);
+    let g = b.activation("shared_mlp.activation", half(0));
+    let gu = b.mul("shared_mlp.mul", g, half(1), b.numel(g).per_sample);
+    b.linear("shared_mlp.output_linear", gu, i, h, false)
+}
+
 /// A shared expert: `down(act(gate(x)) * up(x))` of `nn.Linear`s.
 fn shared_mlp(b: &mut Builder, h: u64, i: u64, n: TensorId, name: &str) -> TensorId {
     let g = b.linear(&format!("{name}.gate_proj"), n, h, i, false);
@@ -204,14 +220,21 @@ fn shared_mlp(b: &mut Builder, h: u64, i: u64, n: TensorId, name: &str) -> Tenso
 /// bitsandbytes does not quantize it.
 fn router_logits(b: &mut Builder, h: u64, moe: &Moe, n: TensorId) -> TensorId {
     let e = moe.experts;
-    let name = if moe.router == Router::TopKSoftmax {
-        "mlp.router"
-    } else {
-        "mlp.gate"
+    let name = match moe.router {
+        Router::TopKSoftmax => "mlp.router",
+        Router::TopKSoftmaxFp32 => "block_sparse_moe.router",
+        _ => "mlp.gate",
     };
     let w = b.param(&format!("{name}.weight"), &[e, h]);
     let bias = moe.biases.then(|| b.param(&format!("{name}.bias"), &[e]));
     let logits = b.linear_with(name, n, w, bias, h, e);
+    // Granite's router returns its fp32 copy (`.float()`), which the
+    // auxiliary loss then keeps.
+    let logits = if moe.router == Router::TopKSoftmaxFp32 {
+        b.cast(logits, DType::F32)
+    } else {
+        logits
+    };
     keep_for_aux_loss(b, moe, logits);
     logits
 }
@@ -322,6 +345,22 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
             let scores = llama4_scores(b, h, moe, n, rows);
             let (w, index) = b.topk("feed_forward.router.chosen", scores, e, k);
             (w, index)
+        }
+        Router::TopKSoftmaxFp32 => {
+            // fp32 logits; `softmax(top, dim=-1)` of the fp32 top-k keeps
+            // its output; `.type_as(hidden_states)` casts the weights back.
+            let logits = router_logits(b, h, moe, n);
+            let (top, index) = b.topk("block_sparse_moe.router.topk", logits, e, k);
+            let w = b.tensor_op(
+                "block_sparse_moe.router.softmax",
+                OpKind::Softmax,
+                &[top],
+                Numel::per_sample(rows * k),
+                DType::F32,
+                true,
+                &[],
+            );
+            (b.cast(w, b.dtype(n)), index)
         }
         Router::TopKSoftmax => {
             let logits = router_logits(b, h, moe, n);

@@ -190,6 +190,7 @@ fn experts(
             intermediate: or("shared_expert_intermediate_size", 512)?,
             gate: true,
             first: false,
+            fused: false,
         }),
         dense: DenseLayers {
             first: 0,
@@ -288,6 +289,7 @@ fn presets() -> Vec<ModelPreset> {
                 intermediate: width,
                 gate: true,
                 first: false,
+                fused: false,
             }),
             ..super::qwen_moe::routed(true)
         };

@@ -71,6 +71,7 @@ fn read_qwen2(f: &Fields<'_>) -> Result<ModelSpec, Error> {
                 intermediate: or("shared_expert_intermediate_size", 5632)?,
                 gate: true,
                 first: false,
+                fused: false,
             }),
             dense: dense(f)?,
             ..routed(f.bool_or("norm_topk_prob", false))
@@ -202,6 +203,7 @@ fn presets() -> Vec<ModelPreset> {
                         intermediate: 5632,
                         gate: true,
                         first: false,
+                        fused: false,
                     }),
                     ..experts(60, 4, 1408, false)
                 },
