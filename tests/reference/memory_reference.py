@@ -769,6 +769,15 @@ CASES = [
     C("granite-4-micro-h512", 4, "amp-bf16", "adamw", seq=1024),
     C("granite-4-micro-h512", 2, "fp32", "adamw", seq=1024, attention="sdpa"),
     C("granite-4-micro-h512", 4, "amp-fp16", "sgd-momentum", seq=1024),
+    # Granite 4.0's H layout: Mamba-2 layers as transformers runs them without mamba-ssm (the
+    # chunked scan in fp32 op by op, its einsums under autocast in bf16), one attention layer
+    C("granite-4-h-h512", 2, "amp-bf16", "adamw", seq=1024),
+    C("granite-4-h-h512", 2, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
+    C("granite-4-h-h512", 1, "fp32", "adamw", seq=1024),
+    C("granite-4-h-h512", 2, "amp-bf16", "adamw", ckpt="full", seq=1024),
+    C("granite-4-h-h512", 2, "amp-bf16", "adamw", seq=1000),
+    C("granite-4-h-dense-h512", 2, "amp-bf16", "adamw", seq=1024),
+    C("granite-4-h-dense-h512", 1, "fp32", "sgd-momentum", seq=512),
     # Real presets cut to 2 blocks
     C("olmoe-1b-7b", 8, "amp-bf16", "adamw", seq=2048, layers=2),
     C("qwen3-30b-a3b", 4, "amp-bf16", "adamw", seq=2048, layers=2),

@@ -538,6 +538,25 @@ VARIANTS.update({
         shared_intermediate_size=1536, layer_types=["attention", "attention"],
         position_embedding_type="rope", embedding_multiplier=12.0, residual_multiplier=0.22,
         attention_multiplier=0.0078125, logits_scaling=6.0, tie_word_embeddings=False)),
+    # Granite 4.0's H layout (Granite-4.0-H-Tiny's and -Small's: Mamba-2 layers with one attention
+    # layer among them, 16 heads of 64 over twice the hidden size, a state of 128, one group of B
+    # and C, chunks of 256, no rotary embedding) with the experts above; and a dense one with two
+    # groups, biased projections, an unbiased convolution and rotary attention.
+    "granite-4-h-h512": ("granitemoehybrid", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=256, num_hidden_layers=4,
+        num_attention_heads=8, num_key_value_heads=2, num_local_experts=16, num_experts_per_tok=4,
+        shared_intermediate_size=1024, layer_types=["mamba", "mamba", "attention", "mamba"],
+        mamba_n_heads=16, mamba_d_state=128, mamba_n_groups=1, mamba_d_conv=4, mamba_expand=2,
+        mamba_chunk_size=256, position_embedding_type=None, embedding_multiplier=12.0,
+        residual_multiplier=0.22, attention_multiplier=0.0078125, logits_scaling=6.0,
+        tie_word_embeddings=False)),
+    "granite-4-h-dense-h512": ("granitemoehybrid", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1536, num_hidden_layers=3,
+        num_attention_heads=8, num_key_value_heads=2, num_local_experts=0,
+        shared_intermediate_size=1536, layer_types=["mamba", "attention", "mamba"],
+        mamba_n_heads=16, mamba_d_state=64, mamba_n_groups=2, mamba_d_conv=4, mamba_expand=2,
+        mamba_chunk_size=256, mamba_proj_bias=True, mamba_conv_bias=False,
+        position_embedding_type="rope", tie_word_embeddings=False)),
 })
 
 ALL = {**PRESETS, **VARIANTS}

@@ -454,7 +454,13 @@ fn table(name: &str, kind: InputKind, e: &Estimate) -> String {
             }
         );
     }
-    if let Some(l) = e.linear_attention {
+    if let Some(l) = e.linear_attention.filter(|l| l.mamba2) {
+        let _ = writeln!(
+            s,
+            "state-space layers: {} of {} layers are Mamba-2, estimated as transformers runs them without mamba-ssm and causal-conv1d (its PyTorch path keeps each chunk's pairwise decays, and B and C repeated to every head, in fp32 for backward); the fused kernels of mamba-ssm keep far less",
+            l.layers, l.of
+        );
+    } else if let Some(l) = e.linear_attention {
         let _ = writeln!(
             s,
             "linear attention: {} of {} layers are Gated DeltaNet, estimated as transformers runs them without flash-linear-attention (its PyTorch path keeps every 64-token chunk's state in fp32 for backward); the fused kernels of flash-linear-attention keep far less",

@@ -213,9 +213,11 @@ pub struct Estimate {
     /// which the routing does not change, and what a drop-and-pad
     /// dispatch would add ([`crate::routing::routing`]).
     pub routing: Option<crate::routing::Routing>,
-    /// A model with linear-attention layers (Qwen3-Next, Qwen3.5): which of
-    /// its layers are, estimated as `transformers` runs them without the
-    /// `flash-linear-attention` kernels ([`crate::models::gated_deltanet`]).
+    /// A model with linear-attention layers (Qwen3-Next, Qwen3.5) or
+    /// Mamba-2 layers (Granite 4.0's H models): which of its layers are,
+    /// estimated as `transformers` runs them without the
+    /// `flash-linear-attention` or `mamba-ssm` kernels
+    /// ([`crate::models::gated_deltanet`], [`crate::models::mamba2`]).
     pub linear_attention: Option<LinearAttentionNote>,
 }
 
@@ -226,6 +228,9 @@ pub struct LinearAttentionNote {
     pub layers: u64,
     /// All layers.
     pub of: u64,
+    /// They are Mamba-2 (estimated without `mamba-ssm`'s kernels), not
+    /// Gated DeltaNet.
+    pub mamba2: bool,
 }
 
 /// [`LinearAttentionNote`] for a transformer with linear-attention layers.
@@ -235,6 +240,7 @@ pub fn linear_attention(spec: &crate::models::ModelSpec) -> Option<LinearAttenti
             t.linear.as_deref().map(|l| LinearAttentionNote {
                 layers: l.linear_layers(t.layers),
                 of: t.layers,
+                mamba2: matches!(l, crate::models::Recurrent::Mamba2(_)),
             })
         }
         _ => None,

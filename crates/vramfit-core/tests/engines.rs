@@ -693,7 +693,7 @@ fn linear_attention_layers_keep_a_state_per_sequence() {
     // Qwen3.5 keeps its recurrent state in fp32 in vLLM (`mamba_ssm_dtype`).
     let small = transformer("qwen3.5-0.8b");
     let s = small.linear.as_deref().unwrap();
-    assert!(s.state_fp32 && !g.state_fp32);
+    assert!(s.state_fp32() && !g.state_fp32());
     let (tokens, bytes, most) = budget::sglang_linear_kv(&next, g, pool, (per_token_layer, 1));
     let per_request = 36 * g.serving_state_bytes(1, 2, 4);
     let slots = ((pool.0 as f64 * 0.9 / 1.9) as u64 - per_request) / per_request;
@@ -1217,4 +1217,43 @@ fn fewer_key_value_heads_than_gpus_are_copied_in_vllm_and_sglang() {
         Err(Error::Serve(ServeFault::HeadsSplit { heads: 28, tp: 8 }))
     ));
     assert!(serve(&qwen, &h100, &ServeConfig { tp: 4, ..tp8 }).is_ok());
+}
+
+/// Granite 4.0's H layout (`granitemoehybrid` with Mamba-2 layers): each
+/// Mamba-2 layer keeps, per sequence, the convolution's last `d_conv − 1`
+/// inputs of x, B and C and the `heads × head_dim × d_state` state —
+/// llama.cpp both in f32 (`n_embd_r()`, `n_embd_s()`), vLLM in the model's
+/// dtype with the one group of B and C copied to every tensor-parallel
+/// rank (`extra_groups_for_head_shards`); only the attention layers' keys
+/// and values grow with the context.
+#[test]
+fn mamba_2_layers_keep_a_state_per_sequence() {
+    let json = r#"{"model_type":"granitemoehybrid","vocab_size":100352,"hidden_size":1536,
+        "intermediate_size":512,"num_hidden_layers":4,"num_attention_heads":12,"num_key_value_heads":4,
+        "num_local_experts":0,"shared_intermediate_size":4096,"layer_types":["mamba","mamba","attention","mamba"],
+        "mamba_n_heads":48,"mamba_d_head":64,"mamba_d_state":128,"mamba_n_groups":1,"mamba_d_conv":4,
+        "mamba_expand":2,"tie_word_embeddings":true}"#;
+    let spec = vramfit_core::hf::import(json).unwrap().spec;
+    let ModelSpec::Transformer(t) = &spec else {
+        panic!("a transformer: {spec:?}")
+    };
+    let m = t.linear.as_deref().unwrap();
+    assert_eq!((t.attention_layers(), m.linear_layers(t.layers)), (1, 3));
+    // conv_dim = 3072 + 2 × 128 = 3328; (4 − 1) × 3328 + 48 × 64 × 128 elements.
+    assert_eq!(m.serving_state_bytes(1, 4, 4), (3 * 3328 + 393_216) * 4);
+    // Two ranks: half the heads each, the one group of B and C on both.
+    assert_eq!(
+        m.serving_state_bytes(2, 2, 2),
+        (3 * (1536 + 256) + 196_608) * 2
+    );
+    let cfg = ServeConfig {
+        context: 8192,
+        concurrency: 2,
+        ..llama_cpp("q4_k_m".parse().unwrap())
+    };
+    let r = serve(&spec, &gpu_preset("h100-sxm").unwrap(), &cfg).unwrap();
+    // One attention layer's f16 keys and values for 2 × 8192 cells, three
+    // Mamba-2 layers' f32 states for each of the 2 sequences.
+    let kv = 2 * 16_384 * 4 * 128 * 2 + 3 * 2 * (3 * 3328 + 393_216) * 4;
+    assert_eq!(r.kv_cache_bytes.0, kv);
 }

@@ -415,7 +415,10 @@ fn imports_qwen3_next_and_qwen3_5_with_their_linear_layers() {
         ModelSpec::Transformer(t) => {
             let linear = t.linear.as_ref().unwrap();
             assert_eq!(linear.linear_layers(t.layers), 48);
-            assert!(!linear.grouped && linear.is_linear(0) && !linear.is_linear(3));
+            let vramfit_core::models::Recurrent::DeltaNet(g) = &**linear else {
+                panic!("Gated DeltaNet: {linear:?}")
+            };
+            assert!(!g.grouped && linear.is_linear(0) && !linear.is_linear(3));
         }
         other => panic!("{other:?}"),
     }
@@ -1558,13 +1561,14 @@ fn imports_gpt_bigcode_with_one_key_value_head_and_its_defaults() {
     assert!(e.to_string().contains("n_embd (100)"), "{e}");
 }
 
-/// Granite's mixtures of experts and Granite 4.0's attention-only models
-/// (`granitemoe`, `granitemoeshared`, `granitemoehybrid`): the counts are
+/// Granite's mixtures of experts and Granite 4.0 (`granitemoe`,
+/// `granitemoeshared`, `granitemoehybrid`, attention-only and with Mamba-2
+/// layers): the counts are
 /// `sum(p.numel() for p in model.parameters())` of `transformers` 5.24's
 /// `GraniteMoeForCausalLM`, `GraniteMoeSharedForCausalLM` and
 /// `GraniteMoeHybridForCausalLM` built from these fields on the meta device.
 #[test]
-fn imports_granite_mixtures_of_experts_and_granite_4_attention_models() {
+fn imports_granite_mixtures_of_experts_and_granite_4() {
     // Granite-4.0-Micro's shape: no experts, the shared MLP the only one,
     // forty attention layers, rotary, the head tied.
     let layers = vec!["\"attention\""; 40].join(",");
@@ -1601,12 +1605,34 @@ fn imports_granite_mixtures_of_experts_and_granite_4_attention_models() {
     );
     // `GraniteMoeConfig`'s defaults fill what a config leaves out.
     assert_eq!(count(r#"{"model_type":"granitemoe"}"#), 37_039_116_288);
-    // The Mamba-2 layers of the H models are refused by name.
-    let e = import(
-        r#"{"model_type":"granitemoehybrid","num_hidden_layers":2,"layer_types":["mamba","attention"]}"#,
-    )
-    .unwrap_err();
-    assert!(e.to_string().contains("Mamba-2"), "{e}");
+    // The H models' Mamba-2 layers: an H-Tiny-like layout with the experts
+    // above, one attention layer among three Mamba-2 ones; a dense one
+    // with two groups of B and C, biased projections and an unbiased
+    // convolution; and every layer Mamba-2, the class's default.
+    assert_eq!(
+        count(
+            r#"{"model_type":"granitemoehybrid","vocab_size":32000,"hidden_size":512,"intermediate_size":256,
+            "num_hidden_layers":4,"num_attention_heads":8,"num_key_value_heads":2,"num_local_experts":16,
+            "num_experts_per_tok":4,"shared_intermediate_size":1024,"layer_types":["mamba","mamba","attention","mamba"],
+            "mamba_n_heads":16,"mamba_d_state":128,"mamba_n_groups":1,"mamba_d_conv":4,"mamba_expand":2,
+            "mamba_chunk_size":256,"tie_word_embeddings":false}"#
+        ),
+        70_076_816
+    );
+    assert_eq!(
+        count(
+            r#"{"model_type":"granitemoehybrid","vocab_size":32000,"hidden_size":768,"intermediate_size":2048,
+            "num_hidden_layers":3,"num_attention_heads":12,"num_key_value_heads":4,"num_local_experts":0,
+            "shared_intermediate_size":2048,"layer_types":["mamba","attention","mamba"],"mamba_n_heads":24,
+            "mamba_d_state":64,"mamba_n_groups":2,"mamba_proj_bias":true,"mamba_conv_bias":false,
+            "tie_word_embeddings":true,"position_embedding_type":"rope"}"#
+        ),
+        47_843_776
+    );
+    assert_eq!(
+        count(r#"{"model_type":"granitemoehybrid"}"#),
+        38_601_064_448
+    );
 }
 
 /// Python's `json` writes a float field's infinity or NaN as a bare

@@ -497,12 +497,12 @@ pub fn sglang_two_kinds_kv(k: &TwoKinds, budget: Bytes) -> (u64, Bytes) {
 /// (`mamba_ssm_dtype`, Qwen3.5's `verify_and_update_config`).
 pub fn vllm_linear_kv(
     t: &crate::models::TransformerSpec,
-    g: &crate::models::GatedDeltaNet,
+    g: &crate::models::Recurrent,
     budget: Bytes,
     (kv_token_layer, tp): (u64, u64),
     context: u64,
 ) -> VllmKv {
-    let state = g.serving_state_bytes(tp, 2, if g.state_fp32 { 4 } else { 2 });
+    let state = g.serving_state_bytes(tp, 2, if g.state_fp32() { 4 } else { 2 });
     let align = VLLM_BLOCK_TOKENS;
     let block = align * state.div_ceil(align * kv_token_layer.max(1)).max(1);
     let page = block * kv_token_layer;
@@ -533,7 +533,7 @@ pub fn vllm_linear_kv(
 /// that most of requests.
 pub fn sglang_linear_kv(
     t: &crate::models::TransformerSpec,
-    g: &crate::models::GatedDeltaNet,
+    g: &crate::models::Recurrent,
     budget: Bytes,
     (kv_token_layer, tp): (u64, u64),
 ) -> (u64, Bytes, f64) {

@@ -136,7 +136,9 @@ impl CacheLayout {
             let state = match cfg.engine {
                 Engine::LlamaCpp => g.serving_state_bytes(1, 4, 4),
                 Engine::Sglang => g.serving_state_bytes(cfg.tp, 2, 4),
-                Engine::Vllm => g.serving_state_bytes(cfg.tp, 2, if g.state_fp32 { 4 } else { 2 }),
+                Engine::Vllm => {
+                    g.serving_state_bytes(cfg.tp, 2, if g.state_fp32() { 4 } else { 2 })
+                }
                 Engine::Hf => g.state_bytes(cfg.kv.torch_size().unwrap_or(2)),
             };
             LinearState {

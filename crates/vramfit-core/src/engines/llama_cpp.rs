@@ -4,6 +4,7 @@
 
 use super::gguf::GgmlType;
 use super::mix::{GgufMix, Role, Site, tensor_type};
+use crate::models::Recurrent;
 use crate::models::moe::Router;
 use crate::models::transformer::{NormPlacement, QkNorm, TransformerSpec};
 use crate::units::Bytes;
@@ -149,7 +150,20 @@ fn attention_tensors(
     }
     let q = t.heads * t.head_dim;
     let kv = t.kv_heads * t.head_dim;
-    if let Some(g) = t.linear.as_deref().filter(|g| g.is_linear(i)) {
+    if let Some(Recurrent::Mamba2(m)) = t.linear.as_deref().filter(|g| g.is_linear(i)) {
+        // `ssm_in`, `ssm_out`; the convolution (and its bias), `dt_bias`,
+        // `A`, `D` and the gated norm's weight.
+        let conv = m.conv_dim() * m.conv_kernel + if m.conv_bias { m.conv_dim() } else { 0 };
+        out.extend([
+            matrix(Role::AttnQ, i, m.in_width(), h),
+            matrix(Role::AttnQ, i, h, m.inner()),
+            vector(Some(i), conv),
+            vector(Some(i), 3 * m.heads),
+            vector(Some(i), m.inner()),
+        ]);
+        return;
+    }
+    if let Some(Recurrent::DeltaNet(g)) = t.linear.as_deref().filter(|g| g.is_linear(i)) {
         let (vd, hv) = (g.value_dim(), g.value_heads);
         out.extend([
             matrix(Role::AttnQ, i, g.conv_dim(), h),

@@ -25,7 +25,7 @@ pub use serving::{ServeEstimate, ServeFit, Serving, estimate};
 use crate::error::{Error, ServeFault, check_range};
 use crate::gpus::{Arch, GpuPreset};
 use crate::models::transformer::{Arch as Layout, TransformerSpec};
-use crate::models::{MlpKind, ModelSpec, NormKind, Router};
+use crate::models::{MlpKind, ModelSpec, NormKind, Recurrent, Router};
 use crate::overheads::Overheads;
 use crate::units::Bytes;
 use gguf::GgmlType;
@@ -807,7 +807,14 @@ fn attention_matrices(t: &TransformerSpec, i: u64) -> (Vec<(u64, u64)>, u64, u64
         return (m, 0, norms);
     }
     let q = t.heads * t.head_dim;
-    if let Some(g) = t.linear.as_deref().filter(|g| g.is_linear(i)) {
+    if let Some(Recurrent::Mamba2(m)) = t.linear.as_deref().filter(|g| g.is_linear(i)) {
+        // `MambaMixer2`: `in_proj`, `out_proj`; the convolution (and its
+        // bias), `dt_bias`, `A`, `D`; the gated norm's weight.
+        let conv = m.conv_dim() * m.conv_kernel + if m.conv_bias { m.conv_dim() } else { 0 };
+        let m_out = vec![(m.in_width(), h), (h, m.inner())];
+        return (m_out, conv + 3 * m.heads, m.inner());
+    }
+    if let Some(Recurrent::DeltaNet(g)) = t.linear.as_deref().filter(|g| g.is_linear(i)) {
         let (vd, hv) = (g.value_dim(), g.value_heads);
         let mut m = if g.grouped {
             vec![(g.conv_dim() + vd, h), (2 * hv, h)]

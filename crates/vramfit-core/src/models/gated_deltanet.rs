@@ -162,7 +162,7 @@ impl GatedDeltaNet {
 
 /// An op making one new tensor of `n` elements per sample of `dtype` from
 /// `inputs`, saving `saved` (the output itself with `saves_output`).
-fn op(
+pub(super) fn op(
     b: &mut Builder,
     name: &str,
     (inputs, saved): (&[TensorId], &[TensorId]),
@@ -191,13 +191,13 @@ fn op(
 }
 
 /// An fp32 op on `x` (`exp`, `rsqrt`) that saves its output.
-fn kept(b: &mut Builder, name: &str, x: TensorId, n: u64) -> TensorId {
+pub(super) fn kept(b: &mut Builder, name: &str, x: TensorId, n: u64) -> TensorId {
     op(b, name, (&[x], &[]), n, DType::F32, true)
 }
 
 /// A copy of `x` as `n` elements of `dtype` (a reshape, `repeat_interleave`,
 /// `F.pad` or a contiguous `.to()`): saves nothing.
-fn copy(b: &mut Builder, name: &str, x: TensorId, n: u64, dtype: DType) -> TensorId {
+pub(super) fn copy(b: &mut Builder, name: &str, x: TensorId, n: u64, dtype: DType) -> TensorId {
     op(b, name, (&[x], &[]), n, dtype, false)
 }
 

@@ -13,13 +13,13 @@
 //! only that shared MLP. Granite 4.0 rotates queries and keys only with
 //! `position_embedding_type: "rope"`.
 //!
-//! Granite 4.0's Mamba-2 layers (`layer_types` `mamba`: the H models) are
-//! not modelled: such a config is refused by name.
+//! Granite 4.0's H models put Mamba-2 layers ([`super::mamba2`]) in place
+//! of attention in every layer `layer_types` does not name `attention`.
 
 use super::family::{Family, Import};
 use super::hf_fields::Fields;
 use super::moe::{Moe, Router, SharedExperts};
-use super::{MlpKind, ModelSpec, TransformerSpec, granite};
+use super::{Mamba2, MlpKind, ModelSpec, Recurrent, TransformerSpec, granite};
 use crate::error::Error;
 
 /// The Granite mixture-of-experts family (no presets).
@@ -114,39 +114,71 @@ fn read_shared(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     read_granite(f, f.opt_u64("shared_intermediate_size")?.unwrap_or(0), true)
 }
 
-/// `granitemoehybrid` (Granite 4.0): every layer must be attention
-/// (`layer_types`, whose default is Mamba-2 in every layer); the shared
-/// MLP of `shared_intermediate_size` (default 1024) always; rotary
-/// positions only with `position_embedding_type: "rope"`.
+/// `granitemoehybrid` (Granite 4.0): its `layer_types` (default: Mamba-2
+/// in every layer) name the attention layers, the others Mamba-2
+/// ([`Mamba2`], from the `mamba_*` fields with `GraniteMoeHybridConfig`'s
+/// defaults); the shared MLP of `shared_intermediate_size` (default 1024)
+/// always; rotary positions only with `position_embedding_type: "rope"`.
 fn read_hybrid(f: &Fields<'_>) -> Result<ModelSpec, Error> {
-    let layers = f.opt_u64("num_hidden_layers")?.unwrap_or(32);
+    let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
+    let layers = or("num_hidden_layers", 32)?;
     let types = f.opt_str_list("layer_types")?;
-    let mamba = match &types {
-        None => Some("linear_attention (the default)"),
-        Some(types) => types
-            .iter()
-            .copied()
-            .find(|t| !matches!(*t, "attention" | "full_attention")),
+    let attention: Vec<u64> = match &types {
+        None => Vec::new(),
+        Some(types) => {
+            if types.len() as u64 != layers {
+                return Err(Error::InvalidModel(format!(
+                    "layer_types names {} layers, num_hidden_layers {layers}",
+                    types.len()
+                )));
+            }
+            let mut attention = Vec::new();
+            for (i, kind) in (0u64..).zip(types.iter()) {
+                match *kind {
+                    "attention" | "full_attention" => attention.push(i),
+                    "mamba" | "linear_attention" => {}
+                    other => {
+                        return Err(Error::InvalidModel(format!(
+                            "layer_types has a '{other}' layer: Granite 4.0's layers are attention or mamba"
+                        )));
+                    }
+                }
+            }
+            attention
+        }
     };
-    if let Some(kind) = mamba {
-        return Err(Error::InvalidModel(format!(
-            "layer_types has {kind} layers: Granite 4.0's Mamba-2 layers (the H models) are not modelled yet; its attention-only models (layer_types all \"attention\") are"
-        )));
-    }
-    if let Some(types) = &types
-        && types.len() as u64 != layers
-    {
-        return Err(Error::InvalidModel(format!(
-            "layer_types names {} layers, num_hidden_layers {layers}",
-            types.len()
-        )));
-    }
     let rope = f.str_or("position_embedding_type", "")? == "rope";
-    read_granite(
-        f,
-        f.opt_u64("shared_intermediate_size")?.unwrap_or(1024),
-        rope,
-    )
+    let mut spec = read_granite(f, or("shared_intermediate_size", 1024)?, rope)?;
+    if attention.len() as u64 == layers {
+        return Ok(spec);
+    }
+    let hidden = or("hidden_size", 4096)?;
+    let heads = or("mamba_n_heads", 128)?;
+    let inner = or("mamba_expand", 2)?.saturating_mul(hidden);
+    let head_dim = match f.map.get("mamba_d_head") {
+        None | Some(serde_json::Value::Null | serde_json::Value::String(_)) => inner / heads.max(1),
+        Some(_) => or("mamba_d_head", 0)?,
+    };
+    if heads == 0 || head_dim.saturating_mul(heads) != inner {
+        return Err(Error::InvalidModel(format!(
+            "mamba_n_heads ({heads}) × mamba_d_head ({head_dim}) must be mamba_expand × hidden_size ({inner})"
+        )));
+    }
+    let mamba = Mamba2 {
+        heads,
+        head_dim,
+        state: or("mamba_d_state", 256)?,
+        groups: or("mamba_n_groups", 1)?,
+        conv_kernel: or("mamba_d_conv", 4)?,
+        chunk: or("mamba_chunk_size", 256)?,
+        conv_bias: f.bool_or("mamba_conv_bias", true),
+        proj_bias: f.bool_or("mamba_proj_bias", false),
+        attention,
+    };
+    if let ModelSpec::Transformer(t) = &mut spec {
+        t.linear = Some(Box::new(Recurrent::Mamba2(mamba)));
+    }
+    Ok(spec)
 }
 
 #[cfg(test)]
@@ -194,14 +226,25 @@ mod tests {
     }
 
     #[test]
-    fn mamba_layers_are_refused_by_name() {
-        for json in [
-            r#"{"model_type": "granitemoehybrid", "num_hidden_layers": 2, "layer_types": ["mamba", "attention"]}"#,
-            r#"{"model_type": "granitemoehybrid", "num_hidden_layers": 2}"#,
-        ] {
-            let err = import(json).unwrap_err().to_string();
-            assert!(err.contains("Mamba-2"), "{err}");
-        }
+    fn mamba_layers_are_read_from_layer_types() {
+        let t = spec(
+            r#"{"model_type": "granitemoehybrid", "hidden_size": 512, "num_hidden_layers": 4,
+                "layer_types": ["mamba", "mamba", "attention", "mamba"], "mamba_n_heads": 16}"#,
+        );
+        let Some(Recurrent::Mamba2(m)) = t.linear.as_deref() else {
+            panic!("Mamba-2 layers: {:?}", t.linear)
+        };
+        assert_eq!(m.attention, vec![2]);
+        assert_eq!((m.heads, m.head_dim, m.state, m.groups), (16, 64, 256, 1));
+        assert_eq!(t.attention_layers(), 1);
+        // Every layer Mamba-2 where `layer_types` is absent (the default).
+        let t = spec(r#"{"model_type": "granitemoehybrid", "num_hidden_layers": 2}"#);
+        assert_eq!(t.attention_layers(), 0);
+        let e = import(
+            r#"{"model_type": "granitemoehybrid", "hidden_size": 512, "mamba_n_heads": 100}"#,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("mamba_d_head"), "{e}");
     }
 
     #[test]

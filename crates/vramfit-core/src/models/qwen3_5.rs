@@ -157,7 +157,7 @@ fn decoder(s: Shape) -> TransformerSpec {
             attn_gate: true,
             ..BlockOptions::default()
         },
-        linear: Some(Box::new(s.linear)),
+        linear: Some(Box::new(super::Recurrent::DeltaNet(s.linear))),
         ..llama::decoder(s.vocab, s.hidden, s.layers, heads, kv_heads, s.intermediate)
     }
 }

@@ -4,7 +4,6 @@
 //! Sources: `transformers/models/{bert,gpt2,llama,qwen2}/modeling_*.py` and
 //! `transformers/activations.py` (eager code paths, training mode).
 
-use super::gated_deltanet::GatedDeltaNet;
 use super::gemma4::{self, Gemma4};
 use crate::builder::Builder;
 use crate::config::{Attention, AttentionMask, Checkpointing, TrainingCache};
@@ -100,10 +99,12 @@ pub struct TransformerSpec {
     /// spec's `head_dim` is then the query/key width).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mla: Option<Box<super::mla::Mla>>,
-    /// Gated DeltaNet linear attention in place of attention in every
-    /// layer but each [`GatedDeltaNet::full_every`]-th (Qwen3-Next, Qwen3.5).
+    /// Recurrent layers in place of attention: Gated DeltaNet linear
+    /// attention in every layer but each [`super::GatedDeltaNet::full_every`]-th
+    /// (Qwen3-Next, Qwen3.5), or Mamba-2 in every layer but the
+    /// [`super::Mamba2::attention`] ones (Granite 4.0's H models).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub linear: Option<Box<GatedDeltaNet>>,
+    pub linear: Option<Box<super::Recurrent>>,
     /// Gemma 4's per-kind attention shapes, shared keys and values and
     /// per-layer embeddings ([`Gemma4`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -826,21 +827,33 @@ fn check_sizes(t: &TransformerSpec, cfg: &crate::config::TrainConfig) -> Result<
             &[g.per_layer_vocab, t.layers, g.per_layer_width],
         )?;
     }
-    if let Some(l) = &t.linear {
-        // The chunked rule's widest tensors: 64 × 64 per chunk, or a head.
-        let width = l
-            .key_head_dim
-            .max(l.value_head_dim)
-            .max(super::gated_deltanet::CHUNK);
-        check(
-            "the linear attention's chunk tensors per sample (seq × linear_num_value_heads × head width)",
-            &[
-                seq.saturating_add(super::gated_deltanet::CHUNK),
-                l.value_heads,
-                width,
-                2,
-            ],
-        )?;
+    match t.linear.as_deref() {
+        Some(super::Recurrent::DeltaNet(l)) => {
+            // The chunked rule's widest tensors: 64 × 64 per chunk, or a head.
+            let width = l
+                .key_head_dim
+                .max(l.value_head_dim)
+                .max(super::gated_deltanet::CHUNK);
+            check(
+                "the linear attention's chunk tensors per sample (seq × linear_num_value_heads × head width)",
+                &[
+                    seq.saturating_add(super::gated_deltanet::CHUNK),
+                    l.value_heads,
+                    width,
+                    2,
+                ],
+            )?;
+        }
+        Some(super::Recurrent::Mamba2(m)) => {
+            // The chunked scan's widest tensors: a chunk's pairwise decays,
+            // B and C repeated to every head, or the states.
+            let width = m.chunk.max(m.state).max(m.head_dim);
+            check(
+                "the Mamba-2 chunk tensors per sample (seq × mamba_n_heads × chunk or state width)",
+                &[seq.saturating_add(m.chunk), m.heads, width, 2],
+            )?;
+        }
+        None => {}
     }
     if cfg.attention == Attention::Eager {
         check(
@@ -1772,7 +1785,10 @@ fn decoder_layer(
     let o = match (&t.mla, &t.linear) {
         #[cfg(feature = "every-model")]
         (_, Some(linear)) if llama && linear.is_linear(layer) => {
-            let o = super::gated_deltanet::lower(b, linear, h, n, seq);
+            let o = match &**linear {
+                super::Recurrent::DeltaNet(g) => super::gated_deltanet::lower(b, g, h, n, seq),
+                super::Recurrent::Mamba2(m) => super::mamba2::lower(b, m, h, n, seq),
+            };
             b.resave(mark, n, n_local);
             o
         }

@@ -172,7 +172,11 @@ pub fn Results(props: &ResultsProps) -> Html {
             "linear-attention-note",
             tf(
                 lang,
-                Key::LinearAttentionNote,
+                if l.mamba2 {
+                    Key::Mamba2Note
+                } else {
+                    Key::LinearAttentionNote
+                },
                 &[&group_digits(l.layers), &group_digits(l.of)],
             ),
         ));
