@@ -199,9 +199,14 @@ fn kv_layout_line(c: &CacheLayout) -> String {
     if let Some(l) = c.linear {
         let _ = write!(
             s,
-            "; {} of {} layers are linear attention and keep {} per sequence instead",
+            "; {} of {} layers are {} and keep {} per sequence instead",
             l.layers,
             l.of,
+            if l.mamba2 {
+                "Mamba-2 state-space layers"
+            } else {
+                "linear attention"
+            },
             vramfit_core::Bytes(l.bytes_per_sequence)
         );
     }

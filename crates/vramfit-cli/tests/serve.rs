@@ -606,6 +606,47 @@ fn qwen3_5_is_served_with_its_linear_layers_state() {
     );
 }
 
+/// Granite 4.0's H layout pasted as a `config.json`: its Mamba-2 layers
+/// named as such, their f32 states per sequence in llama.cpp beside the
+/// one attention layer's keys and values.
+#[test]
+fn granite_4_h_is_served_with_its_mamba_2_states() {
+    let dir = std::env::temp_dir().join(format!("vramfit-granite-h-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.json");
+    std::fs::write(
+        &config,
+        r#"{"model_type":"granitemoehybrid","vocab_size":100352,"hidden_size":1536,"intermediate_size":512,
+        "num_hidden_layers":4,"num_attention_heads":12,"num_key_value_heads":4,"num_local_experts":0,
+        "shared_intermediate_size":4096,"layer_types":["mamba","mamba","attention","mamba"],"mamba_n_heads":48,
+        "mamba_d_head":64,"mamba_d_state":128,"mamba_d_conv":4,"time_step_limit":[0.0,Infinity]}"#,
+    )
+    .unwrap();
+    let out = vramfit(&[
+        "estimate",
+        "--model",
+        config.to_str().unwrap(),
+        "--mode",
+        "inference",
+        "--engine",
+        "llama.cpp",
+        "--weights",
+        "q4_k_m",
+        "--context",
+        "8192",
+    ]);
+    let text = stdout(&out);
+    // (3 × (3072 + 256) + 48 × 64 × 128) × 4 bytes per layer, three layers.
+    let per_sequence = vramfit_core::Bytes(3 * (3 * 3328 + 393_216) * 4).to_string();
+    assert!(
+        text.contains(&format!(
+            "3 of 4 layers are Mamba-2 state-space layers and keep {per_sequence} per sequence"
+        )),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Gemma 4 E4B as each engine caches it: 4 full-attention layers of two
 /// 512-wide heads and 20 sliding ones of two 256-wide heads keep keys and
 /// values (56 KiB a token in f16); the last 18 layers reuse theirs, which

@@ -87,6 +87,8 @@ pub struct LinearState {
     pub of: u64,
     /// Bytes per sequence over the linear layers on one GPU.
     pub bytes_per_sequence: u64,
+    /// They are Mamba-2 state-space layers, not linear attention.
+    pub mamba2: bool,
 }
 
 impl CacheLayout {
@@ -145,6 +147,7 @@ impl CacheLayout {
                 layers,
                 of: t.layers,
                 bytes_per_sequence: state.saturating_mul(layers),
+                mamba2: matches!(g, crate::models::Recurrent::Mamba2(_)),
             }
         });
         let full_layers = t.gemma4.as_deref().map(|g| FullLayers {

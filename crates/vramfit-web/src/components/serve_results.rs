@@ -217,7 +217,11 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
         let linear = e.cache.linear.map(|l| {
             tf(
                 lang,
-                Key::ServeCacheLinear,
+                if l.mamba2 {
+                    Key::ServeCacheMamba2
+                } else {
+                    Key::ServeCacheLinear
+                },
                 &[
                     &group_digits(l.layers),
                     &group_digits(l.of),
