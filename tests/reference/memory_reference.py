@@ -778,6 +778,11 @@ CASES = [
     C("granite-4-h-h512", 2, "amp-bf16", "adamw", seq=1000),
     C("granite-4-h-dense-h512", 2, "amp-bf16", "adamw", seq=1024),
     C("granite-4-h-dense-h512", 1, "fp32", "sgd-momentum", seq=512),
+    # Bamba: the same Mamba-2 layers in Llama's decoder, half-rotary attention
+    C("bamba-h512", 2, "amp-bf16", "adamw", seq=1024),
+    C("bamba-h512", 2, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
+    C("bamba-h512", 1, "fp32", "adamw", seq=1024),
+    C("bamba-h512", 2, "amp-bf16", "adamw", ckpt="full", seq=1024),
     # Real presets cut to 2 blocks
     C("olmoe-1b-7b", 8, "amp-bf16", "adamw", seq=2048, layers=2),
     C("qwen3-30b-a3b", 4, "amp-bf16", "adamw", seq=2048, layers=2),

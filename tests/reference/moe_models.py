@@ -11,6 +11,8 @@ from __future__ import annotations
 import transformers
 from transformers import (
     ArceeConfig,
+    BambaConfig,
+    BambaForCausalLM,
     ArceeForCausalLM,
     Llama4ForCausalLM,
     Llama4TextConfig,
@@ -101,6 +103,7 @@ CLASSES = {
     "phi": (PhiConfig, PhiForCausalLM),
     "opt": (OPTConfig, OPTForCausalLM),
     "granite": (GraniteConfig, GraniteForCausalLM),
+    "bamba": (BambaConfig, BambaForCausalLM),
     "granitemoe": (GraniteMoeConfig, GraniteMoeForCausalLM),
     "granitemoeshared": (GraniteMoeSharedConfig, GraniteMoeSharedForCausalLM),
     "granitemoehybrid": (GraniteMoeHybridConfig, GraniteMoeHybridForCausalLM),
@@ -557,6 +560,14 @@ VARIANTS.update({
         mamba_n_heads=16, mamba_d_state=64, mamba_n_groups=2, mamba_d_conv=4, mamba_expand=2,
         mamba_chunk_size=256, mamba_proj_bias=True, mamba_conv_bias=False,
         position_embedding_type="rope", tie_word_embeddings=False)),
+    # Bamba's layout (Llama's decoder, Mamba-2 in every layer attn_layer_indices does not name,
+    # half of each attention head rotated) at a 512-wide hidden state, the middle of three layers
+    # attention.
+    "bamba-h512": ("bamba", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1536, num_hidden_layers=3,
+        num_attention_heads=8, num_key_value_heads=2, attn_layer_indices=[1], mamba_n_heads=16,
+        mamba_d_state=128, mamba_n_groups=1, mamba_d_conv=4, mamba_expand=2,
+        mamba_chunk_size=256, tie_word_embeddings=False)),
 })
 
 ALL = {**PRESETS, **VARIANTS}

@@ -1649,3 +1649,29 @@ fn python_json_constants_are_read_where_no_size_needs_them() {
     let e = import(r#"{"model_type":"gpt2","n_embd":Infinite}"#).unwrap_err();
     assert!(e.to_string().contains("not valid JSON"), "{e}");
 }
+
+/// Bamba (`model_type` `bamba`): Llama's decoder with Mamba-2 in the layers
+/// `attn_layer_indices` leaves out; the counts are `transformers` 5.24's
+/// `BambaForCausalLM` on the meta device.
+#[test]
+fn imports_bamba_with_its_mamba_2_layers() {
+    // Bamba-9B's shape: 32 layers, attention in three.
+    let bamba = r#"{"model_type":"bamba","vocab_size":128256,"hidden_size":4096,"intermediate_size":14336,
+        "num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"attn_layer_indices":[9,18,27],
+        "mamba_n_heads":128,"mamba_d_head":64,"mamba_d_state":128,"mamba_n_groups":1,"tie_word_embeddings":false}"#;
+    assert_eq!(count(bamba), 9_780_235_392);
+    let vramfit_core::models::ModelSpec::Transformer(t) = import(bamba).unwrap().spec else {
+        panic!("a transformer")
+    };
+    assert_eq!(t.attention_layers(), 3);
+    assert_eq!(
+        t.block.rotary,
+        vramfit_core::models::Rotary::Sliced { dims: 64 }
+    );
+    // `BambaConfig`'s defaults: every layer Mamba-2.
+    assert_eq!(count(r#"{"model_type":"bamba"}"#), 9_992_765_440);
+    let e = import(r#"{"model_type":"bamba","attn_layer_indices":[40]}"#).unwrap_err();
+    assert!(e.to_string().contains("attn_layer_indices"), "{e}");
+    let e = import(r#"{"model_type":"bamba","z_loss_coefficient":0.0001}"#).unwrap_err();
+    assert!(e.to_string().contains("z_loss_coefficient"), "{e}");
+}

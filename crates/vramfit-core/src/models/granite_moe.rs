@@ -152,29 +152,7 @@ fn read_hybrid(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     if attention.len() as u64 == layers {
         return Ok(spec);
     }
-    let hidden = or("hidden_size", 4096)?;
-    let heads = or("mamba_n_heads", 128)?;
-    let inner = or("mamba_expand", 2)?.saturating_mul(hidden);
-    let head_dim = match f.map.get("mamba_d_head") {
-        None | Some(serde_json::Value::Null | serde_json::Value::String(_)) => inner / heads.max(1),
-        Some(_) => or("mamba_d_head", 0)?,
-    };
-    if heads == 0 || head_dim.saturating_mul(heads) != inner {
-        return Err(Error::InvalidModel(format!(
-            "mamba_n_heads ({heads}) × mamba_d_head ({head_dim}) must be mamba_expand × hidden_size ({inner})"
-        )));
-    }
-    let mamba = Mamba2 {
-        heads,
-        head_dim,
-        state: or("mamba_d_state", 256)?,
-        groups: or("mamba_n_groups", 1)?,
-        conv_kernel: or("mamba_d_conv", 4)?,
-        chunk: or("mamba_chunk_size", 256)?,
-        conv_bias: f.bool_or("mamba_conv_bias", true),
-        proj_bias: f.bool_or("mamba_proj_bias", false),
-        attention,
-    };
+    let mamba = Mamba2::read(f, or("hidden_size", 4096)?, attention)?;
     if let ModelSpec::Transformer(t) = &mut spec {
         t.linear = Some(Box::new(Recurrent::Mamba2(mamba)));
     }

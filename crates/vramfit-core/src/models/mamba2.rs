@@ -55,6 +55,47 @@ pub struct Mamba2 {
 }
 
 impl Mamba2 {
+    /// Reads the `mamba_*` fields of a `config.json` (Granite 4.0's and
+    /// Bamba's names, with their config classes' defaults: 128 heads over
+    /// `mamba_expand` (2) × `hidden`, `mamba_d_head` "auto" their share,
+    /// a state of 256, one group, a convolution of 4 with a bias, chunks of
+    /// 256, unbiased projections), `attention` the layers that attend.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] when the heads do not span `mamba_expand ×
+    /// hidden_size`, or for a field of the wrong type.
+    pub fn read(
+        f: &super::hf_fields::Fields<'_>,
+        hidden: u64,
+        attention: Vec<u64>,
+    ) -> Result<Mamba2, Error> {
+        let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
+        let heads = or("mamba_n_heads", 128)?;
+        let inner = or("mamba_expand", 2)?.saturating_mul(hidden);
+        let head_dim = match f.map.get("mamba_d_head") {
+            None | Some(serde_json::Value::Null | serde_json::Value::String(_)) => {
+                inner / heads.max(1)
+            }
+            Some(_) => or("mamba_d_head", 0)?,
+        };
+        if heads == 0 || head_dim.saturating_mul(heads) != inner {
+            return Err(Error::InvalidModel(format!(
+                "mamba_n_heads ({heads}) × mamba_d_head ({head_dim}) must be mamba_expand × hidden_size ({inner})"
+            )));
+        }
+        Ok(Mamba2 {
+            heads,
+            head_dim,
+            state: or("mamba_d_state", 256)?,
+            groups: or("mamba_n_groups", 1)?,
+            conv_kernel: or("mamba_d_conv", 4)?,
+            chunk: or("mamba_chunk_size", 256)?,
+            conv_bias: f.bool_or("mamba_conv_bias", true),
+            proj_bias: f.bool_or("mamba_proj_bias", false),
+            attention,
+        })
+    }
+
     /// Whether layer `i` (from 0) is Mamba-2.
     pub fn is_mamba(&self, i: u64) -> bool {
         !self.attention.contains(&i)

@@ -1,6 +1,7 @@
 //! Model families and their lowering into the graph IR. Each family is a
 //! module registered in [`registry::FAMILIES`] (see there for what one holds).
 
+pub mod bamba;
 pub mod bert;
 pub mod cnn;
 pub mod cohere;
