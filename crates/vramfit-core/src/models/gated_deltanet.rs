@@ -66,11 +66,6 @@ impl GatedDeltaNet {
         self.full_every == 0 || !(i + 1).is_multiple_of(self.full_every)
     }
 
-    /// How many of `layers` layers are linear attention.
-    pub fn linear_layers(&self, layers: u64) -> u64 {
-        (0..layers).filter(|&i| self.is_linear(i)).count() as u64
-    }
-
     /// Query (or key) width, `key_heads × key_head_dim`.
     pub fn key_dim(&self) -> u64 {
         self.key_heads * self.key_head_dim

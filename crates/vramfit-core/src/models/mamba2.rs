@@ -101,11 +101,6 @@ impl Mamba2 {
         !self.attention.contains(&i)
     }
 
-    /// How many of `layers` layers are Mamba-2.
-    pub fn mamba_layers(&self, layers: u64) -> u64 {
-        (0..layers).filter(|&i| self.is_mamba(i)).count() as u64
-    }
-
     /// The heads' width, `heads × head_dim` (`mamba_expand × hidden_size`).
     pub fn inner(&self) -> u64 {
         self.heads * self.head_dim
