@@ -783,6 +783,16 @@ CASES = [
     C("bamba-h512", 2, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
     C("bamba-h512", 1, "fp32", "adamw", seq=1024),
     C("bamba-h512", 2, "amp-bf16", "adamw", ckpt="full", seq=1024),
+    # Nemotron-H: layers of one mixer each (Mamba-2, attention, ReLU² MLP or ungated experts)
+    C("nemotron-h-h512", 2, "amp-bf16", "adamw", seq=1024),
+    C("nemotron-h-h512", 2, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
+    C("nemotron-h-h512", 1, "fp32", "adamw", seq=1024),
+    C("nemotron-h-h512", 2, "amp-bf16", "adamw", ckpt="full", seq=1024),
+    C("nemotron-3-nano-h512", 2, "amp-bf16", "adamw", seq=1024),
+    C("nemotron-3-nano-h512", 2, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
+    C("nemotron-3-nano-h512", 1, "fp32", "adamw", seq=1024),
+    C("nemotron-3-nano-h512", 2, "amp-bf16", "adamw", ckpt="full", seq=1024),
+    C("nemotron-h-latent-h512", 2, "amp-bf16", "adamw", seq=1024),
     # Real presets cut to 2 blocks
     C("olmoe-1b-7b", 8, "amp-bf16", "adamw", seq=2048, layers=2),
     C("qwen3-30b-a3b", 4, "amp-bf16", "adamw", seq=2048, layers=2),

@@ -36,6 +36,8 @@ from transformers import (
     GraniteMoeConfig,
     GraniteMoeForCausalLM,
     GraniteMoeHybridConfig,
+    NemotronHConfig,
+    NemotronHForCausalLM,
     GraniteMoeHybridForCausalLM,
     GraniteMoeSharedConfig,
     GraniteMoeSharedForCausalLM,
@@ -107,6 +109,7 @@ CLASSES = {
     "granitemoe": (GraniteMoeConfig, GraniteMoeForCausalLM),
     "granitemoeshared": (GraniteMoeSharedConfig, GraniteMoeSharedForCausalLM),
     "granitemoehybrid": (GraniteMoeHybridConfig, GraniteMoeHybridForCausalLM),
+    "nemotron_h": (NemotronHConfig, NemotronHForCausalLM),
     "stablelm": (StableLmConfig, StableLmForCausalLM),
     "glm": (GlmConfig, GlmForCausalLM),
     "cohere": (CohereConfig, CohereForCausalLM),
@@ -568,6 +571,30 @@ VARIANTS.update({
         num_attention_heads=8, num_key_value_heads=2, attn_layer_indices=[1], mamba_n_heads=16,
         mamba_d_state=128, mamba_n_groups=1, mamba_d_conv=4, mamba_expand=2,
         mamba_chunk_size=256, tie_word_embeddings=False)),
+    # Nemotron-H's layout (Nemotron-H, Nemotron Nano 2: each layer one mixer, Mamba-2 "M",
+    # attention without position embeddings "*", a ReLU² MLP "-"; eight groups of B and C, chunks
+    # of 128) at a 512-wide hidden state; Nemotron 3 Nano's, with DeepSeek-V3's sigmoid router
+    # over ungated ReLU² experts and a shared one ("E"); and the same with the experts in a
+    # 256-wide latent space and grouped routing.
+    "nemotron-h-h512": ("nemotron_h", dict(
+        vocab_size=32000, hidden_size=512, num_attention_heads=8, num_key_value_heads=2,
+        head_dim=64, intermediate_size=1536, hybrid_override_pattern="M-M*-",
+        mamba_num_heads=16, mamba_head_dim=64, ssm_state_size=128, n_groups=8, conv_kernel=4,
+        chunk_size=128)),
+    "nemotron-3-nano-h512": ("nemotron_h", dict(
+        vocab_size=32000, hidden_size=512, num_attention_heads=8, num_key_value_heads=2,
+        head_dim=64, intermediate_size=1536, hybrid_override_pattern="MEM*E",
+        mamba_num_heads=16, mamba_head_dim=64, ssm_state_size=128, n_groups=8, conv_kernel=4,
+        chunk_size=128, n_routed_experts=16, num_experts_per_tok=4, moe_intermediate_size=256,
+        moe_shared_expert_intermediate_size=512, routed_scaling_factor=2.5, n_group=1,
+        topk_group=1)),
+    "nemotron-h-latent-h512": ("nemotron_h", dict(
+        vocab_size=32000, hidden_size=512, num_attention_heads=8, num_key_value_heads=2,
+        head_dim=64, intermediate_size=1536, hybrid_override_pattern="ME*E",
+        mamba_num_heads=16, mamba_head_dim=64, ssm_state_size=64, n_groups=4, conv_kernel=4,
+        chunk_size=128, n_routed_experts=16, num_experts_per_tok=4, moe_intermediate_size=256,
+        moe_shared_expert_intermediate_size=512, moe_latent_size=256, n_group=4,
+        topk_group=2)),
 })
 
 ALL = {**PRESETS, **VARIANTS}

@@ -210,6 +210,12 @@ fn kv_layout_line(c: &CacheLayout) -> String {
             vramfit_core::Bytes(l.bytes_per_sequence)
         );
     }
+    if let Some((layers, of)) = c.feed_forward {
+        let _ = write!(
+            s,
+            "; {layers} of {of} layers are an MLP or experts alone and keep nothing"
+        );
+    }
     s
 }
 

@@ -647,6 +647,49 @@ fn granite_4_h_is_served_with_its_mamba_2_states() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Nemotron 3 Nano's layout pasted as a `config.json` (`hybrid_override_pattern`):
+/// served by vLLM, its Mamba-2 layers keep a state, its experts layers
+/// nothing, and the layout says which.
+#[test]
+fn nemotron_h_is_served_layer_by_layer() {
+    let dir = std::env::temp_dir().join(format!("vramfit-nemotron-h-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.json");
+    std::fs::write(
+        &config,
+        r#"{"model_type":"nemotron_h","vocab_size":131072,"hidden_size":2688,"num_attention_heads":32,
+        "num_key_value_heads":2,"head_dim":128,"intermediate_size":1856,"hybrid_override_pattern":"MEMEM*EMEMEM*E",
+        "mamba_num_heads":64,"mamba_head_dim":64,"ssm_state_size":128,"n_groups":8,"conv_kernel":4,
+        "chunk_size":128,"n_routed_experts":128,"num_experts_per_tok":6,"moe_intermediate_size":1856,
+        "moe_shared_expert_intermediate_size":3712,"n_group":1,"topk_group":1,"max_position_embeddings":262144}"#,
+    )
+    .unwrap();
+    let out = vramfit(&[
+        "estimate",
+        "--model",
+        config.to_str().unwrap(),
+        "--mode",
+        "inference",
+        "--engine",
+        "vllm",
+        "--gpu",
+        "h100-sxm",
+        "--context",
+        "32768",
+    ]);
+    let text = stdout(&out);
+    assert!(text.contains("nemotron_h"), "{text}");
+    assert!(
+        text.contains("6 of 14 layers are Mamba-2 state-space layers"),
+        "{text}"
+    );
+    assert!(
+        text.contains("6 of 14 layers are an MLP or experts alone and keep nothing"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Gemma 4 E4B as each engine caches it: 4 full-attention layers of two
 /// 512-wide heads and 20 sliding ones of two 256-wide heads keep keys and
 /// values (56 KiB a token in f16); the last 18 layers reuse theirs, which

@@ -1257,3 +1257,36 @@ fn mamba_2_layers_keep_a_state_per_sequence() {
     let kv = 2 * 16_384 * 4 * 128 * 2 + 3 * 2 * (3 * 3328 + 393_216) * 4;
     assert_eq!(r.kv_cache_bytes.0, kv);
 }
+
+/// Nemotron-H: only its attention layers keep keys and values, its Mamba-2
+/// layers a state per sequence, its MLP layers nothing; the weights are
+/// the parameters `transformers` builds.
+#[test]
+fn nemotron_h_serves_each_layer_by_its_one_mixer() {
+    let json = r#"{"model_type":"nemotron_h","vocab_size":32000,"hidden_size":512,
+        "num_attention_heads":8,"num_key_value_heads":2,"head_dim":64,"intermediate_size":1536,
+        "hybrid_override_pattern":"M-M*-","mamba_num_heads":16,"mamba_head_dim":64,
+        "ssm_state_size":128,"n_groups":8,"conv_kernel":4,"chunk_size":128}"#;
+    let spec = vramfit_core::hf::import(json).unwrap().spec;
+    // `transformers`' count (tests/reference/param_counts.csv, nemotron-h-h512).
+    assert_eq!(spec.parameter_count().unwrap(), 41_864_288);
+    let cfg = ServeConfig {
+        context: 4096,
+        concurrency: 2,
+        ..llama_cpp("f16".parse().unwrap())
+    };
+    let r = serve(&spec, &gpu_preset("h100-sxm").unwrap(), &cfg).unwrap();
+    // One attention layer's f16 keys and values for 2 × 4096 cells (2 × 64
+    // wide each); two Mamba-2 layers' f32 states for each sequence:
+    // (4 − 1) × (1024 + 2 × 8 × 128) + 16 × 64 × 128 elements.
+    let state = 3 * (1024 + 2 * 8 * 128) + 16 * 64 * 128;
+    let kv = 2 * 8192 * 2 * 64 * 2 + 2 * 2 * state * 4;
+    assert_eq!(r.kv_cache_bytes.0, kv);
+    // f16 weights: every parameter in 2 bytes but the f32 vectors (norms,
+    // the convolutions, dt_bias, A, D), within a percent.
+    let weights = r.weights_bytes.0 as f64;
+    assert!(
+        (weights / (2.0 * 41_864_288.0) - 1.0).abs() < 0.01,
+        "{weights}"
+    );
+}

@@ -80,6 +80,7 @@ fn transformer() -> impl Strategy<Value = ModelSpec> {
                     linear: None,
                     gemma4: None,
                     encoder: None,
+                    single_mixer: None,
                     type_vocab: if arch == Arch::Bert { 2 } else { 0 },
                     tie_embeddings: tie && arch != Arch::Bert,
                     qkv_bias: !llama,
@@ -97,8 +98,9 @@ fn transformer() -> impl Strategy<Value = ModelSpec> {
 /// A tiny mixture of experts in the ways the imported model types build
 /// one: each router, shared experts gated (Qwen2-MoE) or not (DeepSeek), a
 /// dense first layer, or fused after the routed ones (Granite), gpt-oss's
-/// biases, clamped SwiGLU and sinks, latent attention with or without a
-/// query bottleneck.
+/// biases, clamped SwiGLU and sinks, Nemotron-H's ungated ReLU² experts
+/// (in a latent space or not), latent attention with or without a query
+/// bottleneck.
 fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
     use vramfit_core::models::{
         DenseLayers, ExpertActivation, Mla, MlaRope, Moe, Router, SharedExperts,
@@ -106,12 +108,15 @@ fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
     (
         (4u64..9, 1u64..3, 8u64..64),
         0u8..8,
-        0u8..5,
+        0u8..6,
         any::<bool>(),
         0u8..3,
     )
         .prop_map(
             |((experts, top_k, expert_intermediate), router, shared, dense, latent)| {
+                // Nemotron-H's ungated ReLU² experts and shared expert, in a
+                // latent space with latent attention's draw.
+                let relu2 = shared == 5;
                 let router = match router {
                     0 => Router::Softmax {
                         renormalize: true,
@@ -154,12 +159,15 @@ fn mixture_of_experts() -> impl Strategy<Value = ModelSpec> {
                     biases: gpt_oss,
                     activation: if gpt_oss {
                         ExpertActivation::ClampedSwiglu
+                    } else if relu2 {
+                        ExpertActivation::Relu2
                     } else {
                         ExpertActivation::Gated
                     },
                     // The auxiliary loss on for an even top-k: every property
                     // holds with it too, without a new draw.
                     aux_loss: top_k % 2 == 0,
+                    latent: if relu2 && latent > 0 { 32 } else { 0 },
                 };
                 let mla = (latent > 0).then_some(Mla {
                     q_lora_rank: if latent == 1 { 0 } else { 16 },
@@ -354,6 +362,7 @@ fn checkpointing_can_raise_the_peak_of_tiny_blocks() {
         linear: None,
         gemma4: None,
         encoder: None,
+        single_mixer: None,
         type_vocab: 2,
         tie_embeddings: false,
         qkv_bias: true,

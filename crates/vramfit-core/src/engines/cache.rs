@@ -51,6 +51,10 @@ pub struct CacheLayout {
     /// A sparse-attention model's indexer keys (DeepSeek-V3.2, GLM-5),
     /// cached beside the latent.
     pub indexer: Option<IndexerKeys>,
+    /// Layers that are a feed-forward only (Nemotron-H's MLP and experts
+    /// layers) and keep nothing, out of all of them; `None` when every
+    /// layer mixes tokens.
+    pub feed_forward: Option<(u64, u64)>,
 }
 
 /// The indexer keys of DeepSeek Sparse Attention, as an engine caches them.
@@ -113,7 +117,7 @@ impl CacheLayout {
             (Engine::LlamaCpp, _) => {
                 let ty = cfg.kv.ggml().unwrap_or(super::gguf::GgmlType::F16);
                 (0..t.layers)
-                    .filter(|&i| !t.is_linear(i))
+                    .filter(|&i| t.attends(i))
                     .map(|i| super::llama_cpp::kv_layer_bytes_at(t, ty, 1, i).0)
                     .sum()
             }
@@ -191,6 +195,10 @@ impl CacheLayout {
             linear,
             full_layers,
             indexer,
+            feed_forward: t
+                .single_mixer
+                .as_deref()
+                .map(|s| (s.feed_forward.len() as u64, t.layers)),
         }
     }
 }

@@ -5,7 +5,7 @@
 use super::gguf::GgmlType;
 use super::mix::{GgufMix, Role, Site, tensor_type};
 use crate::models::Recurrent;
-use crate::models::moe::Router;
+use crate::models::moe::{ExpertActivation, Router};
 use crate::models::transformer::{NormPlacement, QkNorm, TransformerSpec};
 use crate::units::Bytes;
 
@@ -76,6 +76,7 @@ pub fn tensors(t: &TransformerSpec, mix: GgufMix) -> Vec<Tensor> {
         out.push(matrix(Role::Output, 0, t.vocab, h));
     }
     let norms = match t.block.norm {
+        _ if t.single_mixer.is_some() => 1,
         NormPlacement::Pre | NormPlacement::Post => 2,
         NormPlacement::Sandwich => 4,
     };
@@ -91,8 +92,13 @@ pub fn tensors(t: &TransformerSpec, mix: GgufMix) -> Vec<Tensor> {
         ]);
     }
     for i in 0..t.layers {
-        attention_tensors(t, i, &matrix, &vector, &mut out);
-        ffn_tensors(t, i, &matrix, &vector, &mut out);
+        // A single-mixer layer (`nemotron_h`) has one of the two.
+        if t.mixes_tokens(i) {
+            attention_tensors(t, i, &matrix, &vector, &mut out);
+        }
+        if t.has_feed_forward(i) {
+            ffn_tensors(t, i, &matrix, &vector, &mut out);
+        }
         if let Some(g) = t.gemma4.as_deref() {
             // `inp_gate`, `proj`, `post_norm` of the per-layer input, and
             // the layer's output scale.
@@ -281,11 +287,21 @@ fn ffn_tensors(
     if moe.biases || correction {
         out.push(vector(Some(i), e));
     }
+    // Ungated experts (`nemotron_h_moe`) have no `ffn_gate_exps`;
+    // latent ones read and write `latent` wide between
+    // `ffn_latent_in` and `ffn_latent_out`.
+    let ungated = moe.activation == ExpertActivation::Relu2;
+    let w = moe.expert_width(h);
+    if !ungated {
+        out.push(matrix(Role::FfnGateExps, i, f * e, w));
+    }
     out.extend([
-        matrix(Role::FfnGateExps, i, f * e, h),
-        matrix(Role::FfnUpExps, i, f * e, h),
-        matrix(Role::FfnDownExps, i, h * e, f),
+        matrix(Role::FfnUpExps, i, f * e, w),
+        matrix(Role::FfnDownExps, i, w * e, f),
     ]);
+    if moe.latent > 0 {
+        out.extend([matrix(Role::FfnUp, i, w, h), matrix(Role::FfnDown, i, h, w)]);
+    }
     if moe.biases {
         out.extend([
             vector(Some(i), f * e),
@@ -299,8 +315,10 @@ fn ffn_tensors(
             // Qwen2-MoE's `ffn_gate_inp_shexp`, `{n_embd}`.
             out.push(vector(Some(i), h));
         }
+        if !ungated {
+            out.push(matrix(Role::FfnGateShexp, i, s, h));
+        }
         out.extend([
-            matrix(Role::FfnGateShexp, i, s, h),
             matrix(Role::FfnUpShexp, i, s, h),
             matrix(Role::FfnDownShexp, i, h, s),
         ]);
@@ -470,8 +488,10 @@ pub fn layer_cache_bytes(
     (n_ctx, n_seq): (u64, u64),
     n_ubatch: u64,
 ) -> Bytes {
-    match t.linear.as_deref().filter(|g| g.is_linear(i)) {
+    match t.linear.as_deref().filter(|_| t.is_linear(i)) {
         Some(g) => Bytes(g.serving_state_bytes(1, 4, 4).saturating_mul(n_seq.max(1))),
+        // A feed-forward layer (`nemotron_h`'s MLP and experts) keeps nothing.
+        None if !t.attends(i) => Bytes::ZERO,
         None => kv_layer_bytes_at(t, ty, kv_cells(t, i, n_ctx, n_ubatch), i),
     }
 }

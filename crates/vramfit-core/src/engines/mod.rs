@@ -25,7 +25,7 @@ pub use serving::{ServeEstimate, ServeFit, Serving, estimate};
 use crate::error::{Error, ServeFault, check_range};
 use crate::gpus::{Arch, GpuPreset};
 use crate::models::transformer::{Arch as Layout, TransformerSpec};
-use crate::models::{MlpKind, ModelSpec, NormKind, Recurrent, Router};
+use crate::models::{ExpertActivation, MlpKind, ModelSpec, Moe, NormKind, Recurrent, Router};
 use crate::overheads::Overheads;
 use crate::units::Bytes;
 use gguf::GgmlType;
@@ -575,9 +575,7 @@ fn copied_kv_heads(t: &TransformerSpec, w: ServeWeights, tp: u64) -> Bytes {
     let kv = t.kv_heads * t.head_dim;
     let bias = if t.qkv_bias { 2 * kv } else { 0 };
     let per_layer = 2 * matrix_bytes(w, (kv, t.hidden)) + 2 * bias;
-    let layers = (0..t.layers)
-        .filter(|&i| !t.linear.as_deref().is_some_and(|g| g.is_linear(i)))
-        .count() as u64;
+    let layers = t.attention_layers();
     let replicas = tp / t.kv_heads;
     Bytes(
         (layers * per_layer)
@@ -626,10 +624,17 @@ pub fn routed_expert_bytes(t: &TransformerSpec, w: ServeWeights, tp: u64) -> Byt
     let Some(moe) = t.moe.as_deref() else {
         return Bytes::ZERO;
     };
-    let (h, f) = (t.hidden, moe.expert_intermediate);
-    let expert = expert_matrix_bytes(w, (f, h)) * 2 + expert_matrix_bytes(w, (h, f));
+    let expert = expert_bytes(moe, t.hidden, w);
     let all = moe.sparse_layers(t.layers) * moe.experts * expert;
     Bytes(all.div_ceil(tp.max(1)))
+}
+
+/// Bytes of one routed expert's matrices in format `w`.
+fn expert_bytes(moe: &Moe, hidden: u64, w: ServeWeights) -> u64 {
+    moe.expert_matrices(hidden)
+        .into_iter()
+        .map(|m| expert_matrix_bytes(w, m))
+        .sum()
 }
 
 /// [`format_weights`] as the bytes tensor parallelism shards and those it replicates.
@@ -643,7 +648,13 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
     // Replicated bytes outside the 16-bit count (DSA's indexer).
     let mut replicated_bytes = 0u64;
     for i in 0..t.layers {
-        let (attn, biases, norms) = attention_matrices(t, i);
+        // A single-mixer layer (Nemotron-H) holds a token mixer or a
+        // feed-forward, not both.
+        let (attn, biases, norms) = if t.mixes_tokens(i) {
+            attention_matrices(t, i)
+        } else {
+            (Vec::new(), 0, 0)
+        };
         block += attn.iter().map(|&m| per_matrix(m)).sum::<u64>();
         if let Some((ix, qr)) = t
             .mla
@@ -658,14 +669,18 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
             replicated_bytes += per_matrix((ih * id, qr)) + 2 * (id + ih) * h + 4 * 2 * id;
         }
         vectors += biases + if t.block.sinks { t.heads } else { 0 };
-        // The block's two norms (Phi's attention and MLP share one).
-        let block_norms = if t.block.shared_norm { 1 } else { 2 };
+        // The block's two norms (Phi's attention and MLP share one, a
+        // single-mixer layer has one).
+        let block_norms = t.block_norms();
         replicated += norms + block_norms * h;
         match t.moe.as_deref() {
             Some(moe) if moe.is_sparse(i) => {
                 let (e, f) = (moe.experts, moe.expert_intermediate);
-                let expert = expert_matrix_bytes(w, (f, h)) * 2 + expert_matrix_bytes(w, (h, f));
-                block += e * expert;
+                block += e * expert_bytes(moe, h, w);
+                // Nemotron-H's latent projections around the experts.
+                if moe.latent > 0 {
+                    block += per_matrix((moe.latent, h)) + per_matrix((h, moe.latent));
+                }
                 // The router's weight (16-bit; fp32 for MiniMax-M2 and ERNIE
                 // 4.5, whose `MiniMaxM2MoE` and `Ernie4_5_MoeMoE` build their
                 // `gate` with `params_dtype=torch.float32` in vLLM), the fp32
@@ -688,7 +703,13 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
                 }
                 if let Some(s) = moe.shared {
                     let s_i = s.intermediate;
-                    block += per_matrix((s_i, h)) * 2 + per_matrix((h, s_i));
+                    // Gate, up and down; up and down for ungated experts.
+                    let ins = if moe.activation == ExpertActivation::Relu2 {
+                        1
+                    } else {
+                        2
+                    };
+                    block += per_matrix((s_i, h)) * ins + per_matrix((h, s_i));
                     replicated += if s.gate { h } else { 0 };
                 }
             }
@@ -697,7 +718,9 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
         // A dense MLP, or Gemma 4's beside its experts (twice as wide in
         // the layers that reuse keys and values, `use_double_wide_mlp`).
         let gemma4 = t.gemma4.as_deref();
-        if !t.moe.as_deref().is_some_and(|m| m.is_sparse(i)) || gemma4.is_some() {
+        if (t.has_feed_forward(i) && !t.moe.as_deref().is_some_and(|m| m.is_sparse(i)))
+            || gemma4.is_some()
+        {
             let f = gemma4.map_or(t.intermediate, |g| g.mlp_width(t, i));
             block += match t.block.mlp {
                 // Up and down projections only (Phi-1/1.5/2, GPT-NeoX,

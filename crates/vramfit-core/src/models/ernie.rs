@@ -154,6 +154,7 @@ fn sparse(
         biases: false,
         activation: ExpertActivation::default(),
         aux_loss: false,
+        latent: 0,
     }
 }
 

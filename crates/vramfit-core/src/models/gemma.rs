@@ -164,6 +164,7 @@ const GEMMA_BLOCK: BlockOptions = BlockOptions {
     prescaled_query: false,
     distilbert: false,
     undropped_head: false,
+    fp32_logits: false,
 };
 
 /// Gemma 2's block: sandwich norms, scores and logits soft-capped.

@@ -428,6 +428,7 @@ fn moe(experts: u64, top_k: u64, width: u64) -> Moe {
         biases: false,
         activation: ExpertActivation::default(),
         aux_loss: false,
+        latent: 0,
     }
 }
 

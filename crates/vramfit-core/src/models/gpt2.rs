@@ -95,6 +95,7 @@ pub(super) fn decoder(vocab: u64, hidden: u64, layers: u64, heads: u64) -> Trans
         linear: None,
         gemma4: None,
         encoder: None,
+        single_mixer: None,
         type_vocab: 0,
         tie_embeddings: true,
         qkv_bias: true,

@@ -100,6 +100,7 @@ fn decoder(
             biases: true,
             activation: ExpertActivation::ClampedSwiglu,
             aux_loss: false,
+            latent: 0,
         })),
         ..llama::decoder(vocab, hidden, layers, heads, kv_heads, intermediate)
     }

@@ -99,6 +99,7 @@ fn read_granite(f: &Fields<'_>, shared: u64, rope: bool) -> Result<ModelSpec, Er
         biases: false,
         activation: Default::default(),
         aux_loss: f.bool_or("output_router_logits", false),
+        latent: 0,
     }));
     Ok(ModelSpec::Transformer(t))
 }

@@ -22,7 +22,7 @@ const CONTEXT_KEYS: [&str; 8] = [
 /// which a `config.json` may carry either name. `save_pretrained` writes the
 /// canonical one, so Qwen3-MoE's published `num_experts` comes back as
 /// `num_local_experts` from `transformers` 5.
-const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 14] = [
+const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 15] = [
     ("deepseek_v2", &[("num_experts", "n_routed_experts")]),
     (
         "deepseek_v3",
@@ -75,6 +75,13 @@ const ATTRIBUTE_MAPS: [(&str, &[(&str, &str)]); 14] = [
     ("granitemoehybrid", &[("layer_types", "layers_block_type")]),
     ("minimax_m2", &[("num_experts", "num_local_experts")]),
     ("mixtral", &[("num_experts", "num_local_experts")]),
+    (
+        "nemotron_h",
+        &[
+            ("layer_types", "layers_block_type"),
+            ("num_local_experts", "n_routed_experts"),
+        ],
+    ),
     ("olmoe", &[("num_local_experts", "num_experts")]),
     ("qwen3_moe", &[("num_experts", "num_local_experts")]),
     (

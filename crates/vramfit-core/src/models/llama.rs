@@ -591,6 +591,7 @@ pub fn decoder(
         linear: None,
         gemma4: None,
         encoder: None,
+        single_mixer: None,
         type_vocab: 0,
         tie_embeddings: false,
         qkv_bias: false,

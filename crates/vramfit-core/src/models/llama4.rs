@@ -150,6 +150,7 @@ fn decoder(s: &Shape) -> TransformerSpec {
         biases: false,
         activation: ExpertActivation::Gated,
         aux_loss: false,
+        latent: 0,
     };
     TransformerSpec {
         head_dim: s.head_dim,

@@ -81,6 +81,7 @@ fn sparse(experts: u64, top_k: u64, intermediate: u64) -> Moe {
         biases: false,
         activation: ExpertActivation::default(),
         aux_loss: false,
+        latent: 0,
     }
 }
 

@@ -78,6 +78,7 @@ fn decoder(
             biases: false,
             activation: Default::default(),
             aux_loss: false,
+            latent: 0,
         })),
         ..llama::decoder(vocab, hidden, layers, heads, kv_heads, intermediate)
     }

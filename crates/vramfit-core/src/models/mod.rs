@@ -33,6 +33,7 @@ pub mod mla;
 pub mod mobilenet_v3;
 pub mod moe;
 pub mod moe_lower;
+pub mod nemotron_h;
 pub mod olmo2;
 pub mod olmoe;
 pub mod opt;
@@ -76,7 +77,7 @@ pub use regnet::RegNetSpec;
 pub use t5::{T5Activation, T5Spec};
 pub use transformer::{
     Arch, BlockOptions, Head, MlpKind, NormKind, NormPlacement, QkNorm, QkvProjection, Rotary,
-    SlidingWindow, TransformerSpec,
+    SingleMixer, SlidingWindow, TransformerSpec,
 };
 pub use vit::{MlpActivation, MlpLayer, MlpSpec, VitImplementation, VitSpec};
 

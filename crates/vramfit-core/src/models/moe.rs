@@ -48,6 +48,12 @@ pub struct Moe {
     /// DeepSeek's `ForCausalLM` computes none).
     #[serde(default)]
     pub aux_loss: bool,
+    /// The experts run in a narrower latent space (Nemotron-H's
+    /// `moe_latent_size`): `fc1_latent_proj` (hidden → latent) before
+    /// them and `fc2_latent_proj` (latent → hidden) after, the experts'
+    /// matrices `latent` wide; 0 for none.
+    #[serde(default)]
+    pub latent: u64,
 }
 
 /// How a router turns its logits (`F.linear(x, router.weight)`, one per
@@ -174,6 +180,10 @@ pub enum ExpertActivation {
     /// gpt-oss's `_apply_gate`: interleaved gate and up, each clamped,
     /// `(up + 1) * gate * sigmoid(gate * alpha)`.
     ClampedSwiglu,
+    /// No gate (Nemotron-H's experts, `has_gate=False`): `relu(up(x))²`
+    /// on an `up_proj` bank `[experts, intermediate, width]`, two matrices
+    /// per expert; the shared experts the same ungated MLP.
+    Relu2,
 }
 
 impl Moe {
@@ -206,6 +216,7 @@ impl Moe {
             biases: false,
             activation: ExpertActivation::default(),
             aux_loss: false,
+            latent: 0,
         }
     }
 
@@ -221,11 +232,32 @@ impl Moe {
         (0..layers).filter(|&i| self.is_sparse(i)).count() as u64
     }
 
+    /// The width the experts read and write: [`Moe::latent`], else the
+    /// model's `hidden` size.
+    pub fn expert_width(&self, hidden: u64) -> u64 {
+        if self.latent > 0 { self.latent } else { hidden }
+    }
+
+    /// One routed expert's matrices, `(out, in)`: gate, up and down, or
+    /// up and down for [`ExpertActivation::Relu2`].
+    pub fn expert_matrices(&self, hidden: u64) -> Vec<(u64, u64)> {
+        let (w, i) = (self.expert_width(hidden), self.expert_intermediate);
+        match self.activation {
+            ExpertActivation::Relu2 => vec![(i, w), (w, i)],
+            ExpertActivation::Gated | ExpertActivation::ClampedSwiglu => {
+                vec![(i, w), (i, w), (w, i)]
+            }
+        }
+    }
+
     /// Parameters of one routed expert: gate, up and down projections
     /// (and their biases with [`Moe::biases`]).
     pub fn expert_parameters(&self, hidden: u64) -> u64 {
         let i = self.expert_intermediate;
-        let weights = 3u64.saturating_mul(hidden).saturating_mul(i);
+        let weights = self
+            .expert_matrices(hidden)
+            .iter()
+            .fold(0u64, |sum, &(o, n)| sum.saturating_add(o.saturating_mul(n)));
         if self.biases {
             weights.saturating_add(2 * i).saturating_add(hidden)
         } else {

@@ -52,7 +52,17 @@ pub fn block(b: &mut Builder, h: u64, moe: &Moe, n: TensorId) -> TensorId {
     };
     let (weights, index) = router(b, h, moe, n, rows);
     b.routed = true;
-    let routed = experts(b, h, moe, n, (weights, index), rows);
+    let routed = if moe.latent > 0 {
+        // Nemotron-H: the experts between `fc1_latent_proj` and
+        // `fc2_latent_proj` (`nn.Linear`s, biased with `mlp_bias`: none in
+        // the released models).
+        let l = moe.latent;
+        let x = b.linear("mixer.fc1_latent_proj", n, h, l, false);
+        let out = experts(b, l, moe, x, (weights, index), rows);
+        b.linear("mixer.fc2_latent_proj", out, l, h, false)
+    } else {
+        experts(b, h, moe, n, (weights, index), rows)
+    };
     b.routed = false;
     match (moe.shared, shared_first) {
         (Some(s), Some(shared)) if !s.gate => b.add("mlp.add_shared", routed, shared),
@@ -64,7 +74,9 @@ pub fn block(b: &mut Builder, h: u64, moe: &Moe, n: TensorId) -> TensorId {
             b.add("mlp.add_shared", routed, scaled)
         }
         (Some(s), None) => {
-            let shared = if s.fused {
+            let shared = if moe.activation == ExpertActivation::Relu2 {
+                relu2_shared_mlp(b, h, s.intermediate, n)
+            } else if s.fused {
                 fused_shared_mlp(b, h, s.intermediate, n)
             } else {
                 shared_mlp(b, h, s.intermediate, n, "mlp.shared_experts")
@@ -201,6 +213,23 @@ fn fused_shared_mlp(b: &mut Builder, h: u64, i: u64, n: TensorId) -> TensorId {
     let g = b.activation("shared_mlp.activation", half(0));
     let gu = b.mul("shared_mlp.mul", g, half(1), b.numel(g).per_sample);
     b.linear("shared_mlp.output_linear", gu, i, h, false)
+}
+
+/// `ReLUSquaredActivation`: `relu` (which saves its output), then
+/// `torch.square` of it (`pow(x, 2)`, on autocast's fp32 list: under mixed
+/// precision an fp32 copy of a half input), which saves its input.
+pub(super) fn relu2(b: &mut Builder, name: &str, x: TensorId) -> TensorId {
+    let r = b.relu(&format!("{name}.relu"), x, false);
+    let r = b.autocast_fp32(r);
+    b.activation(&format!("{name}.square"), r)
+}
+
+/// Nemotron-H's shared expert (`NemotronHMLP`): `down(relu2(up(x)))` of
+/// `nn.Linear`s, no gate.
+fn relu2_shared_mlp(b: &mut Builder, h: u64, i: u64, n: TensorId) -> TensorId {
+    let u = b.linear("mixer.shared_experts.up_proj", n, h, i, false);
+    let a = relu2(b, "mixer.shared_experts.act_fn", u);
+    b.linear("mixer.shared_experts.down_proj", a, i, h, false)
 }
 
 /// A shared expert: `down(act(gate(x)) * up(x))` of `nn.Linear`s.
@@ -502,10 +531,17 @@ fn experts(
     let e = moe.experts / ep;
     let s = rows * k;
     let per = Numel::per_sample;
-    let gate_up = b.expert_param("mlp.experts.gate_up_proj", &[e, 2 * i, h]);
+    // The up projection's width: gate and up, or up alone (ungated experts).
+    let (up_name, up_width) = match moe.activation {
+        ExpertActivation::Relu2 => ("mlp.experts.up_proj", i),
+        ExpertActivation::Gated | ExpertActivation::ClampedSwiglu => {
+            ("mlp.experts.gate_up_proj", 2 * i)
+        }
+    };
+    let gate_up = b.expert_param(up_name, &[e, up_width, h]);
     let gate_up_bias = moe
         .biases
-        .then(|| b.expert_param("mlp.experts.gate_up_proj_bias", &[e, 2 * i]));
+        .then(|| b.expert_param("mlp.experts.gate_up_proj_bias", &[e, up_width]));
     let down = b.expert_param("mlp.experts.down_proj", &[e, h, i]);
     let down_bias = moe
         .biases
@@ -536,12 +572,12 @@ fn experts(
         Numel::fixed(e),
         DType::F32,
     );
-    let up = b.grouped_linear("mlp.experts.up", x, gate_up, offsets, (h, 2 * i));
+    let up = b.grouped_linear("mlp.experts.up", x, gate_up, offsets, (h, up_width));
     // `out.add_(gate_up_proj_bias[expert_ids_g])`: the gathered bias lives
     // until the down projection's replaces it.
     let (up, up_bias) = match gate_up_bias {
         Some(p) => {
-            let bias = b.gather_param_rows("mlp.experts.gate_up_bias", p, ids, se, 2 * i);
+            let bias = b.gather_param_rows("mlp.experts.gate_up_bias", p, ids, se, up_width);
             (
                 b.add_inplace("mlp.experts.up_add_bias", up, bias),
                 Some(bias),
@@ -679,9 +715,10 @@ fn regroup(b: &mut Builder, name: &str, x: TensorId, (from, to): (u64, u64), h: 
 }
 
 /// The experts' activation on the up projection `up` (2 × `n` elements
-/// per sample): `n` elements out.
+/// per sample, `n` for ungated experts): `n` elements out.
 fn gate(b: &mut Builder, kind: ExpertActivation, up: TensorId, n: u64) -> TensorId {
     match kind {
+        ExpertActivation::Relu2 => relu2(b, "mlp.experts.act_fn", up),
         ExpertActivation::Gated => {
             // `gate, up = out.chunk(2, dim=-1)`; `act(gate) * up`: the
             // activation saves its input, a view of the whole output.

@@ -140,6 +140,7 @@ pub(super) fn routed(renormalize: bool) -> Moe {
         biases: false,
         activation: Default::default(),
         aux_loss: false,
+        latent: 0,
     }
 }
 

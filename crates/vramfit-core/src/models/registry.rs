@@ -8,12 +8,12 @@ use super::family::{Family, Import, ModelPreset};
 use super::{
     bamba, bert, cnn, cohere, convnext, deepseek, efficientnet, ernie, exaone4, gemma, gemma4,
     glm4, glm4_moe, gpt_bigcode, gpt_neox, gpt_oss, gpt2, granite, granite_moe, llama, llama4,
-    minimax_m2, mixtral, mobilenet_v3, olmo2, olmoe, opt, phi, phi3, qwen_moe, qwen3, qwen3_5,
-    regnet, relu2, smollm3, stablelm, starcoder2, t5, vit, vit_hf,
+    minimax_m2, mixtral, mobilenet_v3, nemotron_h, olmo2, olmoe, opt, phi, phi3, qwen_moe, qwen3,
+    qwen3_5, regnet, relu2, smollm3, stablelm, starcoder2, t5, vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 44] = [
+pub const FAMILIES: [Family; 45] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -44,6 +44,7 @@ pub const FAMILIES: [Family; 44] = [
     granite::FAMILY,
     granite_moe::FAMILY,
     bamba::FAMILY,
+    nemotron_h::FAMILY,
     cohere::FAMILY,
     relu2::ARCEE,
     relu2::NEMOTRON,

@@ -113,6 +113,20 @@ pub struct TransformerSpec {
     /// ([`super::encoder`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encoder: Option<Box<super::encoder::Encoder>>,
+    /// Layers that are one mixer each under one norm and one residual
+    /// (Nemotron-H's `layers_block_type`): a token mixer (attention, or the
+    /// [`Self::linear`] layer) or a feed-forward (the MLP, or experts in the
+    /// [`Self::moe`] sparse layers), not both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub single_mixer: Option<Box<SingleMixer>>,
+}
+
+/// Which layers of a [`TransformerSpec::single_mixer`] model are a
+/// feed-forward; every other layer mixes tokens.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SingleMixer {
+    /// The feed-forward layers (`mlp`, `moe`), from 0.
+    pub feed_forward: Vec<u64>,
 }
 
 /// The parts of a transformer block that vary between model types of one
@@ -261,6 +275,11 @@ pub struct BlockOptions {
     /// `seq_classif_dropout` of 0).
     #[serde(default)]
     pub undropped_head: bool,
+    /// The model upcasts its logits itself, `lm_head(x).float()`
+    /// (Nemotron-H): the forward keeps and returns the fp32 copy, and the
+    /// half-precision logits go as soon as it is made.
+    #[serde(default)]
+    pub fp32_logits: bool,
 }
 
 /// The norm of a Llama-layout model (its blocks, q/k norms and final norm).
@@ -482,13 +501,40 @@ impl TransformerSpec {
     }
 
     /// The layers that attend (and keep keys and values): all but the
-    /// linear-attention ones.
+    /// linear-attention ones and the feed-forward-only ones.
     pub fn attention_layers(&self) -> u64 {
-        self.layers
-            - self
-                .linear
-                .as_ref()
-                .map_or(0, |l| l.linear_layers(self.layers))
+        (0..self.layers).filter(|&i| self.attends(i)).count() as u64
+    }
+
+    /// Whether layer `i` attends: it mixes tokens, and not recurrently.
+    pub fn attends(&self, i: u64) -> bool {
+        self.mixes_tokens(i) && !self.is_linear(i)
+    }
+
+    /// Whether layer `i` mixes tokens (attention or a recurrent layer):
+    /// every layer but a [`Self::single_mixer`] model's feed-forward ones.
+    pub fn mixes_tokens(&self, i: u64) -> bool {
+        self.single_mixer
+            .as_ref()
+            .is_none_or(|s| !s.feed_forward.contains(&i))
+    }
+
+    /// Whether layer `i` has a feed-forward (an MLP or experts): every
+    /// layer but a [`Self::single_mixer`] model's token-mixing ones.
+    pub fn has_feed_forward(&self, i: u64) -> bool {
+        self.single_mixer
+            .as_ref()
+            .is_none_or(|s| s.feed_forward.contains(&i))
+    }
+
+    /// The norms a block holds: one for a [`Self::single_mixer`] layer or
+    /// Phi's shared one, else one per half (sandwich norms aside).
+    pub fn block_norms(&self) -> u64 {
+        if self.single_mixer.is_some() || self.block.shared_norm {
+            1
+        } else {
+            2
+        }
     }
 
     /// Whether layer `i` is linear attention.
@@ -586,6 +632,34 @@ impl TransformerSpec {
                     "linear attention is modelled in Llama-layout decoders with their own attention only"
                         .into(),
                 ));
+            }
+        }
+        if let Some(single) = &self.single_mixer {
+            if self.arch != Arch::Llama
+                || self.mla.is_some()
+                || self.gemma4.is_some()
+                || self.block.parallel_residual
+            {
+                return Err(Error::InvalidModel(
+                    "layers of one mixer each are modelled in Llama-layout decoders with their own attention only"
+                        .into(),
+                ));
+            }
+            if let Some(&i) = single.feed_forward.iter().find(|&&i| i >= self.layers) {
+                return Err(Error::InvalidModel(format!(
+                    "layer {i} is named a feed-forward layer, but the model has {} layers",
+                    self.layers
+                )));
+            }
+            let contradiction = (0..self.layers).find(|&i| {
+                (self.moe.as_ref().is_some_and(|m| m.is_sparse(i)) && !self.has_feed_forward(i))
+                    || (self.linear.as_ref().is_some_and(|l| l.is_linear(i))
+                        && !self.mixes_tokens(i))
+            });
+            if let Some(i) = contradiction {
+                return Err(Error::InvalidModel(format!(
+                    "layer {i} is named both a token mixer and a feed-forward layer"
+                )));
             }
         }
         // The deepest published models have ~130 layers; beyond this the
@@ -1147,14 +1221,16 @@ pub fn lower(
                 super::moe_lower::aux_loss(b, moe);
             }
             // The forward's `logits` local (half precision under autocast) lives
-            // until it returns, and in the output object it returns.
-            if upcast != logits {
+            // until it returns, and in the output object it returns; a model
+            // that upcasts them itself keeps the fp32 copy instead.
+            let returned = if t.block.fp32_logits { upcast } else { logits };
+            if upcast != logits && !t.block.fp32_logits {
                 b.keep_alive(logits);
             }
             // So does the body's output (`outputs.last_hidden_state`), which
             // under autocast the head saves only as a half-precision copy.
             b.keep_alive(x);
-            b.returns(logits);
+            b.returns(returned);
         }
         Head::Classification { labels: n } => {
             let logits = if t.block.roberta {
@@ -1287,12 +1363,12 @@ pub fn kv_layout(t: &TransformerSpec, dtype_size: u64) -> crate::graph::KvLayout
         .sliding
         .map_or(0, |w| (0..t.layers).filter(|&i| w.slides(i)).count() as u64);
     // Linear-attention layers keep a fixed state instead.
-    let (linear, state) = t.linear.as_ref().map_or((0, 0), |l| {
-        let n = l.linear_layers(t.layers);
-        (n, n.saturating_mul(l.state_bytes(dtype_size)))
+    let state = t.linear.as_ref().map_or(0, |l| {
+        l.linear_layers(t.layers)
+            .saturating_mul(l.state_bytes(dtype_size))
     });
     crate::graph::KvLayout {
-        per_token: (t.layers - sliding - linear) * per_layer,
+        per_token: t.attention_layers().saturating_sub(sliding) * per_layer,
         sliding_per_token: sliding * per_layer,
         window: t.block.sliding.map_or(0, |w| w.window),
         fixed: state,
@@ -1765,6 +1841,17 @@ fn decoder_layer(
     mask: Option<TensorId>,
     cache: Option<&mut Vec<TensorId>>,
 ) -> TensorId {
+    if t.single_mixer.is_some() {
+        return single_mixer_layer(
+            b,
+            t,
+            (layer, x),
+            seq,
+            (attention, ckpt, masking),
+            mask,
+            cache,
+        );
+    }
     let h = t.hidden;
     let llama = t.arch == Arch::Llama;
     // Norms after attention and MLP (post-norm, sandwich), before them
@@ -1780,9 +1867,85 @@ fn decoder_layer(
         b.layernorm("ln_1", x, h, true)
     };
     let attn_in = n_local;
+    let o = token_mixer(
+        b,
+        t,
+        (layer, n_local),
+        seq,
+        (attention, ckpt, masking),
+        mask,
+        cache,
+    );
+    let o = b.sp_scatter(o);
+    let o = if post {
+        rms(b, t, "post_attention_layernorm", o, h)
+    } else {
+        o
+    };
+    let o = b.dropout("attn.resid_dropout", o, t.hidden_dropout);
+    let o = if t.block.scaled_residuals {
+        b.scale("attn.residual_multiplier", o)
+    } else {
+        o
+    };
+    // A parallel residual keeps the attention's output aside and feeds the
+    // MLP the block's input.
+    let (x, parallel) = if llama && t.block.parallel_residual {
+        (x, Some(o))
+    } else {
+        (b.add("attn.residual", x, o), None)
+    };
+    // Phi: the MLP reads the attention's norm.
+    let shared = (parallel.is_some() && t.block.shared_norm).then_some(attn_in);
+    let n_local = if let Some(n) = shared {
+        n
+    } else if !pre {
+        x
+    } else if t.block.norm == NormPlacement::Sandwich {
+        rms(b, t, "pre_feedforward_layernorm", x, h)
+    } else if llama {
+        rms(b, t, "post_attention_layernorm", x, h)
+    } else {
+        b.layernorm("ln_2", x, h, true)
+    };
+    let m = feed_forward(b, t, layer, n_local);
+    let m = b.sp_scatter(m);
+    let m = if post {
+        rms(b, t, "post_feedforward_layernorm", m, h)
+    } else {
+        m
+    };
+    let m = b.dropout("mlp.dropout", m, t.hidden_dropout);
+    let m = if t.block.scaled_residuals {
+        b.scale("mlp.residual_multiplier", m)
+    } else {
+        m
+    };
+    // GPT-NeoX: `mlp_output + attn_output + hidden_states`, left to right.
+    let m = match parallel {
+        Some(o) => b.add("parallel.sum", m, o),
+        None => m,
+    };
+    b.add("mlp.residual", x, m)
+}
+
+/// A block's token mixer on its normalized input `n_local` (gathered for
+/// sequence parallelism inside): attention (Llama's, GPT-2's, latent) or
+/// the layer's recurrent mixer. Returns its output before the residual.
+fn token_mixer(
+    b: &mut Builder,
+    t: &TransformerSpec,
+    (layer, n_local): (u64, TensorId),
+    seq: u64,
+    (attention, ckpt, masking): (Attention, Checkpointing, AttentionMask),
+    mask: Option<TensorId>,
+    cache: Option<&mut Vec<TensorId>>,
+) -> TensorId {
+    let h = t.hidden;
+    let llama = t.arch == Arch::Llama;
     let mark = b.op_count();
     let n = b.sp_gather(n_local);
-    let o = match (&t.mla, &t.linear) {
+    match (&t.mla, &t.linear) {
         #[cfg(feature = "every-model")]
         (_, Some(linear)) if llama && linear.is_linear(layer) => {
             let o = match &**linear {
@@ -1864,39 +2027,15 @@ fn decoder_layer(
             }
             o
         }
-    };
-    let o = b.sp_scatter(o);
-    let o = if post {
-        rms(b, t, "post_attention_layernorm", o, h)
-    } else {
-        o
-    };
-    let o = b.dropout("attn.resid_dropout", o, t.hidden_dropout);
-    let o = if t.block.scaled_residuals {
-        b.scale("attn.residual_multiplier", o)
-    } else {
-        o
-    };
-    // A parallel residual keeps the attention's output aside and feeds the
-    // MLP the block's input.
-    let (x, parallel) = if llama && t.block.parallel_residual {
-        (x, Some(o))
-    } else {
-        (b.add("attn.residual", x, o), None)
-    };
-    // Phi: the MLP reads the attention's norm.
-    let shared = (parallel.is_some() && t.block.shared_norm).then_some(attn_in);
-    let n_local = if let Some(n) = shared {
-        n
-    } else if !pre {
-        x
-    } else if t.block.norm == NormPlacement::Sandwich {
-        rms(b, t, "pre_feedforward_layernorm", x, h)
-    } else if llama {
-        rms(b, t, "post_attention_layernorm", x, h)
-    } else {
-        b.layernorm("ln_2", x, h, true)
-    };
+    }
+}
+
+/// A block's feed-forward on its normalized input `n_local`: experts in a
+/// sparse layer, else the layout's MLP. Returns its output before the
+/// residual.
+fn feed_forward(b: &mut Builder, t: &TransformerSpec, layer: u64, n_local: TensorId) -> TensorId {
+    let h = t.hidden;
+    let llama = t.arch == Arch::Llama;
     let mark = b.op_count();
     let n = b.sp_gather(n_local);
     let sparse = t.moe.as_ref().filter(|m| llama && m.is_sparse(layer));
@@ -1920,24 +2059,30 @@ fn decoder_layer(
         // The MLP's input lives until it returns.
         b.keep_alive(n_local);
     }
-    let m = b.sp_scatter(m);
-    let m = if post {
-        rms(b, t, "post_feedforward_layernorm", m, h)
+    m
+}
+
+/// A [`TransformerSpec::single_mixer`] layer (`NemotronHBlock`):
+/// `x + mixer(norm(x))`, the mixer a token mixer or a feed-forward as the
+/// layer's kind says. The normalized input lives until the mixer returns.
+fn single_mixer_layer(
+    b: &mut Builder,
+    t: &TransformerSpec,
+    (layer, x): (u64, TensorId),
+    seq: u64,
+    modes: (Attention, Checkpointing, AttentionMask),
+    mask: Option<TensorId>,
+    cache: Option<&mut Vec<TensorId>>,
+) -> TensorId {
+    let n_local = rms(b, t, "norm", x, t.hidden);
+    let o = if t.mixes_tokens(layer) {
+        token_mixer(b, t, (layer, n_local), seq, modes, mask, cache)
     } else {
-        m
+        feed_forward(b, t, layer, n_local)
     };
-    let m = b.dropout("mlp.dropout", m, t.hidden_dropout);
-    let m = if t.block.scaled_residuals {
-        b.scale("mlp.residual_multiplier", m)
-    } else {
-        m
-    };
-    // GPT-NeoX: `mlp_output + attn_output + hidden_states`, left to right.
-    let m = match parallel {
-        Some(o) => b.add("parallel.sum", m, o),
-        None => m,
-    };
-    b.add("mlp.residual", x, m)
+    b.keep_alive(n_local);
+    let o = b.sp_scatter(o);
+    b.add("residual", x, o)
 }
 
 /// q, k and v of a Llama-layout block from its normalized input `n`:

@@ -229,6 +229,13 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
                 ],
             )
         });
+        let feed_forward = e.cache.feed_forward.map(|(layers, of)| {
+            tf(
+                lang,
+                Key::ServeCacheFeedForward,
+                &[&group_digits(layers), &group_digits(of)],
+            )
+        });
         let full = e.cache.full_layers.map(|f| {
             let heads = tf(
                 lang,
@@ -263,6 +270,7 @@ pub fn ServeResults(props: &ServeResultsProps) -> Html {
                 { for full.map(|s| html! { <>{ " " }{ s }</> }) }
                 { for indexer.map(|s| html! { <>{ " " }{ s }</> }) }
                 { for linear.map(|s| html! { <>{ " " }{ s }</> }) }
+                { for feed_forward.map(|s| html! { <>{ " " }{ s }</> }) }
             </p>
         }
     };

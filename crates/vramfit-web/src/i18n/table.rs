@@ -370,6 +370,7 @@ table! {
     ServeCacheReused => "The last {0} layers reuse an earlier layer's keys and values and keep none.", "最后 {0} 层复用前面某层的键和值，自身不保留缓存。";
     ServeCacheReusedAllocated => "The last {0} layers reuse an earlier layer's keys and values; SGLang allocates their cache anyway.", "最后 {0} 层复用前面某层的键和值；SGLang 仍为它们分配缓存。";
     ServeCacheMamba2 => "{0} of {1} layers are Mamba-2 state-space layers: instead of keys and values they keep a fixed state, {2} per sequence.", "{1} 层中有 {0} 层是 Mamba-2 状态空间层：不存键和值，而是每条序列保留固定大小的状态，共 {2}。";
+    ServeCacheFeedForward => "{0} of {1} layers are an MLP or experts alone and keep nothing.", "{1} 层中有 {0} 层只有 MLP 或专家，不占缓存。";
     ServeCacheLinear => "{0} of {1} layers are linear attention: instead of keys and values they keep a fixed state, {2} per sequence.", "{1} 层中有 {0} 层是线性注意力：不存键和值，而是每条序列保留固定大小的状态，共 {2}。";
     ServeDecode => "Decode ≈ {0} tokens/s — an estimate from the GPU's {1} GB/s memory bandwidth: {2} read per step, one token for each of the {3} in flight.", "解码约 {0} 词元/秒——按显卡 {1} GB/s 的显存带宽估算：每步读取 {2}，同时处理的 {3} 条序列各生成一个词元。";
     ServeAnswersTitle => "Limits of this setup", "此配置的上限";
