@@ -73,7 +73,7 @@ const ALLOWED_WORDS = new Set(
     "Accelerate", "DataLoader", "True", "pickle", "GELU", "SwiGLU", "MLP", "ReLU", "torchvision",
     "WebGPU", "WGSL", "GFLOP", "bench", "Chrome", "Edge", "Safari", "Firefox", "Markdown", "ResNet", "matmul",
     "ConvNeXt", "RegNet", "EfficientNet", "MobileNet", "Hub", "HTTP", "main", "Kahan", "eager",
-    "vLLM", "SGLang", "Ollama", "GGUF", "mixtral", "olmoe", "DeepSeek", "OLMoE", "Mixtral", "transformers", "AWQ", "GPTQ", "bitsandbytes", "SDPA", "Ada", "Hopper", "Blackwell", "Ampere", "macOS", "Megatron", "etp", "NCCL", "GLM", "MiniMax", "ERNIE", "EXAONE", "Gated", "DeltaNet", "Kimi", "Arcee", "Nemotron", "RoBERTa", "CamemBERT", "DistilBERT", "Granite", "granitemoe", "granitemoeshared", "granitemoehybrid", "Bamba", "Mamba", "StableLM", "Cohere", "OPT", "torchtitan", "NVSwitch", "NVLink", "SHARP", "NVLS",
+    "vLLM", "SGLang", "Ollama", "GGUF", "mixtral", "olmoe", "DeepSeek", "OLMoE", "Mixtral", "transformers", "AWQ", "GPTQ", "bitsandbytes", "SDPA", "Ada", "Hopper", "Blackwell", "Ampere", "macOS", "Megatron", "etp", "NCCL", "GLM", "MiniMax", "ERNIE", "EXAONE", "Gated", "DeltaNet", "Kimi", "Arcee", "Nemotron", "RoBERTa", "CamemBERT", "DistilBERT", "Granite", "granitemoe", "granitemoeshared", "granitemoehybrid", "Bamba", "Mamba", "ministral", "StableLM", "Cohere", "OPT", "torchtitan", "NVSwitch", "NVLink", "SHARP", "NVLS",
   ].map((w) => w.toLowerCase()),
 );
 

@@ -793,6 +793,14 @@ CASES = [
     C("nemotron-3-nano-h512", 1, "fp32", "adamw", seq=1024),
     C("nemotron-3-nano-h512", 2, "amp-bf16", "adamw", ckpt="full", seq=1024),
     C("nemotron-h-latent-h512", 2, "amp-bf16", "adamw", seq=1024),
+    # Ministral 3 (queries scaled by position after the rotary embedding), Ministral's sliding
+    # layers, Llama's attention_bias
+    C("ministral3-h512", 4, "amp-bf16", "adamw", seq=1024),
+    C("ministral3-h512", 4, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
+    C("ministral3-h512", 2, "fp32", "adamw", seq=1024),
+    C("ministral-h512", 2, "amp-bf16", "adamw", seq=2048),
+    C("ministral-h512", 2, "amp-bf16", "adamw", seq=2048, attention="sdpa"),
+    C("llama-bias-h512", 4, "amp-bf16", "adamw", seq=1024),
     # Real presets cut to 2 blocks
     C("olmoe-1b-7b", 8, "amp-bf16", "adamw", seq=2048, layers=2),
     C("qwen3-30b-a3b", 4, "amp-bf16", "adamw", seq=2048, layers=2),

@@ -37,6 +37,12 @@ from transformers import (
     GraniteMoeForCausalLM,
     GraniteMoeHybridConfig,
     NemotronHConfig,
+    LlamaConfig,
+    LlamaForCausalLM,
+    MinistralConfig,
+    MinistralForCausalLM,
+    Ministral3Config,
+    Ministral3ForCausalLM,
     NemotronHForCausalLM,
     GraniteMoeHybridForCausalLM,
     GraniteMoeSharedConfig,
@@ -110,6 +116,9 @@ CLASSES = {
     "granitemoeshared": (GraniteMoeSharedConfig, GraniteMoeSharedForCausalLM),
     "granitemoehybrid": (GraniteMoeHybridConfig, GraniteMoeHybridForCausalLM),
     "nemotron_h": (NemotronHConfig, NemotronHForCausalLM),
+    "llama": (LlamaConfig, LlamaForCausalLM),
+    "ministral": (MinistralConfig, MinistralForCausalLM),
+    "ministral3": (Ministral3Config, Ministral3ForCausalLM),
     "stablelm": (StableLmConfig, StableLmForCausalLM),
     "glm": (GlmConfig, GlmForCausalLM),
     "cohere": (CohereConfig, CohereForCausalLM),
@@ -595,6 +604,26 @@ VARIANTS.update({
         chunk_size=128, n_routed_experts=16, num_experts_per_tok=4, moe_intermediate_size=256,
         moe_shared_expert_intermediate_size=512, moe_latent_size=256, n_group=4,
         topk_group=2)),
+    # Ministral 3's decoder (Mistral's, its rotated queries scaled by position in every layer,
+    # llama_4_scaling_beta) and Ministral-8B's (sliding layers named by layer_types, every fourth
+    # full, past the window at 2048 tokens) at a 512-wide hidden state; Llama with attention_bias
+    # (biases on q, k, v and o).
+    "ministral3-h512": ("ministral3", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, head_dim=64,
+        rope_parameters={"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0,
+                         "original_max_position_embeddings": 16384, "llama_4_scaling_beta": 0.1,
+                         "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0, "mscale_all_dim": 1.0},
+        max_position_embeddings=262144, tie_word_embeddings=False)),
+    "ministral-h512": ("ministral", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1536, num_hidden_layers=4,
+        num_attention_heads=8, num_key_value_heads=2, head_dim=64, sliding_window=1024,
+        layer_types=["sliding_attention", "sliding_attention", "sliding_attention",
+                     "full_attention"], tie_word_embeddings=False)),
+    "llama-bias-h512": ("llama", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, attention_bias=True,
+        tie_word_embeddings=False)),
 })
 
 ALL = {**PRESETS, **VARIANTS}

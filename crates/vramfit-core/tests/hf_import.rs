@@ -952,7 +952,7 @@ fn errors_name_the_problem() {
         msg.contains("rwkv")
             && msg.contains("num_attention_heads, intermediate_size")
             && msg.contains(
-                "bert, roberta, xlm-roberta, camembert, data2vec-text, distilbert, gpt2, gpt_bigcode, opt, llama, mistral, qwen2"
+                "bert, roberta, xlm-roberta, camembert, data2vec-text, distilbert, gpt2, gpt_bigcode, opt, llama, mistral, ministral, ministral3, qwen2"
             ),
         "{msg}"
     );
@@ -1674,4 +1674,68 @@ fn imports_bamba_with_its_mamba_2_layers() {
     assert!(e.to_string().contains("attn_layer_indices"), "{e}");
     let e = import(r#"{"model_type":"bamba","z_loss_coefficient":0.0001}"#).unwrap_err();
     assert!(e.to_string().contains("z_loss_coefficient"), "{e}");
+}
+
+/// Ministral-8B (`ministral`): the sliding layers `layer_types` names, a
+/// 4096-token window when the file names none, none with a null window;
+/// Ministral 3 (`ministral3`, and inside `mistral3` as its checkpoints ship
+/// it): queries scaled by position in every layer, 128-wide heads by
+/// default; Llama's `attention_bias` on q, k, v and o, never on Mistral's.
+/// Counts from `transformers` 5.24 (`tests/reference/param_counts.csv`).
+#[test]
+fn imports_the_ministrals_and_llamas_attention_bias() {
+    use vramfit_core::models::{ModelSpec, SlidingWindow, TransformerSpec};
+    let spec = |json: &str| -> TransformerSpec {
+        match import(json).unwrap().spec {
+            ModelSpec::Transformer(t) => t,
+            other => panic!("{other:?}"),
+        }
+    };
+    let ministral = r#"{"model_type":"ministral","vocab_size":32000,"hidden_size":512,
+        "intermediate_size":1536,"num_hidden_layers":4,"num_attention_heads":8,"num_key_value_heads":2,
+        "head_dim":64,"sliding_window":1024,"layer_types":["sliding_attention","sliding_attention",
+        "sliding_attention","full_attention"],"tie_word_embeddings":false}"#;
+    assert_eq!(count(ministral), 44_831_232);
+    assert_eq!(
+        spec(ministral).block.sliding,
+        Some(SlidingWindow {
+            window: 1024,
+            full_every: 4
+        })
+    );
+    let no_types = r#"{"model_type":"ministral","vocab_size":32000,"hidden_size":512,
+        "intermediate_size":1536,"num_hidden_layers":4,"num_attention_heads":8}"#;
+    assert_eq!(
+        spec(no_types).block.sliding,
+        Some(SlidingWindow {
+            window: 4096,
+            full_every: 0
+        })
+    );
+    let null = no_types.replace("}", r#","sliding_window":null}"#);
+    assert_eq!(spec(&null).block.sliding, None);
+
+    let ministral3 = r#"{"model_type":"ministral3","vocab_size":32000,"hidden_size":512,
+        "intermediate_size":1536,"num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":2,
+        "head_dim":64,"rope_parameters":{"rope_type":"yarn","rope_theta":1000000.0,"factor":16.0,
+        "original_max_position_embeddings":16384,"llama_4_scaling_beta":0.1},
+        "max_position_embeddings":262144,"tie_word_embeddings":false}"#;
+    assert_eq!(count(ministral3), 38_799_872);
+    let t = spec(ministral3);
+    assert!(t.block.position_scaled_query && t.block.sliding.is_none());
+    let wrapped = format!(
+        r#"{{"model_type":"mistral3","text_config":{ministral3},"vision_config":{{"model_type":"pixtral"}}}}"#
+    );
+    assert!(matches!(&import(&wrapped).unwrap().spec,
+        ModelSpec::Transformer(w) if w.block.position_scaled_query && w.layers == 2));
+    let default_heads = r#"{"model_type":"ministral3","vocab_size":32000,"hidden_size":512,
+        "intermediate_size":1536,"num_hidden_layers":2,"num_attention_heads":8}"#;
+    assert_eq!(spec(default_heads).head_dim, 128);
+
+    let llama = r#"{"model_type":"llama","vocab_size":32000,"hidden_size":512,"intermediate_size":1536,
+        "num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":2,"attention_bias":true}"#;
+    assert_eq!(count(llama), 38_802_432);
+    let mistral = llama.replace(r#""llama""#, r#""mistral""#);
+    // Mistral ignores `attention_bias`: q, k, v and o biases (512 + 2 × 128 + 512 a layer) fewer.
+    assert_eq!(count(&mistral), 38_802_432 - 2 * (512 + 256 + 512));
 }

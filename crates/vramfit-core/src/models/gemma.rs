@@ -164,6 +164,7 @@ const GEMMA_BLOCK: BlockOptions = BlockOptions {
     prescaled_query: false,
     distilbert: false,
     undropped_head: false,
+    position_scaled_query: false,
     fp32_logits: false,
 };
 

@@ -1,6 +1,6 @@
 //! Llama-style decoders (pre-RMSNorm, rotary, GQA, SwiGLU) as
-//! `transformers` builds them: the `llama`, `mistral` and `qwen2`
-//! `model_type`s and the presets. Lowered by the shared transformer
+//! `transformers` builds them: the `llama`, `mistral`, `ministral`,
+//! `ministral3` and `qwen2` `model_type`s and the presets. Lowered by the shared transformer
 //! ([`super::transformer`]).
 
 use super::family::{Family, Group, Import, ModelPreset};
@@ -8,7 +8,7 @@ use super::hf_fields::Fields;
 use super::{Arch, BlockOptions, Head, ModelSpec, SlidingWindow, TransformerSpec};
 use crate::error::{Error, NotLlamaStyle};
 
-/// The Llama-style family: Llama, Mistral and Qwen2.
+/// The Llama-style family: Llama, Mistral, the Ministrals and Qwen2.
 pub const FAMILY: Family = Family {
     imports: &[
         Import {
@@ -17,6 +17,17 @@ pub const FAMILY: Family = Family {
         },
         Import {
             model_type: "mistral",
+            read,
+        },
+        // Ministral-8B (2410): Mistral with `layer_types` naming its sliding layers.
+        Import {
+            model_type: "ministral",
+            read,
+        },
+        // Ministral 3 (and `mistral3` checkpoints' `text_config`): Mistral
+        // with its rotated queries scaled by position in every layer.
+        Import {
+            model_type: "ministral3",
             read,
         },
         Import {
@@ -49,25 +60,57 @@ fn llama_config(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
         f.model_type.as_str(),
         "qwen2" | "qwen2_vl_text" | "qwen2_5_vl_text"
     );
+    let every = |window| SlidingWindow {
+        window,
+        full_every: 0,
+    };
     // Mistral's `sliding_window` (4096 in Mistral-7B v0.1, null since v0.2)
-    // applies to every layer; Qwen2's needs `use_sliding_window`, off in
-    // every released Qwen2 and Qwen2.5, and is not read.
-    let sliding = match f.opt_u64("sliding_window")? {
-        Some(window) if f.model_type == "mistral" => Some(SlidingWindow {
-            window,
-            full_every: 0,
-        }),
+    // applies to every layer, Ministral 3's too; Ministral's to the layers
+    // `layer_types` names (every layer when it names none), its window
+    // 4096 unless the file says otherwise; Qwen2's needs
+    // `use_sliding_window`, off in every released Qwen2 and Qwen2.5, and is
+    // not read.
+    let sliding = match f.model_type.as_str() {
+        "mistral" | "ministral3" => f.opt_u64("sliding_window")?.map(every),
+        "ministral" => {
+            let window = match f.map.get("sliding_window") {
+                None => Some(4096),
+                Some(_) => f.opt_u64("sliding_window")?,
+            };
+            match (window, f.opt_str_list("layer_types")?) {
+                (Some(w), Some(types)) => SlidingWindow::from_layer_types(w, &types)?,
+                (window, _) => window.map(every),
+            }
+        }
         _ => None,
     };
+    // Llama's `attention_bias` puts biases on q, k, v and o (a type read
+    // as Llama-style, on q, k and v); Qwen2 always biases q, k and v;
+    // Mistral and the Ministrals never bias them.
+    let mistral = matches!(
+        f.model_type.as_str(),
+        "mistral" | "ministral" | "ministral3"
+    );
+    let attention_bias = !mistral && f.bool_or("attention_bias", false);
+    // Ministral 3's class default; the others' heads span the hidden size.
+    let head_dim = f
+        .opt_u64("head_dim")?
+        .unwrap_or(if f.model_type == "ministral3" {
+            128
+        } else {
+            hidden / heads.max(1)
+        });
     Ok(TransformerSpec {
         block: BlockOptions {
             sliding,
+            position_scaled_query: f.model_type == "ministral3",
             ..BlockOptions::default()
         },
-        head_dim: f.opt_u64("head_dim")?.unwrap_or(hidden / heads.max(1)),
+        head_dim,
         tie_embeddings: f.bool_or("tie_word_embeddings", false),
-        // Qwen2 always has q/k/v biases; Llama and Mistral only with `attention_bias`.
-        qkv_bias: qwen || f.bool_or("attention_bias", false),
+        qkv_bias: qwen || attention_bias,
+        // The Llama layout's `mlp_bias` is the output projection's.
+        mlp_bias: f.model_type == "llama" && attention_bias,
         attention_dropout: f.f64_or("attention_dropout", 0.0),
         ..decoder(
             f.u64("vocab_size")?,

@@ -275,6 +275,12 @@ pub struct BlockOptions {
     /// `seq_classif_dropout` of 0).
     #[serde(default)]
     pub undropped_head: bool,
+    /// Every layer scales its rotated queries by a factor of their
+    /// position, `q * get_llama_4_attn_scale(..).to(q.dtype)` (Ministral
+    /// 3's `llama_4_scaling_beta`): a product the size of the queries that
+    /// saves only the `[1, 1, seq, 1]` scale.
+    #[serde(default)]
+    pub position_scaled_query: bool,
     /// The model upcasts its logits itself, `lm_head(x).float()`
     /// (Nemotron-H): the forward keeps and returns the fp32 copy, and the
     /// half-precision logits go as soon as it is made.
@@ -2193,6 +2199,11 @@ fn llama_qkv(
             b.rotary_cohere("self_attn.rotary_k", k),
             v,
         ),
+    };
+    let q = if t.block.position_scaled_query {
+        b.scale("self_attn.llama_4_attn_scale", q)
+    } else {
+        q
     };
     if t.block.qk_norm == QkNorm::L2AfterRotary {
         let q = b.rmsnorm_unscaled("self_attn.qk_norm_q", q, t.head_dim);
