@@ -801,6 +801,14 @@ CASES = [
     C("ministral-h512", 2, "amp-bf16", "adamw", seq=2048),
     C("ministral-h512", 2, "amp-bf16", "adamw", seq=2048, attention="sdpa"),
     C("llama-bias-h512", 4, "amp-bf16", "adamw", seq=1024),
+    # Hunyuan (q and k normed per head after the rotary embedding); Seed-OSS (dropout 0.1 on the
+    # attention probabilities and on both residual branches, q/k/v biases)
+    C("hunyuan-dense-h512", 4, "amp-bf16", "adamw", seq=1024),
+    C("hunyuan-dense-h512", 4, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
+    C("hunyuan-dense-h512", 2, "fp32", "adamw", seq=1024),
+    C("seed-oss-h512", 4, "amp-bf16", "adamw", seq=1024),
+    C("seed-oss-h512", 2, "fp32", "adamw", seq=1024),
+    C("seed-oss-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024),
     # Real presets cut to 2 blocks
     C("olmoe-1b-7b", 8, "amp-bf16", "adamw", seq=2048, layers=2),
     C("qwen3-30b-a3b", 4, "amp-bf16", "adamw", seq=2048, layers=2),

@@ -40,6 +40,10 @@ from transformers import (
     LlamaConfig,
     LlamaForCausalLM,
     MinistralConfig,
+    HunYuanDenseV1Config,
+    HunYuanDenseV1ForCausalLM,
+    SeedOssConfig,
+    SeedOssForCausalLM,
     MinistralForCausalLM,
     Ministral3Config,
     Ministral3ForCausalLM,
@@ -119,6 +123,8 @@ CLASSES = {
     "llama": (LlamaConfig, LlamaForCausalLM),
     "ministral": (MinistralConfig, MinistralForCausalLM),
     "ministral3": (Ministral3Config, Ministral3ForCausalLM),
+    "hunyuan_v1_dense": (HunYuanDenseV1Config, HunYuanDenseV1ForCausalLM),
+    "seed_oss": (SeedOssConfig, SeedOssForCausalLM),
     "stablelm": (StableLmConfig, StableLmForCausalLM),
     "glm": (GlmConfig, GlmForCausalLM),
     "cohere": (CohereConfig, CohereForCausalLM),
@@ -624,6 +630,16 @@ VARIANTS.update({
         vocab_size=32000, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=2, attention_bias=True,
         tie_word_embeddings=False)),
+    # Hunyuan's dense decoder (per-head q and k norms after the rotary embedding, biases on q, k, v
+    # and o) and Seed-OSS's (q/k/v biases, attention and residual dropout 0.1) at a 512-wide
+    # hidden state.
+    "hunyuan-dense-h512": ("hunyuan_v1_dense", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, head_dim=64, attention_bias=True,
+        tie_word_embeddings=True)),
+    "seed-oss-h512": ("seed_oss", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, head_dim=64, tie_word_embeddings=False)),
 })
 
 ALL = {**PRESETS, **VARIANTS}

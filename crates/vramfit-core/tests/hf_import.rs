@@ -1739,3 +1739,40 @@ fn imports_the_ministrals_and_llamas_attention_bias() {
     // Mistral ignores `attention_bias`: q, k, v and o biases (512 + 2 × 128 + 512 a layer) fewer.
     assert_eq!(count(&mistral), 38_802_432 - 2 * (512 + 256 + 512));
 }
+
+/// Hunyuan's dense models (`hunyuan_v1_dense`): q and k normed per head
+/// after the rotary embedding, `attention_bias` on q, k, v and o;
+/// Seed-OSS (`seed_oss`): q/k/v biases by default, o's with
+/// `attention_out_bias`, dropout 0.1 on the attention and on both residual
+/// branches, none on the embeddings. Counts from `transformers` 5.24
+/// (`tests/reference/param_counts.csv`).
+#[test]
+fn imports_hunyuan_and_seed_oss() {
+    use vramfit_core::models::{ModelSpec, QkNorm};
+    let hunyuan = r#"{"model_type":"hunyuan_v1_dense","vocab_size":32000,"hidden_size":512,
+        "intermediate_size":1536,"num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":2,
+        "head_dim":64,"attention_bias":true,"tie_word_embeddings":true}"#;
+    assert_eq!(count(hunyuan), 22_418_688);
+    let ModelSpec::Transformer(t) = import(hunyuan).unwrap().spec else {
+        panic!("a transformer")
+    };
+    assert_eq!(t.block.qk_norm, QkNorm::PerHeadAfterRotary);
+    assert!(t.qkv_bias && t.mlp_bias && t.tie_embeddings);
+
+    let seed = r#"{"model_type":"seed_oss","vocab_size":32000,"hidden_size":512,"intermediate_size":1536,
+        "num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":2,"head_dim":64,
+        "tie_word_embeddings":false}"#;
+    assert_eq!(count(seed), 38_801_408);
+    let ModelSpec::Transformer(t) = import(seed).unwrap().spec else {
+        panic!("a transformer")
+    };
+    assert!(t.qkv_bias && !t.mlp_bias && t.block.undropped_embeddings);
+    assert_eq!((t.attention_dropout, t.hidden_dropout), (0.1, 0.1));
+    let biased_mlp = seed.replace("}", r#","mlp_bias":true}"#);
+    assert!(
+        import(&biased_mlp)
+            .unwrap_err()
+            .to_string()
+            .contains("mlp_bias puts biases on Seed-OSS's gated MLP")
+    );
+}

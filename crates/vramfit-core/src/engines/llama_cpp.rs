@@ -196,7 +196,7 @@ fn attention_tensors(
         match t.block.qk_norm {
             // Llama 4's L2 norm has no weight.
             QkNorm::None | QkNorm::L2AfterRotary => {}
-            QkNorm::PerHead => {
+            QkNorm::PerHead | QkNorm::PerHeadAfterRotary => {
                 out.extend([vector(Some(i), t.head_dim), vector(Some(i), t.head_dim)])
             }
             QkNorm::Whole => out.extend([vector(Some(i), q), vector(Some(i), kv)]),

@@ -853,7 +853,8 @@ fn attention_matrices(t: &TransformerSpec, i: u64) -> (Vec<(u64, u64)>, u64, u64
         let norms = match t.block.qk_norm {
             crate::models::transformer::QkNorm::None
             | crate::models::transformer::QkNorm::L2AfterRotary => 0,
-            crate::models::transformer::QkNorm::PerHead => 2 * t.head_dim,
+            crate::models::transformer::QkNorm::PerHead
+            | crate::models::transformer::QkNorm::PerHeadAfterRotary => 2 * t.head_dim,
             crate::models::transformer::QkNorm::Whole => q + kv,
         };
         // A gated attention's `q_proj` projects the gate too.

@@ -7,13 +7,13 @@
 use super::family::{Family, Import, ModelPreset};
 use super::{
     bamba, bert, cnn, cohere, convnext, deepseek, efficientnet, ernie, exaone4, gemma, gemma4,
-    glm4, glm4_moe, gpt_bigcode, gpt_neox, gpt_oss, gpt2, granite, granite_moe, llama, llama4,
-    minimax_m2, mixtral, mobilenet_v3, nemotron_h, olmo2, olmoe, opt, phi, phi3, qwen_moe, qwen3,
-    qwen3_5, regnet, relu2, smollm3, stablelm, starcoder2, t5, vit, vit_hf,
+    glm4, glm4_moe, gpt_bigcode, gpt_neox, gpt_oss, gpt2, granite, granite_moe, hunyuan, llama,
+    llama4, minimax_m2, mixtral, mobilenet_v3, nemotron_h, olmo2, olmoe, opt, phi, phi3, qwen_moe,
+    qwen3, qwen3_5, regnet, relu2, seed_oss, smollm3, stablelm, starcoder2, t5, vit, vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 45] = [
+pub const FAMILIES: [Family; 47] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -48,6 +48,8 @@ pub const FAMILIES: [Family; 45] = [
     cohere::FAMILY,
     relu2::ARCEE,
     relu2::NEMOTRON,
+    hunyuan::FAMILY,
+    seed_oss::FAMILY,
     smollm3::FAMILY,
     stablelm::FAMILY,
     starcoder2::FAMILY,

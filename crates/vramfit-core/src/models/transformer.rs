@@ -495,6 +495,10 @@ pub enum QkNorm {
     /// (`x.float() * rsqrt(mean(x²) + eps)`, cast back), after the rotary
     /// embedding and only in the layers that rotate.
     L2AfterRotary,
+    /// An RMSNorm over each head of q and of k with a `head_dim` weight
+    /// each, after the rotary embedding (Hunyuan's `query_layernorm` and
+    /// `key_layernorm`).
+    PerHeadAfterRotary,
 }
 
 impl TransformerSpec {
@@ -2108,7 +2112,7 @@ fn llama_qkv(
     // (`q_norm(q_proj(x).view(..))`, then k, then v); OLMo 2 the whole
     // projections the same way, before the view.
     let qk_norm = |b: &mut Builder, name: &str, x: TensorId, width: u64| match t.block.qk_norm {
-        QkNorm::None | QkNorm::L2AfterRotary => x,
+        QkNorm::None | QkNorm::L2AfterRotary | QkNorm::PerHeadAfterRotary => x,
         QkNorm::PerHead => rms(b, t, name, x, t.head_dim),
         QkNorm::Whole => rms(b, t, name, x, width),
     };
@@ -2205,6 +2209,11 @@ fn llama_qkv(
     } else {
         q
     };
+    if t.block.qk_norm == QkNorm::PerHeadAfterRotary {
+        let q = rms(b, t, "self_attn.query_layernorm", q, t.head_dim);
+        let k = rms(b, t, "self_attn.key_layernorm", k, t.head_dim);
+        return (q, k, v, gate);
+    }
     if t.block.qk_norm == QkNorm::L2AfterRotary {
         let q = b.rmsnorm_unscaled("self_attn.qk_norm_q", q, t.head_dim);
         let k = b.rmsnorm_unscaled("self_attn.qk_norm_k", k, t.head_dim);
