@@ -66,15 +66,24 @@ impl Builder {
     /// Its requests, in order ([`rotation_steps`]): `x * cos`; in
     /// `rotate_half`, `-x2` (half of `x`) and the `torch.cat` (freeing
     /// `-x2`); `* sin` (freeing the cat); the sum, which is the output.
+    /// Under autocast `cos` and `sin` are fp32 (the rotary embedding casts
+    /// them to the dtype of the hidden states it is handed, the fp32
+    /// embeddings), so the products, the output and its gradient are fp32
+    /// whatever `x`'s dtype; `rotate_half` stays in `x`'s.
     /// Backward (the H200 snapshot of the small Qwen3): the gradient times
     /// `sin`, then each slice's backward zero-fills an `x`-sized gradient
     /// while it is alive, the second added into the first, which becomes
     /// `x`'s: two `x`-sized transients beside it.
     pub fn rotary(&mut self, name: &str, x: TensorId) -> TensorId {
         let t = self.tensor_info(x);
-        let out = self.tensor(t.numel, t.dtype, t.requires_grad);
-        let size = bytes(t.numel, t.dtype);
-        let mut forward_steps = rotation_steps(size);
+        let dtype = if self.autocast_dtype().is_some() {
+            DType::F32
+        } else {
+            t.dtype
+        };
+        let out = self.tensor(t.numel, dtype, t.requires_grad);
+        let size = bytes(t.numel, dtype);
+        let mut forward_steps = rotation_steps(size, bytes(t.numel, t.dtype));
         forward_steps.extend([TempStep::Outputs, TempStep::Free(0), TempStep::Free(3)]);
         self.op(
             name,
@@ -291,7 +300,7 @@ impl Builder {
         };
         // `x_rot * cos` and `rotate_half(x_rot) * sin` as in `rotary`, their
         // sum (freeing both), then the `torch.cat` with `x_pass`: the output.
-        let mut forward_steps = rotation_steps(rot);
+        let mut forward_steps = rotation_steps(rot, rot);
         forward_steps.extend([
             TempStep::Alloc(rot),
             TempStep::Free(0),
@@ -554,19 +563,19 @@ impl Builder {
 }
 
 /// The requests of `(x * cos) + (rotate_half(x) * sin)` before the sum, for
-/// an `x` of `size` bytes: `x * cos` (transient 0); in `rotate_half`, `-x2`
+/// products of `size` bytes on an `x` of `input` bytes: `x * cos` (transient 0); in `rotate_half`, `-x2`
 /// (1, half of `x`) and the `torch.cat` of the halves (2), which frees
 /// `-x2`; then `* sin` (3), which frees the cat. Transients 0 and 3 are
 /// alive when the sum is made.
-fn rotation_steps(size: Numel) -> Vec<TempStep> {
+fn rotation_steps(size: Numel, input: Numel) -> Vec<TempStep> {
     let half = Numel {
-        fixed: size.fixed / 2,
-        per_sample: size.per_sample / 2,
+        fixed: input.fixed / 2,
+        per_sample: input.per_sample / 2,
     };
     vec![
         TempStep::Alloc(size),
         TempStep::Alloc(half),
-        TempStep::Alloc(size),
+        TempStep::Alloc(input),
         TempStep::Free(1),
         TempStep::Alloc(size),
         TempStep::Free(2),

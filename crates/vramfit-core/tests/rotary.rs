@@ -65,10 +65,12 @@ fn requests(op: &Op, out: u64) -> (Vec<u64>, u64) {
 #[test]
 fn a_full_rotary_asks_for_each_temporary_on_its_own() {
     let g = graph("llama-tiny");
-    let (op, _, out) = rotary_q(&g);
+    let (op, inp, out) = rotary_q(&g);
     let (sizes, most) = requests(op, out);
-    // The products are made in the output's dtype (fp32 under autocast: cos and sin are fp32).
-    assert_eq!(sizes, vec![out, out / 2, out, out], "{}", op.name);
+    // The products are made in the output's dtype (fp32 under autocast: cos
+    // and sin are fp32), `rotate_half` in x's (the projection's bf16).
+    assert_eq!(2 * inp, out, "a bf16 query rotated into fp32");
+    assert_eq!(sizes, vec![out, inp / 2, inp, out], "{}", op.name);
     // Three x-sized tensors at once, as the single block beside the output counted.
     assert_eq!(most, 3 * out);
     // Backward: `grad * sin` and the two slices' zero-filled gradients at
