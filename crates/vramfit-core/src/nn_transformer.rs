@@ -66,17 +66,18 @@ impl Builder {
     /// Its requests, in order ([`rotation_steps`]): `x * cos`; in
     /// `rotate_half`, `-x2` (half of `x`) and the `torch.cat` (freeing
     /// `-x2`); `* sin` (freeing the cat); the sum, which is the output.
-    /// Under autocast `cos` and `sin` are fp32 (the rotary embedding casts
-    /// them to the dtype of the hidden states it is handed, the fp32
-    /// embeddings), so the products, the output and its gradient are fp32
-    /// whatever `x`'s dtype; `rotate_half` stays in `x`'s.
+    /// `cos` and `sin` have the embeddings' dtype (the rotary embedding
+    /// casts them to the hidden states it is handed), so under autocast
+    /// with fp32 weights the products, the output and its gradient are
+    /// fp32 whatever `x`'s dtype, as in [`Builder::rotary_sliced`];
+    /// `rotate_half` stays in `x`'s.
     /// Backward (the H200 snapshot of the small Qwen3): the gradient times
     /// `sin`, then each slice's backward zero-fills an `x`-sized gradient
     /// while it is alive, the second added into the first, which becomes
     /// `x`'s: two `x`-sized transients beside it.
     pub fn rotary(&mut self, name: &str, x: TensorId) -> TensorId {
         let t = self.tensor_info(x);
-        let dtype = if self.autocast_dtype().is_some() {
+        let dtype = if self.param_dtype() == DType::F32 {
             DType::F32
         } else {
             t.dtype
