@@ -544,6 +544,16 @@ impl Builder {
         out
     }
 
+    /// `ReLUSquaredActivation` (`relu2`): `relu` (which saves its output),
+    /// then `torch.square` of it (`pow(x, 2)`, on autocast's fp32 list:
+    /// under mixed precision an fp32 copy of a half input), which saves its
+    /// input.
+    pub fn relu_squared(&mut self, name: &str, x: TensorId) -> TensorId {
+        let r = self.relu(&format!("{name}.relu"), x, false);
+        let r = self.autocast_fp32(r);
+        self.activation(&format!("{name}.square"), r)
+    }
+
     /// `ReLU`. In place (torchvision's `ReLU(inplace=True)`): no new storage,
     /// saves its output (the modified input). Otherwise a new output, saved.
     pub fn relu(&mut self, name: &str, x: TensorId, inplace: bool) -> TensorId {

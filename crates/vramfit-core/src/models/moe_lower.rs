@@ -215,20 +215,11 @@ fn fused_shared_mlp(b: &mut Builder, h: u64, i: u64, n: TensorId) -> TensorId {
     b.linear("shared_mlp.output_linear", gu, i, h, false)
 }
 
-/// `ReLUSquaredActivation`: `relu` (which saves its output), then
-/// `torch.square` of it (`pow(x, 2)`, on autocast's fp32 list: under mixed
-/// precision an fp32 copy of a half input), which saves its input.
-pub(super) fn relu2(b: &mut Builder, name: &str, x: TensorId) -> TensorId {
-    let r = b.relu(&format!("{name}.relu"), x, false);
-    let r = b.autocast_fp32(r);
-    b.activation(&format!("{name}.square"), r)
-}
-
 /// Nemotron-H's shared expert (`NemotronHMLP`): `down(relu2(up(x)))` of
 /// `nn.Linear`s, no gate.
 fn relu2_shared_mlp(b: &mut Builder, h: u64, i: u64, n: TensorId) -> TensorId {
     let u = b.linear("mixer.shared_experts.up_proj", n, h, i, false);
-    let a = relu2(b, "mixer.shared_experts.act_fn", u);
+    let a = b.relu_squared("mixer.shared_experts.act_fn", u);
     b.linear("mixer.shared_experts.down_proj", a, i, h, false)
 }
 
@@ -718,7 +709,7 @@ fn regroup(b: &mut Builder, name: &str, x: TensorId, (from, to): (u64, u64), h: 
 /// per sample, `n` for ungated experts): `n` elements out.
 fn gate(b: &mut Builder, kind: ExpertActivation, up: TensorId, n: u64) -> TensorId {
     match kind {
-        ExpertActivation::Relu2 => relu2(b, "mlp.experts.act_fn", up),
+        ExpertActivation::Relu2 => b.relu_squared("mlp.experts.act_fn", up),
         ExpertActivation::Gated => {
             // `gate, up = out.chunk(2, dim=-1)`; `act(gate) * up`: the
             // activation saves its input, a view of the whole output.

@@ -2250,10 +2250,7 @@ fn llama_mlp(b: &mut Builder, t: &TransformerSpec, n: TensorId) -> TensorId {
             let f = if relu {
                 b.relu("mlp.act", f, false)
             } else if relu_squared {
-                let r = b.relu("mlp.act.relu", f, false);
-                // `torch.square` is `pow(x, 2)`, on autocast's fp32 list.
-                let r = b.autocast_fp32(r);
-                b.activation("mlp.act.square", r)
+                b.relu_squared("mlp.act", f)
             } else if gelu_new {
                 b.gelu_new("mlp.act", f)
             } else {
