@@ -809,6 +809,13 @@ CASES = [
     C("seed-oss-h512", 4, "amp-bf16", "adamw", seq=1024),
     C("seed-oss-h512", 2, "fp32", "adamw", seq=1024),
     C("seed-oss-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024),
+    # dots.llm1 (Qwen3's attention, GLM-4.5's sparse block: sigmoid router, 2 shared experts)
+    C("dots1-h512", 4, "amp-bf16", "adamw", seq=1024),
+    C("dots1-h512", 2, "fp32", "adamw", seq=1024),
+    C("dots1-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024),
+    C("dots1-h512", 4, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
+    # Qwen3's attention_bias: biases on q, k, v and o
+    C("qwen3-bias-h512", 4, "amp-bf16", "adamw", seq=1024),
     # Real presets cut to 2 blocks
     C("olmoe-1b-7b", 8, "amp-bf16", "adamw", seq=2048, layers=2),
     C("qwen3-30b-a3b", 4, "amp-bf16", "adamw", seq=2048, layers=2),

@@ -40,6 +40,12 @@ from transformers import (
     LlamaConfig,
     LlamaForCausalLM,
     MinistralConfig,
+    Dots1Config,
+    Dots1ForCausalLM,
+    Olmo2Config,
+    Olmo2ForCausalLM,
+    Qwen3Config,
+    Qwen3ForCausalLM,
     HunYuanDenseV1Config,
     HunYuanDenseV1ForCausalLM,
     SeedOssConfig,
@@ -124,6 +130,9 @@ CLASSES = {
     "ministral": (MinistralConfig, MinistralForCausalLM),
     "ministral3": (Ministral3Config, Ministral3ForCausalLM),
     "hunyuan_v1_dense": (HunYuanDenseV1Config, HunYuanDenseV1ForCausalLM),
+    "dots1": (Dots1Config, Dots1ForCausalLM),
+    "qwen3": (Qwen3Config, Qwen3ForCausalLM),
+    "olmo2": (Olmo2Config, Olmo2ForCausalLM),
     "seed_oss": (SeedOssConfig, SeedOssForCausalLM),
     "stablelm": (StableLmConfig, StableLmForCausalLM),
     "glm": (GlmConfig, GlmForCausalLM),
@@ -640,6 +649,23 @@ VARIANTS.update({
     "seed-oss-h512": ("seed_oss", dict(
         vocab_size=32000, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=2, head_dim=64, tie_word_embeddings=False)),
+    # dots.llm1's layout (Qwen3's attention over GLM-4.5's sparse block: 128 experts, 6 per token,
+    # 2 shared ones, the first layer dense) at a 512-wide hidden state.
+    "dots1-h512": ("dots1", dict(
+        vocab_size=152064, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=8, moe_intermediate_size=128,
+        n_routed_experts=128, n_shared_experts=2, num_experts_per_tok=6, first_k_dense_replace=1,
+        n_group=1, topk_group=1, norm_topk_prob=True, routed_scaling_factor=2.5,
+        sliding_window=None, tie_word_embeddings=False)),
+    # Qwen3's and OLMo 2's attention_bias, which biases o as well as q, k and v.
+    "qwen3-bias-h512": ("qwen3", dict(
+        vocab_size=151936, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, head_dim=64, attention_bias=True,
+        tie_word_embeddings=False)),
+    "olmo2-bias-h512": ("olmo2", dict(
+        vocab_size=100352, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=8, attention_bias=True,
+        tie_word_embeddings=False)),
 })
 
 ALL = {**PRESETS, **VARIANTS}

@@ -7,6 +7,7 @@ pub mod cnn;
 pub mod cohere;
 pub mod convnext;
 pub mod deepseek;
+pub mod dots1;
 pub mod efficientnet;
 pub mod encoder;
 pub mod ernie;

@@ -46,7 +46,9 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     Ok(ModelSpec::Transformer(TransformerSpec {
         kv_heads: f.opt_u64("num_key_value_heads")?.unwrap_or(heads),
         tie_embeddings: f.bool_or("tie_word_embeddings", false),
+        // `attention_bias` biases o too (the Llama layout's `mlp_bias`).
         qkv_bias: f.bool_or("attention_bias", false),
+        mlp_bias: f.bool_or("attention_bias", false),
         attention_dropout: f.f64_or("attention_dropout", 0.0),
         ..decoder(
             or("vocab_size", 50_304)?,

@@ -47,7 +47,9 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
         kv_heads,
         head_dim: or("head_dim", 128)?,
         tie_embeddings: f.bool_or("tie_word_embeddings", false),
+        // `attention_bias` biases o too (the Llama layout's `mlp_bias`).
         qkv_bias: f.bool_or("attention_bias", false),
+        mlp_bias: f.bool_or("attention_bias", false),
         attention_dropout: f.f64_or("attention_dropout", 0.0),
         ..decoder(
             or("vocab_size", 151_936)?,

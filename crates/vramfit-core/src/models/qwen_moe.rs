@@ -115,7 +115,9 @@ fn read_qwen3(f: &Fields<'_>) -> Result<ModelSpec, Error> {
             ..routed(f.bool_or("norm_topk_prob", false))
         },
     );
+    // `attention_bias` biases o too (the Llama layout's `mlp_bias`).
     t.qkv_bias = f.bool_or("attention_bias", false);
+    t.mlp_bias = t.qkv_bias;
     t.tie_embeddings = f.bool_or("tie_word_embeddings", false);
     t.attention_dropout = f.f64_or("attention_dropout", 0.0);
     if let Some(m) = t.moe.as_mut() {

@@ -6,14 +6,15 @@
 
 use super::family::{Family, Import, ModelPreset};
 use super::{
-    bamba, bert, cnn, cohere, convnext, deepseek, efficientnet, ernie, exaone4, gemma, gemma4,
-    glm4, glm4_moe, gpt_bigcode, gpt_neox, gpt_oss, gpt2, granite, granite_moe, hunyuan, llama,
-    llama4, minimax_m2, mixtral, mobilenet_v3, nemotron_h, olmo2, olmoe, opt, phi, phi3, qwen_moe,
-    qwen3, qwen3_5, regnet, relu2, seed_oss, smollm3, stablelm, starcoder2, t5, vit, vit_hf,
+    bamba, bert, cnn, cohere, convnext, deepseek, dots1, efficientnet, ernie, exaone4, gemma,
+    gemma4, glm4, glm4_moe, gpt_bigcode, gpt_neox, gpt_oss, gpt2, granite, granite_moe, hunyuan,
+    llama, llama4, minimax_m2, mixtral, mobilenet_v3, nemotron_h, olmo2, olmoe, opt, phi, phi3,
+    qwen_moe, qwen3, qwen3_5, regnet, relu2, seed_oss, smollm3, stablelm, starcoder2, t5, vit,
+    vit_hf,
 };
 
 /// Every family, in the order their presets are listed.
-pub const FAMILIES: [Family; 47] = [
+pub const FAMILIES: [Family; 48] = [
     cnn::RESNET,
     cnn::VGG,
     cnn::MOBILENET_V2,
@@ -58,6 +59,7 @@ pub const FAMILIES: [Family; 47] = [
     exaone4::FAMILY,
     glm4::FAMILY,
     glm4_moe::FAMILY,
+    dots1::FAMILY,
     minimax_m2::FAMILY,
     gpt_oss::FAMILY,
     t5::FAMILY,

@@ -48,7 +48,9 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
         or("intermediate_size", 11_008)?,
         nope_every,
     );
+    // `attention_bias` biases o too (the Llama layout's `mlp_bias`).
     t.qkv_bias = f.bool_or("attention_bias", false);
+    t.mlp_bias = t.qkv_bias;
     t.tie_embeddings = f.bool_or("tie_word_embeddings", true);
     t.attention_dropout = f.f64_or("attention_dropout", 0.0);
     Ok(ModelSpec::Transformer(t))
