@@ -814,6 +814,11 @@ CASES = [
     C("dots1-h512", 2, "fp32", "adamw", seq=1024),
     C("dots1-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024),
     C("dots1-h512", 4, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
+    # Hunyuan-A13B's layout: the shared MLP first, the gate's fp32 input
+    C("hunyuan-moe-h512", 4, "amp-bf16", "adamw", seq=1024),
+    C("hunyuan-moe-h512", 2, "fp32", "adamw", seq=1024),
+    C("hunyuan-moe-h512", 4, "amp-bf16", "adamw", ckpt="full", seq=1024),
+    C("hunyuan-moe-h512", 4, "amp-bf16", "adamw", seq=1024, attention="sdpa"),
     # Qwen3's attention_bias: biases on q, k, v and o
     C("qwen3-bias-h512", 4, "amp-bf16", "adamw", seq=1024),
     # Real presets cut to 2 blocks

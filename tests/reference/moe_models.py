@@ -46,6 +46,8 @@ from transformers import (
     Olmo2ForCausalLM,
     Qwen3Config,
     Qwen3ForCausalLM,
+    HunYuanMoEV1Config,
+    HunYuanMoEV1ForCausalLM,
     HunYuanDenseV1Config,
     HunYuanDenseV1ForCausalLM,
     SeedOssConfig,
@@ -131,6 +133,7 @@ CLASSES = {
     "ministral3": (Ministral3Config, Ministral3ForCausalLM),
     "hunyuan_v1_dense": (HunYuanDenseV1Config, HunYuanDenseV1ForCausalLM),
     "dots1": (Dots1Config, Dots1ForCausalLM),
+    "hunyuan_v1_moe": (HunYuanMoEV1Config, HunYuanMoEV1ForCausalLM),
     "qwen3": (Qwen3Config, Qwen3ForCausalLM),
     "olmo2": (Olmo2Config, Olmo2ForCausalLM),
     "seed_oss": (SeedOssConfig, SeedOssForCausalLM),
@@ -657,6 +660,12 @@ VARIANTS.update({
         n_routed_experts=128, n_shared_experts=2, num_experts_per_tok=6, first_k_dense_replace=1,
         n_group=1, topk_group=1, norm_topk_prob=True, routed_scaling_factor=2.5,
         sliding_window=None, tie_word_embeddings=False)),
+    # Hunyuan-A13B's layout (Hunyuan's attention; a shared MLP first, then 64 experts as wide, 8 per
+    # token, chosen by an fp32 gate fed an fp32 copy of the hidden states) at a 512-wide hidden state.
+    "hunyuan-moe-h512": ("hunyuan_v1_moe", dict(
+        vocab_size=32000, hidden_size=512, intermediate_size=256, num_hidden_layers=2,
+        num_attention_heads=8, num_key_value_heads=2, head_dim=64, num_experts=64,
+        moe_topk=[8, 8], use_qk_norm=True, tie_word_embeddings=True)),
     # Qwen3's and OLMo 2's attention_bias, which biases o as well as q, k and v.
     "qwen3-bias-h512": ("qwen3", dict(
         vocab_size=151936, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,

@@ -1747,6 +1747,49 @@ fn imports_the_ministrals_and_llamas_attention_bias() {
 /// branches, none on the embeddings. Counts from `transformers` 5.24
 /// (`tests/reference/param_counts.csv`).
 #[test]
+fn imports_hunyuan_moe() {
+    use vramfit_core::models::{ModelSpec, QkNorm, Router};
+    let moe = r#"{"model_type":"hunyuan_v1_moe","vocab_size":32000,"hidden_size":512,
+        "intermediate_size":256,"num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":2,
+        "head_dim":64,"num_experts":64,"moe_topk":[8,8],"use_qk_norm":true,"tie_word_embeddings":true}"#;
+    // transformers 5.24's HunYuanMoEV1ForCausalLM (tests/reference/param_counts.csv).
+    assert_eq!(count(moe), 68_881_152);
+    let ModelSpec::Transformer(t) = import(moe).unwrap().spec else {
+        panic!("a transformer")
+    };
+    assert_eq!(t.block.qk_norm, QkNorm::PerHeadAfterRotary);
+    let m = t.moe.as_deref().expect("every layer sparse");
+    assert_eq!((m.experts, m.top_k, m.expert_intermediate), (64, 8, 256));
+    assert_eq!(m.router, Router::HunYuan);
+    let shared = m.shared.expect("the shared MLP");
+    assert!(shared.first && !shared.gate && shared.intermediate == 256);
+    assert!((0..2).all(|i| m.is_sparse(i)));
+    // One k for every layer, as a number or a list of equal ones; num_experts only as a number.
+    for (bad, why) in [
+        (
+            r#""moe_topk":[8,8]"#.replace("8,8", "8,4"),
+            "moe_topk lists",
+        ),
+        (
+            r#""moe_topk":[8,8]"#.replace("[8,8]", "[8]"),
+            "moe_topk lists",
+        ),
+        (
+            r#""moe_topk":[8,8]"#.replace("[8,8]", "65"),
+            "must be between 1 and num_experts",
+        ),
+        (
+            r#""moe_topk":[8,8]"#.replace("\"moe_topk\":[8,8]", "\"num_experts\":[64,64]"),
+            "num_experts lists",
+        ),
+    ] {
+        let json = moe.replace(r#""moe_topk":[8,8]"#, &bad);
+        let err = import(&json).unwrap_err().to_string();
+        assert!(err.contains(why), "{bad}: {err}");
+    }
+}
+
+#[test]
 fn imports_hunyuan_and_seed_oss() {
     use vramfit_core::models::{ModelSpec, QkNorm};
     let hunyuan = r#"{"model_type":"hunyuan_v1_dense","vocab_size":32000,"hidden_size":512,

@@ -693,6 +693,7 @@ fn weight_parts(t: &TransformerSpec, w: ServeWeights) -> (Bytes, Bytes) {
                     | Router::SoftmaxGroups { .. }
                     | Router::TopKSoftmax
                     | Router::TopKSoftmaxFp32
+                    | Router::HunYuan
                     | Router::Llama4 => e * h,
                     // Gemma 4's projection, learned scale and `per_expert_scale`.
                     Router::Gemma4 => e * h + h + e,

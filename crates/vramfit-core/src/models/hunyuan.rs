@@ -6,23 +6,45 @@
 //! `use_qk_norm` says; [`QkNorm::PerHeadAfterRotary`]) and
 //! `attention_bias` on q, k, v and o. Lowered by the shared transformer
 //! ([`super::transformer`]).
+//!
+//! Hunyuan's mixtures of experts (`hunyuan_v1_moe`: Hunyuan-A13B) as
+//! `transformers` 5.24 builds them (`models/hunyuan_v1_moe/`): the same
+//! attention, and in every layer a shared MLP of `intermediate_size`
+//! computed first, then `num_experts` experts as wide, `moe_topk` per
+//! token, chosen by [`Router::HunYuan`], added to it. The checkpoints'
+//! per-layer `moe_intermediate_size` and `num_shared_expert` lists are not
+//! read by those classes, and not here; [`super::moe_lower`] lowers the
+//! sparse block.
 
 use super::family::{Family, Import};
 use super::hf_fields::Fields;
-use super::{ModelSpec, QkNorm, llama};
+use super::moe::{Moe, Router, SharedExperts};
+use super::{ModelSpec, QkNorm, TransformerSpec, llama};
 use crate::error::Error;
+use serde_json::Value;
 
-/// The Hunyuan dense family (no presets).
+/// The Hunyuan family (no presets).
 pub const FAMILY: Family = Family {
-    imports: &[Import {
-        model_type: "hunyuan_v1_dense",
-        read,
-    }],
+    imports: &[
+        Import {
+            model_type: "hunyuan_v1_dense",
+            read,
+        },
+        Import {
+            model_type: "hunyuan_v1_moe",
+            read: read_moe,
+        },
+    ],
     presets: Vec::new,
 };
 
 /// Reads a `hunyuan_v1_dense` config with `HunYuanDenseV1Config`'s defaults.
 fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    decoder(f).map(ModelSpec::Transformer)
+}
+
+/// The decoder both classes build (their defaults are the same).
+fn decoder(f: &Fields<'_>) -> Result<TransformerSpec, Error> {
     let or = |key, default| f.opt_u64(key).map(|v| v.unwrap_or(default));
     let hidden = or("hidden_size", 4096)?;
     let heads = f.heads_or(32)?;
@@ -42,5 +64,56 @@ fn read(f: &Fields<'_>) -> Result<ModelSpec, Error> {
     t.tie_embeddings = f.bool_or("tie_word_embeddings", false);
     t.attention_dropout = f.f64_or("attention_dropout", 0.0);
     t.block.qk_norm = QkNorm::PerHeadAfterRotary;
+    Ok(t)
+}
+
+/// Reads a `hunyuan_v1_moe` config with `HunYuanMoEV1Config`'s defaults
+/// (one expert, top-1, when the file names none).
+fn read_moe(f: &Fields<'_>) -> Result<ModelSpec, Error> {
+    let mut t = decoder(f)?;
+    // `moe_topk` may list one k per layer (`HunYuanMoEV1Gate` reads
+    // `moe_topk[layer_idx]`); `num_experts` may not (the experts' bank is
+    // built from it whole).
+    let top_k = match f.map.get("moe_topk") {
+        Some(Value::Array(ks)) => {
+            let ks: Vec<u64> = ks.iter().filter_map(Value::as_u64).collect();
+            match ks.first() {
+                Some(&k) if ks.len() as u64 == t.layers && ks.iter().all(|&x| x == k) => k,
+                _ => {
+                    return Err(Error::InvalidModel(format!(
+                        "moe_topk lists {ks:?}: vramfit reads one k for every layer, as a list of {} equal numbers or one number",
+                        t.layers
+                    )));
+                }
+            }
+        }
+        _ => f.opt_u64("moe_topk")?.unwrap_or(1),
+    };
+    if matches!(f.map.get("num_experts"), Some(Value::Array(_))) {
+        return Err(Error::InvalidModel(
+            "num_experts lists a count per layer, which transformers' HunYuanMoEV1Experts cannot build: give one number".into(),
+        ));
+    }
+    let experts = f.opt_u64("num_experts")?.unwrap_or(1);
+    if top_k == 0 || top_k > experts {
+        return Err(Error::InvalidModel(format!(
+            "moe_topk ({top_k}) must be between 1 and num_experts ({experts})"
+        )));
+    }
+    t.moe = Some(Box::new(Moe {
+        experts,
+        top_k,
+        expert_intermediate: t.intermediate,
+        router: Router::HunYuan,
+        // `shared_mlp`, computed before the experts and added to them.
+        shared: Some(SharedExperts {
+            intermediate: t.intermediate,
+            gate: false,
+            first: true,
+            fused: false,
+        }),
+        aux_loss: f.bool_or("output_router_logits", false),
+        ..Moe::deepseek_style((experts, top_k, t.intermediate), 0, 0, Router::HunYuan)
+    }));
     Ok(ModelSpec::Transformer(t))
 }

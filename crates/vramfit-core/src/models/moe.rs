@@ -104,6 +104,12 @@ pub enum Router {
     SoftmaxCorrected,
     /// gpt-oss: top-k of the logits, softmax over the k.
     TopKSoftmax,
+    /// Hunyuan's MoE (`HunYuanMoEV1Gate`): the hidden states cast to fp32
+    /// (`.float()`, while the gate's weight is fp32; autocast still runs
+    /// the linear in 16 bits), fp32 softmax over every expert, top-k, the k
+    /// divided by their sum and cast to the logits' dtype: Qwen3-MoE's
+    /// router with the input's fp32 copy.
+    HunYuan,
     /// Granite's MoE (`GraniteMoeTopKRouter`, and GraniteMoeShared's and
     /// GraniteMoeHybrid's): the logits cast to fp32 (`.float()`), top-k of
     /// them, softmax over the k in fp32, cast to the hidden states' dtype
@@ -327,6 +333,7 @@ impl Moe {
             | Router::SoftmaxCorrected
             | Router::TopKSoftmax
             | Router::TopKSoftmaxFp32
+            | Router::HunYuan
             | Router::Gemma4
             | Router::Llama4 => {}
         }

@@ -243,7 +243,15 @@ fn router_logits(b: &mut Builder, h: u64, moe: &Moe, n: TensorId) -> TensorId {
     let name = match moe.router {
         Router::TopKSoftmax => "mlp.router",
         Router::TopKSoftmaxFp32 => "block_sparse_moe.router",
+        Router::HunYuan => "mlp.gate.wg",
         _ => "mlp.gate",
+    };
+    // Hunyuan's gate casts its input to its weight's fp32 (a no-op in fp32;
+    // with 16-bit weights it casts nothing).
+    let n = if moe.router == Router::HunYuan && b.param_dtype() == DType::F32 {
+        b.cast(n, DType::F32)
+    } else {
+        n
     };
     let w = b.param(&format!("{name}.weight"), &[e, h]);
     let bias = moe.biases.then(|| b.param(&format!("{name}.bias"), &[e]));
@@ -271,10 +279,16 @@ fn router(b: &mut Builder, h: u64, moe: &Moe, n: TensorId, rows: u64) -> (Tensor
     let (e, k) = (moe.experts, moe.top_k);
     match moe.router {
         Router::SoftmaxCorrected => ernie_router(b, h, moe, n, rows),
-        Router::Softmax {
-            renormalize,
-            cast_back,
-        } => {
+        // Hunyuan's renormalizes and casts back as the Qwen MoE routers do
+        // (its input's fp32 copy is `router_logits`').
+        Router::Softmax { .. } | Router::HunYuan => {
+            let (renormalize, cast_back) = match moe.router {
+                Router::Softmax {
+                    renormalize,
+                    cast_back,
+                } => (renormalize, cast_back),
+                _ => (true, true),
+            };
             let logits = router_logits(b, h, moe, n);
             let probs = b.softmax("mlp.gate.softmax", logits, true);
             let (mut w, index) = b.topk("mlp.gate.topk", probs, e, k);
