@@ -1776,7 +1776,7 @@ fn imports_hunyuan_moe() {
         ),
         (
             r#""moe_topk":[8,8]"#.replace("[8,8]", "65"),
-            "must be between 1 and num_experts",
+            "num_experts_per_tok (65) is more than the 64 experts",
         ),
         (
             r#""moe_topk":[8,8]"#.replace("\"moe_topk\":[8,8]", "\"num_experts\":[64,64]"),

@@ -18,7 +18,7 @@
 
 use super::family::{Family, Import};
 use super::hf_fields::Fields;
-use super::moe::{Moe, Router, SharedExperts};
+use super::moe::{Moe, Router};
 use super::{ModelSpec, QkNorm, TransformerSpec, llama};
 use crate::error::Error;
 use serde_json::Value;
@@ -94,26 +94,14 @@ fn read_moe(f: &Fields<'_>) -> Result<ModelSpec, Error> {
             "num_experts lists a count per layer, which transformers' HunYuanMoEV1Experts cannot build: give one number".into(),
         ));
     }
+    // `shared_mlp`, as wide as the experts, computed before them and added
+    // (a top-k above the experts is refused by `Moe::validate`).
     let experts = f.opt_u64("num_experts")?.unwrap_or(1);
-    if top_k == 0 || top_k > experts {
-        return Err(Error::InvalidModel(format!(
-            "moe_topk ({top_k}) must be between 1 and num_experts ({experts})"
-        )));
+    let mut moe = Moe::deepseek_style((experts, top_k, t.intermediate), 1, 0, Router::HunYuan);
+    if let Some(shared) = moe.shared.as_mut() {
+        shared.first = true;
     }
-    t.moe = Some(Box::new(Moe {
-        experts,
-        top_k,
-        expert_intermediate: t.intermediate,
-        router: Router::HunYuan,
-        // `shared_mlp`, computed before the experts and added to them.
-        shared: Some(SharedExperts {
-            intermediate: t.intermediate,
-            gate: false,
-            first: true,
-            fused: false,
-        }),
-        aux_loss: f.bool_or("output_router_logits", false),
-        ..Moe::deepseek_style((experts, top_k, t.intermediate), 0, 0, Router::HunYuan)
-    }));
+    moe.aux_loss = f.bool_or("output_router_logits", false);
+    t.moe = Some(Box::new(moe));
     Ok(ModelSpec::Transformer(t))
 }
